@@ -1,0 +1,174 @@
+"""The arena of an OCPP test: the SUT, the harness's side facing it, the link between them,
+and the actuator that makes the SUT act.
+
+A use case is written once against the arena and played from either side:
+``exchange(initiator, action, ...)`` sends the CALL itself when the harness is the
+initiator, and otherwise asks the actuator to make the SUT send it and waits for it on
+the wire; either way it returns the same ``Exchange`` (request and answer) to verify.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.actuators import Actuator, InProcessActuator
+from harness.errors import HarnessError
+from harness.ocpp.versions import OcppVersion
+from harness.profile import Profile
+from harness.reference.csms import ReferenceCsms
+from harness.reference.station import ReferenceStation
+from harness.transport.ws import Exchange, OcppConnection
+from harness.verdict import fail
+from harness.wire import WireLog
+
+CSMS, CS = "csms", "cs"
+OCPP_ROLES = (CSMS, CS)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Which role the SUT plays, in which protocol version."""
+    role: str
+    protocol: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.role}-{self.protocol}"
+
+
+@dataclass
+class ArenaOptions:
+    sut_url: str | None = None          # SUT is a CSMS: where it listens
+    listen: tuple[str, int] = ("127.0.0.1", 0)   # SUT is a station: where the harness CSMS listens
+    actuator: Actuator | None = None    # None: the embedded stand-in's in-process actuator
+    embedded_cls: type | None = None    # testing the harness: a faulty stand-in
+
+
+class OcppArena:
+    def __init__(self, target: Target, profile: Profile, wirelog: WireLog, options: ArenaOptions):
+        self.target = target
+        self.version = OcppVersion.parse(target.protocol)
+        self.sut_role = target.role
+        self.profile = profile
+        self.wirelog = wirelog
+        self.options = options
+        self.actuator = options.actuator
+        self.harness: ReferenceCsms | ReferenceStation | None = None
+        self.standin: ReferenceCsms | ReferenceStation | None = None
+        self.link: OcppConnection | None = None
+        self.sut_url: str | None = options.sut_url
+
+    @property
+    def embedded(self) -> bool:
+        return self.options.sut_url is None and self.options.actuator is None
+
+    @property
+    def harness_role(self) -> str:
+        return CS if self.sut_role == CSMS else CSMS
+
+    @property
+    def timeouts(self):
+        return self.profile.timeouts
+
+    # ------------------------------------------------------------------ setting up
+    async def open(self, *, connect: bool = True) -> "OcppArena":
+        if self.sut_role == CSMS:
+            await self._open_csms_under_test(connect)
+        else:
+            await self._open_station_under_test(connect)
+        return self
+
+    async def _open_csms_under_test(self, connect: bool) -> None:
+        if self.sut_url is None:
+            cls = self.options.embedded_cls or ReferenceCsms
+            self.standin = await cls(self.profile, [self.version]).start()
+            self.sut_url = self.standin.url
+            self.actuator = self.actuator or InProcessActuator(self.standin)
+        self.harness = ReferenceStation(self.profile, self.version, wirelog=self.wirelog)
+        if connect:
+            await self.connect_harness_station()
+
+    async def connect_harness_station(self) -> None:
+        handshake = await self.harness.connect(self.sut_url)
+        if handshake.status is not None or handshake.subprotocol is None:
+            raise HarnessError(f"prerequisite failed: the CSMS under test refused station {self.profile.identity} "
+                               f"(HTTP {handshake.status}, subprotocol {handshake.subprotocol}); "
+                               f"check [station] identity and password in the profile")
+        self.link = self.harness.connection
+        status = (self.harness.boot_response or {}).get("status")
+        if status != "Accepted":
+            raise HarnessError(f"prerequisite failed: BootNotification answered {status!r}, not Accepted")
+
+    async def _open_station_under_test(self, connect: bool) -> None:
+        host, port = self.options.listen
+        self.harness = await ReferenceCsms(self.profile, [self.version], wirelog=self.wirelog).start(host, port)
+        if self.embedded:
+            cls = self.options.embedded_cls or ReferenceStation
+            self.standin = cls(self.profile, self.version)
+            self.actuator = InProcessActuator(self.standin)
+        if connect:
+            await self.connect_station_under_test()
+
+    async def connect_station_under_test(self) -> None:
+        after = len(self.harness.server.connections)
+        if self.standin is not None:
+            await self.standin.connect(self.harness.url)
+        connection = await self.harness.server.wait_connection(self.timeouts.connect, after=after)
+        if connection is None:
+            raise HarnessError(f"prerequisite failed: no station connected to {self.harness.url} "
+                               f"within {self.timeouts.connect:g} s; point the station under test at it")
+        self.link = connection
+
+    async def close(self) -> None:
+        for side in (self.standin, self.harness):
+            if side is not None:
+                await side.stop()
+
+    # ------------------------------------------------------------------ playing
+    def is_sut(self, role: str) -> bool:
+        return role == self.sut_role
+
+    async def act(self, action: str, **body: Any) -> None:
+        """Ask the SUT, through the actuator, to do something the protocol cannot cause."""
+        if self.actuator is None:
+            raise HarnessError("no actuator: give --actuator (manual, http or python)")
+        await self.actuator.perform(action, body)
+
+    async def exchange(self, initiator: str, action: str, payload: dict[str, Any] | None = None, *,
+                       trigger: tuple[str, dict[str, Any]] | None = None, rule: str = "",
+                       timeout: float | None = None) -> Exchange:
+        """One request/answer of ``action`` started by ``initiator`` (``"cs"`` or ``"csms"``)."""
+        if not self.is_sut(initiator):
+            if payload is None:
+                raise HarnessError(f"the harness sends {action}: give its payload")
+            return await self.link.call_exchange(action, payload)
+        if trigger is None:
+            raise HarnessError(f"the SUT sends {action}: give the actuator action that makes it")
+        start = len(self.link.history)
+        await self.act(trigger[0], **trigger[1])
+        return await self.expect(action, after=start, rule=rule, timeout=timeout,
+                                 why=f"after the actuator action {trigger[0]}")
+
+    async def expect(self, action: str, *, after: int, rule: str, timeout: float | None = None,
+                     where=None, why: str = "") -> Exchange:
+        """The SUT must send ``action`` (answered by the harness) within the action timeout."""
+        wait = timeout or self.timeouts.action
+        exchange = await self.link.wait_for_call(action, wait, start=after, where=where)
+        if exchange is None:
+            fail(rule, f"the SUT did not send {action} within {wait:g} s {why}".rstrip(),
+                 expected=f"a {action} request", actual="nothing")
+        return exchange
+
+    async def expect_none(self, action: str, *, after: int, rule: str, within: float | None = None,
+                          where=None) -> None:
+        """The SUT must NOT send ``action`` while we watch for ``within`` seconds."""
+        wait = within or self.timeouts.quiet
+        exchange = await self.link.wait_for_call(action, wait, start=after, where=where, answered=False)
+        if exchange is not None:
+            fail(rule, f"the SUT sent {action} when it must not", expected=f"no {action}",
+                 actual=exchange.request)
+
+    def mark(self) -> int:
+        """A point in the link's history, for ``expect(after=...)``."""
+        return len(self.link.history)

@@ -1,0 +1,51 @@
+"""Where blame lives: every error the harness raises says whose fault it is.
+
+- ``PeerViolation``: the other side broke a named rule of the protocol. When the
+  other side is the system under test this becomes a *failed* verdict.
+- ``HarnessError``: our side could not go on (misuse of an API, bad
+  configuration, a bug). Always a *broken* verdict, never blamed on the SUT.
+- ``ConfigError``: a profile or option the user must fix before anything runs.
+
+- ``NotApplicable``: the profile or the actuator says the SUT does not do this: *skipped*.
+
+Protocol cores raise these; the plugin and verifiers turn them into verdicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class HarnessError(Exception):
+    """Our side failed: the verdict is *broken*, the SUT is not blamed."""
+
+
+class ConfigError(HarnessError):
+    """A profile key or option is wrong; the message names the key and the fix."""
+
+
+class PeerViolation(AssertionError):
+    """The peer broke a protocol rule (an AssertionError, so Allure reports it *failed*).
+
+    ``rule`` is a short citation (spec section or rule id), ``expected`` and
+    ``actual`` are what the rule asks for and what the peer did. ``strict`` is False for a
+    SHOULD-level rule: breaking it is a non-strict finding, not a failure.
+    """
+
+    def __init__(self, rule: str, message: str, *, expected: Any = None, actual: Any = None,
+                 strict: bool = True):
+        super().__init__(message)
+        self.rule = rule
+        self.expected = expected
+        self.actual = actual
+        self.strict = strict
+
+    def __str__(self) -> str:
+        text = f"[{self.rule}] {self.args[0]}"
+        if self.expected is not None or self.actual is not None:
+            text += f"\n  expected: {self.expected!r}\n  actual:   {self.actual!r}"
+        return text
+
+
+class NotApplicable(Exception):
+    """The test does not apply to this SUT (undeclared feature, actuator answered 501)."""

@@ -1,0 +1,293 @@
+"""One end of an OCPP-J connection as a plain object: text in, events and text out.
+
+Rules it enforces (OCPP 1.6 JSON spec §4.1.1 and §4.2; OCPP 2.0.1 part 4 §4.1.1 and §4.2):
+- R1  we never send a CALL while one of ours is unanswered and not timed out: later CALLs wait
+      in a queue (answers and CALLERRORs to the peer go out at once);
+- R2  an answer is matched to our CALL by id; an answer to no CALL of ours is the peer's fault,
+      a late answer to a timed-out CALL is only a finding;
+- R3  every payload is checked against the official schema in both directions: an invalid
+      payload of ours is a harness bug (HarnessError), an invalid one of the peer's is a
+      violation, and an invalid peer CALL is answered with the matching CALLERROR;
+- R4  the peer must not send a new CALL before we answered its previous one: SHALL in 2.x,
+      SHOULD in 1.6 (so a finding there);
+- R5  the peer's CALL ids are unique on the connection; an unknown action is answered
+      NotImplemented; a CALLERROR code must exist in the version.
+
+Time is passed in (``now``, seconds on any monotonic clock); the object never sleeps.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpp import schemas
+from harness.ocpp.errors import ERROR_CODES, is_known_code
+from harness.ocpp.framing import (
+    Call, CallError, CallResult, CallResultError, Frame, FrameError, Send, parse, serialize,
+)
+from harness.ocpp.versions import OcppVersion
+
+
+# ----------------------------------------------------------------------------- events
+@dataclass
+class CallReceived:
+    """The peer asks something; the application answers with ``answer`` or ``answer_error``."""
+    call: Call
+
+
+@dataclass
+class SendReceived:
+    send: Send
+
+
+@dataclass
+class ResultReceived:
+    call: Call
+    result: CallResult
+    violations: list[PeerViolation] = field(default_factory=list)
+
+
+@dataclass
+class ErrorReceived:
+    call: Call
+    error: CallError
+    violations: list[PeerViolation] = field(default_factory=list)
+
+
+@dataclass
+class CallTimedOut:
+    call: Call
+
+
+@dataclass
+class RawReplyReceived:
+    """The answer to a frame the test sent with ``send_raw``: delivered as is, never judged."""
+    reply_id: str
+    frame: Frame
+
+
+@dataclass
+class ResultErrorReceived:
+    """2.1: the peer says a CALLRESULT of ours was bad."""
+    error: CallResultError
+
+
+@dataclass
+class Violation:
+    """The peer broke a rule. Any reply the rule demands is already in the outbox."""
+    error: PeerViolation
+    text: str
+
+
+Event = (CallReceived | SendReceived | ResultReceived | ErrorReceived | CallTimedOut
+         | RawReplyReceived | ResultErrorReceived | Violation)
+
+
+@dataclass
+class _InFlight:
+    call: Call
+    deadline: float
+
+
+class RpcEndpoint:
+    """Frames for one connection, from one side's point of view."""
+
+    def __init__(self, version: OcppVersion, *, call_timeout: float = 30.0, validate: bool = True):
+        self.version = version
+        self.call_timeout = call_timeout
+        self.validate = validate
+        self._outbox: list[str] = []
+        self._queue: deque[Call] = deque()
+        self._in_flight: _InFlight | None = None
+        self._timed_out: set[str] = set()
+        self._raw_pending: dict[str, float] = {}
+        self._peer_unanswered: dict[str, Call] = {}
+        self._peer_ids: set[str] = set()
+
+    # ------------------------------------------------------------------ what we send
+    def call(self, action: str, payload: dict[str, Any], now: float, *, validate: bool | None = None) -> Call:
+        """Queue a CALL (R1). ``validate=False`` lets a test send a schema-invalid payload."""
+        if validate if validate is not None else self.validate:
+            self._check_ours(action, "request", payload)
+        call = Call(str(uuid.uuid4()), action, payload)
+        self._queue.append(call)
+        self._pump(now)
+        return call
+
+    def send_unconfirmed(self, action: str, payload: dict[str, Any]) -> Send:
+        """2.1 SEND: goes out at once and is never answered."""
+        if self.version is not OcppVersion.V21:
+            raise HarnessError(f"SEND frames do not exist in {self.version.value}")
+        self._check_ours(action, "request", payload)
+        send = Send(str(uuid.uuid4()), action, payload)
+        self._outbox.append(serialize(send))
+        return send
+
+    def answer(self, call: Call, payload: dict[str, Any], *, validate: bool | None = None) -> None:
+        if validate if validate is not None else self.validate:
+            self._check_ours(call.action, "response", payload)
+        self._settle_peer_call(call.id)
+        self._outbox.append(serialize(CallResult(call.id, payload)))
+
+    def answer_error(self, call: Call, code: str, description: str = "", details: dict | None = None) -> None:
+        if not is_known_code(self.version, code):
+            raise HarnessError(f"{code} is not a CALLERROR code of {self.version.value}")
+        self._settle_peer_call(call.id)
+        self._outbox.append(serialize(CallError(call.id, code, description, details or {})))
+
+    def send_raw(self, text: str, now: float, *, reply_id: str | None = None) -> None:
+        """Send any text, bypassing every rule; a reply with ``reply_id`` comes back as RawReplyReceived."""
+        if reply_id is not None:
+            self._raw_pending[reply_id] = now + self.call_timeout
+        self._outbox.append(text)
+
+    def outbox(self) -> list[str]:
+        """Frames to write to the socket, in order; drains the outbox."""
+        frames, self._outbox = self._outbox, []
+        return frames
+
+    # ------------------------------------------------------------------ what we receive
+    def receive(self, text: str | bytes, now: float) -> list[Event]:
+        try:
+            frame = parse(text, self.version)
+        except FrameError as error:
+            if error.reply is not None:
+                if error.reply.id in self._raw_pending:
+                    return [RawReplyReceived(error.reply.id, error.reply)]
+                self._outbox.append(serialize(error.reply))
+            return [Violation(error, _preview(text))]
+        if frame.id in self._raw_pending and not isinstance(frame, (Call, Send)):
+            del self._raw_pending[frame.id]
+            return [RawReplyReceived(frame.id, frame)]
+        if isinstance(frame, Call):
+            return self._receive_call(frame, text)
+        if isinstance(frame, Send):
+            return self._receive_send(frame, text)
+        if isinstance(frame, CallResultError):
+            return [ResultErrorReceived(frame)]
+        return self._receive_answer(frame, text, now)
+
+    def poll(self, now: float) -> list[Event]:
+        """Expire our CALL if its time is up, and let the next one go (R1)."""
+        events: list[Event] = []
+        if self._in_flight and now >= self._in_flight.deadline:
+            call = self._in_flight.call
+            self._timed_out.add(call.id)
+            self._in_flight = None
+            events.append(CallTimedOut(call))
+            self._pump(now)
+        for reply_id, deadline in list(self._raw_pending.items()):
+            if now >= deadline:
+                del self._raw_pending[reply_id]
+        return events
+
+    def next_deadline(self) -> float | None:
+        deadlines = [d for d in self._raw_pending.values()]
+        if self._in_flight:
+            deadlines.append(self._in_flight.deadline)
+        return min(deadlines, default=None)
+
+    @property
+    def in_flight(self) -> Call | None:
+        return self._in_flight.call if self._in_flight else None
+
+    @property
+    def queued(self) -> tuple[Call, ...]:
+        return tuple(self._queue)
+
+    @property
+    def unanswered_peer_calls(self) -> tuple[Call, ...]:
+        return tuple(self._peer_unanswered.values())
+
+    def payload_error_code(self, problems: list[schemas.SchemaViolation]) -> str:
+        """The CALLERROR code we answer a schema-invalid CALL with."""
+        return schemas.error_code(self.version, problems)
+
+    # ------------------------------------------------------------------ internals
+    def _pump(self, now: float) -> None:
+        if self._in_flight is None and self._queue:
+            call = self._queue.popleft()
+            self._in_flight = _InFlight(call, now + self.call_timeout)
+            self._outbox.append(serialize(call))
+
+    def _check_ours(self, action: str, direction: str, payload: Any) -> None:
+        try:
+            problems = schemas.validate(self.version, action, direction, payload)
+        except KeyError:
+            raise HarnessError(f"{action} is not an action of {self.version.value}") from None
+        if problems:
+            raise HarnessError(f"our own {action} {direction} breaks its schema: {problems[0]}")
+
+    def _settle_peer_call(self, call_id: str) -> None:
+        if self._peer_unanswered.pop(call_id, None) is None:
+            raise HarnessError(f"no unanswered CALL {call_id!r} from the peer to answer")
+
+    def _receive_call(self, call: Call, text: str | bytes) -> list[Event]:
+        events: list[Event] = []
+        if call.id in self._peer_ids:
+            events.append(Violation(PeerViolation(
+                "R5", "the peer reused a CALL id on this connection", actual=call.id), _preview(text)))
+        self._peer_ids.add(call.id)
+        if self._peer_unanswered:
+            earlier = next(iter(self._peer_unanswered.values()))
+            events.append(Violation(PeerViolation(
+                "R4", f"the peer sent CALL {call.action} before its CALL {earlier.action} was answered",
+                expected="one CALL at a time", actual=f"{earlier.action} then {call.action}",
+                strict=self.version.is_2x), _preview(text)))
+        if call.action not in schemas.known_actions(self.version):
+            self._outbox.append(serialize(CallError(call.id, "NotImplemented", f"unknown action {call.action}", {})))
+            events.append(Violation(PeerViolation(
+                "R5", f"{call.action} is not an action of {self.version.value}", actual=call.action), _preview(text)))
+            return events
+        if self.validate:
+            problems = schemas.validate(self.version, call.action, "request", call.payload)
+            if problems:
+                code = self.payload_error_code(problems)
+                self._outbox.append(serialize(CallError(call.id, code, str(problems[0]), {})))
+                events.append(Violation(PeerViolation(
+                    "R3", f"{call.action} request breaks its schema: {problems[0]}",
+                    actual=call.payload), _preview(text)))
+                return events
+        self._peer_unanswered[call.id] = call
+        events.append(CallReceived(call))
+        return events
+
+    def _receive_send(self, send: Send, text: str | bytes) -> list[Event]:
+        if self.validate and send.action in schemas.known_actions(self.version):
+            problems = schemas.validate(self.version, send.action, "request", send.payload)
+            if problems:
+                return [Violation(PeerViolation("R3", f"{send.action} SEND breaks its schema: {problems[0]}",
+                                                actual=send.payload), _preview(text))]
+        return [SendReceived(send)]
+
+    def _receive_answer(self, frame: CallResult | CallError, text: str | bytes, now: float) -> list[Event]:
+        if self._in_flight is None or self._in_flight.call.id != frame.id:
+            late = frame.id in self._timed_out
+            return [Violation(PeerViolation(
+                "R2", "answer to a CALL that had already timed out" if late else "answer to no CALL of ours",
+                expected=self._in_flight.call.id if self._in_flight else None, actual=frame.id,
+                strict=not late), _preview(text))]
+        call = self._in_flight.call
+        self._in_flight = None
+        self._pump(now)
+        violations: list[PeerViolation] = []
+        if isinstance(frame, CallError):
+            if not is_known_code(self.version, frame.code):
+                violations.append(PeerViolation(
+                    "R5", f"CALLERROR code {frame.code!r} does not exist in {self.version.value}",
+                    expected=sorted(ERROR_CODES[self.version]), actual=frame.code))
+            return [ErrorReceived(call, frame, violations)]
+        if self.validate:
+            problems = schemas.validate(self.version, call.action, "response", frame.payload)
+            if problems:
+                violations.append(PeerViolation(
+                    "R3", f"{call.action} response breaks its schema: {problems[0]}", actual=frame.payload))
+        return [ResultReceived(call, frame, violations)]
+
+
+def _preview(text: str | bytes) -> str:
+    return text if isinstance(text, str) else repr(text[:200])

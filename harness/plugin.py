@@ -1,0 +1,308 @@
+"""The pytest plugin: options and their ini pairs, markers, the report header, the fixtures
+that open an arena per test, and the mapping of outcomes to verdicts and reports.
+
+Loaded through the ``pytest11`` entry point, so it works in any project, without this
+repository's conftest.py.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+
+import pytest
+import pytest_asyncio
+
+from harness import __version__, report
+from harness.actuators import build as build_actuator
+from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
+from harness.errors import ConfigError, HarnessError, NotApplicable
+from harness.ocpp.versions import OcppVersion
+from harness.settings import OPTIONS, Settings, resolve
+from harness.suite import USECASE_IDS
+from harness.verdict import CaseContext, enter_case, finding, leave_case
+from harness.wire import REDACTOR, WireLog
+
+SETTINGS = pytest.StashKey[Settings]()
+SUMMARY = pytest.StashKey[report.Summary]()
+CONTEXT = pytest.StashKey[CaseContext]()
+WIRELOG = pytest.StashKey[WireLog]()
+VERDICT = pytest.StashKey[report.CaseResult]()
+
+MARKERS = {
+    "usecase(id, block, certification, severity)": "the use case a test checks (set by harness.suite.case)",
+    "sut_roles(*roles)": "the SUT roles a test can be played in: csms, cs, cpo, emsp",
+    "protocols(*versions)": "the protocol versions a test applies to",
+    "requires(feature)": "the test applies only when the profile declares [features] feature = true",
+}
+
+
+# ---------------------------------------------------------------------------- options
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("evse-conformance", "EV-charging conformance harness")
+    for name, (ini, _, help_text) in OPTIONS.items():
+        flags = ["--" + name.replace("_", "-")] + (["--ocpp-version"] if name == "protocol" else [])
+        group.addoption(*flags, dest=name, default=None, help=help_text + f" [ini: {ini}]")
+        parser.addini(ini, help_text, default="")
+    group.addoption("--embedded-sut", dest="embedded_sut", default=None,
+                    help="for testing the harness itself: module:Class used as the embedded SUT stand-in")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{marker}: {text}")
+    for usecase in USECASE_IDS:
+        config.addinivalue_line("markers", f"{usecase}: use case {usecase}")
+    try:
+        settings = resolve(config.getoption, config.getini)
+    except ConfigError as error:
+        raise pytest.UsageError(str(error)) from None
+    config.stash[SETTINGS] = settings
+    sut = {"name": settings.profile.get("sut.name"), "role": settings.sut, "protocol": settings.protocol,
+           "url": settings.sut_url, "identity": settings.profile.identity}
+    config.stash[SUMMARY] = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted())
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    settings = config.stash[SETTINGS]
+    if settings.embedded:
+        return [f"evse-conformance {__version__}: embedded run, reference implementations in every role "
+                f"(profile {settings.profile.source})"]
+    return [f"evse-conformance {__version__}: SUT {settings.profile.get('sut.name', '(unnamed)')} as {settings.sut}, "
+            f"protocol {settings.protocol}, url {settings.sut_url or '-'}, actuator {settings.actuator}",
+            f"profile: {settings.profile.source}"]
+
+
+# ---------------------------------------------------------------------------- collection
+def _marker_args(item_or_func, name: str) -> tuple:
+    marker = item_or_func.get_closest_marker(name)
+    return marker.args if marker else ()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "target" not in metafunc.fixturenames:
+        return
+    settings = metafunc.config.stash[SETTINGS]
+    roles = _marker_args(metafunc.definition, "sut_roles")
+    protocols = _marker_args(metafunc.definition, "protocols")
+    if settings.embedded:
+        targets = [Target(r, p) for r in roles for p in protocols]
+        metafunc.parametrize("target", targets, ids=[t.id for t in targets])
+        return
+    target = Target(settings.sut, settings.protocol)
+    reason = None
+    if settings.sut not in roles:
+        reason = f"not applicable: this use case has no side for a SUT playing {settings.sut}"
+    elif settings.protocol not in protocols:
+        reason = f"not applicable: this use case is not part of {settings.protocol}"
+    marks = [pytest.mark.skip(reason=reason)] if reason else []
+    metafunc.parametrize("target", [pytest.param(target, marks=marks, id=target.id)])
+
+
+def _usecase(item: pytest.Item) -> tuple[str | None, dict]:
+    marker = item.get_closest_marker("usecase")
+    return (marker.args[0], marker.kwargs) if marker else (None, {})
+
+
+def _certification(item: pytest.Item, role: str | None) -> str | None:
+    return _usecase(item)[1].get("certification", {}).get(role) if role else None
+
+
+def _role(item: pytest.Item) -> str | None:
+    target = getattr(item, "callspec", None) and item.callspec.params.get("target")
+    return target.role if isinstance(target, Target) else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    settings = config.stash[SETTINGS]
+    selected, deselected = [], []
+    for item in items:
+        usecase, _ = _usecase(item)
+        if usecase:
+            item.add_marker(usecase)
+        keys = {k for k in (usecase, _certification(item, _role(item))) if k}
+        if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys for p in settings.usecases):
+            deselected.append(item)
+            continue
+        for marker in item.iter_markers("requires"):
+            if not settings.profile.feature(marker.args[0]):
+                item.add_marker(pytest.mark.skip(
+                    reason=f"not applicable: the profile does not declare [features] {marker.args[0]} = true"))
+        selected.append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = selected
+
+
+# ---------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="session")
+def sut_settings(pytestconfig: pytest.Config) -> Settings:
+    return pytestconfig.stash[SETTINGS]
+
+
+@pytest.fixture(scope="session")
+def profile(sut_settings: Settings):
+    return sut_settings.profile
+
+
+@pytest.fixture
+def wirelog(request: pytest.FixtureRequest) -> WireLog:
+    log = request.node.stash.setdefault(WIRELOG, WireLog())
+    yield log
+    report.attach_wirelog(log)
+
+
+def _arena_options(settings: Settings) -> ArenaOptions:
+    embedded_cls = None
+    if settings.embedded_sut:
+        module, _, name = settings.embedded_sut.partition(":")
+        embedded_cls = getattr(importlib.import_module(module), name)
+    actuator = None
+    if not settings.embedded:
+        actuator = build_actuator(settings.actuator, base_url=settings.actuator_url, spec=settings.actuator_class)
+    return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None,
+                        listen=settings.listen, actuator=actuator, embedded_cls=embedded_cls)
+
+
+async def _arena(target: Target, settings: Settings, wirelog: WireLog, connect: bool):
+    if target.role not in OCPP_ROLES:
+        raise HarnessError(f"the ocpp fixture serves OCPP roles, not {target.role}")
+    arena = OcppArena(target, settings.profile, wirelog, _arena_options(settings))
+    try:
+        await arena.open(connect=connect)
+        yield arena
+    finally:
+        await arena.close()
+
+
+@pytest_asyncio.fixture
+async def ocpp(target: Target, sut_settings: Settings, wirelog: WireLog):
+    """An arena whose link is up: the station is connected and its boot was accepted."""
+    async for arena in _arena(target, sut_settings, wirelog, connect=True):
+        yield arena
+
+
+@pytest_asyncio.fixture
+async def ocpp_unlinked(target: Target, sut_settings: Settings, wirelog: WireLog):
+    """An arena with both sides ready but no connection yet (for connection tests)."""
+    async for arena in _arena(target, sut_settings, wirelog, connect=False):
+        yield arena
+
+
+@pytest.fixture(autouse=True)
+def _conformance_case(request: pytest.FixtureRequest):
+    item = request.node
+    usecase, info = _usecase(item)
+    target = item.callspec.params.get("target") if hasattr(item, "callspec") else None
+    role = target.role if isinstance(target, Target) else None
+    context = CaseContext(usecase=usecase, sut_role=role)
+    item.stash[CONTEXT] = context
+    token = enter_case(context)
+    protocol_label = None
+    if isinstance(target, Target):
+        protocol_label = (OcppVersion.parse(target.protocol).label if target.protocol.startswith("ocpp")
+                          else "OCPI " + target.protocol.removeprefix("ocpi"))
+    report.label(usecase, info.get("block"), protocol_label, role, _certification(item, role),
+                 info.get("severity", "normal"))
+    yield context
+    leave_case(token)
+
+
+# ---------------------------------------------------------------------------- verdicts
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    try:
+        return (yield)
+    except NotApplicable as reason:
+        pytest.skip(str(reason))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """After the test body: rule breaks the connections saw in the background decide too."""
+    try:
+        result = yield
+    except NotApplicable as reason:
+        pytest.skip(str(reason))
+    log = item.stash.get(WIRELOG, None)
+    if log is None:
+        return result
+    violations = [v for c in log.connections for v in c.violations]
+    context = item.stash.get(CONTEXT, None)
+    token = enter_case(context) if context else None
+    try:
+        for violation in violations:
+            if not violation.strict:
+                finding(violation.rule, str(violation))
+        for connection in log.connections:
+            if connection.harness_errors:
+                raise HarnessError(f"the harness's own handler failed: {connection.harness_errors[0]!r}")
+        strict = [v for v in violations if v.strict]
+        if strict:
+            raise strict[0]
+    finally:
+        if token:
+            leave_case(token)
+    return result
+
+
+def _verdict(report_: pytest.TestReport, call: pytest.CallInfo) -> str:
+    if report_.skipped:
+        return "skipped"
+    if report_.passed:
+        return "passed"
+    if report_.when == "call" and call.excinfo is not None and isinstance(call.excinfo.value, AssertionError):
+        return "failed"
+    return "broken"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    rep = yield
+    if rep.longrepr is not None and not rep.skipped:
+        text = str(rep.longrepr)
+        if REDACTOR.redact(text) != text:
+            rep.longrepr = REDACTOR.redact(text)
+    log = item.stash.get(WIRELOG, None)
+    if rep.failed and log is not None and rep.when == "call":
+        rep.sections.append(("wire log (last 40 frames)", log.render(last=40)))
+    verdict = _verdict(rep, call)
+    previous = item.stash.get(VERDICT, None)
+    if previous is None or (previous.verdict == "passed" and verdict != "passed"):
+        usecase, _ = _usecase(item)
+        target = item.callspec.params.get("target") if hasattr(item, "callspec") else None
+        reason = ""
+        if rep.skipped and isinstance(rep.longrepr, tuple):
+            reason = rep.longrepr[2].removeprefix("Skipped: ")
+        elif not rep.passed:
+            reason = (call.excinfo.exconly() if call.excinfo else str(rep.longrepr))[:2000]
+        context = item.stash.get(CONTEXT, None)
+        item.stash[VERDICT] = report.CaseResult(
+            nodeid=item.nodeid, usecase=usecase, certification=_certification(item, _role(item)),
+            role=target.role if isinstance(target, Target) else None,
+            protocol=target.protocol if isinstance(target, Target) else None,
+            verdict=verdict, reason=reason, findings=[str(f) for f in context.findings] if context else [])
+    result = item.stash[VERDICT]
+    result.duration = round(result.duration + rep.duration, 3)
+    if rep.when == "teardown":
+        item.config.stash[SUMMARY].add(result)
+    return rep
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    summary = session.config.stash.get(SUMMARY, None)
+    if summary is None or not summary.results:
+        return
+    paths = summary.write(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+    session.config.stash[SUMMARY].paths = paths
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    summary = config.stash.get(SUMMARY, None)
+    paths = getattr(summary, "paths", None)
+    if summary and paths:
+        counts = summary.counts()
+        terminalreporter.write_sep("-", "conformance summary")
+        terminalreporter.write_line(
+            f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
+            f"{counts['skipped']} not applicable — {paths[0]} and {paths[1]}")

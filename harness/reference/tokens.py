@@ -1,0 +1,82 @@
+"""The CSMS's idToken store and its authorization decision.
+
+Order of checks (spec 001 "Order of checks for an authorization decision"), first match wins:
+  1 unknown → Invalid; 2 blocked → Blocked; 3 expired → Expired;
+  4 already in an active transaction → ConcurrentTx; 5 not allowed at this station →
+  NotAtThisLocation; 6 not allowed at this EVSE type (AC/DC) → NotAllowedTypeEVSE;
+  7 allowed only at some EVSEs → Accepted with evseId; 8 Accepted.
+Lookup is case-insensitive on idToken and type; additionalInfo is ignored (spec 001 IdTokenType).
+A token in a group is answered with groupIdToken of type Central (spec 001, authorization rule 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.profile import Profile, Token
+
+# Statuses a record cannot derive from its attributes: the store answers them as configured.
+_CONFIGURED_ONLY = {"NoCredit", "NotAtThisTime", "Unknown"}
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    id: str
+    type: str
+    blocked: bool = False
+    expired: bool = False
+    group: str | None = None
+    evse_ids: tuple[int, ...] = ()
+    current: str | None = None
+    stations: tuple[str, ...] = ()
+    configured_status: str | None = None
+
+    @classmethod
+    def from_profile(cls, token: Token) -> "TokenRecord":
+        conditions = {token.status, *token.also}
+        return cls(token.id, token.type, blocked="Blocked" in conditions, expired="Expired" in conditions,
+                   group=token.group, evse_ids=token.evse_ids, current=token.current, stations=token.stations,
+                   configured_status=token.status if token.status in _CONFIGURED_ONLY else None)
+
+
+def token_key(id_token: dict) -> tuple[str, str]:
+    return id_token.get("idToken", "").casefold(), id_token.get("type", "").casefold()
+
+
+class TokenStore:
+    def __init__(self, records: list[TokenRecord]):
+        self.records = {(r.id.casefold(), r.type.casefold()): r for r in records}
+
+    @classmethod
+    def from_profile(cls, profile: Profile) -> "TokenStore":
+        """Every profile token but the ones that must be unknown (status Invalid)."""
+        return cls([TokenRecord.from_profile(t) for t in profile.tokens.values() if t.status != "Invalid"])
+
+    def lookup(self, id_token: dict) -> TokenRecord | None:
+        return self.records.get(token_key(id_token))
+
+    def decide(self, id_token: dict, *, station: str, currents: set[str], in_transaction: bool) -> dict:
+        """The idTokenInfo for ``id_token`` presented at ``station`` (whose EVSEs offer ``currents``)."""
+        record = self.lookup(id_token)
+        status = self.status(record, station=station, currents=currents, in_transaction=in_transaction)
+        info: dict = {"status": status}
+        if record is not None and record.group:
+            info["groupIdToken"] = {"idToken": record.group, "type": "Central"}
+        if status == "Accepted" and record is not None and record.evse_ids:
+            info["evseId"] = list(record.evse_ids)
+        return info
+
+    def status(self, record: TokenRecord | None, *, station: str, currents: set[str], in_transaction: bool) -> str:
+        if record is None:
+            return "Invalid"
+        if record.blocked:
+            return "Blocked"
+        if record.expired:
+            return "Expired"
+        if in_transaction:
+            return "ConcurrentTx"
+        if record.stations and station not in record.stations:
+            return "NotAtThisLocation"
+        if record.current and record.current not in currents:
+            return "NotAllowedTypeEVSE"
+        return record.configured_status or "Accepted"

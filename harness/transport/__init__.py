@@ -1,0 +1,1 @@
+"""Thin I/O adapters: they move text between sockets and the sans-I/O protocol cores."""

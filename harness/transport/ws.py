@@ -1,0 +1,487 @@
+"""OCPP-J over WebSocket on ``websockets``' asyncio API: a server, a client, and the
+connection object that feeds an ``RpcEndpoint`` and runs the application's handlers.
+
+Rules (OCPP 1.6 JSON spec §3; OCPP 2.0.1 part 4 §3, part 2 security profile 1):
+- W1  the station's URL is the CSMS endpoint plus ``/`` plus its identity, percent-encoded;
+      the identity is the percent-decoded last path segment;
+- W2  an unknown identity SHOULD get HTTP 404 and the connection is not opened;
+- W3  the client offers subprotocols in preference order and the server picks one; when
+      none is acceptable the server completes the handshake WITHOUT Sec-WebSocket-Protocol
+      and closes the connection at once;
+- W4  security profile 1: HTTP Basic auth on the upgrade, username = identity; a wrong
+      password is refused (401);
+- W5  no WebSocket compression extension is negotiated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+from websockets.asyncio.client import connect as ws_connect
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpp.framing import Call, CallError
+from harness.ocpp.rpc import (
+    CallReceived, CallTimedOut, ErrorReceived, RawReplyReceived, ResultErrorReceived,
+    ResultReceived, RpcEndpoint, SendReceived, Violation,
+)
+from harness.ocpp.versions import OcppVersion
+from harness.wire import REDACTOR, WireLog
+
+HANDSHAKE_TIMEOUT = 10.0
+
+
+class CallErrorReply(Exception):
+    """Raised by a handler to answer a CALL with a CALLERROR."""
+
+    def __init__(self, code: str, description: str = "", details: dict | None = None):
+        super().__init__(f"{code}: {description}")
+        self.code, self.description, self.details = code, description, details or {}
+
+
+class CallFailed(Exception):
+    """The peer answered our CALL with a CALLERROR (not by itself a violation)."""
+
+    def __init__(self, call: Call, error: CallError):
+        super().__init__(f"{call.action} answered with CALLERROR {error.code}: {error.description}")
+        self.call, self.error = call, error
+
+
+class NoAnswer(PeerViolation):
+    """The peer did not answer a CALL within the call timeout."""
+
+
+Handler = Callable[[Call], Awaitable[dict[str, Any]]]
+
+
+@dataclass
+class Exchange:
+    """A CALL and what answered it, as seen on one connection."""
+    call: Call
+    incoming: bool                    # True: the peer sent the CALL
+    response: dict[str, Any] | None = None
+    error: CallError | None = None
+    answered: bool = False
+
+    @property
+    def action(self) -> str:
+        return self.call.action
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return self.call.payload
+
+
+def identity_from_path(path: str) -> str:
+    """W1: the percent-decoded last path segment."""
+    return unquote(urlsplit(path).path.rstrip("/").rsplit("/", 1)[-1])
+
+
+def basic_auth_header(identity: str, password: str | bytes) -> str:
+    raw = password if isinstance(password, bytes) else password.encode()
+    return "Basic " + base64.b64encode(identity.encode() + b":" + raw).decode()
+
+
+def parse_basic_auth(header: str | None) -> tuple[str, bytes] | None:
+    if not header or not header.lower().startswith("basic "):
+        return None
+    try:
+        decoded = base64.b64decode(header[6:].strip(), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    user, sep, password = decoded.partition(b":")
+    return (user.decode(errors="replace"), password) if sep else None
+
+
+class OcppConnection:
+    """One live OCPP-J connection: the socket, its RpcEndpoint, its history and handlers."""
+
+    def __init__(self, ws, version: OcppVersion, *, identity: str, handler: Handler | None,
+                 call_timeout: float, wirelog: WireLog | None, name: str | None = None):
+        self.ws = ws
+        self.version = version
+        self.identity = identity
+        self.handler = handler
+        self.endpoint = RpcEndpoint(version, call_timeout=call_timeout)
+        self.wirelog = wirelog
+        self.name = name or identity
+        self.history: list[Exchange] = []
+        self.violations: list[PeerViolation] = []
+        self.harness_errors: list[BaseException] = []
+        self.held: set[str] = set()
+        self._waiters: dict[str, asyncio.Future] = {}
+        self._raw_waiters: dict[str, asyncio.Future] = {}
+        self._changed = asyncio.Event()
+        self._tasks: set[asyncio.Task] = set()
+        self._reader = asyncio.create_task(self._read(), name=f"ocpp-reader-{self.name}")
+        if wirelog is not None:
+            wirelog.connections.append(self)
+
+    # ---------------------------------------------------------------- sending
+    async def call(self, action: str, payload: dict[str, Any], *, validate: bool | None = None) -> dict[str, Any]:
+        """Send a CALL (queued behind ours in flight) and return the CALLRESULT payload.
+
+        Raises CallFailed on a CALLERROR, NoAnswer when the peer stays silent, and the
+        peer's violation when its answer breaks the schema.
+        """
+        exchange = await self.call_exchange(action, payload, validate=validate)
+        if exchange.error is not None:
+            raise CallFailed(exchange.call, exchange.error)
+        return exchange.response
+
+    async def call_exchange(self, action: str, payload: dict[str, Any], *, validate: bool | None = None) -> Exchange:
+        call = self.endpoint.call(action, payload, time.monotonic(), validate=validate)
+        exchange = Exchange(call, incoming=False)
+        self.history.append(exchange)
+        future = asyncio.get_running_loop().create_future()
+        self._waiters[call.id] = future
+        await self._flush()
+        result = await future
+        if isinstance(result, BaseException):
+            raise result
+        return exchange
+
+    async def send_raw(self, text: str, *, reply_id: str | None = None, timeout: float | None = None):
+        """Send any text as is (a deliberately malformed frame); return the reply frame or None."""
+        future = None
+        if reply_id is not None:
+            future = asyncio.get_running_loop().create_future()
+            self._raw_waiters[reply_id] = future
+        self.endpoint.send_raw(text, time.monotonic(), reply_id=reply_id)
+        await self._flush()
+        if future is None:
+            return None
+        try:
+            return await asyncio.wait_for(future, timeout or self.endpoint.call_timeout)
+        except TimeoutError:
+            return None
+        finally:
+            self._raw_waiters.pop(reply_id, None)
+
+    def answer(self, exchange: Exchange, payload: dict[str, Any] | None = None, *,
+               error: CallErrorReply | None = None, validate: bool | None = None) -> None:
+        """Answer a held CALL by hand (see ``held``)."""
+        if error is not None:
+            self.endpoint.answer_error(exchange.call, error.code, error.description, error.details)
+            exchange.error = CallError(exchange.call.id, error.code, error.description, error.details)
+        else:
+            self.endpoint.answer(exchange.call, payload, validate=validate)
+            exchange.response = payload
+        exchange.answered = True
+        self._spawn(self._flush())
+        self._changed.set()
+
+    # ---------------------------------------------------------------- waiting
+    async def wait_for(self, predicate: Callable[[Exchange], bool], timeout: float, *,
+                       answered: bool = True, start: int = 0) -> Exchange | None:
+        """The first exchange from ``start`` on matching ``predicate``; None after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for exchange in self.history[start:]:
+                if predicate(exchange) and (exchange.answered or not answered):
+                    return exchange
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.closed:
+                return None
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                pass
+
+    async def wait_for_call(self, action: str, timeout: float, *, answered: bool = True,
+                            start: int = 0, where: Callable[[dict], bool] | None = None) -> Exchange | None:
+        return await self.wait_for(
+            lambda e: e.incoming and e.action == action and (where is None or where(e.request)),
+            timeout, answered=answered, start=start)
+
+    @property
+    def closed(self) -> bool:
+        return self._reader.done()
+
+    async def wait_closed(self, timeout: float) -> bool:
+        try:
+            await asyncio.wait_for(asyncio.shield(self._reader), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def close(self, code: int = 1000) -> None:
+        try:
+            await asyncio.wait_for(self.ws.close(code), HANDSHAKE_TIMEOUT)
+        except (TimeoutError, ConnectionClosed):
+            pass
+        self._reader.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(self._reader, *self._tasks, return_exceptions=True)
+
+    # ---------------------------------------------------------------- internals
+    def _spawn(self, coro) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _flush(self) -> None:
+        for text in self.endpoint.outbox():
+            if self.wirelog is not None:
+                self.wirelog.sent(self.name, text)
+            try:
+                await self.ws.send(text)
+            except ConnectionClosed:
+                return
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                deadline = self.endpoint.next_deadline()
+                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                try:
+                    text = await asyncio.wait_for(self.ws.recv(), wait)
+                except TimeoutError:
+                    self._dispatch(self.endpoint.poll(time.monotonic()))
+                    await self._flush()
+                    continue
+                if self.wirelog is not None:
+                    self.wirelog.received(self.name, text if isinstance(text, str) else repr(text))
+                self._dispatch(self.endpoint.receive(text, time.monotonic()))
+                self._dispatch(self.endpoint.poll(time.monotonic()))
+                await self._flush()
+        except ConnectionClosed as closed:
+            if self.wirelog is not None:
+                self.wirelog.event(self.name, f"connection closed ({closed.rcvd.code if closed.rcvd else 'no close frame'})")
+        finally:
+            for future in list(self._waiters.values()) + list(self._raw_waiters.values()):
+                if not future.done():
+                    future.set_result(HarnessError(f"connection {self.name} closed while waiting for an answer")
+                                      if future in self._waiters.values() else None)
+            self._changed.set()
+
+    def _dispatch(self, events) -> None:
+        for event in events:
+            if isinstance(event, CallReceived):
+                exchange = Exchange(event.call, incoming=True)
+                self.history.append(exchange)
+                if self.handler is not None and event.call.action not in self.held:
+                    self._spawn(self._handle(exchange))
+            elif isinstance(event, (ResultReceived, ErrorReceived)):
+                exchange = next(e for e in reversed(self.history) if e.call.id == event.call.id)
+                exchange.answered = True
+                if isinstance(event, ResultReceived):
+                    exchange.response = event.result.payload
+                else:
+                    exchange.error = event.error
+                self.violations.extend(event.violations)
+                self._resolve(event.call.id, event.violations[0] if event.violations else None)
+            elif isinstance(event, CallTimedOut):
+                self._resolve(event.call.id, NoAnswer(
+                    "R-answer", f"no answer to {event.call.action} within {self.endpoint.call_timeout:g} s",
+                    expected="a CALLRESULT or CALLERROR", actual="silence"))
+            elif isinstance(event, RawReplyReceived):
+                future = self._raw_waiters.get(event.reply_id)
+                if future and not future.done():
+                    future.set_result(event.frame)
+            elif isinstance(event, Violation):
+                self.violations.append(event.error)
+            elif isinstance(event, (SendReceived, ResultErrorReceived)):
+                if self.wirelog is not None:
+                    self.wirelog.event(self.name, type(event).__name__)
+        self._changed.set()
+
+    def _resolve(self, call_id: str, outcome: BaseException | None) -> None:
+        future = self._waiters.pop(call_id, None)
+        if future is not None and not future.done():
+            future.set_result(outcome)
+
+    async def _handle(self, exchange: Exchange) -> None:
+        try:
+            payload = await self.handler(exchange.call)
+        except CallErrorReply as reply:
+            self.answer(exchange, error=reply)
+            return
+        except Exception as bug:  # our own handler failed: the verdict must be broken
+            self.harness_errors.append(bug)
+            self.answer(exchange, error=CallErrorReply("InternalError", "harness handler failed"))
+            return
+        self.answer(exchange, payload)
+
+
+# ====================================================================== server
+@dataclass(frozen=True)
+class HandshakeSeen:
+    """What a station sent in its upgrade request, as the server saw it."""
+    identity: str
+    subprotocols: tuple[str, ...]       # Sec-WebSocket-Protocol header values, as sent
+    username: str | None                # Basic auth username, None without Basic auth
+    password_ok: bool | None            # None when not checked
+    extensions: str | None              # Sec-WebSocket-Extensions, as sent
+
+
+AcceptIdentity = Callable[[str], bool]
+CheckPassword = Callable[[str, bytes], bool]
+OnConnect = Callable[[OcppConnection], Awaitable[None]]
+
+
+class OcppServer:
+    """The CSMS side's listener: W1–W5, then one OcppConnection per accepted station."""
+
+    def __init__(self, *, versions: Sequence[OcppVersion], on_connect: Callable[[str, OcppVersion], tuple[Handler, OnConnect | None]],
+                 accept_identity: AcceptIdentity | None = None, check_password: CheckPassword | None = None,
+                 call_timeout: float = 30.0, wirelog: WireLog | None = None):
+        self.versions = list(versions)
+        self.on_connect = on_connect
+        self.accept_identity = accept_identity
+        self.check_password = check_password
+        self.call_timeout = call_timeout
+        self.wirelog = wirelog
+        self.connections: list[OcppConnection] = []
+        self.hold: set[str] = set()   # actions new connections leave for the test to answer
+        self.refused: list[tuple[str, int]] = []
+        self.handshakes: list[HandshakeSeen] = []
+        self._server = None
+        self._connected = asyncio.Event()
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> "OcppServer":
+        self._server = await serve(
+            self._serve, host, port, process_request=self._process_request,
+            select_subprotocol=self._select_subprotocol, compression=None,
+            open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None)
+        return self
+
+    @property
+    def port(self) -> int:
+        return self._server.sockets[0].getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ocpp"
+
+    async def wait_connection(self, timeout: float, *, identity: str | None = None, after: int = 0) -> OcppConnection | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            for connection in self.connections[after:]:
+                if identity is None or connection.identity == identity:
+                    return connection
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            self._connected.clear()
+            try:
+                await asyncio.wait_for(self._connected.wait(), remaining)
+            except TimeoutError:
+                pass
+
+    async def stop(self) -> None:
+        for connection in self.connections:
+            await connection.close()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    def _refuse(self, connection: ServerConnection, identity: str, status: HTTPStatus, why: str):
+        self.refused.append((identity, int(status)))
+        if self.wirelog is not None:
+            self.wirelog.event(identity, f"handshake refused: HTTP {int(status)} ({why})")
+        response = connection.respond(status, why + "\n")
+        if status == HTTPStatus.UNAUTHORIZED:
+            response.headers["WWW-Authenticate"] = 'Basic realm="OCPP", charset="UTF-8"'
+        return response
+
+    def _process_request(self, connection: ServerConnection, request):
+        identity = identity_from_path(request.path)
+        credentials = parse_basic_auth(request.headers.get("Authorization"))
+        self.handshakes.append(HandshakeSeen(
+            identity, tuple(request.headers.get_all("Sec-WebSocket-Protocol")),
+            credentials[0] if credentials else None,
+            None if credentials is None or self.check_password is None else self.check_password(identity, credentials[1]),
+            request.headers.get("Sec-WebSocket-Extensions")))
+        if not identity or (self.accept_identity is not None and not self.accept_identity(identity)):
+            return self._refuse(connection, identity, HTTPStatus.NOT_FOUND, "unknown charging station identity")
+        if self.check_password is not None:
+            if credentials is None or credentials[0] != identity or not self.check_password(identity, credentials[1]):
+                return self._refuse(connection, identity, HTTPStatus.UNAUTHORIZED, "wrong or missing Basic credentials")
+        return None
+
+    def _select_subprotocol(self, connection: ServerConnection, offered: Sequence[str]):
+        for version in self.versions:
+            if version.subprotocol in offered:
+                return version.subprotocol
+        return None  # W3: handshake completes without the header; _serve closes at once
+
+    async def _serve(self, ws: ServerConnection) -> None:
+        identity = identity_from_path(ws.request.path)
+        if ws.subprotocol is None:
+            if self.wirelog is not None:
+                self.wirelog.event(identity, "no acceptable subprotocol offered: closing")
+            await ws.close(1002, "no acceptable OCPP subprotocol")
+            return
+        version = OcppVersion.parse(ws.subprotocol)
+        handler, after_connect = self.on_connect(identity, version)
+        connection = OcppConnection(ws, version, identity=identity, handler=handler,
+                                    call_timeout=self.call_timeout, wirelog=self.wirelog)
+        connection.held |= self.hold
+        self.connections.append(connection)
+        self._connected.set()
+        if self.wirelog is not None:
+            self.wirelog.event(identity, f"station connected, subprotocol {ws.subprotocol}")
+        if after_connect is not None:
+            connection._spawn(after_connect(connection))
+        await connection._reader
+
+
+# ====================================================================== client
+@dataclass
+class Handshake:
+    """What a client learned from an upgrade attempt, whether or not it succeeded."""
+    status: int | None               # HTTP status when refused, None when upgraded
+    subprotocol: str | None
+    connection: OcppConnection | None
+
+
+def station_url(base_url: str, identity: str) -> str:
+    return base_url.rstrip("/") + "/" + quote(identity, safe="")
+
+
+async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppVersion | str],
+                       password: str | bytes | None = None, handler: Handler | None,
+                       call_timeout: float = 30.0, wirelog: WireLog | None = None) -> Handshake:
+    """The station side's connect (W1, W3, W4, W5). Never raises for a refused handshake."""
+    offered = [v.subprotocol if isinstance(v, OcppVersion) else v for v in versions]
+    headers = {}
+    if password is not None:
+        REDACTOR.register(password, identity=identity)
+        headers["Authorization"] = basic_auth_header(identity, password)
+    url = station_url(base_url, identity)
+    if wirelog is not None:
+        wirelog.event(identity, f"connect {url} offering {offered}" + (" with Basic auth" if password is not None else ""))
+    try:
+        ws = await ws_connect(url, subprotocols=offered, additional_headers=headers, compression=None,
+                              open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None)
+    except InvalidStatus as refused:
+        if wirelog is not None:
+            wirelog.event(identity, f"handshake refused: HTTP {refused.response.status_code}")
+        return Handshake(refused.response.status_code, None, None)
+    except (InvalidHandshake, OSError, TimeoutError) as error:
+        raise HarnessError(f"cannot open a WebSocket to {url}: {error}") from error
+    if ws.subprotocol is None:
+        if wirelog is not None:
+            wirelog.event(identity, "handshake completed without a subprotocol")
+        known = [v for v in OcppVersion if v.subprotocol in offered]
+        connection = OcppConnection(ws, known[0] if known else OcppVersion.V201, identity=identity,
+                                    handler=handler, call_timeout=call_timeout, wirelog=wirelog)
+        return Handshake(None, None, connection)
+    if wirelog is not None:
+        wirelog.event(identity, f"connected, subprotocol {ws.subprotocol}")
+    connection = OcppConnection(ws, OcppVersion.parse(ws.subprotocol), identity=identity, handler=handler,
+                                call_timeout=call_timeout, wirelog=wirelog)
+    return Handshake(None, ws.subprotocol, connection)

@@ -1,0 +1,15 @@
+"""P01 — Data transfer to the charging station (the CSMS sends DataTransfer)."""
+
+import pytest
+
+from harness.arena import CSMS
+from harness.suite import OCPP2, case
+from harness.usecases import data_transfer
+
+pytestmark = case("P01", block="Data transfer", roles=("csms", "cs"), protocols=OCPP2)
+
+
+@pytest.mark.parametrize("transfer", data_transfer.CASES)
+async def test_data_transfer_to_station(ocpp, transfer):
+    """The station answers each case with its status; a CSMS sends exactly what it was asked."""
+    await data_transfer.play(ocpp, CSMS, transfer)

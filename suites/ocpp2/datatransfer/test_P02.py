@@ -1,0 +1,15 @@
+"""P02 — Data transfer to the CSMS (the station sends DataTransfer)."""
+
+import pytest
+
+from harness.arena import CS
+from harness.suite import OCPP2, case
+from harness.usecases import data_transfer
+
+pytestmark = case("P02", block="Data transfer", roles=("csms", "cs"), protocols=OCPP2)
+
+
+@pytest.mark.parametrize("transfer", data_transfer.CASES)
+async def test_data_transfer_to_csms(ocpp, transfer):
+    """The CSMS answers each case with its status; a station sends exactly what it was asked."""
+    await data_transfer.play(ocpp, CS, transfer)
