@@ -112,8 +112,8 @@ class OcppArena:
 
     async def connect_station_under_test(self) -> None:
         after = len(self.harness.server.connections)
-        if self.standin is not None:
-            await self.standin.connect(self.harness.url)
+        if self.standin is not None:  # a station connects (and boots) on its own
+            self.standin.background.spawn(self.standin.connect(self.harness.url))
         connection = await self.harness.server.wait_connection(self.timeouts.connect, after=after)
         if connection is None:
             raise HarnessError(f"prerequisite failed: no station connected to {self.harness.url} "
@@ -152,13 +152,24 @@ class OcppArena:
 
     async def expect(self, action: str, *, after: int, rule: str, timeout: float | None = None,
                      where=None, why: str = "") -> Exchange:
-        """The SUT must send ``action`` (answered by the harness) within the action timeout."""
+        """The answered ``action`` CALL from ``after`` on, whichever side sent it.
+
+        Actions have one direction, so this reads the same from either side: when the SUT is
+        the sender, its silence is a failure of ``rule``; when the harness is, a harness bug.
+        """
         wait = timeout or self.timeouts.action
-        exchange = await self.link.wait_for_call(action, wait, start=after, where=where)
+        exchange = await self.link.wait_for(
+            lambda e: e.action == action and (where is None or where(e.request)), wait, start=after)
         if exchange is None:
+            if not self._sut_sends(action):
+                raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
             fail(rule, f"the SUT did not send {action} within {wait:g} s {why}".rstrip(),
                  expected=f"a {action} request", actual="nothing")
         return exchange
+
+    def _sut_sends(self, action: str) -> bool:
+        """The harness's side handles what the SUT sends (it has an ``on_<Action>``)."""
+        return hasattr(self.harness, f"on_{action}")
 
     async def expect_none(self, action: str, *, after: int, rule: str, within: float | None = None,
                           where=None) -> None:

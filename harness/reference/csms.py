@@ -149,7 +149,16 @@ class ReferenceCsms(Dispatcher, Actions):
             return {"idTokenInfo": {"status": "Accepted"}}
         if tx.id_token is None:
             tx.id_token = id_token
+        if self.issued_by_us(session, id_token):
+            return {"idTokenInfo": {"status": "Accepted"}}
         return {"idTokenInfo": self.id_token_info(session, id_token, current_tx=tx.id)}
+
+    def issued_by_us(self, session: StationSession, id_token: dict) -> bool:
+        """A Central token this CSMS sent in a RequestStartTransaction on this connection."""
+        if id_token.get("type") != "Central" or session.connection is None:
+            return False
+        return any(not e.incoming and e.action == "RequestStartTransaction"
+                   and token_key(e.request["idToken"]) == token_key(id_token) for e in session.connection.history)
 
     def on_DataTransfer(self, session: StationSession, payload: dict) -> dict:
         return self.vendors.answer(payload)

@@ -1,0 +1,363 @@
+"""Credentials registration as two sans-I/O state machines: the server that is registered with,
+and the client (initiator) that registers.
+
+Both are fed what arrived and answer what to do next: ``Send`` (make this HTTP request and feed
+the answer back), ``Respond`` (answer the request being served) or ``Done``. The I/O layer turns
+tokens into Authorization headers (``auth.authorization_header``) and serves one credentials
+request per peer at a time.
+
+Rules (spec 000 "Credentials registration" table, "Credentials module" endpoint table,
+"Authentication" and "Errors"; OCPI 2.2.1 §7 credentials; facts/ocpi-wire.md):
+- C1  the server answers by the REGISTRATION table: POST registers, PUT updates, DELETE
+      unregisters, GET shows the server's credentials; POST when registered, and PUT or DELETE
+      when not, get HTTP 405; PATCH is not defined and gets 405 too;
+- C2  token A is made by the server and handed over outside OCPI; it opens the versions,
+      version-details and credentials endpoints only (401 elsewhere) and is discarded once a
+      registration succeeds; any unknown token gets 401;
+- C3  the client sends token B in the POST body; the server uses B for every call to the
+      client, starting with the connect-back: GET versions, then the details of the version
+      of the credentials endpoint that was called, then checks the endpoints it needs;
+- C4  the server answers with a new token C, which the client uses from then on; a PUT rotates
+      both (new B in the body, new C in the answer, the old C stops working); DELETE ends both;
+- C5  connect-back failure: 3001; the client does not list this version: 3002; an endpoint the
+      server needs is missing: 3003; the registration does not change;
+- C6  the body is a valid Credentials object whose roles each have a unique
+      (role, party_id, country_code); otherwise 2001;
+- C7  the client picks the latest mutual version and POSTs to its credentials endpoint; when it
+      cannot find the endpoints it needs, it does not POST.
+
+Requests that reach the OCPI layer are answered HTTP 200 with the outcome in ``status_code``
+(status codes §5); invalid JSON gets HTTP 400.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpi import schemas
+from harness.ocpi.envelope import StatusCode, StatusError, build, expect_success
+from harness.ocpi.versions import CREDENTIALS, Version, VersionDetails, negotiate, read_details, read_versions
+
+TOKEN_A_MODULES = frozenset({"versions", "version_details", CREDENTIALS})
+Needed = tuple[str, str | None]   # (module identifier, role or None for any role)
+
+
+class Registration(str, Enum):
+    NOT_REGISTERED = "not registered"
+    REGISTERED = "registered"
+
+
+class Action(str, Enum):
+    REGISTER = "register"
+    UPDATE = "update"
+    UNREGISTER = "unregister"
+    SHOW = "show"
+    REJECT = "reject"     # HTTP 405
+
+
+@dataclass(frozen=True)
+class Row:
+    action: Action
+    then: Registration    # the state once the action succeeded
+
+
+_NOT, _REG = Registration.NOT_REGISTERED, Registration.REGISTERED
+
+# C1: the spec's registration table (seen from the server), plus GET.
+REGISTRATION: dict[tuple[Registration, str], Row] = {
+    (_NOT, "POST"): Row(Action.REGISTER, _REG),
+    (_REG, "PUT"): Row(Action.UPDATE, _REG),
+    (_REG, "DELETE"): Row(Action.UNREGISTER, _NOT),
+    (_REG, "POST"): Row(Action.REJECT, _REG),
+    (_NOT, "PUT"): Row(Action.REJECT, _NOT),
+    (_NOT, "DELETE"): Row(Action.REJECT, _NOT),
+    (_NOT, "GET"): Row(Action.SHOW, _NOT),
+    (_REG, "GET"): Row(Action.SHOW, _REG),
+}
+
+# C3/C7: the HTTP calls behind each client action, in order.
+CLIENT_STEPS: dict[Action, tuple[str, ...]] = {
+    Action.REGISTER: ("versions", "details", "POST"),
+    Action.UPDATE: ("versions", "details", "PUT"),
+    Action.UNREGISTER: ("DELETE",),
+}
+
+
+@dataclass(frozen=True)
+class Send:
+    """Make this request with ``token`` in the Authorization header, then feed the answer back."""
+    method: str
+    url: str
+    token: str
+    body: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Respond:
+    """Answer the request being served; ``violation`` says what the peer did wrong, if anything."""
+    http_status: int
+    body: dict[str, Any]
+    violation: PeerViolation | None = None
+
+
+@dataclass(frozen=True)
+class Done:
+    """The client action is over; ``credentials`` are the peer's (None after DELETE)."""
+    credentials: dict[str, Any] | None
+
+
+def new_token() -> str:
+    """43 URL-safe characters: valid under A4 and hard to guess."""
+    return secrets.token_urlsafe(32)
+
+
+def read_credentials(data: Any) -> dict[str, Any]:
+    """C6: ``data`` as a Credentials object; SchemaViolation or PeerViolation when it is not one."""
+    schemas.check("credentials", data)
+    seen = set()
+    for role in data["roles"]:
+        key = (role["role"], role["party_id"].lower(), role["country_code"].lower())
+        if key in seen:
+            raise PeerViolation("C6", f"role {key} listed twice", actual=data["roles"])
+        seen.add(key)
+    return data
+
+
+class _Party:
+    """What both sides know about themselves, and the connect-back steps they share."""
+
+    def __init__(self, *, versions: Iterable[str], url: str, roles: list[dict[str, Any]],
+                 needs: Iterable[Needed] = ((CREDENTIALS, None),), token_factory: Callable[[], str] = new_token):
+        self.versions = tuple(versions)
+        self.url = url
+        self.roles = roles
+        self.needs = tuple(needs)
+        self.token_factory = token_factory
+
+    def own_credentials(self, token: str) -> dict[str, Any]:
+        return {"token": token, "url": self.url, "roles": self.roles}
+
+    @staticmethod
+    def _latest_version(ours: Iterable[str], http_status: int, body: str | bytes) -> Version:
+        """The latest version of ``ours`` in the peer's versions list (V2/V3)."""
+        return negotiate(ours, read_versions(expect_success(http_status, body)))
+
+    def _read_endpoints(self, version: str, http_status: int, body: str | bytes) -> VersionDetails:
+        """The peer's endpoints for ``version``, holding every endpoint we need (V4)."""
+        details = read_details(expect_success(http_status, body))
+        if details.version != version:
+            raise PeerViolation("C3", f"details fetched for {version} describe {details.version}",
+                                expected=version, actual=details.version)
+        for identifier, role in self.needs:
+            details.endpoint(identifier, role)
+        return details
+
+
+@dataclass
+class _Call:
+    """The server's request in progress while it connects back to the client."""
+    row: Row
+    version: str
+    credentials: dict[str, Any]
+    step: str = "versions"
+
+
+class CredentialsServer(_Party):
+    """The server side of one peer's registration (C1-C6)."""
+
+    def __init__(self, **party: Any):
+        super().__init__(**party)
+        self.state = Registration.NOT_REGISTERED
+        self.version: str | None = None
+        self.token_a: str | None = None
+        self.token_c: str | None = None
+        self.peer: dict[str, Any] | None = None
+        self.peer_endpoints: VersionDetails | None = None
+        self._call: _Call | None = None
+
+    @property
+    def peer_token(self) -> str | None:
+        """Token B: what we present when calling the client."""
+        return self.peer["token"] if self.peer else None
+
+    def issue_token_a(self) -> str:
+        """C2: a fresh token A, to hand to the client outside OCPI."""
+        if self.state is Registration.REGISTERED:
+            raise HarnessError("token A is for an unregistered peer: DELETE the registration first")
+        self.token_a = self.token_factory()
+        return self.token_a
+
+    def permits(self, module: str, token: str | None) -> bool:
+        """C2: whether ``token`` opens ``module``; False means HTTP 401."""
+        if token is None:
+            return False
+        if self.state is Registration.REGISTERED and token == self.token_c:
+            return True
+        return token == self.token_a and module in TOKEN_A_MODULES
+
+    def handle_request(self, method: str, token: str | None, body: str | bytes | None, *,
+                       version: str) -> Send | Respond:
+        """A request to our credentials endpoint of ``version``, with the token it presented."""
+        if self._call is not None:
+            raise HarnessError("a credentials request is still being served for this peer")
+        if version not in self.versions:
+            raise HarnessError(f"we do not serve credentials for version {version}")
+        if not self.permits(CREDENTIALS, token):
+            return _reject(401, "C2", "unknown credentials token")
+        row = REGISTRATION.get((self.state, method.upper()))
+        if row is None:
+            return _reject(405, "C1", f"{method} is not defined on the credentials endpoint")
+        if row.action is Action.REJECT:
+            return _reject(405, "C1", f"{method} is not allowed when {self.state.value}")
+        if row.action is Action.SHOW:
+            return Respond(200, build(self.own_credentials(token)))
+        if row.action is Action.UNREGISTER:
+            self._forget()
+            return Respond(200, build())
+        try:
+            credentials = read_credentials(json.loads(body or b""))
+        except ValueError:
+            return _reject(400, "E5", "request body is not valid JSON", StatusCode.INVALID_PARAMETERS)
+        except PeerViolation as violation:
+            return Respond(200, build(status_code=StatusCode.INVALID_PARAMETERS,
+                                      status_message=str(violation.args[0])), violation)
+        self._call = _Call(row, version, credentials)
+        return Send("GET", credentials["url"], credentials["token"])
+
+    def handle_response(self, http_status: int, body: str | bytes) -> Send | Respond:
+        """The client's answer to our last ``Send``."""
+        call = self._pending()
+        try:
+            if call.step == "versions":
+                call.step = "details"
+                listed = self._latest_version([call.version], http_status, body)
+                return Send("GET", listed.url, call.credentials["token"])
+            details = self._read_endpoints(call.version, http_status, body)
+        except StatusError as error:
+            return self._fail(error.status_code, error)
+        except PeerViolation as violation:
+            return self._fail(StatusCode.CLIENT_API_UNUSABLE, violation)
+        return self._complete(call, details)
+
+    def handle_failure(self, reason: str) -> Respond:
+        """Our last ``Send`` got no HTTP answer (refused, timed out, TLS error...)."""
+        self._pending()
+        return self._fail(StatusCode.CLIENT_API_UNUSABLE,
+                          PeerViolation("C5", f"connect-back to the client failed: {reason}"))
+
+    def _pending(self) -> _Call:
+        if self._call is None:
+            raise HarnessError("no connect-back is under way")
+        return self._call
+
+    def _fail(self, code: StatusCode, violation: PeerViolation) -> Respond:
+        self._call = None
+        return Respond(200, build(status_code=code, status_message=str(violation.args[0])), violation)
+
+    def _complete(self, call: _Call, details: VersionDetails) -> Respond:
+        self._call = None
+        self.state = call.row.then
+        self.version = call.version
+        self.peer = call.credentials
+        self.peer_endpoints = details
+        self.token_a = None
+        self.token_c = self.token_factory()
+        return Respond(200, build(self.own_credentials(self.token_c)))
+
+    def _forget(self) -> None:
+        self.state = Registration.NOT_REGISTERED
+        self.version = self.token_c = self.peer = self.peer_endpoints = None
+
+
+def _reject(http_status: int, rule: str, message: str,
+            code: StatusCode = StatusCode.CLIENT_ERROR) -> Respond:
+    return Respond(http_status, build(status_code=code, status_message=message), PeerViolation(rule, message))
+
+
+@dataclass
+class _Exchange:
+    """A client action in progress; what it learns is kept only if it succeeds."""
+    action: Action
+    steps: list[str]
+    version: str | None = None
+    endpoints: VersionDetails | None = None
+    offered: str | None = None    # the token B we sent
+
+
+class CredentialsClient(_Party):
+    """The initiator of a registration with one peer (C3, C4, C7).
+
+    Peer faults raise PeerViolation (a SchemaViolation for a malformed object, a StatusError
+    carrying 3002/3003 when no version or endpoint fits); the registration is then unchanged.
+    """
+
+    def __init__(self, *, versions_url: str, token_a: str, **party: Any):
+        super().__init__(**party)
+        self.versions_url = versions_url
+        self.token: str | None = token_a      # what we present: A, then C
+        self.own_token: str | None = None     # B: what the peer presents to us
+        self.registered = False
+        self.version: str | None = None
+        self.peer_endpoints: VersionDetails | None = None
+        self._exchange: _Exchange | None = None
+
+    def register(self) -> Send:
+        return self._start(Action.REGISTER, registered=False)
+
+    def update(self) -> Send:
+        return self._start(Action.UPDATE, registered=True)
+
+    def unregister(self) -> Send:
+        return self._start(Action.UNREGISTER, registered=True)
+
+    def _start(self, action: Action, *, registered: bool) -> Send:
+        if self._exchange is not None:
+            raise HarnessError(f"{self._exchange.action.value} is still under way")
+        if self.registered != registered:
+            raise HarnessError(f"cannot {action.value} while {'' if self.registered else 'not '}registered")
+        self._exchange = _Exchange(action, list(CLIENT_STEPS[action]), self.version, self.peer_endpoints)
+        if action is Action.UNREGISTER:
+            return Send("DELETE", self.peer_endpoints.endpoint(CREDENTIALS).url, self.token)
+        return Send("GET", self.versions_url, self.token)
+
+    def handle_response(self, http_status: int, body: str | bytes) -> Send | Done:
+        """The peer's answer to our last ``Send``."""
+        exchange = self._exchange
+        if exchange is None:
+            raise HarnessError("no credentials exchange is under way")
+        try:
+            return self._after(exchange, exchange.steps.pop(0), http_status, body)
+        except PeerViolation:
+            self._exchange = None
+            raise
+
+    def _after(self, exchange: _Exchange, step: str, http_status: int, body: str | bytes) -> Send | Done:
+        if step == "versions":
+            chosen = self._latest_version(self.versions, http_status, body)
+            exchange.version = chosen.version
+            return Send("GET", chosen.url, self.token)
+        if step == "details":
+            exchange.endpoints = self._read_endpoints(exchange.version, http_status, body)
+            exchange.offered = self.token_factory()
+            return Send(exchange.steps[0], exchange.endpoints.endpoint(CREDENTIALS).url, self.token,
+                        self.own_credentials(exchange.offered))
+        self._exchange = None
+        if step == "DELETE":
+            expect_success(http_status, body)
+            self.registered = False
+            self.token = self.own_token = self.version = self.peer_endpoints = None
+            return Done(None)
+        credentials = read_credentials(expect_success(http_status, body))
+        if credentials["token"] == self.token:
+            raise PeerViolation("C4", "the server answered with the token we already use, not a new one",
+                                actual=credentials["token"])
+        self.registered = True
+        self.token, self.own_token = credentials["token"], exchange.offered
+        self.version, self.peer_endpoints = exchange.version, exchange.endpoints
+        return Done(credentials)

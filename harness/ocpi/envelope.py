@@ -1,0 +1,159 @@
+"""The OCPI response envelope, and the status codes it carries.
+
+Rules (OCPI 2.2.1 transport and format §4.1.6 "Response format", status codes §5;
+shared/facts/ocpi-wire.md):
+- E1  a response body is one JSON object;
+- E2  ``status_code`` is a required integer, ``timestamp`` a required DateTime (types, DateTime);
+- E3  ``status_message`` is an optional string; ``data`` is an array, an object or a string, and
+      may be absent or null (after an error, and in 2.3.0 wherever the standard does not say
+      what it holds);
+- E4  1xxx success, 2xxx the client's fault, 3xxx the server's, 4xxx a hub's;
+- E5  invalid JSON in a request is answered HTTP 400; a request that reaches the OCPI layer gets
+      no HTTP error, its outcome travels in ``status_code`` (status codes §5, opening rules);
+- E6  a call that had to succeed answers HTTP 2xx with a 1xxx code.
+
+We send no ``null`` members: what has no value is left out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from enum import IntEnum
+from typing import Any
+
+from harness.errors import PeerViolation
+from harness.ocpi.timestamps import format_datetime, parse_datetime, utc_now
+
+
+class StatusCode(IntEnum):
+    SUCCESS = 1000
+    CLIENT_ERROR = 2000
+    INVALID_PARAMETERS = 2001
+    NOT_ENOUGH_INFORMATION = 2002
+    UNKNOWN_LOCATION = 2003
+    UNKNOWN_TOKEN = 2004
+    SERVER_ERROR = 3000
+    CLIENT_API_UNUSABLE = 3001
+    UNSUPPORTED_VERSION = 3002
+    NO_MATCHING_ENDPOINTS = 3003
+    HUB_ERROR = 4000
+    UNKNOWN_RECEIVER = 4001
+    HUB_TIMEOUT = 4002
+    HUB_CONNECTION_PROBLEM = 4003
+
+
+_MEANINGS = {
+    StatusCode.SUCCESS: "success",
+    StatusCode.CLIENT_ERROR: "generic client error",
+    StatusCode.INVALID_PARAMETERS: "invalid or missing parameters",
+    StatusCode.NOT_ENOUGH_INFORMATION: "not enough information",
+    StatusCode.UNKNOWN_LOCATION: "unknown Location",
+    StatusCode.UNKNOWN_TOKEN: "unknown Token",
+    StatusCode.SERVER_ERROR: "generic server error",
+    StatusCode.CLIENT_API_UNUSABLE: "unable to use the client's API",
+    StatusCode.UNSUPPORTED_VERSION: "unsupported version",
+    StatusCode.NO_MATCHING_ENDPOINTS: "no matching endpoints",
+    StatusCode.HUB_ERROR: "generic hub error",
+    StatusCode.UNKNOWN_RECEIVER: "unknown receiver",
+    StatusCode.HUB_TIMEOUT: "timeout on forwarded request",
+    StatusCode.HUB_CONNECTION_PROBLEM: "connection problem at the hub",
+}
+_RANGES = {1: "success", 2: "client error", 3: "server error", 4: "hub error"}
+
+
+def is_success(code: int) -> bool:
+    return 1000 <= code <= 1999
+
+
+def meaning(code: int) -> str:
+    """What a status code says, for messages: the defined meaning, else its range."""
+    if code in _MEANINGS:
+        return _MEANINGS[code]
+    if 1000 <= code <= 4999:
+        return _RANGES[code // 1000]
+    return "not an OCPI status code"
+
+
+class StatusError(PeerViolation):
+    """A peer fault with a known answer: the OCPI status code (and HTTP status) we reply with."""
+
+    def __init__(self, rule: str, message: str, *, status_code: StatusCode, http_status: int = 200,
+                 expected: Any = None, actual: Any = None):
+        super().__init__(rule, message, expected=expected, actual=actual)
+        self.status_code = status_code
+        self.http_status = http_status
+
+    def envelope(self, now: datetime | None = None) -> dict[str, Any]:
+        return build(status_code=self.status_code, status_message=self.args[0], now=now)
+
+
+@dataclass(frozen=True)
+class Envelope:
+    status_code: int
+    timestamp: datetime
+    status_message: str | None = None
+    data: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return is_success(self.status_code)
+
+
+def build(data: Any = None, status_code: int = StatusCode.SUCCESS, status_message: str | None = None,
+          *, now: datetime | None = None) -> dict[str, Any]:
+    """A response body ready for ``json.dumps``; members without a value are left out."""
+    body: dict[str, Any] = {}
+    if data is not None:
+        body["data"] = data
+    body["status_code"] = int(status_code)
+    if status_message is not None:
+        body["status_message"] = status_message
+    body["timestamp"] = format_datetime(now or utc_now())
+    return body
+
+
+def parse(body: str | bytes) -> Envelope:
+    """Check a received response body against E1-E3; PeerViolation names the first fault."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        text = body if isinstance(body, str) else body[:200].decode("utf-8", "replace")
+        raise PeerViolation("E1", "response body is not valid JSON", actual=text[:200]) from None
+    if not isinstance(value, dict):
+        raise PeerViolation("E1", "response body is not a JSON object", expected="object",
+                            actual=type(value).__name__)
+    code = value.get("status_code")
+    if code is None:
+        raise PeerViolation("E2", "status_code is missing", actual=sorted(value))
+    if not isinstance(code, int) or isinstance(code, bool):
+        raise PeerViolation("E2", "status_code is not an integer", expected="int", actual=code)
+    stamp = value.get("timestamp")
+    if stamp is None:
+        raise PeerViolation("E2", "timestamp is missing", actual=sorted(value))
+    try:
+        timestamp = parse_datetime(stamp)
+    except ValueError as error:
+        raise PeerViolation("E2", f"timestamp is not a DateTime: {error}", actual=stamp) from None
+    message = value.get("status_message")
+    if message is not None and not isinstance(message, str):
+        raise PeerViolation("E3", "status_message is not a string", expected="string", actual=message)
+    data = value.get("data")
+    if data is not None and not isinstance(data, (list, dict, str)):
+        raise PeerViolation("E3", "data is neither an array, an object nor a string",
+                            actual=type(data).__name__)
+    return Envelope(code, timestamp, message, data)
+
+
+def expect_success(http_status: int, body: str | bytes) -> Any:
+    """The ``data`` of a response that had to succeed (E6); PeerViolation otherwise."""
+    if not 200 <= http_status <= 299:
+        raise PeerViolation("E6", f"HTTP {http_status} where a successful response was due",
+                            expected="HTTP 2xx", actual=http_status)
+    envelope = parse(body)
+    if not envelope.ok:
+        raise PeerViolation("E6", f"status_code {envelope.status_code} ({meaning(envelope.status_code)}) "
+                            "where a success was due", expected=StatusCode.SUCCESS.value,
+                            actual=envelope.status_code)
+    return envelope.data

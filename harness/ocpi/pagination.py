@@ -1,0 +1,291 @@
+"""Pagination of list GETs: the server side (read the query, cut a page, write the headers) and
+the client side (read the headers, walk the pages, check the rules that span pages).
+
+Rules (OCPI 2.2.1 transport and format §4.1.4 "Pagination", "Paginated Request", "Paginated
+Response"; spec 000 "Endpoints"; facts/ocpi-wire.md):
+- P1  query: offset (integer >= 0, default 0), limit (integer >= 1), date_from (DateTime,
+      inclusive) and date_to (DateTime, exclusive), both compared with ``last_updated``; a bad
+      value is answered with status 2001 in an envelope, never with a framework error;
+- P2  the server may return fewer objects than asked; X-Limit is its maximum page size, also on
+      a short page;
+- P3  X-Total-Count is the number of objects matching the filters, offset and limit aside;
+- P4  ``Link: <url>; rel="next"`` comes only when more pages follow, and repeats the filters of
+      the original request;
+- P5  a page holds no more objects than X-Limit, nor than the limit asked;
+- P6  across the pages no object comes twice and none is lost: together they hold
+      X-Total-Count objects;
+- P7  X-Total-Count stays the same from page to page (test data does not change during a walk);
+- P8  the next link stays on the scheme and host that were asked.
+
+Objects are served oldest ``last_updated`` first, ties in the order given, so the same URL
+gives the same page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpi.envelope import StatusCode, StatusError
+from harness.ocpi.headers import Headers, header_map
+from harness.ocpi.timestamps import parse_datetime
+
+_INTEGER = re.compile(r"[0-9]+")
+_FILTERS = ("date_from", "date_to")
+
+
+def _integer(value: str | None) -> int | None:
+    return int(value) if value is not None and _INTEGER.fullmatch(value) else None
+
+
+def _invalid(message: str, actual: Any) -> StatusError:
+    return StatusError("P1", message, status_code=StatusCode.INVALID_PARAMETERS, actual=actual)
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    """A list request as the server understood it."""
+    offset: int
+    limit: int                  # what will be served: the asked limit capped at max_limit
+    max_limit: int
+    date_from: datetime | None
+    date_to: datetime | None
+    params: tuple[tuple[str, str], ...]   # as received, to repeat in the Link
+
+    def matches(self, last_updated: datetime) -> bool:
+        return ((self.date_from is None or last_updated >= self.date_from)
+                and (self.date_to is None or last_updated < self.date_to))
+
+
+def parse_query(params: Mapping[str, str] | Iterable[tuple[str, str]], *, max_limit: int,
+                date_from_required: bool = False) -> PageQuery:
+    """P1: read the pagination parameters; StatusError 2001 names the bad one."""
+    pairs = tuple(params.items() if isinstance(params, Mapping) else params)
+    found = dict(pairs)
+    offset = _integer(found.get("offset", "0"))
+    if offset is None:
+        raise _invalid("offset is not a non-negative integer", found.get("offset"))
+    limit = max_limit
+    if "limit" in found:
+        asked = _integer(found["limit"])
+        if not asked:
+            raise _invalid("limit is not a positive integer", found["limit"])
+        limit = min(asked, max_limit)
+    if date_from_required and "date_from" not in found:
+        raise _invalid("date_from is required on this endpoint", None)
+    dates: dict[str, datetime | None] = {}
+    for name in _FILTERS:
+        try:
+            dates[name] = parse_datetime(found[name]) if name in found else None
+        except ValueError as error:
+            raise _invalid(f"{name}: {error}", found[name]) from None
+    return PageQuery(offset, limit, max_limit, dates["date_from"], dates["date_to"], pairs)
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[Any]
+    total: int
+    offset: int
+
+    @property
+    def next_offset(self) -> int | None:
+        end = self.offset + len(self.items)
+        return end if end < self.total else None
+
+
+def paginate(objects: Sequence[Mapping[str, Any]], query: PageQuery) -> Page:
+    """The page ``query`` asks for out of our own ``objects`` (each with ``last_updated``)."""
+    try:
+        stamped = [(parse_datetime(obj["last_updated"]), obj) for obj in objects]
+    except (KeyError, ValueError) as error:
+        raise HarnessError(f"our own object has no usable last_updated: {error}") from None
+    matching = [obj for stamp, obj in sorted(stamped, key=lambda pair: pair[0]) if query.matches(stamp)]
+    return Page(matching[query.offset:query.offset + query.limit], len(matching), query.offset)
+
+
+def page_headers(page: Page, query: PageQuery, url: str) -> dict[str, str]:
+    """P2-P4: the headers of a page served at ``url`` (the public URL the client asked)."""
+    headers = {"X-Total-Count": str(page.total), "X-Limit": str(query.max_limit)}
+    if page.next_offset is not None:
+        parts = urlsplit(url)
+        params = [(k, v) for k, v in query.params if k != "offset"] + [("offset", str(page.next_offset))]
+        next_url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(params, safe=":"), ""))
+        headers["Link"] = f'<{next_url}>; rel="next"'
+    return headers
+
+
+# -- client side -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PageHeaders:
+    total_count: int | None
+    limit: int | None
+    next_url: str | None
+
+
+_TARGET = re.compile(r"\s*<([^>]*)>")
+_PARAM = re.compile(r"""\s*;\s*([\w.!#$%&'*+^`|~-]+)\s*(?:=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;,]*)))?""")
+_SEPARATOR = re.compile(r"\s*(,|$)")
+
+
+def _next_link(value: str) -> str | None:
+    """The rel="next" target of a Link header value (RFC 8288 §3); ValueError when malformed."""
+    position, found = 0, None
+    while True:
+        target = _TARGET.match(value, position)
+        if not target:
+            raise ValueError("expected '<url>'")
+        position, rels = target.end(), []
+        while param := _PARAM.match(value, position):
+            if param.group(1).lower() == "rel":
+                rels = (param.group(2) if param.group(2) is not None else param.group(3) or "").lower().split()
+            position = param.end()
+        separator = _SEPARATOR.match(value, position)
+        if not separator:
+            raise ValueError(f"unexpected text at {value[position:position + 20]!r}")
+        if "next" in rels and found is None:
+            found = target.group(1)
+        if separator.group(1) != ",":
+            return found
+        position = separator.end()
+
+
+def read_page_headers(headers: Headers) -> PageHeaders:
+    """The pagination headers of a response; PeerViolation when one is malformed."""
+    found = header_map(headers)
+    counts = {}
+    for name, rule in (("x-total-count", "P3"), ("x-limit", "P2")):
+        value = found.get(name)
+        counts[name] = _integer(value.strip()) if value is not None else None
+        if value is not None and counts[name] is None:
+            raise PeerViolation(rule, f"{name} is not a non-negative integer", actual=value)
+    link = found.get("link")
+    next_url = None
+    if link is not None:
+        if not link.strip():
+            raise PeerViolation("P4", "empty Link header: leave it out when no page follows", actual=link)
+        try:
+            next_url = _next_link(link)
+        except ValueError as error:
+            raise PeerViolation("P4", f"Link header is not RFC 8288: {error}", actual=link) from None
+    return PageHeaders(counts["x-total-count"], counts["x-limit"], next_url)
+
+
+def object_key(item: Any) -> Hashable | None:
+    """Identity of a listed object: (country_code, party_id, id), ignoring case (CiStrings)."""
+    if not isinstance(item, Mapping) or "id" not in item:
+        return None
+    return tuple(str(item.get(name, "")).lower() for name in ("country_code", "party_id", "id"))
+
+
+def _query(url: str) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+
+
+def _filters(url: str) -> dict[str, Any]:
+    """The date filters of a URL, as instants where they parse, so equal times in other
+    spellings compare equal."""
+    query, filters = _query(url), {}
+    for name in _FILTERS:
+        if name in query:
+            try:
+                filters[name] = parse_datetime(query[name])
+            except ValueError:
+                filters[name] = query[name]
+    return filters
+
+
+class PageWalker:
+    """Walks a paginated list without doing I/O: feed it each page, it names the next URL.
+
+    Checks P2-P8 across the pages and raises PeerViolation naming the rule.
+    """
+
+    def __init__(self, url: str, key: Callable[[Any], Hashable | None] = object_key):
+        self.next_url: str | None = url
+        self.items: list[Any] = []
+        self.pages = 0
+        self._key = key
+        self._filters = _filters(url)
+        self._total: int | None = None
+        self._seen: dict[Hashable, int] = {}
+        self._visited: set[str] = set()
+
+    @property
+    def done(self) -> bool:
+        return self.next_url is None
+
+    def feed(self, url: str, headers: Headers, items: Sequence[Any]) -> str | None:
+        """Take the page fetched from ``url``; return the next URL to GET, or None when done."""
+        if url != self.next_url:
+            raise HarnessError(f"fed page {url!r}, but the page due is {self.next_url!r}")
+        self.pages += 1
+        self._visited.add(url)
+        page = read_page_headers(headers)
+        self._check_sizes(url, page, items)
+        self._collect(items)
+        self.next_url = self._follow(url, page, len(items))
+        return self.next_url
+
+    def _check_sizes(self, url: str, page: PageHeaders, items: Sequence[Any]) -> None:
+        if page.total_count is None:
+            raise PeerViolation("P3", f"page {self.pages} has no X-Total-Count header")
+        if page.limit is None:
+            raise PeerViolation("P2", f"page {self.pages} has no X-Limit header")
+        if self._total is not None and page.total_count != self._total:
+            raise PeerViolation("P7", f"X-Total-Count changed on page {self.pages}",
+                                expected=self._total, actual=page.total_count)
+        self._total = page.total_count
+        asked = _integer(_query(url).get("limit"))
+        for bound, name in ((page.limit, "X-Limit"), (asked, "the limit asked")):
+            if bound is not None and len(items) > bound:
+                raise PeerViolation("P5", f"page {self.pages} holds more objects than {name}",
+                                    expected=bound, actual=len(items))
+
+    def _collect(self, items: Sequence[Any]) -> None:
+        for item in items:
+            key = self._key(item)
+            if key is not None and key in self._seen:
+                raise PeerViolation("P6", f"object {key} came on page {self._seen[key]} and again "
+                                    f"on page {self.pages}", actual=item)
+            if key is not None:
+                self._seen[key] = self.pages
+            self.items.append(item)
+
+    def _follow(self, url: str, page: PageHeaders, count: int) -> str | None:
+        total = self._total
+        if page.next_url is None:
+            if len(self.items) != total:
+                raise PeerViolation("P6", f"the pages ended after {len(self.items)} objects but "
+                                    f"X-Total-Count is {total}", expected=total, actual=len(self.items))
+            return None
+        next_url = urljoin(url, page.next_url)
+        if len(self.items) >= total:
+            raise PeerViolation("P4", f"Link on the last page: all {total} objects were delivered",
+                                actual=page.next_url)
+        here, there = urlsplit(url), urlsplit(next_url)
+        if (there.scheme, there.netloc) != (here.scheme, here.netloc):
+            raise PeerViolation("P8", "Link leaves the scheme or host that was asked",
+                                expected=f"{here.scheme}://{here.netloc}", actual=next_url)
+        if _filters(next_url) != self._filters:
+            raise PeerViolation("P4", "Link does not repeat the original date filters",
+                                expected=self._filters, actual=next_url)
+        query = _query(next_url)
+        if "limit" in query and not _integer(query["limit"]):
+            raise PeerViolation("P4", "Link carries a limit that is not a positive integer", actual=next_url)
+        if "offset" in query:
+            expected = (_integer(_query(url).get("offset", "0")) or 0) + count
+            offset = _integer(query["offset"])
+            if offset != expected:
+                what = "skips" if offset is not None and offset > expected else "repeats or garbles"
+                raise PeerViolation("P6", f"Link {what} objects: next offset should be {expected}",
+                                    expected=expected, actual=query["offset"])
+        if next_url in self._visited:
+            raise PeerViolation("P6", "Link points back to a page already fetched", actual=next_url)
+        return next_url

@@ -1,0 +1,149 @@
+"""Validation of OCPI objects against the JSON Schemas in ``schemas/ocpi`` (draft 2020-12).
+
+The schemas were written for this project from the specification (see ``schemas/README.md``).
+Every file is checked against the meta-schema and compiled once; ``$ref`` between files
+resolves through a ``referencing`` registry keyed by each file's ``$id``.
+
+Rules applied here, on top of the schemas:
+- S1  an object member whose value is ``null`` counts as absent (OCPI 2.2.1 transport and format,
+      GET: unspecified fields may be taken as null), so a null *required* field is reported
+      as ``required`` and a null optional one passes;
+- S2  unknown members are never an error (2.3.0 receivers must not reject them; we apply the
+      same tolerance to 2.2.1 objects).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+
+from harness.errors import HarnessError, PeerViolation
+
+
+def schema_dir() -> Path:
+    """The one place that knows where the schema files live."""
+    return Path(__file__).resolve().parents[2] / "schemas" / "ocpi"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: where (a JSON path such as ``evses[0].uid``) and which."""
+    path: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.path or '(object)'}: {self.rule}"
+
+
+class SchemaViolation(PeerViolation):
+    """The peer sent an object that breaks its schema; ``violations`` lists every fault."""
+
+    def __init__(self, name: str, violations: list[Violation], actual: Any):
+        more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
+        super().__init__(f"schema {name}", f"{violations[0]}{more}", actual=actual)
+        self.violations = violations
+
+
+@lru_cache(maxsize=None)
+def _schemas() -> dict[str, dict]:
+    loaded = {}
+    for path in sorted(schema_dir().glob("*.json")):
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        Draft202012Validator.check_schema(schema)
+        loaded[path.stem] = schema
+    if not loaded:
+        raise HarnessError(f"no OCPI schemas found in {schema_dir()}")
+    return loaded
+
+
+@lru_cache(maxsize=None)
+def _registry() -> Registry:
+    return Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema)) for schema in _schemas().values())
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str) -> Draft202012Validator:
+    schemas = _schemas()
+    if name not in schemas:
+        raise HarnessError(f"no OCPI schema named {name!r}; known: {', '.join(sorted(schemas))}")
+    return Draft202012Validator(schemas[name], registry=_registry())
+
+
+def names() -> list[str]:
+    return sorted(_schemas())
+
+
+def _without_nulls(value: Any) -> Any:
+    """S1: drop object members that are null, at every depth; list items stay as they are."""
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
+
+
+def _path(parts) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+_RULES = {
+    "type": lambda v: f"must be of type {_listing(v)}",
+    "maxLength": lambda v: f"at most {v} characters",
+    "minLength": lambda v: f"at least {v} characters",
+    "pattern": lambda v: f"must match {v}",
+    "enum": lambda v: f"must be one of {_listing(v)}",
+    "const": lambda v: f"must be {v!r}",
+    "minItems": lambda v: "must not be empty" if v == 1 else f"at least {v} items",
+    "maxItems": lambda v: "must be absent or empty" if v == 0 else f"at most {v} items",
+    "minimum": lambda v: f"must be >= {v}",
+    "maximum": lambda v: f"must be <= {v}",
+}
+
+
+def _listing(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _violations(error: ValidationError) -> list[Violation]:
+    base = list(error.absolute_path)
+    if error.validator == "required":
+        return [Violation(_path(base + [key]), "required")
+                for key in error.validator_value if key not in error.instance]
+    if error.validator == "dependentRequired":
+        return [Violation(_path(base + [key]), f"required when {trigger} is present")
+                for trigger, needed in error.validator_value.items() if trigger in error.instance
+                for key in needed if key not in error.instance]
+    if error.validator == "anyOf" and error.context:
+        wanted = [key for sub in error.validator_value for key in sub.get("required", [])]
+        if wanted:
+            return [Violation(_path(base), f"needs at least one of {_listing(wanted)}")]
+    rule = _RULES.get(str(error.validator))
+    return [Violation(_path(base), rule(error.validator_value) if rule else error.message)]
+
+
+def validate(name: str, instance: Any) -> list[Violation]:
+    """Every violation of schema ``name`` (file stem, e.g. "location"); empty when valid."""
+    found: list[Violation] = []
+    for error in _validator(name).iter_errors(_without_nulls(instance)):
+        for violation in _violations(error):
+            if violation not in found:
+                found.append(violation)
+    return sorted(found, key=lambda v: v.path)
+
+
+def check(name: str, instance: Any) -> None:
+    """Raise SchemaViolation naming the first faulty field when ``instance`` breaks ``name``."""
+    violations = validate(name, instance)
+    if violations:
+        raise SchemaViolation(name, violations, actual=instance)

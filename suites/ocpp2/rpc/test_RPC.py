@@ -1,0 +1,108 @@
+"""RPC — OCPP-J framing rules on a live connection (OCPP-J part 4 §4; rules R1–R5 in
+harness/ocpp/rpc.py, F1–F5 in harness/ocpp/framing.py)."""
+
+import asyncio
+import secrets
+
+import pytest
+
+from harness.arena import CSMS
+from harness.ocpp.errors import OCCURRENCE_SPELLINGS, codes_for_payload_fault
+from harness.ocpp.framing import CallError, dumps
+from harness.suite import OCPP2, case
+from harness.verdict import check_in, fail, finding, require
+
+pytestmark = case("RPC", block="Transport and framing", roles=("csms", "cs"), protocols=OCPP2)
+
+
+def _invalid_call(arena):
+    """A CALL the SUT must refuse: a required field left out."""
+    if arena.is_sut(CSMS):
+        return "Authorize", {}
+    return "RequestStartTransaction", {"idToken": {"idToken": "APP-1", "type": "Central"}}
+
+
+async def _still_answers(arena, rule):
+    """The SUT keeps serving the connection: a valid CALL still gets an answer."""
+    if arena.is_sut(CSMS):
+        exchange = await arena.link.call_exchange("Heartbeat", {})
+    else:
+        exchange = await arena.link.call_exchange("DataTransfer", {"vendorId": "org.evse-conformance.probe"})
+    require(exchange.answered, rule, "the SUT stopped answering after a malformed message",
+            expected="an answer", actual="none")
+
+
+async def test_invalid_payload_is_answered_with_a_callerror(ocpp):
+    """R3: a schema-invalid request is answered with a CALLERROR whose code names a payload fault."""
+    action, payload = _invalid_call(ocpp)
+    exchange = await ocpp.link.call_exchange(action, payload, validate=False)
+    if exchange.error is None:
+        fail("R3: an invalid payload is answered with CALLERROR", f"the SUT accepted an invalid {action}",
+             expected="CALLERROR", actual=exchange.response)
+    check_in("R3/R5: the code names a payload fault of this version", "CALLERROR code",
+             codes_for_payload_fault(ocpp.version), exchange.error.code)
+    if exchange.error.code not in OCCURRENCE_SPELLINGS:
+        finding("R3", f"a missing required field is an occurrence violation; the SUT said {exchange.error.code}")
+
+
+async def test_unknown_action_is_answered_not_implemented(ocpp):
+    """R5: an action the version does not define is answered with CALLERROR NotImplemented."""
+    message_id = secrets.token_hex(8)
+    reply = await ocpp.link.send_raw(dumps([2, message_id, "NoSuchAction", {}]), reply_id=message_id,
+                                     timeout=ocpp.timeouts.call)
+    if not isinstance(reply, CallError):
+        fail("R5: an unknown action is answered with a CALLERROR", "no CALLERROR came back",
+             expected="CALLERROR NotImplemented", actual=reply)
+    if reply.code != "NotImplemented":
+        finding("R5", f"an unknown action should be answered NotImplemented, got {reply.code}")
+    await _still_answers(ocpp, "R5: the connection survives an unknown action")
+
+
+async def test_text_that_is_not_json_does_not_break_the_connection(ocpp):
+    """F1/F5: garbage is answered RpcFrameworkError with id "-1", and the SUT keeps serving."""
+    reply = await ocpp.link.send_raw("this is not JSON", reply_id="-1", timeout=ocpp.timeouts.quiet)
+    if not isinstance(reply, CallError):
+        finding("F5", "text that is not JSON should be answered with CALLERROR RpcFrameworkError, id \"-1\"")
+    elif reply.code != "RpcFrameworkError":
+        finding("F5", f"text that is not JSON should be answered RpcFrameworkError, got {reply.code}")
+    await _still_answers(ocpp, "F1: the connection survives a message that is not JSON")
+
+
+@pytest.mark.sut_roles("cs")
+async def test_station_waits_for_the_boot_answer(ocpp_unlinked, profile):
+    """R1/R4: while its BootNotification is unanswered the station sends no other CALL."""
+    arena = ocpp_unlinked
+    arena.harness.server.hold.add("BootNotification")
+    await arena.connect_station_under_test()
+    boot = await arena.link.wait_for_call("BootNotification", profile.timeouts.connect, answered=False)
+    require(boot is not None, "B01", "the station did not send BootNotification", expected="BootNotification",
+            actual="nothing")
+    await asyncio.sleep(profile.timeouts.quiet)
+    others = [e.action for e in arena.link.history if e.incoming and e is not boot]
+    if others:
+        fail("R4: no new CALL before the previous one is answered (SHALL in 2.x)",
+             "the station sent CALLs while its BootNotification was unanswered",
+             expected="nothing until the answer", actual=others)
+    arena.link.answer(boot, arena.harness.on_BootNotification(arena.harness.session(), boot.request))
+    await arena.expect("StatusNotification", after=0, rule="B01: after an accepted boot the station reports status")
+
+
+@pytest.mark.sut_roles("csms")
+async def test_csms_waits_for_an_answer_before_its_next_call(ocpp, profile):
+    """R1/R4: while its RequestStartTransaction is unanswered the CSMS sends no other CALL."""
+    ocpp.link.held.add("RequestStartTransaction")
+    start = ocpp.mark()
+    await ocpp.act("request_start_transaction", evse_id=profile.evses[0].id)
+    first = await ocpp.link.wait_for_call("RequestStartTransaction", profile.timeouts.action, start=start,
+                                          answered=False)
+    require(first is not None, "C05", "the CSMS did not send RequestStartTransaction",
+            expected="RequestStartTransaction", actual="nothing")
+    await ocpp.act("data_transfer", vendor_id=profile.get("data_transfer.vendor_id", "org.example"))
+    await asyncio.sleep(profile.timeouts.quiet)
+    others = [e.action for e in ocpp.link.history[start:] if e.incoming and e is not first]
+    if others:
+        fail("R4: no new CALL before the previous one is answered (SHALL in 2.x)",
+             "the CSMS sent CALLs while its RequestStartTransaction was unanswered",
+             expected="nothing until the answer", actual=others)
+    ocpp.link.answer(first, {"status": "Rejected"})
+    await ocpp.expect("DataTransfer", after=start, rule="R1: the held-back CALL goes out once the first is answered")
