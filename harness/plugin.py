@@ -147,9 +147,8 @@ def profile(sut_settings: Settings):
 
 @pytest.fixture
 def wirelog(request: pytest.FixtureRequest) -> WireLog:
-    log = request.node.stash.setdefault(WIRELOG, WireLog())
-    yield log
-    report.attach_wirelog(log)
+    """The test's wire log; attached to its Allure result when the test body ends."""
+    return request.node.stash.setdefault(WIRELOG, WireLog())
 
 
 def _arena_options(settings: Settings) -> ArenaOptions:
@@ -220,11 +219,14 @@ def pytest_runtest_setup(item: pytest.Item):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     """After the test body: rule breaks the connections saw in the background decide too."""
+    log = item.stash.get(WIRELOG, None)
     try:
         result = yield
     except NotApplicable as reason:
         pytest.skip(str(reason))
-    log = item.stash.get(WIRELOG, None)
+    finally:
+        if log is not None:
+            report.attach_wirelog(log)
     if log is None:
         return result
     violations = [v for c in log.connections for v in c.violations]
@@ -284,7 +286,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             verdict=verdict, reason=reason, findings=[str(f) for f in context.findings] if context else [])
     result = item.stash[VERDICT]
     result.duration = round(result.duration + rep.duration, 3)
-    if rep.when == "teardown":
+    if rep.when == "teardown" and result.usecase is not None:
         item.config.stash[SUMMARY].add(result)
     return rep
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 MASK = "«redacted»"
+SHORT_SECRET = 8   # shorter secrets (PIN codes) are masked only as whole quoted values
 _AUTH_HEADER = re.compile(r"(?i)(authorization\s*[:=]\s*['\"]?)(basic|token)\s+[^\s'\",}]+")
 
 
@@ -44,7 +45,10 @@ class Redactor:
         with self._lock:
             secrets = sorted(self._secrets, key=len, reverse=True)
         for secret in secrets:
-            text = text.replace(secret, MASK)
+            if len(secret) >= SHORT_SECRET:
+                text = text.replace(secret, MASK)
+            else:  # a PIN: only as a whole quoted value, so ids and numbers that contain it survive
+                text = re.sub(r"(?<=[\"'])" + re.escape(secret) + r"(?=[\"'])", MASK, text)
         return text
 
     def clear(self) -> None:

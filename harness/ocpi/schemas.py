@@ -9,12 +9,16 @@ Rules applied here, on top of the schemas:
       GET: unspecified fields may be taken as null), so a null *required* field is reported
       as ``required`` and a null optional one passes;
 - S2  unknown members are never an error (2.3.0 receivers must not reject them; we apply the
-      same tolerance to 2.2.1 objects).
+      same tolerance to 2.2.1 objects);
+- S3  ``pattern`` is read as JSON Schema means it (ECMA-262): a final ``$`` is the very end of the
+      text. Python's ``$`` also matches before a final newline, which would let
+      a token ending in a newline through; the validator here closes that gap.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +26,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
+from jsonschema.validators import extend
 from referencing import Registry, Resource
 
 from harness.errors import HarnessError, PeerViolation
@@ -52,6 +57,20 @@ class SchemaViolation(PeerViolation):
 
 
 @lru_cache(maxsize=None)
+def _ecma_pattern(pattern: str) -> re.Pattern:
+    return re.compile(pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern)
+
+
+def _pattern(validator, pattern: str, instance: Any, schema: dict):
+    """S3: the ``pattern`` keyword with ECMA-262's end of text."""
+    if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = extend(Draft202012Validator, {"pattern": _pattern})
+
+
+@lru_cache(maxsize=None)
 def _schemas() -> dict[str, dict]:
     loaded = {}
     for path in sorted(schema_dir().glob("*.json")):
@@ -74,7 +93,7 @@ def _validator(name: str) -> Draft202012Validator:
     schemas = _schemas()
     if name not in schemas:
         raise HarnessError(f"no OCPI schema named {name!r}; known: {', '.join(sorted(schemas))}")
-    return Draft202012Validator(schemas[name], registry=_registry())
+    return _Validator(schemas[name], registry=_registry())
 
 
 def names() -> list[str]:

@@ -65,7 +65,7 @@ def _segments(entry: Installed, lo: int, hi: int, relative_anchor: int, unit: Ra
     if profile.kind is Kind.RECURRING:
         cycle = profile.recurrency_kind.seconds
         first = seconds(schedule.start_schedule)
-        anchors: Iterable[int] = range(first + ((lo - first) // cycle) * cycle, hi, cycle)
+        anchors: Iterable[int] = range(first + max(0, (lo - first) // cycle) * cycle, hi, cycle)
         span = cycle if schedule.duration is None else min(schedule.duration, cycle)
     else:
         anchors = [relative_anchor if profile.kind is Kind.RELATIVE else seconds(schedule.start_schedule)]

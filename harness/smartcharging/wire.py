@@ -36,18 +36,18 @@ class _Shape:
 
 
 _COMMON_PURPOSES = {Purpose.TX_DEFAULT: "TxDefaultProfile", Purpose.TX: "TxProfile"}
-V16 = _Shape(OcppVersion.V16, {Purpose.STATION_MAX: "ChargePointMaxProfile", **_COMMON_PURPOSES},
+_S16 = _Shape(OcppVersion.V16, {Purpose.STATION_MAX: "ChargePointMaxProfile", **_COMMON_PURPOSES},
              "chargingProfileId", False, True, False, "connectorId")
-V201 = _Shape(OcppVersion.V201, {Purpose.STATION_MAX: "ChargingStationMaxProfile", **_COMMON_PURPOSES,
+_S201 = _Shape(OcppVersion.V201, {Purpose.STATION_MAX: "ChargingStationMaxProfile", **_COMMON_PURPOSES,
                                  Purpose.EXTERNAL: "ChargingStationExternalConstraints"},
               "id", True, False, True, "evseId")
 
 
 def shape(version: OcppVersion) -> _Shape:
     if version is OcppVersion.V16:
-        return V16
+        return _S16
     if version is OcppVersion.V201:
-        return V201
+        return _S201
     raise HarnessError(f"smart charging is modelled for OCPP 1.6 and 2.0.1, not {version.label}")
 
 
@@ -174,12 +174,12 @@ def _profile_from(payload: Any, s: _Shape) -> ChargingProfile:
 
 def from_v16(payload: Any) -> ChargingProfile:
     """A 1.6 ``chargingProfile`` / ``csChargingProfiles`` object."""
-    return _profile_from(payload, V16)
+    return _profile_from(payload, _S16)
 
 
 def from_v201(payload: Any) -> ChargingProfile:
     """A 2.0.1 ``chargingProfile`` object."""
-    return _profile_from(payload, V201)
+    return _profile_from(payload, _S201)
 
 
 def _put(out: dict, key: str, value: Any) -> None:
@@ -235,11 +235,11 @@ def _profile_to(p: ChargingProfile, s: _Shape) -> dict:
 
 
 def to_v16(profile: ChargingProfile) -> dict:
-    return _profile_to(profile, V16)
+    return _profile_to(profile, _S16)
 
 
 def to_v201(profile: ChargingProfile) -> dict:
-    return _profile_to(profile, V201)
+    return _profile_to(profile, _S201)
 
 
 def composite_to_wire(composite: CompositeSchedule, version: OcppVersion) -> dict:
@@ -247,7 +247,7 @@ def composite_to_wire(composite: CompositeSchedule, version: OcppVersion) -> dic
     s = shape(version)
     periods = [_period_to(p, s) for p in composite.periods]
     start = iso(composite.schedule_start)
-    if s is V16:
+    if s is _S16:
         return {"status": "Accepted", "connectorId": composite.evse_id, "scheduleStart": start,
                 "chargingSchedule": {"duration": composite.duration, "startSchedule": start,
                                      "chargingRateUnit": composite.rate_unit.value,
@@ -263,7 +263,7 @@ def composite_from_wire(payload: Any, version: OcppVersion) -> CompositeSchedule
     r = _Reader(payload, "", version)
     if r.enum("status", {"Accepted": "Accepted", "Rejected": "Rejected"}, True) == "Rejected":
         return None
-    if s is V16:
+    if s is _S16:
         evse_id, start = r.get("connectorId", "integer", True), r.get("scheduleStart", "date-time", True)
         body = r.child("chargingSchedule", r.get("chargingSchedule", "object", True))
         duration = body.get("duration", "integer", True)
@@ -281,7 +281,7 @@ def clear_criteria(payload: Any, version: OcppVersion) -> ClearCriteria:
     """ClearChargingProfile request: 1.6 flat fields, 2.0.1 id plus chargingProfileCriteria."""
     s = shape(version)
     r = _Reader(payload, "", version)
-    if s is V16:
+    if s is _S16:
         return ClearCriteria(r.get("id", "integer"), r.get("connectorId", "integer"),
                              r.enum("chargingProfilePurpose", s.purposes), r.get("stackLevel", "integer"))
     raw = r.get("chargingProfileCriteria", "object")
@@ -297,7 +297,7 @@ def report_criteria(payload: Any) -> ReportCriteria:
     return ReportCriteria(
         request_id=r.get("requestId", "integer", True),
         evse_id=r.get("evseId", "integer"),
-        purpose=c.enum("chargingProfilePurpose", V201.purposes),
+        purpose=c.enum("chargingProfilePurpose", _S201.purposes),
         stack_level=c.get("stackLevel", "integer"),
         profile_ids=c.integers("chargingProfileId"),
         sources=c.enums("chargingLimitSource", {x: x.value for x in LimitSource}),
@@ -308,7 +308,7 @@ def set_request(payload: Any, version: OcppVersion) -> tuple[int, ChargingProfil
     """SetChargingProfile request: (evse id, profile). 1.6 names them connectorId/csChargingProfiles."""
     s = shape(version)
     r = _Reader(payload, "", version)
-    key = "chargingProfile" if s is V201 else "csChargingProfiles"
+    key = "chargingProfile" if s is _S201 else "csChargingProfiles"
     return r.get(s.evse_key, "integer", True), _profile_from(r.get(key, "object", True), s)
 
 

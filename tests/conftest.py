@@ -1,0 +1,3 @@
+"""Repository-local settings for the harness's own tests."""
+
+pytest_plugins = ["pytester"]

@@ -1,0 +1,185 @@
+"""The plugin as a user meets it: options and their ini pairs, refusals that teach the fix,
+the report header, markers, selection, verdict mapping and the summary."""
+
+import json
+import textwrap
+
+import pytest
+
+PROFILE_OK = """
+[sut]
+name = "Acme CSMS"
+[station]
+identity = "ACME-1"
+password = "acme-password-000001"
+[tokens]
+valid = { id = "A1", type = "ISO14443", status = "Accepted" }
+"""
+
+
+def _write_profile(pytester, text, name="sut.toml"):
+    return pytester.makefile(".toml", **{name.removesuffix(".toml"): textwrap.dedent(text)})
+
+
+def test_unknown_profile_key_is_refused_naming_the_key_and_the_fix(pytester):
+    profile = _write_profile(pytester, PROFILE_OK + '\n[features]\nsmart_chargng = true\n')
+    result = pytester.runpytest("--sut-profile", str(profile))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown key features.smart_chargng*remove it or fix its spelling*smart_charging*"])
+
+
+def test_wrong_type_in_profile_is_refused(pytester):
+    profile = _write_profile(pytester, PROFILE_OK.replace('identity = "ACME-1"', "identity = 7"))
+    result = pytester.runpytest("--sut-profile", str(profile))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*station.identity*7 is not of type 'string'*give a value of the right type*"])
+
+
+def test_missing_token_field_is_refused(pytester):
+    profile = _write_profile(pytester, PROFILE_OK.replace(', status = "Accepted"', ""))
+    result = pytester.runpytest("--sut-profile", str(profile))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*tokens.valid*'status' is a required property*add it*"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sut", "csms"], "*--sut needs --sut-profile*example in profiles/*"),
+    (["--sut", "csms", "--sut-profile", "{profile}", "--protocol", "ocpp2.0.1"], "*--sut csms needs --sut-url*ws://*"),
+    (["--sut", "cs", "--sut-profile", "{profile}"], "*--sut cs needs --protocol*ocpp1.6, ocpp2.0.1, ocpp2.1*"),
+    (["--sut", "station", "--sut-profile", "{profile}"], "*--sut 'station' is not a role*csms, cs, cpo, emsp*"),
+    (["--protocol", "ocpp3"], "*unknown OCPP version 'ocpp3'*"),
+    (["--sut", "cs", "--sut-profile", "{profile}", "--protocol", "ocpp2.0.1", "--listen", "nowhere"],
+     "*--listen 'nowhere' is not HOST:PORT*"),
+])
+def test_bad_options_are_refused_before_any_test_with_the_fix(pytester, args, message):
+    profile = _write_profile(pytester, PROFILE_OK)
+    result = pytester.runpytest(*[a.format(profile=profile) for a in args])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_header_shows_sut_role_protocol_and_profile(pytester):
+    profile = _write_profile(pytester, PROFILE_OK)
+    pytester.makepyfile("def test_nothing():\n    assert True\n")
+    result = pytester.runpytest("--sut", "csms", "--sut-url", "ws://127.0.0.1:1/ocpp", "--protocol", "2.0.1",
+                                "--sut-profile", str(profile), "--actuator", "manual")
+    result.stdout.fnmatch_lines([
+        "*SUT Acme CSMS as csms, protocol ocpp2.0.1, url ws://127.0.0.1:1/ocpp, actuator manual*",
+        f"*profile: {profile}*"])
+    assert result.ret == 0
+
+
+def test_every_option_has_an_ini_equivalent(pytester):
+    profile = _write_profile(pytester, PROFILE_OK)
+    pytester.makeini(f"""
+        [pytest]
+        sut = cs
+        protocol = ocpp2.1
+        sut_profile = {profile}
+        listen = 127.0.0.1:9555
+        actuator = http
+        actuator_url = http://127.0.0.1:9100
+    """)
+    pytester.makepyfile("def test_settings(sut_settings):\n"
+                        "    assert (sut_settings.sut, sut_settings.protocol, sut_settings.listen, sut_settings.actuator,"
+                        " sut_settings.actuator_url) == ('cs', 'ocpp2.1', ('127.0.0.1', 9555), 'http', "
+                        "'http://127.0.0.1:9100')\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+
+
+def test_command_line_wins_over_ini_and_profile(pytester):
+    profile = _write_profile(pytester, PROFILE_OK + '\n[actuator]\nkind = "python"\nclass = "x:Y"\n')
+    pytester.makeini("[pytest]\nprotocol = ocpp2.1\n")
+    pytester.makepyfile("def test_settings(sut_settings):\n"
+                        "    assert sut_settings.protocol == 'ocpp2.0.1'\n"
+                        "    assert sut_settings.actuator == 'python'\n")
+    result = pytester.runpytest("--protocol", "ocpp2.0.1", "--sut-profile", str(profile))
+    result.assert_outcomes(passed=1)
+
+
+def test_markers_are_registered(pytester):
+    result = pytester.runpytest("--markers")
+    for line in ("*usecase(id, block, certification, severity)*", "*sut_roles(*roles)*", "*requires(feature)*",
+                 "*@pytest.mark.C01: use case C01*", "*@pytest.mark.K17: use case K17*"):
+        result.stdout.fnmatch_lines([line])
+
+
+SUITE = """
+import pytest
+from harness.errors import HarnessError, NotApplicable
+from harness.suite import case
+from harness.verdict import check_equal
+
+pytestmark = case("{usecase}", block="Demo", roles=("csms", "cs"), protocols=("ocpp2.0.1",),
+                  certification={{"csms": "TC_X_01_CSMS"}})
+
+async def test_passes(target):
+    check_equal("R", "value", 1, 1)
+
+async def test_fails(target):
+    check_equal("RULE-7", "idTokenInfo.status", "Blocked", "Accepted")
+
+async def test_broken(target):
+    raise HarnessError("harness could not judge")
+
+async def test_not_applicable(target):
+    raise NotApplicable("the profile does not declare the feature")
+"""
+
+
+def test_outcomes_map_to_verdicts_in_the_summary(pytester):
+    pytester.makepyfile(test_demo=SUITE.format(usecase="C01"))
+    result = pytester.runpytest("--reports-dir", "out")
+    result.assert_outcomes(passed=2, failed=4, skipped=2)
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    verdicts = {(r["nodeid"].split("::")[1]): r["verdict"] for r in summary["results"]}
+    assert verdicts["test_passes[csms-ocpp2.0.1]"] == "passed"
+    assert verdicts["test_fails[cs-ocpp2.0.1]"] == "failed"
+    assert verdicts["test_broken[csms-ocpp2.0.1]"] == "broken"
+    assert verdicts["test_not_applicable[cs-ocpp2.0.1]"] == "skipped"
+    failed = next(r for r in summary["results"] if r["nodeid"].endswith("test_fails[csms-ocpp2.0.1]"))
+    assert "C01 [RULE-7] idTokenInfo.status is wrong" in failed["reason"]
+    assert failed["certification"] == "TC_X_01_CSMS" and failed["usecase"] == "C01" and failed["role"] == "csms"
+    skipped = next(r for r in summary["results"] if r["nodeid"].endswith("test_not_applicable[cs-ocpp2.0.1]"))
+    assert skipped["reason"] == "the profile does not declare the feature"
+    assert summary["counts"] == {"passed": 2, "failed": 2, "broken": 2, "skipped": 2}
+    markdown = (pytester.path / "out" / "conformance.md").read_text()
+    assert "| C01 | TC_X_01_CSMS | csms | ocpp2.0.1 | failed |" in markdown
+
+
+def test_selection_by_usecase_and_certification_id(pytester):
+    pytester.makepyfile(test_a=SUITE.format(usecase="C01"), test_b=SUITE.format(usecase="P02"))
+    by_glob = pytester.runpytest("--usecase", "P0*", "-k", "passes")
+    by_glob.assert_outcomes(passed=2)
+    by_marker = pytester.runpytest("-m", "C01", "-k", "passes")
+    by_marker.assert_outcomes(passed=2)
+    by_certification = pytester.runpytest("--usecase", "TC_X_01_CSMS", "-k", "passes")
+    by_certification.assert_outcomes(passed=2)   # C01 and P02 on the csms side only
+
+
+def test_real_sut_runs_only_its_role_and_skips_the_rest_with_the_reason(pytester):
+    profile = _write_profile(pytester, PROFILE_OK)
+    pytester.makepyfile(test_demo=SUITE.format(usecase="C01").replace('roles=("csms", "cs")', 'roles=("cs",)'))
+    result = pytester.runpytest("--sut", "csms", "--sut-url", "ws://127.0.0.1:1/ocpp", "--protocol", "ocpp2.0.1",
+                                "--sut-profile", str(profile), "-rs")
+    result.assert_outcomes(skipped=4)
+    result.stdout.fnmatch_lines(["*not applicable: this use case has no side for a SUT playing csms*"])
+
+
+def test_undeclared_feature_is_skipped_with_the_reason(pytester):
+    pytester.makepyfile(test_demo=SUITE.format(usecase="C01").replace(
+        'certification={"csms": "TC_X_01_CSMS"})', 'requires=["reservations"])'))
+    result = pytester.runpytest("-k", "passes", "-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["*does not declare [[]features[]] reservations = true*"])
+
+
+def test_summary_is_written_when_the_run_is_interrupted(pytester):
+    pytester.makepyfile(test_demo=SUITE.format(usecase="C01") + "\nasync def test_z_stop(target):\n    raise KeyboardInterrupt\n")
+    result = pytester.runpytest_subprocess("--reports-dir", "out", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    assert summary["interrupted"] is True
+    assert summary["counts"]["passed"] >= 1
+    assert "INTERRUPTED" in (pytester.path / "out" / "conformance.md").read_text()

@@ -1,0 +1,70 @@
+"""Self-check 1 (design 'Self-checking'): `pytest suites` with no SUT passes every test in
+every role, and its reports carry the labels, a wire log per test, and no secret."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.settings import reference_profile
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def embedded_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("embedded")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "suites", "-q", "-p", "no:cacheprovider",
+         f"--alluredir={out / 'allure'}", "--reports-dir", str(out / "reports"), f"--junitxml={out / 'junit.xml'}"],
+        cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
+    return completed, out
+
+
+def test_every_suite_passes_in_every_role(embedded_run):
+    completed, out = embedded_run
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    summary = json.loads((out / "reports" / "conformance.json").read_text())
+    assert summary["counts"]["failed"] == summary["counts"]["broken"] == summary["counts"]["skipped"] == 0
+    played = {(r["role"], r["protocol"]) for r in summary["results"]}
+    assert {("csms", "ocpp2.0.1"), ("cs", "ocpp2.0.1"), ("csms", "ocpp2.1"), ("cs", "ocpp2.1")} <= played
+    assert summary["counts"]["passed"] == len(summary["results"]) > 100
+
+
+def test_allure_results_carry_labels_and_a_wire_log_per_test(embedded_run):
+    _, out = embedded_run
+    results = [json.loads(p.read_text()) for p in (out / "allure").glob("*-result.json")]
+    assert results, "no Allure results were written"
+    directions = set()
+    for result in results:
+        labels = {label["name"]: label["value"] for label in result["labels"]}
+        for name in ("epic", "feature", "story", "sut_role", "severity"):
+            assert name in labels, f"{result['fullName']} lacks the {name} label"
+        assert labels["epic"].startswith(("OCPP ", "OCPI "))
+        logs = [a for a in result.get("attachments", []) if a["name"] == "wire log"]
+        assert logs, f"{result['fullName']} has no wire log"
+        lines = (out / "allure" / logs[0]["source"]).read_text().splitlines()
+        assert lines and all(re.match(r"\d\d:\d\d:\d\d\.\d{3} \S+ [→←·] ", line) for line in lines), \
+            f"{result['fullName']}: the wire log is empty or has untimestamped lines"
+        directions.update(line.split()[2] for line in lines)
+    assert {"→", "←", "·"} <= directions
+
+
+def test_no_secret_reaches_the_reports(embedded_run):
+    _, out = embedded_run
+    profile = reference_profile()
+    secrets = [profile.password] + [f'"{t.id}"' for t in profile.tokens.values() if t.secret]
+    import base64
+    secrets.append(base64.b64encode(f"{profile.identity}:{profile.password}".encode()).decode())
+    texts = {p: p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()}
+    pin_seen_redacted = False
+    for path, text in texts.items():
+        for secret in secrets:
+            assert secret not in text, f"a secret leaked into {path.name}"
+        pin_seen_redacted |= '"idToken":"«redacted»","type":"KeyCode"' in text
+    assert pin_seen_redacted, "the PIN use case ran but no redacted PIN shows in any wire log"
