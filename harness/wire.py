@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 
 MASK = "«redacted»"
 SHORT_SECRET = 8   # shorter secrets (PIN codes) are masked only as whole quoted values
-_AUTH_HEADER = re.compile(r"(?i)(authorization\s*[:=]\s*['\"]?)(basic|token)\s+[^\s'\",}]+")
+_AUTH_HEADER = re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(basic|token)\s+[^\s'\",}]+")
 
 
 class Redactor:

@@ -12,12 +12,15 @@ from __future__ import annotations
 from bisect import bisect_right
 from datetime import datetime, timedelta, timezone
 from decimal import ROUND_FLOOR, Decimal
-from typing import Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from harness.errors import HarnessError
 from harness.smartcharging.model import (
     CompositeSchedule, Installed, Kind, Purpose, RateUnit, SchedulePeriod, Station, utc,
 )
+
+if TYPE_CHECKING:
+    from harness.smartcharging.engine import ProfileStore
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _SECOND = timedelta(seconds=1)
@@ -141,11 +144,11 @@ def _combine(tx: Step, default: Step, caps: list[Step], fill: _Level) -> Step:
     return out
 
 
-def composite_schedule(store, station: Station, evse_id: int, start: datetime, duration_s: int,
+def composite_schedule(store: ProfileStore, station: Station, evse_id: int, start: datetime, duration_s: int,
                        unit: RateUnit | str | None = None) -> CompositeSchedule:
     """The composite for ``evse_id`` over [start, start + duration_s), in ``unit``.
 
-    ``store`` is a ProfileStore. Asking for an unknown EVSE or an unsupported unit is our misuse
+    Asking for an unknown EVSE or an unsupported unit is our misuse
     here; ``engine.answer_get_composite_schedule`` turns those into Rejected answers.
     """
     if not station.knows(evse_id):

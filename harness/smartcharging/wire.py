@@ -37,13 +37,14 @@ class _Shape:
 
 _COMMON_PURPOSES = {Purpose.TX_DEFAULT: "TxDefaultProfile", Purpose.TX: "TxProfile"}
 _S16 = _Shape(OcppVersion.V16, {Purpose.STATION_MAX: "ChargePointMaxProfile", **_COMMON_PURPOSES},
-             "chargingProfileId", False, True, False, "connectorId")
+              "chargingProfileId", False, True, False, "connectorId")
 _S201 = _Shape(OcppVersion.V201, {Purpose.STATION_MAX: "ChargingStationMaxProfile", **_COMMON_PURPOSES,
-                                 Purpose.EXTERNAL: "ChargingStationExternalConstraints"},
-              "id", True, False, True, "evseId")
+                                  Purpose.EXTERNAL: "ChargingStationExternalConstraints"},
+               "id", True, False, True, "evseId")
 
 
 def shape(version: OcppVersion) -> _Shape:
+    """The wire differences of a version; 2.1 is refused (its profiles carry more than modelled)."""
     if version is OcppVersion.V16:
         return _S16
     if version is OcppVersion.V201:

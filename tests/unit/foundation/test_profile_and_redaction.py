@@ -1,0 +1,73 @@
+"""Profile checking and secret redaction: no sockets."""
+
+import base64
+
+import pytest
+
+from harness import profile as profiles
+from harness.errors import ConfigError
+from harness.settings import reference_profile
+from harness.wire import MASK, Redactor, WireLog
+
+
+def test_reference_profile_loads_with_every_token_and_evse():
+    profile = reference_profile()
+    assert profile.token("blocked_expired").also == ("Expired",)
+    assert [e.id for e in profile.evses] == [1, 2]
+    assert profile.tokens["pin"].secret is True and profile.tokens["valid"].secret is False
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"stationn": {}}, "unknown key stationn"),
+    ({"station": {"identity": "X", "passwrd": "p" * 16}}, "unknown key station.passwrd"),
+    ({"station": {"password": "short"}}, "station.password: 'short' is too short; make it longer"),
+    ({"tokens": {"t": {"id": "1", "type": "ISO14443", "status": "Fine"}}}, "tokens.t.status: 'Fine' is not one of"),
+    ({"timeouts": {"call": 0}}, "timeouts.call: 0 is less than or equal to the minimum of 0"),
+    ({"actuator": {"class": "no_colon"}}, "write it as module.path:ClassName"),
+])
+def test_bad_profile_is_refused_naming_the_key(data, message):
+    with pytest.raises(ConfigError) as refused:
+        profiles.from_dict(data, "p.toml")
+    assert message in str(refused.value) and "p.toml" in str(refused.value)
+
+
+def test_missing_token_is_a_config_error_that_says_how_to_add_it():
+    with pytest.raises(ConfigError, match=r"\[tokens.master\] is missing; add it with id, type and status"):
+        profiles.from_dict({}, "p.toml").token("master")
+
+
+def test_redacted_profile_masks_passwords_and_pins_only():
+    redacted = reference_profile().redacted()
+    assert redacted["station"]["password"] == "«redacted»"
+    assert redacted["tokens"]["pin"]["id"] == "«redacted»"
+    assert redacted["tokens"]["valid"]["id"] == "AA00000001"
+
+
+def test_redactor_masks_secret_in_all_its_encodings():
+    redactor = Redactor()
+    redactor.register(b"\x01\x02secret-key-bytes", identity="CP1")
+    raw = b"\x01\x02secret-key-bytes"
+    text = " ".join([raw.hex(), base64.b64encode(raw).decode(), base64.b64encode(b"CP1:" + raw).decode()])
+    assert redactor.redact(text) == " ".join([MASK] * 3)
+
+
+def test_redactor_masks_a_pin_only_as_a_whole_value():
+    redactor = Redactor()
+    redactor.register("8412")
+    assert redactor.redact('{"idToken":"8412","id":"ab8412cd","n":18412}') == \
+        '{"idToken":"«redacted»","id":"ab8412cd","n":18412}'
+
+
+def test_authorization_headers_are_always_masked():
+    assert Redactor().redact("Authorization: Token ZXhhbXBsZS10b2tlbg==") == "Authorization: Token «redacted»"
+    assert Redactor().redact("'authorization': 'Basic QUJDOmRlZg=='") == "'authorization': 'Basic «redacted»'"
+
+
+def test_wire_log_renders_timestamped_directions():
+    log = WireLog()
+    log.sent("CS1", "[2]")
+    log.received("CS1", "[3]")
+    log.event("CS1", "closed")
+    lines = log.render().splitlines()
+    assert [line.split(" ", 3)[1:3] for line in lines] == [["CS1", "→"], ["CS1", "←"], ["CS1", "·"]]
+    assert log.render(last=1).endswith("closed")
