@@ -1,0 +1,87 @@
+import uuid
+
+import pytest
+
+from harness.errors import PeerViolation
+from harness.ocpi.headers import (
+    Party, Route, check_echo, check_response_route, header_map, needs_routing, read_route, routing_headers,
+    tracking_headers)
+
+CPO, EMSP = Party("NL", "VOL"), Party("DE", "EXA")
+
+
+def test_tracking_headers_are_fresh_uuid4s():
+    first, second = tracking_headers(), tracking_headers()
+    assert uuid.UUID(first["X-Request-ID"]).version == 4
+    assert uuid.UUID(first["X-Correlation-ID"]).version == 4
+    assert first["X-Request-ID"] != second["X-Request-ID"]
+
+
+def test_correlation_id_is_kept_across_a_chain():
+    chain = tracking_headers()["X-Correlation-ID"]
+    follow_up = tracking_headers(chain)
+    assert follow_up["X-Correlation-ID"] == chain
+    assert follow_up["X-Request-ID"] != chain
+
+
+def test_echo_accepted_whatever_the_case_of_the_names():
+    sent = {"X-Request-ID": "r-1", "X-Correlation-ID": "c-1"}
+    check_echo(sent, [("x-request-id", "r-1"), ("X-CORRELATION-ID", "c-1")])
+
+
+@pytest.mark.parametrize("received, fragment", [
+    ({"X-Correlation-ID": "c-1"}, "X-Request-ID missing"),
+    ({"X-Request-ID": "r-2", "X-Correlation-ID": "c-1"}, "X-Request-ID changed"),
+    ({"X-Request-ID": "r-1"}, "X-Correlation-ID missing"),
+])
+def test_echo_faults(received, fragment):
+    with pytest.raises(PeerViolation) as caught:
+        check_echo({"X-Request-ID": "r-1", "X-Correlation-ID": "c-1"}, received)
+    assert caught.value.rule == "H2" and fragment in str(caught.value)
+
+
+def test_header_map_joins_repeated_headers():
+    assert header_map([("Link", "<a>; rel=prev"), ("link", "<b>; rel=next")]) == {"link": "<a>; rel=prev, <b>; rel=next"}
+
+
+@pytest.mark.parametrize("module, version, routed", [
+    ("locations", "2.2.1", True), ("sessions", "2.3.0", True),
+    ("versions", "2.2.1", False), ("credentials", "2.2.1", False), ("hubclientinfo", "2.2.1", False),
+    ("locations", "2.1.1", False),
+])
+def test_which_requests_are_routed(module, version, routed):
+    assert needs_routing(module, version) is routed
+
+
+def test_routing_headers_round_trip():
+    route = Route(CPO, EMSP)
+    sent = routing_headers(route)
+    assert sent == {"OCPI-from-country-code": "NL", "OCPI-from-party-id": "VOL",
+                    "OCPI-to-country-code": "DE", "OCPI-to-party-id": "EXA"}
+    assert read_route({name.upper(): value for name, value in sent.items()}) == route
+
+
+@pytest.mark.parametrize("drop, change, rule", [
+    ("OCPI-to-party-id", None, "H3"),
+    (None, ("OCPI-from-party-id", "VOLT"), "H4"),
+    (None, ("OCPI-to-country-code", "D\n"), "H4"),
+])
+def test_read_route_faults(drop, change, rule):
+    headers = routing_headers(Route(CPO, EMSP))
+    if drop:
+        del headers[drop]
+    if change:
+        headers[change[0]] = change[1]
+    with pytest.raises(PeerViolation) as caught:
+        read_route(headers)
+    assert caught.value.rule == rule
+
+
+def test_response_route_is_the_request_swapped_ignoring_case():
+    check_response_route(Route(CPO, EMSP), routing_headers(Route(Party("de", "exa"), Party("nl", "vol"))))
+
+
+def test_response_route_not_swapped():
+    with pytest.raises(PeerViolation) as caught:
+        check_response_route(Route(CPO, EMSP), routing_headers(Route(CPO, EMSP)))
+    assert caught.value.rule == "H4"
