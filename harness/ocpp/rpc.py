@@ -156,8 +156,6 @@ class RpcEndpoint:
             frame = parse(text, self.version)
         except FrameError as error:
             if error.reply is not None:
-                if error.reply.id in self._raw_pending:
-                    return [RawReplyReceived(error.reply.id, error.reply)]
                 self._outbox.append(serialize(error.reply))
             return [Violation(error, _preview(text))]
         if frame.id in self._raw_pending and not isinstance(frame, (Call, Send)):
@@ -281,7 +279,7 @@ class RpcEndpoint:
                     "R5", f"CALLERROR code {frame.code!r} does not exist in {self.version.value}",
                     expected=sorted(ERROR_CODES[self.version]), actual=frame.code))
             return [ErrorReceived(call, frame, violations)]
-        if self.validate:
+        if self.validate and call.action in schemas.known_actions(self.version):
             problems = schemas.validate(self.version, call.action, "response", frame.payload)
             if problems:
                 violations.append(PeerViolation(

@@ -68,9 +68,22 @@ def known_actions(version: OcppVersion) -> frozenset[str]:
 @lru_cache(maxsize=None)
 def _validator(version: OcppVersion, action: str, direction: Direction):
     path = _schema_folder(version) / _file_name(version, action, direction)
+    if direction == "request" and not path.is_file():
+        path = _schema_folder(version) / f"{action}.json"  # 2.1 SEND-only, e.g. NotifyPeriodicEventStream.json
     schema = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
     cls = jsonschema.Draft4Validator if version is OcppVersion.V16 else jsonschema.Draft6Validator
     return cls(schema)
+
+
+def _exact(value: Any) -> Any:
+    """Floats as the Decimal of their shortest repr: ``multipleOf`` is a Decimal, and float % Decimal is a TypeError."""
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, dict):
+        return {key: _exact(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_exact(item) for item in value]
+    return value
 
 
 def validate(version: OcppVersion, action: str, direction: Direction, payload: Any) -> list[SchemaViolation]:
@@ -81,7 +94,7 @@ def validate(version: OcppVersion, action: str, direction: Direction, payload: A
     if action not in known_actions(version):
         raise KeyError(action)
     validator = _validator(version, action, direction)
-    errors = list(validator.iter_errors(payload))
+    errors = list(validator.iter_errors(_exact(payload)))
     if not errors:
         return []
     first = best_match(errors)

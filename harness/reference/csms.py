@@ -163,6 +163,15 @@ class ReferenceCsms(Dispatcher, Actions):
     def on_DataTransfer(self, session: StationSession, payload: dict) -> dict:
         return self.vendors.answer(payload)
 
+    def on_ReportChargingProfiles(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    def on_NotifyChargingLimit(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    def on_ClearedChargingLimit(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
     # ------------------------------------------------------------ CSMS → CS (actuator actions)
     def central_id_token(self) -> dict:
         """A fresh server-generated token for an app start (spec 001 Remote start rule 1)."""
@@ -189,3 +198,14 @@ class ReferenceCsms(Dispatcher, Actions):
         if data is not None:
             payload["data"] = data
         self.background.spawn(self.session(station).connection.call("DataTransfer", payload))
+
+    async def act_set_charging_profile(self, evse_id: int, charging_profile: dict, station: str | None = None) -> None:
+        self.background.spawn(self.session(station).connection.call(
+            "SetChargingProfile", {"evseId": evse_id, "chargingProfile": charging_profile}))
+
+    async def act_get_composite_schedule(self, evse_id: int, duration: int, charging_rate_unit: str | None = None,
+                                         station: str | None = None) -> None:
+        payload: dict[str, Any] = {"evseId": evse_id, "duration": duration}
+        if charging_rate_unit is not None:
+            payload["chargingRateUnit"] = charging_rate_unit
+        self.background.spawn(self.session(station).connection.call("GetCompositeSchedule", payload))

@@ -14,12 +14,16 @@ Behavior, with its source:
   triggerReason RemoteStart and the same remoteStartId; Rejected otherwise (spec 001 Remote start).
 - RequestStopTransaction: Accepted for a running transaction, which then ends with
   triggerReason RemoteStop; Rejected otherwise.
+- Smart charging (SetChargingProfile, GetCompositeSchedule, ClearChargingProfile,
+  GetChargingProfiles) is answered by the charging-profile engine (harness.smartcharging);
+  a transaction's end deletes its TxProfiles.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from harness.errors import HarnessError
@@ -29,7 +33,8 @@ from harness.profile import Evse, Profile
 from harness.reference.common import Actions, Background, Dispatcher, now_iso
 from harness.reference.tokens import token_key
 from harness.reference.vendors import VendorRegistry
-from harness.transport.ws import Handshake, OcppConnection, open_station
+from harness import smartcharging as sc
+from harness.transport.ws import CallErrorReply, Handshake, OcppConnection, open_station
 from harness.wire import WireLog
 
 
@@ -70,6 +75,9 @@ class ReferenceStation(Dispatcher, Actions):
         self.background = Background()
         self.connection: OcppConnection | None = None
         self.boot_response: dict | None = None
+        self.smart = sc.Station(evse_ids=frozenset(self.evses), smart_charging=profile.feature("smart_charging"),
+                                phases=min(e.phases for e in profile.evses))
+        self.profiles = sc.ProfileStore()
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
@@ -125,6 +133,7 @@ class ReferenceStation(Dispatcher, Actions):
     async def start_transaction(self, state: EvseState, trigger: str, id_token: dict | None,
                                 remote_start_id: int | None = None) -> None:
         state.transaction = StationTransaction(str(uuid.uuid4()), id_token, state.group, remote_start_id=remote_start_id)
+        self.smart.transactions[state.evse.id] = sc.Transaction(state.transaction.id, datetime.now(timezone.utc))
         info: dict[str, Any] = {"chargingState": "Charging" if state.plugged else "Idle"}
         if remote_start_id is not None:
             info["remoteStartId"] = remote_start_id
@@ -142,6 +151,7 @@ class ReferenceStation(Dispatcher, Actions):
         if id_token is not None:
             payload["idToken"] = id_token
         state.transaction, state.authorized, state.group = None, None, None
+        self.profiles.end_transaction(self.smart, state.evse.id)
         await self.call("TransactionEvent", payload)
 
     async def _after_event(self, state: EvseState, response: dict) -> None:
@@ -237,3 +247,31 @@ class ReferenceStation(Dispatcher, Actions):
 
     def on_DataTransfer(self, _: None, payload: dict) -> dict:
         return self.vendors.answer(payload)
+
+    # ------------------------------------------------------------ smart charging (engine)
+    def on_SetChargingProfile(self, _: None, payload: dict) -> dict:
+        decision = sc.answer_set_charging_profile(self.profiles, self.smart, payload, ENGINE_VERSION)
+        if decision.call_error:
+            raise CallErrorReply(decision.call_error, decision.detail)
+        return decision.response()
+
+    def on_GetCompositeSchedule(self, _: None, payload: dict) -> dict:
+        return sc.answer_get_composite_schedule(self.profiles, self.smart, payload, ENGINE_VERSION,
+                                                datetime.now(timezone.utc))
+
+    def on_ClearChargingProfile(self, _: None, payload: dict) -> dict:
+        return sc.answer_clear_charging_profile(self.profiles, payload, ENGINE_VERSION)
+
+    def on_GetChargingProfiles(self, _: None, payload: dict) -> dict:
+        report = self.profiles.report(sc.report_criteria(payload))
+
+        async def send_reports() -> None:
+            for request in report.requests:
+                await self.call("ReportChargingProfiles", request)
+
+        self.background.spawn(send_reports())
+        return report.response()
+
+
+# The engine speaks 2.0.1 smart charging (spec 001); 2.1 keeps those fields.
+ENGINE_VERSION = OcppVersion.V201
