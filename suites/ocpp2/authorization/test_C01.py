@@ -30,6 +30,15 @@ def _token_with(profile, status):
     return tokens[0]
 
 
+async def _harness_station_starts(ocpp, profile, token):
+    """The harness's station starts a transaction with ``token`` (cable in, card presented)."""
+    state = ocpp.harness.evses[profile.evses[0].id]
+    start = ocpp.mark()
+    state.plugged = True
+    await ocpp.harness.start_transaction(state, "Authorized", token.wire())
+    return state, await ocpp.expect("TransactionEvent", after=start, rule="C01")
+
+
 @pytest.mark.parametrize("status", STATIC_STATUSES)
 async def test_presented_token_gets_its_status(ocpp, profile, status):
     """Each token of the profile is answered with the status the profile says it must get."""
@@ -61,14 +70,11 @@ async def test_blocked_is_checked_before_expired(ocpp, profile):
 async def test_token_in_a_transaction_is_concurrent(ocpp, profile):
     """A valid token already in an active transaction gets ConcurrentTx (step 4)."""
     token = _token_with(profile, "Accepted")
-    station = ocpp.harness
-    state = station.evses[profile.evses[0].id]
-    state.plugged = True
-    await station.start_transaction(state, "Authorized", token.wire())
+    state, _ = await _harness_station_starts(ocpp, profile, token)
     exchange = await authorize(ocpp, token)
     check_equal("order of checks step 4: ConcurrentTx", "idTokenInfo.status", "ConcurrentTx",
                 exchange.response["idTokenInfo"]["status"])
-    await station.end_transaction(state, "StopAuthorized", "Local", token.wire())
+    await ocpp.harness.end_transaction(state, "StopAuthorized", "Local", token.wire())
 
 
 @pytest.mark.sut_roles("csms")
@@ -83,29 +89,19 @@ async def test_group_token_is_answered_with_its_group(ocpp, profile):
     require(group is not None and group.casefold() == token.group.casefold(),
             "C09 / authorization rule 5", "AuthorizeResponse lacks the token's groupIdToken",
             expected=token.group, actual=dig(exchange.response, "idTokenInfo.groupIdToken"))
-    station = ocpp.harness
-    state = station.evses[profile.evses[0].id]
-    start = ocpp.mark()
-    state.plugged = True
-    await station.start_transaction(state, "Authorized", token.wire())
-    event = next(e for e in ocpp.link.history[start:] if e.action == "TransactionEvent")
+    state, event = await _harness_station_starts(ocpp, profile, token)
     group = dig(event.response, "idTokenInfo.groupIdToken.idToken")
     require(group is not None and group.casefold() == token.group.casefold(),
             "C09 / authorization rule 5", "TransactionEventResponse lacks the token's groupIdToken",
             expected=token.group, actual=dig(event.response, "idTokenInfo"))
-    await station.end_transaction(state, "StopAuthorized", "Local", token.wire())
+    await ocpp.harness.end_transaction(state, "StopAuthorized", "Local", token.wire())
 
 
 @pytest.mark.sut_roles("csms")
 async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
     """A blocked token that arrives in a TransactionEvent is answered Blocked (rule 7)."""
     token = _token_with(profile, "Blocked")
-    station = ocpp.harness
-    state = station.evses[profile.evses[0].id]
-    start = ocpp.mark()
-    state.plugged = True
-    await station.start_transaction(state, "Authorized", token.wire())
-    event = next(e for e in ocpp.link.history[start:] if e.action == "TransactionEvent")
+    _, event = await _harness_station_starts(ocpp, profile, token)
     check_equal("authorization rule 7: the CSMS SHALL check the token of a TransactionEvent",
                 "TransactionEventResponse idTokenInfo.status", "Blocked", dig(event.response, "idTokenInfo.status"))
 

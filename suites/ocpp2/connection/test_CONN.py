@@ -67,19 +67,23 @@ async def test_csms_without_acceptable_subprotocol_upgrades_then_closes(ocpp_unl
         await handshake.connection.close()
 
 
+async def _expect_refused(arena, identity, password, *, rule, what, status):
+    """The upgrade must not succeed; a refusal other than ``status`` is a finding."""
+    handshake = await open_station(arena.sut_url, identity, password=password, versions=[arena.version],
+                                   handler=None, wirelog=arena.wirelog)
+    if handshake.connection is not None:
+        await handshake.connection.close()
+        fail(rule, f"the CSMS upgraded {what}", expected=f"HTTP {status}", actual="101 Switching Protocols")
+    if handshake.status != status:
+        finding(rule, f"{what} should get HTTP {status}, got HTTP {handshake.status}")
+
+
 @pytest.mark.sut_roles("csms")
 async def test_unknown_identity_is_refused_with_404(ocpp_unlinked):
     """W2: an identity the CSMS does not know is refused, with HTTP 404 as the spec advises."""
-    arena = ocpp_unlinked
     identity = "UNKNOWN-" + secrets.token_hex(4).upper()
-    handshake = await open_station(arena.sut_url, identity, password=arena.profile.password,
-                                   versions=[arena.version], handler=None, wirelog=arena.wirelog)
-    if handshake.connection is not None:
-        await handshake.connection.close()
-        fail("W2: an unknown charging station identity is not connected", "the CSMS upgraded an unknown identity",
-             expected="HTTP 404", actual="101 Switching Protocols")
-    if handshake.status != 404:
-        finding("W2", f"an unknown identity should get HTTP 404, got HTTP {handshake.status}")
+    await _expect_refused(ocpp_unlinked, identity, ocpp_unlinked.profile.password, status=404,
+                          rule="W2: an unknown charging station identity is not connected", what="an unknown identity")
 
 
 @pytest.mark.sut_roles("csms")
@@ -87,16 +91,8 @@ async def test_wrong_basic_auth_password_is_refused(ocpp_unlinked, profile):
     """W4: security profile 1 — the configured identity with a wrong password is refused."""
     if not profile.password:
         raise NotApplicable("the profile sets no [station] password (security profile 1)")
-    arena = ocpp_unlinked
-    wrong = "wrong-" + secrets.token_hex(10)
-    handshake = await open_station(arena.sut_url, profile.identity, password=wrong, versions=[arena.version],
-                                   handler=None, wirelog=arena.wirelog)
-    if handshake.connection is not None:
-        await handshake.connection.close()
-        fail("W4: a wrong Basic-auth password SHALL be refused", "the CSMS accepted a wrong password",
-             expected="HTTP 401", actual="101 Switching Protocols")
-    if handshake.status != 401:
-        finding("W4", f"a wrong password should get HTTP 401, got HTTP {handshake.status}")
+    await _expect_refused(ocpp_unlinked, profile.identity, "wrong-" + secrets.token_hex(10), status=401,
+                          rule="W4: a wrong Basic-auth password SHALL be refused", what="a wrong password")
 
 
 @pytest.mark.sut_roles("cs")
