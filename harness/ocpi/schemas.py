@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,12 @@ from harness.errors import HarnessError, PeerViolation
 
 
 def schema_dir() -> Path:
-    """The one place that knows where the schema files live."""
-    return Path(__file__).resolve().parents[2] / "schemas" / "ocpi"
+    """The one place that knows where the schema files live: ``schemas/ocpi`` in the
+    repository, or the ``harness.ocpi_schemas`` package data of an installed wheel."""
+    in_repository = Path(__file__).resolve().parents[2] / "schemas" / "ocpi"
+    if in_repository.is_dir():
+        return in_repository
+    return Path(str(resources.files("harness.ocpi_schemas")))
 
 
 @dataclass(frozen=True)
