@@ -1,0 +1,121 @@
+"""CALLERROR codes per version (harness/ocpp/errors.py) and where blame lives (harness/errors.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.errors import ConfigError, HarnessError, PeerViolation
+from harness.ocpp.errors import (
+    ERROR_CODES, FORMAT, KEYWORD_KIND, OCCURRENCE, OCCURRENCE_SPELLINGS, PROPERTY, TYPE, canonical_code,
+    codes_for_payload_fault, is_known_code,
+)
+from harness.ocpp.versions import OcppVersion
+
+V16, V201, V21 = OcppVersion.V16, OcppVersion.V201, OcppVersion.V21
+
+# The tables of OCPP-J 1.6 §4.2.3 and 2.0.1/2.1 part 4 §4.3, with both occurrence spellings.
+CODES_16 = {
+    "NotImplemented", "NotSupported", "InternalError", "ProtocolError", "SecurityError", "FormationViolation",
+    "PropertyConstraintViolation", "OccurenceConstraintViolation", "OccurrenceConstraintViolation",
+    "TypeConstraintViolation", "GenericError",
+}
+CODES_2X = {
+    "FormatViolation", "GenericError", "InternalError", "MessageTypeNotSupported", "NotImplemented",
+    "NotSupported", "OccurrenceConstraintViolation", "OccurenceConstraintViolation",
+    "PropertyConstraintViolation", "ProtocolError", "RpcFrameworkError", "SecurityError",
+    "TypeConstraintViolation",
+}
+
+
+@pytest.mark.parametrize("version, codes", [(V16, CODES_16), (V201, CODES_2X), (V21, CODES_2X)])
+def test_each_version_has_exactly_its_code_table(version, codes):
+    """Codes: 1.6 has 10 codes, 2.x has 12; each table also accepts the other occurrence spelling."""
+    assert ERROR_CODES[version] == codes
+
+
+@pytest.mark.parametrize("code, in_16, in_2x", [
+    ("FormationViolation", True, False),
+    ("FormatViolation", False, True),
+    ("RpcFrameworkError", False, True),
+    ("MessageTypeNotSupported", False, True),
+    ("NotImplemented", True, True),
+    ("GenericError", True, True),
+    ("Timeout", False, False),
+    ("formatviolation", False, False),
+])
+def test_version_specific_codes_are_known_only_in_their_version(code, in_16, in_2x):
+    """Codes: 1.6 says FormationViolation, 2.x FormatViolation and adds RpcFrameworkError, MessageTypeNotSupported."""
+    assert is_known_code(V16, code) is in_16
+    assert is_known_code(V201, code) is in_2x
+    assert is_known_code(V21, code) is in_2x
+
+
+@pytest.mark.parametrize("version", list(OcppVersion))
+@pytest.mark.parametrize("spelling", ["OccurenceConstraintViolation", "OccurrenceConstraintViolation"])
+def test_both_occurrence_spellings_are_accepted_in_every_version(version, spelling):
+    """Codes: the texts spell it Occurence, the errata Occurrence; a peer may use either."""
+    assert is_known_code(version, spelling)
+    assert spelling in OCCURRENCE_SPELLINGS
+
+
+@pytest.mark.parametrize("version, kind, code", [
+    (V16, FORMAT, "FormationViolation"),
+    (V201, FORMAT, "FormatViolation"),
+    (V21, FORMAT, "FormatViolation"),
+    (V16, OCCURRENCE, "OccurenceConstraintViolation"),
+    (V201, OCCURRENCE, "OccurrenceConstraintViolation"),
+    (V21, OCCURRENCE, "OccurrenceConstraintViolation"),
+    (V16, TYPE, "TypeConstraintViolation"),
+    (V201, TYPE, "TypeConstraintViolation"),
+    (V16, PROPERTY, "PropertyConstraintViolation"),
+    (V21, PROPERTY, "PropertyConstraintViolation"),
+])
+def test_canonical_code_per_version_and_kind(version, kind, code):
+    """Codes: we send one code per kind of fault, spelled as the version spells it, and it is a code of it."""
+    assert canonical_code(version, kind) == code
+    assert is_known_code(version, code)
+
+
+@pytest.mark.parametrize("version, format_code", [
+    (V16, "FormationViolation"), (V201, "FormatViolation"), (V21, "FormatViolation"),
+])
+def test_codes_accepted_for_a_payload_fault(version, format_code):
+    """Codes: any of the codes implementations use for a schema-invalid payload, in the version's spelling."""
+    assert codes_for_payload_fault(version) == {
+        format_code, "ProtocolError", "TypeConstraintViolation", "PropertyConstraintViolation",
+        "OccurenceConstraintViolation", "OccurrenceConstraintViolation",
+    }
+    assert codes_for_payload_fault(version) <= ERROR_CODES[version]
+
+
+@pytest.mark.parametrize("keyword, kind", [
+    ("required", OCCURRENCE), ("minItems", OCCURRENCE), ("maxItems", OCCURRENCE),
+    ("type", TYPE),
+    ("maxLength", PROPERTY), ("enum", PROPERTY), ("multipleOf", PROPERTY), ("minimum", PROPERTY),
+    ("additionalProperties", FORMAT),
+])
+def test_schema_keywords_map_to_kinds(keyword, kind):
+    """Codes: a missing field is an occurrence fault, a wrong type a type fault, a bad value a property fault."""
+    assert KEYWORD_KIND[keyword] == kind
+
+
+# ----------------------------------------------------------------------------- blame
+def test_peer_violation_is_an_assertion_error_with_rule_expected_and_actual():
+    """Blame: a peer's fault fails the test (AssertionError) and its text names rule, expected and actual."""
+    error = PeerViolation("R2", "answer to no CALL of ours", expected="abc", actual="xyz")
+    assert isinstance(error, AssertionError)
+    assert error.strict is True
+    assert str(error) == "[R2] answer to no CALL of ours\n  expected: 'abc'\n  actual:   'xyz'"
+
+
+def test_peer_violation_without_expected_or_actual_is_one_line():
+    """Blame: a SHOULD-level finding is marked non-strict; the text stays one line without values."""
+    error = PeerViolation("R4", "pipelined", strict=False)
+    assert error.strict is False
+    assert str(error) == "[R4] pipelined"
+
+
+def test_harness_errors_are_not_blamed_on_the_peer():
+    """Blame: our own failures (and config errors) are never PeerViolations, so never a failed verdict."""
+    assert issubclass(ConfigError, HarnessError)
+    assert not issubclass(HarnessError, AssertionError)

@@ -1,0 +1,189 @@
+"""Validation against the official OCA schemas shipped in the ``ocpp`` package (harness/ocpp/schemas.py)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from harness.ocpp import schemas
+from harness.ocpp.errors import FORMAT, OCCURRENCE, PROPERTY, TYPE
+from harness.ocpp.framing import parse
+from harness.ocpp.schemas import SchemaViolation, error_code, known_actions, validate
+from harness.ocpp.versions import OcppVersion
+from ocpp_cases import AUTHORIZE_FAULTS
+
+V16, V201, V21 = OcppVersion.V16, OcppVersion.V201, OcppVersion.V21
+
+# OCPP 1.6 edition 2, "Operations by direction": every core operation must have a schema.
+CORE_16 = {
+    "Authorize", "BootNotification", "DiagnosticsStatusNotification", "FirmwareStatusNotification", "Heartbeat",
+    "MeterValues", "StartTransaction", "StatusNotification", "StopTransaction", "DataTransfer",
+    "CancelReservation", "ChangeAvailability", "ChangeConfiguration", "ClearCache", "ClearChargingProfile",
+    "GetCompositeSchedule", "GetConfiguration", "GetDiagnostics", "GetLocalListVersion",
+    "RemoteStartTransaction", "RemoteStopTransaction", "ReserveNow", "Reset", "SendLocalList",
+    "SetChargingProfile", "TriggerMessage", "UnlockConnector", "UpdateFirmware",
+}
+LIMIT_PATH = "csChargingProfiles.chargingSchedule.chargingSchedulePeriod[0].limit"
+
+
+def set_charging_profile_16(limit) -> dict:
+    """A 1.6 SetChargingProfile request with one period at ``limit`` amperes."""
+    return {"connectorId": 1, "csChargingProfiles": {
+        "chargingProfileId": 1, "stackLevel": 0, "chargingProfilePurpose": "TxDefaultProfile",
+        "chargingProfileKind": "Relative",
+        "chargingSchedule": {"chargingRateUnit": "A",
+                             "chargingSchedulePeriod": [{"startPeriod": 0, "limit": limit}]}}}
+
+
+# ----------------------------------------------------------------------------- what exists
+@pytest.mark.parametrize("action, in_16, in_201, in_21", [
+    ("Authorize", True, True, True),
+    ("BootNotification", True, True, True),
+    ("Heartbeat", True, True, True),
+    ("TransactionEvent", False, True, True),
+    ("StartTransaction", True, False, False),
+    ("StopTransaction", True, False, False),
+    ("NotifySettlement", False, False, True),
+    ("NotifyPeriodicEventStream", False, False, True),
+    ("AuthorizeResponse", False, False, False),
+    ("AuthorizeRequest", False, False, False),
+])
+def test_known_actions_come_from_the_installed_schemas_of_each_version(action, in_16, in_201, in_21):
+    """Schemas: an action exists in a version when the ocpp package has its request schema."""
+    assert (action in known_actions(V16), action in known_actions(V201), action in known_actions(V21)) == \
+        (in_16, in_201, in_21)
+
+
+def test_every_1_6_core_operation_has_a_schema():
+    """Schemas: all 28 operations of 1.6 edition 2 are known."""
+    assert CORE_16 <= known_actions(V16)
+
+
+@pytest.mark.parametrize("version", list(OcppVersion))
+def test_no_action_name_keeps_a_file_suffix(version):
+    """Schemas: action names are stripped of '.json', 'Request', and response files are left out."""
+    for name in known_actions(version):
+        assert not name.endswith(("Response", "Request", ".json")), name
+
+
+@pytest.mark.parametrize("version, action", [
+    (V16, "TransactionEvent"), (V201, "StartTransaction"), (V201, "NotifySettlement"), (V21, "NoSuchAction"),
+])
+def test_unknown_action_raises_key_error(version, action):
+    """Schemas: validating an action the version does not define raises KeyError."""
+    with pytest.raises(KeyError):
+        validate(version, action, "request", {})
+
+
+# ----------------------------------------------------------------------------- valid payloads
+@pytest.mark.parametrize("version, action, direction, payload", [
+    (V16, "Authorize", "request", {"idTag": "A" * 20}),
+    (V16, "Authorize", "response", {"idTagInfo": {"status": "Accepted"}}),
+    (V16, "Heartbeat", "request", {}),
+    (V201, "Authorize", "request", {"idToken": {"idToken": "04A2", "type": "ISO14443"}}),
+    (V201, "BootNotification", "response",
+     {"currentTime": "2024-01-01T00:00:00Z", "interval": 300, "status": "Accepted"}),
+    (V201, "Heartbeat", "request", {"customData": {"vendorId": "org.example", "anything": 1}}),
+    (V21, "NotifyPeriodicEventStream", "request",
+     {"id": 1, "pending": 0, "basetime": "2024-01-01T00:00:00Z", "data": [{"t": 0, "v": "7.5"}]}),
+])
+def test_valid_payloads_have_no_violations(version, action, direction, payload):
+    """Schemas: a payload that follows its schema yields [] (CustomDataType stays open; 2.1 SEND-only schemas load)."""
+    assert validate(version, action, direction, payload) == []
+
+
+# ----------------------------------------------------------------------------- violations
+@pytest.mark.parametrize("version, action, direction, payload, path, keyword, kind", [
+    (V16, "Authorize", "request", {}, "", "required", OCCURRENCE),
+    (V16, "Authorize", "request", {"idTag": "A" * 21}, "idTag", "maxLength", PROPERTY),
+    (V16, "Authorize", "request", {"idTag": 42}, "idTag", "type", TYPE),
+    (V16, "Heartbeat", "request", {"extra": 1}, "", "additionalProperties", FORMAT),
+    (V16, "Authorize", "response", {"idTagInfo": {"status": "Fine"}}, "idTagInfo.status", "enum", PROPERTY),
+    (V201, "Authorize", "request", {"idToken": {"idToken": "04A2", "type": "Bogus"}}, "idToken.type", "enum",
+     PROPERTY),
+    (V201, "Authorize", "request", {"idToken": {"type": "ISO14443"}}, "idToken", "required", OCCURRENCE),
+    (V201, "BootNotification", "response", {"currentTime": "2024-01-01T00:00:00Z", "status": "Accepted"},
+     "", "required", OCCURRENCE),
+    (V21, "NotifyPeriodicEventStream", "request",
+     {"id": 1, "pending": 0, "basetime": "2024-01-01T00:00:00Z", "data": []}, "data", "minItems", OCCURRENCE),
+])
+def test_violation_names_json_path_keyword_and_kind(version, action, direction, payload, path, keyword, kind):
+    """Schemas: the first violation says where (JSON path, '' for the payload itself) and which keyword failed."""
+    first = validate(version, action, direction, payload)[0]
+    assert (first.path, first.keyword, first.kind) == (path, keyword, kind)
+
+
+def test_every_violation_is_listed_shallowest_first_then_in_schema_order():
+    """Schemas: all faults are listed; the payload-level one leads (it picks our CALLERROR code), the rest follow
+    the schema's property order."""
+    payload = set_charging_profile_16(Decimal("16.05"))
+    payload.update(connectorId="1", extra=1)
+    found = validate(V16, "SetChargingProfile", "request", payload)
+    assert [(v.path, v.keyword) for v in found] == [
+        ("", "additionalProperties"), ("connectorId", "type"), (LIMIT_PATH, "multipleOf")]
+    assert error_code(V16, found) == "FormationViolation"
+
+
+@pytest.mark.parametrize("version, payload, code", AUTHORIZE_FAULTS)
+def test_error_code_for_an_invalid_request_follows_the_first_violation(version, payload, code):
+    """Schemas: the CALLERROR code we send is the canonical code of the first violation's kind."""
+    assert error_code(version, validate(version, "Authorize", "request", payload)) == code
+
+
+def test_unknown_keyword_counts_as_a_format_fault():
+    """Schemas: a keyword with no kind of its own (oneOf, const, ...) is a structure (format) fault."""
+    assert SchemaViolation("x", "oneOf", "m").kind == FORMAT
+
+
+def test_violation_text_names_the_field_or_the_payload():
+    """Schemas: the text shows path, message and keyword; an empty path reads '(payload)'."""
+    assert str(SchemaViolation("idTag", "maxLength", "too long")) == "idTag: too long [maxLength]"
+    assert str(SchemaViolation("", "required", "'idTag' is missing")) == "(payload): 'idTag' is missing [required]"
+
+
+# ----------------------------------------------------------------------------- Decimal exactness
+@pytest.mark.parametrize("limit", [Decimal("16.1"), Decimal("16"), 16, Decimal("0.1"), 16.1, 32.0])
+def test_1_6_limit_with_at_most_one_decimal_passes_multiple_of(limit):
+    """Schemas/Limits: 1.6 'limit' is multipleOf 0.1; 16.1 passes exactly (a binary float 16.1 would not)."""
+    assert validate(V16, "SetChargingProfile", "request", set_charging_profile_16(limit)) == []
+
+
+@pytest.mark.parametrize("limit", [Decimal("16.05"), Decimal("0.01"), 16.05])
+def test_1_6_limit_with_two_decimals_fails_multiple_of(limit):
+    """Schemas/Limits: 16.05 has two fraction digits, so multipleOf 0.1 rejects it at the period's path."""
+    found = validate(V16, "SetChargingProfile", "request", set_charging_profile_16(limit))
+    assert [(v.path, v.keyword, v.kind) for v in found] == [(LIMIT_PATH, "multipleOf", PROPERTY)]
+
+
+@pytest.mark.parametrize("number, ok", [("16.1", True), ("16.05", False), ("7", True)])
+def test_limit_received_as_text_is_judged_on_the_digits_sent(number, ok):
+    """Schemas/F1: a frame parsed from text keeps the peer's digits all the way to the schema check."""
+    text = ('[2,"x","SetChargingProfile",{"connectorId":1,"csChargingProfiles":{"chargingProfileId":1,'
+            '"stackLevel":0,"chargingProfilePurpose":"TxDefaultProfile","chargingProfileKind":"Relative",'
+            '"chargingSchedule":{"chargingRateUnit":"A","chargingSchedulePeriod":[{"startPeriod":0,"limit":%s}]}}}]'
+            % number)
+    call = parse(text, V16)
+    assert (validate(V16, call.action, "request", call.payload) == []) is ok
+
+
+# ----------------------------------------------------------------------------- compiled once
+def test_validator_is_compiled_once_per_version_action_and_direction():
+    """Schemas: the second look-up returns the same compiled validator from the cache."""
+    first = schemas._validator(V201, "Authorize", "request")
+    hits = schemas._validator.cache_info().hits
+    assert schemas._validator(V201, "Authorize", "request") is first
+    assert schemas._validator.cache_info().hits == hits + 1
+    assert schemas._validator(V201, "Authorize", "response") is not first
+    assert schemas._validator(V21, "Authorize", "request") is not first
+
+
+def test_1_6_schemas_use_draft_4_and_2x_draft_6():
+    """Schemas: 1.6 schemas are draft-04, 2.0.1/2.1 draft-06, each judged by its own draft."""
+    assert schemas._validator(V16, "Authorize", "request").META_SCHEMA["$schema"].endswith("draft-04/schema#")
+    assert schemas._validator(V201, "Authorize", "request").META_SCHEMA["$schema"].endswith("draft-06/schema#")
+
+
+def test_known_actions_are_read_once():
+    """Schemas: the action list of a version is cached, not re-read from disk."""
+    assert known_actions(V21) is known_actions(V21)
