@@ -18,6 +18,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference.csms import ReferenceCsms
 from harness.reference.station import ReferenceStation
+from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
 from harness.transport.ws import Exchange, OcppConnection
 from harness.verdict import fail
 from harness.wire import WireLog
@@ -71,6 +72,13 @@ class OcppArena:
     def timeouts(self):
         return self.profile.timeouts
 
+    @property
+    def references(self) -> tuple[type, type]:
+        """The reference (CSMS, station) classes that speak the arena's version."""
+        if self.version is OcppVersion.V16:
+            return ReferenceCsms16, ReferenceStation16
+        return ReferenceCsms, ReferenceStation
+
     # ------------------------------------------------------------------ setting up
     async def open(self, *, connect: bool = True) -> "OcppArena":
         if self.sut_role == CSMS:
@@ -81,11 +89,11 @@ class OcppArena:
 
     async def _open_csms_under_test(self, connect: bool) -> None:
         if self.sut_url is None:
-            cls = self.options.embedded_cls or ReferenceCsms
+            cls = self.options.embedded_cls or self.references[0]
             self.standin = await cls(self.profile, [self.version]).start()
             self.sut_url = self.standin.url
             self.actuator = self.actuator or InProcessActuator(self.standin)
-        self.harness = ReferenceStation(self.profile, self.version, wirelog=self.wirelog)
+        self.harness = self.references[1](self.profile, self.version, wirelog=self.wirelog)
         if connect:
             await self.connect_harness_station()
 
@@ -102,9 +110,9 @@ class OcppArena:
 
     async def _open_station_under_test(self, connect: bool) -> None:
         host, port = self.options.listen
-        self.harness = await ReferenceCsms(self.profile, [self.version], wirelog=self.wirelog).start(host, port)
+        self.harness = await self.references[0](self.profile, [self.version], wirelog=self.wirelog).start(host, port)
         if self.embedded:
-            cls = self.options.embedded_cls or ReferenceStation
+            cls = self.options.embedded_cls or self.references[1]
             self.standin = cls(self.profile, self.version)
             self.actuator = InProcessActuator(self.standin)
         if connect:

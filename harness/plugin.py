@@ -17,6 +17,7 @@ from harness import __version__, report
 from harness.actuators import build as build_actuator
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
 from harness.errors import ConfigError, HarnessError, NotApplicable
+from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
 from harness.suite import USECASE_IDS
@@ -188,6 +189,23 @@ async def ocpp_unlinked(target: Target, sut_settings: Settings, wirelog: WireLog
         yield arena
 
 
+@pytest_asyncio.fixture
+async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Settings, wirelog: WireLog):
+    """An OCPI arena: the harness's peer serving, the SUT (or its stand-in) reachable, nothing
+    registered yet. In the embedded run it is in-process; ``indirect`` param "sockets" serves
+    both sides on real ports instead."""
+    options = _arena_options(sut_settings)
+    arena = OcpiArena(target, sut_settings.profile, wirelog, OcpiOptions(
+        sut_url=sut_settings.sut_url if sut_settings.sut in ("cpo", "emsp") else None, listen=options.listen,
+        public_url=sut_settings.profile.get("ocpi.public_url"), actuator=options.actuator,
+        embedded_cls=options.embedded_cls, sockets=getattr(request, "param", None) == "sockets"))
+    try:
+        await arena.open()
+        yield arena
+    finally:
+        await arena.close()
+
+
 @pytest.fixture(autouse=True)
 def _conformance_case(request: pytest.FixtureRequest):
     item = request.node
@@ -285,6 +303,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             protocol=target.protocol if isinstance(target, Target) else None,
             verdict=verdict, reason=reason, findings=[str(f) for f in context.findings] if context else [])
     result = item.stash[VERDICT]
+    context = item.stash.get(CONTEXT, None)
+    if context is not None:
+        result.findings = [str(f) for f in context.findings]
     result.duration = round(result.duration + rep.duration, 3)
     if rep.when == "teardown" and result.usecase is not None:
         item.config.stash[SUMMARY].add(result)

@@ -46,6 +46,18 @@ _EVSE = {
     },
 }
 _SECTION = {"type": "object", "additionalProperties": False}
+_OCPI_LOCATION = {  # a Location the OCPI SUT serves as a CPO (spec 000 Limits: ids of 36 characters)
+    "type": "object", "additionalProperties": False, "required": ["id"],
+    "properties": {
+        "id": {"type": "string", "minLength": 1, "maxLength": 36},
+        "last_updated": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"},
+        "evses": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False, "required": ["uid"],
+            "properties": {"uid": {"type": "string", "minLength": 1, "maxLength": 36},
+                           "connectors": {"type": "array", "minItems": 1,
+                                          "items": {"type": "string", "minLength": 1, "maxLength": 36}}}}},
+    },
+}
 
 PROFILE_SCHEMA: dict[str, Any] = {
     "type": "object", "additionalProperties": False,
@@ -58,6 +70,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "station": {**_SECTION, "properties": {
             "identity": {"type": "string", "minLength": 1, "maxLength": 48},
             "password": {"type": "string", "minLength": 16, "maxLength": 64},
+            "authorization_key": {"type": "string", "pattern": "^[0-9A-Fa-f]{40}$",
+                                  "hint": "write the 20-byte key as 40 hex digits"},
             "security_profile": {"enum": [0, 1]},
             "vendor": {"type": "string", "maxLength": 50}, "model": {"type": "string", "maxLength": 20},
             "evse": {"type": "array", "items": _EVSE, "minItems": 1},
@@ -73,8 +87,21 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "authorization_cache", "local_list", "smart_charging", "reservations",
                 "iso15118", "payment_terminal", "remote_start", "data_transfer")
         }},
+        "ocpi": {**_SECTION, "properties": {
+            "versions_url": {"type": "string", "pattern": "^https?://"},
+            "token_a": {"type": "string", "pattern": "^[!-~]{1,64}$",
+                        "hint": "token A is 1 to 64 printable ASCII characters, no spaces"},
+            "country_code": {"type": "string", "minLength": 2, "maxLength": 2},
+            "party_id": {"type": "string", "minLength": 3, "maxLength": 3},
+            "business_name": {"type": "string", "minLength": 1, "maxLength": 100},
+            "token_encoding": {"enum": ["base64", "raw", "either"]},
+            "harness_country_code": {"type": "string", "minLength": 2, "maxLength": 2},
+            "harness_party_id": {"type": "string", "minLength": 3, "maxLength": 3},
+            "public_url": {"type": "string", "pattern": "^https?://"},
+            "locations": {"type": "array", "items": _OCPI_LOCATION},
+        }},
         "actuator": {**_SECTION, "properties": {
-            "kind": {"enum": ["manual", "http", "python", "inprocess"]},
+            "kind": {"enum": ["manual", "http", "python"]},
             "base_url": {"type": "string"}, "class": {"type": "string", "pattern": r"^[\w.]+:\w+$"},
         }},
         "timeouts": {**_SECTION, "properties": {
@@ -152,6 +179,12 @@ class Profile:
     def password(self) -> str | None:
         return self.get("station.password")
 
+    @property
+    def authorization_key(self) -> bytes | None:
+        """OCPP 1.6 Basic-auth password: the 20-byte AuthorizationKey, written as 40 hex digits."""
+        key = self.get("station.authorization_key")
+        return bytes.fromhex(key) if key else None
+
     def feature(self, name: str) -> bool:
         return bool(self.get(f"features.{name}", False))
 
@@ -173,7 +206,7 @@ class Profile:
 def _mask(value: Any) -> Any:
     if isinstance(value, dict):
         secret = value.get("secret") is True or value.get("type") == "KeyCode"
-        return {k: ("«redacted»" if (k in ("password", "token_a") or (secret and k == "id")) else _mask(v))
+        return {k: ("«redacted»" if (k in ("password", "authorization_key", "token_a") or (secret and k == "id")) else _mask(v))
                 for k, v in value.items()}
     if isinstance(value, list):
         return [_mask(v) for v in value]
@@ -182,7 +215,7 @@ def _mask(value: Any) -> Any:
 
 def _error_message(source: str, error: jsonschema.ValidationError) -> str:
     path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-    hint = _HINTS.get(error.validator, "see the example profiles in profiles/")
+    hint = error.schema.get("hint") or _HINTS.get(error.validator, "see the example profiles in profiles/")
     if error.validator == "additionalProperties":
         known = sorted(error.schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(known)) if isinstance(error.instance, dict) else []
@@ -205,9 +238,13 @@ def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
     for token in tokens.values():
         if token.secret:
             REDACTOR.register(token.id)
+    REDACTOR.register(data.get("ocpi", {}).get("token_a"))
     password = data.get("station", {}).get("password")
     if password:
         REDACTOR.register(password, identity=data.get("station", {}).get("identity"))
+    key = data.get("station", {}).get("authorization_key")
+    if key:
+        REDACTOR.register(bytes.fromhex(key), identity=data.get("station", {}).get("identity"))
     evses = tuple(Evse(e["id"], tuple(e.get("connectors", (1,))), e.get("current", "AC"), e.get("phases", 3))
                   for e in data.get("station", {}).get("evse", ({"id": 1},)))
     return Profile(source, data, tokens, evses, Timeouts(**data.get("timeouts", {})))

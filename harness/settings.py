@@ -90,6 +90,14 @@ def resolve(get_option, get_ini) -> Settings:
         else:
             protocol = OcppVersion.parse(protocol).value
     sut_url = pick("sut_url", profile)
+    if sut in ("cpo", "emsp"):
+        protocol = protocol or "ocpi2.2.1"
+        if not protocol.startswith("ocpi"):
+            raise ConfigError(f"--sut {sut} is an OCPI role but --protocol is {protocol}; use ocpi2.2.1")
+        sut_url = sut_url or profile.get("ocpi.versions_url")
+        if not sut_url or not sut_url.startswith(("http://", "https://")):
+            raise ConfigError(f"--sut {sut} needs --sut-url: the SUT's OCPI versions URL, e.g. "
+                              f"https://host/ocpi/versions (or [ocpi] versions_url in the profile)")
     if sut == "csms" and not sut_url:
         raise ConfigError("--sut csms needs --sut-url: the CSMS's WebSocket endpoint, e.g. ws://host:9000/ocpp")
     if sut in ("csms", "cs") and protocol is None:

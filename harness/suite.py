@@ -15,10 +15,13 @@ import pytest
 
 OCPP2 = ("ocpp2.0.1", "ocpp2.1")
 OCPP16 = ("ocpp1.6",)
+OCPI = ("ocpi2.2.1",)
 
 USECASE_IDS = tuple(
     [f"C{n:02d}" for n in range(1, 26)] + [f"K{n:02d}" for n in range(1, 18)] + ["P01", "P02"]
-    + ["CONN", "RPC", "CORE16", "TRANSPORT16", "SECURITY16", "OCPI_CREDENTIALS", "OCPI_LOCATIONS", "OCPI_SESSIONS"])
+    + ["CONN", "RPC", "CORE16", "TRANSPORT16", "SECURITY16", "OCPI_CREDENTIALS", "OCPI_LOCATIONS", "OCPI_SESSIONS"]
+    + ["OCPI_AUTH", "OCPI_FORMAT", "OCPI_LOCATIONS_PULL", "OCPI_LOCATIONS_PUSH"]
+    + ["BOOT16", "AUTH16", "TX16", "OFFLINE16", "REMOTE16", "CONFIG16", "DATA16"])
 
 
 def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[str],
@@ -31,3 +34,10 @@ def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[
         pytest.mark.protocols(*protocols),
         *(pytest.mark.requires(feature) for feature in requires),
     ]
+
+
+def certified(marks: list[pytest.MarkDecorator], **ids: str) -> pytest.MarkDecorator:
+    """One test's own certification ids, role → id: ``@certified(pytestmark, cs="TC_001_CS")``
+    (the module's use-case mark with ``certification`` replaced; the closest mark wins)."""
+    usecase = next(m for m in marks if m.name == "usecase")
+    return pytest.mark.usecase(*usecase.args, **(usecase.kwargs | {"certification": ids}))

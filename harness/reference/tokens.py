@@ -7,6 +7,11 @@ Order of checks (spec 001 "Order of checks for an authorization decision"), firs
   7 allowed only at some EVSEs → Accepted with evseId; 8 Accepted.
 Lookup is case-insensitive on idToken and type; additionalInfo is ignored (spec 001 IdTokenType).
 A token in a group is answered with groupIdToken of type Central (spec 001, authorization rule 5).
+
+OCPP 1.6 (spec 002): an idTag is a bare CiString20 without a type, looked up case-insensitively;
+AuthorizationStatus has only Accepted, Blocked, Expired, Invalid and ConcurrentTx, so a status 1.6
+cannot express (steps 5-6, configured-only ones) is no authorization: Invalid; a group is the tags
+sharing a parentIdTag (spec 002 "What the service does" 8). KeyCode tokens are 2.x-only.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.profile import Profile, Token
+
+STATUSES_16 = ("Accepted", "Blocked", "Expired", "Invalid", "ConcurrentTx")
 
 # Statuses a record cannot derive from its attributes: the store answers them as configured.
 _CONFIGURED_ONLY = {"NoCredit", "NotAtThisTime", "Unknown"}
@@ -64,6 +71,20 @@ class TokenStore:
             info["groupIdToken"] = {"idToken": record.group, "type": "Central"}
         if status == "Accepted" and record is not None and record.evse_ids:
             info["evseId"] = list(record.evse_ids)
+        return info
+
+    def lookup_tag(self, id_tag: str) -> TokenRecord | None:
+        """1.6: the record of a bare idTag (no type; KeyCode tokens do not exist in 1.6)."""
+        wanted = id_tag.casefold()
+        return next((r for r in self.records.values() if r.id.casefold() == wanted and r.type != "KeyCode"), None)
+
+    def decide16(self, id_tag: str, *, station: str, currents: set[str], in_transaction: bool) -> dict:
+        """The 1.6 IdTagInfo for ``id_tag``: the same order of checks, the group as parentIdTag."""
+        record = self.lookup_tag(id_tag)
+        status = self.status(record, station=station, currents=currents, in_transaction=in_transaction)
+        info: dict = {"status": status if status in STATUSES_16 else "Invalid"}
+        if record is not None and record.group:
+            info["parentIdTag"] = record.group
         return info
 
     def status(self, record: TokenRecord | None, *, station: str, currents: set[str], in_transaction: bool) -> str:

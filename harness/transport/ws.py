@@ -10,7 +10,8 @@ Rules (OCPP 1.6 JSON spec §3; OCPP 2.0.1 part 4 §3, part 2 security profile 1)
       and closes the connection at once;
 - W4  security profile 1: HTTP Basic auth on the upgrade, username = identity; a wrong
       password is refused (401);
-- W5  no WebSocket compression extension is negotiated.
+- W5  the harness never negotiates WebSocket compression (1.6 forbids its use; in 2.x it is
+      optional, so a station that merely offers it breaks no rule).
 """
 
 from __future__ import annotations

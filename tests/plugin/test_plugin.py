@@ -183,3 +183,22 @@ def test_summary_is_written_when_the_run_is_interrupted(pytester):
     assert summary["interrupted"] is True
     assert summary["counts"]["passed"] >= 1
     assert "INTERRUPTED" in (pytester.path / "out" / "conformance.md").read_text()
+
+
+def test_findings_of_a_passing_test_reach_the_summary(pytester):
+    pytester.makepyfile(test_demo='''
+from harness.suite import case
+from harness.verdict import finding
+
+pytestmark = case("P02", block="Demo", roles=("csms",), protocols=("ocpp2.0.1",))
+
+async def test_deviates_from_a_should(target):
+    finding("R5", "unknown action answered NotSupported")
+''')
+    result = pytester.runpytest("--reports-dir", "out")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*FindingWarning: [[]R5[]] unknown action answered NotSupported*"])
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    assert summary["results"][0]["verdict"] == "passed"
+    assert summary["results"][0]["findings"] == ["[R5] unknown action answered NotSupported"]
+    assert "[R5] unknown action answered NotSupported" in (pytester.path / "out" / "conformance.md").read_text()

@@ -97,7 +97,7 @@ async def test_wrong_basic_auth_password_is_refused(ocpp_unlinked, profile):
 
 @pytest.mark.sut_roles("cs")
 async def test_station_offers_its_subprotocol_and_credentials(ocpp_unlinked, profile):
-    """W1/W3/W4/W5: the station's upgrade names it, offers the version, carries Basic auth, no compression."""
+    """W1/W3/W4: the station's upgrade names it, offers the version and carries Basic auth."""
     arena = ocpp_unlinked
     await arena.connect_station_under_test()
     seen = arena.harness.server.handshakes[-1]
@@ -108,5 +108,3 @@ async def test_station_offers_its_subprotocol_and_credentials(ocpp_unlinked, pro
     if profile.password:
         check_equal("W4: Basic auth username is the identity", "Basic username", profile.identity, seen.username)
         check_equal("W4: Basic auth carries the configured password", "password accepted", True, seen.password_ok)
-    require(not seen.extensions or "permessage-deflate" not in seen.extensions, "W5",
-            "the station offered WebSocket compression", expected="no extension", actual=seen.extensions)

@@ -1,0 +1,593 @@
+"""The reference OCPI peer: a CPO or an eMSP platform. It plays the harness's side when the SUT
+is the other role, and stands in as the SUT in the embedded run.
+
+The protocol cores decide (harness/ocpi: envelope, auth, headers, versions, credentials,
+pagination, schemas) and ``locations.py`` keeps the objects; this class moves what they decide
+on and off HTTP (``harness/transport/http.py``). Behaviour, with its source:
+- versions (V1) at ``{base}/ocpi/versions``, details of 2.2.1 at ``{base}/ocpi/2.2.1``: the
+  credentials endpoint and locations as SENDER (CPO) or RECEIVER (eMSP);
+- credentials: a platform that registers with this one meets the ``CredentialsServer`` (C1-C6),
+  whose connect-back goes out over HTTP; registering with another platform drives a
+  ``CredentialsClient`` (C3, C4, C7). One relationship at a time: PUT and DELETE are accepted from
+  the platform that registered with this one; the platform this one registered with gets 405
+  for them (it may GET the credentials);
+- authentication (A1-A4, C2): the Authorization header is read under the profile's encoding
+  policy; a missing or unknown token, or token A on a functional module, gets HTTP 401;
+- every answer, errors included, is an envelope (E1-E5) with X-Request-ID and X-Correlation-ID
+  echoed (H2) and, on functional modules, the routing headers swapped (H4);
+- locations: ``locations.py`` (L1-L7).
+
+What the other platform sends is judged: its requests (A3 raw token and H3 routing headers as
+findings, H1 request ids, bodies by schema) and its answers (envelope E1-E3, H2). The faults
+land in ``violations`` (and our own bugs in ``harness_errors``); the plugin turns them into
+verdicts when this peer plays the harness's side of a test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpi import auth, headers as hdr
+from harness.ocpi.auth import Policy, PresentedToken, TokenForm
+from harness.ocpi.credentials import CredentialsClient, CredentialsServer, Registration, Send, new_token
+from harness.ocpi.envelope import StatusCode, StatusError, build, parse
+from harness.ocpi.pagination import page_headers, paginate, parse_query
+from harness.ocpi.timestamps import format_datetime, utc_now
+from harness.ocpi.versions import CREDENTIALS, VersionDetails
+from harness.reference.common import Actions, Background
+from harness.reference.ocpi.locations import LocationStore, Target
+from harness.transport.http import HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, asgi_app
+from harness.wire import REDACTOR, WireLog
+
+VERSION = "2.2.1"
+CPO, EMSP = "CPO", "EMSP"
+LOCATIONS = "locations"
+SENDER, RECEIVER = "SENDER", "RECEIVER"
+_UNSET = object()
+
+
+def secret_token() -> str:
+    """A new credentials token, masked in every log and report from now on."""
+    token = new_token()
+    REDACTOR.register(token)
+    return token
+
+
+@dataclass(frozen=True)
+class PeerIdentity:
+    """Who a peer is, and how it writes and reads credentials tokens (A3)."""
+    role: str                          # CPO or EMSP
+    country_code: str
+    party_id: str
+    name: str
+    token_encoding: Policy = "base64"  # how the other side's tokens are read; "raw": ours are sent raw too
+
+    @property
+    def party(self) -> hdr.Party:
+        return hdr.Party(self.country_code, self.party_id)
+
+    @property
+    def other_role(self) -> str:
+        return EMSP if self.role == CPO else CPO
+
+    @property
+    def token_form(self) -> TokenForm:
+        return TokenForm.RAW if self.token_encoding == "raw" else TokenForm.BASE64
+
+    def credentials_role(self) -> dict[str, Any]:
+        return {"role": self.role, "business_details": {"name": self.name},
+                "party_id": self.party_id, "country_code": self.country_code}
+
+
+@dataclass
+class Reply:
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] | None = None
+
+
+@dataclass
+class Served:
+    """A request this peer served, how it answered, and the token it presented."""
+    exchange: HttpExchange
+    module: str | None
+    presented: PresentedToken | None
+
+    @property
+    def method(self) -> str:
+        return self.exchange.method
+
+    @property
+    def token(self) -> str | None:
+        return self.presented.token if self.presented else None
+
+    def body(self) -> Any:
+        try:
+            return json.loads(self.exchange.request_body or b"null")
+        except ValueError:
+            return None
+
+
+def _routed(module: str | None) -> bool:
+    """H3: functional modules carry routing headers; versions and details are not one."""
+    return module not in (None, "versions", "version_details") and hdr.needs_routing(module, VERSION)
+
+
+def _finding(violation: PeerViolation) -> PeerViolation:
+    return PeerViolation(violation.rule, violation.args[0], expected=violation.expected,
+                         actual=violation.actual, strict=False)
+
+
+class OcpiPeer(Actions):
+    """One OCPI platform of role CPO or EMSP; ``bind(base_url)`` once it is served."""
+
+    store_class = LocationStore
+
+    def __init__(self, identity: PeerIdentity, *, http: HttpClient, locations: Iterable[Mapping[str, Any]] = (),
+                 wirelog: WireLog | None = None, channel: str = "ocpi", page_limit: int = 50,
+                 actuator_endpoint: bool = False, call_timeout: float = 10.0):
+        self.identity = identity
+        self.http = http
+        self.locations = self.store_class(locations)
+        self.wirelog = wirelog
+        self.channel = channel
+        self.page_limit = page_limit
+        self.actuator_endpoint = actuator_endpoint
+        self.call_timeout = call_timeout
+        self.app = asgi_app(self.handle, wirelog=lambda: self.wirelog, channel=channel)
+        self.background = Background()
+        self.base_url: str | None = None
+        self.server: CredentialsServer | None = None
+        self.client: CredentialsClient | None = None
+        self.served: list[Served] = []
+        self.sent: list[HttpExchange] = []
+        self.canned: dict[str, tuple[int, bytes]] = {}
+        self.violations: list[PeerViolation] = []
+        self.harness_errors: list[BaseException] = []
+        self._peer_credentials: dict[str, Any] | None = None
+        self._credentials_lock = asyncio.Lock()   # one client credentials action at a time, in order
+        self._offered: str | None = None          # token B our client offers while its POST or PUT runs
+        self._changed = asyncio.Event()
+        if wirelog is not None:
+            wirelog.connections.append(self)
+
+    # ------------------------------------------------------------------ where it is served
+    def bind(self, base_url: str, *, token_a: str | None = None) -> "OcpiPeer":
+        self.base_url = base_url.rstrip("/")
+        self.server = CredentialsServer(versions=(VERSION,), url=self.versions_url,
+                                        roles=[self.identity.credentials_role()], token_factory=secret_token)
+        if token_a is not None:
+            self.accept_token_a(token_a)
+        return self
+
+    @property
+    def versions_url(self) -> str:
+        return f"{self._base()}/ocpi/versions"
+
+    @property
+    def details_url(self) -> str:
+        return f"{self._base()}/ocpi/{VERSION}"
+
+    def module_url(self, module: str) -> str:
+        return f"{self.details_url}/{module}"
+
+    def _base(self) -> str:
+        if self.base_url is None:
+            raise HarnessError("the OCPI peer is not served yet: bind it to its base URL first")
+        return self.base_url
+
+    def endpoints(self) -> list[dict[str, str]]:
+        """V1: what our version details list."""
+        return [{"identifier": CREDENTIALS, "role": SENDER, "url": self.module_url(CREDENTIALS)},
+                {"identifier": LOCATIONS, "role": SENDER if self.identity.role == CPO else RECEIVER,
+                 "url": self.module_url(LOCATIONS)}]
+
+    def can(self, name: str, status: int, body: Any) -> str:
+        """A canned answer at ``{base}/canned/<name>`` (any method, no authentication): its URL."""
+        self.canned[name] = (status, body if isinstance(body, bytes) else json.dumps(body).encode())
+        return f"{self._base()}/canned/{name}"
+
+    async def close(self) -> None:
+        await self.background.cancel_all()
+        await self.http.close()
+
+    # ------------------------------------------------------------------ the relationship
+    @property
+    def client_registered(self) -> bool:
+        return self.client is not None and self.client.registered
+
+    @property
+    def server_registered(self) -> bool:
+        return self.server is not None and self.server.state is Registration.REGISTERED
+
+    @property
+    def registered(self) -> bool:
+        return self.client_registered or self.server_registered
+
+    @property
+    def peer_token(self) -> str | None:
+        """What we present to the other platform: C when we registered with it, else its B."""
+        if self.client_registered:
+            return self.client.token
+        return self.server.peer_token if self.server_registered else None
+
+    @property
+    def own_token(self) -> str | None:
+        """What the other platform presents to us: our B when we registered with it, else C."""
+        if self.client_registered:
+            return self.client.own_token
+        return self.server.token_c if self.server_registered else None
+
+    @property
+    def peer_endpoints(self) -> VersionDetails | None:
+        if self.client_registered:
+            return self.client.peer_endpoints
+        return self.server.peer_endpoints if self.server_registered else None
+
+    @property
+    def peer_party(self) -> hdr.Party | None:
+        """The other platform's party in its role, from the credentials it gave us."""
+        credentials = self.server.peer if self.server_registered else self._peer_credentials
+        for role in (credentials or {}).get("roles", []):
+            if role.get("role") == self.identity.other_role:
+                return hdr.Party(role["country_code"], role["party_id"])
+        return None
+
+    def accept_token_a(self, token: str) -> None:
+        """C2: ``token`` opens our versions, details and credentials for one new registration."""
+        problem = auth.token_problem(token)
+        if problem:
+            raise HarnessError(f"token A refused: {problem}")
+        if self.server_registered:
+            raise HarnessError("token A is for an unregistered platform: unregister first")
+        REDACTOR.register(token)
+        self.server.token_a = token
+
+    def issue_token_a(self) -> str:
+        return self.server.issue_token_a()
+
+    def _client_tokens(self) -> set[str]:
+        """What the platform we registered with presents: our B, and the B we are offering."""
+        return {t for t in (self.client.own_token if self.client_registered else None, self._offered) if t}
+
+    def _known_tokens(self) -> set[str]:
+        return {t for t in (self.server.token_a, self.server.token_c) if t} | self._client_tokens()
+
+    def _permits(self, module: str, token: str) -> bool:
+        return self.server.permits(module, token) or token in self._client_tokens()
+
+    # ------------------------------------------------------------------ sending
+    async def send(self, method: str, url: str, *, token: str | None = None, body: Any = None,
+                   module: str | None = None, authorization: Any = _UNSET, raw_body: bytes | None = None,
+                   extra_headers: Mapping[str, str] | None = None, routed: bool = True,
+                   timeout: float | None = None) -> HttpExchange:
+        """One request to the other platform; its answer is judged (E1-E3, H2) and returned."""
+        headers = hdr.tracking_headers()
+        if authorization is _UNSET:
+            if token is None:
+                raise HarnessError(f"{method} {url}: no token to present")
+            headers["Authorization"] = auth.authorization_header(token, self.identity.token_form)
+        elif authorization is not None:
+            headers["Authorization"] = authorization
+        content = raw_body if raw_body is not None else (json.dumps(body).encode() if body is not None else b"")
+        if content:
+            headers["Content-Type"] = "application/json"
+        if routed and _routed(module):
+            other = self.peer_party or hdr.Party("XX", "XXX")
+            headers.update(hdr.routing_headers(hdr.Route(self.identity.party, other)))
+        headers.update(extra_headers or {})
+        exchange = await self.http.request(method, url, headers=headers, body=content,
+                                           timeout=timeout or self.call_timeout)
+        self.sent.append(exchange)
+        self._judge_answer(exchange)
+        return exchange
+
+    def _judge_answer(self, exchange: HttpExchange) -> None:
+        for check in (lambda: parse(exchange.response_body),
+                      lambda: hdr.check_echo(exchange.request_headers, exchange.response_headers)):
+            try:
+                check()
+            except PeerViolation as violation:
+                self.violations.append(violation)
+
+    # ------------------------------------------------------------------ registering with another platform
+    async def register_with(self, versions_url: str, token_a: str) -> dict[str, Any]:
+        """C7: versions, details, POST; the other platform's credentials."""
+        async with self._credentials_lock:
+            if self.registered:
+                raise HarnessError("already registered: one relationship at a time")
+            REDACTOR.register(token_a)
+            self.client = CredentialsClient(versions_url=versions_url, token_a=token_a, versions=(VERSION,),
+                                            url=self.versions_url, roles=[self.identity.credentials_role()],
+                                            token_factory=self._offer)
+            return await self._drive(self.client.register())
+
+    async def update_registration(self) -> dict[str, Any]:
+        """C4: versions, details, PUT: new tokens both ways."""
+        async with self._credentials_lock:
+            return await self._drive(self._registered_client().update())
+
+    async def unregister_from(self) -> None:
+        async with self._credentials_lock:
+            await self._drive(self._registered_client().unregister())
+
+    def _registered_client(self) -> CredentialsClient:
+        if not self.client_registered:
+            raise HarnessError("this platform did not register with the other one")
+        return self.client
+
+    def _offer(self) -> str:
+        """C3: the token B we offer; the server connects back with it before our POST is answered."""
+        self._offered = secret_token()
+        return self._offered
+
+    async def _drive(self, effect) -> dict[str, Any] | None:
+        try:
+            while isinstance(effect, Send):
+                exchange = await self.send(effect.method, effect.url, token=effect.token, body=effect.body)
+                effect = self.client.handle_response(exchange.status, exchange.response_body)
+        finally:
+            self._offered = None
+        if effect.credentials is not None:
+            REDACTOR.register(effect.credentials.get("token"))
+        self._peer_credentials = effect.credentials
+        return effect.credentials
+
+    # ------------------------------------------------------------------ serving
+    def _route(self, path: str) -> tuple[str, list[str]] | None:
+        parts = [p for p in path.strip("/").split("/") if p]
+        if parts[:1] == ["canned"] and len(parts) == 2:
+            return "canned", parts[1:]
+        if parts[:1] == ["actuator"] and len(parts) == 2 and self.actuator_endpoint:
+            return "actuator", parts[1:]
+        if parts == ["ocpi", "versions"]:
+            return "versions", []
+        if parts[:2] == ["ocpi", VERSION]:
+            if len(parts) == 2:
+                return "version_details", []
+            if parts[2] in (CREDENTIALS, LOCATIONS):
+                return parts[2], parts[3:]
+        return None
+
+    async def handle(self, request: HttpRequest) -> HttpResponse:
+        route = self._route(request.path)
+        if route is not None and route[0] == "canned":
+            status, body = self.canned.get(route[1][0], (404, b"no such canned answer"))
+            response = HttpResponse(status, body, self._answer_headers(request, None))
+            self._note(request, response, "canned", None)
+            return response
+        if route is not None and route[0] == "actuator":
+            return await self._actuate(request, route[1][0])
+        module, presented = (route[0] if route else None), None
+        try:
+            if route is None:
+                raise StatusError("V1", f"no OCPI endpoint at {request.path}", status_code=StatusCode.CLIENT_ERROR,
+                                  http_status=404)
+            presented = self._authenticate(request, module)
+            self._check_request_headers(request, module)
+            reply = await self._serve(request, module, route[1], presented)
+        except StatusError as error:
+            self.violations.append(error)
+            reply = Reply(error.http_status, error.envelope())
+        except Exception as bug:   # our own fault: the verdict must be broken, never failed
+            self.harness_errors.append(bug)
+            reply = Reply(500, build(status_code=StatusCode.SERVER_ERROR, status_message=f"internal error: {bug!r}"))
+        response = HttpResponse(reply.status, json.dumps(reply.body).encode(),
+                                self._answer_headers(request, module) | (reply.headers or {}))
+        self._note(request, response, module, presented)
+        return response
+
+    def _note(self, request: HttpRequest, response: HttpResponse, module: str | None,
+              presented: PresentedToken | None) -> None:
+        exchange = HttpExchange(request.method, request.url, request.headers, request.body, response.status,
+                                tuple(response.headers.items()), response.body)
+        self.served.append(Served(exchange, module, presented))
+        self._changed.set()
+
+    def _authenticate(self, request: HttpRequest, module: str) -> PresentedToken:
+        """A1-A4, C2: the presented token must open ``module``; StatusError 401 otherwise."""
+        presented = auth.decode_authorization(request.header("Authorization"), self.identity.token_encoding,
+                                              self._known_tokens())
+        if presented.is_deviation_for(VERSION):
+            self.violations.append(PeerViolation(
+                "A3", f"raw credentials token to a {VERSION} platform (base64 is due since 2.2)",
+                expected="Token <base64>", actual="Token <raw token>", strict=False))
+        if not self._permits(module, presented.token):
+            what = "token A opens only versions, version details and credentials" \
+                if presented.token == self.server.token_a else "unknown credentials token"
+            raise StatusError("A1/C2", what, status_code=StatusCode.CLIENT_ERROR, http_status=401)
+        return presented
+
+    def _check_request_headers(self, request: HttpRequest, module: str) -> None:
+        for name in (hdr.REQUEST_ID, hdr.CORRELATION_ID):
+            if not request.header(name):
+                self.violations.append(PeerViolation("H1", f"request without {name}", expected=name,
+                                                     actual=sorted(hdr.header_map(request.headers))))
+        if _routed(module):
+            try:
+                hdr.read_route(request.headers)
+            except PeerViolation as violation:
+                self.violations.append(_finding(violation))
+
+    def _answer_headers(self, request: HttpRequest, module: str | None) -> dict[str, str]:
+        """H2/H4: the request ids echoed; on functional modules the route swapped."""
+        answer = {"Content-Type": "application/json"}
+        for name in (hdr.REQUEST_ID, hdr.CORRELATION_ID):
+            if request.header(name):
+                answer[name] = request.header(name)
+        if _routed(module):
+            try:
+                route = hdr.read_route(request.headers)
+                answer |= hdr.routing_headers(hdr.Route(route.receiver, route.sender))
+            except PeerViolation:
+                if self.peer_party is not None:
+                    answer |= hdr.routing_headers(hdr.Route(self.identity.party, self.peer_party))
+        return answer
+
+    async def _serve(self, request: HttpRequest, module: str, rest: list[str], presented: PresentedToken) -> Reply:
+        if module == "versions":
+            self._only(request, "GET")
+            return Reply(200, build([{"version": VERSION, "url": self.details_url}]))
+        if module == "version_details":
+            self._only(request, "GET")
+            return Reply(200, build({"version": VERSION, "endpoints": self.endpoints()}))
+        if rest and module == CREDENTIALS:
+            raise StatusError("V1", f"no OCPI endpoint at {request.path}", status_code=StatusCode.CLIENT_ERROR,
+                              http_status=404)
+        if module == CREDENTIALS:
+            return await self._serve_credentials(request, presented.token)
+        if self.identity.role == CPO:
+            return self._serve_locations_sender(request, rest)
+        return self._serve_locations_receiver(request, rest)
+
+    @staticmethod
+    def _only(request: HttpRequest, *methods: str) -> None:
+        if request.method not in methods:
+            raise StatusError("V1", f"{request.method} is not defined here ({', '.join(methods)} only)",
+                              status_code=StatusCode.CLIENT_ERROR, http_status=405)
+
+    # ------------------------------------------------------------------ credentials
+    async def _serve_credentials(self, request: HttpRequest, token: str) -> Reply:
+        if token in self._client_tokens():
+            self._only(request, "GET")
+            return Reply(200, build(self.server.own_credentials(token)))
+        self._remember_secret(request.body)
+        effect = self.server.handle_request(request.method, token, request.body, version=VERSION)
+        while isinstance(effect, Send):
+            try:
+                exchange = await self.send(effect.method, effect.url, token=effect.token)
+            except NoAnswer as failure:
+                effect = self.server.handle_failure(failure.reason)
+            else:
+                effect = self.server.handle_response(exchange.status, exchange.response_body)
+        if effect.violation is not None:
+            self.violations.append(effect.violation)
+        return Reply(effect.http_status, effect.body)
+
+    @staticmethod
+    def _remember_secret(body: bytes) -> None:
+        try:
+            value = json.loads(body or b"null")
+        except ValueError:
+            return
+        if isinstance(value, dict) and isinstance(value.get("token"), str):
+            REDACTOR.register(value["token"])
+
+    # ------------------------------------------------------------------ locations: Sender (CPO)
+    def _serve_locations_sender(self, request: HttpRequest, rest: list[str]) -> Reply:
+        self._only(request, "GET")
+        if len(rest) > 3:
+            raise StatusError("L2", f"no locations object at {request.path}", status_code=StatusCode.CLIENT_ERROR,
+                              http_status=404)
+        if rest:
+            return Reply(200, build(self.locations.get_owned(Target(tuple(rest)))))
+        query = parse_query(request.query, max_limit=self.page_limit)
+        page = paginate(self.locations.all(), query)
+        return Reply(200, build(page.items), page_headers(page, query, request.url))
+
+    # ------------------------------------------------------------------ locations: Receiver (eMSP)
+    def _serve_locations_receiver(self, request: HttpRequest, rest: list[str]) -> Reply:
+        if not 3 <= len(rest) <= 5:
+            raise StatusError("L3", "receiver URLs are {locations}/{country_code}/{party_id}/{location_id}"
+                              "[/{evse_uid}[/{connector_id}]]", status_code=StatusCode.CLIENT_ERROR, http_status=404)
+        country_code, party_id, target = rest[0], rest[1], Target(tuple(rest[2:]))
+        if request.method == "GET":
+            found = self.locations.get(country_code, party_id, target)
+            if found is None:
+                raise StatusError("L7", f"no {target.kind} {'/'.join(target.ids)} was pushed",
+                                  status_code=StatusCode.UNKNOWN_LOCATION, http_status=404)
+            return Reply(200, build(found))
+        if request.method == "DELETE":
+            raise StatusError("L6", "Locations, EVSEs and Connectors are never deleted: PATCH status REMOVED",
+                              status_code=StatusCode.CLIENT_ERROR, http_status=405)
+        self._only(request, "GET", "PUT", "PATCH")
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            raise StatusError("E5", "request body is not valid JSON", status_code=StatusCode.INVALID_PARAMETERS,
+                              http_status=400) from None
+        if request.method == "PUT":
+            created = self.locations.put(country_code, party_id, target, body)
+            return Reply(201 if created else 200, build())
+        self.locations.patch(country_code, party_id, target, body)
+        return Reply(200, build())
+
+    # ------------------------------------------------------------------ pushing (CPO)
+    def receiver_url(self, *ids: str) -> str:
+        """The other platform's Receiver URL of one of our objects."""
+        endpoints = self.peer_endpoints
+        if endpoints is None:
+            raise HarnessError("not registered: no Receiver endpoint known")
+        base = endpoints.endpoint(LOCATIONS, RECEIVER).url.rstrip("/")
+        return "/".join([base, self.identity.country_code, self.identity.party_id, *ids])
+
+    async def push(self, method: str, ids: tuple[str, ...], body: Any) -> HttpExchange:
+        return await self.send(method, self.receiver_url(*ids), token=self.peer_token, module=LOCATIONS, body=body)
+
+    async def push_location(self, location_id: str) -> HttpExchange:
+        location = self.locations.get_owned(Target((location_id,)))
+        return await self.push("PUT", (location["id"],), location)
+
+    async def patch_own(self, ids: tuple[str, ...], changes: dict[str, Any]) -> HttpExchange:
+        """Change one of our objects (L5 on our side too), then PATCH the change to the Receiver."""
+        body = {**changes, "last_updated": format_datetime(utc_now())}
+        self.locations.patch(self.identity.country_code, self.identity.party_id, Target(ids), body)
+        return await self.push("PATCH", ids, body)
+
+    # ------------------------------------------------------------------ actuator actions
+    async def act_issue_token_a(self, token: str) -> None:
+        self.accept_token_a(token)
+
+    async def act_register(self, versions_url: str, token_a: str) -> None:
+        self.background.spawn(self.register_with(versions_url, token_a))
+
+    async def act_update_credentials(self) -> None:
+        self.background.spawn(self.update_registration())
+
+    async def act_unregister(self) -> None:
+        self.background.spawn(self.unregister_from())
+
+    async def act_push_location(self, location_id: str) -> None:
+        self.background.spawn(self.push_location(location_id))
+
+    async def act_patch_evse_status(self, location_id: str, evse_uid: str, status: str) -> None:
+        self.background.spawn(self.patch_own((location_id, evse_uid), {"status": status}))
+
+    async def act_patch_connector(self, location_id: str, evse_uid: str, connector_id: str,
+                                  tariff_ids: list[str]) -> None:
+        self.background.spawn(self.patch_own((location_id, evse_uid, connector_id), {"tariff_ids": tariff_ids}))
+
+    async def _actuate(self, request: HttpRequest, action: str) -> HttpResponse:
+        """The http actuator contract (docs/actuators.md), for a peer run on its own."""
+        if request.method != "POST":
+            return HttpResponse(405, b"POST only")
+        if action not in self.supported_actions():
+            return HttpResponse(501, f"action {action} is not implemented".encode())
+        try:
+            await self.perform(action, json.loads(request.body or b"{}"))
+        except Exception as error:
+            return HttpResponse(500, f"{action} failed: {error!r}".encode())
+        return HttpResponse(200, b"{}", {"Content-Type": "application/json"})
+
+    # ------------------------------------------------------------------ waiting
+    async def wait_served(self, predicate: Callable[[Served], bool], timeout: float, *, start: int = 0) -> Served | None:
+        """The first served request from ``start`` on matching ``predicate``; None after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for served in self.served[start:]:
+                if predicate(served):
+                    return served
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                pass

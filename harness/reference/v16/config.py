@@ -1,0 +1,150 @@
+"""The 1.6 charge point's configuration keys, as GetConfiguration and ChangeConfiguration see them.
+
+Rules (spec 002: Classes KeyValue, Messages GetConfiguration/ChangeConfiguration, ConfigurationStatus,
+behaviour rules 14-17, Authentication 3-4, Limits):
+- K1  GetConfiguration without keys reports every key; with keys, the known ones in
+      ``configurationKey`` and the others, as sent, in ``unknownKey``. Keys are CiString50:
+      looked up case-insensitively.
+- K2  ChangeConfiguration of an unknown key → NotSupported; of a readonly key → Rejected and the
+      value stays (KeyValue.readonly: false only when ChangeConfiguration can set it); of a value
+      the key cannot take → Rejected and nothing changes (rule 14: a measurand list with an
+      unsupported measurand); of a key that works only after a reboot → RebootRequired
+      (ConfigurationStatus: the CP does not reboot itself); else Accepted.
+- K3  AuthorizationKey is the 20-byte Basic-auth key, set as 40 hex digits; it is a secret:
+      reported as known but never with its value, and registered with the Redactor.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.wire import REDACTOR
+
+AUTHORIZATION_KEY = "AuthorizationKey"
+KEY_BYTES = 20   # spec 002 Limits: authorization key 20 bytes
+
+# The measurands the reference meter reports (spec 002 Measurand; rule 16 metering keys).
+SUPPORTED_MEASURANDS = frozenset({"Energy.Active.Import.Register"})
+
+
+def natural(value: str) -> bool:
+    return value.isdigit()
+
+
+def boolean(value: str) -> bool:
+    return value.lower() in ("true", "false")
+
+
+def measurands(value: str) -> bool:
+    """A comma-separated list of measurands the meter supports; empty means none (rule 14)."""
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    return all(item in SUPPORTED_MEASURANDS for item in items)
+
+
+def hex_key(value: str) -> bool:
+    try:
+        return len(bytes.fromhex(value)) == KEY_BYTES
+    except ValueError:
+        return False
+
+
+def new_authorization_key(identity: str | None = None) -> bytes:
+    """A fresh 20-byte key, registered (raw, hex, base64, Basic header) before it is used."""
+    key = secrets.token_bytes(KEY_BYTES)
+    register_key(key, identity)
+    return key
+
+
+def register_key(key: bytes, identity: str | None = None) -> None:
+    REDACTOR.register(key, identity=identity)
+    REDACTOR.register(key.hex().upper())   # the hex form a peer may send in capitals
+
+
+@dataclass
+class Key:
+    name: str
+    value: str | None
+    readonly: bool = False
+    accepts: Callable[[str], bool] = lambda value: True
+    reboot: bool = False     # a change takes effect only after a reboot
+    secret: bool = False     # write-only: the value is never reported
+
+    def key_value(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"key": self.name, "readonly": self.readonly}
+        if self.value is not None and not self.secret:
+            entry["value"] = self.value
+        return entry
+
+
+class ConfigurationStore:
+    def __init__(self, keys: Iterable[Key]):
+        self._keys = {k.name.casefold(): k for k in keys}
+
+    @classmethod
+    def for_charge_point(cls, connectors: int, authorization_key: bytes | None, *,
+                         smart_charging: bool = False) -> "ConfigurationStore":
+        """The Core keys the reference charge point keeps (1.6 section 9.1, as named in rules 14-17)."""
+        energy = ",".join(sorted(SUPPORTED_MEASURANDS))
+        keys = [Key(name, value, accepts=natural) for name, value in {
+            "ClockAlignedDataInterval": "0", "ConnectionTimeOut": "60", "HeartbeatInterval": "86400",
+            "MeterValueSampleInterval": "0", "ResetRetries": "1", "TransactionMessageAttempts": "3",
+            "TransactionMessageRetryInterval": "1"}.items()]
+        keys += [Key(name, value, accepts=boolean) for name, value in {
+            "AuthorizeRemoteTxRequests": "false", "LocalAuthorizeOffline": "false", "LocalPreAuthorize": "false",
+            "StopTransactionOnEVSideDisconnect": "true", "StopTransactionOnInvalidId": "true",
+            "UnlockConnectorOnEVSideDisconnect": "true"}.items()]
+        keys += [Key(name, energy, accepts=measurands) for name in (
+            "MeterValuesAlignedData", "MeterValuesSampledData", "StopTxnAlignedData", "StopTxnSampledData")]
+        keys += [
+            Key("GetConfigurationMaxKeys", "50", readonly=True),
+            Key("NumberOfConnectors", str(connectors), readonly=True),
+            Key("SupportedFeatureProfiles", "Core" + (",SmartCharging" if smart_charging else ""), readonly=True),
+            Key("WebSocketPingInterval", "0", accepts=natural, reboot=True),
+            Key(AUTHORIZATION_KEY, authorization_key.hex() if authorization_key else None, accepts=hex_key,
+                secret=True),
+        ]
+        return cls(keys)
+
+    # ------------------------------------------------------------ K1
+    def get(self, keys: list[str] | None = None) -> dict[str, Any]:
+        """The GetConfiguration.conf payload."""
+        if not keys:
+            return {"configurationKey": [k.key_value() for k in self._keys.values()]}
+        known = [self._keys[name.casefold()] for name in keys if name.casefold() in self._keys]
+        unknown = [name for name in keys if name.casefold() not in self._keys]
+        answer: dict[str, Any] = {"configurationKey": [k.key_value() for k in known]}
+        if unknown:
+            answer["unknownKey"] = unknown
+        return answer
+
+    # ------------------------------------------------------------ K2
+    def change(self, name: str, value: str) -> str:
+        """Apply a ChangeConfiguration.req; return its ConfigurationStatus."""
+        key = self._keys.get(name.casefold())
+        if key is None:
+            return "NotSupported"
+        if key.readonly or not key.accepts(value):
+            return "Rejected"
+        key.value = value
+        if key.secret:
+            register_key(bytes.fromhex(value))
+        return "RebootRequired" if key.reboot else "Accepted"
+
+    # ------------------------------------------------------------ the charge point's own reads and writes
+    def value(self, name: str) -> str | None:
+        key = self._keys.get(name.casefold())
+        return key.value if key else None
+
+    def integer(self, name: str, default: int = 0) -> int:
+        value = self.value(name)
+        return int(value) if value and value.isdigit() else default
+
+    def flag(self, name: str) -> bool:
+        return (self.value(name) or "").lower() == "true"
+
+    def set(self, name: str, value: str) -> None:
+        """The charge point's own write (the boot interval into HeartbeatInterval): no readonly check."""
+        self._keys[name.casefold()].value = value

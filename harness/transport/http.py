@@ -1,0 +1,300 @@
+"""HTTP for OCPI, both ways, on httpx (client), Starlette (app) and uvicorn (server).
+
+- ``HttpClient`` sends one request with httpx and returns the ``HttpExchange``: what was sent and
+  what came back, or why nothing came back (``NoAnswer``). Every request and response is written
+  to the test's ``WireLog``, one line each, timestamped; secrets are masked when the log is read.
+- ``asgi_app(handler)`` turns ``async handler(HttpRequest) -> HttpResponse`` into an ASGI app and
+  writes what the app received and answered to the WireLog.
+- ``InProcessNetwork`` reaches such apps without sockets (``httpx.ASGITransport`` per host name);
+  ``HttpServer`` serves one on a real port with uvicorn (port 0: the bound port is read back).
+
+This module moves bytes and records them; which request to send and what an answer means is
+decided by the callers (the protocol cores and the reference peer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+import uvicorn
+from starlette.requests import Request
+from starlette.responses import Response
+
+from harness.errors import HarnessError
+from harness.ocpi.headers import header_map
+from harness.wire import WireLog
+
+DEFAULT_TIMEOUT = 10.0
+START_TIMEOUT = 10.0
+STOP_TIMEOUT = 5.0
+_LOGGED_BODY = 4000   # characters of a body written to the wire log
+_PLUMBING = frozenset({"accept", "accept-encoding", "connection", "user-agent", "host", "content-length"})
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+class NoAnswer(HarnessError):
+    """The request got no HTTP answer: refused, timed out, unknown host (``reason`` says which)."""
+
+    def __init__(self, method: str, url: str, reason: str):
+        super().__init__(f"{method} {url}: no HTTP answer ({reason})")
+        self.reason = reason
+
+
+@dataclass
+class HttpExchange:
+    """One request and its answer, as seen on the wire."""
+    method: str
+    url: str
+    request_headers: Pairs
+    request_body: bytes
+    status: int
+    response_headers: Pairs
+    response_body: bytes
+    at: float = field(default_factory=time.time)
+
+    def request_header(self, name: str) -> str | None:
+        return header_map(self.request_headers).get(name.lower())
+
+    def header(self, name: str) -> str | None:
+        """A response header (names compared ignoring case)."""
+        return header_map(self.response_headers).get(name.lower())
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path
+
+    @property
+    def text(self) -> str:
+        return self.response_body.decode("utf-8", "replace")
+
+    def json(self):
+        """The response body as JSON, or None when it is not JSON."""
+        try:
+            return json.loads(self.response_body)
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """A request as a served app sees it."""
+    method: str
+    url: str                 # as the client asked for it (scheme, host, path, query)
+    headers: Pairs
+    body: bytes
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path
+
+    @property
+    def query(self) -> Pairs:
+        return tuple(parse_qsl(urlsplit(self.url).query, keep_blank_values=True))
+
+    def header(self, name: str) -> str | None:
+        return header_map(self.headers).get(name.lower())
+
+
+@dataclass
+class HttpResponse:
+    status: int
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Handler = Callable[[HttpRequest], Awaitable[HttpResponse]]
+
+
+# ---------------------------------------------------------------------------- wire log lines
+def _one_line(body: bytes) -> str:
+    text = body.decode("utf-8", "replace").replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= _LOGGED_BODY else text[:_LOGGED_BODY] + f"… ({len(text)} characters)"
+
+
+def _headers_text(headers: Iterable[tuple[str, str]]) -> str:
+    """``{name: value, ...}`` without the plumbing headers; the closing brace also ends a
+    masked Authorization value (see wire.Redactor)."""
+    return "{" + ", ".join(f"{name}: {value}" for name, value in headers if name.lower() not in _PLUMBING) + "}"
+
+
+def request_line(method: str, url: str, headers: Iterable[tuple[str, str]], body: bytes) -> str:
+    text = f"{method} {url} {_headers_text(headers)}"
+    return text + (f" {_one_line(body)}" if body else "")
+
+
+def response_line(status: int, headers: Iterable[tuple[str, str]], body: bytes) -> str:
+    text = f"HTTP {status} {_headers_text(headers)}"
+    return text + (f" {_one_line(body)}" if body else "")
+
+
+# ---------------------------------------------------------------------------- client
+class HttpClient:
+    """Sends requests and logs both directions: the request as sent (→), the answer as received (←)."""
+
+    def __init__(self, *, transport: httpx.AsyncBaseTransport | None = None, wirelog: WireLog | None = None,
+                 channel: str = "ocpi", timeout: float = DEFAULT_TIMEOUT):
+        self.transport = transport
+        self.wirelog = wirelog
+        self.channel = channel
+        self.timeout = timeout
+        self._client: httpx.AsyncClient | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout,
+                                             follow_redirects=False, trust_env=False)
+        return self._client
+
+    async def request(self, method: str, url: str, *, headers: dict[str, str] | None = None,
+                      body: bytes = b"", timeout: float | None = None) -> HttpExchange:
+        """Send one request; NoAnswer when no HTTP answer came within the timeout."""
+        http = self._http()
+        request = http.build_request(method, url, headers=headers or {}, content=body or None,
+                                     timeout=timeout or self.timeout)
+        sent = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw
+                     if k.decode("latin-1").lower() not in _PLUMBING)
+        if self.wirelog is not None:
+            self.wirelog.sent(self.channel, request_line(method, url, sent, body))
+        try:
+            response = await http.send(request)
+        except httpx.TimeoutException:
+            reason = f"no answer within {timeout or self.timeout:g} s"
+            self._log_event(f"{method} {url}: {reason}")
+            raise NoAnswer(method, url, reason) from None
+        except httpx.HTTPError as error:
+            reason = f"{type(error).__name__}: {error}"
+            self._log_event(f"{method} {url}: {reason}")
+            raise NoAnswer(method, url, reason) from None
+        received = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw)
+        if self.wirelog is not None:
+            self.wirelog.received(self.channel, response_line(response.status_code, received, response.content))
+        return HttpExchange(method, url, sent, body, response.status_code, received, response.content)
+
+    def _log_event(self, text: str) -> None:
+        if self.wirelog is not None:
+            self.wirelog.event(self.channel, text)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+# ---------------------------------------------------------------------------- served apps
+def asgi_app(handler: Handler, *, wirelog: Callable[[], WireLog | None] = lambda: None,
+             channel: str = "ocpi"):
+    """An ASGI app calling ``handler``; what it received is logged ←, what it answered →."""
+
+    async def app(scope, receive, send) -> None:
+        if scope["type"] != "http":   # lifespan and websocket scopes are not served
+            return
+        starlette_request = Request(scope, receive)
+        body = await starlette_request.body()
+        headers = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"])
+        request = HttpRequest(scope["method"], str(starlette_request.url), headers, body)
+        log = wirelog()
+        if log is not None:
+            log.received(channel, request_line(request.method, request.url, headers, body))
+        answer = await handler(request)
+        response = Response(answer.body, status_code=answer.status, headers=answer.headers)
+        if log is not None:
+            log.sent(channel, response_line(answer.status, response.headers.items(), answer.body))
+        await response(scope, receive, send)
+
+    return app
+
+
+class InProcessNetwork(httpx.AsyncBaseTransport):
+    """Host names served in-process by ASGI apps; any other host gets a connection error."""
+
+    def __init__(self) -> None:
+        self._hosts: dict[str, httpx.ASGITransport] = {}
+
+    def add(self, name: str, app) -> str:
+        """Serve ``app`` as ``http://<name>.invalid`` (RFC 6761: never a real host); its base URL."""
+        host = f"{name}.invalid"
+        if host in self._hosts:
+            raise HarnessError(f"in-process host {host} is already taken")
+        self._hosts[host] = httpx.ASGITransport(app=app)
+        return f"http://{host}"
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        transport = self._hosts.get(request.url.host)
+        if transport is None:
+            raise httpx.ConnectError(f"no in-process host {request.url.host}", request=request)
+        return await transport.handle_async_request(request)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: the test process keeps its own."""
+
+    def capture_signals(self):
+        return contextlib.nullcontext()
+
+
+class HttpServer:
+    """An ASGI app on a real TCP port of ``host``; port 0 picks a free one (see ``port``)."""
+
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 0):
+        self.app, self.host, self.requested_port = app, host, port
+        self._socket: socket.socket | None = None
+        self._port: int | None = None
+        self._server: _Server | None = None
+        self._task: asyncio.Task | None = None
+
+    async def start(self, timeout: float = START_TIMEOUT) -> "HttpServer":
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.requested_port))
+        except OSError as error:
+            sock.close()
+            raise HarnessError(f"cannot listen on {self.host}:{self.requested_port}: {error.strerror}; "
+                               f"pick another --listen address") from None
+        self._socket, self._port = sock, sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False,
+                                timeout_graceful_shutdown=2)
+        self._server = _Server(config)
+        self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name=f"http-server-{self.port}")
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if self._task.done() or time.monotonic() > deadline:
+                await self.stop()
+                raise HarnessError(f"the HTTP server on {self.host}:{self.port} did not start within {timeout:g} s")
+            await asyncio.sleep(0.01)
+        return self
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise HarnessError("the HTTP server is not started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def stop(self, timeout: float = STOP_TIMEOUT) -> None:
+        if self._server is None or self._task is None:
+            return
+        self._server.should_exit = True
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        except (TimeoutError, asyncio.CancelledError):
+            self._server.force_exit = True
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        except BaseException:   # the server itself failed: nothing left to stop
+            pass
+        self._server = self._task = None

@@ -1,0 +1,298 @@
+"""The self-check fault catalog: deliberately faulty variants of the reference implementations.
+
+Each fault is a small subclass of ``ReferenceCsms`` or ``ReferenceStation`` that overrides the
+least code needed to break exactly ONE named rule, and a ``Fault`` record saying which suite
+test(s) must catch it, with which verdict (always *failed*: the SUT's fault, never *broken*) and
+which words of the failure message show the intended reason. ``test_fault_catalog.py`` plays
+each selection with the faulty class as the embedded SUT (``--embedded-sut catalog:<Class>``).
+
+Importability: this folder is not a package (``tests/`` has no ``__init__.py``), so the module
+is named ``catalog`` and the runs that load it get this folder on ``PYTHONPATH``; the pytest
+run of this folder finds it through its own ``conftest.py`` (see there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from harness.ocpp.framing import Call, serialize
+from harness.reference.csms import ReferenceCsms
+from harness.reference.station import ReferenceStation
+from harness.transport.ws import OcppConnection
+
+MODULE = "catalog"      # the name this file is imported under, in every run (see above)
+VERSION = "ocpp2.0.1"   # the faults are played in 2.0.1, in the role where the faulty side is the SUT
+
+
+async def send_call_unqueued(connection: OcppConnection, action: str, payload: dict[str, Any]) -> None:
+    """A CALL that bypasses the RPC core's one-at-a-time queue (rule R1), awaiting its answer."""
+    call = Call(str(uuid.uuid4()), action, payload)
+    await connection.send_raw(serialize(call), reply_id=call.id)
+
+
+# ------------------------------------------------------------------------------------- CSMS faults
+class CsmsAcceptsBlockedToken(ReferenceCsms):
+    """Order of checks step 2: a blocked token is answered Accepted."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        return info | {"status": "Accepted"} if info["status"] == "Blocked" else info
+
+
+class CsmsChecksExpiredBeforeBlocked(ReferenceCsms):
+    """Order of checks: Expired (step 3) is checked before Blocked (step 2)."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        record = self.tokens.lookup(id_token)
+        return info | {"status": "Expired"} if record is not None and record.expired else info
+
+
+class CsmsIgnoresActiveTransactions(ReferenceCsms):
+    """Order of checks step 4: a token already in a transaction is not answered ConcurrentTx."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        return self.tokens.decide(id_token, station=session.identity, in_transaction=False,
+                                  currents={e.current for e in self.profile.evses})
+
+
+class CsmsDropsGroupIdToken(ReferenceCsms):
+    """Authorization rule 5: the token's groupIdToken is left out of idTokenInfo."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        info.pop("groupIdToken", None)
+        return info
+
+
+class CsmsTrustsTransactionEventTokens(ReferenceCsms):
+    """Authorization rule 7: the token of a TransactionEvent is not checked again (always Accepted)."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if "idTokenInfo" in answer:
+            answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": "Accepted"}
+        return answer
+
+
+class CsmsRejectsUnknownVendor(ReferenceCsms):
+    """DataTransfer: an unknown vendorId is answered Rejected instead of UnknownVendorId."""
+
+    def on_DataTransfer(self, session, payload):
+        answer = super().on_DataTransfer(session, payload)
+        return {"status": "Rejected"} if answer["status"] == "UnknownVendorId" else answer
+
+
+class CsmsAcceptsAnyPassword(ReferenceCsms):
+    """W4 (security profile 1): the Basic-auth password is not checked."""
+
+    def check_password(self, identity, password):
+        return True
+
+
+class CsmsAcceptsAnyIdentity(ReferenceCsms):
+    """W2: a charging station identity the CSMS does not know is connected."""
+
+    def accepts_identity(self, identity):
+        return True
+
+
+class CsmsPipelinesDataTransfer(ReferenceCsms):
+    """R1/R4: its DataTransfer goes out while its previous CALL is still unanswered."""
+
+    async def act_data_transfer(self, vendor_id, message_id=None, data=None, station=None):
+        payload = {"vendorId": vendor_id} | ({"messageId": message_id} if message_id is not None else {})
+        self.background.spawn(send_call_unqueued(self.session(station).connection, "DataTransfer", payload))
+
+
+class CsmsNeverAnswersHeartbeat(ReferenceCsms):
+    """R-answer: a Heartbeat CALL is never answered (the harness must give up after the call timeout)."""
+
+    async def on_Heartbeat(self, session, payload):
+        await asyncio.Event().wait()
+
+
+class CsmsBootsWithZeroInterval(ReferenceCsms):
+    """B01: BootNotificationResponse carries a heartbeat interval that is not positive."""
+
+    heartbeat_interval = 0
+
+
+class CsmsHeartbeatWithoutTime(ReferenceCsms):
+    """R3: HeartbeatResponse lacks its required currentTime (the schema check must blame the SUT).
+
+    The reference core refuses to send a payload that breaks its schema (a HarnessError), so this
+    stand-in turns its own schema check off, as a CSMS that never validates its answers would.
+    """
+
+    def on_Heartbeat(self, session, payload):
+        session.connection.endpoint.validate = False
+        return {}
+
+
+# ---------------------------------------------------------------------------------- station faults
+class StationStartsForRejectedToken(ReferenceStation):
+    """C01: the station ignores the status of AuthorizeResponse and charges a rejected token."""
+
+    async def authorize(self, id_token):
+        return await super().authorize(id_token) | {"status": "Accepted"}
+
+
+class StationSendsEveryTokenAsIso14443(ReferenceStation):
+    """C04 / C01.FR.01: the presented token goes out with another idToken type (a PIN as ISO14443)."""
+
+    async def authorize(self, id_token):
+        return await super().authorize(id_token | {"type": "ISO14443"})
+
+
+class StationLosesRemoteStartId(ReferenceStation):
+    """C05 remote start: the TransactionEvent of a remote start lacks the remoteStartId."""
+
+    async def start_transaction(self, state, trigger, id_token, remote_start_id=None):
+        await super().start_transaction(state, trigger, id_token)
+
+
+class StationAcceptsRemoteStartOnUnknownEvse(ReferenceStation):
+    """C05 remote start rule 2: a remote start on an EVSE the station does not have is Accepted."""
+
+    def on_RequestStartTransaction(self, session, payload):
+        if payload.get("evseId") is not None and payload["evseId"] not in self.evses:
+            return {"status": "Accepted"}
+        return super().on_RequestStartTransaction(session, payload)
+
+
+class StationAcceptsRemoteStopButKeepsCharging(ReferenceStation):
+    """F03: RequestStopTransaction is Accepted but the transaction never ends."""
+
+    def on_RequestStopTransaction(self, session, payload):
+        running = any(s.transaction and s.transaction.id == payload["transactionId"] for s in self.evses.values())
+        return {"status": "Accepted" if running else "Rejected"}
+
+
+class StationPipelinesStatusDuringBoot(ReferenceStation):
+    """R1/R4: a StatusNotification goes out while the BootNotification is unanswered."""
+
+    async def boot(self):
+        boot = self.background.spawn(super().boot())
+        while self.connection.endpoint.in_flight is None and not boot.done():  # BootNotification out first
+            await asyncio.sleep(0)
+        evse = self.profile.evses[0]
+        await send_call_unqueued(self.connection, "StatusNotification",
+                                 self.status_payload(evse.id, evse.connectors[0], "Available"))
+        return await boot
+
+
+class StationAnswersWithV16ErrorCode(ReferenceStation):
+    """R3/R5: a schema-invalid CALL is answered with the 1.6 code FormationViolation on 2.x."""
+
+    async def connect(self, csms_url, *, boot=True, offered=None):
+        handshake = await super().connect(csms_url, boot=False, offered=offered)
+        if handshake.connection is not None:  # patched before any frame is read, then booted as usual
+            handshake.connection.endpoint.payload_error_code = lambda problems: "FormationViolation"
+        if boot and handshake.subprotocol is not None:
+            await self.boot()
+        return handshake
+
+
+# ------------------------------------------------------------------------------------- the records
+@dataclass(frozen=True)
+class Fault:
+    """One faulty stand-in and how the suites must catch it."""
+    name: str
+    rule: str                   # the rule it breaks, cited as the suites cite it
+    cls: type                   # a subclass of the reference for the SUT role it plays
+    catch: tuple[str, ...]      # node ids (relative to the repository) that must fail
+    reason: str                 # words of the failure message that show the intended reason
+    verdict: str = "failed"     # the harness's verdict: the SUT is blamed, the run is not broken
+    known_miss: str = ""        # why the harness cannot catch it yet: its test is a strict xfail
+
+    @property
+    def embedded_sut(self) -> str:
+        """The ``--embedded-sut`` value: ``module:Class``, importable with this folder on the path."""
+        return f"{MODULE}:{self.cls.__name__}"
+
+    @property
+    def role(self) -> str:
+        return "csms" if issubclass(self.cls, ReferenceCsms) else "cs"
+
+
+def _node(path: str, test: str, *params: str, role: str) -> str:
+    return f"suites/ocpp2/{path}::{test}[{'-'.join((role, VERSION, *params))}]"
+
+
+def _csms(path: str, test: str, *params: str) -> str:
+    return _node(path, test, *params, role="csms")
+
+
+def _cs(path: str, test: str, *params: str) -> str:
+    return _node(path, test, *params, role="cs")
+
+
+R4_REASON = "[R4: no new CALL before the previous one is answered (SHALL in 2.x)]"
+C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
+P02, RPC, CONN = "datatransfer/test_P02.py", "rpc/test_RPC.py", "connection/test_CONN.py"
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("csms-accepts-blocked-token", "C01.FR.07 / order of checks step 2 (Blocked)", CsmsAcceptsBlockedToken,
+          (_csms(C01, "test_presented_token_gets_its_status", "Blocked"),),
+          "[C01.FR.07 / order of checks] idTokenInfo.status for the blocked token"),
+    Fault("csms-checks-expired-before-blocked", "order of checks: Blocked (2) before Expired (3)",
+          CsmsChecksExpiredBeforeBlocked, (_csms(C01, "test_blocked_is_checked_before_expired"),),
+          "[order of checks: Blocked (2) before Expired (3)] idTokenInfo.status"),
+    Fault("csms-drops-group-id-token", "C09 / authorization rule 5 (groupIdToken)", CsmsDropsGroupIdToken,
+          (_csms(C01, "test_group_token_is_answered_with_its_group"),),
+          "[C09 / authorization rule 5] AuthorizeResponse lacks the token's groupIdToken"),
+    Fault("csms-ignores-active-transactions", "order of checks step 4 (ConcurrentTx)",
+          CsmsIgnoresActiveTransactions, (_csms(C01, "test_token_in_a_transaction_is_concurrent"),),
+          "[order of checks step 4: ConcurrentTx] idTokenInfo.status"),
+    Fault("csms-trusts-transaction-event-tokens", "authorization rule 7 (TransactionEvent token checked again)",
+          CsmsTrustsTransactionEventTokens, (_csms(C01, "test_token_is_checked_again_in_transaction_event"),),
+          "[authorization rule 7: the CSMS SHALL check the token of a TransactionEvent]"),
+    Fault("csms-rejects-unknown-vendor", "DataTransfer: unknown vendorId → UnknownVendorId",
+          CsmsRejectsUnknownVendor, (_csms(P02, "test_data_transfer_to_csms", "unknown_vendor"),),
+          "[P: an unknown vendorId SHALL be answered UnknownVendorId] DataTransferResponse status"),
+    Fault("csms-accepts-any-password", "W4: security profile 1, a wrong Basic-auth password is refused",
+          CsmsAcceptsAnyPassword, (_csms(CONN, "test_wrong_basic_auth_password_is_refused"),),
+          "[W4: a wrong Basic-auth password SHALL be refused]"),
+    Fault("csms-accepts-any-identity", "W2: an unknown station identity is not connected",
+          CsmsAcceptsAnyIdentity, (_csms(CONN, "test_unknown_identity_is_refused_with_404"),),
+          "[W2: an unknown charging station identity is not connected]"),
+    Fault("csms-pipelines-calls", "R1/R4: one CALL at a time (SHALL in 2.x)", CsmsPipelinesDataTransfer,
+          (_csms(RPC, "test_csms_waits_for_an_answer_before_its_next_call"),),
+          R4_REASON),
+    Fault("csms-boots-with-zero-interval", "B01: the heartbeat interval is positive", CsmsBootsWithZeroInterval,
+          (_csms(CONN, "test_boot_is_accepted"),), "[B01: the heartbeat interval is positive]"),
+    Fault("csms-heartbeat-without-time", "R3: every payload is checked against its schema",
+          CsmsHeartbeatWithoutTime, (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
+          "[R3] Heartbeat response breaks its schema"),
+    Fault("csms-never-answers-heartbeat", "R-answer: every CALL is answered within the call timeout",
+          CsmsNeverAnswersHeartbeat, (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
+          "[R-answer] no answer to Heartbeat within",
+          known_miss="harness bug: OcppConnection._read (harness/transport/ws.py) waits in ws.recv() with no "
+                     "timeout while nothing is in flight and does not wake when a CALL goes out, so on an idle "
+                     "link the call timeout never fires and call_exchange waits forever"),
+    Fault("station-starts-for-rejected-token", "C01: a rejected token SHALL NOT start a transaction",
+          StationStartsForRejectedToken, (_cs(C01, "test_station_starts_only_for_an_accepted_token", "rejected"),),
+          "[C01: a rejected token SHALL NOT start a transaction]"),
+    Fault("station-sends-pin-as-iso14443", "C04 / C01.FR.01: the presented idToken is sent as it is",
+          StationSendsEveryTokenAsIso14443, (_cs(C04, "test_valid_pin_is_accepted"),),
+          "[C04: the station sends the entered PIN as idToken type KeyCode] AuthorizeRequest idToken.type"),
+    Fault("station-loses-remote-start-id", "C05.FR: remoteStartId SHALL appear in a TransactionEvent",
+          StationLosesRemoteStartId, (_cs(C05, "test_remote_start_is_correlated_by_remote_start_id"),),
+          "[C05.FR: remoteStartId SHALL appear in a TransactionEvent of the transaction]"),
+    Fault("station-accepts-remote-start-on-unknown-evse", "C05 remote start rule 2",
+          StationAcceptsRemoteStartOnUnknownEvse, (_cs(C05, "test_remote_start_on_unknown_evse_is_rejected"),),
+          "[C05 remote start rule 2: the station refuses what it cannot do]"),
+    Fault("station-ignores-remote-stop", "F03: a remotely stopped transaction ends",
+          StationAcceptsRemoteStopButKeepsCharging, (_cs(C05, "test_remote_stop_ends_the_transaction"),),
+          "[F03: a remotely stopped transaction ends with a TransactionEvent Ended]"),
+    Fault("station-pipelines-during-boot", "R1/R4: one CALL at a time (SHALL in 2.x)",
+          StationPipelinesStatusDuringBoot, (_cs(RPC, "test_station_waits_for_the_boot_answer"),),
+          R4_REASON),
+    Fault("station-answers-with-v16-error-code", "R5: a CALLERROR code exists in the version (2.x: FormatViolation)",
+          StationAnswersWithV16ErrorCode, (_cs(RPC, "test_invalid_payload_is_answered_with_a_callerror"),),
+          "[R5] CALLERROR code 'FormationViolation' does not exist in ocpp2.0.1"),
+)

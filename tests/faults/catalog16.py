@@ -1,0 +1,205 @@
+"""The OCPP 1.6 fault catalog: faulty variants of the 1.6 reference central system and charge point.
+
+Like ``catalog.py`` (2.x): each fault is a small direct subclass of ``ReferenceCsms16`` or
+``ReferenceStation16`` that breaks exactly ONE named rule, and a ``Fault16`` record names the
+suite test(s) that must catch it and the words of the failure that show why. ``test_faults16.py``
+plays each selection with the faulty class as the embedded SUT (``--embedded-sut catalog16:<Class>``);
+this folder is on ``PYTHONPATH`` for those runs and on ``sys.path`` here (see conftest.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from catalog import Fault  # importable: conftest.py puts this folder on sys.path
+
+from harness.ocpp.errors import FORMAT
+from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
+from harness.reference.v16.queue import Queued, TransactionQueue
+
+MODULE = "catalog16"
+VERSION = "ocpp1.6"
+
+
+class _NewestFirst(TransactionQueue):
+    """A queue that hands out the newest message first."""
+
+    def push(self, action, payload, owner=None) -> Queued:
+        item = Queued(action, payload, owner)
+        self._items.appendleft(item)
+        return item
+
+
+class _RetriesAtOnce(TransactionQueue):
+    """A queue that retries a failed message at once, whatever TransactionMessageRetryInterval says."""
+
+    def failed(self, now, *, attempts, retry_interval):
+        return super().failed(now, attempts=attempts, retry_interval=0)
+
+
+# ------------------------------------------------------------------------------ charge point faults
+class ChargePointAuthorizesItsOwnStop(ReferenceStation16):
+    """spec 002 What the service does 3: Authorize is sent before the starting idTag stops its transaction."""
+
+    async def present(self, id_tag, connector_id=None):
+        if any(c.transaction.id_tag.casefold() == id_tag.casefold() for c in self._running(connector_id)):
+            await self.authorize(id_tag)
+        await super().present(id_tag, connector_id)
+
+
+class ChargePointStopsBelowItsStart(ReferenceStation16):
+    """Register values grow monotonically: StopTransaction.meterStop is lower than meterStart."""
+
+    def stop_payload(self, connector, tx, reason, id_tag):
+        return super().stop_payload(connector, tx, reason, id_tag) | {"meterStop": tx.start["meterStart"] - 1}
+
+
+class ChargePointNumbersConnectorsWithAGap(ReferenceStation16):
+    """Connector numbering: connector 2 is reported as 3 (1, 3: a gap)."""
+
+    def connector_status(self, connector_id, status, error_code="NoError"):
+        return super().connector_status(connector_id + 1 if connector_id > 1 else connector_id, status, error_code)
+
+
+class ChargePointSpellsFormatViolationThe2xWay(ReferenceStation16):
+    """1.6 CALLERROR codes: a payload that is not the PDU's structure is answered FormatViolation (2.x)."""
+
+    async def boot(self):
+        endpoint = self.connection.endpoint
+        endpoint.payload_error_code = lambda problems: \
+            "FormatViolation" if problems[0].kind == FORMAT else type(endpoint).payload_error_code(endpoint, problems)
+        return await super().boot()
+
+
+class ChargePointChangesReadonlyKeys(ReferenceStation16):
+    """KeyValue.readonly: ChangeConfiguration of a readonly key is Accepted and applied."""
+
+    def on_ChangeConfiguration(self, session, payload):
+        known = self.config.get([payload["key"]])["configurationKey"]
+        if known and known[0]["readonly"]:
+            self.config.set(payload["key"], payload["value"])
+            return {"status": "Accepted"}
+        return super().on_ChangeConfiguration(session, payload)
+
+
+class ChargePointReordersItsQueue(ReferenceStation16):
+    """Behaviour rule 1: queued transaction messages go out newest first."""
+
+    queue_class = _NewestFirst
+
+
+class ChargePointRetriesAtOnce(ReferenceStation16):
+    """Behaviour rule 2: a failed transaction message is retried without the retry interval."""
+
+    queue_class = _RetriesAtOnce
+
+
+class ChargePointKeepsItsOldKey(ReferenceStation16):
+    """Authentication 4: the new AuthorizationKey is Accepted but the old one is used to reconnect."""
+
+    def on_ChangeConfiguration(self, session, payload):
+        key = self.password
+        answer = super().on_ChangeConfiguration(session, payload)
+        self.password = key
+        return answer
+
+
+# ---------------------------------------------------------------------------- central system faults
+class CentralSystemNeverPending(ReferenceCsms16):
+    """Registration: a central system configured to answer Pending answers Accepted."""
+
+    def on_BootNotification(self, session, payload):
+        return super().on_BootNotification(session, payload) | {"status": "Accepted"}
+
+
+class CentralSystemKeepsTheOldKey(ReferenceCsms16):
+    """Authentication 4: after the rotation the old AuthorizationKey still opens a connection."""
+
+    def check_password(self, identity, password):
+        return super().check_password(identity, password) or password == self.profile.authorization_key
+
+
+class CentralSystemDropsParentIdTag(ReferenceCsms16):
+    """Groups: IdTagInfo leaves out the idTag's parentIdTag."""
+
+    def id_tag_info(self, session, id_tag, *, charging=False):
+        info = super().id_tag_info(session, id_tag, charging=charging)
+        info.pop("parentIdTag", None)
+        return info
+
+
+class CentralSystemIgnoresChargingTags(ReferenceCsms16):
+    """ConcurrentTx: a StartTransaction with an idTag already charging is Accepted."""
+
+    def id_tag_info(self, session, id_tag, *, charging=False):
+        return super().id_tag_info(session, id_tag)
+
+
+class CentralSystemRejectsUnknownVendor(ReferenceCsms16):
+    """DataTransfer: an unknown vendorId is answered Rejected instead of UnknownVendorId."""
+
+    def on_DataTransfer(self, session, payload):
+        answer = super().on_DataTransfer(session, payload)
+        return {"status": "Rejected"} if answer["status"] == "UnknownVendorId" else answer
+
+
+# ------------------------------------------------------------------------------------- the records
+@dataclass(frozen=True)
+class Fault16(Fault):
+    """A 1.6 fault: the same record, its class importable from this module."""
+
+    @property
+    def embedded_sut(self) -> str:
+        return f"{MODULE}:{self.cls.__name__}"
+
+
+def node(path: str, test: str, role: str, *params: str) -> str:
+    return f"suites/ocpp16/{path}::{test}[{'-'.join((role, VERSION, *params))}]"
+
+
+BOOT, AUTH, TX = "boot/test_BOOT16.py", "authorization/test_AUTH16.py", "transactions/test_TX16.py"
+OFFLINE, CONFIG = "transactions/test_OFFLINE16.py", "configuration/test_CONFIG16.py"
+TRANSPORT, SECURITY, DATA = "transport/test_TRANSPORT16.py", "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
+
+FAULTS: tuple[Fault16, ...] = (
+    Fault16("cp-authorizes-its-own-stop", "spec 002 What the service does 3 (no Authorize for the starting idTag)",
+            ChargePointAuthorizesItsOwnStop, (node(TX, "test_full_transaction_stopped_by_its_own_tag", "cs"),),
+            "the charge point sent Authorize before stopping with the starting idTag"),
+    Fault16("cp-stops-below-its-start", "Register values of a transaction increase monotonically",
+            ChargePointStopsBelowItsStart, (node(TX, "test_full_transaction_stopped_by_its_own_tag", "cs"),),
+            "[T5 / spec 002: the Register values of a transaction MUST increase monotonically]"),
+    Fault16("cp-numbers-connectors-with-a-gap", "spec 002 What the service does 8 (connectors 1..N, no gaps)",
+            ChargePointNumbersConnectorsWithAGap, (node(BOOT, "test_boot_is_accepted", "cs"),),
+            "the connector ids have a gap or do not start at 1"),
+    Fault16("cp-spells-format-violation-the-2x-way", "spec 002 Errors (1.6 says FormationViolation)",
+            ChargePointSpellsFormatViolationThe2xWay,
+            (node(TRANSPORT, "test_malformed_call_is_answered_with_a_16_code", "cs", "extra"),),
+            "FormatViolation is not a 1.6 CALLERROR code"),
+    Fault16("cp-changes-readonly-keys", "KeyValue.readonly (ChangeConfiguration cannot set it)",
+            ChargePointChangesReadonlyKeys, (node(CONFIG, "test_readonly_key_is_not_changed", "cs"),),
+            "the readonly key NumberOfConnectors was changed"),
+    Fault16("cp-reorders-its-queue", "behaviour rule 1 (queued messages in chronological order)",
+            ChargePointReordersItsQueue, (node(OFFLINE, "test_queued_messages_arrive_in_order", "cs"),),
+            "MeterValues of the transaction came after its StopTransaction"),
+    Fault16("cp-retries-at-once", "behaviour rule 2 (retry after interval × transmissions)",
+            ChargePointRetriesAtOnce, (node(OFFLINE, "test_failed_message_is_retried_then_discarded", "cs"),),
+            "retry 1 came"),
+    Fault16("cp-keeps-its-old-key", "Authentication 4 (reconnect with the new key)", ChargePointKeepsItsOldKey,
+            (node(SECURITY, "test_authorization_key_is_rotated", "cs"),),
+            "[S4 / Authentication 4: the charge point reconnects with the new key] no connection with the new key"),
+    Fault16("cs-never-pending", "Registration Pending (spec 002 moves)", CentralSystemNeverPending,
+            (node(BOOT, "test_boot_pending_then_configured", "csms"),),
+            "[B3: a central system configured to answer Pending answers Pending] BootNotification.conf status is wrong"),
+    Fault16("cs-keeps-the-old-key", "Authentication 4 (the old key is refused after rotation)",
+            CentralSystemKeepsTheOldKey, (node(SECURITY, "test_authorization_key_is_rotated", "csms"),),
+            "the server upgraded the old AuthorizationKey"),
+    Fault16("cs-drops-parent-id-tag", "spec 002 What the service does 8 (a group is an equal parentIdTag)",
+            CentralSystemDropsParentIdTag, (node(AUTH, "test_group_members_share_the_parent_tag", "csms"),),
+            "lacks its group as parentIdTag"),
+    Fault16("cs-ignores-charging-tags", "AuthorizationStatus ConcurrentTx (StartTransaction)",
+            CentralSystemIgnoresChargingTags, (node(AUTH, "test_charging_tag_is_concurrent_at_start_transaction", "csms"),),
+            "[A4 / AuthorizationStatus ConcurrentTx]"),
+    Fault16("cs-rejects-unknown-vendor", "DataTransferStatus UnknownVendorId", CentralSystemRejectsUnknownVendor,
+            (node(DATA, "test_data_transfer_to_central_system", "csms", "unknown_vendor"),),
+            "[1.6 DataTransferStatus: an unknown vendorId SHALL be answered UnknownVendorId]"),
+)

@@ -1,0 +1,269 @@
+"""The OCPI part of the self-check fault catalog: deliberately faulty variants of the reference
+OCPI peer, each breaking ONE named rule, and the suite tests that must catch it with the reason.
+
+Same shape as ``catalog.py``: each fault is a small subclass of ``OcpiPeer`` overriding the least
+code needed; ``test_faults_ocpi.py`` plays each selection with the faulty class as the embedded
+SUT (``--embedded-sut catalog_ocpi:<Class>``), in the OCPI role(s) the node ids name. This file is
+imported as the top-level module ``catalog_ocpi`` (this folder is put on the path, see conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from harness.ocpi.credentials import Registration
+from harness.ocpi.envelope import StatusCode, StatusError, build
+from harness.ocpi.headers import REQUEST_ID
+from harness.ocpi.timestamps import format_datetime, utc_now
+from harness.reference.ocpi import OcpiPeer
+from harness.reference.ocpi.locations import LocationStore
+from harness.transport.http import HttpResponse
+
+MODULE = "catalog_ocpi"
+PROTOCOL = "ocpi2.2.1"
+
+
+# ------------------------------------------------------------------------------ authentication
+class Answers403ForAnUnknownToken(OcpiPeer):
+    """A1: an unknown token gets HTTP 403 instead of 401."""
+
+    def _authenticate(self, request, module):
+        try:
+            return super()._authenticate(request, module)
+        except StatusError as error:
+            error.http_status = 403 if request.header("Authorization") else error.http_status
+            raise
+
+
+class Answers200ForAnUnknownToken(OcpiPeer):
+    """A1: an unknown token gets HTTP 200 with an error status_code instead of HTTP 401."""
+
+    def _authenticate(self, request, module):
+        try:
+            return super()._authenticate(request, module)
+        except StatusError as error:
+            error.http_status = 200
+            raise
+
+
+# ------------------------------------------------------------------------------ credentials
+class AcceptsASecondPost(OcpiPeer):
+    """C1: a POST from a registered client registers it again instead of getting 405."""
+
+    async def _serve_credentials(self, request, token):
+        if request.method == "POST" and self.server_registered and token == self.server.token_c:
+            self.server.state, self.server.token_a = Registration.NOT_REGISTERED, token
+        return await super()._serve_credentials(request, token)
+
+
+class KeepsTokenA(OcpiPeer):
+    """C2: token A still opens the credentials endpoint after the registration."""
+
+    async def _serve_credentials(self, request, token):
+        token_a = self.server.token_a
+        reply = await super()._serve_credentials(request, token)
+        if self.server_registered and token_a is not None:
+            self.server.token_a = token_a
+        return reply
+
+
+class KeepsTheReplacedToken(OcpiPeer):
+    """C4: after a PUT the replaced token C still opens the API."""
+
+    async def _serve_credentials(self, request, token):
+        reply = await super()._serve_credentials(request, token)
+        if request.method == "PUT" and self.server_registered:
+            self.server.token_a = token   # the old C lives on as a token that opens credentials
+        return reply
+
+
+class Answers3000OnConnectBackFailure(OcpiPeer):
+    """C5: a failed connect-back is answered 3000 (generic server error) instead of 3001."""
+
+    async def _serve_credentials(self, request, token):
+        reply = await super()._serve_credentials(request, token)
+        if reply.body.get("status_code") == StatusCode.CLIENT_API_UNUSABLE:
+            reply.body = build(status_code=StatusCode.SERVER_ERROR, status_message="registration failed")
+        return reply
+
+
+class PostsWithoutAMutualVersion(OcpiPeer):
+    """C7: the client POSTs its credentials although the server lists no mutual version."""
+
+    async def register_with(self, versions_url, token_a):
+        listing = await self.send("GET", versions_url, token=token_a)
+        details = await self.send("GET", json.loads(listing.response_body)["data"][0]["url"], token=token_a)
+        endpoints = json.loads(details.response_body)["data"]["endpoints"]
+        url = next(e["url"] for e in endpoints if e["identifier"] == "credentials")
+        await self.send("POST", url, token=token_a, body=self.server.own_credentials(self._offer()))
+
+
+# ------------------------------------------------------------------------------ format
+class AnswersErrorsInPlainText(OcpiPeer):
+    """E1: error answers carry a framework's plain-text body instead of an OCPI envelope."""
+
+    async def handle(self, request):
+        response = await super().handle(request)
+        if response.status >= 400:
+            return HttpResponse(response.status, b"Unauthorized" if response.status == 401 else b"Error",
+                                {**response.headers, "Content-Type": "text/plain"})
+        return response
+
+
+class ForgetsTheRequestId(OcpiPeer):
+    """H2: the answer does not repeat the request's X-Request-ID."""
+
+    def _answer_headers(self, request, module):
+        return {k: v for k, v in super()._answer_headers(request, module).items() if k != REQUEST_ID}
+
+
+# ------------------------------------------------------------------------------ locations: pull
+def _link_url(reply) -> str | None:
+    link = (reply.headers or {}).get("Link")
+    return link[1:link.index(">")] if link else None
+
+
+class LinkDropsTheDateFilter(OcpiPeer):
+    """P4: the next-page Link leaves out the date filters of the original request."""
+
+    def _serve_locations_sender(self, request, rest):
+        reply = super()._serve_locations_sender(request, rest)
+        url = _link_url(reply)
+        if url:
+            parts = urlsplit(url)
+            query = [(k, v) for k, v in parse_qsl(parts.query) if k not in ("date_from", "date_to")]
+            reply.headers["Link"] = f'<{urlunsplit(parts._replace(query=urlencode(query)))}>; rel="next"'
+        return reply
+
+
+class LinkOnTheLastPage(OcpiPeer):
+    """P4: the last page still carries a next-page Link."""
+
+    def _serve_locations_sender(self, request, rest):
+        reply = super()._serve_locations_sender(request, rest)
+        if reply.headers and "X-Total-Count" in reply.headers and "Link" not in reply.headers:
+            reply.headers["Link"] = f'<{request.url.split("?")[0]}?offset={reply.headers["X-Total-Count"]}>; rel="next"'
+        return reply
+
+
+class CountsOneTooMany(OcpiPeer):
+    """P3/P6: X-Total-Count says one more Location than the list holds."""
+
+    def _serve_locations_sender(self, request, rest):
+        reply = super()._serve_locations_sender(request, rest)
+        if reply.headers and "X-Total-Count" in reply.headers:
+            reply.headers["X-Total-Count"] = str(int(reply.headers["X-Total-Count"]) + 1)
+        return reply
+
+
+# ------------------------------------------------------------------------------ locations: push
+class _NoPropagation(LocationStore):
+    def _propagate(self, parents, last_updated):
+        return None
+
+
+class DoesNotPropagateLastUpdated(OcpiPeer):
+    """L5: a changed EVSE or Connector leaves its parents' last_updated as it was."""
+
+    store_class = _NoPropagation
+
+
+class PatchesWithoutLastUpdated(OcpiPeer):
+    """L4: the CPO's PATCH carries no last_updated."""
+
+    async def push(self, method, ids, body):
+        if method == "PATCH":
+            body = {k: v for k, v in body.items() if k != "last_updated"}
+        return await super().push(method, ids, body)
+
+
+class _LenientStore(LocationStore):
+    def patch(self, country_code, party_id, target, changes):
+        if isinstance(changes, dict) and "last_updated" not in changes:
+            changes = {**changes, "last_updated": format_datetime(utc_now())}
+        super().patch(country_code, party_id, target, changes)
+
+
+class AcceptsAPatchWithoutLastUpdated(OcpiPeer):
+    """L4: the Receiver applies a PATCH that has no last_updated instead of answering 2001."""
+
+    store_class = _LenientStore
+
+
+# ------------------------------------------------------------------------------ the records
+@dataclass(frozen=True)
+class Fault:
+    """One faulty stand-in and how the suites must catch it."""
+    name: str
+    rule: str                   # the rule it breaks, cited as the suites cite it
+    cls: type                   # a subclass of OcpiPeer
+    catch: tuple[str, ...]      # node ids (relative to the repository) that must fail
+    reason: str                 # words of the failure message that show the intended reason
+    verdict: str = "failed"
+
+    @property
+    def embedded_sut(self) -> str:
+        return f"{MODULE}:{self.cls.__name__}"
+
+
+def node(path: str, test: str, role: str, *params: str) -> str:
+    return f"suites/ocpi/{path}::{test}[{'-'.join((role, PROTOCOL, *params))}]"
+
+
+AUTH, FORMAT = "transport/test_OCPI_AUTH.py", "transport/test_OCPI_FORMAT.py"
+CREDS = "credentials/test_OCPI_CREDENTIALS.py"
+PULL, PUSH = "locations/test_OCPI_LOCATIONS_PULL.py", "locations/test_OCPI_LOCATIONS_PUSH.py"
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("403-for-an-unknown-token", "A1: unknown token → HTTP 401", Answers403ForAnUnknownToken,
+          (node(AUTH, "test_unknown_token_gets_401", "cpo", "credentials"),
+           node(AUTH, "test_unknown_token_gets_401", "emsp", "locations")),
+          "HTTP 403 where 401 is due"),
+    Fault("200-with-an-error-for-an-unknown-token", "A1: unknown token → HTTP 401", Answers200ForAnUnknownToken,
+          (node(AUTH, "test_unknown_token_gets_401", "emsp", "versions"),),
+          "answered HTTP 200 with status_code 2000 (generic client error): the HTTP status must be 401"),
+    Fault("second-post-accepted", "C1: POST when registered → HTTP 405", AcceptsASecondPost,
+          (node(CREDS, "test_second_post_is_refused_with_405", "cpo"),),
+          "[C1: POST when registered → HTTP 405] HTTP status of a second POST is wrong"),
+    Fault("token-a-kept-after-registration", "C2: token A is discarded once registered", KeepsTokenA,
+          (node(CREDS, "test_registration", "emsp", "by_cpo"),),
+          "[C2: token A is discarded once registered] token A after the registration was accepted"),
+    Fault("replaced-token-kept", "C4: the replaced token C stops working", KeepsTheReplacedToken,
+          (node(CREDS, "test_put_rotates_the_tokens", "cpo", "by_emsp"),),
+          "[C4: the replaced token C stops working] the old token C after the PUT was accepted"),
+    Fault("connect-back-failure-not-3001", "C5: connect-back failure → 3001", Answers3000OnConnectBackFailure,
+          (node(CREDS, "test_connect_back_failure_gets_3001", "emsp"),),
+          "[C5: connect-back failure → 3001] status_code of the POST answer is wrong"),
+    Fault("posts-without-a-mutual-version", "C7: no POST without a mutual version", PostsWithoutAMutualVersion,
+          (node(CREDS, "test_no_mutual_version_or_endpoints", "cpo", "version", "by_cpo"),),
+          "[C7: no POST without a mutual version (the spec's Errors table)] the SUT sent a credentials POST"),
+    Fault("error-body-not-an-envelope", "E1: every answer is an OCPI envelope", AnswersErrorsInPlainText,
+          (node(FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "cpo", "unauthorized"),
+           node(FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "emsp", "method_not_allowed")),
+          "is not an OCPI envelope: response body is not valid JSON"),
+    Fault("request-id-not-echoed", "H2: the answer repeats X-Request-ID", ForgetsTheRequestId,
+          (node(FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "emsp", "success"),),
+          "[H2] X-Request-ID missing from the response"),
+    Fault("link-drops-the-date-filter", "P4: the Link repeats the original filters", LinkDropsTheDateFilter,
+          (node(PULL, "test_date_filter_on_last_updated", "cpo", "date_from"),),
+          "[P4] Link does not repeat the original date filters"),
+    Fault("link-on-the-last-page", "P4: no Link on the last page", LinkOnTheLastPage,
+          (node(PULL, "test_pages_chain_completely", "cpo"),),
+          "[P4] Link on the last page"),
+    Fault("x-total-count-one-too-many", "P3/P6: X-Total-Count is the number of objects", CountsOneTooMany,
+          (node(PULL, "test_pages_chain_completely", "cpo"),),
+          "[P6] the pages ended after 5 objects but X-Total-Count is 6"),
+    Fault("last-updated-not-propagated", "L5: a child's change updates its parents' last_updated",
+          DoesNotPropagateLastUpdated,
+          (node(PUSH, "test_evse_status_patch_propagates", "emsp", "in_process"),
+           node(PUSH, "test_connector_patch_propagates", "cpo")),
+          "last_updated was not brought up to the change"),
+    Fault("patch-without-last-updated", "L4: a PATCH SHALL contain last_updated", PatchesWithoutLastUpdated,
+          (node(PUSH, "test_evse_status_patch_propagates", "cpo", "sockets"),),
+          "[L4] the PATCH has no last_updated"),
+    Fault("patch-without-last-updated-accepted", "L4: a PATCH without last_updated → 2001",
+          AcceptsAPatchWithoutLastUpdated, (node(PUSH, "test_patch_without_last_updated_gets_2001", "emsp"),),
+          "[L4: a PATCH without last_updated → 2001] status_code"),
+)

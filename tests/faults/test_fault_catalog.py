@@ -1,0 +1,139 @@
+"""Self-check 2 (design 'Self-checking'): every fault of the catalog is caught.
+
+Each fault runs only the suite tests that must catch it, in a fresh pytest subprocess (asyncio
+and the plugin's global state stay out of this process), with the faulty class as the embedded
+SUT. The verdicts are read from the run's ``conformance.json``: the harness's own verdict, so a
+*broken* test (our fault) never passes for a *failed* one (the SUT's). The control run plays the
+same selections against the unmodified references: a fault cannot count as caught because its
+test fails anyway. The detection rate is printed at the end of the run (see conftest.py).
+
+The runs mostly wait (call, action and quiet timeouts), so the module starts the runs its
+selected tests need up front, ``PARALLEL`` at a time, and each test reads its own run's result.
+"""
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from catalog import FAULTS, MODULE, VERSION, Fault  # importable: conftest.py puts this folder on sys.path
+
+from harness.reference.csms import ReferenceCsms
+from harness.reference.station import ReferenceStation
+
+FAULTS_DIR = Path(__file__).resolve().parent
+REPO = FAULTS_DIR.parents[1]
+RUN_TIMEOUT = 120        # seconds for one suite run; the longest selection waits one action timeout (5 s)
+KNOWN_MISS_TIMEOUT = 15  # a known miss hangs; a fixed harness fails it after one call timeout (5 s)
+PARALLEL = 4             # suite runs at a time: they sleep far more than they compute
+CONTROL = "control"      # the run of every selection against the unmodified references
+CONTROL_SELECTION = tuple(sorted({nodeid for fault in FAULTS for nodeid in fault.catch}))
+
+
+def run_suites(directory: Path, nodeids, *options: str, timeout: float = RUN_TIMEOUT):
+    """Run exactly ``nodeids`` in a pytest subprocess working in ``directory``, with this folder on
+    PYTHONPATH (for ``--embedded-sut catalog:<Class>``); return its RunResult and its verdicts by
+    node id. A run that outlives ``timeout`` raises ``subprocess.TimeoutExpired``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(FAULTS_DIR), os.environ.get("PYTHONPATH")]))}
+    reports = directory / "reports"
+    started = time.monotonic()
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", f"--basetemp={directory / 'tmp'}",
+         f"--reports-dir={reports}", *options, *(str(REPO / nodeid) for nodeid in nodeids)],
+        cwd=directory, env=env, capture_output=True, text=True, timeout=timeout)
+    result = pytest.RunResult(completed.returncode, completed.stdout.splitlines(), completed.stderr.splitlines(),
+                              time.monotonic() - started)
+    conformance = reports / "conformance.json"
+    assert conformance.exists(), f"the suite run wrote no conformance.json:\n{completed.stdout[-3000:]}{completed.stderr[-2000:]}"
+    results = json.loads(conformance.read_text(encoding="utf-8"))["results"]
+    return result, {r["nodeid"]: r for r in results}
+
+
+def _run_suites(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, nodeids, *options: str,
+                timeout: float = RUN_TIMEOUT):
+    """``run_suites`` in the test's pytester directory, one run at a time (test_faults_ocpi.py)."""
+    return run_suites(pytester.path, nodeids, *options, timeout=timeout)
+
+
+def _job(name: str) -> tuple[tuple[str, ...], tuple[str, ...], float]:
+    """Selection, options and time limit of the run called ``name`` (a fault's name or CONTROL)."""
+    if name == CONTROL:
+        return CONTROL_SELECTION, (), RUN_TIMEOUT
+    fault = next(f for f in FAULTS if f.name == name)
+    return fault.catch, (f"--embedded-sut={fault.embedded_sut}",), KNOWN_MISS_TIMEOUT if fault.known_miss else RUN_TIMEOUT
+
+
+# the runs that take longest first: a known miss waits for its time limit
+RUN_ORDER = [f.name for f in FAULTS if f.known_miss] + [CONTROL] + [f.name for f in FAULTS if not f.known_miss]
+
+
+@pytest.fixture(scope="module")
+def suite_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Future]:
+    """The runs the selected tests of this module need, all submitted at once."""
+    needed = {item.callspec.params["fault"].name if hasattr(item, "callspec") else CONTROL
+              for item in request.session.items
+              if item.module is request.module and "suite_runs" in item.fixturenames}
+    runs = {}
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        for name in (name for name in RUN_ORDER if name in needed):
+            selection, options, timeout = _job(name)
+            runs[name] = pool.submit(run_suites, tmp_path_factory.mktemp(name), selection, *options, timeout=timeout)
+        yield runs
+
+
+def test_catalog_is_well_formed():
+    """Unique names, each class a subclass of the reference of its role, importable by its path,
+    overriding something, and caught by tests of its own role and version."""
+    assert len({f.name for f in FAULTS}) == len(FAULTS), "fault names repeat"
+    assert len({f.cls for f in FAULTS}) == len(FAULTS), "two faults share a class"
+    for fault in FAULTS:
+        module, _, name = fault.embedded_sut.partition(":")
+        assert module == MODULE and getattr(importlib.import_module(module), name) is fault.cls
+        reference = ReferenceCsms if fault.role == "csms" else ReferenceStation
+        assert fault.cls.__bases__ == (reference,), fault.name
+        assert set(vars(fault.cls)) - {"__module__", "__doc__", "__qualname__", "__firstlineno__",
+                                       "__static_attributes__"}, f"{fault.name} overrides nothing"
+        assert fault.catch and fault.verdict == "failed" and fault.reason and fault.rule, fault.name
+        for nodeid in fault.catch:
+            assert f"[{fault.role}-{VERSION}" in nodeid, f"{fault.name}: {nodeid} is not played with the SUT as {fault.role}"
+            assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
+
+
+def test_the_selections_pass_against_the_references(suite_runs):
+    """Control: without a fault every selected test passes, so a caught fault is the fault's doing."""
+    result, verdicts = suite_runs[CONTROL].result()
+    assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(CONTROL_SELECTION, "passed"), \
+        result.stdout.str()[-5000:]
+    assert result.ret == pytest.ExitCode.OK
+
+
+def assert_caught(fault: Fault, result: pytest.RunResult, verdicts: dict[str, dict]) -> None:
+    """Only the fault's tests ran; each got the fault's verdict for the fault's reason."""
+    output = result.stdout.str()
+    assert sorted(verdicts) == sorted(fault.catch), f"the run played other tests than the selection:\n{output[-3000:]}"
+    for nodeid in fault.catch:
+        verdict, reason = verdicts[nodeid]["verdict"], verdicts[nodeid]["reason"]
+        assert verdict == fault.verdict, f"{fault.name}: {nodeid} is {verdict}, not {fault.verdict}: {reason}"
+        assert fault.reason in reason, f"{fault.name}: {nodeid} failed for another reason: {reason}"
+    assert fault.reason in output
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, output[-3000:]
+
+
+def _param(fault: Fault):
+    """A known miss (the harness cannot catch it yet) hangs its run: a strict xfail until it is fixed."""
+    marks = [pytest.mark.xfail(strict=True, raises=subprocess.TimeoutExpired, reason=fault.known_miss)] \
+        if fault.known_miss else []
+    return pytest.param(fault, id=fault.name, marks=marks)
+
+
+@pytest.mark.parametrize("fault", [_param(f) for f in FAULTS])
+def test_fault_is_caught(suite_runs, detected, fault: Fault):
+    """The fault's tests fail (never broken) for the intended reason, and nothing else runs."""
+    detected[fault.name] = False
+    assert_caught(fault, *suite_runs[fault.name].result())
+    detected[fault.name] = True
