@@ -117,6 +117,7 @@ class OcppArena:
             self.actuator = InProcessActuator(self.standin)
         if connect:
             await self.connect_station_under_test()
+            await self.wait_station_booted()
 
     async def connect_station_under_test(self) -> None:
         after = len(self.harness.server.connections)
@@ -127,6 +128,14 @@ class OcppArena:
             raise HarnessError(f"prerequisite failed: no station connected to {self.harness.url} "
                                f"within {self.timeouts.connect:g} s; point the station under test at it")
         self.link = connection
+
+    async def wait_station_booted(self) -> None:
+        """A station that boots on connecting is answered before the test talks to it; one that
+        reconnects without booting (allowed) is given ``quiet`` seconds to show it."""
+        held = "BootNotification" in self.link.held
+        boot = await self.link.wait_for_call("BootNotification", self.timeouts.quiet, answered=not held)
+        if boot is not None and not held and boot.error is not None:
+            raise HarnessError(f"prerequisite failed: the harness refused the station's boot: {boot.error}")
 
     async def close(self) -> None:
         for side in (self.standin, self.harness):

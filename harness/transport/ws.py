@@ -123,6 +123,7 @@ class OcppConnection:
         self._waiters: dict[str, asyncio.Future] = {}
         self._raw_waiters: dict[str, asyncio.Future] = {}
         self._changed = asyncio.Event()
+        self._wake = asyncio.Event()       # a new deadline: the ticker recomputes its sleep
         self._tasks: set[asyncio.Task] = set()
         self._reader = asyncio.create_task(self._read(), name=f"ocpp-reader-{self.name}")
         if wirelog is not None:
@@ -146,6 +147,7 @@ class OcppConnection:
         self.history.append(exchange)
         future = asyncio.get_running_loop().create_future()
         self._waiters[call.id] = future
+        self._wake.set()
         await self._flush()
         result = await future
         if isinstance(result, BaseException):
@@ -159,6 +161,7 @@ class OcppConnection:
             future = asyncio.get_running_loop().create_future()
             self._raw_waiters[reply_id] = future
         self.endpoint.send_raw(text, time.monotonic(), reply_id=reply_id)
+        self._wake.set()
         await self._flush()
         if future is None:
             return None
@@ -243,30 +246,38 @@ class OcppConnection:
                 return
 
     async def _read(self) -> None:
+        ticker = asyncio.create_task(self._tick(), name=f"ocpp-ticker-{self.name}")
         try:
             while True:
-                deadline = self.endpoint.next_deadline()
-                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-                try:
-                    text = await asyncio.wait_for(self.ws.recv(), wait)
-                except TimeoutError:
-                    self._dispatch(self.endpoint.poll(time.monotonic()))
-                    await self._flush()
-                    continue
+                text = await self.ws.recv()
                 if self.wirelog is not None:
                     self.wirelog.received(self.name, text if isinstance(text, str) else repr(text))
                 self._dispatch(self.endpoint.receive(text, time.monotonic()))
-                self._dispatch(self.endpoint.poll(time.monotonic()))
+                self._wake.set()   # an answer may have let the next CALL go, with a new deadline
                 await self._flush()
         except ConnectionClosed as closed:
             if self.wirelog is not None:
                 self.wirelog.event(self.name, f"connection closed ({closed.rcvd.code if closed.rcvd else 'no close frame'})")
         finally:
+            ticker.cancel()
             for future in list(self._waiters.values()) + list(self._raw_waiters.values()):
                 if not future.done():
                     future.set_result(HarnessError(f"connection {self.name} closed while waiting for an answer")
                                       if future in self._waiters.values() else None)
             self._changed.set()
+
+    async def _tick(self) -> None:
+        """Expire CALLs at their deadline, however quiet the peer is (R1 timeouts)."""
+        while True:
+            deadline = self.endpoint.next_deadline()
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), wait)
+            except TimeoutError:
+                pass
+            self._dispatch(self.endpoint.poll(time.monotonic()))
+            await self._flush()
 
     def _dispatch(self, events) -> None:
         for event in events:
@@ -314,7 +325,11 @@ class OcppConnection:
             self.harness_errors.append(bug)
             self.answer(exchange, error=CallErrorReply("InternalError", "harness handler failed"))
             return
-        self.answer(exchange, payload)
+        try:
+            self.answer(exchange, payload)
+        except HarnessError as bug:  # our answer breaks its schema: broken, and the peer still gets one
+            self.harness_errors.append(bug)
+            self.answer(exchange, error=CallErrorReply("InternalError", "harness answer invalid"))
 
 
 # ====================================================================== server

@@ -270,10 +270,7 @@ FAULTS: tuple[Fault, ...] = (
           "[R3] Heartbeat response breaks its schema"),
     Fault("csms-never-answers-heartbeat", "R-answer: every CALL is answered within the call timeout",
           CsmsNeverAnswersHeartbeat, (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
-          "[R-answer] no answer to Heartbeat within",
-          known_miss="harness bug: OcppConnection._read (harness/transport/ws.py) waits in ws.recv() with no "
-                     "timeout while nothing is in flight and does not wake when a CALL goes out, so on an idle "
-                     "link the call timeout never fires and call_exchange waits forever"),
+          "[R-answer] no answer to Heartbeat within"),
     Fault("station-starts-for-rejected-token", "C01: a rejected token SHALL NOT start a transaction",
           StationStartsForRejectedToken, (_cs(C01, "test_station_starts_only_for_an_accepted_token", "rejected"),),
           "[C01: a rejected token SHALL NOT start a transaction]"),
