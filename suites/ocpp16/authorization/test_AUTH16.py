@@ -57,9 +57,11 @@ async def test_charging_tag_is_concurrent_at_start_transaction(ocpp, profile):
     token, (first, second) = tag16(profile, "Accepted"), connectors(profile)[:2]
     started = await start(ocpp, token, first)
     check_equal("A1: a valid idTag starts", "StartTransaction.conf idTagInfo.status", "Accepted", id_tag_status(started))
-    connector = ocpp.harness.connectors[second]
+    connector, mark = ocpp.harness.connectors[second], ocpp.mark()
     connector.authorized, connector.plugged = token.id, True
-    concurrent = await ocpp.harness.start_charging(connector)
+    ocpp.harness.background.spawn(ocpp.harness.start_charging(connector))
+    concurrent = await ocpp.expect("StartTransaction", after=mark, where=lambda p: p["connectorId"] == second,
+                                   rule="A4")
     check_equal("A4 / AuthorizationStatus ConcurrentTx", "StartTransaction.conf idTagInfo.status for an idTag "
                 "already charging", "ConcurrentTx", id_tag_status(concurrent))
 

@@ -13,7 +13,7 @@ Rules:
 from harness.arena import CSMS
 from harness.errors import NotApplicable
 from harness.reference.v16.config import AUTHORIZATION_KEY, KEY_BYTES, register_key
-from harness.suite import OCPP16, case, certified
+from harness.suite import OCPP16, case
 from harness.usecases.transport import expect_refused
 from harness.verdict import check_equal, fail, finding, require
 
