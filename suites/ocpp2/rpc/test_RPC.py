@@ -1,7 +1,6 @@
 """RPC — OCPP-J framing rules on a live connection (OCPP-J part 4 §4; rules R1–R5 in
 harness/ocpp/rpc.py, F1–F5 in harness/ocpp/framing.py)."""
 
-import asyncio
 import secrets
 
 import pytest
@@ -10,6 +9,7 @@ from harness.arena import CSMS
 from harness.ocpp.errors import OCCURRENCE_SPELLINGS, codes_for_payload_fault
 from harness.ocpp.framing import CallError, dumps
 from harness.suite import OCPP2, case
+from harness.usecases import transport
 from harness.verdict import check_in, fail, finding, require
 
 pytestmark = case("RPC", block="Transport and framing", roles=("csms", "cs"), protocols=OCPP2)
@@ -69,40 +69,17 @@ async def test_text_that_is_not_json_does_not_break_the_connection(ocpp):
 
 
 @pytest.mark.sut_roles("cs")
-async def test_station_waits_for_the_boot_answer(ocpp_unlinked, profile):
+async def test_station_waits_for_the_boot_answer(ocpp_unlinked):
     """R1/R4: while its BootNotification is unanswered the station sends no other CALL."""
     arena = ocpp_unlinked
-    arena.harness.server.hold.add("BootNotification")
-    await arena.connect_station_under_test()
-    boot = await arena.link.wait_for_call("BootNotification", profile.timeouts.connect, answered=False)
-    require(boot is not None, "B01", "the station did not send BootNotification", expected="BootNotification",
-            actual="nothing")
-    await asyncio.sleep(profile.timeouts.quiet)
-    others = [e.action for e in arena.link.history if e.incoming and e is not boot]
-    if others:
-        fail("R4: no new CALL before the previous one is answered (SHALL in 2.x)",
-             "the station sent CALLs while its BootNotification was unanswered",
-             expected="nothing until the answer", actual=others)
-    arena.link.answer(boot, arena.harness.on_BootNotification(arena.harness.session(), boot.request))
-    await arena.expect("StatusNotification", after=0, rule="B01: after an accepted boot the station reports status")
+    await transport.station_waits_for_boot_answer(
+        arena, lambda boot: arena.harness.on_BootNotification(arena.harness.session(), boot.request))
 
 
 @pytest.mark.sut_roles("csms")
 async def test_csms_waits_for_an_answer_before_its_next_call(ocpp, profile):
     """R1/R4: while its RequestStartTransaction is unanswered the CSMS sends no other CALL."""
-    ocpp.link.held.add("RequestStartTransaction")
-    start = ocpp.mark()
-    await ocpp.act("request_start_transaction", evse_id=profile.evses[0].id)
-    first = await ocpp.link.wait_for_call("RequestStartTransaction", profile.timeouts.action, start=start,
-                                          answered=False)
-    require(first is not None, "C05", "the CSMS did not send RequestStartTransaction",
-            expected="RequestStartTransaction", actual="nothing")
-    await ocpp.act("data_transfer", vendor_id=profile.get("data_transfer.vendor_id", "org.example"))
-    await asyncio.sleep(profile.timeouts.quiet)
-    others = [e.action for e in ocpp.link.history[start:] if e.incoming and e is not first]
-    if others:
-        fail("R4: no new CALL before the previous one is answered (SHALL in 2.x)",
-             "the CSMS sent CALLs while its RequestStartTransaction was unanswered",
-             expected="nothing until the answer", actual=others)
-    ocpp.link.answer(first, {"status": "Rejected"})
-    await ocpp.expect("DataTransfer", after=start, rule="R1: the held-back CALL goes out once the first is answered")
+    await transport.csms_waits_for_answer(
+        ocpp, ("RequestStartTransaction", "request_start_transaction", {"evse_id": profile.evses[0].id}),
+        {"status": "Rejected"},
+        ("DataTransfer", "data_transfer", {"vendor_id": profile.get("data_transfer.vendor_id", "org.example")}))
