@@ -44,7 +44,8 @@ def transfer_case(profile: Profile, name: str) -> TransferCase:
     return TransferCase(vendor, refused, "Rejected", "P: a refused DataTransfer is answered Rejected")
 
 
-async def play(arena: OcppArena, initiator: str, name: str) -> None:
+async def check_transfer(arena: OcppArena, initiator: str, name: str) -> None:
+    """Play one DataTransfer case from ``initiator`` and check the SUT's side of it."""
     case = transfer_case(arena.profile, name)
     payload = {"vendorId": case.vendor_id} | ({"messageId": case.message_id} if case.message_id else {})
     body = {"vendor_id": case.vendor_id} | ({"message_id": case.message_id} if case.message_id else {})
