@@ -37,6 +37,7 @@ from harness.ocpp.rpc import (
     ResultReceived, RpcEndpoint, SendReceived, Violation,
 )
 from harness.ocpp.versions import OcppVersion
+from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
 HANDSHAKE_TIMEOUT = 10.0
@@ -189,19 +190,8 @@ class OcppConnection:
     async def wait_for(self, predicate: Callable[[Exchange], bool], timeout: float, *,
                        answered: bool = True, start: int = 0) -> Exchange | None:
         """The first exchange from ``start`` on matching ``predicate``; None after ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            for exchange in self.history[start:]:
-                if predicate(exchange) and (exchange.answered or not answered):
-                    return exchange
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.closed:
-                return None
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                pass
+        return await first_match(self.history, lambda e: predicate(e) and (e.answered or not answered),
+                                 self._changed, timeout, start=start, hopeless=lambda: self.closed)
 
     async def wait_for_call(self, action: str, timeout: float, *, answered: bool = True,
                             start: int = 0, where: Callable[[dict], bool] | None = None) -> Exchange | None:
@@ -383,19 +373,8 @@ class OcppServer:
         return f"ws://127.0.0.1:{self.port}/ocpp"
 
     async def wait_connection(self, timeout: float, *, identity: str | None = None, after: int = 0) -> OcppConnection | None:
-        deadline = time.monotonic() + timeout
-        while True:
-            for connection in self.connections[after:]:
-                if identity is None or connection.identity == identity:
-                    return connection
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            self._connected.clear()
-            try:
-                await asyncio.wait_for(self._connected.wait(), remaining)
-            except TimeoutError:
-                pass
+        return await first_match(self.connections, lambda c: identity is None or c.identity == identity,
+                                 self._connected, timeout, start=after)
 
     async def stop(self) -> None:
         for connection in self.connections:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +42,7 @@ from harness.ocpi.versions import CREDENTIALS, VersionDetails
 from harness.reference.common import Actions, Background
 from harness.reference.ocpi.locations import LocationStore, Target
 from harness.transport.http import HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, asgi_app
+from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
 VERSION = "2.2.1"
@@ -578,16 +578,4 @@ class OcpiPeer(Actions):
     # ------------------------------------------------------------------ waiting
     async def wait_served(self, predicate: Callable[[Served], bool], timeout: float, *, start: int = 0) -> Served | None:
         """The first served request from ``start`` on matching ``predicate``; None after ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            for served in self.served[start:]:
-                if predicate(served):
-                    return served
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                pass
+        return await first_match(self.served, predicate, self._changed, timeout, start=start)
