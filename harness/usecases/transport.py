@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from harness.arena import OcppArena
+from harness.arena import CSMS, OcppArena
 from harness.ocpp.versions import OcppVersion
 from harness.transport.ws import CallErrorReply, open_station
 from harness.verdict import check_equal, check_in, fail, finding, require
@@ -117,6 +117,16 @@ async def csms_waits_for_answer(arena: OcppArena, first: tuple[str, str, dict], 
     _one_at_a_time(arena, "CSMS", action, [e.action for e in arena.link.history[start:] if e.incoming and e is not held])
     arena.link.answer(held, refusal)
     await arena.expect(then[0], after=start, rule="R1: the held-back CALL goes out once the first is answered")
+
+
+async def still_answers(arena: OcppArena, rule: str) -> None:
+    """The SUT keeps serving the connection after a malformed message: a valid CALL is answered."""
+    if arena.is_sut(CSMS):
+        exchange = await arena.link.call_exchange("Heartbeat", {})
+    else:
+        exchange = await arena.link.call_exchange("DataTransfer", {"vendorId": "org.evse-conformance.probe"})
+    require(exchange.answered, rule, "the SUT stopped answering after a malformed message",
+            expected="an answer", actual="none")
 
 
 def failing(reason: str) -> CallErrorReply:

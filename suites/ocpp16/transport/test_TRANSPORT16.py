@@ -52,16 +52,6 @@ MALFORMED = {
 }
 
 
-async def _still_answers(arena, rule):
-    """The SUT keeps serving the connection: a valid CALL still gets an answer."""
-    if arena.is_sut(CSMS):
-        exchange = await arena.link.call_exchange("Heartbeat", {})
-    else:
-        exchange = await arena.link.call_exchange("DataTransfer", {"vendorId": "org.evse-conformance.probe"})
-    require(exchange.answered, rule, "the SUT stopped answering after a malformed message", expected="an answer",
-            actual="none")
-
-
 # ----------------------------------------------------------------------------- the upgrade
 @pytest.mark.sut_roles("csms")
 async def test_csms_picks_ocpp16_from_the_offered_list(ocpp_unlinked):
@@ -119,7 +109,7 @@ async def test_malformed_call_is_answered_with_a_16_code(ocpp, fault):
     check_in(f"E1: the code names the {fault} fault", "CALLERROR code", defensible, reply.code)
     if reply.code not in exact:
         finding("E1", f"a {fault} fault is named {sorted(exact)} in 1.6; the SUT said {reply.code}")
-    await _still_answers(ocpp, f"E1: the connection survives a {fault} CALL")
+    await transport.still_answers(ocpp, f"E1: the connection survives a {fault} CALL")
 
 
 @pytest.mark.sut_roles("cs")

@@ -10,7 +10,7 @@ from harness.ocpp.errors import OCCURRENCE_SPELLINGS, codes_for_payload_fault
 from harness.ocpp.framing import CallError, dumps
 from harness.suite import OCPP2, case
 from harness.usecases import transport
-from harness.verdict import check_in, fail, finding, require
+from harness.verdict import check_in, fail, finding
 
 pytestmark = case("RPC", block="Transport and framing", roles=("csms", "cs"), protocols=OCPP2)
 
@@ -20,16 +20,6 @@ def _invalid_call(arena):
     if arena.is_sut(CSMS):
         return "Authorize", {}
     return "RequestStartTransaction", {"idToken": {"idToken": "APP-1", "type": "Central"}}
-
-
-async def _still_answers(arena, rule):
-    """The SUT keeps serving the connection: a valid CALL still gets an answer."""
-    if arena.is_sut(CSMS):
-        exchange = await arena.link.call_exchange("Heartbeat", {})
-    else:
-        exchange = await arena.link.call_exchange("DataTransfer", {"vendorId": "org.evse-conformance.probe"})
-    require(exchange.answered, rule, "the SUT stopped answering after a malformed message",
-            expected="an answer", actual="none")
 
 
 async def test_invalid_payload_is_answered_with_a_callerror(ocpp):
@@ -55,7 +45,7 @@ async def test_unknown_action_is_answered_not_implemented(ocpp):
              expected="CALLERROR NotImplemented", actual=reply)
     if reply.code != "NotImplemented":
         finding("R5", f"an unknown action should be answered NotImplemented, got {reply.code}")
-    await _still_answers(ocpp, "R5: the connection survives an unknown action")
+    await transport.still_answers(ocpp, "R5: the connection survives an unknown action")
 
 
 async def test_text_that_is_not_json_does_not_break_the_connection(ocpp):
@@ -65,7 +55,7 @@ async def test_text_that_is_not_json_does_not_break_the_connection(ocpp):
         finding("F5", "text that is not JSON should be answered with CALLERROR RpcFrameworkError, id \"-1\"")
     elif reply.code != "RpcFrameworkError":
         finding("F5", f"text that is not JSON should be answered RpcFrameworkError, got {reply.code}")
-    await _still_answers(ocpp, "F1: the connection survives a message that is not JSON")
+    await transport.still_answers(ocpp, "F1: the connection survives a message that is not JSON")
 
 
 @pytest.mark.sut_roles("cs")
