@@ -79,27 +79,41 @@ def identity_of(path: str) -> str:
     return unquote(urlsplit(path).path.rstrip("/").rsplit("/", 1)[-1])
 
 
-class ExampleChargePoint(ChargePoint):
-    """``ocpp.v201.ChargePoint`` plus what both roles need: the profile, the DataTransfer vendor
-    registry, and background tasks that die with the connection."""
+class Tasks:
+    """Background tasks of one owner: failures are logged, and they are cancelled together."""
+
+    def __init__(self, owner: str):
+        self.owner = owner
+        self.running: set[asyncio.Task] = set()
+
+    def spawn(self, coro) -> None:
+        task = asyncio.create_task(coro)
+        self.running.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task) -> None:
+        self.running.discard(task)
+        error = None if task.cancelled() else task.exception()
+        if error is not None:       # a closed connection is routine: the harness closes after each test
+            log.log(logging.INFO if isinstance(error, ConnectionClosed) else logging.WARNING,
+                    "%s: background exchange failed: %r", self.owner, error)
+
+    def cancel(self) -> None:
+        for task in list(self.running):
+            task.cancel()
+
+
+class Background:
+    """Mixed into a library ChargePoint: the profile, and background tasks that die with the connection."""
 
     def __init__(self, identity: str, ws, profile: dict):
         super().__init__(identity, ws)
         self.profile = profile
-        self.tasks: set[asyncio.Task] = set()
+        self.tasks = Tasks(identity)
 
     def spawn(self, coro) -> None:
         """Start an exchange without waiting for it (an actuator answers before the CALL does)."""
-        task = asyncio.create_task(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self._done)
-
-    def _done(self, task: asyncio.Task) -> None:
-        self.tasks.discard(task)
-        error = None if task.cancelled() else task.exception()
-        if error is not None:       # a closed connection is routine: the harness closes after each test
-            log.log(logging.INFO if isinstance(error, ConnectionClosed) else logging.WARNING,
-                    "%s: background exchange failed: %r", self.id, error)
+        self.tasks.spawn(coro)
 
     async def serve(self) -> None:
         """Route messages until the connection closes, then drop this connection's tasks."""
@@ -108,20 +122,29 @@ class ExampleChargePoint(ChargePoint):
         except ConnectionClosed:
             pass
         finally:
-            for task in list(self.tasks):
-                task.cancel()
+            self.tasks.cancel()
+
+
+def data_transfer_status(profile: dict, vendor_id: str, message_id: str | None) -> str:
+    """The profile's [data_transfer] vendor: its message is accepted, its rejected message refused."""
+    section = profile.get("data_transfer", {})
+    if vendor_id != section.get("vendor_id"):
+        return "UnknownVendorId"
+    if message_id is not None and message_id == section.get("rejected_message_id"):
+        return "Rejected"
+    if message_id not in (None, section.get("message_id")):
+        return "UnknownMessageId"
+    return "Accepted"
+
+
+class ExampleChargePoint(Background, ChargePoint):
+    """``ocpp.v201.ChargePoint`` plus what both roles need: the profile, the DataTransfer vendor
+    registry, and background tasks that die with the connection."""
 
     @on(Action.data_transfer)
     def on_data_transfer(self, vendor_id: str, message_id: str | None = None, data=None, **_):
-        """The profile's [data_transfer] vendor: its message echoes, its rejected message is refused."""
-        section = self.profile.get("data_transfer", {})
-        if vendor_id != section.get("vendor_id"):
-            return call_result.DataTransfer(status="UnknownVendorId")
-        if message_id is not None and message_id == section.get("rejected_message_id"):
-            return call_result.DataTransfer(status="Rejected")
-        if message_id not in (None, section.get("message_id")):
-            return call_result.DataTransfer(status="UnknownMessageId")
-        return call_result.DataTransfer(status="Accepted", data=data)
+        status = data_transfer_status(self.profile, vendor_id, message_id)
+        return call_result.DataTransfer(status=status, data=data if status == "Accepted" else None)
 
 
 # ====================================================================== the CSMS
@@ -203,7 +226,7 @@ class Csms:
         identity = identity_of(request.path)
         if identity != self.identity:
             return connection.respond(HTTPStatus.NOT_FOUND, "unknown charging station\n")
-        if self.password and not basic_auth_ok(request.headers.get("Authorization"), identity, self.password):
+        if self.password and not basic_auth_ok(request.headers.get("Authorization"), identity, self.password.encode()):
             response = connection.respond(HTTPStatus.UNAUTHORIZED, "wrong or missing credentials\n")
             response.headers["WWW-Authenticate"] = 'Basic realm="OCPP"'
             return response
@@ -245,21 +268,50 @@ class Csms:
         # As in the library's own examples: websockets negotiates the subprotocol. Note that it
         # refuses a client offering no ocpp2.0.1 with HTTP 400, where OCPP-J asks for a 101 without
         # Sec-WebSocket-Protocol and an immediate close (pass select_subprotocol= to do that).
-        async with serve(self.on_connect, "127.0.0.1", port, subprotocols=[SUBPROTOCOL],
-                         process_request=self.check_upgrade):
-            print(f"OCPP {SUBPROTOCOL} CSMS listening on ws://127.0.0.1:{port}/ocpp "
-                  f"(station URL ws://127.0.0.1:{port}/ocpp/{quote(self.identity, safe='')})", flush=True)
-            await stop.wait()
+        await listening(self, port, SUBPROTOCOL, stop)
 
 
-def basic_auth_ok(header: str | None, identity: str, password: str) -> bool:
+async def listening(csms, port: int, subprotocol: str, stop: asyncio.Event, **serve_options) -> None:
+    """Serve ``csms.on_connect`` on 127.0.0.1:``port`` until ``stop``; ``csms.check_upgrade`` vets each upgrade."""
+    async with serve(csms.on_connect, "127.0.0.1", port, subprotocols=[subprotocol],
+                     process_request=csms.check_upgrade, **serve_options):
+        print(f"OCPP {subprotocol} CSMS listening on ws://127.0.0.1:{port}/ocpp "
+              f"(station URL ws://127.0.0.1:{port}/ocpp/{quote(csms.identity, safe='')})", flush=True)
+        await stop.wait()
+
+
+async def reconnecting(csms_url: str, identity: str, subprotocol: str, on_connection, credentials,
+                       **connect_options) -> None:
+    """A station's link: connect to ``csms_url``/identity, run ``on_connection(ws)`` until it closes,
+    connect again after RECONNECT_DELAY; forever. ``credentials()`` gives each attempt's headers."""
+    url = csms_url.rstrip("/") + "/" + quote(identity, safe="")
+    print(f"charging station {identity} connecting to {url}", flush=True)
+    while True:
+        try:
+            async with connect(url, subprotocols=[subprotocol], additional_headers=credentials(),
+                               **connect_options) as ws:
+                await on_connection(ws)
+        except (OSError, InvalidHandshake, TimeoutError) as error:
+            log.info("connecting to %s failed: %r", url, error)
+        await asyncio.sleep(RECONNECT_DELAY)
+
+
+def basic_auth_ok(header: str | None, identity: str, password: bytes) -> bool:
+    """RFC 7617 Basic credentials: the identity as user name and ``password`` (bytes: the 1.6
+    AuthorizationKey is 20 raw bytes, not text)."""
     if not header or not header.lower().startswith("basic "):
         return False
     try:
-        user, _, given = base64.b64decode(header[6:].strip(), validate=True).decode().partition(":")
-    except (binascii.Error, UnicodeDecodeError):
+        user, _, given = base64.b64decode(header[6:].strip(), validate=True).partition(b":")
+    except binascii.Error:
         return False
-    return user == identity and secrets.compare_digest(given.encode(), password.encode())
+    return user == identity.encode() and secrets.compare_digest(given, password)
+
+
+def basic_auth_header(identity: str, password: bytes | None) -> dict[str, str]:
+    if password is None:
+        return {}
+    return {"Authorization": "Basic " + base64.b64encode(identity.encode() + b":" + password).decode()}
 
 
 # ====================================================================== the charging station
@@ -395,22 +447,18 @@ class Station:
         self.connection: StationConnection | None = None
 
     async def run(self, csms_url: str) -> None:
-        url = csms_url.rstrip("/") + "/" + quote(self.identity, safe="")
         password = self.profile["station"].get("password")
-        headers = {"Authorization": "Basic " + base64.b64encode(f"{self.identity}:{password}".encode()).decode()} \
-            if password else {}
-        print(f"charging station {self.identity} connecting to {url}", flush=True)
-        while True:
-            try:
-                # websockets offers permessage-deflate by default; OCPP 2.0.1 allows a station to.
-                async with connect(url, subprotocols=[SUBPROTOCOL], additional_headers=headers) as ws:
-                    self.connection = StationConnection(self.identity, ws, self.profile)
-                    self.connection.spawn(self.connection.boot())
-                    await self.connection.serve()
-            except (OSError, InvalidHandshake, TimeoutError) as error:
-                log.info("connecting to %s failed: %r", url, error)
+        # websockets offers permessage-deflate by default; OCPP 2.0.1 allows a station to.
+        await reconnecting(csms_url, self.identity, SUBPROTOCOL, self.on_connection,
+                           lambda: basic_auth_header(self.identity, password.encode() if password else None))
+
+    async def on_connection(self, ws) -> None:
+        self.connection = StationConnection(self.identity, ws, self.profile)
+        self.connection.spawn(self.connection.boot())
+        try:
+            await self.connection.serve()
+        finally:
             self.connection = None
-            await asyncio.sleep(RECONNECT_DELAY)
 
     async def ready(self, timeout: float = 5.0) -> StationConnection:
         """The current connection once its boot was accepted (the station sends nothing before)."""
@@ -463,8 +511,9 @@ def actuator_app(sut, actions: tuple[str, ...]) -> Starlette:
     return Starlette(routes=[Route("/{action}", perform, methods=["POST"])])
 
 
-async def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+async def main(argv: list[str] | None = None, *, csms=None, station=None, doc: str = __doc__) -> None:
+    """Run the ``csms`` or ``station`` class (default: this file's 2.0.1 ones) with its HTTP actuator."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("role", choices=["csms", "cs"])
     parser.add_argument("--profile", required=True, help="the SUT profile (TOML)")
     parser.add_argument("--port", type=int, default=9000, help="csms: the OCPP WebSocket port")
@@ -478,7 +527,7 @@ async def main(argv: list[str] | None = None) -> None:
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-    sut = Csms(profile) if args.role == "csms" else Station(profile)
+    sut = (csms or Csms)(profile) if args.role == "csms" else (station or Station)(profile)
     # uvicorn takes SIGINT/SIGTERM while it serves and re-raises them when it stops: `stop` sees them too.
     api = uvicorn.Server(uvicorn.Config(actuator_app(sut, sut.ACTIONS), host="127.0.0.1",
                                         port=args.actuator_port, log_level="warning"))

@@ -162,6 +162,9 @@ class Profile:
     tokens: dict[str, Token] = field(default_factory=dict)
     evses: tuple[Evse, ...] = ()
     timeouts: Timeouts = Timeouts()
+    # The AuthorizationKey a 1.6 key rotation of this run gave the station. The SUT keeps it after
+    # the test that rotated it, so every later test must use it (see authorization_key).
+    rotated_key: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     def get(self, dotted: str, default: Any = None) -> Any:
         value: Any = self.data
@@ -181,9 +184,16 @@ class Profile:
 
     @property
     def authorization_key(self) -> bytes | None:
-        """OCPP 1.6 Basic-auth password: the 20-byte AuthorizationKey, written as 40 hex digits."""
+        """OCPP 1.6 Basic-auth password: the 20-byte AuthorizationKey, written as 40 hex digits; once a
+        key rotation in this run was accepted, the new key."""
+        if self.identity in self.rotated_key:
+            return self.rotated_key[self.identity]
         key = self.get("station.authorization_key")
         return bytes.fromhex(key) if key else None
+
+    def key_rotated(self, key: bytes) -> None:
+        """The station accepted ``key`` as its AuthorizationKey (Authentication 4): from now on it is the key."""
+        self.rotated_key[self.identity] = key
 
     def feature(self, name: str) -> bool:
         return bool(self.get(f"features.{name}", False))

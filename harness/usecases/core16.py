@@ -60,6 +60,18 @@ async def at_charge_point(arena: OcppArena, action: str, **body) -> None:
         await arena.harness.perform(action, body)
 
 
+async def unplug(arena: OcppArena, connector_id: int) -> None:
+    """The cable is pulled at the end of a test. A transaction still running on the harness's charge
+    point ends with StopTransaction before the test does: a real central system keeps it open otherwise,
+    and the idTag would get ConcurrentTx in the next test."""
+    running = not arena.is_sut(CS) and arena.harness.connectors[connector_id].transaction is not None
+    mark = arena.mark()
+    await at_charge_point(arena, "unplug", connector_id=connector_id)
+    if running:
+        await arena.expect("StopTransaction", after=mark, where=lambda p: "transactionId" in p,
+                           rule="1.6 StopTransaction: the central system answers a StopTransaction")
+
+
 async def authorize(arena: OcppArena, token: Token, connector_id: int | None = None) -> Exchange:
     """The idTag is presented; the charge point asks with Authorize (spec 002 What the service does 3)."""
     mark = arena.mark()

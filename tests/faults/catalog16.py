@@ -115,8 +115,12 @@ class CentralSystemNeverPending(ReferenceCsms16):
 class CentralSystemKeepsTheOldKey(ReferenceCsms16):
     """Authentication 4: after the rotation the old AuthorizationKey still opens a connection."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.first_key = self.profile.authorization_key
+
     def check_password(self, identity, password):
-        return super().check_password(identity, password) or password == self.profile.authorization_key
+        return super().check_password(identity, password) or password == self.first_key
 
 
 class CentralSystemDropsParentIdTag(ReferenceCsms16):

@@ -161,6 +161,8 @@ class ReferenceCsms16(ReferenceCsms):
             return
         if answer["status"] == "Accepted":
             self.keys[session.identity] = new
+            if session.identity == self.profile.identity:
+                self.profile.key_rotated(new)
             self.rotate_on_boot = False
             await session.connection.close()
 

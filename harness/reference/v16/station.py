@@ -441,6 +441,8 @@ class ReferenceStation16(ReferenceStation):
         status = self.config.change(payload["key"], payload["value"])
         if status == "Accepted" and payload["key"].casefold() == AUTHORIZATION_KEY.casefold():
             self.password = bytes.fromhex(payload["value"])   # the next connection's Basic-auth password
+            if self.identity == self.profile.identity:
+                self.profile.key_rotated(self.password)
         self._beat.set()
         return {"status": status}
 

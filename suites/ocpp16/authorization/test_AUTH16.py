@@ -16,7 +16,7 @@ from harness.arena import CS
 from harness.errors import NotApplicable
 from harness.suite import OCPP16, case, certified
 from harness.usecases.core16 import (
-    at_charge_point, authorize, connectors, group16, id_tag_status, same_tag, start, tag16,
+    at_charge_point, authorize, connectors, group16, id_tag_status, same_tag, start, tag16, unplug,
 )
 from harness.verdict import check_equal, dig, require
 
@@ -64,6 +64,8 @@ async def test_charging_tag_is_concurrent_at_start_transaction(ocpp, profile):
                                    rule="A4")
     check_equal("A4 / AuthorizationStatus ConcurrentTx", "StartTransaction.conf idTagInfo.status for an idTag "
                 "already charging", "ConcurrentTx", id_tag_status(concurrent))
+    for connector_id in (first, second):   # end the transaction: a real central system keeps it open
+        await unplug(ocpp, connector_id)
 
 
 @pytest.mark.sut_roles("cs")
@@ -83,3 +85,4 @@ async def test_charge_point_starts_only_for_an_accepted_tag(ocpp, profile, accep
     else:
         await ocpp.expect_none("StartTransaction", after=mark, where=ours,
                                rule="A2 (TC_023_CS): an idTag that is not Accepted SHALL NOT start a transaction")
+    await unplug(ocpp, connector)   # a real charge point keeps its state

@@ -17,7 +17,9 @@ import pytest
 
 from harness.arena import CSMS
 from harness.suite import OCPP16, case, certified
-from harness.usecases.core16 import at_charge_point, connectors, id_tag_status, same_tag, start, tag16, transaction_id
+from harness.usecases.core16 import (
+    at_charge_point, connectors, id_tag_status, same_tag, start, tag16, transaction_id, unplug,
+)
 from harness.verdict import check_equal
 
 pytestmark = case("REMOTE16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16, requires=["remote_start"])
@@ -57,7 +59,7 @@ async def test_remote_start_with_the_cable_in(ocpp, profile):
     if ocpp.is_sut(CSMS):
         check_equal("R2 (TC_010_CSMS step 10)", "StartTransaction.conf idTagInfo.status", "Accepted",
                     id_tag_status(started))
-    await at_charge_point(ocpp, "unplug", connector_id=connector)
+    await unplug(ocpp, connector)
 
 
 @certified(pytestmark, cs="TC_012_CS", csms="TC_012_CSMS")
@@ -74,7 +76,7 @@ async def test_remote_stop_of_the_running_transaction(ocpp, profile):
                              rule="R3: a remotely stopped transaction ends with StopTransaction")
     check_equal("R3 (TC_012_CS step 3): stopped remotely", "StopTransaction.req reason", "Remote",
                 stop.request.get("reason"))
-    await at_charge_point(ocpp, "unplug", connector_id=connector)
+    await unplug(ocpp, connector)
 
 
 @certified(pytestmark, cs="TC_028_CS", csms="TC_028_CSMS")

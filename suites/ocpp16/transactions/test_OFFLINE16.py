@@ -21,7 +21,9 @@ from harness.arena import CSMS
 from harness.errors import NotApplicable
 from harness.reference.v16.meter import parse_time
 from harness.suite import OCPP16, case, certified
-from harness.usecases.core16 import at_charge_point, connectors, id_tag_status, start, tag16, transaction_id
+from harness.usecases.core16 import (
+    at_charge_point, connectors, id_tag_status, start, tag16, transaction_id, unplug,
+)
 from harness.usecases.transport import failing
 from harness.verdict import check_equal, fail, finding, require
 
@@ -100,7 +102,7 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
              actual=[str(t) for t in times])
     if any(e.action == "BootNotification" for e in ocpp.link.history):
         finding("O4 / behaviour rule 4", "the charge point booted again after reconnecting")
-    await at_charge_point(ocpp, "unplug", connector_id=connector)
+    await unplug(ocpp, connector)
 
 
 @pytest.mark.sut_roles("cs")
@@ -136,4 +138,4 @@ async def test_failed_message_is_retried_then_discarded(ocpp, profile):
         fail("O3 / behaviour rule 2: after TransactionMessageAttempts failed attempts the message is discarded",
              f"a transmission after {ATTEMPTS} failed attempts", expected="no more StopTransaction",
              actual=extra.request)
-    await at_charge_point(ocpp, "unplug", connector_id=connector)
+    await unplug(ocpp, connector)

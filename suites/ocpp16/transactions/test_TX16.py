@@ -21,7 +21,7 @@ from harness.errors import NotApplicable
 from harness.reference.v16.meter import decreases, transaction_readings
 from harness.suite import OCPP16, case, certified
 from harness.usecases.core16 import (
-    at_charge_point, connectors, group16, id_tag_status, same_tag, start, tag16, transaction_id,
+    at_charge_point, connectors, group16, id_tag_status, same_tag, start, tag16, transaction_id, unplug,
 )
 from harness.verdict import check_equal, check_in, dig, fail, require
 
@@ -80,7 +80,7 @@ async def test_full_transaction_stopped_by_its_own_tag(ocpp, profile):
     else:
         check_equal("T6: StopTransaction.conf carries the idTag's IdTagInfo", "StopTransaction.conf idTagInfo.status",
                     "Accepted", id_tag_status(stop))
-    await at_charge_point(ocpp, "unplug", connector_id=connector)
+    await unplug(ocpp, connector)
 
 
 @certified(pytestmark, cs="TC_069_CS")
@@ -105,4 +105,4 @@ async def test_group_member_stops_with_authorize(ocpp, profile):
     stop = await ocpp.expect("StopTransaction", after=mark,
                              rule="T4: a member of the starter's group (same parentIdTag) stops the transaction")
     _check_stop(stop, transaction_id(started), member, "T4 (TC_069_CS)")
-    await at_charge_point(ocpp, "unplug", connector_id=connector)
+    await unplug(ocpp, connector)

@@ -60,3 +60,18 @@ def test_the_basic_auth_password_is_the_authorization_key():
     csms = ReferenceCsms16(PROFILE, [OcppVersion.V16])
     assert csms.check_password("CS001", PROFILE.authorization_key)
     assert not csms.check_password("CS001", PROFILE.password.encode())
+
+
+@pytest.mark.parametrize("value, rotated", [(bytes(range(20)).hex(), True), ("not hex", False)])
+def test_an_accepted_key_rotation_is_the_key_of_every_later_test(value, rotated):
+    """A real SUT keeps the key it accepted: the arenas of later tests build their sides from the profile."""
+    profile, old = reference_profile(), PROFILE.authorization_key
+    answer = ReferenceStation16(profile, OcppVersion.V16).on_ChangeConfiguration(
+        None, {"key": "AuthorizationKey", "value": value})
+    assert answer == {"status": "Accepted" if rotated else "Rejected"}
+    key = bytes(range(20)) if rotated else old
+    assert profile.authorization_key == key
+    assert ReferenceStation16(profile, OcppVersion.V16).password == key
+    assert ReferenceCsms16(profile, [OcppVersion.V16]).check_password("CS001", key)
+    assert ReferenceCsms16(profile, [OcppVersion.V16]).check_password("CS001", old) is not rotated
+    assert profile.get("station.authorization_key") == old.hex()      # the profile's own value is unchanged
