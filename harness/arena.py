@@ -25,6 +25,8 @@ from harness.wire import WireLog
 
 CSMS, CS = "csms", "cs"
 OCPP_ROLES = (CSMS, CS)
+# The Reset that restarts a station at once: 1.6 ResetType Hard, 2.x ResetEnumType Immediate.
+RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersion.V21: "Immediate"}
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,30 @@ class OcppArena:
         boot = await self.link.wait_for_call("BootNotification", self.timeouts.quiet, answered=not held)
         if boot is not None and not held and boot.error is not None:
             raise HarnessError(f"prerequisite failed: the harness refused the station's boot: {boot.error}")
+
+    async def station_boot(self, *, answered: bool = True) -> Exchange:
+        """The station under test's BootNotification in this test. A station that reconnects without
+        booting (it need not: 1.6 behaviour rule 4) is restarted with a Hard/Immediate Reset, and its
+        boot is awaited on the connection it opens after restarting; ``answered=False`` returns it
+        before the harness answers (for a held boot)."""
+        boot = await self.link.wait_for_call("BootNotification", self.timeouts.quiet, answered=answered)
+        if boot is not None:
+            return boot
+        before = len(self.harness.server.connections)
+        reset = await self.link.call_exchange("Reset", {"type": RESET_TYPE[self.version]})
+        if reset.error is not None or (reset.response or {}).get("status") != "Accepted":
+            raise HarnessError(f"prerequisite failed: the station did not boot when it connected, and the harness "
+                               f"could not restart it: Reset answered {reset.error or reset.response}; restart the "
+                               f"station before this test")
+        connection = await self.harness.server.wait_connection(self.timeouts.connect, after=before)
+        if connection is not None:
+            self.link = connection
+        boot = await self.link.wait_for_call("BootNotification", self.timeouts.connect, answered=answered)
+        if boot is None:
+            fail("Reset: a station that accepted a Reset restarts, and a restarted station boots",
+                 f"no BootNotification within {self.timeouts.connect:g} s of the accepted Reset",
+                 expected="BootNotification", actual="nothing")
+        return boot
 
     async def close(self) -> None:
         for side in (self.standin, self.harness):

@@ -92,9 +92,7 @@ async def station_waits_for_boot_answer(arena: OcppArena, boot_answer) -> None:
     ``boot_answer(exchange)`` is the answer the harness then gives (Accepted)."""
     arena.harness.server.hold.add("BootNotification")
     await arena.connect_station_under_test()
-    boot = await arena.link.wait_for_call("BootNotification", arena.timeouts.connect, answered=False)
-    require(boot is not None, "boot", "the station did not send BootNotification", expected="BootNotification",
-            actual="nothing")
+    boot = await arena.station_boot(answered=False)
     await asyncio.sleep(arena.timeouts.quiet)
     _one_at_a_time(arena, "station", "BootNotification",
                    [e.action for e in arena.link.history if e.incoming and e is not boot])

@@ -147,6 +147,19 @@ class CentralSystemRejectsUnknownVendor(ReferenceCsms16):
         return {"status": "Rejected"} if answer["status"] == "UnknownVendorId" else answer
 
 
+# ------------------------------------------------------------------------------ a conformant variant
+class ChargePointAlreadyRegistered(ReferenceStation16):
+    """NOT a fault: a charge point Accepted before this test reconnects without booting, as behaviour
+    rule 4 asks. A test that needs its boot must restart it with Reset, never blame it."""
+
+    first_connection = True
+
+    async def connect(self, csms_url, *, boot=True, offered=None):
+        if self.first_connection:
+            self.first_connection, self.registration, boot = False, "Accepted", False
+        return await super().connect(csms_url, boot=boot, offered=offered)
+
+
 # ------------------------------------------------------------------------------------- the records
 @dataclass(frozen=True)
 class Fault16(Fault):

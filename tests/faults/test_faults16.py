@@ -8,21 +8,35 @@ they all start up front, a few at a time, and each test reads its own.
 """
 
 import importlib
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from catalog16 import FAULTS, MODULE, VERSION, Fault16
+from catalog16 import BOOT, FAULTS, MODULE, SECURITY, TRANSPORT, VERSION, Fault16, node
 from test_fault_catalog import PARALLEL, REPO, run_suites
 
 from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
 
 CONTROL = "control"
 SELECTION = tuple(sorted({nodeid for fault in FAULTS for nodeid in fault.catch}))
+REGISTERED = "catalog16:ChargePointAlreadyRegistered"
+# the charge-point tests that need a BootNotification in the test
+NEED_A_BOOT = (node(BOOT, "test_boot_is_accepted", "cs"), node(BOOT, "test_boot_pending_then_configured", "cs"),
+               node(BOOT, "test_boot_rejected_then_retried", "cs"), node(SECURITY, "test_authorization_key_is_rotated", "cs"),
+               node(TRANSPORT, "test_charge_point_waits_for_the_boot_answer", "cs"))
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    jobs = {CONTROL: (SELECTION, ())} | {f.name: (f.catch, (f"--embedded-sut={f.embedded_sut}",)) for f in FAULTS}
+def registered_allure(tmp_path_factory) -> Path:
+    """The Allure results of the run against the already registered charge point: its wire logs."""
+    return tmp_path_factory.mktemp("registered-allure")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, registered_allure):
+    jobs = {CONTROL: (SELECTION, ()),
+            REGISTERED: (NEED_A_BOOT, (f"--embedded-sut={REGISTERED}", f"--alluredir={registered_allure}"))} \
+        | {f.name: (f.catch, (f"--embedded-sut={f.embedded_sut}",)) for f in FAULTS}
     with ThreadPoolExecutor(PARALLEL) as pool:
         yield {name: pool.submit(run_suites, tmp_path_factory.mktemp(name), selection, *options)
                for name, (selection, options) in jobs.items()}
@@ -47,6 +61,17 @@ def test_the_selections_pass_against_the_16_references(runs):
     result, verdicts = runs[CONTROL].result()
     assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(SELECTION, "passed"), \
         result.stdout.str()[-5000:]
+
+
+def test_a_charge_point_that_reconnects_without_booting_is_reset_not_blamed(runs, registered_allure):
+    """Behaviour rule 4: a registered charge point need not boot when it reconnects. Each test that needs
+    its boot restarts it with Reset (Hard) and passes; without the Reset they would fail it for silence."""
+    result, verdicts = runs[REGISTERED].result()
+    assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(NEED_A_BOOT, "passed"), \
+        result.stdout.str()[-5000:]
+    wire_logs = [p.read_text(encoding="utf-8") for p in registered_allure.glob("*-attachment.*")]
+    resets = [log for log in wire_logs if '"Reset",{"type":"Hard"}' in log]
+    assert len(resets) == len(NEED_A_BOOT), f"{len(resets)} wire logs show a Reset, of {len(wire_logs)}"
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda fault: fault.name)

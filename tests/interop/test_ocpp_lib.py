@@ -93,10 +93,6 @@ OCPP16 = Target(
         EXTRA_FIELD + "[{role}-ocpp1.6-property]": "the SUT said TypeConstraintViolation",
         EXTRA_FIELD + "[{role}-ocpp1.6-formation]": "the SUT said TypeConstraintViolation",
     }))
-# The example charge point boots on every connection (the harness's central system is new for every
-# test): behaviour rule 4 says it SHOULD NOT after a reconnect, and the harness says so.
-OCPP16.findings["cs"]["transactions/test_OFFLINE16.py::test_queued_messages_arrive_in_order[cs-ocpp1.6]"] = \
-    "the charge point booted again after reconnecting"
 
 TARGETS = {(t.protocol, role): t for t in (OCPP201, OCPP16) for role in ("csms", "cs")}
 

@@ -24,6 +24,9 @@ It is the 2.x ReferenceStation on the same transport, RPC and schema core, with 
   Basic-auth password of the next connection (Authentication 3-4). When the central system closes
   the connection the charge point reconnects, booting again only when it was not Accepted
   (behaviour rule 4).
+- Reset: Accepted; running transactions stop (HardReset/SoftReset), the connection closes and the
+  charge point reconnects and boots, as after a restart (the harness resets a charge point under
+  test that reconnects without booting when a test needs its boot).
 - SetChargingProfile, GetCompositeSchedule, ClearChargingProfile: the smart-charging engine in 1.6.
 - while Rejected it answers no central-system CALL (1.6 section 4.2).
 """
@@ -433,6 +436,21 @@ class ReferenceStation16(ReferenceStation):
                 self.background.spawn(self.stop_charging(connector, "Remote"))
                 return {"status": "Accepted"}
         return {"status": "Rejected"}
+
+    def on_Reset(self, _: None, payload: dict) -> dict:
+        self.background.spawn(self._restart(payload["type"]))
+        return {"status": "Accepted"}
+
+    async def _restart(self, kind: str) -> None:
+        """Reset (Core): running transactions stop (reason HardReset/SoftReset; gracefully for either
+        type, which a Hard reset permits), the connection closes, and the restarted charge point
+        connects and boots again."""
+        await asyncio.sleep(0)   # the Reset.conf goes out first
+        for connector in self._running(None):
+            await self.stop_charging(connector, f"{kind}Reset")
+        self.registration = None
+        if self.connection is not None:
+            await self.connection.close()
 
     def on_GetConfiguration(self, _: None, payload: dict) -> dict:
         return self.config.get(payload.get("key"))

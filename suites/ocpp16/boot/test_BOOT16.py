@@ -57,11 +57,6 @@ async def _reports_connectors(arena, boot):
                        rule="B4: after Accepted the charge point reports its connectors")
 
 
-async def _boot_answered(arena, after):
-    return await arena.expect("BootNotification", after=after, timeout=arena.timeouts.connect,
-                              rule="1.6 section 4.2: a charge point boots with BootNotification")
-
-
 @certified(pytestmark, csms="TC_001_CSMS")
 async def test_boot_is_accepted(ocpp_unlinked, profile):
     """B1/B4: the configured charge point is Accepted; connector 0 and every connector are reported."""
@@ -83,7 +78,7 @@ async def test_boot_is_accepted(ocpp_unlinked, profile):
         return
     arena.harness.heartbeat_interval = 2
     await arena.connect_station_under_test()
-    boot = await _boot_answered(arena, 0)
+    boot = await arena.station_boot()
     expected = connectors(profile)
     reports = await collect(arena, "StatusNotification", after=arena.link.history.index(boot), count=len(expected) + 1)
     reported = {e.request["connectorId"]: e.request["status"] for e in reports}
@@ -115,7 +110,7 @@ async def test_boot_pending_then_configured(ocpp_unlinked, profile):
         return
     arena.harness.registration = "Pending"
     await arena.connect_station_under_test()
-    first = await _boot_answered(arena, 0)
+    first = await arena.station_boot()
     answered_at = time.monotonic()
     config = await arena.exchange(CSMS, "GetConfiguration", {}, rule="B3")
     require(config.error is None, "B3: while Pending the charge point answers the central system (TC_002_CS)",
@@ -148,7 +143,7 @@ async def test_boot_rejected_then_retried(ocpp_unlinked):
         return
     arena.harness.registration, arena.harness.retry_interval = "Rejected", 2
     await arena.connect_station_under_test()
-    first = await _boot_answered(arena, 0)
+    first = await arena.station_boot()
     answered_at = time.monotonic()
     arena.harness.registration = "Accepted"
     after = arena.link.history.index(first) + 1

@@ -71,8 +71,7 @@ async def test_authorization_key_is_rotated(ocpp_unlinked, profile):
         return
     arena.harness.rotate_on_boot = True
     await arena.connect_station_under_test()
-    boot = await arena.expect("BootNotification", after=0, timeout=arena.timeouts.connect,
-                              rule="S1: the charge point connects with its key and boots")
+    boot = await arena.station_boot()   # S1: the charge point connects with its key and boots
     check_equal("S1", "BootNotification.conf status (the harness rotates)", "Pending", boot.response["status"])
     before = len(arena.harness.server.connections)
     change = await arena.expect("ChangeConfiguration", after=0, rule="S2")

@@ -22,13 +22,13 @@ from decimal import Decimal
 import pytest
 
 from harness.arena import CS, CSMS
-from harness.errors import NotApplicable
+from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.errors import OCCURRENCE_SPELLINGS, codes_for_payload_fault, is_known_code
 from harness.ocpp.framing import MAX_ID_LENGTH, CallError, dumps
 from harness.ocpp.versions import OcppVersion
 from harness.suite import OCPP16, case, certified
 from harness.usecases import transport
-from harness.usecases.core16 import authorize, connectors, tag16
+from harness.usecases.core16 import authorize, connectors, tag16, unplug
 from harness.verdict import check_in, fail, finding, require
 
 pytestmark = case("TRANSPORT16", block="Transport and framing (1.6)", roles=("csms", "cs"), protocols=OCPP16)
@@ -132,15 +132,19 @@ async def test_csms_waits_for_an_answer_before_its_next_call(ocpp, profile):
 
 async def test_message_ids_are_unique_and_short(ocpp, profile):
     """E2: the SUT's CALL ids on the connection are distinct strings of at most 36 characters."""
-    if ocpp.is_sut(CS):
-        await authorize(ocpp, tag16(profile, "Accepted"))
+    if ocpp.is_sut(CS):   # two Authorize: a charge point that reconnected without booting sends nothing else
+        token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+        for _ in range(2):
+            await authorize(ocpp, token, connector)
+        await unplug(ocpp, connector)   # the card is forgotten: the next test starts idle
     else:
         vendor = profile.get("data_transfer.vendor_id", "org.example")
         for _ in range(2):
             await ocpp.exchange(CSMS, "DataTransfer", None, trigger=("data_transfer", {"vendor_id": vendor}),
                                 rule="1.6 DataTransfer: the central system sends the DataTransfer it was asked to")
     ids = [e.call.id for e in ocpp.link.history if e.incoming]
-    require(len(ids) >= 2, "E2", "too few CALLs from the SUT to compare their ids", expected=">= 2", actual=ids)
+    if len(ids) < 2:
+        raise HarnessError(f"the harness provoked {len(ids)} CALL from the SUT; comparing ids needs two")
     require(all(isinstance(i, str) and 0 < len(i) <= MAX_ID_LENGTH for i in ids),
             "E2 / spec 002 Framing 2: a message id is a string of at most 36 characters", "a message id is too long",
             expected=f"<= {MAX_ID_LENGTH} characters", actual=[i for i in ids if len(i) > MAX_ID_LENGTH])
