@@ -438,15 +438,19 @@ class ChargePoint16:
         self.queued.set()
 
     async def deliver(self, link: ChargePointLink) -> None:
-        """Send the queue's head until answered; a CALLERROR is retried after TransactionMessageRetryInterval
-        × the transmissions so far and dropped after TransactionMessageAttempts. Ends with the connection."""
+        """Send the queue's head until answered; a CALLERROR (or no answer) is retried after
+        TransactionMessageRetryInterval × the transmissions so far and dropped after
+        TransactionMessageAttempts. Ends with the connection; the head is sent again on the next."""
         while True:
             if not self.queue:
                 self.queued.clear()
                 await self.queued.wait()
                 continue
             item = self.queue[0]
-            answer = await link.call(item.payload())
+            try:
+                answer = await link.call(item.payload())
+            except TimeoutError:     # no answer within the library's response timeout: a failed attempt
+                answer = None
             if answer is not None:
                 self.queue.popleft()
                 item.on_result(answer)

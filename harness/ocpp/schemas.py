@@ -7,12 +7,22 @@ Every class in them is closed (``additionalProperties: false``) except ``CustomD
 
 Schemas are parsed with ``Decimal`` numbers so ``multipleOf: 0.1`` (1.6 charging limits)
 is judged exactly. Each validator is compiled once per (version, action, direction).
+
+``format: date-time`` is asserted (jsonschema only annotates formats unless given a checker):
+- 2.x: RFC 3339 §5.6, the meaning of ``date-time`` in the draft-06 schemas: date, ``T``, time,
+  optional fraction, and a zone (``Z`` or ±hh:mm);
+- 1.6: ISO 8601 notation (spec 002 rule 9: receivers handle fractional seconds and zone offsets;
+  UTC is only recommended), so the zone may be absent and an offset may drop its colon.
+A value that is not such a time is a property fault (PropertyConstraintViolation). ``format: uri``
+(two 2.x fields) stays unchecked.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
@@ -65,6 +75,37 @@ def known_actions(version: OcppVersion) -> frozenset[str]:
     return frozenset(names)
 
 
+_DATE_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?"
+                        r"(?P<zone>[Zz]|[+-](\d{2}):?(\d{2}))?")
+
+
+def is_date_time(version: OcppVersion, value: str) -> bool:
+    """``value`` is a date-time as this version writes them (see the module docstring)."""
+    match = _DATE_TIME.fullmatch(value)
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(match[n]) for n in range(1, 7))
+    try:   # RFC 3339 allows a leap second: 60
+        datetime(year, month, day, hour, minute, min(second, 59))
+    except ValueError:
+        return False
+    zone = match["zone"]
+    if second > 60:
+        return False
+    if zone is None:
+        return not version.is_2x
+    if zone in ("Z", "z"):
+        return True
+    return int(match[9]) <= 23 and int(match[10]) <= 59 and (":" in zone or not version.is_2x)
+
+
+@lru_cache(maxsize=None)
+def _format_checker(version: OcppVersion) -> jsonschema.FormatChecker:
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks("date-time")(lambda value: not isinstance(value, str) or is_date_time(version, value))
+    return checker
+
+
 @lru_cache(maxsize=None)
 def _validator(version: OcppVersion, action: str, direction: Direction):
     path = _schema_folder(version) / _file_name(version, action, direction)
@@ -72,7 +113,7 @@ def _validator(version: OcppVersion, action: str, direction: Direction):
         path = _schema_folder(version) / f"{action}.json"  # 2.1 SEND-only, e.g. NotifyPeriodicEventStream.json
     schema = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
     cls = jsonschema.Draft4Validator if version is OcppVersion.V16 else jsonschema.Draft6Validator
-    return cls(schema)
+    return cls(schema, format_checker=_format_checker(version))
 
 
 def _exact(value: Any) -> Any:

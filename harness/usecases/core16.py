@@ -64,11 +64,11 @@ async def unplug(arena: OcppArena, connector_id: int) -> None:
     """The cable is pulled at the end of a test. A transaction still running on the harness's charge
     point ends with StopTransaction before the test does: a real central system keeps it open otherwise,
     and the idTag would get ConcurrentTx in the next test."""
-    running = not arena.is_sut(CS) and arena.harness.connectors[connector_id].transaction is not None
+    running = None if arena.is_sut(CS) else arena.harness.connectors[connector_id].transaction
     mark = arena.mark()
     await at_charge_point(arena, "unplug", connector_id=connector_id)
-    if running:
-        await arena.expect("StopTransaction", after=mark, where=lambda p: "transactionId" in p,
+    if running is not None:
+        await arena.expect("StopTransaction", after=mark, where=lambda p: p["transactionId"] == running.id,
                            rule="1.6 StopTransaction: the central system answers a StopTransaction")
 
 

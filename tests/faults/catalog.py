@@ -133,6 +133,14 @@ class CsmsHeartbeatWithoutTime(ReferenceCsms):
         return {}
 
 
+class CsmsBootsWithLocalTime(ReferenceCsms):
+    """R3 / format date-time (RFC 3339): BootNotificationResponse currentTime without a zone."""
+
+    def on_BootNotification(self, session, payload):
+        session.connection.endpoint.validate = False
+        return super().on_BootNotification(session, payload) | {"currentTime": "2024-01-01T12:00:00"}
+
+
 # ---------------------------------------------------------------------------------- station faults
 class StationStartsForRejectedToken(ReferenceStation):
     """C01: the station ignores the status of AuthorizeResponse and charges a rejected token."""
@@ -268,6 +276,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-heartbeat-without-time", "R3: every payload is checked against its schema",
           CsmsHeartbeatWithoutTime, (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
           "[R3] Heartbeat response breaks its schema"),
+    Fault("csms-boots-with-local-time", "R3: every payload is checked against its schema (date-time: RFC 3339)",
+          CsmsBootsWithLocalTime, (_csms(CONN, "test_boot_is_accepted"),),
+          "currentTime: '2024-01-01T12:00:00' is not a 'date-time'"),
     Fault("csms-never-answers-heartbeat", "R-answer: every CALL is answered within the call timeout",
           CsmsNeverAnswersHeartbeat, (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
           "[R-answer] no answer to Heartbeat within"),

@@ -187,3 +187,39 @@ def test_1_6_schemas_use_draft_4_and_2x_draft_6():
 def test_known_actions_are_read_once():
     """Schemas: the action list of a version is cached, not re-read from disk."""
     assert known_actions(V21) is known_actions(V21)
+
+
+# ----------------------------------------------------------------------------- date-time
+@pytest.mark.parametrize("value, in_2x, in_16", [
+    ("2024-01-01T00:00:00Z", True, True),
+    ("2024-01-01T23:59:59.123456+02:00", True, True),
+    ("2016-12-31T23:59:60Z", True, True),            # a leap second
+    ("2024-01-01T00:00:00", False, True),            # no zone: ISO 8601 local time, not RFC 3339
+    ("2024-01-01T00:00:00+0200", False, True),       # ISO 8601 basic offset
+    ("2024-01-01 00:00:00Z", False, False),
+    ("2024-13-01T00:00:00Z", False, False),
+    ("2024-02-30T00:00:00Z", False, False),
+    ("2024-01-01T24:00:00Z", False, False),
+    ("2024-01-01T00:00:61", False, False),
+    ("2024-01-01T00:00:00+24:00", False, False),
+    ("yesterday", False, False),
+    ("", False, False),
+])
+def test_date_time_is_rfc_3339_in_2x_and_iso_8601_in_16(value, in_2x, in_16):
+    """format date-time is asserted: RFC 3339 in 2.x; 1.6 takes ISO 8601 without a zone too (spec 002 rule 9)."""
+    assert schemas.is_date_time(V201, value) is in_2x
+    assert schemas.is_date_time(V16, value) is in_16
+    boot = {"currentTime": value, "interval": 300, "status": "Accepted"}
+    assert [(v.path, v.keyword, v.kind) for v in validate(V201, "BootNotification", "response", boot)] == \
+        ([] if in_2x else [("currentTime", "format", PROPERTY)])
+    assert [(v.path, v.keyword) for v in validate(V16, "Heartbeat", "response", {"currentTime": value})] == \
+        ([] if in_16 else [("currentTime", "format")])
+
+
+def test_a_bad_date_time_in_a_request_is_answered_property_constraint_violation():
+    """A timestamp that is no date-time is a field with an invalid value, in both versions' codes."""
+    status = {"connectorId": 1, "errorCode": "NoError", "status": "Available", "timestamp": "yesterday"}
+    assert error_code(V16, validate(V16, "StatusNotification", "request", status)) == "PropertyConstraintViolation"
+    event = {"eventType": "Started", "timestamp": "2024-01-01T00:00:00", "triggerReason": "Authorized", "seqNo": 0,
+             "transactionInfo": {"transactionId": "T1"}}
+    assert error_code(V201, validate(V201, "TransactionEvent", "request", event)) == "PropertyConstraintViolation"
