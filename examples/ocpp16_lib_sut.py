@@ -319,9 +319,13 @@ class ChargePointLink(ExampleChargePoint16):
     async def on_remote_stop_transaction(self, transaction_id: int, **_):
         # The StartTransaction.conf with this id may be read but not yet handed to its caller: the
         # library routes the next CALL first. Wait briefly for transactions whose id is on its way.
-        starting = [c.tx.numbered.wait() for c in self.station.connectors.values() if c.tx and c.tx.id is None]
-        if starting and self.station.running(transaction_id) is None:
-            await asyncio.wait([asyncio.ensure_future(w) for w in starting], timeout=1.0)
+        if self.station.running(transaction_id) is None:
+            waits = [asyncio.create_task(c.tx.numbered.wait()) for c in self.station.connectors.values()
+                     if c.tx and c.tx.id is None]
+            if waits:
+                await asyncio.wait(waits, timeout=1.0)
+                for wait in waits:
+                    wait.cancel()
         found = self.station.running(transaction_id) is not None
         return call_result.RemoteStopTransaction(status="Accepted" if found else "Rejected")
 

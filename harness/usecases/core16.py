@@ -61,15 +61,17 @@ async def at_charge_point(arena: OcppArena, action: str, **body) -> None:
 
 
 async def unplug(arena: OcppArena, connector_id: int) -> None:
-    """The cable is pulled at the end of a test. A transaction still running on the harness's charge
-    point ends with StopTransaction before the test does: a real central system keeps it open otherwise,
-    and the idTag would get ConcurrentTx in the next test."""
+    """The cable is pulled at the end of a test. The harness's charge point delivers its StopTransactions
+    (this transaction's, and any other it queued) before the test ends: a real central system keeps a
+    transaction open otherwise, and the idTag would get ConcurrentTx in the next test."""
     running = None if arena.is_sut(CS) else arena.harness.connectors[connector_id].transaction
     mark = arena.mark()
     await at_charge_point(arena, "unplug", connector_id=connector_id)
     if running is not None:
         await arena.expect("StopTransaction", after=mark, where=lambda p: p["transactionId"] == running.id,
                            rule="1.6 StopTransaction: the central system answers a StopTransaction")
+    if not arena.is_sut(CS):
+        await arena.harness.drained(arena.timeouts.action)
 
 
 async def authorize(arena: OcppArena, token: Token, connector_id: int | None = None) -> Exchange:

@@ -250,6 +250,13 @@ class ReferenceStation16(ReferenceStation):
         self._wake.set()
         return future
 
+    async def drained(self, timeout: float) -> bool:
+        """Every queued transaction message delivered or dropped, within ``timeout`` seconds while online."""
+        deadline = time.monotonic() + timeout
+        while len(self.queue) and self.online and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        return not len(self.queue)
+
     async def _send_queue(self) -> None:
         while True:
             self._wake.clear()
