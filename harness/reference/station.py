@@ -14,6 +14,9 @@ Behavior, with its source:
   triggerReason RemoteStart and the same remoteStartId; Rejected otherwise (spec 001 Remote start).
 - RequestStopTransaction: Accepted for a running transaction, which then ends with
   triggerReason RemoteStop; Rejected otherwise.
+- Reset (Immediate, or OnIdle while idle): Accepted; transactions end, the station reconnects and
+  boots with reason RemoteReset (the harness resets a station under test that reconnects without
+  booting when a test needs its boot).
 - Smart charging (SetChargingProfile, GetCompositeSchedule, ClearChargingProfile,
   GetChargingProfiles) is answered by the charging-profile engine (harness.smartcharging);
   a transaction's end deletes its TxProfiles.
@@ -21,6 +24,7 @@ Behavior, with its source:
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -74,13 +78,16 @@ class ReferenceStation(Dispatcher, Actions):
         self.vendors = VendorRegistry.from_profile(profile)
         self.background = Background()
         self.connection: OcppConnection | None = None
+        self.csms_url: str | None = None
         self.boot_response: dict | None = None
+        self.boot_reason = "PowerUp"
         self.smart = sc.Station(evse_ids=frozenset(self.evses), smart_charging=profile.feature("smart_charging"),
                                 phases=min(e.phases for e in profile.evses))
         self.profiles = sc.ProfileStore()
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
+        self.csms_url = csms_url
         handshake = await open_station(
             csms_url, self.identity, versions=offered or [self.version], password=self.password,
             handler=self._handle, call_timeout=self.call_timeout, wirelog=self.wirelog)
@@ -114,7 +121,7 @@ class ReferenceStation(Dispatcher, Actions):
     def boot_payload(self) -> dict:
         return {"chargingStation": {"model": self.profile.get("station.model", "reference"),
                                     "vendorName": self.profile.get("station.vendor", "evse-conformance")},
-                "reason": "PowerUp"}
+                "reason": self.boot_reason}
 
     def status_payload(self, evse_id: int, connector_id: int, status: str) -> dict:
         return {"timestamp": now_iso(), "connectorStatus": status, "evseId": evse_id, "connectorId": connector_id}
@@ -244,6 +251,25 @@ class ReferenceStation(Dispatcher, Actions):
                 self.background.spawn(self.end_transaction(state, "RemoteStop", "Remote"))
                 return {"status": "Accepted"}
         return {"status": "Rejected"}
+
+    def on_Reset(self, _: None, payload: dict) -> dict:
+        """Reset: Immediate, or OnIdle while idle, is Accepted and the station restarts (OnIdle during a
+        transaction is Rejected: this station does not schedule resets)."""
+        if payload["type"] == "OnIdle" and any(state.busy for state in self.evses.values()):
+            return {"status": "Rejected"}
+        self.background.spawn(self._restart(payload["type"]))
+        return {"status": "Accepted"}
+
+    async def _restart(self, kind: str) -> None:
+        """After the answer: running transactions end (ImmediateReset), the connection closes, and the
+        station connects again and boots with reason RemoteReset."""
+        await asyncio.sleep(0)
+        for state in self.evses.values():
+            if state.busy:
+                await self.end_transaction(state, "ResetCommand", f"{kind}Reset")
+        self.boot_reason = "RemoteReset"
+        await self.connection.close()
+        await self.connect(self.csms_url)
 
     def on_DataTransfer(self, _: None, payload: dict) -> dict:
         return self.vendors.answer(payload)

@@ -206,6 +206,19 @@ class StationAnswersWithV16ErrorCode(ReferenceStation):
 
 
 # ------------------------------------------------------------------------------------- the records
+# ------------------------------------------------------------------------------ a conformant variant
+class StationAlreadyRegistered(ReferenceStation):
+    """NOT a fault: a station registered before this test reconnects without booting (it need not boot
+    again). A test that needs its boot must restart it with Reset, never blame it."""
+
+    first_connection = True
+
+    async def connect(self, csms_url, *, boot=True, offered=None):
+        if self.first_connection:
+            self.first_connection, boot = False, False
+        return await super().connect(csms_url, boot=boot, offered=offered)
+
+
 @dataclass(frozen=True)
 class Fault:
     """One faulty stand-in and how the suites must catch it."""

@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from catalog import FAULTS, MODULE, VERSION, Fault  # importable: conftest.py puts this folder on sys.path
+from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, _cs  # importable: conftest.py puts this folder on sys.path
 
 from harness.reference.csms import ReferenceCsms
 from harness.reference.station import ReferenceStation
@@ -102,6 +102,22 @@ def test_catalog_is_well_formed():
         for nodeid in fault.catch:
             assert f"[{fault.role}-{VERSION}" in nodeid, f"{fault.name}: {nodeid} is not played with the SUT as {fault.role}"
             assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
+
+
+NEED_A_BOOT = (_cs(CONN, "test_boot_is_accepted"), _cs(RPC, "test_station_waits_for_the_boot_answer"))
+
+
+def test_a_station_that_reconnects_without_booting_is_reset_not_blamed(tmp_path):
+    """A registered station need not boot when it reconnects. The 2.x tests that need its boot restart it
+    with Reset (Immediate) and pass; without the Reset they would fail it for silence."""
+    allure = tmp_path / "allure"
+    result, verdicts = run_suites(tmp_path, NEED_A_BOOT, f"--embedded-sut={MODULE}:StationAlreadyRegistered",
+                                  f"--alluredir={allure}")
+    assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(NEED_A_BOOT, "passed"), \
+        result.stdout.str()[-5000:]
+    wire_logs = [p.read_text(encoding="utf-8") for p in allure.glob("*-attachment.*")]
+    resets = [log for log in wire_logs if '"Reset",{"type":"Immediate"}' in log and '"reason":"RemoteReset"' in log]
+    assert len(resets) == len(NEED_A_BOOT), f"{len(resets)} wire logs show a Reset and a RemoteReset boot"
 
 
 def test_the_selections_pass_against_the_references(suite_runs):

@@ -133,7 +133,6 @@ class ReferenceStation16(ReferenceStation):
         self.queue = self.queue_class()
         self.registration: str | None = None
         self.reconnects = True
-        self.csms_url: str | None = None
         self.links: list[OcppConnection] = []
         self._wake = asyncio.Event()
         self._beat = asyncio.Event()
@@ -147,7 +146,6 @@ class ReferenceStation16(ReferenceStation):
         return self.connection is not None and not self.connection.closed and self.registration == "Accepted"
 
     async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
-        self.csms_url = csms_url
         handshake = await super().connect(csms_url, boot=False, offered=offered)
         if handshake.subprotocol is not None:
             self.links.append(handshake.connection)
@@ -443,10 +441,6 @@ class ReferenceStation16(ReferenceStation):
                 self.background.spawn(self.stop_charging(connector, "Remote"))
                 return {"status": "Accepted"}
         return {"status": "Rejected"}
-
-    def on_Reset(self, _: None, payload: dict) -> dict:
-        self.background.spawn(self._restart(payload["type"]))
-        return {"status": "Accepted"}
 
     async def _restart(self, kind: str) -> None:
         """Reset (Core): running transactions stop (reason HardReset/SoftReset; gracefully for either
