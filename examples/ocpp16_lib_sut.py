@@ -14,7 +14,7 @@ csms  a 1.6 central system: stations are ``ocpp.v16.ChargePoint`` objects answer
       AuthorizationKey; key rotation: the next boot is Pending, ChangeConfiguration AuthorizationKey,
       close, and only the new key opens a connection.
       Actions: set_registration, rotate_authorization_key, remote_start_transaction,
-      remote_stop_transaction, get_configuration, change_configuration, data_transfer.
+      remote_stop_transaction, get_configuration, change_configuration, reset, data_transfer.
 cs    a 1.6 charge point with the profile's identity, AuthorizationKey and connectors (numbered 1..N
       over the [station] evse list). Actions: present_id_tag, plug_in, unplug, data_transfer.
       Like a real charge point its state (transactions, configuration, key, the queue of
@@ -114,7 +114,7 @@ class CentralLink(ExampleChargePoint16):
 
 class CentralSystem:
     ACTIONS = ("set_registration", "rotate_authorization_key", "remote_start_transaction",
-               "remote_stop_transaction", "get_configuration", "change_configuration", "data_transfer")
+               "remote_stop_transaction", "get_configuration", "change_configuration", "reset", "data_transfer")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -199,6 +199,9 @@ class CentralSystem:
 
     async def change_configuration(self, key: str, value: str, station: str | None = None) -> None:
         self.send(station, call.ChangeConfiguration(key=key, value=value))
+
+    async def reset(self, type: str, station: str | None = None) -> None:
+        self.send(station, call.Reset(type=type))
 
     async def data_transfer(self, vendor_id: str, message_id: str | None = None, data=None,
                             station: str | None = None) -> None:
@@ -410,11 +413,15 @@ class ChargePoint16:
             await link.call(call.Heartbeat())
 
     async def restart(self, kind: str) -> None:
-        """Reset: running transactions stop (queued: sent after the restart), the connection closes, and
-        the charge point connects again as after a power-up, with a BootNotification."""
+        """Reset: running transactions stop (Soft: their StopTransaction delivered first; Hard: it waits in
+        the queue until after the restart), the connection closes, and the charge point connects again
+        as after a power-up, with a BootNotification."""
         for connector in self.connectors.values():
             if connector.tx is not None:
                 await self.stop(connector, f"{kind}Reset")
+        deadline = asyncio.get_running_loop().time() + ONLINE_WAIT
+        while kind == "Soft" and self.queue and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
         self.registered = False
         if self.link is not None:
             await self.link.ws.close()

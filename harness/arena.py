@@ -147,21 +147,28 @@ class OcppArena:
         boot = await self.link.wait_for_call("BootNotification", self.timeouts.quiet, answered=answered)
         if boot is not None:
             return boot
-        before = len(self.harness.server.connections)
+        before, mark = len(self.harness.server.connections), self.mark()
         reset = await self.link.call_exchange("Reset", {"type": RESET_TYPE[self.version]})
         if reset.error is not None or (reset.response or {}).get("status") != "Accepted":
             raise HarnessError(f"prerequisite failed: the station did not boot when it connected, and the harness "
                                f"could not restart it: Reset answered {reset.error or reset.response}; restart the "
                                f"station before this test")
-        connection = await self.harness.server.wait_connection(self.timeouts.connect, after=before)
-        if connection is not None:
-            self.link = connection
-        boot = await self.link.wait_for_call("BootNotification", self.timeouts.connect, answered=answered)
+        boot = await self.restarted(before, mark, answered=answered)
         if boot is None:
             fail("Reset: a station that accepted a Reset restarts, and a restarted station boots",
                  f"no BootNotification within {self.timeouts.connect:g} s of the accepted Reset",
                  expected="BootNotification", actual="nothing")
         return boot
+
+    async def restarted(self, connections: int, mark: int, *, answered: bool = True) -> Exchange | None:
+        """The BootNotification of the station under test after a restart: on the connection it opens
+        after the harness's first ``connections`` (it becomes the link), else on the current link after
+        ``mark``; None when none comes within ``connect`` seconds."""
+        connection = await self.harness.server.wait_connection(self.timeouts.connect, after=connections)
+        if connection is not None:
+            self.link, mark = connection, 0
+        return await self.link.wait_for_call("BootNotification", self.timeouts.connect, answered=answered,
+                                             start=mark)
 
     async def close(self) -> None:
         for side in (self.standin, self.harness):

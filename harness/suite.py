@@ -21,7 +21,7 @@ USECASE_IDS = tuple(
     [f"C{n:02d}" for n in range(1, 26)] + [f"K{n:02d}" for n in range(1, 18)] + ["P01", "P02"]
     + ["CONN", "RPC", "CORE16", "TRANSPORT16", "SECURITY16", "OCPI_CREDENTIALS", "OCPI_LOCATIONS", "OCPI_SESSIONS"]
     + ["OCPI_AUTH", "OCPI_FORMAT", "OCPI_LOCATIONS_PULL", "OCPI_LOCATIONS_PUSH"]
-    + ["BOOT16", "AUTH16", "TX16", "OFFLINE16", "REMOTE16", "CONFIG16", "DATA16"])
+    + ["BOOT16", "AUTH16", "TX16", "OFFLINE16", "REMOTE16", "CONFIG16", "DATA16", "RESET16"])
 
 
 def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[str],

@@ -104,6 +104,13 @@ class ChargePointKeepsItsOldKey(ReferenceStation16):
         return answer
 
 
+class ChargePointAcceptsResetButKeepsRunning(ReferenceStation16):
+    """Reset: the charge point answers Accepted and never restarts."""
+
+    async def _restart(self, kind):
+        return None
+
+
 # ---------------------------------------------------------------------------- central system faults
 class CentralSystemNeverPending(ReferenceCsms16):
     """Registration: a central system configured to answer Pending answers Accepted."""
@@ -147,6 +154,13 @@ class CentralSystemRejectsUnknownVendor(ReferenceCsms16):
         return {"status": "Rejected"} if answer["status"] == "UnknownVendorId" else answer
 
 
+class CentralSystemAlwaysResetsHard(ReferenceCsms16):
+    """Reset: the central system sends a Hard reset whatever it was asked for."""
+
+    async def act_reset(self, type, station=None):
+        await super().act_reset("Hard", station)
+
+
 # ------------------------------------------------------------------------------ a conformant variant
 class ChargePointAlreadyRegistered(ReferenceStation16):
     """NOT a fault: a charge point Accepted before this test reconnects without booting, as behaviour
@@ -177,6 +191,7 @@ def node(path: str, test: str, role: str, *params: str) -> str:
 BOOT, AUTH, TX = "boot/test_BOOT16.py", "authorization/test_AUTH16.py", "transactions/test_TX16.py"
 OFFLINE, CONFIG = "transactions/test_OFFLINE16.py", "configuration/test_CONFIG16.py"
 TRANSPORT, SECURITY, DATA = "transport/test_TRANSPORT16.py", "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
+RESET = "reset/test_RESET16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "spec 002 What the service does 3 (no Authorize for the starting idTag)",
@@ -204,6 +219,12 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-keeps-its-old-key", "Authentication 4 (reconnect with the new key)", ChargePointKeepsItsOldKey,
             (node(SECURITY, "test_authorization_key_is_rotated", "cs"),),
             "[S4 / Authentication 4: the charge point reconnects with the new key] no connection with the new key"),
+    Fault16("cp-accepts-reset-but-keeps-running", "Reset (Core): an accepted Reset restarts the charge point",
+            ChargePointAcceptsResetButKeepsRunning, (node(RESET, "test_reset_restarts_the_charge_point", "cs", "Hard"),),
+            "[X2 / 1.6 section 4.2: after an accepted Reset the charge point restarts and boots]"),
+    Fault16("cs-always-resets-hard", "Reset (Core): the type asked for", CentralSystemAlwaysResetsHard,
+            (node(RESET, "test_reset_restarts_the_charge_point", "csms", "Soft"),),
+            "[X1: the Reset type is the one asked for] Reset.req type is wrong"),
     Fault16("cs-never-pending", "Registration Pending (spec 002 moves)", CentralSystemNeverPending,
             (node(BOOT, "test_boot_pending_then_configured", "csms"),),
             "[B3: a central system configured to answer Pending answers Pending] BootNotification.conf status is wrong"),

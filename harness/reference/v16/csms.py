@@ -193,3 +193,6 @@ class ReferenceCsms16(ReferenceCsms):
 
     async def act_change_configuration(self, key: str, value: str, station: str | None = None) -> None:
         self._send(station, "ChangeConfiguration", {"key": key, "value": value})
+
+    async def act_reset(self, type: str, station: str | None = None) -> None:
+        self._send(station, "Reset", {"type": type})
