@@ -107,6 +107,12 @@ def test_catalog_is_well_formed():
 NEED_A_BOOT = (_cs(CONN, "test_boot_is_accepted"), _cs(RPC, "test_station_waits_for_the_boot_answer"))
 
 
+def wire_logs_showing(allure: Path, *frames: str) -> int:
+    """How many tests' wire logs (Allure attachments) contain every one of ``frames``."""
+    logs = (p.read_text(encoding="utf-8") for p in allure.glob("*-attachment.*"))
+    return sum(all(frame in log for frame in frames) for log in logs)
+
+
 def test_a_station_that_reconnects_without_booting_is_reset_not_blamed(tmp_path):
     """A registered station need not boot when it reconnects. The 2.x tests that need its boot restart it
     with Reset (Immediate) and pass; without the Reset they would fail it for silence."""
@@ -115,9 +121,8 @@ def test_a_station_that_reconnects_without_booting_is_reset_not_blamed(tmp_path)
                                   f"--alluredir={allure}")
     assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(NEED_A_BOOT, "passed"), \
         result.stdout.str()[-5000:]
-    wire_logs = [p.read_text(encoding="utf-8") for p in allure.glob("*-attachment.*")]
-    resets = [log for log in wire_logs if '"Reset",{"type":"Immediate"}' in log and '"reason":"RemoteReset"' in log]
-    assert len(resets) == len(NEED_A_BOOT), f"{len(resets)} wire logs show a Reset and a RemoteReset boot"
+    resets = wire_logs_showing(allure, '"Reset",{"type":"Immediate"}', '"reason":"RemoteReset"')
+    assert resets == len(NEED_A_BOOT), f"{resets} wire logs show a Reset and a RemoteReset boot"
 
 
 def test_the_selections_pass_against_the_references(suite_runs):

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from catalog16 import BOOT, FAULTS, MODULE, SECURITY, TRANSPORT, VERSION, Fault16, node
-from test_fault_catalog import PARALLEL, REPO, run_suites
+from test_fault_catalog import PARALLEL, REPO, run_suites, wire_logs_showing
 
 from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
 
@@ -69,9 +69,8 @@ def test_a_charge_point_that_reconnects_without_booting_is_reset_not_blamed(runs
     result, verdicts = runs[REGISTERED].result()
     assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(NEED_A_BOOT, "passed"), \
         result.stdout.str()[-5000:]
-    wire_logs = [p.read_text(encoding="utf-8") for p in registered_allure.glob("*-attachment.*")]
-    resets = [log for log in wire_logs if '"Reset",{"type":"Hard"}' in log]
-    assert len(resets) == len(NEED_A_BOOT), f"{len(resets)} wire logs show a Reset, of {len(wire_logs)}"
+    resets = wire_logs_showing(registered_allure, '"Reset",{"type":"Hard"}')
+    assert resets == len(NEED_A_BOOT), f"{resets} wire logs show a Reset"
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda fault: fault.name)
