@@ -261,12 +261,12 @@ class ReferenceStation(Dispatcher, Actions):
         return {"status": "Accepted"}
 
     async def _restart(self, kind: str) -> None:
-        """After the answer: running transactions end (ImmediateReset), the connection closes, and the
-        station connects again and boots with reason RemoteReset."""
+        """After the answer: running transactions end (ImmediateReset: an OnIdle reset finds none), the
+        connection closes, and the station connects again and boots with reason RemoteReset."""
         await asyncio.sleep(0)
         for state in self.evses.values():
             if state.busy:
-                await self.end_transaction(state, "ResetCommand", f"{kind}Reset")
+                await self.end_transaction(state, "ResetCommand", "ImmediateReset")
         self.boot_reason = "RemoteReset"
         await self.connection.close()
         await self.connect(self.csms_url)

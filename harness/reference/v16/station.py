@@ -248,12 +248,11 @@ class ReferenceStation16(ReferenceStation):
         self._wake.set()
         return future
 
-    async def drained(self, timeout: float) -> bool:
-        """Every queued transaction message delivered or dropped, within ``timeout`` seconds while online."""
+    async def drained(self, timeout: float) -> None:
+        """Returns once every queued transaction message is delivered or dropped, or offline, or after ``timeout`` s."""
         deadline = time.monotonic() + timeout
         while len(self.queue) and self.online and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
-        return not len(self.queue)
 
     async def _send_queue(self) -> None:
         while True:
