@@ -179,11 +179,22 @@ class OcppArena:
     def is_sut(self, role: str) -> bool:
         return role == self.sut_role
 
-    async def act(self, action: str, **body: Any) -> None:
-        """Ask the SUT, through the actuator, to do something the protocol cannot cause."""
+    async def act(self, role: str, action: str | None = None, **body: Any) -> None:
+        """Something happens at ``role``'s end that the protocol cannot cause (a card presented, an operator's
+        command): the SUT's actuator when ``role`` is the SUT, the harness's own reference otherwise."""
+        if role not in OCPP_ROLES:  # TRANSITION(#9): the old form act(action, **body) meant the SUT
+            role, action = self.sut_role, role
+        if not self.is_sut(role):
+            await self.harness.perform(action, body)
+            return
         if self.actuator is None:
             raise HarnessError("no actuator: give --actuator (manual, http or python)")
         await self.actuator.perform(action, body)
+
+    def configure(self, **settings: Any) -> None:
+        """Set how the harness's own side behaves for this test (``registration="Pending"``, ...); the
+        harness's side is made anew for every test, so nothing carries over."""
+        self.harness.configure(**settings)
 
     async def exchange(self, initiator: str, action: str, payload: dict[str, Any] | None = None, *,
                        trigger: tuple[str, dict[str, Any]] | None = None, rule: str = "",
@@ -196,30 +207,30 @@ class OcppArena:
         if trigger is None:
             raise HarnessError(f"the SUT sends {action}: give the actuator action that makes it")
         start = len(self.link.history)
-        await self.act(trigger[0], **trigger[1])
-        return await self.expect(action, after=start, rule=rule, timeout=timeout,
+        await self.act(initiator, trigger[0], **trigger[1])
+        return await self.expect(action, sender=initiator, after=start, rule=rule, timeout=timeout,
                                  why=f"after the actuator action {trigger[0]}")
 
-    async def expect(self, action: str, *, after: int, rule: str, timeout: float | None = None,
-                     where=None, why: str = "") -> Exchange:
-        """The answered ``action`` CALL from ``after`` on, whichever side sent it.
+    async def expect(self, action: str, *, after: int, rule, sender: str | None = None,
+                     timeout: float | None = None, where=None, why: str = "") -> Exchange:
+        """The answered ``action`` CALL that ``sender`` (``"cs"`` or ``"csms"``) sent from ``after`` on.
 
-        Actions have one direction, so this reads the same from either side: when the SUT is
-        the sender, its silence is a failure of ``rule``; when the harness is, a harness bug.
+        The direction is read off the wire log: only a CALL the sender put on the link counts. When
+        the SUT is the sender, its silence is a failure of ``rule``; when the harness is, a harness bug.
         """
+        if sender is None:  # TRANSITION(#9): the sender becomes required once every suite names it
+            sender = self.sut_role if hasattr(self.harness, f"on_{action}") else self.harness_role
+        from_sut = self.is_sut(sender)
         wait = timeout or self.timeouts.action
         exchange = await self.link.wait_for(
-            lambda e: e.action == action and (where is None or where(e.request)), wait, start=after)
+            lambda e: e.action == action and e.incoming == from_sut and (where is None or where(e.request)),
+            wait, start=after)
         if exchange is None:
-            if not self._sut_sends(action):
+            if not from_sut:
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
             fail(rule, f"the SUT did not send {action} within {wait:g} s {why}".rstrip(),
                  expected=f"a {action} request", actual="nothing")
         return exchange
-
-    def _sut_sends(self, action: str) -> bool:
-        """The harness's side handles what the SUT sends (it has an ``on_<Action>``)."""
-        return hasattr(self.harness, f"on_{action}")
 
     async def expect_none(self, action: str, *, after: int, rule: str, within: float | None = None,
                           where=None) -> None:

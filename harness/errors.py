@@ -13,7 +13,10 @@ Protocol cores raise these; the plugin and verifiers turn them into verdicts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.rules import Rule
 
 
 class HarnessError(Exception):
@@ -27,21 +30,25 @@ class ConfigError(HarnessError):
 class PeerViolation(AssertionError):
     """The peer broke a protocol rule (an AssertionError, so Allure reports it *failed*).
 
-    ``rule`` is a short citation (spec section or rule id), ``expected`` and
-    ``actual`` are what the rule asks for and what the peer did. ``strict`` is False for a
-    SHOULD-level rule: breaking it is a non-strict finding, not a failure.
+    ``rule`` is the row of a rule table (``harness.rules``) that was broken; ``expected`` and
+    ``actual`` are what the rule asks for and what the peer did. ``strict`` comes from the rule's
+    level (in ``protocol`` when the versions differ): False for a SHOULD, whose break is a
+    non-strict finding, not a failure.
     """
 
-    def __init__(self, rule: str, message: str, *, expected: Any = None, actual: Any = None,
-                 strict: bool = True):
+    def __init__(self, rule: "Rule", message: str, *, expected: Any = None, actual: Any = None,
+                 protocol: str | None = None, strict: bool | None = None):
         super().__init__(message)
+        if isinstance(rule, str):  # TRANSITION(#9): string rules go once every table exists
+            from harness.rules import MUST, SHOULD, Rule as _Rule
+            rule = _Rule(rule, MUST if strict is not False else SHOULD, "", rule)
         self.rule = rule
         self.expected = expected
         self.actual = actual
-        self.strict = strict
+        self.strict = rule.strict_in(protocol) if strict is None else strict
 
     def __str__(self) -> str:
-        text = f"[{self.rule}] {self.args[0]}"
+        text = f"[{self.rule.id}] {self.args[0]}"
         if self.expected is not None or self.actual is not None:
             text += f"\n  expected: {self.expected!r}\n  actual:   {self.actual!r}"
         return text

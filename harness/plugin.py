@@ -20,8 +20,8 @@ from harness.errors import ConfigError, HarnessError, NotApplicable
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
-from harness.suite import USECASE_IDS
-from harness.verdict import CaseContext, enter_case, finding, leave_case
+from harness.suite import USECASES, certification_of, rules_of
+from harness.verdict import CaseContext, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog
 
 SETTINGS = pytest.StashKey[Settings]()
@@ -31,7 +31,8 @@ WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
 
 MARKERS = {
-    "usecase(id, block, certification, severity)": "the use case a test checks (set by harness.suite.case)",
+    "usecase(id, block, severity)": "the use case a test checks (set by harness.suite.case)",
+    "checks(*rules, certification)": "the rules a test judges and its certification ids (harness.suite.checks)",
     "sut_roles(*roles)": "the SUT roles a test can be played in: csms, cs, cpo, emsp",
     "protocols(*versions)": "the protocol versions a test applies to",
     "requires(feature)": "the test applies only when the profile declares [features] feature = true",
@@ -52,8 +53,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
-    for usecase in USECASE_IDS:
-        config.addinivalue_line("markers", f"{usecase}: use case {usecase}")
     try:
         settings = resolve(config.getoption, config.getini)
     except ConfigError as error:
@@ -105,23 +104,26 @@ def _usecase(item: pytest.Item) -> tuple[str | None, dict]:
     return (marker.args[0], marker.kwargs) if marker else (None, {})
 
 
-def _certification(item: pytest.Item, role: str | None) -> str | None:
-    return _usecase(item)[1].get("certification", {}).get(role) if role else None
-
-
-def _role(item: pytest.Item) -> str | None:
+def _target(item: pytest.Item) -> Target | None:
     target = getattr(item, "callspec", None) and item.callspec.params.get("target")
-    return target.role if isinstance(target, Target) else None
+    return target if isinstance(target, Target) else None
+
+
+def _certification(item: pytest.Item) -> str | None:
+    target = _target(item)
+    return certification_of(item, target.role, target.protocol) if target else None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     settings = config.stash[SETTINGS]
+    for usecase in USECASES:   # registered by the suite files' case() declarations as they were imported
+        config.addinivalue_line("markers", f"{usecase}: use case {usecase}")
     selected, deselected = [], []
     for item in items:
         usecase, _ = _usecase(item)
         if usecase:
             item.add_marker(usecase)
-        keys = {k for k in (usecase, _certification(item, _role(item))) if k}
+        keys = {k for k in (usecase, _certification(item)) if k}
         if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys for p in settings.usecases):
             deselected.append(item)
             continue
@@ -210,17 +212,17 @@ async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Set
 def _conformance_case(request: pytest.FixtureRequest):
     item = request.node
     usecase, info = _usecase(item)
-    target = item.callspec.params.get("target") if hasattr(item, "callspec") else None
-    role = target.role if isinstance(target, Target) else None
-    context = CaseContext(usecase=usecase, sut_role=role)
+    target = _target(item)
+    role = target.role if target else None
+    context = CaseContext(usecase=usecase, sut_role=role, protocol=target.protocol if target else None)
     item.stash[CONTEXT] = context
     token = enter_case(context)
     protocol_label = None
-    if isinstance(target, Target):
+    if target is not None:
         protocol_label = (OcppVersion.parse(target.protocol).label if target.protocol.startswith("ocpp")
                           else "OCPI " + target.protocol.removeprefix("ocpi"))
-    report.label(usecase, info.get("block"), protocol_label, role, _certification(item, role),
-                 info.get("severity", "normal"))
+    report.label(usecase, info.get("block"), protocol_label, role, _certification(item),
+                 info.get("severity", "normal"), rules_of(item))
     yield context
     leave_case(token)
 
@@ -253,7 +255,7 @@ def pytest_runtest_call(item: pytest.Item):
     try:
         for violation in violations:
             if not violation.strict:
-                finding(violation.rule, str(violation))
+                record_finding(violation.rule, str(violation))
         for connection in log.connections:
             if connection.harness_errors:
                 raise HarnessError(f"the harness's own handler failed: {connection.harness_errors[0]!r}")
@@ -290,7 +292,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     previous = item.stash.get(VERDICT, None)
     if previous is None or (previous.verdict == "passed" and verdict != "passed"):
         usecase, _ = _usecase(item)
-        target = item.callspec.params.get("target") if hasattr(item, "callspec") else None
+        target = _target(item)
         reason = ""
         if rep.skipped and isinstance(rep.longrepr, tuple):
             reason = rep.longrepr[2].removeprefix("Skipped: ")
@@ -298,10 +300,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             reason = (call.excinfo.exconly() if call.excinfo else str(rep.longrepr))[:2000]
         context = item.stash.get(CONTEXT, None)
         item.stash[VERDICT] = report.CaseResult(
-            nodeid=item.nodeid, usecase=usecase, certification=_certification(item, _role(item)),
-            role=target.role if isinstance(target, Target) else None,
-            protocol=target.protocol if isinstance(target, Target) else None,
-            verdict=verdict, reason=reason, findings=[str(f) for f in context.findings] if context else [])
+            nodeid=item.nodeid, usecase=usecase, certification=_certification(item),
+            role=target.role if target else None, protocol=target.protocol if target else None,
+            rules=[r.id for r in rules_of(item)], verdict=verdict, reason=reason,
+            findings=[str(f) for f in context.findings] if context else [])
     result = item.stash[VERDICT]
     context = item.stash.get(CONTEXT, None)
     if context is not None:

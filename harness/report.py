@@ -8,11 +8,13 @@ import platform
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import allure
 
 from harness import __version__
+from harness.rules import Rule
 from harness.wire import REDACTOR, WireLog
 
 
@@ -23,6 +25,7 @@ class CaseResult:
     certification: str | None
     role: str | None
     protocol: str | None
+    rules: list[str]                  # the rules the test judges (its checks() declaration)
     verdict: str                      # passed | failed | broken | skipped
     reason: str = ""
     findings: list[str] = field(default_factory=list)
@@ -30,8 +33,9 @@ class CaseResult:
 
 
 def label(usecase: str | None, block: str | None, protocol_label: str | None, role: str | None,
-          certification: str | None, severity: str) -> None:
-    """Allure labels: epic = protocol, feature = block, story = use case (design 'Reports')."""
+          certification: str | None, severity: str, rules: Sequence[Rule] = ()) -> None:
+    """Allure labels: epic = protocol, feature = block, story = use case (design 'Reports'); one
+    ``rule`` label per rule the test judges, and the rules' texts in its description."""
     if protocol_label:
         allure.dynamic.epic(protocol_label)
     if block:
@@ -45,6 +49,10 @@ def label(usecase: str | None, block: str | None, protocol_label: str | None, ro
         allure.dynamic.label("certification_id", certification)
         allure.dynamic.tag(certification)
     allure.dynamic.severity(getattr(allure.severity_level, severity.upper(), allure.severity_level.NORMAL))
+    for rule in rules:
+        allure.dynamic.label("rule", rule.id)
+    if rules:
+        allure.dynamic.description("Rules checked:\n\n" + "\n".join(f"- {rule.describe()}" for rule in rules))
 
 
 def attach_wirelog(wirelog: WireLog) -> None:
@@ -99,12 +107,13 @@ class Summary:
             f"{doc['duration_s']} s" + (" — INTERRUPTED, results are partial" if doc["interrupted"] else ""),
             f"- Verdicts: {counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
             f"{counts['skipped']} not applicable", "",
-            "| use case | certification id | SUT role | protocol | verdict | reason / findings | test |",
-            "|---|---|---|---|---|---|---|",
+            "| use case | certification id | SUT role | protocol | verdict | rules checked | reason / findings | test |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for r in doc["results"]:
             notes = "; ".join(filter(None, [r["reason"].splitlines()[0] if r["reason"] else "", *r["findings"]]))
             lines.append(f"| {r['usecase'] or ''} | {r['certification'] or ''} | {r['role'] or ''} | "
-                         f"{r['protocol'] or ''} | {r['verdict']} | {notes.replace('|', '/')} | `{r['nodeid']}` |")
+                         f"{r['protocol'] or ''} | {r['verdict']} | {', '.join(r['rules'])} | {notes.replace('|', '/')} | "
+                         f"`{r['nodeid']}` |")
         lines += ["", "## Profile (secrets redacted)", "", "```json", json.dumps(doc["profile"], indent=2), "```", ""]
         return "\n".join(lines)

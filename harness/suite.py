@@ -1,43 +1,101 @@
-"""How a suite file declares what it tests: one call, ``pytestmark = case(...)``.
+"""How a suite file declares what it tests.
 
-    pytestmark = case("C01", block="Authorization", roles=("csms", "cs"),
-                      protocols=OCPP2, certification={"csms": "TC_C_02_CSMS"})
+    class C01(RuleTable):                     # the use case's rules, at the top of its file
+        order = must("spec 001 Order of checks", "...")
 
-gives the test its use case id (selectable with ``-m C01`` or ``--usecase``), the roles and
-protocol versions it can be played in, the Allure feature, and the certification ids.
+    pytestmark = case("C01", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
+
+    @checks(C01.order, csms=TC("TC_C_02_CSMS", "ocpp2.0.1"))
+    async def test_...(ocpp): ...
+
+``case`` registers the use case (its id becomes a marker, ``-m C01``, and a ``--usecase`` key), the
+roles and protocol versions it can be played in and its Allure feature. ``checks`` declares, per
+test, the rules the test judges (listed in the report) and the public certification ids that
+correspond to it, per SUT role, for the versions the listing covers (all of the use case's
+versions when none are named).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import pytest
 
+from harness.rules import Rule
+
 OCPP2 = ("ocpp2.0.1", "ocpp2.1")
 OCPP16 = ("ocpp1.6",)
+OCPP_ALL = OCPP16 + OCPP2
 OCPI = ("ocpi2.2.1",)
 
-USECASE_IDS = tuple(
-    [f"C{n:02d}" for n in range(1, 26)] + [f"K{n:02d}" for n in range(1, 18)] + ["P01", "P02"]
-    + ["CONN", "RPC", "CORE16", "TRANSPORT16", "SECURITY16", "OCPI_CREDENTIALS", "OCPI_LOCATIONS", "OCPI_SESSIONS"]
-    + ["OCPI_AUTH", "OCPI_FORMAT", "OCPI_LOCATIONS_PULL", "OCPI_LOCATIONS_PUSH"]
-    + ["BOOT16", "AUTH16", "TX16", "OFFLINE16", "REMOTE16", "CONFIG16", "DATA16", "RESET16"])
+
+@dataclass(frozen=True)
+class UseCase:
+    id: str
+    block: str
+    roles: tuple[str, ...]
+    protocols: tuple[str, ...]
+    severity: str
+
+
+USECASES: dict[str, UseCase] = {}
+
+
+@dataclass(frozen=True)
+class TC:
+    """A public certification id and the protocol versions its listing covers (empty: every version)."""
+    id: str
+    protocols: tuple[str, ...] = ()
+
+    def __init__(self, id: str, *protocols: str):
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "protocols", tuple(protocols))
+
+    def applies_to(self, protocol: str | None) -> bool:
+        return not self.protocols or protocol in self.protocols
 
 
 def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[str],
-         certification: Mapping[str, str] | None = None, requires: Iterable[str] = (),
-         severity: str = "critical") -> list[pytest.MarkDecorator]:
+         requires: Iterable[str] = (), severity: str = "critical",
+         certification: dict | None = None) -> list[pytest.MarkDecorator]:
+    """The marks of a suite file; registers the use case (one declaration per id)."""
+    declared = UseCase(usecase, block, tuple(roles), tuple(protocols), severity)
+    known = USECASES.setdefault(usecase, declared)
+    if known != declared:
+        raise ValueError(f"use case {usecase} is declared twice, differently: {known} and {declared}")
     return [
         pytest.mark.asyncio,
-        pytest.mark.usecase(usecase, block=block, certification=dict(certification or {}), severity=severity),
-        pytest.mark.sut_roles(*roles),
-        pytest.mark.protocols(*protocols),
+        pytest.mark.usecase(usecase, block=block, severity=severity),
+        pytest.mark.sut_roles(*declared.roles),
+        pytest.mark.protocols(*declared.protocols),
         *(pytest.mark.requires(feature) for feature in requires),
+        # TRANSITION(#9): module-wide certification ids go once every test declares its own
+        *([pytest.mark.checks(certification={r: TC(i) for r, i in certification.items()})] if certification else []),
     ]
 
 
-def certified(marks: list[pytest.MarkDecorator], **ids: str) -> pytest.MarkDecorator:
-    """One test's own certification ids, role → id: ``@certified(pytestmark, cs="TC_001_CS")``
-    (the module's use-case mark with ``certification`` replaced; the closest mark wins)."""
-    usecase = next(m for m in marks if m.name == "usecase")
-    return pytest.mark.usecase(*usecase.args, **(usecase.kwargs | {"certification": ids}))
+def certified(marks, **ids: str) -> pytest.MarkDecorator:  # TRANSITION(#9)
+    return pytest.mark.checks(certification={r: TC(i) for r, i in ids.items()})
+
+
+def checks(*rules: Rule, **certification: TC | str) -> pytest.MarkDecorator:
+    """One test's rules and, per SUT role, its public certification id (``csms=TC("TC_C_02_CSMS", "ocpp2.0.1")``)."""
+    if not rules or not all(isinstance(r, Rule) for r in rules):
+        raise TypeError("checks() takes the Rule rows the test judges (at least one)")
+    ids = {role: tc if isinstance(tc, TC) else TC(tc) for role, tc in certification.items()}
+    return pytest.mark.checks(*rules, certification=ids)
+
+
+def certification_of(item: pytest.Item, role: str | None, protocol: str | None) -> str | None:
+    """The certification id of ``item`` when played with the SUT as ``role`` in ``protocol``."""
+    marker = item.get_closest_marker("checks")
+    if marker is None or role is None:
+        return None
+    tc = marker.kwargs.get("certification", {}).get(role)
+    return tc.id if tc is not None and tc.applies_to(protocol) else None
+
+
+def rules_of(item: pytest.Item) -> tuple[Rule, ...]:
+    marker = item.get_closest_marker("checks")
+    return tuple(marker.args) if marker else ()

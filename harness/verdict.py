@@ -1,8 +1,10 @@
-"""Verifiers: checks that blame the SUT only for a named rule, with expected vs actual.
+"""Verifiers: checks that blame the SUT only for a rule of a table, with expected vs actual.
 
-A check that fails raises ``ConformanceFailure`` (a PeerViolation, hence an AssertionError:
-Allure shows it *failed*). Anything else a test raises is *broken*. A SHOULD-level deviation
-is a ``finding``: recorded, shown in the report, never a failure.
+Every check names a ``Rule`` (``harness.rules``) and the rule's level decides what a break is:
+a MUST/SHALL raises ``ConformanceFailure`` (a PeerViolation, hence an AssertionError: Allure shows
+it *failed*); a SHOULD is a ``Finding``: recorded, shown in the report, never a failure. The level
+is read in the running test's protocol version, so one row serves every version. Anything else a
+test raises is *broken*.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import PeerViolation
+from harness.rules import MUST, Rule
 
 
 @dataclass
@@ -21,6 +24,7 @@ class CaseContext:
     """What the running test is about; set by the plugin for every test."""
     usecase: str | None = None
     sut_role: str | None = None
+    protocol: str | None = None
     findings: list["Finding"] = field(default_factory=list)
 
 
@@ -40,15 +44,16 @@ def leave_case(token: contextvars.Token) -> None:
 
 
 class ConformanceFailure(PeerViolation):
-    """The SUT broke a named rule of a use case."""
+    """The SUT broke a MUST rule of a use case."""
 
-    def __init__(self, rule: str, message: str, *, expected: Any = None, actual: Any = None):
-        super().__init__(rule, message, expected=expected, actual=actual)
+    def __init__(self, rule: Rule, message: str, *, expected: Any = None, actual: Any = None):
+        rule = _transitional(rule)
+        super().__init__(rule, message, expected=expected, actual=actual, protocol=current().protocol)
         self.usecase = current().usecase
 
     def __str__(self) -> str:
         prefix = f"{self.usecase} " if self.usecase else ""
-        text = f"{prefix}[{self.rule}] {self.args[0]}"
+        text = f"{prefix}[{self.rule.id}] {self.args[0]}\n  rule: {self.rule.text} ({self.rule.ref})"
         return text + f"\n  expected: {self.expected!r}\n  actual:   {self.actual!r}"
 
 
@@ -58,38 +63,58 @@ class FindingWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Finding:
-    rule: str
+    rule: Rule
     message: str
 
     def __str__(self) -> str:
-        return f"[{self.rule}] {self.message}"
+        return f"[{self.rule.id}] {self.message}"
 
 
-def finding(rule: str, message: str) -> None:
-    """Record a SHOULD-level deviation: shown in Allure and the summary, not a failure."""
+def record_finding(rule: Rule, message: str) -> None:
+    """A SHOULD-level deviation: shown in Allure and the summary, not a failure."""
     item = Finding(rule, message)
     current().findings.append(item)
-    warnings.warn(FindingWarning(str(item)), stacklevel=2)
+    warnings.warn(FindingWarning(str(item)), stacklevel=3)
 
 
-def fail(rule: str, message: str, *, expected: Any = None, actual: Any = None) -> None:
-    raise ConformanceFailure(rule, message, expected=expected, actual=actual)
+def violated(rule: Rule, message: str, *, expected: Any = None, actual: Any = None) -> None:
+    """The SUT broke ``rule``: a failure when the rule is a MUST in this test's protocol, else a finding
+    (the call then returns, and the test goes on)."""
+    rule = _transitional(rule)
+    if rule.strict_in(current().protocol):
+        raise ConformanceFailure(rule, message, expected=expected, actual=actual)
+    detail = "" if expected is None and actual is None else f" (expected {expected!r}, actual {actual!r})"
+    record_finding(rule, message + detail)
 
 
-def check_equal(rule: str, what: str, expected: Any, actual: Any) -> None:
-    if actual != expected:
-        fail(rule, f"{what} is wrong", expected=expected, actual=actual)
+def _transitional(rule):  # TRANSITION(#9): string rules go once every table exists
+    return rule if isinstance(rule, Rule) else Rule(str(rule), MUST, "", str(rule))
 
 
-def check_in(rule: str, what: str, allowed: Container, actual: Any) -> None:
-    if actual not in allowed:
-        fail(rule, f"{what} is not one of the accepted values",
-             expected=sorted(allowed) if isinstance(allowed, (set, frozenset)) else allowed, actual=actual)
+def fail(rule, message: str, *, expected: Any = None, actual: Any = None) -> None:  # TRANSITION(#9)
+    raise ConformanceFailure(_transitional(rule), message, expected=expected, actual=actual)
 
 
-def require(condition: bool, rule: str, message: str, *, expected: Any = None, actual: Any = None) -> None:
+def finding(rule, message: str) -> None:  # TRANSITION(#9)
+    record_finding(_transitional(rule), message)
+
+
+def require(condition: bool, rule: Rule, message: str, *, expected: Any = None, actual: Any = None) -> bool:
+    """``condition`` holds, or ``rule`` is broken; returns ``condition`` (a SHOULD lets the test go on)."""
     if not condition:
-        fail(rule, message, expected=expected, actual=actual)
+        violated(rule, message, expected=expected, actual=actual)
+    return bool(condition)
+
+
+def check_equal(rule: Rule, what: str, expected: Any, actual: Any) -> bool:
+    return require(actual == expected, rule, f"{what} is wrong", expected=expected, actual=actual)
+
+
+def check_in(rule: Rule, what: str, allowed: Container, actual: Any) -> bool:
+    if actual in allowed:
+        return True
+    listed = sorted(allowed, key=repr) if isinstance(allowed, (set, frozenset)) else allowed
+    return require(False, rule, f"{what} is not one of the accepted values", expected=listed, actual=actual)
 
 
 def dig(payload: Any, path: str, default: Any = None) -> Any:

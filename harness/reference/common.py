@@ -8,6 +8,7 @@ import logging
 from datetime import datetime, timezone
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.ocpp.framing import Call
 from harness.transport.ws import CallErrorReply
 
@@ -35,6 +36,17 @@ class Actions:
     Methods named ``act_<action>`` take the action's JSON body as keyword arguments and
     only *start* the action: the harness then watches the wire for its effect.
     """
+
+    configurable: frozenset[str] = frozenset()   # the settings a test may change (arena.configure)
+
+    def configure(self, **settings: Any) -> None:
+        """How this side behaves for one test: only the names in ``configurable``."""
+        unknown = sorted(set(settings) - self.configurable)
+        if unknown:
+            raise HarnessError(f"{type(self).__name__} has no setting {', '.join(unknown)}; "
+                               f"it has {', '.join(sorted(self.configurable)) or 'none'}")
+        for name, value in settings.items():
+            setattr(self, name, value)
 
     def supported_actions(self) -> set[str]:
         return {name.removeprefix("act_") for name in dir(self) if name.startswith("act_")}

@@ -53,6 +53,7 @@ class StationSession:
 
 class ReferenceCsms(Dispatcher, Actions):
     heartbeat_interval = 300
+    configurable = frozenset({"heartbeat_interval"})
 
     def __init__(self, profile: Profile, versions: Sequence[OcppVersion], *, wirelog: WireLog | None = None,
                  call_timeout: float | None = None):

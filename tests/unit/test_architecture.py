@@ -8,7 +8,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 LAYERS = {  # top-level name under harness → rank; a module may import ranks <= its own
-    "__init__": 0, "errors": 0, "wire": 0, "verdict": 0, "profile": 0,
+    "__init__": 0, "errors": 0, "wire": 0, "verdict": 0, "profile": 0, "rules": 0,
     "ocpp": 1, "ocpi": 1, "smartcharging": 1,
     "transport": 2,
     "reference": 3, "actuators": 3,
@@ -56,3 +56,71 @@ def test_the_check_catches_an_upward_import(tmp_path):
     module = tmp_path / "bad.py"
     module.write_text("from harness.plugin import SETTINGS\nimport harness.arena\n")
     assert _harness_imports(module) == {"plugin", "arena"}
+
+
+# ---------------------------------------------------------------------------- the suite contract
+# A suite reaches the harness's side only through the arena's verbs: never a reference module,
+# never the arena's own peers (``arena.harness`` is the harness's reference, ``arena.standin`` the
+# embedded SUT's).
+FORBIDDEN_MODULES = ("harness.reference",)
+FORBIDDEN_ATTRIBUTES = {"harness", "standin"}
+SUITES = sorted((REPO / "suites").rglob("*.py")) + sorted((REPO / "harness" / "usecases").rglob("*.py"))
+
+
+def _reaches_behind_the_arena(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            names = []
+        found += [f"line {node.lineno}: imports {n}" for n in names
+                  if any(n == m or n.startswith(m + ".") for m in FORBIDDEN_MODULES)]
+        if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRIBUTES:
+            found.append(f"line {node.lineno}: reads .{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", SUITES, ids=lambda p: str(p.relative_to(REPO)))
+def test_suites_reach_the_harness_side_only_through_the_arena(path):
+    found = _reaches_behind_the_arena(path)
+    assert not found, (f"{path.relative_to(REPO)} goes behind the arena (use arena.act, arena.configure, "
+                       f"arena.exchange, arena.expect): {found}")
+
+
+def test_the_contract_check_catches_a_suite_that_goes_behind_the_arena(tmp_path):
+    suite = tmp_path / "test_bad.py"
+    suite.write_text("from harness.reference.csms import ReferenceCsms\n"
+                     "async def test_x(ocpp):\n    ocpp.harness.registration = 'Pending'\n")
+    assert _reaches_behind_the_arena(suite) == ["line 1: imports harness.reference.csms",
+                                                "line 1: imports harness.reference.csms.ReferenceCsms",
+                                                "line 3: reads .harness"]
+
+
+def test_no_16_reference_class_subclasses_a_2x_reference_class():
+    """Versions are siblings: a 1.6 reference is composed of blocks, never a subclass of a 2.x one."""
+    import harness.reference as package
+    import importlib
+    import inspect
+    import pkgutil
+    classes = {}
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        module = importlib.import_module(info.name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__:
+                classes[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    v16 = {n: c for n, c in classes.items() if ".v16" in n or n.endswith("16")}
+    for name, cls in v16.items():
+        for base in cls.__mro__[1:]:
+            qualified = f"{base.__module__}.{base.__qualname__}"
+            assert not (qualified in classes and qualified not in v16 and _is_version_specific(base)), \
+                f"{name} inherits the 2.x reference {qualified}"
+
+
+def _is_version_specific(cls: type) -> bool:
+    """A reference class that serves some versions only (its ``versions`` say so)."""
+    versions = getattr(cls, "versions", None)
+    return versions is not None and set(map(str, versions)) != {"ocpp1.6", "ocpp2.0.1", "ocpp2.1"}

@@ -68,6 +68,7 @@ class ChargePointSession:
 class ReferenceCsms16(ReferenceCsms):
     heartbeat_interval = 300
     retry_interval = 1   # BootNotification.conf interval when not Accepted: the wait before the next boot
+    configurable = frozenset({"heartbeat_interval", "retry_interval", "registration", "rotate_on_boot"})
 
     def __init__(self, profile: Profile, versions: Sequence[OcppVersion], *, wirelog: WireLog | None = None,
                  call_timeout: float | None = None):

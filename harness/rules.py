@@ -1,0 +1,136 @@
+"""Rules as data: every requirement the harness judges is a row of a namespaced table.
+
+A table is a class whose attributes are rules; the namespace prefixes their ids::
+
+    class C01(RuleTable):
+        order = must("spec 001 Order of checks", "the CSMS decides in the fixed order of checks")
+        language = should("spec 001 C01.FR.12", "the answer carries the driver's language")
+
+    C01.order.id == "C01.order"; C01.order.strict is True
+
+- the level (MUST/SHALL or SHOULD) lives in the table, never at a call site: breaking a MUST is a
+  failure, breaking a SHOULD a finding. Where the texts of two versions give one requirement two
+  levels, the row says so once (``levels={"ocpp1.6": SHOULD}``) and ``level_in(protocol)`` reads it;
+- every id is unique across the project: ``REGISTRY`` refuses a second definition of an id from
+  another module (a test imports every table and checks the registry);
+- a rule is printed as its id; ``describe()`` adds its level, reference and text.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+MUST, SHOULD = "MUST", "SHOULD"
+LEVELS = (MUST, SHOULD)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    level: str
+    ref: str
+    text: str
+    levels: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def level_in(self, protocol: str | None) -> str:
+        """The level in ``protocol`` (for example ``ocpp1.6``): the row's exception, else its level."""
+        return self.levels.get(protocol, self.level) if protocol else self.level
+
+    def strict_in(self, protocol: str | None) -> bool:
+        return self.level_in(protocol) == MUST
+
+    @property
+    def strict(self) -> bool:
+        return self.level == MUST
+
+    def describe(self) -> str:
+        return f"{self.id} ({self.level}, {self.ref}): {self.text}"
+
+    def __str__(self) -> str:
+        return self.id
+
+
+@dataclass(frozen=True)
+class _Draft:
+    level: str
+    ref: str
+    text: str
+    levels: Mapping[str, str]
+
+
+def must(ref: str, text: str, *, levels: Mapping[str, str] | None = None) -> _Draft:
+    """A MUST/SHALL row: breaking it fails the test."""
+    return _Draft(MUST, ref, text, MappingProxyType(dict(levels or {})))
+
+
+def should(ref: str, text: str, *, levels: Mapping[str, str] | None = None) -> _Draft:
+    """A SHOULD row: breaking it is a finding, never a failure."""
+    return _Draft(SHOULD, ref, text, MappingProxyType(dict(levels or {})))
+
+
+class DuplicateRule(Exception):
+    """Two tables define one rule id."""
+
+
+class Registry:
+    """Every rule of every imported table, by id."""
+
+    def __init__(self) -> None:
+        self._rules: dict[str, Rule] = {}
+        self._origin: dict[str, str] = {}
+
+    def add(self, rule: Rule, origin: str) -> None:
+        known = self._origin.get(rule.id)
+        if known is not None and known != origin:
+            raise DuplicateRule(f"rule {rule.id} is defined in {known} and again in {origin}: ids are unique")
+        self._rules[rule.id] = rule
+        self._origin[rule.id] = origin
+
+    def get(self, rule_id: str) -> Rule:
+        return self._rules[rule_id]
+
+    def __contains__(self, rule_id: object) -> bool:
+        return rule_id in self._rules
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self._rules.values())
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+    def origin(self, rule_id: str) -> str:
+        return self._origin[rule_id]
+
+
+REGISTRY = Registry()
+
+
+def _origin_of(module_name: str) -> str:
+    """The file a table was defined in: one file imported under two module names is one origin."""
+    module = sys.modules.get(module_name)
+    return getattr(module, "__file__", None) or module_name
+
+
+class RuleTable:
+    """Subclass it with rows made by ``must``/``should``; ``namespace`` defaults to the class name."""
+
+    namespace: str = ""
+
+    def __init_subclass__(cls, *, namespace: str | None = None, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.namespace = namespace or cls.__name__
+        origin = _origin_of(cls.__module__)
+        for name, value in list(vars(cls).items()):
+            if isinstance(value, _Draft):
+                if value.level not in LEVELS or any(v not in LEVELS for v in value.levels.values()):
+                    raise ValueError(f"{cls.namespace}.{name}: level must be MUST or SHOULD")
+                rule = Rule(f"{cls.namespace}.{name}", value.level, value.ref, value.text, value.levels)
+                setattr(cls, name, rule)
+                REGISTRY.add(rule, origin)
+
+    @classmethod
+    def rules(cls) -> list[Rule]:
+        return [v for v in vars(cls).values() if isinstance(v, Rule)]
