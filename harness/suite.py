@@ -17,12 +17,17 @@ versions when none are named).
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import runpy
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
-from harness.rules import Rule
+import harness
+from harness.rules import REGISTRY, Registry, Rule
 
 OCPP2 = ("ocpp2.0.1", "ocpp2.1")
 OCPP16 = ("ocpp1.6",)
@@ -99,3 +104,14 @@ def certification_of(item: pytest.Item, role: str | None, protocol: str | None) 
 def rules_of(item: pytest.Item) -> tuple[Rule, ...]:
     marker = item.get_closest_marker("checks")
     return tuple(marker.args) if marker else ()
+
+
+def load_rule_tables(*suite_dirs: Path) -> Registry:
+    """Every rule table: the harness's modules and the suite files under ``suite_dirs`` (each table
+    registers its rows as it is imported; an id defined twice raises ``DuplicateRule``)."""
+    for info in pkgutil.walk_packages(harness.__path__, "harness."):
+        importlib.import_module(info.name)
+    for directory in suite_dirs:
+        for path in sorted(Path(directory).rglob("test_*.py")):
+            runpy.run_path(str(path), run_name=f"rules_of_{path.stem}")
+    return REGISTRY

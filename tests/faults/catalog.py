@@ -223,7 +223,7 @@ class StationAlreadyRegistered(ReferenceStation):
 class Fault:
     """One faulty stand-in and how the suites must catch it."""
     name: str
-    rule: str                   # the rule it breaks, cited as the suites cite it
+    rule: str                   # the id of the rule it breaks (a row of a RuleTable): its failure names it
     cls: type                   # a subclass of the reference for the SUT role it plays
     catch: tuple[str, ...]      # node ids (relative to the repository) that must fail
     reason: str                 # words of the failure message that show the intended reason

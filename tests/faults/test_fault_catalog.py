@@ -25,9 +25,11 @@ from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, _cs  # importable
 
 from harness.reference.csms import ReferenceCsms
 from harness.reference.station import ReferenceStation
+from harness.suite import load_rule_tables
 
 FAULTS_DIR = Path(__file__).resolve().parent
 REPO = FAULTS_DIR.parents[1]
+RULES = load_rule_tables(REPO / "suites")   # every rule id a fault may name
 RUN_TIMEOUT = 120        # seconds for one suite run; the longest selection waits one action timeout (5 s)
 KNOWN_MISS_TIMEOUT = 15  # a known miss hangs; a fixed harness fails it after one call timeout (5 s)
 PARALLEL = 4             # suite runs at a time: they sleep far more than they compute
@@ -98,7 +100,8 @@ def test_catalog_is_well_formed():
         assert fault.cls.__bases__ == (reference,), fault.name
         assert set(vars(fault.cls)) - {"__module__", "__doc__", "__qualname__", "__firstlineno__",
                                        "__static_attributes__"}, f"{fault.name} overrides nothing"
-        assert fault.catch and fault.verdict == "failed" and fault.reason and fault.rule, fault.name
+        assert fault.catch and fault.verdict == "failed" and fault.reason, fault.name
+        assert fault.rule in RULES, f"{fault.name}: {fault.rule} is no rule of a table"
         for nodeid in fault.catch:
             assert f"[{fault.role}-{VERSION}" in nodeid, f"{fault.name}: {nodeid} is not played with the SUT as {fault.role}"
             assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
@@ -140,6 +143,7 @@ def assert_caught(fault: Fault, result: pytest.RunResult, verdicts: dict[str, di
     for nodeid in fault.catch:
         verdict, reason = verdicts[nodeid]["verdict"], verdicts[nodeid]["reason"]
         assert verdict == fault.verdict, f"{fault.name}: {nodeid} is {verdict}, not {fault.verdict}: {reason}"
+        assert f"[{fault.rule}]" in reason, f"{fault.name}: {nodeid} failed, but not for rule {fault.rule}: {reason}"
         assert fault.reason in reason, f"{fault.name}: {nodeid} failed for another reason: {reason}"
     assert fault.reason in output
     assert result.ret == pytest.ExitCode.TESTS_FAILED, output[-3000:]

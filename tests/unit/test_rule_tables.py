@@ -1,16 +1,13 @@
 """Rules as namespaced tables: every verifier names a row, ids are unique, severity comes from the row."""
 
 import ast
-import importlib
-import pkgutil
-import runpy
 from pathlib import Path
 
 import pytest
 
-import harness
 from harness.errors import PeerViolation
 from harness.rules import MUST, REGISTRY, SHOULD, DuplicateRule, Registry, Rule, RuleTable, must, should
+from harness.suite import load_rule_tables
 from harness.verdict import CaseContext, ConformanceFailure, check_equal, enter_case, leave_case, require
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,16 +17,8 @@ VERIFIERS = {"violated": 0, "require": 1, "check_equal": 0, "check_in": 0}
 RULE_KEYWORD_CALLS = {"exchange", "expect", "expect_none", "expect_request"}
 
 
-def import_everything() -> None:
-    """Every harness module and every suite file: each table registers its rules on import."""
-    for info in pkgutil.walk_packages(harness.__path__, "harness."):
-        importlib.import_module(info.name)
-    for path in SUITE_FILES:
-        runpy.run_path(str(path), run_name=f"suite_{path.stem}")
-
-
 def test_rule_ids_are_unique_across_the_project():
-    import_everything()   # a second definition of an id raises DuplicateRule on import
+    load_rule_tables(REPO / "suites")   # a second definition of an id raises DuplicateRule on import
     ids = [rule.id for rule in REGISTRY]
     assert len(ids) == len(set(ids)) and len(ids) > 0
     assert all(rule.level in (MUST, SHOULD) and rule.ref and rule.text for rule in REGISTRY)
