@@ -118,6 +118,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     settings = config.stash[SETTINGS]
     for usecase in USECASES:   # registered by the suite files' case() declarations as they were imported
         config.addinivalue_line("markers", f"{usecase}: use case {usecase}")
+    undeclared = [item.nodeid for item in items if _usecase(item)[0] and not rules_of(item)]
+    if undeclared:
+        raise pytest.UsageError(
+            "every use-case test declares the rules it judges; add @checks(<Table>.<rule>, ...) from "
+            "harness.suite (or marks=checks(...) on a pytest.param) to: " + ", ".join(undeclared[:10])
+            + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
     selected, deselected = [], []
     for item in items:
         usecase, _ = _usecase(item)
@@ -240,6 +246,7 @@ def pytest_runtest_setup(item: pytest.Item):
 def pytest_runtest_call(item: pytest.Item):
     """After the test body: rule breaks the connections saw in the background decide too."""
     log = item.stash.get(WIRELOG, None)
+    report.describe(getattr(getattr(item, "obj", None), "__doc__", None), rules_of(item))
     try:
         result = yield
     except NotApplicable as reason:

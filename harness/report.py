@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import platform
 import time
@@ -35,7 +36,7 @@ class CaseResult:
 def label(usecase: str | None, block: str | None, protocol_label: str | None, role: str | None,
           certification: str | None, severity: str, rules: Sequence[Rule] = ()) -> None:
     """Allure labels: epic = protocol, feature = block, story = use case (design 'Reports'); one
-    ``rule`` label per rule the test judges, and the rules' texts in its description."""
+    ``rule`` label per rule the test judges."""
     if protocol_label:
         allure.dynamic.epic(protocol_label)
     if block:
@@ -51,8 +52,16 @@ def label(usecase: str | None, block: str | None, protocol_label: str | None, ro
     allure.dynamic.severity(getattr(allure.severity_level, severity.upper(), allure.severity_level.NORMAL))
     for rule in rules:
         allure.dynamic.label("rule", rule.id)
+
+
+def describe(docstring: str | None, rules: Sequence[Rule]) -> None:
+    """The test's description in Allure: its docstring, then the rules it checks with their texts.
+    (Called once the test body starts: allure-pytest sets the docstring as the description after setup.)"""
+    parts = [inspect.cleandoc(docstring)] if docstring else []
     if rules:
-        allure.dynamic.description("Rules checked:\n\n" + "\n".join(f"- {rule.describe()}" for rule in rules))
+        parts.append("Rules checked:\n\n" + "\n".join(f"- {rule.describe()}" for rule in rules))
+    if parts:
+        allure.dynamic.description("\n\n".join(parts))
 
 
 def attach_wirelog(wirelog: WireLog) -> None:

@@ -100,38 +100,53 @@ def test_command_line_wins_over_ini_and_profile(pytester):
 
 def test_markers_are_registered(pytester):
     result = pytester.runpytest("--markers")
-    for line in ("*usecase(id, block, certification, severity)*", "*sut_roles(*roles)*", "*requires(feature)*",
-                 "*@pytest.mark.C01: use case C01*", "*@pytest.mark.K17: use case K17*"):
+    for line in ("*usecase(id, block, severity)*", "*checks(*rules, certification)*", "*sut_roles(*roles)*",
+                 "*requires(feature)*"):
         result.stdout.fnmatch_lines([line])
+
+
+def test_use_cases_register_themselves_as_markers(pytester):
+    """A use case's marker comes from its case() declaration: no hand-kept list of ids."""
+    pytester.makepyfile(test_demo=SUITE.format(usecase="ZZ42"))
+    result = pytester.runpytest("--strict-markers", "-m", "ZZ42", "-k", "passes")
+    result.assert_outcomes(passed=4)
 
 
 SUITE = """
 import pytest
 from harness.errors import HarnessError, NotApplicable
-from harness.suite import case
+from harness.rules import RuleTable, must
+from harness.suite import TC, case, checks
 from harness.verdict import check_equal
 
-pytestmark = case("{usecase}", block="Demo", roles=("csms", "cs"), protocols=("ocpp2.0.1",),
-                  certification={{"csms": "TC_X_01_CSMS"}})
+class {usecase}(RuleTable):
+    value = must("spec 000 demo", "the value is one")
+    status = must("spec 001 demo", "the status is the token's")
 
+pytestmark = case("{usecase}", block="Demo", roles=("csms", "cs"), protocols=("ocpp2.0.1", "ocpp2.1"))
+
+@checks({usecase}.value, csms=TC("TC_X_01_CSMS", "ocpp2.0.1"))
 async def test_passes(target):
-    check_equal("R", "value", 1, 1)
+    check_equal({usecase}.value, "value", 1, 1)
 
+@checks({usecase}.status, {usecase}.value, csms=TC("TC_X_01_CSMS", "ocpp2.0.1"))
 async def test_fails(target):
-    check_equal("RULE-7", "idTokenInfo.status", "Blocked", "Accepted")
+    check_equal({usecase}.status, "idTokenInfo.status", "Blocked", "Accepted")
 
+@checks({usecase}.value)
 async def test_broken(target):
     raise HarnessError("harness could not judge")
 
+@checks({usecase}.value)
 async def test_not_applicable(target):
     raise NotApplicable("the profile does not declare the feature")
 """
 
 
 def test_outcomes_map_to_verdicts_in_the_summary(pytester):
-    pytester.makepyfile(test_demo=SUITE.format(usecase="C01"))
+    pytester.makepyfile(test_demo=SUITE.format(usecase="DEMO1"))
     result = pytester.runpytest("--reports-dir", "out")
-    result.assert_outcomes(passed=2, failed=4, skipped=2)
+    result.assert_outcomes(passed=4, failed=8, skipped=4)
     summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
     verdicts = {(r["nodeid"].split("::")[1]): r["verdict"] for r in summary["results"]}
     assert verdicts["test_passes[csms-ocpp2.0.1]"] == "passed"
@@ -139,28 +154,65 @@ def test_outcomes_map_to_verdicts_in_the_summary(pytester):
     assert verdicts["test_broken[csms-ocpp2.0.1]"] == "broken"
     assert verdicts["test_not_applicable[cs-ocpp2.0.1]"] == "skipped"
     failed = next(r for r in summary["results"] if r["nodeid"].endswith("test_fails[csms-ocpp2.0.1]"))
-    assert "C01 [RULE-7] idTokenInfo.status is wrong" in failed["reason"]
-    assert failed["certification"] == "TC_X_01_CSMS" and failed["usecase"] == "C01" and failed["role"] == "csms"
+    assert "DEMO1 [DEMO1.status] idTokenInfo.status is wrong" in failed["reason"]
+    assert "rule: the status is the token's (spec 001 demo)" in failed["reason"]
+    assert failed["certification"] == "TC_X_01_CSMS" and failed["usecase"] == "DEMO1" and failed["role"] == "csms"
+    assert failed["rules"] == ["DEMO1.status", "DEMO1.value"]
     skipped = next(r for r in summary["results"] if r["nodeid"].endswith("test_not_applicable[cs-ocpp2.0.1]"))
     assert skipped["reason"] == "the profile does not declare the feature"
-    assert summary["counts"] == {"passed": 2, "failed": 2, "broken": 2, "skipped": 2}
+    assert summary["counts"] == {"passed": 4, "failed": 4, "broken": 4, "skipped": 4}
     markdown = (pytester.path / "out" / "conformance.md").read_text()
-    assert "| C01 | TC_X_01_CSMS | csms | ocpp2.0.1 | failed |" in markdown
+    assert "| DEMO1 | TC_X_01_CSMS | csms | ocpp2.0.1 | failed | DEMO1.status, DEMO1.value |" in markdown
+
+
+def test_a_certification_id_is_given_only_in_the_versions_its_listing_covers(pytester):
+    pytester.makepyfile(test_demo=SUITE.format(usecase="DEMO2"))
+    pytester.runpytest("--reports-dir", "out", "-k", "passes")
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    ids = {r["nodeid"].split("::")[1]: r["certification"] for r in summary["results"]}
+    assert ids == {"test_passes[csms-ocpp2.0.1]": "TC_X_01_CSMS", "test_passes[csms-ocpp2.1]": None,
+                   "test_passes[cs-ocpp2.0.1]": None, "test_passes[cs-ocpp2.1]": None}
+
+
+def test_allure_shows_the_rules_a_test_checks(pytester):
+    pytester.makepyfile(test_demo=SUITE.format(usecase="DEMO3"))
+    pytester.runpytest("--alluredir", "allure", "-k", "fails and csms and 2.0.1")
+    results = [json.loads(p.read_text()) for p in (pytester.path / "allure").glob("*-result.json")]
+    assert len(results) == 1
+    labels = [(label["name"], label["value"]) for label in results[0]["labels"]]
+    assert ("rule", "DEMO3.status") in labels and ("rule", "DEMO3.value") in labels
+    assert ("certification_id", "TC_X_01_CSMS") in labels and ("story", "DEMO3") in labels
+    assert "DEMO3.status (MUST, spec 001 demo): the status is the token's" in results[0]["description"]
+
+
+def test_a_use_case_test_that_declares_no_rules_is_refused_with_the_fix(pytester):
+    pytester.makepyfile(test_demo=SUITE.format(usecase="DEMO4") + "\nasync def test_undeclared(target):\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*declares the rules it judges; add @checks(<Table>.<rule>, ...)*test_undeclared*"])
+
+
+def test_a_rule_defined_twice_is_refused(pytester):
+    pytester.makepyfile(test_a=SUITE.format(usecase="DEMO5"),
+                        test_b=SUITE.format(usecase="DEMO5").replace('case("DEMO5"', 'case("DEMO6"'))
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(["*DuplicateRule: rule DEMO5.value is defined in*test_a.py and again in*test_b.py*"])
+    assert result.ret != pytest.ExitCode.OK
 
 
 def test_selection_by_usecase_and_certification_id(pytester):
-    pytester.makepyfile(test_a=SUITE.format(usecase="C01"), test_b=SUITE.format(usecase="P02"))
-    by_glob = pytester.runpytest("--usecase", "P0*", "-k", "passes")
-    by_glob.assert_outcomes(passed=2)
-    by_marker = pytester.runpytest("-m", "C01", "-k", "passes")
-    by_marker.assert_outcomes(passed=2)
+    pytester.makepyfile(test_a=SUITE.format(usecase="SEL01"), test_b=SUITE.format(usecase="PICK02"))
+    by_glob = pytester.runpytest("--usecase", "PICK*", "-k", "passes")
+    by_glob.assert_outcomes(passed=4)
+    by_marker = pytester.runpytest("-m", "SEL01", "-k", "passes")
+    by_marker.assert_outcomes(passed=4)
     by_certification = pytester.runpytest("--usecase", "TC_X_01_CSMS", "-k", "passes")
-    by_certification.assert_outcomes(passed=2)   # C01 and P02 on the csms side only
+    by_certification.assert_outcomes(passed=2)   # SEL01 and PICK02 on the csms side in 2.0.1 only
 
 
 def test_real_sut_runs_only_its_role_and_skips_the_rest_with_the_reason(pytester):
     profile = _write_profile(pytester, PROFILE_OK)
-    pytester.makepyfile(test_demo=SUITE.format(usecase="C01").replace('roles=("csms", "cs")', 'roles=("cs",)'))
+    pytester.makepyfile(test_demo=SUITE.format(usecase="ROLE01").replace('roles=("csms", "cs")', 'roles=("cs",)'))
     result = pytester.runpytest("--sut", "csms", "--sut-url", "ws://127.0.0.1:1/ocpp", "--protocol", "ocpp2.0.1",
                                 "--sut-profile", str(profile), "-rs")
     result.assert_outcomes(skipped=4)
@@ -168,15 +220,16 @@ def test_real_sut_runs_only_its_role_and_skips_the_rest_with_the_reason(pytester
 
 
 def test_undeclared_feature_is_skipped_with_the_reason(pytester):
-    pytester.makepyfile(test_demo=SUITE.format(usecase="C01").replace(
-        'certification={"csms": "TC_X_01_CSMS"})', 'requires=["reservations"])'))
+    pytester.makepyfile(test_demo=SUITE.format(usecase="FEAT01").replace(
+        'protocols=("ocpp2.0.1", "ocpp2.1"))', 'protocols=("ocpp2.0.1", "ocpp2.1"), requires=["reservations"])'))
     result = pytester.runpytest("-k", "passes", "-rs")
-    result.assert_outcomes(skipped=2)
+    result.assert_outcomes(skipped=4)
     result.stdout.fnmatch_lines(["*does not declare [[]features[]] reservations = true*"])
 
 
 def test_summary_is_written_when_the_run_is_interrupted(pytester):
-    pytester.makepyfile(test_demo=SUITE.format(usecase="C01") + "\nasync def test_z_stop(target):\n    raise KeyboardInterrupt\n")
+    pytester.makepyfile(test_demo=SUITE.format(usecase="STOP01")
+                        + "\n@checks(STOP01.value)\nasync def test_z_stop(target):\n    raise KeyboardInterrupt\n")
     result = pytester.runpytest_subprocess("--reports-dir", "out", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
@@ -187,18 +240,23 @@ def test_summary_is_written_when_the_run_is_interrupted(pytester):
 
 def test_findings_of_a_passing_test_reach_the_summary(pytester):
     pytester.makepyfile(test_demo='''
-from harness.suite import case
-from harness.verdict import finding
+from harness.rules import RuleTable, should
+from harness.suite import case, checks
+from harness.verdict import violated
 
-pytestmark = case("P02", block="Demo", roles=("csms",), protocols=("ocpp2.0.1",))
+class FIND01(RuleTable):
+    unknown = should("spec 002 Framing 4", "an unknown action is answered NotImplemented")
 
+pytestmark = case("FIND01", block="Demo", roles=("csms",), protocols=("ocpp2.0.1",))
+
+@checks(FIND01.unknown)
 async def test_deviates_from_a_should(target):
-    finding("R5", "unknown action answered NotSupported")
+    violated(FIND01.unknown, "unknown action answered NotSupported")
 ''')
     result = pytester.runpytest("--reports-dir", "out")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["*FindingWarning: [[]R5[]] unknown action answered NotSupported*"])
+    result.stdout.fnmatch_lines(["*FindingWarning: [[]FIND01.unknown[]] unknown action answered NotSupported*"])
     summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
     assert summary["results"][0]["verdict"] == "passed"
-    assert summary["results"][0]["findings"] == ["[R5] unknown action answered NotSupported"]
-    assert "[R5] unknown action answered NotSupported" in (pytester.path / "out" / "conformance.md").read_text()
+    assert summary["results"][0]["findings"] == ["[FIND01.unknown] unknown action answered NotSupported"]
+    assert "[FIND01.unknown] unknown action answered NotSupported" in (pytester.path / "out" / "conformance.md").read_text()
