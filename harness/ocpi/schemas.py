@@ -31,6 +31,13 @@ from jsonschema.validators import extend
 from referencing import Registry, Resource
 
 from harness.errors import HarnessError, PeerViolation
+from harness.rules import RuleTable, must
+
+
+class SchemaRules(RuleTable, namespace="ocpi.schemas"):
+    """What every OCPI object the peer sends must be."""
+    valid = must("spec 000 Resources and their fields, Limits; schemas/ocpi", "an object has every required field, "
+                 "each of its type, length and allowed values")
 
 
 def schema_dir() -> Path:
@@ -57,7 +64,8 @@ class SchemaViolation(PeerViolation):
 
     def __init__(self, name: str, violations: list[Violation], actual: Any):
         more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
-        super().__init__(f"schema {name}", f"{violations[0]}{more}", actual=actual)
+        super().__init__(SchemaRules.valid, f"{violations[0]}{more}", expected=f"a valid {name} (schemas/ocpi/{name}.json)",
+                         actual=actual)
         self.violations = violations
 
 

@@ -17,7 +17,7 @@ def test_reference_profile_describes_the_ocpi_platform():
     assert (identity.country_code, identity.party_id, identity.token_encoding) == ("NL", "REF", "base64")
     assert harness_identity(profile, "EMSP").party_id == "HAR"
     peer = build_peer(identity, profile, http=HttpClient(), from_profile=True)
-    assert [loc["id"] for loc in peer.locations.all()] == [e["id"] for e in profile.get("ocpi.locations")]
+    assert [loc["id"] for loc in peer.store("locations").all()] == [e["id"] for e in profile.get("ocpi.locations")]
 
 
 @pytest.mark.parametrize("ocpi, message", [
