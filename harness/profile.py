@@ -100,7 +100,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "harness_country_code": {"type": "string", "minLength": 2, "maxLength": 2},
             "harness_party_id": {"type": "string", "minLength": 3, "maxLength": 3},
             "public_url": {"type": "string", "pattern": "^https?://",
-                           "hint": "write the base URL the SUT reaches the harness at, such as http://harness.example:9100"},
+                           "hint": "write the base URL the SUT reaches the harness at, such as "
+                                   "http://harness.example:9100"},
             "locations": {"type": "array", "items": _OCPI_LOCATION},
         }},
         "actuator": {**_SECTION, "properties": {

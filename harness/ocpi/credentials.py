@@ -141,7 +141,7 @@ class Done:
 
 
 def new_token() -> str:
-    """43 URL-safe characters: valid under A4 and hard to guess."""
+    """43 URL-safe characters: a valid token (``AuthRules.token_chars``) and hard to guess."""
     return secrets.token_urlsafe(32)
 
 
@@ -240,9 +240,11 @@ class CredentialsServer(_Party):
             return _reject(401, AuthRules.header, "unknown credentials token")
         row = REGISTRATION.get((self.state, method.upper()))
         if row is None:
-            return _reject(405, CredentialsRules.undefined_method, f"{method} is not defined on the credentials endpoint")
+            return _reject(405, CredentialsRules.undefined_method,
+                           f"{method} is not defined on the credentials endpoint")
         if row.action is Action.REJECT:
-            rule = CredentialsRules.post_when_registered if method.upper() == "POST" else CredentialsRules.not_registered
+            rule = (CredentialsRules.post_when_registered if method.upper() == "POST"
+                    else CredentialsRules.not_registered)
             return _reject(405, rule, f"{method} is not allowed when {self.state.value}")
         if row.action is Action.SHOW:
             return Respond(200, build(self.own_credentials(token)))
@@ -252,7 +254,8 @@ class CredentialsServer(_Party):
         try:
             credentials = read_credentials(json.loads(body or b""))
         except ValueError:
-            return _reject(400, EnvelopeRules.request_json, "request body is not valid JSON", StatusCode.INVALID_PARAMETERS)
+            return _reject(400, EnvelopeRules.request_json, "request body is not valid JSON",
+                           StatusCode.INVALID_PARAMETERS)
         except PeerViolation as violation:
             return Respond(200, build(status_code=StatusCode.INVALID_PARAMETERS,
                                       status_message=str(violation.args[0])), violation)
@@ -278,7 +281,8 @@ class CredentialsServer(_Party):
         """Our last ``Send`` got no HTTP answer (refused, timed out, TLS error...)."""
         self._pending()
         return self._fail(StatusCode.CLIENT_API_UNUSABLE,
-                          PeerViolation(CredentialsRules.connect_back_failure, f"connect-back to the client failed: {reason}"))
+                          PeerViolation(CredentialsRules.connect_back_failure,
+                                        f"connect-back to the client failed: {reason}"))
 
     def _pending(self) -> _Call:
         if self._call is None:
@@ -384,7 +388,8 @@ class CredentialsClient(_Party):
             return Done(None)
         credentials = read_credentials(expect_success(http_status, body))
         if credentials["token"] == self.token:
-            raise PeerViolation(CredentialsRules.token_c, "the server answered with the token we already use, not a new one",
+            raise PeerViolation(CredentialsRules.token_c,
+                                "the server answered with the token we already use, not a new one",
                                 actual=credentials["token"])
         self.registered = True
         self.token, self.own_token = credentials["token"], exchange.offered

@@ -173,10 +173,12 @@ def parse(body: str | bytes) -> Envelope:
     try:
         timestamp = parse_datetime(stamp)
     except ValueError as error:
-        raise PeerViolation(EnvelopeRules.required_fields, f"timestamp is not a DateTime: {error}", actual=stamp) from None
+        raise PeerViolation(EnvelopeRules.required_fields, f"timestamp is not a DateTime: {error}",
+                            actual=stamp) from None
     message = value.get("status_message")
     if message is not None and not isinstance(message, str):
-        raise PeerViolation(EnvelopeRules.optional_fields, "status_message is not a string", expected="string", actual=message)
+        raise PeerViolation(EnvelopeRules.optional_fields, "status_message is not a string", expected="string",
+                            actual=message)
     data = value.get("data")
     if data is not None and not isinstance(data, (list, dict, str)):
         raise PeerViolation(EnvelopeRules.optional_fields, "data is neither an array, an object nor a string",
@@ -191,7 +193,8 @@ def expect_success(http_status: int, body: str | bytes) -> Any:
                             expected="HTTP 2xx", actual=http_status)
     envelope = parse(body)
     if not envelope.ok:
-        raise PeerViolation(EnvelopeRules.success, f"status_code {envelope.status_code} ({meaning(envelope.status_code)}) "
+        raise PeerViolation(EnvelopeRules.success,
+                            f"status_code {envelope.status_code} ({meaning(envelope.status_code)}) "
                             "where a success was due", expected=StatusCode.SUCCESS.value,
                             actual=envelope.status_code)
     return envelope.data

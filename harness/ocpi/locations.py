@@ -29,8 +29,8 @@ class LocationRules(RuleTable, namespace="ocpi.locations"):
     """The locations module: the Sender's list and objects, the Receiver's PUT, PATCH and GET."""
     listed = must(f"{_MODULE}, Sender interface GET list", "the Sender lists its Locations, paginated and "
                                                            "filtered on last_updated")
-    object_by_ids = must(f"{_MODULE}, Sender interface GET object", "a GET by ids answers exactly that Location, EVSE or "
-                  "Connector; an unknown one is status 2003, not a success")
+    object_by_ids = must(f"{_MODULE}, Sender interface GET object", "a GET by ids answers exactly that Location, "
+                         "EVSE or Connector; an unknown one is status 2003, not a success")
     not_found = should("facts/ocpi-wire.md HTTP status rules (a GET of a missing object)", "an unknown object is "
                                                                                         "answered HTTP 404")
     receiver_url = must(f"{_MODULE}, Receiver interface", "Receiver URLs are {locations}/{country_code}/{party_id}/"

@@ -178,11 +178,13 @@ def read_page_headers(headers: Headers) -> PageHeaders:
     next_url = None
     if link is not None:
         if not link.strip():
-            raise PeerViolation(PaginationRules.next_link, "empty Link header: leave it out when no page follows", actual=link)
+            raise PeerViolation(PaginationRules.next_link, "empty Link header: leave it out when no page follows",
+                                actual=link)
         try:
             next_url = _next_link(link)
         except ValueError as error:
-            raise PeerViolation(PaginationRules.next_link, f"Link header is not RFC 8288: {error}", actual=link) from None
+            raise PeerViolation(PaginationRules.next_link, f"Link header is not RFC 8288: {error}",
+                                actual=link) from None
     return PageHeaders(counts["x-total-count"], counts["x-limit"], next_url)
 
 
@@ -287,7 +289,8 @@ class PageWalker:
                                 expected=self._filters, actual=next_url)
         query = _query(next_url)
         if "limit" in query and not _integer(query["limit"]):
-            raise PeerViolation(PaginationRules.link_filters, "Link carries a limit that is not a positive integer", actual=next_url)
+            raise PeerViolation(PaginationRules.link_filters, "Link carries a limit that is not a positive integer",
+                                actual=next_url)
         if "offset" in query:
             expected = (_integer(_query(url).get("offset", "0")) or 0) + count
             offset = _integer(query["offset"])

@@ -90,6 +90,7 @@ def negotiate(ours: Iterable[str], theirs: Iterable[Version]) -> Version:
     theirs = list(theirs)
     mutual = [version for version in theirs if version.version in ours]
     if not mutual:
-        raise StatusError(VersionRules.mutual_version, "no version in common", status_code=StatusCode.UNSUPPORTED_VERSION,
+        raise StatusError(VersionRules.mutual_version, "no version in common",
+                          status_code=StatusCode.UNSUPPORTED_VERSION,
                           expected=sorted(ours, key=version_key), actual=[v.version for v in theirs])
     return max(mutual, key=lambda version: version_key(version.version))

@@ -2,7 +2,8 @@
 OCPI peer, each breaking ONE named rule, and the suite tests that must catch it with the reason.
 
 Same shape as ``catalog.py``: each fault is a small subclass of ``OcpiPeer`` overriding the least
-code needed (for a functional module: a faulty handler or store put in its registry, ``modules``); ``test_faults_ocpi.py`` plays each selection with the faulty class as the embedded
+code needed (for a functional module: a faulty handler or store put in its registry, ``modules``);
+``test_faults_ocpi.py`` plays each selection with the faulty class as the embedded
 SUT (``--embedded-sut catalog_ocpi:<Class>``), in the OCPI role(s) the node ids name. This file is
 imported as the top-level module ``catalog_ocpi`` (this folder is put on the path, see conftest.py).
 """

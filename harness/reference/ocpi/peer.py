@@ -99,7 +99,8 @@ class OcpiPeer(Actions):
     modules: ModuleRegistry = MODULES
 
     def __init__(self, identity: PeerIdentity, *, http: HttpClient,
-                 stock: Mapping[str, Iterable[Any]] | None = None, wirelog: WireLog | None = None, channel: str = "ocpi", page_limit: int = 50,
+                 stock: Mapping[str, Iterable[Any]] | None = None, wirelog: WireLog | None = None,
+                 channel: str = "ocpi", page_limit: int = 50,
                  actuator_endpoint: bool = False, call_timeout: float = 10.0):
         self.identity = identity
         self.http = http

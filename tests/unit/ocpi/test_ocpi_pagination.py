@@ -4,7 +4,8 @@ import pytest
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi.envelope import StatusError
-from harness.ocpi.pagination import PageWalker, PaginationRules as P, paginate, page_headers, parse_query, read_page_headers
+from harness.ocpi.pagination import (
+    PageWalker, PaginationRules as P, page_headers, paginate, parse_query, read_page_headers)
 
 URL = "https://cpo.example/ocpi/2.2.1/sessions"
 
