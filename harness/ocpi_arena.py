@@ -2,9 +2,11 @@
 harness's peer facing it in the other role, the HTTP between them, and the actuator that makes
 the SUT act.
 
-A dialogue is written once and played from either side (``harness/usecases/ocpi_*.py``): when the
-harness initiates, its peer sends the request itself; when the SUT initiates, the actuator is
-asked and the request is awaited on the harness's server, with a timeout (``expect_request``).
+A dialogue is written once and played from either side (``harness/usecases/ocpi_*.py``):
+``exchange(initiator, method, module, ids, body, trigger=...)`` sends the request itself when the
+harness initiates, and otherwise asks the actuator and awaits the SUT's request on the harness's
+server, with a timeout. Suites reach the harness's side only through the verbs below; the one
+verifier of an OCPI answer's outcome is ``check_answer``.
 
 Wiring: against a real SUT the harness's peer listens on ``--listen`` (uvicorn) and calls
 ``--sut-url`` over the network. In the embedded run both peers are ASGI apps reached in-process
@@ -18,15 +20,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
-from harness.errors import HarnessError, NotApplicable, PeerViolation
-from harness.ocpi.envelope import expect_success, parse
-from harness.ocpi.versions import VersionDetails, negotiate, read_details, read_versions
+from harness.arena_base import Arena, Trigger
+from harness.errors import HarnessError, NotApplicable
+from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
+from harness.ocpi.versions import CREDENTIALS, VersionDetails, negotiate, read_details, read_versions
 from harness.profile import Profile
 from harness.reference.ocpi import (
-    CPO as CPO_ROLE, EMSP as EMSP_ROLE, VERSION, OcpiPeer, Served, build_peer, harness_identity, secret_token,
-    sut_identity)
-from harness.transport.http import HttpClient, HttpServer, InProcessNetwork
-from harness.verdict import fail
+    CPO as CPO_ROLE, EMSP as EMSP_ROLE, VERSION, OcpiPeer, build_peer, harness_identity, secret_token, sut_identity)
+from harness.rules import Rule
+from harness.transport.http import HttpClient, HttpExchange, HttpServer, InProcessNetwork, Served
+from harness.verdict import require
 from harness.wire import WireLog
 
 CPO, EMSP = "cpo", "emsp"
@@ -34,10 +37,44 @@ OCPI_ROLES = (CPO, EMSP)
 PROTOCOL = "ocpi2.2.1"
 _PEER_ROLE = {CPO: CPO_ROLE, EMSP: EMSP_ROLE}
 CLEANUP_TIMEOUT = 5.0
+_UNSET = object()
 
-# (versions URL, token A) of the profile that a registration in this run used up (C2): a SUT
-# discards token A once registered, so a later test cannot use it again.
+# (versions URL, token A) of the profile that a registration in this run used up: a SUT discards
+# token A once registered, so a later test cannot use it again.
 _SPENT_TOKENS_A: set[tuple[str, str]] = set()
+
+
+def check_answer(answer: HttpExchange, rule: Rule, what: str, *, success: bool | None = None,
+                 status_code: int | None = None, http_status: int | None = None) -> Outcome:
+    """The one verifier of an OCPI answer's outcome; ``rule`` is broken unless the answer
+    - ``success=True``: succeeded, HTTP 2xx with a 1xxx status_code;
+    - ``success=False``: reports an error in its status_code (no 1xxx, whatever the HTTP status);
+    - carries ``status_code`` / has ``http_status``, when given.
+    Returns what the answer said."""
+    said = outcome(answer.status, answer.response_body)
+    if success is True:
+        require(said.ok, rule, f"{what} was refused", expected="HTTP 2xx, status_code 1xxx", actual=str(said))
+    if success is False:
+        require(said.status_code is None or not is_success(said.status_code), rule,
+                f"{what} carries a success status_code", expected="status_code 2xxx, 3xxx or 4xxx", actual=str(said))
+    if http_status is not None:
+        require(said.http_status == http_status, rule, f"{what}: HTTP {said.http_status} where HTTP "
+                f"{http_status} is due", expected=f"HTTP {http_status}", actual=str(said))
+    if status_code is not None:
+        require(said.status_code == status_code, rule, f"{what}: status_code {said.status_code} where "
+                f"{status_code} ({meaning(status_code)}) is due", expected=status_code, actual=str(said))
+    return said
+
+
+def _addressed(method: str, module: str, ids: tuple[str, ...]) -> Callable[[Served], bool]:
+    """A request of ``method`` to ``module`` whose path ends with ``ids`` (ignoring case: CiStrings)."""
+    wanted = [i.lower() for i in ids]
+
+    def match(served: Served) -> bool:
+        parts = [p.lower() for p in served.exchange.path.rstrip("/").split("/")]
+        return served.module == module and served.method == method and parts[len(parts) - len(wanted):] == wanted
+
+    return match
 
 
 @dataclass
@@ -50,16 +87,11 @@ class OcpiOptions:
     sockets: bool = False                        # embedded run over real sockets, not in-process
 
 
-class OcpiArena:
+class OcpiArena(Arena):
+    roles = OCPI_ROLES
+
     def __init__(self, target, profile: Profile, wirelog: WireLog, options: OcpiOptions):
-        if target.role not in OCPI_ROLES:
-            raise HarnessError(f"the OCPI arena serves the roles cpo and emsp, not {target.role}")
-        self.target = target
-        self.sut_role = target.role
-        self.profile = profile
-        self.wirelog = wirelog
-        self.options = options
-        self.actuator = options.actuator
+        super().__init__(target, profile, wirelog, options)
         self.version = VERSION
         self.harness: OcpiPeer | None = None
         self.standin: OcpiPeer | None = None
@@ -73,17 +105,6 @@ class OcpiArena:
     @property
     def sockets(self) -> bool:
         return self.options.sockets or not self.embedded
-
-    @property
-    def harness_role(self) -> str:
-        return EMSP if self.sut_role == CPO else CPO
-
-    @property
-    def timeouts(self):
-        return self.profile.timeouts
-
-    def is_sut(self, role: str) -> bool:
-        return role == self.sut_role
 
     # ------------------------------------------------------------------ setting up
     async def open(self) -> "OcpiArena":
@@ -125,9 +146,7 @@ class OcpiArena:
             if not self.embedded and self.harness is not None:
                 await self._unregister_quietly()
         finally:
-            for peer in (self.standin, self.harness):
-                if peer is not None:
-                    await peer.close()
+            await super().close()
             for server in self._servers:
                 await server.stop()
 
@@ -138,24 +157,73 @@ class OcpiArena:
                 await self.harness.unregister_from()
             elif self.harness.server_registered:
                 start = self.mark()
-                await self.act("unregister")
-                await self.harness.wait_served(lambda s: s.method == "DELETE", CLEANUP_TIMEOUT, start=start)
+                await self.act(self.sut_role, "unregister")
+                await self.harness.wait_served(_addressed("DELETE", CREDENTIALS, ()), CLEANUP_TIMEOUT, start=start)
         except Exception as error:   # cleanup must not hide the verdict
             self.wirelog.event(f"ocpi-{self.sut_role}", f"cleanup: could not unregister ({error!r})")
 
-    # ------------------------------------------------------------------ acting
-    async def act(self, action: str, **body: Any) -> None:
-        """Ask the SUT, through the actuator, to do something the protocol cannot cause."""
-        if self.actuator is None:
-            raise HarnessError("no actuator: give --actuator (manual, http or python)")
-        await self.actuator.perform(action, body)
+    # ------------------------------------------------------------------ the harness's side
+    @property
+    def harness_versions_url(self) -> str:
+        return self.harness.versions_url
+
+    @property
+    def harness_details_url(self) -> str:
+        return self.harness.details_url
+
+    def harness_module_url(self, module: str) -> str:
+        return self.harness.module_url(module)
+
+    @property
+    def harness_token_form(self) -> str:
+        """How the harness writes its tokens to the SUT: "base64" or "raw" (the profile's encoding)."""
+        return self.harness.identity.token_form.value
+
+    def harness_credentials(self, versions_url: str | None = None) -> dict[str, Any]:
+        """A Credentials object of the harness with a fresh token B, naming ``versions_url`` (its own
+        by default)."""
+        credentials = self.harness.server.own_credentials(secret_token())
+        return {**credentials, "url": versions_url or self.harness_versions_url}
+
+    def harness_objects(self, module: str) -> list[dict[str, Any]]:
+        """The objects the harness's peer owns in ``module`` (those it would push)."""
+        return self.harness.store(module).all()
+
+    def harness_token_a(self) -> str:
+        """A fresh token A the harness's server accepts for one registration by the SUT."""
+        return self.harness.issue_token_a()
+
+    @staticmethod
+    def new_token() -> str:
+        """A fresh credentials token nobody issued (masked in every log and report)."""
+        return secret_token()
+
+    def can(self, name: str, status: int, body: Any) -> str:
+        """A canned answer the harness serves at a URL of its own (any method, no authentication): its URL."""
+        return self.harness.can(name, status, body)
+
+    # ------------------------------------------------------------------ the relationship
+    @property
+    def registered(self) -> bool:
+        """The harness and the SUT have a registration, whichever registered with the other."""
+        return self.harness.registered
+
+    @property
+    def token_to_sut(self) -> str | None:
+        """What the harness presents to the SUT: token C when it registered with the SUT, else the SUT's B."""
+        return self.harness.peer_token
+
+    @property
+    def token_from_sut(self) -> str | None:
+        """What the SUT presents to the harness: the harness's B when it registered with the SUT, else C."""
+        return self.harness.own_token
 
     async def sut_token_a(self) -> str:
-        """A token A the SUT accepts for one new registration (C2): one the actuator makes it
-        accept (``issue_token_a``), else the profile's ``[ocpi] token_a`` while it is unused."""
+        """A token A the SUT accepts for one new registration: one the actuator makes it accept
+        (``issue_token_a``), else the profile's ``[ocpi] token_a`` while it is unused."""
         token = secret_token()
         try:
-            await self.act("issue_token_a", token=token)
+            await self.act(self.sut_role, "issue_token_a", token=token)
             return token
         except ActionUnsupported as unsupported:
             fallback = self.profile.get("ocpi.token_a")
@@ -167,54 +235,98 @@ class OcpiArena:
                                     "and the actuator cannot issue another (action issue_token_a)") from None
             return fallback
 
-    def spend_token_a(self, token: str) -> None:
-        """A registration with ``token`` succeeded: the SUT has discarded it (C2)."""
-        _SPENT_TOKENS_A.add((self.sut_versions_url, token))
+    async def harness_registers(self, token_a: str) -> dict[str, Any]:
+        """The harness registers with the SUT using ``token_a`` (versions, details, POST); the SUT's
+        Credentials. The SUT has then discarded ``token_a``."""
+        credentials = await self.harness.register_with(self.sut_versions_url, token_a)
+        _SPENT_TOKENS_A.add((self.sut_versions_url, token_a))
+        return credentials
+
+    async def harness_updates_registration(self) -> dict[str, Any]:
+        """The harness PUTs new credentials to the SUT; the SUT's new Credentials."""
+        return await self.harness.update_registration()
+
+    async def harness_unregisters(self) -> None:
+        await self.harness.unregister_from()
 
     async def sut_endpoints(self, token: str) -> VersionDetails:
-        """V1-V3: the SUT's endpoints of our version, fetched with ``token``."""
-        versions = await self.harness.send("GET", self.sut_versions_url, token=token)
+        """The SUT's endpoints of our version, fetched with ``token``."""
+        versions = await self.send("GET", self.sut_versions_url, token=token)
         chosen = negotiate([VERSION], read_versions(expect_success(versions.status, versions.response_body)))
-        details = await self.harness.send("GET", chosen.url, token=token)
+        details = await self.send("GET", chosen.url, token=token)
         return read_details(expect_success(details.status, details.response_body))
 
-    # ------------------------------------------------------------------ watching the SUT's requests
+    def sut_url(self, module: str, *ids: str, endpoints: VersionDetails | None = None) -> str:
+        """The SUT's URL of ``module`` for the object ``ids`` (see ``OcpiPeer.other_url``), from
+        ``endpoints`` or the registration's; not applicable when the SUT lists no such endpoint."""
+        try:
+            return self.harness.other_url(module, *ids, endpoints=endpoints)
+        except StatusError as missing:
+            raise NotApplicable(f"the SUT's version details list no such endpoint: {missing.args[0]}") from None
+
+    # ------------------------------------------------------------------ requests
+    async def send(self, method: str, url: str, *, token: str | None = None, body: Any = None,
+                   module: str | None = None, authorization: Any = _UNSET) -> HttpExchange:
+        """One request of the harness to ``url`` as given (``authorization=None``: no header at all)."""
+        extra = {} if authorization is _UNSET else {"authorization": authorization}
+        return await self.harness.send(method, url, token=token, body=body, module=module, **extra)
+
+    async def exchange(self, initiator: str, method: str, module: str, ids: tuple[str, ...] = (),
+                       body: Any = None, *, trigger: Trigger | None = None, rule: Rule,
+                       timeout: float | None = None) -> HttpExchange:
+        """One request of ``method`` to the ``module`` object ``ids``, started by ``initiator``
+        (``"cpo"`` or ``"emsp"``). The harness's peer sends ``body`` to the SUT's endpoint when the
+        harness initiates; otherwise the actuator performs ``trigger`` and the SUT's request is
+        awaited on the harness's server, which must have served it with success (else the fault it
+        found in it fails ``rule``, as does the SUT's silence)."""
+        what = f"a {module} {method}" + (f" of {'/'.join(ids)}" if ids else "")
+        since = self._faults()
+
+        async def await_sut(start: int) -> HttpExchange:
+            served = await self._expect_request(_addressed(method, module, ids), after=start, rule=rule, what=what,
+                                                timeout=timeout, why=f"after the actuator action {trigger[0]}")
+            self._check_served(served, since=since, rule=rule, what=f"the SUT's {module} {method}")
+            return served.exchange
+
+        return await self.initiated(initiator, what, trigger=trigger, await_sut=await_sut,
+                                    send=lambda: self.harness.call(method, module, ids, body))
+
+    # ------------------------------------------------------------------ the SUT's requests
     def mark(self) -> int:
-        """A point in the harness's served requests, for ``expect_request(after=...)``."""
+        """A point in the requests the harness's server served, for ``requests_since`` and the waits."""
         return len(self.harness.served)
 
-    async def expect_request(self, where: Callable[[Served], bool], *, after: int, rule: str, what: str,
-                             timeout: float | None = None, why: str = "") -> Served:
-        """The SUT's request matching ``where`` from ``after`` on; its silence fails ``rule``."""
+    def requests_since(self, mark: int) -> list[Served]:
+        """The SUT's requests the harness's server served from ``mark`` on."""
+        return self.harness.served[mark:]
+
+    async def expect_no_request(self, method: str, module: str, *, after: int, rule: Rule,
+                                within: float | None = None) -> None:
+        """The SUT must NOT send ``method`` to the harness's ``module`` while we watch for ``within`` seconds."""
+        served = await self.harness.wait_served(_addressed(method, module, ()), within or self.timeouts.quiet,
+                                                start=after)
+        if served is not None:
+            self.unwanted(rule, f"a {module} {method}", f"{served.method} {served.exchange.url}")
+
+    async def _expect_request(self, where: Callable[[Served], bool], *, after: int, rule: Rule, what: str,
+                              timeout: float | None, why: str) -> Served | None:
+        """The SUT's request matching ``where`` from ``after`` on; its silence breaks ``rule``."""
         wait = timeout or self.timeouts.action
         served = await self.harness.wait_served(where, wait, start=after)
         if served is None:
-            fail(rule, f"the SUT did not send {what} within {wait:g} s {why}".rstrip(), expected=what,
-                 actual="nothing")
+            self.silent(rule, what, wait, why)
         return served
 
-    def faults(self) -> int:
+    def _faults(self) -> int:
         """A point in the faults the harness's peer found in what the SUT sent."""
         return len(self.harness.violations)
 
-    def check_served(self, served: Served, *, since: int, rule: str, what: str) -> None:
+    def _check_served(self, served: Served, *, since: int, rule: Rule, what: str) -> None:
         """The harness's server answered the SUT's request with success; otherwise the fault it
         found in that request (recorded from ``since`` on) fails the test now."""
-        try:
-            answer = parse(served.exchange.response_body)
-        except PeerViolation:
-            answer = None
-        if answer is not None and answer.ok and 200 <= served.exchange.status <= 299:
+        if outcome(served.exchange.status, served.exchange.response_body).ok:
             return
         found = [v for v in self.harness.violations[since:] if v.strict]
         if found:
             raise found[0]
-        fail(rule, f"{what} could not be served", actual=f"HTTP {served.exchange.status} {served.exchange.text[:300]}")
-
-    async def expect_no_request(self, where: Callable[[Served], bool], *, after: int, rule: str, what: str,
-                                within: float | None = None) -> None:
-        """The SUT must NOT send ``what`` while we watch for ``within`` seconds."""
-        served = await self.harness.wait_served(where, within or self.timeouts.quiet, start=after)
-        if served is not None:
-            fail(rule, f"the SUT sent {what} when it must not", expected=f"no {what}",
-                 actual=f"{served.method} {served.exchange.url}")
+        check_answer(served.exchange, rule, f"{what} (as the harness served it)", success=True)

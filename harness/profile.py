@@ -50,7 +50,8 @@ _OCPI_LOCATION = {  # a Location the OCPI SUT serves as a CPO (spec 000 Limits: 
     "type": "object", "additionalProperties": False, "required": ["id"],
     "properties": {
         "id": {"type": "string", "minLength": 1, "maxLength": 36},
-        "last_updated": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"},
+        "last_updated": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$",
+                         "hint": "write a UTC date-time such as 2024-03-01T09:00:00Z"},
         "evses": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["uid"],
             "properties": {"uid": {"type": "string", "minLength": 1, "maxLength": 36},
@@ -88,7 +89,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "iso15118", "payment_terminal", "remote_start", "data_transfer")
         }},
         "ocpi": {**_SECTION, "properties": {
-            "versions_url": {"type": "string", "pattern": "^https?://"},
+            "versions_url": {"type": "string", "pattern": "^https?://",
+                             "hint": "write the SUT's versions URL, such as https://cpo.example/ocpi/versions"},
             "token_a": {"type": "string", "pattern": "^[!-~]{1,64}$",
                         "hint": "token A is 1 to 64 printable ASCII characters, no spaces"},
             "country_code": {"type": "string", "minLength": 2, "maxLength": 2},
@@ -97,12 +99,15 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "token_encoding": {"enum": ["base64", "raw", "either"]},
             "harness_country_code": {"type": "string", "minLength": 2, "maxLength": 2},
             "harness_party_id": {"type": "string", "minLength": 3, "maxLength": 3},
-            "public_url": {"type": "string", "pattern": "^https?://"},
+            "public_url": {"type": "string", "pattern": "^https?://",
+                           "hint": "write the base URL the SUT reaches the harness at, such as "
+                                   "http://harness.example:9100"},
             "locations": {"type": "array", "items": _OCPI_LOCATION},
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
-            "base_url": {"type": "string"}, "class": {"type": "string", "pattern": r"^[\w.]+:\w+$"},
+            "base_url": {"type": "string"}, "class": {"type": "string", "pattern": r"^[\w.]+:\w+$",
+                                                       "hint": "write it as module.path:ClassName"},
         }},
         "timeouts": {**_SECTION, "properties": {
             name: {"type": "number", "exclusiveMinimum": 0}
@@ -117,8 +122,7 @@ _HINTS = {
     "type": "give a value of the right type",
     "enum": "use one of the values listed",
     "minLength": "make it longer", "maxLength": "make it shorter",
-    "pattern": "write it as module.path:ClassName",
-}
+}  # a ``pattern`` says its own form: every key with one carries its "hint"
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,10 @@
 """The Authorization header of OCPI requests, and the credentials token it carries.
 
-Rules (OCPI 2.2.1 §4.1.2 "Authorization header", credentials §7.3.1; 2.3.0 on the encoding;
-facts/ocpi-wire.md):
-- A1  every request carries ``Authorization: Token <credential>``; a missing header or an
-      unknown token is answered HTTP 401;
-- A2  from 2.2 on the credential is the token's UTF-8 bytes in base64 (RFC 4648 §4, padded,
-      no line break), after the word ``Token`` and exactly one space;
-- A3  2.1.1 peers and many 2.2 ones send the raw token instead; a per-peer policy says which
-      form to expect ("base64", "raw" or "either": try both, as 2.3.0 suggests), and a raw
-      token to a 2.2.1+ peer is reported as a non-strict deviation;
-- A4  a token is 1 to 64 characters, each printable non-space ASCII (U+0021..U+007E);
-- A5  the ``token`` member of a Credentials object is the token itself, never base64.
-
-The scheme word is compared case-insensitively, as HTTP does for every scheme (RFC 9110 §11.1).
+2.1.1 peers and many 2.2 ones send the raw token instead of its base64 form; a per-peer policy
+says which form to expect ("base64", "raw" or "either": try both, as 2.3.0 suggests), and a raw
+token to a 2.2.1+ peer is reported as a deviation (``AuthRules.raw_token``). The ``token`` member
+of a Credentials object is the token itself, never base64. The scheme word is compared
+case-insensitively, as HTTP does for every scheme (RFC 9110 §11.1).
 """
 
 from __future__ import annotations
@@ -28,6 +20,20 @@ from typing import Literal
 from harness.errors import HarnessError
 from harness.ocpi.envelope import StatusCode, StatusError
 from harness.ocpi.versions import version_key
+from harness.rules import Rule, RuleTable, must, should
+
+_HEADER_REF = "OCPI 2.2.1 §4.1.2 Authorization header; spec 000 Authentication; facts/ocpi-wire.md"
+
+
+class AuthRules(RuleTable, namespace="ocpi.auth"):
+    """The credentials token on every request."""
+    header = must(_HEADER_REF, "every request carries an Authorization header of the scheme Token; a missing "
+                               "header or an unknown token is answered HTTP 401 (not 403, not 200 with an error code)")
+    base64 = must(f"{_HEADER_REF}; 2.3.0 on the encoding", "from 2.2 on the credential is the token's UTF-8 bytes "
+                  "in padded base64 (RFC 4648 §4), after 'Token' and exactly one space")
+    raw_token = should(_HEADER_REF, "a platform of 2.2.1 or later is sent base64 tokens, not raw ones")
+    token_chars = must("spec 000 Authentication 5; Credentials.token", "a token is 1 to 64 printable non-space "
+                                                                     "ASCII characters (U+0021..U+007E)")
 
 Policy = Literal["base64", "raw", "either"]
 MAX_TOKEN_LENGTH = 64
@@ -47,12 +53,12 @@ class PresentedToken:
     form: TokenForm
 
     def is_deviation_for(self, version: str) -> bool:
-        """A3: a raw token sent to a peer of 2.2.1 or later."""
+        """A raw token sent to a peer of 2.2.1 or later."""
         return self.form is TokenForm.RAW and version_key(version) >= (2, 2, 1)
 
 
 def token_problem(token: str) -> str | None:
-    """What makes ``token`` break A4, or None when it is a valid credentials token."""
+    """What makes ``token`` break ``AuthRules.token_chars``, or None when it is a valid credentials token."""
     if not token:
         return "the token is empty"
     if len(token) > MAX_TOKEN_LENGTH:
@@ -75,7 +81,7 @@ def authorization_header(token: str, form: TokenForm = TokenForm.BASE64) -> str:
     return f"Token {encode_token(token) if form is TokenForm.BASE64 else token}"
 
 
-def _unauthorized(rule: str, message: str, actual: object) -> StatusError:
+def _unauthorized(rule: Rule, message: str, actual: object) -> StatusError:
     return StatusError(rule, message, status_code=StatusCode.CLIENT_ERROR, http_status=401, actual=actual)
 
 
@@ -106,12 +112,12 @@ def decode_authorization(header: str | None, policy: Policy,
     StatusError with HTTP 401.
     """
     if not header:
-        raise _unauthorized("A1", "no Authorization header", header)
+        raise _unauthorized(AuthRules.header, "no Authorization header", header)
     match = _HEADER.fullmatch(header)
     if not match or match.group(1).lower() != "token":
-        raise _unauthorized("A1", "Authorization is not of the form 'Token <credential>'", header)
+        raise _unauthorized(AuthRules.header, "Authorization is not of the form 'Token <credential>'", header)
     if match.group(2) != " ":
-        raise _unauthorized("A2", "more than one space after 'Token'", header)
+        raise _unauthorized(AuthRules.base64, "more than one space after 'Token'", header)
     credential = match.group(3)
     readings: list[PresentedToken] = []
     problems: list[str] = []
@@ -127,7 +133,7 @@ def decode_authorization(header: str | None, policy: Policy,
         else:
             readings.append(PresentedToken(credential, TokenForm.RAW))
     if not readings:
-        raise _unauthorized("A2" if policy == "base64" else "A4",
+        raise _unauthorized(AuthRules.base64 if policy == "base64" else AuthRules.token_chars,
                             f"unusable credential ({'; '.join(problems)})", header)
     if known is not None:
         readings = [reading for reading in readings if reading.token in known] or readings

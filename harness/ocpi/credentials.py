@@ -6,25 +6,16 @@ the answer back), ``Respond`` (answer the request being served) or ``Done``. The
 tokens into Authorization headers (``auth.authorization_header``) and serves one credentials
 request per peer at a time.
 
-Rules (spec 000 "Credentials registration" table, "Credentials module" endpoint table,
-"Authentication" and "Errors"; OCPI 2.2.1 §7 credentials; facts/ocpi-wire.md):
-- C1  the server answers by the REGISTRATION table: POST registers, PUT updates, DELETE
-      unregisters, GET shows the server's credentials; POST when registered, and PUT or DELETE
-      when not, get HTTP 405; PATCH is not defined and gets 405 too;
-- C2  token A is made by the server and handed over outside OCPI; it opens the versions,
-      version-details and credentials endpoints only (401 elsewhere) and is discarded once a
-      registration succeeds; any unknown token gets 401;
-- C3  the client sends token B in the POST body; the server uses B for every call to the
-      client, starting with the connect-back: GET versions, then the details of the version
-      of the credentials endpoint that was called, then checks the endpoints it needs;
-- C4  the server answers with a new token C, which the client uses from then on; a PUT rotates
-      both (new B in the body, new C in the answer, the old C stops working); DELETE ends both;
-- C5  connect-back failure: 3001; the client does not list this version: 3002; an endpoint the
-      server needs is missing: 3003; the registration does not change;
-- C6  the body is a valid Credentials object whose roles each have a unique
-      (role, party_id, country_code); otherwise 2001;
-- C7  the client picks the latest mutual version and POSTs to its credentials endpoint; when it
-      cannot find the endpoints it needs, it does not POST.
+The server answers by the REGISTRATION table below (spec 000 "Credentials registration"): POST
+registers, PUT updates, DELETE unregisters, GET shows the server's credentials. Token A is made by
+the server and handed over outside OCPI; the client sends token B in its POST body, the server
+connects back with B and answers with a new token C, which the client uses from then on.
+
+Two rows are SHOULDs by reading: the text says a PUT replaces token B and that after a DELETE both
+parties end automated communication, but not when the client stops accepting the B it replaced
+or gave; a client that still accepts it is reported as a finding. Likewise a failed registration
+should leave token A usable (it is discarded only once a registration succeeds) so the client
+can retry.
 
 Requests that reach the OCPI layer are answered HTTP 200 with the outcome in ``status_code``
 (status codes §5); invalid JSON gets HTTP 400.
@@ -41,8 +32,45 @@ from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import schemas
-from harness.ocpi.envelope import StatusCode, StatusError, build, expect_success
-from harness.ocpi.versions import CREDENTIALS, Version, VersionDetails, negotiate, read_details, read_versions
+from harness.ocpi.auth import AuthRules
+from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, expect_success
+from harness.ocpi.versions import (
+    CREDENTIALS, Version, VersionDetails, VersionRules, negotiate, read_details, read_versions)
+from harness.rules import Rule, RuleTable, must, should
+
+_REGISTRATION = "spec 000 Credentials registration table, Credentials module, Errors; OCPI 2.2.1 §7"
+_TOKENS = "spec 000 Authentication 2-4; facts/ocpi-wire.md Authentication"
+
+
+class CredentialsRules(RuleTable, namespace="ocpi.credentials"):
+    """Registration, token rotation and unregistration between two platforms."""
+    post_when_registered = must(_REGISTRATION, "a POST from a registered client gets HTTP 405 and changes nothing")
+    not_registered = must(_REGISTRATION, "PUT and DELETE from a client that is not registered get HTTP 405")
+    undefined_method = must(_REGISTRATION, "PATCH is not defined on the credentials endpoint: HTTP 405")
+    unregister = must(_REGISTRATION, "DELETE ends the registration: the server's token C stops working")
+    deleted_b_refused = should(f"{_REGISTRATION}; {_TOKENS}", "after its DELETE the client stops accepting the "
+                                                              "token B it gave")
+    body = must("spec 000 Credentials, CredentialsRole", "the body is a valid Credentials object whose roles each "
+                "have a unique (role, party_id, country_code); otherwise 2001")
+    client_discovery = must("spec 000 Versioning 2-4", "before its POST or PUT the client fetches the server's "
+                            "versions, then the details of the latest mutual version")
+    no_post_without_endpoints = must("spec 000 Errors", "a client that finds no mutual version or no endpoint it "
+                                     "needs does not POST")
+    connect_back = must(f"{_REGISTRATION}; Versioning 3-4", "serving a POST or PUT, the server fetches the client's "
+                        "versions and version details with token B before it answers, even for the same version")
+    connect_back_failure = must("spec 000 Errors", "a server that cannot complete its connect-back answers 3001 "
+                                "and registers nothing")
+    token_a_scope = must(_TOKENS, "token A opens only versions, version details and credentials: HTTP 401 "
+                                  "elsewhere")
+    token_a_discarded = must(_TOKENS, "token A is discarded once a registration succeeds")
+    token_a_kept_on_failure = should(f"{_TOKENS}; spec 000 Errors", "a failed registration leaves token A usable, "
+                                                                    "so the client can retry")
+    token_b = must(_TOKENS, "token B, given in the client's body, opens the client's API for the server")
+    token_c = must(_TOKENS, "the server answers with a new token C, which opens its API from then on")
+    rotation = must(f"{_REGISTRATION} (PUT); {_TOKENS}", "a PUT gives new tokens both ways; the replaced token C "
+                                                        "stops working")
+    replaced_b_refused = should(f"{_REGISTRATION} (PUT); {_TOKENS}", "a client stops accepting the token B its "
+                                                                    "PUT replaced")
 
 TOKEN_A_MODULES = frozenset({"versions", "version_details", CREDENTIALS})
 Needed = tuple[str, str | None]   # (module identifier, role or None for any role)
@@ -69,7 +97,7 @@ class Row:
 
 _NOT, _REG = Registration.NOT_REGISTERED, Registration.REGISTERED
 
-# C1: the spec's registration table (seen from the server), plus GET.
+# The spec's registration table (seen from the server), plus GET.
 REGISTRATION: dict[tuple[Registration, str], Row] = {
     (_NOT, "POST"): Row(Action.REGISTER, _REG),
     (_REG, "PUT"): Row(Action.UPDATE, _REG),
@@ -81,7 +109,7 @@ REGISTRATION: dict[tuple[Registration, str], Row] = {
     (_REG, "GET"): Row(Action.SHOW, _REG),
 }
 
-# C3/C7: the HTTP calls behind each client action, in order.
+# The HTTP calls behind each client action, in order.
 CLIENT_STEPS: dict[Action, tuple[str, ...]] = {
     Action.REGISTER: ("versions", "details", "POST"),
     Action.UPDATE: ("versions", "details", "PUT"),
@@ -113,18 +141,18 @@ class Done:
 
 
 def new_token() -> str:
-    """43 URL-safe characters: valid under A4 and hard to guess."""
+    """43 URL-safe characters: a valid token (``AuthRules.token_chars``) and hard to guess."""
     return secrets.token_urlsafe(32)
 
 
 def read_credentials(data: Any) -> dict[str, Any]:
-    """C6: ``data`` as a Credentials object; SchemaViolation or PeerViolation when it is not one."""
+    """``data`` as a Credentials object; SchemaViolation or PeerViolation when it is not one."""
     schemas.check("credentials", data)
     seen = set()
     for role in data["roles"]:
         key = (role["role"], role["party_id"].lower(), role["country_code"].lower())
         if key in seen:
-            raise PeerViolation("C6", f"role {key} listed twice", actual=data["roles"])
+            raise PeerViolation(CredentialsRules.body, f"role {key} listed twice", actual=data["roles"])
         seen.add(key)
     return data
 
@@ -145,14 +173,14 @@ class _Party:
 
     @staticmethod
     def _latest_version(ours: Iterable[str], http_status: int, body: str | bytes) -> Version:
-        """The latest version of ``ours`` in the peer's versions list (V2/V3)."""
+        """The latest version of ``ours`` in the peer's versions list."""
         return negotiate(ours, read_versions(expect_success(http_status, body)))
 
     def _read_endpoints(self, version: str, http_status: int, body: str | bytes) -> VersionDetails:
-        """The peer's endpoints for ``version``, holding every endpoint we need (V4)."""
+        """The peer's endpoints for ``version``, holding every endpoint we need."""
         details = read_details(expect_success(http_status, body))
         if details.version != version:
-            raise PeerViolation("C3", f"details fetched for {version} describe {details.version}",
+            raise PeerViolation(VersionRules.shapes, f"details fetched for {version} describe {details.version}",
                                 expected=version, actual=details.version)
         for identifier, role in self.needs:
             details.endpoint(identifier, role)
@@ -169,7 +197,7 @@ class _Call:
 
 
 class CredentialsServer(_Party):
-    """The server side of one peer's registration (C1-C6)."""
+    """The server side of one peer's registration."""
 
     def __init__(self, **party: Any):
         super().__init__(**party)
@@ -187,14 +215,14 @@ class CredentialsServer(_Party):
         return self.peer["token"] if self.peer else None
 
     def issue_token_a(self) -> str:
-        """C2: a fresh token A, to hand to the client outside OCPI."""
+        """A fresh token A, to hand to the client outside OCPI."""
         if self.state is Registration.REGISTERED:
             raise HarnessError("token A is for an unregistered peer: DELETE the registration first")
         self.token_a = self.token_factory()
         return self.token_a
 
     def permits(self, module: str, token: str | None) -> bool:
-        """C2: whether ``token`` opens ``module``; False means HTTP 401."""
+        """Whether ``token`` opens ``module``; False means HTTP 401."""
         if token is None:
             return False
         if self.state is Registration.REGISTERED and token == self.token_c:
@@ -209,12 +237,15 @@ class CredentialsServer(_Party):
         if version not in self.versions:
             raise HarnessError(f"we do not serve credentials for version {version}")
         if not self.permits(CREDENTIALS, token):
-            return _reject(401, "C2", "unknown credentials token")
+            return _reject(401, AuthRules.header, "unknown credentials token")
         row = REGISTRATION.get((self.state, method.upper()))
         if row is None:
-            return _reject(405, "C1", f"{method} is not defined on the credentials endpoint")
+            return _reject(405, CredentialsRules.undefined_method,
+                           f"{method} is not defined on the credentials endpoint")
         if row.action is Action.REJECT:
-            return _reject(405, "C1", f"{method} is not allowed when {self.state.value}")
+            rule = (CredentialsRules.post_when_registered if method.upper() == "POST"
+                    else CredentialsRules.not_registered)
+            return _reject(405, rule, f"{method} is not allowed when {self.state.value}")
         if row.action is Action.SHOW:
             return Respond(200, build(self.own_credentials(token)))
         if row.action is Action.UNREGISTER:
@@ -223,7 +254,8 @@ class CredentialsServer(_Party):
         try:
             credentials = read_credentials(json.loads(body or b""))
         except ValueError:
-            return _reject(400, "E5", "request body is not valid JSON", StatusCode.INVALID_PARAMETERS)
+            return _reject(400, EnvelopeRules.request_json, "request body is not valid JSON",
+                           StatusCode.INVALID_PARAMETERS)
         except PeerViolation as violation:
             return Respond(200, build(status_code=StatusCode.INVALID_PARAMETERS,
                                       status_message=str(violation.args[0])), violation)
@@ -249,7 +281,8 @@ class CredentialsServer(_Party):
         """Our last ``Send`` got no HTTP answer (refused, timed out, TLS error...)."""
         self._pending()
         return self._fail(StatusCode.CLIENT_API_UNUSABLE,
-                          PeerViolation("C5", f"connect-back to the client failed: {reason}"))
+                          PeerViolation(CredentialsRules.connect_back_failure,
+                                        f"connect-back to the client failed: {reason}"))
 
     def _pending(self) -> _Call:
         if self._call is None:
@@ -275,7 +308,7 @@ class CredentialsServer(_Party):
         self.version = self.token_c = self.peer = self.peer_endpoints = None
 
 
-def _reject(http_status: int, rule: str, message: str,
+def _reject(http_status: int, rule: Rule, message: str,
             code: StatusCode = StatusCode.CLIENT_ERROR) -> Respond:
     return Respond(http_status, build(status_code=code, status_message=message), PeerViolation(rule, message))
 
@@ -291,7 +324,7 @@ class _Exchange:
 
 
 class CredentialsClient(_Party):
-    """The initiator of a registration with one peer (C3, C4, C7).
+    """The initiator of a registration with one peer.
 
     Peer faults raise PeerViolation (a SchemaViolation for a malformed object, a StatusError
     carrying 3002/3003 when no version or endpoint fits); the registration is then unchanged.
@@ -355,7 +388,8 @@ class CredentialsClient(_Party):
             return Done(None)
         credentials = read_credentials(expect_success(http_status, body))
         if credentials["token"] == self.token:
-            raise PeerViolation("C4", "the server answered with the token we already use, not a new one",
+            raise PeerViolation(CredentialsRules.token_c,
+                                "the server answered with the token we already use, not a new one",
                                 actual=credentials["token"])
         self.registered = True
         self.token, self.own_token = credentials["token"], exchange.offered

@@ -1,18 +1,13 @@
 """The OCPI response envelope, and the status codes it carries.
 
-Rules (OCPI 2.2.1 transport and format §4.1.6 "Response format", status codes §5;
-shared/facts/ocpi-wire.md):
-- E1  a response body is one JSON object;
-- E2  ``status_code`` is a required integer, ``timestamp`` a required DateTime (types, DateTime);
-- E3  ``status_message`` is an optional string; ``data`` is an array, an object or a string, and
-      may be absent or null (after an error, and in 2.3.0 wherever the standard does not say
-      what it holds);
-- E4  1xxx success, 2xxx the client's fault, 3xxx the server's, 4xxx a hub's;
-- E5  invalid JSON in a request is answered HTTP 400; a request that reaches the OCPI layer gets
-      no HTTP error, its outcome travels in ``status_code`` (status codes §5, opening rules);
-- E6  a call that had to succeed answers HTTP 2xx with a 1xxx code.
+Status codes (OCPI 2.2.1 status codes §5; shared/facts/ocpi-wire.md): 1xxx success, 2xxx the
+client's fault, 3xxx the server's, 4xxx a hub's. ``data`` may be absent or null after an error,
+and in 2.3.0 wherever the standard does not say what it holds. We send no ``null`` members: what
+has no value is left out.
 
-We send no ``null`` members: what has no value is left out.
+``outcome()`` reads what an answer said (HTTP status and status_code) without judging it: the
+arena's one verifier of answers (``harness.ocpi_arena.check_answer``) and the reference peer
+both build on it.
 """
 
 from __future__ import annotations
@@ -25,6 +20,23 @@ from typing import Any
 
 from harness.errors import PeerViolation
 from harness.ocpi.timestamps import format_datetime, parse_datetime, utc_now
+from harness.rules import Rule, RuleTable, must, should
+
+_FORMAT = "OCPI 2.2.1 transport and format §4.1.6 Response format"
+
+
+class EnvelopeRules(RuleTable, namespace="ocpi.envelope"):
+    """What every OCPI answer looks like."""
+    json_object = must(_FORMAT, "a response body is one JSON object")
+    required_fields = must(_FORMAT, "status_code (an integer) and timestamp (a DateTime) are present")
+    optional_fields = must(_FORMAT, "status_message is a string; data is an array, an object or a string "
+                                    "(either may be absent)")
+    success = must(f"{_FORMAT}; status codes §5", "a call that had to succeed answers HTTP 2xx with a 1xxx "
+                                                 "status_code")
+    request_json = must("spec 000 Notation (all bodies are JSON); facts/ocpi-wire.md HTTP status rules",
+                        "a request body is valid JSON; invalid JSON is answered HTTP 400")
+    content_type = should("OCPI 2.2.1 transport and format, Response format; facts/ocpi-wire.md Other rules",
+                          "an answer is labelled Content-Type: application/json")
 
 
 class StatusCode(IntEnum):
@@ -79,7 +91,7 @@ def meaning(code: int) -> str:
 class StatusError(PeerViolation):
     """A peer fault with a known answer: the OCPI status code (and HTTP status) we reply with."""
 
-    def __init__(self, rule: str, message: str, *, status_code: StatusCode, http_status: int = 200,
+    def __init__(self, rule: Rule, message: str, *, status_code: StatusCode, http_status: int = 200,
                  expected: Any = None, actual: Any = None):
         super().__init__(rule, message, expected=expected, actual=actual)
         self.status_code = status_code
@@ -87,6 +99,32 @@ class StatusError(PeerViolation):
 
     def envelope(self, now: datetime | None = None) -> dict[str, Any]:
         return build(status_code=self.status_code, status_message=self.args[0], now=now)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an answer said: its HTTP status and, when its body is an envelope, its status_code."""
+    http_status: int
+    status_code: int | None
+
+    @property
+    def ok(self) -> bool:
+        """HTTP 2xx with a 1xxx status_code: the request succeeded."""
+        return 200 <= self.http_status <= 299 and self.status_code is not None and is_success(self.status_code)
+
+    def __str__(self) -> str:
+        if self.status_code is None:
+            return f"HTTP {self.http_status}, no status_code"
+        return f"HTTP {self.http_status}, status_code {self.status_code} ({meaning(self.status_code)})"
+
+
+def outcome(http_status: int, body: str | bytes) -> Outcome:
+    """What an answer said, never raising: a body that is no envelope has no status_code."""
+    try:
+        code = parse(body).status_code
+    except PeerViolation:
+        code = None
+    return Outcome(http_status, code)
 
 
 @dataclass(frozen=True)
@@ -115,45 +153,48 @@ def build(data: Any = None, status_code: int = StatusCode.SUCCESS, status_messag
 
 
 def parse(body: str | bytes) -> Envelope:
-    """Check a received response body against E1-E3; PeerViolation names the first fault."""
+    """A received response body as an Envelope; PeerViolation names the first fault."""
     try:
         value = json.loads(body)
     except ValueError:
         text = body if isinstance(body, str) else body[:200].decode("utf-8", "replace")
-        raise PeerViolation("E1", "response body is not valid JSON", actual=text[:200]) from None
+        raise PeerViolation(EnvelopeRules.json_object, "response body is not valid JSON", actual=text[:200]) from None
     if not isinstance(value, dict):
-        raise PeerViolation("E1", "response body is not a JSON object", expected="object",
+        raise PeerViolation(EnvelopeRules.json_object, "response body is not a JSON object", expected="object",
                             actual=type(value).__name__)
     code = value.get("status_code")
     if code is None:
-        raise PeerViolation("E2", "status_code is missing", actual=sorted(value))
+        raise PeerViolation(EnvelopeRules.required_fields, "status_code is missing", actual=sorted(value))
     if not isinstance(code, int) or isinstance(code, bool):
-        raise PeerViolation("E2", "status_code is not an integer", expected="int", actual=code)
+        raise PeerViolation(EnvelopeRules.required_fields, "status_code is not an integer", expected="int", actual=code)
     stamp = value.get("timestamp")
     if stamp is None:
-        raise PeerViolation("E2", "timestamp is missing", actual=sorted(value))
+        raise PeerViolation(EnvelopeRules.required_fields, "timestamp is missing", actual=sorted(value))
     try:
         timestamp = parse_datetime(stamp)
     except ValueError as error:
-        raise PeerViolation("E2", f"timestamp is not a DateTime: {error}", actual=stamp) from None
+        raise PeerViolation(EnvelopeRules.required_fields, f"timestamp is not a DateTime: {error}",
+                            actual=stamp) from None
     message = value.get("status_message")
     if message is not None and not isinstance(message, str):
-        raise PeerViolation("E3", "status_message is not a string", expected="string", actual=message)
+        raise PeerViolation(EnvelopeRules.optional_fields, "status_message is not a string", expected="string",
+                            actual=message)
     data = value.get("data")
     if data is not None and not isinstance(data, (list, dict, str)):
-        raise PeerViolation("E3", "data is neither an array, an object nor a string",
+        raise PeerViolation(EnvelopeRules.optional_fields, "data is neither an array, an object nor a string",
                             actual=type(data).__name__)
     return Envelope(code, timestamp, message, data)
 
 
 def expect_success(http_status: int, body: str | bytes) -> Any:
-    """The ``data`` of a response that had to succeed (E6); PeerViolation otherwise."""
+    """The ``data`` of a response that had to succeed; PeerViolation otherwise."""
     if not 200 <= http_status <= 299:
-        raise PeerViolation("E6", f"HTTP {http_status} where a successful response was due",
+        raise PeerViolation(EnvelopeRules.success, f"HTTP {http_status} where a successful response was due",
                             expected="HTTP 2xx", actual=http_status)
     envelope = parse(body)
     if not envelope.ok:
-        raise PeerViolation("E6", f"status_code {envelope.status_code} ({meaning(envelope.status_code)}) "
+        raise PeerViolation(EnvelopeRules.success,
+                            f"status_code {envelope.status_code} ({meaning(envelope.status_code)}) "
                             "where a success was due", expected=StatusCode.SUCCESS.value,
                             actual=envelope.status_code)
     return envelope.data

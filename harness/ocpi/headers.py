@@ -1,16 +1,11 @@
 """Request-tracking and routing headers (OCPI 2.2 and later).
 
-Rules (OCPI 2.2.1 transport and format, "Unique message IDs" and "Message routing";
-facts/ocpi-wire.md):
-- H1  every request carries X-Request-ID, new for each request, and X-Correlation-ID, kept for
-      every request of one chain; UUIDs are advised;
-- H2  a response repeats both values unchanged;
-- H3  requests of functional modules carry OCPI-from-country-code, OCPI-from-party-id,
-      OCPI-to-country-code and OCPI-to-party-id; versions, credentials and hubclientinfo
-      do not use them;
-- H4  a response of a functional module carries them too, with from and to swapped; values
-      are CiStrings of 2 (country code) and 3 (party id) characters, compared ignoring case;
-- H5  header names are case-insensitive (RFC 9110 §5.1).
+Header names are case-insensitive (RFC 9110 §5.1): every lookup goes through ``header_map``.
+Routing headers are judged at SHOULD level: the 2.2.1 text (Message routing) asks every
+implementation to support the four headers on functional modules, but says they need not be
+present on every request, and a platform-to-platform connection without a hub does not act on
+them; a missing or malformed one is a finding, never a failure. Values are CiStrings of 2
+(country code) and 3 (party id) characters, compared ignoring case.
 """
 
 from __future__ import annotations
@@ -21,6 +16,21 @@ from dataclasses import dataclass
 
 from harness.errors import PeerViolation
 from harness.ocpi.versions import version_key
+from harness.rules import RuleTable, must, should
+
+_IDS = "OCPI 2.2.1 transport and format, Unique message IDs; facts/ocpi-wire.md"
+_ROUTING = "OCPI 2.2.1 transport and format, Message routing; facts/ocpi-wire.md"
+
+
+class HeaderRules(RuleTable, namespace="ocpi.headers"):
+    """The request ids every message carries, and the route of functional-module messages."""
+    request_ids = must(_IDS, "every request carries X-Request-ID (new for each request) and X-Correlation-ID")
+    echo_ids = must(_IDS, "a response repeats the request's X-Request-ID and X-Correlation-ID unchanged")
+    routing = should(_ROUTING, "a request to a functional module names its route in OCPI-from/to-country-code "
+                               "and OCPI-from/to-party-id; versions, credentials and hubclientinfo do not")
+    routing_values = should(_ROUTING, "routing header values are CiString(2) country codes and CiString(3) "
+                                      "party ids")
+    routing_answer = should(_ROUTING, "the response of a functional module names the request's route swapped")
 
 REQUEST_ID = "X-Request-ID"
 CORRELATION_ID = "X-Correlation-ID"
@@ -34,7 +44,7 @@ Headers = Mapping[str, str] | Iterable[tuple[str, str]]
 
 
 def header_map(headers: Headers) -> dict[str, str]:
-    """H5: the headers keyed by lower-case name; repeated headers joined with ", " (RFC 9110 §5.3)."""
+    """The headers keyed by lower-case name; repeated headers joined with ", " (RFC 9110 §5.3)."""
     pairs = headers.items() if isinstance(headers, Mapping) else headers
     joined: dict[str, str] = {}
     for name, value in pairs:
@@ -48,19 +58,19 @@ def new_id() -> str:
 
 
 def tracking_headers(correlation_id: str | None = None) -> dict[str, str]:
-    """H1: the ids for one new request; pass the chain's correlation id to keep it."""
+    """The ids for one new request; pass the chain's correlation id to keep it."""
     return {REQUEST_ID: new_id(), CORRELATION_ID: correlation_id or new_id()}
 
 
 def check_echo(sent: Headers, received: Headers) -> None:
-    """H2: the response repeats the request's X-Request-ID and X-Correlation-ID."""
+    """The response repeats the request's X-Request-ID and X-Correlation-ID."""
     sent_map, received_map = header_map(sent), header_map(received)
     for name in (REQUEST_ID, CORRELATION_ID):
         expected = sent_map.get(name.lower())
         actual = received_map.get(name.lower())
         if actual != expected:
             what = "missing from" if actual is None else "changed in"
-            raise PeerViolation("H2", f"{name} {what} the response", expected=expected, actual=actual)
+            raise PeerViolation(HeaderRules.echo_ids, f"{name} {what} the response", expected=expected, actual=actual)
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,7 @@ class Route:
 
 
 def needs_routing(module: str, version: str) -> bool:
-    """H3: only functional modules of 2.2 and later are routed."""
+    """Only functional modules of 2.2 and later are routed."""
     return version_key(version) >= (2, 2) and module not in UNROUTED_MODULES
 
 
@@ -90,22 +100,26 @@ def routing_headers(route: Route) -> dict[str, str]:
 
 
 def read_route(headers: Headers) -> Route:
-    """H3/H4: the route a message names; PeerViolation when a header is missing or too long."""
+    """The route a message names; PeerViolation when a header is missing or too long."""
     found = header_map(headers)
     values = {}
     for name, limit in ((FROM_COUNTRY, 2), (FROM_PARTY, 3), (TO_COUNTRY, 2), (TO_PARTY, 3)):
         value = found.get(name.lower())
         if not value:
-            raise PeerViolation("H3", f"{name} header missing", expected=name, actual=sorted(found))
+            raise PeerViolation(HeaderRules.routing, f"{name} header missing", expected=name, actual=sorted(found))
         if len(value) > limit or not value.isascii() or not value.isprintable():
-            raise PeerViolation("H4", f"{name} is not a CiString({limit})", actual=value)
+            raise PeerViolation(HeaderRules.routing_values, f"{name} is not a CiString({limit})", actual=value)
         values[name] = value
     return Route(Party(values[FROM_COUNTRY], values[FROM_PARTY]), Party(values[TO_COUNTRY], values[TO_PARTY]))
 
 
 def check_response_route(request: Route, response_headers: Headers) -> None:
-    """H4: the response names the request's route reversed."""
-    answered = read_route(response_headers)
+    """The response names the request's route reversed."""
+    try:
+        answered = read_route(response_headers)
+    except PeerViolation as violation:
+        raise PeerViolation(HeaderRules.routing_answer, f"the response: {violation.args[0]}",
+                            expected=violation.expected, actual=violation.actual) from None
     if not (answered.sender.same_as(request.receiver) and answered.receiver.same_as(request.sender)):
-        raise PeerViolation("H4", "response routing headers are not the request's, swapped",
+        raise PeerViolation(HeaderRules.routing_answer, "response routing headers are not the request's, swapped",
                             expected=Route(request.receiver, request.sender), actual=answered)

@@ -1,24 +1,10 @@
 """Pagination of list GETs: the server side (read the query, cut a page, write the headers) and
 the client side (read the headers, walk the pages, check the rules that span pages).
 
-Rules (OCPI 2.2.1 transport and format §4.1.4 "Pagination", "Paginated Request", "Paginated
-Response"; spec 000 "Endpoints"; facts/ocpi-wire.md):
-- P1  query: offset (integer >= 0, default 0), limit (integer >= 1), date_from (DateTime,
-      inclusive) and date_to (DateTime, exclusive), both compared with ``last_updated``; a bad
-      value is answered with status 2001 in an envelope, never with a framework error;
-- P2  the server may return fewer objects than asked; X-Limit is its maximum page size, also on
-      a short page;
-- P3  X-Total-Count is the number of objects matching the filters, offset and limit aside;
-- P4  ``Link: <url>; rel="next"`` comes only when more pages follow, and repeats the filters of
-      the original request;
-- P5  a page holds no more objects than X-Limit, nor than the limit asked;
-- P6  across the pages no object comes twice and none is lost: together they hold
-      X-Total-Count objects;
-- P7  X-Total-Count stays the same from page to page (test data does not change during a walk);
-- P8  the next link stays on the scheme and host that were asked.
-
-Objects are served oldest ``last_updated`` first, ties in the order given, so the same URL
-gives the same page.
+The server may return fewer objects than asked and may cap ``limit``; a bad parameter is answered
+with status 2001 in an envelope, never with a framework error. Test data does not change during a
+walk, so X-Total-Count must not either. Objects are served oldest ``last_updated`` first, ties in
+the order given, so the same URL gives the same page.
 """
 
 from __future__ import annotations
@@ -34,6 +20,28 @@ from harness.errors import HarnessError, PeerViolation
 from harness.ocpi.envelope import StatusCode, StatusError
 from harness.ocpi.headers import Headers, header_map
 from harness.ocpi.timestamps import parse_datetime
+from harness.rules import RuleTable, must
+
+_PAGES = "OCPI 2.2.1 transport and format §4.1.4 Pagination; spec 000 Endpoints, Limits; facts/ocpi-wire.md"
+
+
+class PaginationRules(RuleTable, namespace="ocpi.pagination"):
+    """Paginated list GETs, as the server answers them and as a client walks them."""
+    query = must(_PAGES, "offset (>= 0), limit (>= 1), date_from and date_to (DateTimes) are read as such; a bad "
+                         "value is answered status 2001 in an envelope")
+    date_filters = must(_PAGES, "date_from keeps last_updated >= it (inclusive), date_to keeps last_updated < it "
+                                "(exclusive)")
+    limit_header = must(_PAGES, "every page carries X-Limit, the server's maximum page size, also on a short page")
+    total_count = must(_PAGES, "every page carries X-Total-Count, the number of objects matching the filters")
+    next_link = must(_PAGES, "a well-formed 'Link: <url>; rel=\"next\"' comes when, and only when, more pages "
+                             "follow")
+    link_filters = must(_PAGES, "the next-page Link repeats the filters of the original request")
+    page_size = must(_PAGES, "a page holds no more objects than X-Limit, nor than the limit asked")
+    complete = must(_PAGES, "across the pages no object comes twice and none is lost: together they hold "
+                            "X-Total-Count objects")
+    stable_total = must(_PAGES, "X-Total-Count stays the same from page to page while the data does not change")
+    same_host = must(f"{_PAGES} (traps: a Link with the wrong scheme)", "the next-page Link stays on the scheme "
+                                                                        "and host that were asked")
 
 _INTEGER = re.compile(r"[0-9]+")
 _FILTERS = ("date_from", "date_to")
@@ -44,7 +52,7 @@ def _integer(value: str | None) -> int | None:
 
 
 def _invalid(message: str, actual: Any) -> StatusError:
-    return StatusError("P1", message, status_code=StatusCode.INVALID_PARAMETERS, actual=actual)
+    return StatusError(PaginationRules.query, message, status_code=StatusCode.INVALID_PARAMETERS, actual=actual)
 
 
 @dataclass(frozen=True)
@@ -64,7 +72,7 @@ class PageQuery:
 
 def parse_query(params: Mapping[str, str] | Iterable[tuple[str, str]], *, max_limit: int,
                 date_from_required: bool = False) -> PageQuery:
-    """P1: read the pagination parameters; StatusError 2001 names the bad one."""
+    """Read the pagination parameters; StatusError 2001 names the bad one."""
     pairs = tuple(params.items() if isinstance(params, Mapping) else params)
     found = dict(pairs)
     offset = _integer(found.get("offset", "0"))
@@ -110,7 +118,7 @@ def paginate(objects: Sequence[Mapping[str, Any]], query: PageQuery) -> Page:
 
 
 def page_headers(page: Page, query: PageQuery, url: str) -> dict[str, str]:
-    """P2-P4: the headers of a page served at ``url`` (the public URL the client asked)."""
+    """The headers of a page served at ``url`` (the public URL the client asked)."""
     headers = {"X-Total-Count": str(page.total), "X-Limit": str(query.max_limit)}
     if page.next_offset is not None:
         parts = urlsplit(url)
@@ -160,7 +168,8 @@ def read_page_headers(headers: Headers) -> PageHeaders:
     """The pagination headers of a response; PeerViolation when one is malformed."""
     found = header_map(headers)
     counts = {}
-    for name, rule in (("x-total-count", "P3"), ("x-limit", "P2")):
+    for name, rule in (("x-total-count", PaginationRules.total_count),
+                       ("x-limit", PaginationRules.limit_header)):
         value = found.get(name)
         counts[name] = _integer(value.strip()) if value is not None else None
         if value is not None and counts[name] is None:
@@ -169,11 +178,13 @@ def read_page_headers(headers: Headers) -> PageHeaders:
     next_url = None
     if link is not None:
         if not link.strip():
-            raise PeerViolation("P4", "empty Link header: leave it out when no page follows", actual=link)
+            raise PeerViolation(PaginationRules.next_link, "empty Link header: leave it out when no page follows",
+                                actual=link)
         try:
             next_url = _next_link(link)
         except ValueError as error:
-            raise PeerViolation("P4", f"Link header is not RFC 8288: {error}", actual=link) from None
+            raise PeerViolation(PaginationRules.next_link, f"Link header is not RFC 8288: {error}",
+                                actual=link) from None
     return PageHeaders(counts["x-total-count"], counts["x-limit"], next_url)
 
 
@@ -204,7 +215,7 @@ def _filters(url: str) -> dict[str, Any]:
 class PageWalker:
     """Walks a paginated list without doing I/O: feed it each page, it names the next URL.
 
-    Checks P2-P8 across the pages and raises PeerViolation naming the rule.
+    Checks the rules that span pages and raises PeerViolation naming the broken row.
     """
 
     def __init__(self, url: str, key: Callable[[Any], Hashable | None] = object_key):
@@ -235,24 +246,24 @@ class PageWalker:
 
     def _check_sizes(self, url: str, page: PageHeaders, items: Sequence[Any]) -> None:
         if page.total_count is None:
-            raise PeerViolation("P3", f"page {self.pages} has no X-Total-Count header")
+            raise PeerViolation(PaginationRules.total_count, f"page {self.pages} has no X-Total-Count header")
         if page.limit is None:
-            raise PeerViolation("P2", f"page {self.pages} has no X-Limit header")
+            raise PeerViolation(PaginationRules.limit_header, f"page {self.pages} has no X-Limit header")
         if self._total is not None and page.total_count != self._total:
-            raise PeerViolation("P7", f"X-Total-Count changed on page {self.pages}",
+            raise PeerViolation(PaginationRules.stable_total, f"X-Total-Count changed on page {self.pages}",
                                 expected=self._total, actual=page.total_count)
         self._total = page.total_count
         asked = _integer(_query(url).get("limit"))
         for bound, name in ((page.limit, "X-Limit"), (asked, "the limit asked")):
             if bound is not None and len(items) > bound:
-                raise PeerViolation("P5", f"page {self.pages} holds more objects than {name}",
+                raise PeerViolation(PaginationRules.page_size, f"page {self.pages} holds more objects than {name}",
                                     expected=bound, actual=len(items))
 
     def _collect(self, items: Sequence[Any]) -> None:
         for item in items:
             key = self._key(item)
             if key is not None and key in self._seen:
-                raise PeerViolation("P6", f"object {key} came on page {self._seen[key]} and again "
+                raise PeerViolation(PaginationRules.complete, f"object {key} came on page {self._seen[key]} and again "
                                     f"on page {self.pages}", actual=item)
             if key is not None:
                 self._seen[key] = self.pages
@@ -262,30 +273,31 @@ class PageWalker:
         total = self._total
         if page.next_url is None:
             if len(self.items) != total:
-                raise PeerViolation("P6", f"the pages ended after {len(self.items)} objects but "
+                raise PeerViolation(PaginationRules.complete, f"the pages ended after {len(self.items)} objects but "
                                     f"X-Total-Count is {total}", expected=total, actual=len(self.items))
             return None
         next_url = urljoin(url, page.next_url)
         if len(self.items) >= total:
-            raise PeerViolation("P4", f"Link on the last page: all {total} objects were delivered",
+            raise PeerViolation(PaginationRules.next_link, f"Link on the last page: all {total} objects were delivered",
                                 actual=page.next_url)
         here, there = urlsplit(url), urlsplit(next_url)
         if (there.scheme, there.netloc) != (here.scheme, here.netloc):
-            raise PeerViolation("P8", "Link leaves the scheme or host that was asked",
+            raise PeerViolation(PaginationRules.same_host, "Link leaves the scheme or host that was asked",
                                 expected=f"{here.scheme}://{here.netloc}", actual=next_url)
         if _filters(next_url) != self._filters:
-            raise PeerViolation("P4", "Link does not repeat the original date filters",
+            raise PeerViolation(PaginationRules.link_filters, "Link does not repeat the original date filters",
                                 expected=self._filters, actual=next_url)
         query = _query(next_url)
         if "limit" in query and not _integer(query["limit"]):
-            raise PeerViolation("P4", "Link carries a limit that is not a positive integer", actual=next_url)
+            raise PeerViolation(PaginationRules.link_filters, "Link carries a limit that is not a positive integer",
+                                actual=next_url)
         if "offset" in query:
             expected = (_integer(_query(url).get("offset", "0")) or 0) + count
             offset = _integer(query["offset"])
             if offset != expected:
                 what = "skips" if offset is not None and offset > expected else "repeats or garbles"
-                raise PeerViolation("P6", f"Link {what} objects: next offset should be {expected}",
+                raise PeerViolation(PaginationRules.complete, f"Link {what} objects: next offset should be {expected}",
                                     expected=expected, actual=query["offset"])
         if next_url in self._visited:
-            raise PeerViolation("P6", "Link points back to a page already fetched", actual=next_url)
+            raise PeerViolation(PaginationRules.complete, "Link points back to a page already fetched", actual=next_url)
         return next_url

@@ -4,15 +4,17 @@ The schemas were written for this project from the specification (see ``schemas/
 Every file is checked against the meta-schema and compiled once; ``$ref`` between files
 resolves through a ``referencing`` registry keyed by each file's ``$id``.
 
-Rules applied here, on top of the schemas:
-- S1  an object member whose value is ``null`` counts as absent (OCPI 2.2.1 transport and format,
-      GET: unspecified fields may be taken as null), so a null *required* field is reported
-      as ``required`` and a null optional one passes;
-- S2  unknown members are never an error (2.3.0 receivers must not reject them; we apply the
-      same tolerance to 2.2.1 objects);
-- S3  ``pattern`` is read as JSON Schema means it (ECMA-262): a final ``$`` is the very end of the
-      text. Python's ``$`` also matches before a final newline, which would let
-      a token ending in a newline through; the validator here closes that gap.
+Readings applied here, on top of the schemas:
+- an object member whose value is ``null`` counts as absent (OCPI 2.2.1 transport and format,
+  GET: unspecified fields may be taken as null), so a null *required* field is reported as
+  ``required`` and a null optional one passes;
+- unknown members are never an error (2.3.0 receivers must not reject them; we apply the same
+  tolerance to 2.2.1 objects);
+- ``pattern`` is read as JSON Schema means it (ECMA-262): a final ``$`` is the very end of the
+  text. Python's ``$`` also matches before a final newline, which would let a token ending in a
+  newline through; the validator here closes that gap.
+
+Whatever breaks a schema breaks one row, ``SchemaRules.valid``; the message names the field.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ from jsonschema.validators import extend
 from referencing import Registry, Resource
 
 from harness.errors import HarnessError, PeerViolation
+from harness.rules import RuleTable, must
+
+
+class SchemaRules(RuleTable, namespace="ocpi.schemas"):
+    """What every OCPI object the peer sends must be."""
+    valid = must("spec 000 Resources and their fields, Limits; schemas/ocpi", "an object has every required field, "
+                 "each of its type, length and allowed values")
 
 
 def schema_dir() -> Path:
@@ -57,7 +66,8 @@ class SchemaViolation(PeerViolation):
 
     def __init__(self, name: str, violations: list[Violation], actual: Any):
         more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
-        super().__init__(f"schema {name}", f"{violations[0]}{more}", actual=actual)
+        super().__init__(SchemaRules.valid, f"{violations[0]}{more}",
+                         expected=f"a valid {name} (schemas/ocpi/{name}.json)", actual=actual)
         self.violations = violations
 
 
@@ -67,7 +77,7 @@ def _ecma_pattern(pattern: str) -> re.Pattern:
 
 
 def _pattern(validator, pattern: str, instance: Any, schema: dict):
-    """S3: the ``pattern`` keyword with ECMA-262's end of text."""
+    """The ``pattern`` keyword with ECMA-262's end of text."""
     if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
@@ -106,7 +116,7 @@ def names() -> list[str]:
 
 
 def _without_nulls(value: Any) -> Any:
-    """S1: drop object members that are null, at every depth; list items stay as they are."""
+    """Drop object members that are null, at every depth; list items stay as they are."""
     if isinstance(value, dict):
         return {key: _without_nulls(item) for key, item in value.items() if item is not None}
     if isinstance(value, list):

@@ -1,10 +1,10 @@
 """OCPI DateTime values: read the forms peers send, write the one form we send.
 
-Rules (OCPI 2.2.1 types, "DateTime"; shared/facts/ocpi-wire.md):
-- T1  a DateTime is RFC 3339 text in UTC; a missing zone designator means UTC, and an offset
-      other than zero breaks the "always UTC" rule;
-- T2  fractional seconds may be present and must be accepted;
-- T3  we write whole seconds with the ``Z`` suffix, the advised form.
+Readings (OCPI 2.2.1 types, "DateTime"; shared/facts/ocpi-wire.md):
+- a DateTime is RFC 3339 text in UTC; a missing zone designator means UTC, and an offset other
+  than zero breaks the "always UTC" rule;
+- fractional seconds may be present and must be accepted;
+- we write whole seconds with the ``Z`` suffix, the advised form.
 """
 
 from __future__ import annotations

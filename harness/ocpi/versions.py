@@ -1,13 +1,9 @@
 """Version discovery: the versions list, version details, and the version both sides speak.
 
-Rules (OCPI 2.2.1 §6 "Version information endpoint"; spec 000 "Versioning"; facts/ocpi-wire.md):
-- V1  GET versions answers a list of {version, url}; GET version details answers
-      {version, endpoints: [{identifier, role, url}, ...]} (shapes in schemas/ocpi);
-- V2  the version used is the latest both sides support, compared as numbers part by part:
-      "2.2.1" > "2.2" > "2.1.1";
-- V3  no version in common: status 3002;
-- V4  an endpoint one side expects and the other lacks: status 3003; the role of the
-      credentials endpoint carries no meaning and is never used to match it.
+Versions compare as numbers part by part: "2.2.1" > "2.2" > "2.1.1". The role of the credentials
+endpoint carries no meaning and is never used to match it (2.3.0 advises sending SENDER and
+ignoring what others send). Version details list each module with the interface a platform
+implements: SENDER for the data owner, RECEIVER for the other side.
 """
 
 from __future__ import annotations
@@ -17,8 +13,24 @@ from typing import Any, Iterable
 
 from harness.ocpi import schemas
 from harness.ocpi.envelope import StatusCode, StatusError
+from harness.rules import RuleTable, must
+
+_VERSIONS = "OCPI 2.2.1 §6 Version information endpoint; spec 000 Versioning; facts/ocpi-wire.md"
+
+
+class VersionRules(RuleTable, namespace="ocpi.versions"):
+    """How two platforms find the version and the endpoints they use."""
+    shapes = must(_VERSIONS, "versions answer a list of {version, url}; version details answer {version, endpoints} "
+                             "of the version asked")
+    listed_endpoint = must(_VERSIONS, "requests go to the endpoints the version details list, with the methods "
+                                      "each module defines")
+    mutual_version = must(f"{_VERSIONS}; status codes §5 (3002)", "the platforms use the latest version both "
+                          "support; with none in common the registration is answered 3002")
+    endpoints = must(f"{_VERSIONS}; spec 000 Errors (3003)", "an endpoint one side needs and the other lacks is "
+                     "answered 3003")
 
 CREDENTIALS = "credentials"
+SENDER, RECEIVER = "SENDER", "RECEIVER"
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -48,13 +60,13 @@ class VersionDetails:
     endpoints: tuple[Endpoint, ...]
 
     def endpoint(self, identifier: str, role: str | None = None) -> Endpoint:
-        """The endpoint of module ``identifier`` (in ``role`` unless credentials); V4 otherwise."""
+        """The endpoint of module ``identifier`` (in ``role`` unless credentials); StatusError 3003 otherwise."""
         for endpoint in self.endpoints:
             if endpoint.identifier == identifier and (
                     role is None or identifier == CREDENTIALS or endpoint.role == role):
                 return endpoint
         wanted = identifier if role is None or identifier == CREDENTIALS else f"{identifier} ({role})"
-        raise StatusError("V4", f"version {self.version} offers no {wanted} endpoint",
+        raise StatusError(VersionRules.endpoints, f"version {self.version} offers no {wanted} endpoint",
                           status_code=StatusCode.NO_MATCHING_ENDPOINTS, expected=wanted,
                           actual=[(e.identifier, e.role) for e in self.endpoints])
 
@@ -73,11 +85,12 @@ def read_details(data: Any) -> VersionDetails:
 
 
 def negotiate(ours: Iterable[str], theirs: Iterable[Version]) -> Version:
-    """The latest version both sides list (V2); StatusError 3002 when there is none (V3)."""
+    """The latest version both sides list; StatusError 3002 when there is none."""
     ours = set(ours)
     theirs = list(theirs)
     mutual = [version for version in theirs if version.version in ours]
     if not mutual:
-        raise StatusError("V3", "no version in common", status_code=StatusCode.UNSUPPORTED_VERSION,
+        raise StatusError(VersionRules.mutual_version, "no version in common",
+                          status_code=StatusCode.UNSUPPORTED_VERSION,
                           expected=sorted(ours, key=version_key), actual=[v.version for v in theirs])
     return max(mutual, key=lambda version: version_key(version.version))

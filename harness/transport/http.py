@@ -5,6 +5,7 @@
   to the test's ``WireLog``, one line each, timestamped; secrets are masked when the log is read.
 - ``asgi_app(handler)`` turns ``async handler(HttpRequest) -> HttpResponse`` into an ASGI app and
   writes what the app received and answered to the WireLog.
+- ``Served`` is a request such an app answered, with what the app read from it (module, token);
 - ``InProcessNetwork`` reaches such apps without sockets (``httpx.ASGITransport`` per host name);
   ``HttpServer`` serves one on a real port with uvicorn (port 0: the bound port is read back).
 
@@ -29,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from harness.errors import HarnessError
+from harness.ocpi.auth import PresentedToken
 from harness.ocpi.headers import header_map
 from harness.wire import WireLog
 
@@ -78,10 +80,37 @@ class HttpExchange:
 
     def json(self):
         """The response body as JSON, or None when it is not JSON."""
-        try:
-            return json.loads(self.response_body)
-        except ValueError:
-            return None
+        return _json_or_none(self.response_body)
+
+    def request_json(self):
+        """The request body as JSON, or None when it is empty or not JSON."""
+        return _json_or_none(self.request_body)
+
+
+def _json_or_none(body: bytes):
+    try:
+        return json.loads(body or b"null")
+    except ValueError:
+        return None
+
+
+@dataclass
+class Served:
+    """A request an app served, how it answered, the module it addressed and the token it presented."""
+    exchange: HttpExchange
+    module: str | None
+    presented: PresentedToken | None
+
+    @property
+    def method(self) -> str:
+        return self.exchange.method
+
+    @property
+    def token(self) -> str | None:
+        return self.presented.token if self.presented else None
+
+    def body(self):
+        return self.exchange.request_json()
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 OCPI peer, each breaking ONE named rule, and the suite tests that must catch it with the reason.
 
 Same shape as ``catalog.py``: each fault is a small subclass of ``OcpiPeer`` overriding the least
-code needed; ``test_faults_ocpi.py`` plays each selection with the faulty class as the embedded
+code needed (for a functional module: a faulty handler or store put in its registry, ``modules``);
+``test_faults_ocpi.py`` plays each selection with the faulty class as the embedded
 SUT (``--embedded-sut catalog_ocpi:<Class>``), in the OCPI role(s) the node ids name. This file is
 imported as the top-level module ``catalog_ocpi`` (this folder is put on the path, see conftest.py).
 """
@@ -13,12 +14,15 @@ import json
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from harness.ocpi.credentials import Registration
-from harness.ocpi.envelope import StatusCode, StatusError, build
-from harness.ocpi.headers import REQUEST_ID
+from harness.ocpi.auth import AuthRules
+from harness.ocpi.credentials import CredentialsRules, Registration
+from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
+from harness.ocpi.headers import REQUEST_ID, HeaderRules
+from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore
+from harness.ocpi.pagination import PaginationRules
 from harness.ocpi.timestamps import format_datetime, utc_now
 from harness.reference.ocpi import OcpiPeer
-from harness.reference.ocpi.locations import LocationStore
+from harness.reference.ocpi.locations import LocationsSender
 from harness.transport.http import HttpResponse
 
 MODULE = "catalog_ocpi"
@@ -27,7 +31,7 @@ PROTOCOL = "ocpi2.2.1"
 
 # ------------------------------------------------------------------------------ authentication
 class Answers403ForAnUnknownToken(OcpiPeer):
-    """A1: an unknown token gets HTTP 403 instead of 401."""
+    """An unknown token gets HTTP 403 instead of 401."""
 
     def _authenticate(self, request, module):
         try:
@@ -38,7 +42,7 @@ class Answers403ForAnUnknownToken(OcpiPeer):
 
 
 class Answers200ForAnUnknownToken(OcpiPeer):
-    """A1: an unknown token gets HTTP 200 with an error status_code instead of HTTP 401."""
+    """An unknown token gets HTTP 200 with an error status_code instead of HTTP 401."""
 
     def _authenticate(self, request, module):
         try:
@@ -50,7 +54,7 @@ class Answers200ForAnUnknownToken(OcpiPeer):
 
 # ------------------------------------------------------------------------------ credentials
 class AcceptsASecondPost(OcpiPeer):
-    """C1: a POST from a registered client registers it again instead of getting 405."""
+    """A POST from a registered client registers it again instead of getting 405."""
 
     async def _serve_credentials(self, request, token):
         if request.method == "POST" and self.server_registered and token == self.server.token_c:
@@ -59,7 +63,7 @@ class AcceptsASecondPost(OcpiPeer):
 
 
 class KeepsTokenA(OcpiPeer):
-    """C2: token A still opens the credentials endpoint after the registration."""
+    """Token A still opens the credentials endpoint after the registration."""
 
     async def _serve_credentials(self, request, token):
         token_a = self.server.token_a
@@ -70,7 +74,7 @@ class KeepsTokenA(OcpiPeer):
 
 
 class KeepsTheReplacedToken(OcpiPeer):
-    """C4: after a PUT the replaced token C still opens the API."""
+    """After a PUT the replaced token C still opens the API."""
 
     async def _serve_credentials(self, request, token):
         reply = await super()._serve_credentials(request, token)
@@ -80,7 +84,7 @@ class KeepsTheReplacedToken(OcpiPeer):
 
 
 class Answers3000OnConnectBackFailure(OcpiPeer):
-    """C5: a failed connect-back is answered 3000 (generic server error) instead of 3001."""
+    """A failed connect-back is answered 3000 (generic server error) instead of 3001."""
 
     async def _serve_credentials(self, request, token):
         reply = await super()._serve_credentials(request, token)
@@ -90,7 +94,7 @@ class Answers3000OnConnectBackFailure(OcpiPeer):
 
 
 class PostsWithoutAMutualVersion(OcpiPeer):
-    """C7: the client POSTs its credentials although the server lists no mutual version."""
+    """The client POSTs its credentials although the server lists no mutual version."""
 
     async def register_with(self, versions_url, token_a):
         listing = await self.send("GET", versions_url, token=token_a)
@@ -102,7 +106,7 @@ class PostsWithoutAMutualVersion(OcpiPeer):
 
 # ------------------------------------------------------------------------------ format
 class AnswersErrorsInPlainText(OcpiPeer):
-    """E1: error answers carry a framework's plain-text body instead of an OCPI envelope."""
+    """Error answers carry a framework's plain-text body instead of an OCPI envelope."""
 
     async def handle(self, request):
         response = await super().handle(request)
@@ -113,7 +117,7 @@ class AnswersErrorsInPlainText(OcpiPeer):
 
 
 class ForgetsTheRequestId(OcpiPeer):
-    """H2: the answer does not repeat the request's X-Request-ID."""
+    """The answer does not repeat the request's X-Request-ID."""
 
     def _answer_headers(self, request, module):
         return {k: v for k, v in super()._answer_headers(request, module).items() if k != REQUEST_ID}
@@ -125,11 +129,9 @@ def _link_url(reply) -> str | None:
     return link[1:link.index(">")] if link else None
 
 
-class LinkDropsTheDateFilter(OcpiPeer):
-    """P4: the next-page Link leaves out the date filters of the original request."""
-
-    def _serve_locations_sender(self, request, rest):
-        reply = super()._serve_locations_sender(request, rest)
+class _DropsTheDateFilter(LocationsSender):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
         url = _link_url(reply)
         if url:
             parts = urlsplit(url)
@@ -138,24 +140,38 @@ class LinkDropsTheDateFilter(OcpiPeer):
         return reply
 
 
-class LinkOnTheLastPage(OcpiPeer):
-    """P4: the last page still carries a next-page Link."""
+class LinkDropsTheDateFilter(OcpiPeer):
+    """The next-page Link leaves out the date filters of the original request."""
 
-    def _serve_locations_sender(self, request, rest):
-        reply = super()._serve_locations_sender(request, rest)
+    modules = OcpiPeer.modules.with_handler(_DropsTheDateFilter)
+
+
+class _LinksPastTheEnd(LocationsSender):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
         if reply.headers and "X-Total-Count" in reply.headers and "Link" not in reply.headers:
             reply.headers["Link"] = f'<{request.url.split("?")[0]}?offset={reply.headers["X-Total-Count"]}>; rel="next"'
         return reply
 
 
-class CountsOneTooMany(OcpiPeer):
-    """P3/P6: X-Total-Count says one more Location than the list holds."""
+class LinkOnTheLastPage(OcpiPeer):
+    """The last page still carries a next-page Link."""
 
-    def _serve_locations_sender(self, request, rest):
-        reply = super()._serve_locations_sender(request, rest)
+    modules = OcpiPeer.modules.with_handler(_LinksPastTheEnd)
+
+
+class _CountsOneTooMany(LocationsSender):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
         if reply.headers and "X-Total-Count" in reply.headers:
             reply.headers["X-Total-Count"] = str(int(reply.headers["X-Total-Count"]) + 1)
         return reply
+
+
+class CountsOneTooMany(OcpiPeer):
+    """X-Total-Count says one more Location than the list holds."""
+
+    modules = OcpiPeer.modules.with_handler(_CountsOneTooMany)
 
 
 # ------------------------------------------------------------------------------ locations: push
@@ -165,18 +181,22 @@ class _NoPropagation(LocationStore):
 
 
 class DoesNotPropagateLastUpdated(OcpiPeer):
-    """L5: a changed EVSE or Connector leaves its parents' last_updated as it was."""
+    """A changed EVSE or Connector leaves its parents' last_updated as it was."""
 
-    store_class = _NoPropagation
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _NoPropagation)
 
 
-class PatchesWithoutLastUpdated(OcpiPeer):
-    """L4: the CPO's PATCH carries no last_updated."""
-
+class _PatchesWithoutLastUpdated(LocationsSender):
     async def push(self, method, ids, body):
         if method == "PATCH":
             body = {k: v for k, v in body.items() if k != "last_updated"}
         return await super().push(method, ids, body)
+
+
+class PatchesWithoutLastUpdated(OcpiPeer):
+    """The CPO's PATCH carries no last_updated."""
+
+    modules = OcpiPeer.modules.with_handler(_PatchesWithoutLastUpdated)
 
 
 class _LenientStore(LocationStore):
@@ -187,9 +207,9 @@ class _LenientStore(LocationStore):
 
 
 class AcceptsAPatchWithoutLastUpdated(OcpiPeer):
-    """L4: the Receiver applies a PATCH that has no last_updated instead of answering 2001."""
+    """The Receiver applies a PATCH that has no last_updated instead of answering 2001."""
 
-    store_class = _LenientStore
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _LenientStore)
 
 
 # ------------------------------------------------------------------------------ the records
@@ -217,53 +237,52 @@ CREDS = "credentials/test_OCPI_CREDENTIALS.py"
 PULL, PUSH = "locations/test_OCPI_LOCATIONS_PULL.py", "locations/test_OCPI_LOCATIONS_PUSH.py"
 
 FAULTS: tuple[Fault, ...] = (
-    Fault("403-for-an-unknown-token", "A1: unknown token → HTTP 401", Answers403ForAnUnknownToken,
+    Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
           (node(AUTH, "test_unknown_token_gets_401", "cpo", "credentials"),
            node(AUTH, "test_unknown_token_gets_401", "emsp", "locations")),
-          "HTTP 403 where 401 is due"),
-    Fault("200-with-an-error-for-an-unknown-token", "A1: unknown token → HTTP 401", Answers200ForAnUnknownToken,
+          "with an unknown token: HTTP 403 where HTTP 401 is due"),
+    Fault("200-with-an-error-for-an-unknown-token", AuthRules.header.id, Answers200ForAnUnknownToken,
           (node(AUTH, "test_unknown_token_gets_401", "emsp", "versions"),),
-          "answered HTTP 200 with status_code 2000 (generic client error): the HTTP status must be 401"),
-    Fault("second-post-accepted", "C1: POST when registered → HTTP 405", AcceptsASecondPost,
+          "HTTP 200, status_code 2000 (generic client error)"),
+    Fault("second-post-accepted", CredentialsRules.post_when_registered.id, AcceptsASecondPost,
           (node(CREDS, "test_second_post_is_refused_with_405", "cpo"),),
-          "[C1: POST when registered → HTTP 405] HTTP status of a second POST is wrong"),
-    Fault("token-a-kept-after-registration", "C2: token A is discarded once registered", KeepsTokenA,
+          "a second POST: HTTP 200 where HTTP 405 is due"),
+    Fault("token-a-kept-after-registration", CredentialsRules.token_a_discarded.id, KeepsTokenA,
           (node(CREDS, "test_registration", "emsp", "by_cpo"),),
-          "[C2: token A is discarded once registered] token A after the registration was accepted"),
-    Fault("replaced-token-kept", "C4: the replaced token C stops working", KeepsTheReplacedToken,
+          "token A after the registration: HTTP 200 where HTTP 401 is due"),
+    Fault("replaced-token-kept", CredentialsRules.rotation.id, KeepsTheReplacedToken,
           (node(CREDS, "test_put_rotates_the_tokens", "cpo", "by_emsp"),),
-          "[C4: the replaced token C stops working] the old token C after the PUT was accepted"),
-    Fault("connect-back-failure-not-3001", "C5: connect-back failure → 3001", Answers3000OnConnectBackFailure,
+          "the old token C after the PUT: HTTP 200 where HTTP 401 is due"),
+    Fault("connect-back-failure-not-3001", CredentialsRules.connect_back_failure.id, Answers3000OnConnectBackFailure,
           (node(CREDS, "test_connect_back_failure_gets_3001", "emsp"),),
-          "[C5: connect-back failure → 3001] status_code of the POST answer is wrong"),
-    Fault("posts-without-a-mutual-version", "C7: no POST without a mutual version", PostsWithoutAMutualVersion,
+          "the POST answer: status_code 3000 where 3001 (unable to use the client's API) is due"),
+    Fault("posts-without-a-mutual-version", CredentialsRules.no_post_without_endpoints.id, PostsWithoutAMutualVersion,
           (node(CREDS, "test_no_mutual_version_or_endpoints", "cpo", "version", "by_cpo"),),
-          "[C7: no POST without a mutual version (the spec's Errors table)] the SUT sent a credentials POST"),
-    Fault("error-body-not-an-envelope", "E1: every answer is an OCPI envelope", AnswersErrorsInPlainText,
+          "the SUT sent a credentials POST when it must not"),
+    Fault("error-body-not-an-envelope", EnvelopeRules.json_object.id, AnswersErrorsInPlainText,
           (node(FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "cpo", "unauthorized"),
            node(FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "emsp", "method_not_allowed")),
           "is not an OCPI envelope: response body is not valid JSON"),
-    Fault("request-id-not-echoed", "H2: the answer repeats X-Request-ID", ForgetsTheRequestId,
+    Fault("request-id-not-echoed", HeaderRules.echo_ids.id, ForgetsTheRequestId,
           (node(FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "emsp", "success"),),
-          "[H2] X-Request-ID missing from the response"),
-    Fault("link-drops-the-date-filter", "P4: the Link repeats the original filters", LinkDropsTheDateFilter,
+          "X-Request-ID missing from the response"),
+    Fault("link-drops-the-date-filter", PaginationRules.link_filters.id, LinkDropsTheDateFilter,
           (node(PULL, "test_date_filter_on_last_updated", "cpo", "date_from"),),
-          "[P4] Link does not repeat the original date filters"),
-    Fault("link-on-the-last-page", "P4: no Link on the last page", LinkOnTheLastPage,
+          "Link does not repeat the original date filters"),
+    Fault("link-on-the-last-page", PaginationRules.next_link.id, LinkOnTheLastPage,
           (node(PULL, "test_pages_chain_completely", "cpo"),),
-          "[P4] Link on the last page"),
-    Fault("x-total-count-one-too-many", "P3/P6: X-Total-Count is the number of objects", CountsOneTooMany,
+          "Link on the last page"),
+    Fault("x-total-count-one-too-many", PaginationRules.complete.id, CountsOneTooMany,
           (node(PULL, "test_pages_chain_completely", "cpo"),),
-          "[P6] the pages ended after 5 objects but X-Total-Count is 6"),
-    Fault("last-updated-not-propagated", "L5: a child's change updates its parents' last_updated",
-          DoesNotPropagateLastUpdated,
+          "the pages ended after 5 objects but X-Total-Count is 6"),
+    Fault("last-updated-not-propagated", LocationRules.propagation.id, DoesNotPropagateLastUpdated,
           (node(PUSH, "test_evse_status_patch_propagates", "emsp", "in_process"),
            node(PUSH, "test_connector_patch_propagates", "cpo")),
           "last_updated was not brought up to the change"),
-    Fault("patch-without-last-updated", "L4: a PATCH SHALL contain last_updated", PatchesWithoutLastUpdated,
+    Fault("patch-without-last-updated", LocationRules.patch_last_updated.id, PatchesWithoutLastUpdated,
           (node(PUSH, "test_evse_status_patch_propagates", "cpo", "sockets"),),
-          "[L4] the PATCH has no last_updated"),
-    Fault("patch-without-last-updated-accepted", "L4: a PATCH without last_updated → 2001",
+          "the PATCH has no last_updated"),
+    Fault("patch-without-last-updated-accepted", LocationRules.patch_last_updated.id,
           AcceptsAPatchWithoutLastUpdated, (node(PUSH, "test_patch_without_last_updated_gets_2001", "emsp"),),
-          "[L4: a PATCH without last_updated → 2001] status_code"),
+          "a PATCH without last_updated: status_code 1000 where 2001 (invalid or missing parameters) is due"),
 )

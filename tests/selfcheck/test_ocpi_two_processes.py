@@ -62,7 +62,7 @@ async def _register(versions_url: str) -> None:
         await harness.unregister_from()
         assert (await harness.send("GET", url, token=token_c)).status == 401, "token C survived the DELETE"
     finally:
-        await harness.close()
+        await harness.stop()
         await server.stop()
 
 

@@ -54,7 +54,7 @@ async def serve(args: argparse.Namespace) -> None:
     try:
         await stop.wait()
     finally:
-        await peer.close()
+        await peer.stop()
         await server.stop()
 
 

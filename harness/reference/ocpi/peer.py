@@ -2,25 +2,26 @@
 is the other role, and stands in as the SUT in the embedded run.
 
 The protocol cores decide (harness/ocpi: envelope, auth, headers, versions, credentials,
-pagination, schemas) and ``locations.py`` keeps the objects; this class moves what they decide
-on and off HTTP (``harness/transport/http.py``). Behaviour, with its source:
-- versions (V1) at ``{base}/ocpi/versions``, details of 2.2.1 at ``{base}/ocpi/2.2.1``: the
-  credentials endpoint and locations as SENDER (CPO) or RECEIVER (eMSP);
-- credentials: a platform that registers with this one meets the ``CredentialsServer`` (C1-C6),
-  whose connect-back goes out over HTTP; registering with another platform drives a
-  ``CredentialsClient`` (C3, C4, C7). One relationship at a time: PUT and DELETE are accepted from
-  the platform that registered with this one; the platform this one registered with gets 405
-  for them (it may GET the credentials);
-- authentication (A1-A4, C2): the Authorization header is read under the profile's encoding
-  policy; a missing or unknown token, or token A on a functional module, gets HTTP 401;
-- every answer, errors included, is an envelope (E1-E5) with X-Request-ID and X-Correlation-ID
-  echoed (H2) and, on functional modules, the routing headers swapped (H4);
-- locations: ``locations.py`` (L1-L7).
+pagination, locations, schemas); this class moves what they decide on and off HTTP
+(``harness/transport/http.py``). It knows the modules every platform has, versions and
+credentials; each functional module is a handler with its store, registered per (module, role)
+in ``modules.py`` (see ``handler.py``). Behaviour:
+- versions at ``{base}/ocpi/versions``, details of 2.2.1 at ``{base}/ocpi/2.2.1``: the
+  credentials endpoint and, per registered handler, its module as SENDER or RECEIVER;
+- credentials: a platform that registers with this one meets the ``CredentialsServer``, whose
+  connect-back goes out over HTTP; registering with another platform drives a
+  ``CredentialsClient``. One relationship at a time: PUT and DELETE are accepted from the platform
+  that registered with this one; the platform this one registered with gets 405 for them (it may
+  GET the credentials);
+- authentication: the Authorization header is read under the profile's encoding policy; a missing
+  or unknown token, or token A on a functional module, gets HTTP 401;
+- every answer, errors included, is an envelope with X-Request-ID and X-Correlation-ID echoed and,
+  on functional modules, the routing headers swapped.
 
-What the other platform sends is judged: its requests (A3 raw token and H3 routing headers as
-findings, H1 request ids, bodies by schema) and its answers (envelope E1-E3, H2). The faults
-land in ``violations`` (and our own bugs in ``harness_errors``); the plugin turns them into
-verdicts when this peer plays the harness's side of a test.
+What the other platform sends is judged by the rows of the core tables: its requests (token form,
+request ids, routing headers, bodies by schema) and its answers (envelope, echoed ids). The faults
+land in ``violations`` (a SHOULD row's as a finding; our own bugs in ``harness_errors``); the
+plugin turns them into verdicts when this peer plays the harness's side of a test.
 """
 
 from __future__ import annotations
@@ -33,22 +34,21 @@ from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import auth, headers as hdr
-from harness.ocpi.auth import Policy, PresentedToken, TokenForm
-from harness.ocpi.credentials import CredentialsClient, CredentialsServer, Registration, Send, new_token
+from harness.ocpi.auth import AuthRules, Policy, PresentedToken, TokenForm
+from harness.ocpi.credentials import (
+    CredentialsClient, CredentialsRules, CredentialsServer, Registration, Send, new_token)
 from harness.ocpi.envelope import StatusCode, StatusError, build, parse
-from harness.ocpi.pagination import page_headers, paginate, parse_query
-from harness.ocpi.timestamps import format_datetime, utc_now
-from harness.ocpi.versions import CREDENTIALS, VersionDetails
+from harness.ocpi.headers import HeaderRules
+from harness.ocpi.versions import CREDENTIALS, RECEIVER, SENDER, VersionDetails, VersionRules
 from harness.reference.common import Actions, Background
-from harness.reference.ocpi.locations import LocationStore, Target
-from harness.transport.http import HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, asgi_app
+from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, ModuleRegistry, Reply
+from harness.reference.ocpi.modules import MODULES
+from harness.transport.http import (
+    HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, Served, asgi_app)
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
 VERSION = "2.2.1"
-CPO, EMSP = "CPO", "EMSP"
-LOCATIONS = "locations"
-SENDER, RECEIVER = "SENDER", "RECEIVER"
 _UNSET = object()
 
 
@@ -61,7 +61,7 @@ def secret_token() -> str:
 
 @dataclass(frozen=True)
 class PeerIdentity:
-    """Who a peer is, and how it writes and reads credentials tokens (A3)."""
+    """Who a peer is, and how it writes and reads credentials tokens."""
     role: str                          # CPO or EMSP
     country_code: str
     party_id: str
@@ -85,56 +85,28 @@ class PeerIdentity:
                 "party_id": self.party_id, "country_code": self.country_code}
 
 
-@dataclass
-class Reply:
-    status: int
-    body: dict[str, Any]
-    headers: dict[str, str] | None = None
-
-
-@dataclass
-class Served:
-    """A request this peer served, how it answered, and the token it presented."""
-    exchange: HttpExchange
-    module: str | None
-    presented: PresentedToken | None
-
-    @property
-    def method(self) -> str:
-        return self.exchange.method
-
-    @property
-    def token(self) -> str | None:
-        return self.presented.token if self.presented else None
-
-    def body(self) -> Any:
-        try:
-            return json.loads(self.exchange.request_body or b"null")
-        except ValueError:
-            return None
-
-
 def _routed(module: str | None) -> bool:
-    """H3: functional modules carry routing headers; versions and details are not one."""
+    """Functional modules carry routing headers; versions and details are not one."""
     return module not in (None, "versions", "version_details") and hdr.needs_routing(module, VERSION)
 
 
-def _finding(violation: PeerViolation) -> PeerViolation:
-    return PeerViolation(violation.rule, violation.args[0], expected=violation.expected,
-                         actual=violation.actual, strict=False)
-
-
 class OcpiPeer(Actions):
-    """One OCPI platform of role CPO or EMSP; ``bind(base_url)`` once it is served."""
+    """One OCPI platform of role CPO or EMSP; ``bind(base_url)`` once it is served.
 
-    store_class = LocationStore
+    ``stock`` gives the objects each module's store starts with, by module identifier.
+    """
 
-    def __init__(self, identity: PeerIdentity, *, http: HttpClient, locations: Iterable[Mapping[str, Any]] = (),
-                 wirelog: WireLog | None = None, channel: str = "ocpi", page_limit: int = 50,
+    modules: ModuleRegistry = MODULES
+
+    def __init__(self, identity: PeerIdentity, *, http: HttpClient,
+                 stock: Mapping[str, Iterable[Any]] | None = None, wirelog: WireLog | None = None,
+                 channel: str = "ocpi", page_limit: int = 50,
                  actuator_endpoint: bool = False, call_timeout: float = 10.0):
         self.identity = identity
         self.http = http
-        self.locations = self.store_class(locations)
+        self.handlers: dict[str, ModuleHandler] = {
+            module.handler.module: module.handler(self, module.store((stock or {}).get(module.handler.module, ())))
+            for module in self.modules.for_role(identity.role)}
         self.wirelog = wirelog
         self.channel = channel
         self.page_limit = page_limit
@@ -146,7 +118,6 @@ class OcpiPeer(Actions):
         self.server: CredentialsServer | None = None
         self.client: CredentialsClient | None = None
         self.served: list[Served] = []
-        self.sent: list[HttpExchange] = []
         self.canned: dict[str, tuple[int, bytes]] = {}
         self.violations: list[PeerViolation] = []
         self.harness_errors: list[BaseException] = []
@@ -183,17 +154,27 @@ class OcpiPeer(Actions):
         return self.base_url
 
     def endpoints(self) -> list[dict[str, str]]:
-        """V1: what our version details list."""
-        return [{"identifier": CREDENTIALS, "role": SENDER, "url": self.module_url(CREDENTIALS)},
-                {"identifier": LOCATIONS, "role": SENDER if self.identity.role == CPO else RECEIVER,
-                 "url": self.module_url(LOCATIONS)}]
+        """What our version details list: credentials, then every module we play."""
+        return [{"identifier": CREDENTIALS, "role": SENDER, "url": self.module_url(CREDENTIALS)}] + [
+            {"identifier": handler.module, "role": handler.interface, "url": self.module_url(handler.module)}
+            for handler in self.handlers.values()]
+
+    def store(self, module: str) -> Any:
+        """The objects we keep for ``module``."""
+        return self._handler(module).store
+
+    def _handler(self, module: str) -> ModuleHandler:
+        if module not in self.handlers:
+            raise HarnessError(f"this {self.identity.role} plays no {module} module")
+        return self.handlers[module]
 
     def can(self, name: str, status: int, body: Any) -> str:
         """A canned answer at ``{base}/canned/<name>`` (any method, no authentication): its URL."""
         self.canned[name] = (status, body if isinstance(body, bytes) else json.dumps(body).encode())
         return f"{self._base()}/canned/{name}"
 
-    async def close(self) -> None:
+    async def stop(self) -> None:
+        """Stop what runs in the background and the HTTP client (the server is its owner's)."""
         await self.background.cancel_all()
         await self.http.close()
 
@@ -240,7 +221,7 @@ class OcpiPeer(Actions):
         return None
 
     def accept_token_a(self, token: str) -> None:
-        """C2: ``token`` opens our versions, details and credentials for one new registration."""
+        """``token`` opens our versions, details and credentials for one new registration."""
         problem = auth.token_problem(token)
         if problem:
             raise HarnessError(f"token A refused: {problem}")
@@ -263,11 +244,27 @@ class OcpiPeer(Actions):
         return self.server.permits(module, token) or token in self._client_tokens()
 
     # ------------------------------------------------------------------ sending
+    def other_url(self, module: str, *ids: str, endpoints: VersionDetails | None = None) -> str:
+        """The other platform's URL of ``module`` for the object ``ids``, from ``endpoints`` (by default
+        those of the registration): its credentials endpoint; its Sender by ids; its Receiver by our
+        party and ids (client-owned objects). StatusError 3003 when it lists no such endpoint."""
+        endpoints = endpoints or self.peer_endpoints
+        if endpoints is None:
+            raise HarnessError("not registered: the other platform's endpoints are unknown")
+        if module == CREDENTIALS:
+            return endpoints.endpoint(CREDENTIALS).url
+        theirs = RECEIVER if self._handler(module).interface == SENDER else SENDER
+        party = (self.identity.country_code, self.identity.party_id) if theirs == RECEIVER else ()
+        return "/".join([endpoints.endpoint(module, theirs).url.rstrip("/"), *party, *ids])
+
+    async def call(self, method: str, module: str, ids: tuple[str, ...] = (), body: Any = None) -> HttpExchange:
+        """One request of the relationship to the other platform's ``module`` (see ``other_url``)."""
+        return await self.send(method, self.other_url(module, *ids), token=self.peer_token, module=module, body=body)
+
     async def send(self, method: str, url: str, *, token: str | None = None, body: Any = None,
-                   module: str | None = None, authorization: Any = _UNSET, raw_body: bytes | None = None,
-                   extra_headers: Mapping[str, str] | None = None, routed: bool = True,
-                   timeout: float | None = None) -> HttpExchange:
-        """One request to the other platform; its answer is judged (E1-E3, H2) and returned."""
+                   module: str | None = None, authorization: Any = _UNSET,
+                   raw_body: bytes | None = None) -> HttpExchange:
+        """One request to the other platform; its answer is judged (envelope, echoed ids) and returned."""
         headers = hdr.tracking_headers()
         if authorization is _UNSET:
             if token is None:
@@ -278,13 +275,10 @@ class OcpiPeer(Actions):
         content = raw_body if raw_body is not None else (json.dumps(body).encode() if body is not None else b"")
         if content:
             headers["Content-Type"] = "application/json"
-        if routed and _routed(module):
+        if _routed(module):
             other = self.peer_party or hdr.Party("XX", "XXX")
             headers.update(hdr.routing_headers(hdr.Route(self.identity.party, other)))
-        headers.update(extra_headers or {})
-        exchange = await self.http.request(method, url, headers=headers, body=content,
-                                           timeout=timeout or self.call_timeout)
-        self.sent.append(exchange)
+        exchange = await self.http.request(method, url, headers=headers, body=content, timeout=self.call_timeout)
         self._judge_answer(exchange)
         return exchange
 
@@ -298,7 +292,7 @@ class OcpiPeer(Actions):
 
     # ------------------------------------------------------------------ registering with another platform
     async def register_with(self, versions_url: str, token_a: str) -> dict[str, Any]:
-        """C7: versions, details, POST; the other platform's credentials."""
+        """Versions, details, POST; the other platform's credentials."""
         async with self._credentials_lock:
             if self.registered:
                 raise HarnessError("already registered: one relationship at a time")
@@ -309,7 +303,7 @@ class OcpiPeer(Actions):
             return await self._drive(self.client.register())
 
     async def update_registration(self) -> dict[str, Any]:
-        """C4: versions, details, PUT: new tokens both ways."""
+        """Versions, details, PUT: new tokens both ways."""
         async with self._credentials_lock:
             return await self._drive(self._registered_client().update())
 
@@ -323,7 +317,7 @@ class OcpiPeer(Actions):
         return self.client
 
     def _offer(self) -> str:
-        """C3: the token B we offer; the server connects back with it before our POST is answered."""
+        """The token B we offer; the server connects back with it before our POST is answered."""
         self._offered = secret_token()
         return self._offered
 
@@ -351,7 +345,7 @@ class OcpiPeer(Actions):
         if parts[:2] == ["ocpi", VERSION]:
             if len(parts) == 2:
                 return "version_details", []
-            if parts[2] in (CREDENTIALS, LOCATIONS):
+            if parts[2] == CREDENTIALS or parts[2] in self.handlers:
                 return parts[2], parts[3:]
         return None
 
@@ -367,8 +361,8 @@ class OcpiPeer(Actions):
         module, presented = (route[0] if route else None), None
         try:
             if route is None:
-                raise StatusError("V1", f"no OCPI endpoint at {request.path}", status_code=StatusCode.CLIENT_ERROR,
-                                  http_status=404)
+                raise StatusError(VersionRules.listed_endpoint, f"no OCPI endpoint at {request.path}",
+                                  status_code=StatusCode.CLIENT_ERROR, http_status=404)
             presented = self._authenticate(request, module)
             self._check_request_headers(request, module)
             reply = await self._serve(request, module, route[1], presented)
@@ -391,32 +385,35 @@ class OcpiPeer(Actions):
         self._changed.set()
 
     def _authenticate(self, request: HttpRequest, module: str) -> PresentedToken:
-        """A1-A4, C2: the presented token must open ``module``; StatusError 401 otherwise."""
+        """The presented token must open ``module``; StatusError 401 otherwise."""
         presented = auth.decode_authorization(request.header("Authorization"), self.identity.token_encoding,
                                               self._known_tokens())
         if presented.is_deviation_for(VERSION):
             self.violations.append(PeerViolation(
-                "A3", f"raw credentials token to a {VERSION} platform (base64 is due since 2.2)",
-                expected="Token <base64>", actual="Token <raw token>", strict=False))
+                AuthRules.raw_token, f"raw credentials token to a {VERSION} platform (base64 is due since 2.2)",
+                expected="Token <base64>", actual="Token <raw token>"))
         if not self._permits(module, presented.token):
-            what = "token A opens only versions, version details and credentials" \
-                if presented.token == self.server.token_a else "unknown credentials token"
-            raise StatusError("A1/C2", what, status_code=StatusCode.CLIENT_ERROR, http_status=401)
+            if presented.token == self.server.token_a:
+                rule = CredentialsRules.token_a_scope
+                what = "token A opens only versions, version details and credentials"
+            else:
+                rule, what = AuthRules.header, "unknown credentials token"
+            raise StatusError(rule, what, status_code=StatusCode.CLIENT_ERROR, http_status=401)
         return presented
 
     def _check_request_headers(self, request: HttpRequest, module: str) -> None:
         for name in (hdr.REQUEST_ID, hdr.CORRELATION_ID):
             if not request.header(name):
-                self.violations.append(PeerViolation("H1", f"request without {name}", expected=name,
-                                                     actual=sorted(hdr.header_map(request.headers))))
+                self.violations.append(PeerViolation(HeaderRules.request_ids, f"request without {name}",
+                                                     expected=name, actual=sorted(hdr.header_map(request.headers))))
         if _routed(module):
             try:
                 hdr.read_route(request.headers)
-            except PeerViolation as violation:
-                self.violations.append(_finding(violation))
+            except PeerViolation as violation:   # a SHOULD row: recorded as a finding
+                self.violations.append(violation)
 
     def _answer_headers(self, request: HttpRequest, module: str | None) -> dict[str, str]:
-        """H2/H4: the request ids echoed; on functional modules the route swapped."""
+        """The request ids echoed; on functional modules the route swapped."""
         answer = {"Content-Type": "application/json"}
         for name in (hdr.REQUEST_ID, hdr.CORRELATION_ID):
             if request.header(name):
@@ -432,30 +429,29 @@ class OcpiPeer(Actions):
 
     async def _serve(self, request: HttpRequest, module: str, rest: list[str], presented: PresentedToken) -> Reply:
         if module == "versions":
-            self._only(request, "GET")
+            self.only(request, "GET")
             return Reply(200, build([{"version": VERSION, "url": self.details_url}]))
         if module == "version_details":
-            self._only(request, "GET")
+            self.only(request, "GET")
             return Reply(200, build({"version": VERSION, "endpoints": self.endpoints()}))
-        if rest and module == CREDENTIALS:
-            raise StatusError("V1", f"no OCPI endpoint at {request.path}", status_code=StatusCode.CLIENT_ERROR,
-                              http_status=404)
-        if module == CREDENTIALS:
-            return await self._serve_credentials(request, presented.token)
-        if self.identity.role == CPO:
-            return self._serve_locations_sender(request, rest)
-        return self._serve_locations_receiver(request, rest)
+        if module != CREDENTIALS:
+            return await self.handlers[module].serve(request, rest)
+        if rest:
+            raise StatusError(VersionRules.listed_endpoint, f"no OCPI endpoint at {request.path}",
+                              status_code=StatusCode.CLIENT_ERROR, http_status=404)
+        return await self._serve_credentials(request, presented.token)
 
     @staticmethod
-    def _only(request: HttpRequest, *methods: str) -> None:
+    def only(request: HttpRequest, *methods: str) -> None:
+        """StatusError 405 unless the request uses one of ``methods``."""
         if request.method not in methods:
-            raise StatusError("V1", f"{request.method} is not defined here ({', '.join(methods)} only)",
-                              status_code=StatusCode.CLIENT_ERROR, http_status=405)
+            raise StatusError(VersionRules.listed_endpoint, f"{request.method} is not defined here "
+                              f"({', '.join(methods)} only)", status_code=StatusCode.CLIENT_ERROR, http_status=405)
 
     # ------------------------------------------------------------------ credentials
     async def _serve_credentials(self, request: HttpRequest, token: str) -> Reply:
         if token in self._client_tokens():
-            self._only(request, "GET")
+            self.only(request, "GET")
             return Reply(200, build(self.server.own_credentials(token)))
         self._remember_secret(request.body)
         effect = self.server.handle_request(request.method, token, request.body, version=VERSION)
@@ -479,67 +475,6 @@ class OcpiPeer(Actions):
         if isinstance(value, dict) and isinstance(value.get("token"), str):
             REDACTOR.register(value["token"])
 
-    # ------------------------------------------------------------------ locations: Sender (CPO)
-    def _serve_locations_sender(self, request: HttpRequest, rest: list[str]) -> Reply:
-        self._only(request, "GET")
-        if len(rest) > 3:
-            raise StatusError("L2", f"no locations object at {request.path}", status_code=StatusCode.CLIENT_ERROR,
-                              http_status=404)
-        if rest:
-            return Reply(200, build(self.locations.get_owned(Target(tuple(rest)))))
-        query = parse_query(request.query, max_limit=self.page_limit)
-        page = paginate(self.locations.all(), query)
-        return Reply(200, build(page.items), page_headers(page, query, request.url))
-
-    # ------------------------------------------------------------------ locations: Receiver (eMSP)
-    def _serve_locations_receiver(self, request: HttpRequest, rest: list[str]) -> Reply:
-        if not 3 <= len(rest) <= 5:
-            raise StatusError("L3", "receiver URLs are {locations}/{country_code}/{party_id}/{location_id}"
-                              "[/{evse_uid}[/{connector_id}]]", status_code=StatusCode.CLIENT_ERROR, http_status=404)
-        country_code, party_id, target = rest[0], rest[1], Target(tuple(rest[2:]))
-        if request.method == "GET":
-            found = self.locations.get(country_code, party_id, target)
-            if found is None:
-                raise StatusError("L7", f"no {target.kind} {'/'.join(target.ids)} was pushed",
-                                  status_code=StatusCode.UNKNOWN_LOCATION, http_status=404)
-            return Reply(200, build(found))
-        if request.method == "DELETE":
-            raise StatusError("L6", "Locations, EVSEs and Connectors are never deleted: PATCH status REMOVED",
-                              status_code=StatusCode.CLIENT_ERROR, http_status=405)
-        self._only(request, "GET", "PUT", "PATCH")
-        try:
-            body = json.loads(request.body)
-        except ValueError:
-            raise StatusError("E5", "request body is not valid JSON", status_code=StatusCode.INVALID_PARAMETERS,
-                              http_status=400) from None
-        if request.method == "PUT":
-            created = self.locations.put(country_code, party_id, target, body)
-            return Reply(201 if created else 200, build())
-        self.locations.patch(country_code, party_id, target, body)
-        return Reply(200, build())
-
-    # ------------------------------------------------------------------ pushing (CPO)
-    def receiver_url(self, *ids: str) -> str:
-        """The other platform's Receiver URL of one of our objects."""
-        endpoints = self.peer_endpoints
-        if endpoints is None:
-            raise HarnessError("not registered: no Receiver endpoint known")
-        base = endpoints.endpoint(LOCATIONS, RECEIVER).url.rstrip("/")
-        return "/".join([base, self.identity.country_code, self.identity.party_id, *ids])
-
-    async def push(self, method: str, ids: tuple[str, ...], body: Any) -> HttpExchange:
-        return await self.send(method, self.receiver_url(*ids), token=self.peer_token, module=LOCATIONS, body=body)
-
-    async def push_location(self, location_id: str) -> HttpExchange:
-        location = self.locations.get_owned(Target((location_id,)))
-        return await self.push("PUT", (location["id"],), location)
-
-    async def patch_own(self, ids: tuple[str, ...], changes: dict[str, Any]) -> HttpExchange:
-        """Change one of our objects (L5 on our side too), then PATCH the change to the Receiver."""
-        body = {**changes, "last_updated": format_datetime(utc_now())}
-        self.locations.patch(self.identity.country_code, self.identity.party_id, Target(ids), body)
-        return await self.push("PATCH", ids, body)
-
     # ------------------------------------------------------------------ actuator actions
     async def act_issue_token_a(self, token: str) -> None:
         self.accept_token_a(token)
@@ -553,15 +488,17 @@ class OcpiPeer(Actions):
     async def act_unregister(self) -> None:
         self.background.spawn(self.unregister_from())
 
-    async def act_push_location(self, location_id: str) -> None:
-        self.background.spawn(self.push_location(location_id))
+    def supported_actions(self) -> set[str]:
+        """Ours (credentials) and those of the modules we play."""
+        offered = {name for handler in self.handlers.values() for name in handler.actions()}
+        return super().supported_actions() | offered
 
-    async def act_patch_evse_status(self, location_id: str, evse_uid: str, status: str) -> None:
-        self.background.spawn(self.patch_own((location_id, evse_uid), {"status": status}))
-
-    async def act_patch_connector(self, location_id: str, evse_uid: str, connector_id: str,
-                                  tariff_ids: list[str]) -> None:
-        self.background.spawn(self.patch_own((location_id, evse_uid, connector_id), {"tariff_ids": tariff_ids}))
+    async def perform(self, action: str, body: dict[str, Any]) -> None:
+        for handler in self.handlers.values():
+            if action in handler.actions():
+                await handler.actions()[action](**body)
+                return
+        await super().perform(action, body)
 
     async def _actuate(self, request: HttpRequest, action: str) -> HttpResponse:
         """The http actuator contract (docs/actuators.md), for a peer run on its own."""
@@ -576,6 +513,7 @@ class OcpiPeer(Actions):
         return HttpResponse(200, b"{}", {"Content-Type": "application/json"})
 
     # ------------------------------------------------------------------ waiting
-    async def wait_served(self, predicate: Callable[[Served], bool], timeout: float, *, start: int = 0) -> Served | None:
+    async def wait_served(self, predicate: Callable[[Served], bool], timeout: float, *,
+                          start: int = 0) -> Served | None:
         """The first served request from ``start`` on matching ``predicate``; None after ``timeout``."""
         return await first_match(self.served, predicate, self._changed, timeout, start=start)

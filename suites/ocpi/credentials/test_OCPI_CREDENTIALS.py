@@ -1,187 +1,185 @@
 """OCPI_CREDENTIALS — registration, token rotation and unregistration (credentials 2.2.1).
 
-Rules (spec 000 "Credentials registration" table, "Credentials module", "Authentication",
-"Errors", "Versioning"; C1-C7 in harness/ocpi/credentials.py): POST registers, PUT renews both
-tokens and re-fetches the client's endpoints, DELETE unregisters; POST when registered and PUT or
-DELETE when not get HTTP 405; the server connects back with token B (3001 when it cannot, 3002
-without a mutual version, 3003 without the endpoints it needs); token A is discarded once
-registered; a client that finds no mutual version or endpoints does not POST.
+The module's rules are the rows of ``CredentialsRules`` (harness/ocpi/credentials.py): POST
+registers, PUT renews both tokens and re-fetches the client's endpoints, DELETE unregisters; POST
+when registered and PUT or DELETE when not get HTTP 405; the server connects back with token B
+(3001 when it cannot, 3002 without a mutual version, 3003 without the endpoints it needs); token A
+is discarded once registered; a client that finds no mutual version or endpoints does not POST.
 
 Registration is symmetric: each dialogue is played with either platform as the initiator; when
 it is the SUT, the actuator asks it to (``register``, ``update_credentials``, ``unregister``).
 """
 
-import json
-
 import pytest
 
-from harness.ocpi.envelope import StatusCode, meaning
-from harness.ocpi.versions import CREDENTIALS
-from harness.ocpi_arena import CPO, EMSP
-from harness.reference.ocpi import secret_token
-from harness.suite import OCPI, case
+from harness.ocpi.credentials import CredentialsRules as Creds
+from harness.ocpi.envelope import StatusCode
+from harness.ocpi.locations import LOCATIONS
+from harness.ocpi.versions import CREDENTIALS, RECEIVER, SENDER, VersionRules
+from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.rules import RuleTable, must
+from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
-from harness.verdict import check_equal, finding, require
+from harness.verdict import require
+
+
+class OCPI_CREDENTIALS(RuleTable):
+    """What the credentials use case judges beyond the module's own rows."""
+    acts_when_asked = must("spec 000 Credentials module, Versioning 2-4; docs/actuators.md (register, "
+                           "update_credentials, unregister)", "asked through its actuator, the SUT registers with, "
+                           "updates or unregisters from the harness")
+    names_its_role = must("spec 000 Credentials, CredentialsRole; profile [ocpi] country_code and party_id",
+                          "the SUT's Credentials list it in its role with the party its profile declares")
+
 
 pytestmark = case("OCPI_CREDENTIALS", block="Credentials", roles=(CPO, EMSP), protocols=OCPI)
 
 INITIATORS = pytest.mark.parametrize("initiator", [CPO, EMSP], ids=["by_cpo", "by_emsp"])
+ASKED = OCPI_CREDENTIALS.acts_when_asked
 
 
 @INITIATORS
+@checks(ASKED, OCPI_CREDENTIALS.names_its_role, Creds.client_discovery, Creds.token_b, Creds.connect_back,
+        Creds.token_c, Creds.token_a_discarded)
 async def test_registration(ocpi, initiator):
     """The initiator registers with the other: versions, details, POST; tokens B and C exchanged."""
-    dialogue = await creds.register(ocpi, initiator)
-    creds.check_sut_role(ocpi, dialogue.sut_credentials, "C6: the Credentials name the platform in its role")
+    dialogue = await creds.register(ocpi, initiator, rule=ASKED)
+    creds.check_sut_role(ocpi, dialogue.sut_credentials, OCPI_CREDENTIALS.names_its_role)
+    url = dialogue.credentials_url
     if ocpi.is_sut(initiator):
-        before_post = dialogue.during[:next(i for i, s in enumerate(dialogue.during) if s.module == CREDENTIALS)]
-        creds.check_connect_back(before_post, dialogue.token_a, "C7 / Versioning 2: the client fetches the server's "
-                                 "versions and details before it POSTs", "before its POST, with token A")
-        token_b = ocpi.harness.peer_token
-        creds.check_accepted(await creds.get_credentials(ocpi, dialogue.credentials_url, token_b),
-                             "C3: token B opens the client's API", "a GET of the SUT's credentials with its token B")
+        creds.check_connect_back(creds.before_credentials(dialogue.during), dialogue.token_a, Creds.client_discovery,
+                                 "before its POST, with token A")
+        await creds.check_opens(ocpi, url, ocpi.token_to_sut, Creds.token_b,
+                                "a GET of the SUT's credentials with its token B")
         return
-    creds.check_connect_back(dialogue.during, ocpi.harness.own_token, "C3: the server connects back with token B",
-                             "while serving the POST")
-    creds.check_accepted(await creds.get_credentials(ocpi, dialogue.credentials_url, ocpi.harness.peer_token),
-                         "C4: token C opens the server's API", "a GET of the SUT's credentials with token C")
-    creds.check_unauthorized(await creds.get_credentials(ocpi, dialogue.credentials_url, dialogue.token_a),
-                             "C2: token A is discarded once registered", "token A after the registration")
+    creds.check_connect_back(dialogue.during, ocpi.token_from_sut, Creds.connect_back, "while serving the POST")
+    await creds.check_opens(ocpi, url, ocpi.token_to_sut, Creds.token_c, "a GET of the SUT's credentials with token C")
+    creds.check_unauthorized(await creds.get_credentials(ocpi, url, dialogue.token_a), Creds.token_a_discarded,
+                             "token A after the registration")
 
 
 @pytest.mark.parametrize("ocpi", ["sockets"], indirect=True)
+@checks(Creds.connect_back, Creds.token_a_discarded)
 async def test_registration_over_real_sockets(ocpi):
     """The same registration with both platforms on real TCP ports (uvicorn, httpx over the network)."""
-    dialogue = await creds.register(ocpi, ocpi.harness_role)
-    creds.check_connect_back(dialogue.during, ocpi.harness.own_token, "C3: the server connects back with token B",
-                             "while serving the POST")
+    dialogue = await creds.registered(ocpi)
+    creds.check_connect_back(dialogue.during, ocpi.token_from_sut, Creds.connect_back, "while serving the POST")
     creds.check_unauthorized(await creds.get_credentials(ocpi, dialogue.credentials_url, dialogue.token_a),
-                             "C2: token A is discarded once registered", "token A after the registration")
+                             Creds.token_a_discarded, "token A after the registration")
 
 
+@checks(Creds.post_when_registered)
 async def test_second_post_is_refused_with_405(ocpi):
-    """C1: a POST from a registered client gets HTTP 405 and changes nothing."""
-    dialogue = await creds.register(ocpi, ocpi.harness_role)
-    again = ocpi.harness.server.own_credentials(secret_token())
-    answer = await ocpi.harness.send("POST", dialogue.credentials_url, token=ocpi.harness.peer_token, body=again)
-    check_equal("C1: POST when registered → HTTP 405", "HTTP status of a second POST", 405, answer.status)
-    creds.check_accepted(await creds.get_credentials(ocpi, dialogue.credentials_url, ocpi.harness.peer_token),
-                         "C1: a refused POST leaves the registration as it was", "token C after the refused POST")
+    """A POST from a registered client gets HTTP 405 and changes nothing."""
+    dialogue = await creds.registered(ocpi)
+    answer = await ocpi.send("POST", dialogue.credentials_url, token=ocpi.token_to_sut, body=ocpi.harness_credentials())
+    check_answer(answer, Creds.post_when_registered, "a second POST", http_status=405)
+    await creds.check_opens(ocpi, dialogue.credentials_url, ocpi.token_to_sut, Creds.post_when_registered,
+                            "token C after the refused POST")
 
 
 @pytest.mark.parametrize("method", ["PUT", "DELETE"])
+@checks(Creds.not_registered)
 async def test_put_or_delete_unregistered_is_refused_with_405(ocpi, method):
-    """C1: PUT and DELETE from a client that is not registered get HTTP 405."""
+    """PUT and DELETE from a client that is not registered get HTTP 405."""
     token_a = await ocpi.sut_token_a()
-    url = (await ocpi.sut_endpoints(token_a)).endpoint(CREDENTIALS).url
-    body = ocpi.harness.server.own_credentials(secret_token()) if method == "PUT" else None
-    answer = await ocpi.harness.send(method, url, token=token_a, body=body)
-    check_equal(f"C1: {method} when not registered → HTTP 405", f"HTTP status of {method}", 405, answer.status)
+    url = ocpi.sut_url(CREDENTIALS, endpoints=await ocpi.sut_endpoints(token_a))
+    body = ocpi.harness_credentials() if method == "PUT" else None
+    answer = await ocpi.send(method, url, token=token_a, body=body)
+    check_answer(answer, Creds.not_registered, f"{method} when not registered", http_status=405)
 
 
 @INITIATORS
+@checks(ASKED, Creds.client_discovery, Creds.rotation, Creds.token_b, Creds.replaced_b_refused, Creds.connect_back,
+        Creds.token_c)
 async def test_put_rotates_the_tokens(ocpi, initiator):
-    """C4: a PUT gives new tokens both ways; the server re-fetches the client's endpoints and the
+    """A PUT gives new tokens both ways; the server re-fetches the client's endpoints and the
     replaced token stops working."""
-    registered = await creds.register(ocpi, initiator)
-    old_harness_token, old_sut_token = ocpi.harness.peer_token, ocpi.harness.own_token
-    dialogue = await creds.update(ocpi, initiator)
+    registered = await creds.register(ocpi, initiator, rule=ASKED)
+    old_harness_token, old_sut_token = ocpi.token_to_sut, ocpi.token_from_sut
+    dialogue = await creds.update(ocpi, initiator, rule=ASKED)
     url = registered.credentials_url
     if ocpi.is_sut(initiator):
-        before_put = dialogue.during[:next(i for i, s in enumerate(dialogue.during) if s.module == CREDENTIALS)]
-        creds.check_connect_back(before_put, old_sut_token, "Versioning 3-4: the client fetches the server's "
-                                 "versions and details before its PUT", "before its PUT, with token C")
-        new_b = ocpi.harness.peer_token
-        require(new_b != old_harness_token, "C4: a PUT carries a new token", "the SUT's PUT repeats its old token B",
+        creds.check_connect_back(creds.before_credentials(dialogue.during), old_sut_token, Creds.client_discovery,
+                                 "before its PUT, with token C")
+        new_b = ocpi.token_to_sut
+        require(new_b != old_harness_token, Creds.rotation, "the SUT's PUT repeats its old token B",
                 expected="a new token B", actual="the same token B")
-        creds.check_accepted(await creds.get_credentials(ocpi, url, new_b), "C4: the new token B opens the "
-                             "client's API", "a GET of the SUT's credentials with its new token B")
-        old = await creds.refused_soon(ocpi, url, old_harness_token)
-        if old.status != 401:
-            finding("C4", f"the SUT still accepts the token B it replaced (HTTP {old.status}, 401 expected)")
+        await creds.check_opens(ocpi, url, new_b, Creds.token_b, "a GET of the SUT's credentials with its new token B")
+        check_answer(await creds.refused_soon(ocpi, url, old_harness_token), Creds.replaced_b_refused,
+                     "the token B the SUT replaced", http_status=401)
         return
-    creds.check_connect_back(dialogue.during, ocpi.harness.own_token, "C1 (PUT): the server re-fetches the "
-                             "client's endpoints, even for the same version", "while serving the PUT, with the new B")
-    creds.check_unauthorized(await creds.get_credentials(ocpi, url, old_harness_token),
-                             "C4: the replaced token C stops working", "the old token C after the PUT")
-    creds.check_accepted(await creds.get_credentials(ocpi, url, ocpi.harness.peer_token),
-                         "C4: the new token C opens the server's API", "the new token C after the PUT")
+    creds.check_connect_back(dialogue.during, ocpi.token_from_sut, Creds.connect_back,
+                             "while serving the PUT, with the new B")
+    creds.check_unauthorized(await creds.get_credentials(ocpi, url, old_harness_token), Creds.rotation,
+                             "the old token C after the PUT")
+    await creds.check_opens(ocpi, url, ocpi.token_to_sut, Creds.token_c, "the new token C after the PUT")
 
 
 @INITIATORS
+@checks(ASKED, Creds.unregister, Creds.deleted_b_refused)
 async def test_delete_unregisters(ocpi, initiator):
-    """C1/C4: DELETE ends the registration; the client's token stops working."""
-    await creds.register(ocpi, initiator)
-    harness_token = ocpi.harness.peer_token
-    dialogue = await creds.unregister(ocpi, initiator)
+    """DELETE ends the registration; the client's token stops working."""
+    await creds.register(ocpi, initiator, rule=ASKED)
+    harness_token = ocpi.token_to_sut
+    dialogue = await creds.unregister(ocpi, initiator, rule=ASKED)
     if ocpi.is_sut(initiator):
         after = await creds.refused_soon(ocpi, dialogue.credentials_url, harness_token)
-        require(not ocpi.harness.registered, "C1", "the harness is still registered after the SUT's DELETE")
-        if after.status != 401:
-            finding("C1", f"after its DELETE the SUT still accepts the token B it gave (HTTP {after.status}, "
-                          "401 expected): both parties end automated communication")
+        require(not ocpi.registered, Creds.unregister, "the harness is still registered after the SUT's DELETE")
+        check_answer(after, Creds.deleted_b_refused, "the token B the SUT gave, after its DELETE", http_status=401)
         return
     creds.check_unauthorized(await creds.get_credentials(ocpi, dialogue.credentials_url, harness_token),
-                             "C4: DELETE ends both tokens", "token C after the DELETE")
+                             Creds.unregister, "token C after the DELETE")
 
 
 # ------------------------------------------------------------------------------ registration faults
-def _post_body(ocpi, versions_url: str) -> dict:
-    return {"token": secret_token(), "url": versions_url, "roles": [ocpi.harness.identity.credentials_role()]}
-
-
 def _canned_versions(ocpi, missing: str | None) -> str:
     """A versions URL of the harness that fails the connect-back: unreachable (None), without a
     mutual version ("version"), or without a credentials endpoint ("endpoints")."""
     if missing is None:
-        return ocpi.harness.can("versions-down", 503, b"Service Unavailable")
-    details = ocpi.harness.can("details-no-credentials", 200, {
+        return ocpi.can("versions-down", 503, b"Service Unavailable")
+    details = ocpi.can("details-no-credentials", 200, {
         "data": {"version": "2.2.1", "endpoints": [
-            {"identifier": "locations", "role": "SENDER" if ocpi.harness_role == CPO else "RECEIVER",
-             "url": ocpi.harness.module_url("locations")}]},
+            {"identifier": LOCATIONS, "role": SENDER if ocpi.harness_role == CPO else RECEIVER,
+             "url": ocpi.harness_module_url(LOCATIONS)}]},
         "status_code": 1000, "timestamp": "2024-01-01T00:00:00Z"})
     listed = "2.1.1" if missing == "version" else "2.2.1"
-    return ocpi.harness.can(f"versions-without-{missing}", 200, {
-        "data": [{"version": listed, "url": details if missing == "endpoints" else ocpi.harness.details_url}],
+    return ocpi.can(f"versions-without-{missing}", 200, {
+        "data": [{"version": listed, "url": details if missing == "endpoints" else ocpi.harness_details_url}],
         "status_code": 1000, "timestamp": "2024-01-01T00:00:00Z"})
 
 
-def _status_code(exchange) -> int | None:
-    body = exchange.json()
-    return body.get("status_code") if isinstance(body, dict) else None
-
-
-async def test_connect_back_failure_gets_3001(ocpi):
-    """C5: when the server cannot fetch the client's versions, it answers the POST with 3001."""
+async def _post_to_sut(ocpi, versions_url: str):
+    """The harness POSTs credentials naming ``versions_url`` to the SUT with a token A; (answer, url, token A)."""
     token_a = await ocpi.sut_token_a()
-    url = (await ocpi.sut_endpoints(token_a)).endpoint(CREDENTIALS).url
-    answer = await ocpi.harness.send("POST", url, token=token_a, body=_post_body(ocpi, _canned_versions(ocpi, None)))
-    code = _status_code(answer)
-    check_equal("C5: connect-back failure → 3001", "status_code of the POST answer",
-                StatusCode.CLIENT_API_UNUSABLE.value, code)
-    still = await creds.get_credentials(ocpi, url, token_a)
-    if still.status != 200:
-        finding("C5", f"after a failed registration the SUT no longer accepts token A (HTTP {still.status}): "
-                      "the client cannot retry")
+    url = ocpi.sut_url(CREDENTIALS, endpoints=await ocpi.sut_endpoints(token_a))
+    answer = await ocpi.send("POST", url, token=token_a, body=ocpi.harness_credentials(versions_url))
+    return answer, url, token_a
+
+
+@checks(Creds.connect_back_failure, Creds.token_a_kept_on_failure)
+async def test_connect_back_failure_gets_3001(ocpi):
+    """When the server cannot fetch the client's versions, it answers the POST with 3001."""
+    answer, url, token_a = await _post_to_sut(ocpi, _canned_versions(ocpi, None))
+    check_answer(answer, Creds.connect_back_failure, "the POST answer", status_code=StatusCode.CLIENT_API_UNUSABLE)
+    check_answer(await creds.get_credentials(ocpi, url, token_a), Creds.token_a_kept_on_failure,
+                 "token A after the failed registration", http_status=200)
 
 
 @INITIATORS
 @pytest.mark.parametrize("missing", ["version", "endpoints"])
+@checks(VersionRules.mutual_version, VersionRules.endpoints, Creds.no_post_without_endpoints)
 async def test_no_mutual_version_or_endpoints(ocpi, initiator, missing):
-    """C5/V3/V4: a server without a mutual version answers 3002, without the endpoints it needs 3003;
-    a client that finds no mutual version or endpoints does not POST (C7)."""
+    """A server without a mutual version answers 3002, without the endpoints it needs 3003; a
+    client that finds no mutual version or endpoints does not POST."""
     versions_url = _canned_versions(ocpi, missing)
-    expected = StatusCode.UNSUPPORTED_VERSION if missing == "version" else StatusCode.NO_MATCHING_ENDPOINTS
     if ocpi.is_sut(initiator):
         start = ocpi.mark()
-        await ocpi.act("register", versions_url=versions_url, token_a=ocpi.harness.issue_token_a())
-        await ocpi.expect_no_request(creds.credentials_request("POST"), after=start, what="a credentials POST",
-                                     rule=f"C7: no POST without a mutual {missing} (the spec's Errors table)")
+        await ocpi.act(initiator, "register", versions_url=versions_url, token_a=ocpi.harness_token_a())
+        await ocpi.expect_no_request("POST", CREDENTIALS, after=start, rule=Creds.no_post_without_endpoints)
         return
-    token_a = await ocpi.sut_token_a()
-    url = (await ocpi.sut_endpoints(token_a)).endpoint(CREDENTIALS).url
-    answer = await ocpi.harness.send("POST", url, token=token_a, body=_post_body(ocpi, versions_url))
-    code = _status_code(answer)
-    check_equal(f"C5/V{3 if missing == 'version' else 4}: no mutual {missing} → {expected.value}",
-                f"status_code of the POST answer ({meaning(code) if isinstance(code, int) else json.dumps(code)})",
-                expected.value, code)
+    answer, _, _ = await _post_to_sut(ocpi, versions_url)
+    if missing == "version":
+        check_answer(answer, VersionRules.mutual_version, "the POST answer", status_code=StatusCode.UNSUPPORTED_VERSION)
+    else:
+        check_answer(answer, VersionRules.endpoints, "the POST answer", status_code=StatusCode.NO_MATCHING_ENDPOINTS)

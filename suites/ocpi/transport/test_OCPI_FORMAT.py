@@ -1,6 +1,6 @@
 """OCPI_FORMAT — every answer is an OCPI envelope with the request's ids, errors included
 (OCPI 2.2.1 transport and format: response format, unique message ids, message routing;
-E1-E6 in harness/ocpi/envelope.py, H2/H4 in harness/ocpi/headers.py).
+``EnvelopeRules`` in harness/ocpi/envelope.py, ``HeaderRules`` in harness/ocpi/headers.py).
 
 Framework defaults on 401, 404 or 405 (plain text, HTML, ``{"detail": ...}``) are the field's
 classic trap; so are request ids not echoed and routing headers missing on errors.
@@ -12,15 +12,22 @@ import pytest
 
 from harness.errors import PeerViolation
 from harness.ocpi import headers as hdr
-from harness.ocpi.envelope import meaning, parse
+from harness.ocpi.envelope import EnvelopeRules, parse
+from harness.ocpi.headers import HeaderRules
+from harness.ocpi.locations import LOCATIONS, LocationRules
 from harness.ocpi.versions import CREDENTIALS
-from harness.ocpi_arena import CPO, EMSP
-from harness.reference.ocpi import secret_token
-from harness.reference.ocpi.peer import LOCATIONS
-from harness.suite import OCPI, case
+from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.rules import RuleTable, must
+from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
-from harness.usecases.ocpi_locations import sut_object_url
-from harness.verdict import fail, finding, require
+from harness.verdict import require, violated
+
+
+class OCPI_FORMAT(RuleTable):
+    """What the format use case judges beyond the rows of ``EnvelopeRules`` and ``HeaderRules``."""
+    error_status = must("OCPI 2.2.1 status codes §5", "the answer to a request that failed carries an error "
+                                                      "status_code (2xxx, 3xxx or 4xxx), never a 1xxx success")
+
 
 pytestmark = case("OCPI_FORMAT", block="Transport and format", roles=(CPO, EMSP), protocols=OCPI)
 
@@ -30,45 +37,45 @@ ANSWERS = ["success", "unauthorized", "method_not_allowed", "unknown_object"]
 async def _provoke(ocpi, answer: str):
     """A request whose answer is of the kind named; (exchange, module)."""
     if answer == "unknown_object":
-        await creds.register(ocpi, ocpi.harness_role)
-        url = sut_object_url(ocpi, (f"NO-SUCH-LOCATION-{secrets.token_hex(4).upper()}",))
-        return await ocpi.harness.send("GET", url, token=ocpi.harness.peer_token, module=LOCATIONS), LOCATIONS
+        await creds.registered(ocpi)
+        url = ocpi.sut_url(LOCATIONS, f"NO-SUCH-LOCATION-{secrets.token_hex(4).upper()}")
+        return await ocpi.send("GET", url, token=ocpi.token_to_sut, module=LOCATIONS), LOCATIONS
     token_a = await ocpi.sut_token_a()
     if answer == "success":
-        return await ocpi.harness.send("GET", ocpi.sut_versions_url, token=token_a), None
+        return await ocpi.send("GET", ocpi.sut_versions_url, token=token_a), None
     if answer == "unauthorized":
-        return await ocpi.harness.send("GET", ocpi.sut_versions_url, authorization=None), None
-    url = (await ocpi.sut_endpoints(token_a)).endpoint(CREDENTIALS).url
-    body = ocpi.harness.server.own_credentials(secret_token())
-    return await ocpi.harness.send("PUT", url, token=token_a, body=body), None
+        return await ocpi.send("GET", ocpi.sut_versions_url, authorization=None), None
+    url = ocpi.sut_url(CREDENTIALS, endpoints=await ocpi.sut_endpoints(token_a))
+    return await ocpi.send("PUT", url, token=token_a, body=ocpi.harness_credentials()), None
 
 
 @pytest.mark.parametrize("answer", ANSWERS)
+@checks(EnvelopeRules.json_object, EnvelopeRules.required_fields, EnvelopeRules.optional_fields,
+        EnvelopeRules.success, OCPI_FORMAT.error_status, HeaderRules.echo_ids, EnvelopeRules.content_type,
+        LocationRules.not_found, HeaderRules.routing_answer)
 async def test_answer_is_an_envelope_with_the_request_ids(ocpi, answer):
-    """E1-E4, H2 (and H4 on a functional module): the answer is an envelope whose status code
-    agrees with the HTTP status, and it repeats X-Request-ID and X-Correlation-ID."""
+    """The answer is an envelope whose status code agrees with the HTTP status, and it repeats
+    X-Request-ID and X-Correlation-ID (and, on a functional module, names the route swapped)."""
     exchange, module = await _provoke(ocpi, answer)
+    kind = answer.replace("_", " ")
     try:
-        envelope = parse(exchange.response_body)
+        parse(exchange.response_body)
     except PeerViolation as violation:
-        fail(violation.rule, f"the {answer.replace('_', ' ')} answer (HTTP {exchange.status}) is not an OCPI "
-             f"envelope: {violation.args[0]}", expected="{status_code, timestamp, [status_message], [data]}",
-             actual=exchange.text[:300])
+        violated(violation.rule, f"the {kind} answer (HTTP {exchange.status}) is not an OCPI envelope: "
+                 f"{violation.args[0]}", expected="{status_code, timestamp, [status_message], [data]}",
+                 actual=exchange.text[:300])
     if answer == "success":
-        require(envelope.ok and 200 <= exchange.status <= 299, "E6", "a successful call is not answered as one",
-                expected="HTTP 2xx, status_code 1xxx", actual=f"HTTP {exchange.status}, {envelope.status_code}")
+        check_answer(exchange, EnvelopeRules.success, "a successful call", success=True)
     else:
-        require(not envelope.ok, "E4", f"an error (HTTP {exchange.status}) carries a success status_code",
-                expected="2xxx or 3xxx", actual=f"{envelope.status_code} ({meaning(envelope.status_code)})")
+        check_answer(exchange, OCPI_FORMAT.error_status, f"an error (HTTP {exchange.status})", success=False)
     hdr.check_echo(exchange.request_headers, exchange.response_headers)
     content_type = exchange.header("Content-Type") or ""
-    if not content_type.lower().startswith("application/json"):
-        finding("E1", f"the {answer.replace('_', ' ')} answer is labelled {content_type or 'nothing'}, "
-                      "not application/json")
-    if answer == "unknown_object" and exchange.status != 404:
-        finding("L2", f"a GET of an unknown Location should get HTTP 404, got HTTP {exchange.status}")
+    require(content_type.lower().startswith("application/json"), EnvelopeRules.content_type,
+            f"the {kind} answer is labelled {content_type or 'nothing'}, not application/json")
+    if answer == "unknown_object":
+        check_answer(exchange, LocationRules.not_found, "a GET of an unknown Location", http_status=404)
     if module is not None:
         try:
             hdr.check_response_route(hdr.read_route(exchange.request_headers), exchange.response_headers)
         except PeerViolation as violation:
-            finding(violation.rule, f"routing headers of the {answer.replace('_', ' ')} answer: {violation.args[0]}")
+            violated(violation.rule, f"routing headers of the {kind} answer: {violation.args[0]}")

@@ -2,7 +2,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.ocpi.auth import (
-    PresentedToken, TokenForm, authorization_header, decode_authorization, encode_token, token_problem)
+    AuthRules, PresentedToken, TokenForm, authorization_header, decode_authorization, encode_token, token_problem)
 from harness.ocpi.envelope import StatusError
 
 # Worked by hand: "example-token" is 13 bytes, four 3-byte groups (16 characters) and one lone
@@ -44,7 +44,7 @@ def test_raw_policy_takes_base64_looking_text_literally():
 def test_base64_policy_refuses_a_raw_token_with_401():
     with pytest.raises(StatusError) as caught:
         decode_authorization("Token example-token", "base64")
-    assert (caught.value.rule, caught.value.http_status) == ("A2", 401)
+    assert (caught.value.rule, caught.value.http_status) == (AuthRules.base64, 401)
 
 
 def test_either_prefers_the_reading_that_names_a_known_token():
@@ -69,14 +69,14 @@ def test_either_falls_back_to_raw_for_the_newline_example():
 
 
 @pytest.mark.parametrize("header, rule", [
-    (None, "A1"),
-    ("", "A1"),
-    ("Bearer ZXhhbXBsZS10b2tlbg==", "A1"),
-    ("ZXhhbXBsZS10b2tlbg==", "A1"),
-    ("Token  ZXhhbXBsZS10b2tlbg==", "A2"),
-    ("Token ZXhhbXBsZS10b2tlbg", "A2"),      # padding missing
-    ("Token ZXhhbXBsZS10b2tlbh==", "A2"),    # non-canonical last character
-    ("Token /w==", "A2"),                    # base64 of byte 0xff: not UTF-8
+    (None, AuthRules.header),
+    ("", AuthRules.header),
+    ("Bearer ZXhhbXBsZS10b2tlbg==", AuthRules.header),
+    ("ZXhhbXBsZS10b2tlbg==", AuthRules.header),
+    ("Token  ZXhhbXBsZS10b2tlbg==", AuthRules.base64),
+    ("Token ZXhhbXBsZS10b2tlbg", AuthRules.base64),      # padding missing
+    ("Token ZXhhbXBsZS10b2tlbh==", AuthRules.base64),    # non-canonical last character
+    ("Token /w==", AuthRules.base64),                    # base64 of byte 0xff: not UTF-8
 ])
 def test_malformed_headers_get_401(header, rule):
     with pytest.raises(StatusError) as caught:
@@ -91,7 +91,7 @@ def test_scheme_word_is_case_insensitive():
 def test_raw_policy_refuses_an_overlong_token():
     with pytest.raises(StatusError) as caught:
         decode_authorization("Token " + "x" * 65, "raw")
-    assert caught.value.rule == "A4"
+    assert caught.value.rule == AuthRules.token_chars
 
 
 @pytest.mark.parametrize("version, deviation", [("2.1.1", False), ("2.2", False), ("2.2.1", True), ("2.3.0", True)])

@@ -5,9 +5,10 @@ import pytest
 
 import ocpi_examples
 from harness.errors import HarnessError, PeerViolation
+from harness.ocpi.auth import AuthRules
 from harness.ocpi.credentials import (
-    REGISTRATION, Action, CredentialsClient, CredentialsServer, Done, Registration, Respond, Send)
-from harness.ocpi.envelope import StatusError, build
+    REGISTRATION, Action, CredentialsClient, CredentialsRules, CredentialsServer, Done, Registration, Respond, Send)
+from harness.ocpi.envelope import EnvelopeRules, StatusError, build
 
 CPO_ROLE = {"role": "CPO", "party_id": "VOL", "country_code": "NL", "business_details": {"name": "Voltaro"}}
 SERVER_VERSIONS_URL = "https://cpo.example/ocpi/versions"
@@ -97,7 +98,7 @@ def test_registered_post_is_405_and_changes_nothing():
     server = registered_server()
     respond = server.handle_request("POST", "server-2", client_credentials("other-b"), version="2.2.1")
     assert respond.http_status == 405 and respond.body["status_code"] == 2000
-    assert respond.violation.rule == "C1"
+    assert respond.violation.rule == CredentialsRules.post_when_registered
     assert (server.state, server.token_c, server.peer_token) == (Registration.REGISTERED, "server-2", TOKEN_B)
 
 
@@ -153,7 +154,7 @@ def test_get_shows_our_credentials_in_both_states(registered, token):
 
 def test_patch_is_not_defined():
     respond = registered_server().handle_request("PATCH", "server-2", b"{}", version="2.2.1")
-    assert respond.http_status == 405 and respond.violation.rule == "C1"
+    assert respond.http_status == 405 and respond.violation.rule == CredentialsRules.undefined_method
 
 
 @pytest.mark.parametrize("state, method", sorted(REGISTRATION, key=str))
@@ -204,7 +205,7 @@ def test_client_details_not_an_envelope_is_3001():
     server.handle_response(200, CLIENT_VERSIONS)
     respond = server.handle_response(200, "<html>oops</html>")
     assert_failed_with(respond, 3001, server)
-    assert respond.violation.rule == "E1"
+    assert respond.violation.rule == EnvelopeRules.json_object
 
 
 def test_client_details_of_another_version_is_3001():
@@ -251,7 +252,7 @@ def test_token_c_opens_every_module():
 @pytest.mark.parametrize("token", [None, "guess", TOKEN_B])
 def test_unknown_tokens_get_401(token):
     respond = new_server().handle_request("POST", token, client_credentials(), version="2.2.1")
-    assert respond.http_status == 401 and respond.violation.rule == "C2"
+    assert respond.http_status == 401 and respond.violation.rule == AuthRules.header
 
 
 # -- bodies -------------------------------------------------------------------------------------
@@ -274,7 +275,7 @@ def test_duplicate_roles_get_2001():
     twin = dict(body["roles"][0], party_id="exa")     # same party, other case: still the same
     body["roles"].append(twin)
     respond = new_server().handle_request("POST", "server-1", json.dumps(body), version="2.2.1")
-    assert respond.body["status_code"] == 2001 and respond.violation.rule == "C6"
+    assert respond.body["status_code"] == 2001 and respond.violation.rule == CredentialsRules.body
 
 
 # -- misuse by our own I/O layer ----------------------------------------------------------------
@@ -376,7 +377,7 @@ def test_client_catches_a_server_that_does_not_renew_the_token():
     client = client_about_to_post()
     with pytest.raises(PeerViolation) as caught:
         client.handle_response(200, server_answer("token-a"))
-    assert caught.value.rule == "C4"
+    assert caught.value.rule == CredentialsRules.token_c
 
 
 def test_client_update_puts_a_new_token_b_and_takes_the_new_c():

@@ -4,7 +4,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from harness.errors import HarnessError, PeerViolation
-from harness.ocpi.envelope import StatusCode, StatusError, build, expect_success, is_success, meaning, parse
+from harness.ocpi.envelope import (
+    EnvelopeRules, StatusCode, StatusError, build, expect_success, is_success, meaning, outcome, parse)
+from harness.ocpi.pagination import PaginationRules
 from harness.ocpi.timestamps import format_datetime, parse_datetime
 
 NOON = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
@@ -59,7 +61,7 @@ def test_build_error_leaves_out_data_instead_of_null():
 
 
 def test_status_error_carries_its_answer():
-    error = StatusError("P1", "limit is not a positive integer", status_code=StatusCode.INVALID_PARAMETERS)
+    error = StatusError(PaginationRules.query, "limit is not a positive integer", status_code=StatusCode.INVALID_PARAMETERS)
     assert error.http_status == 200
     assert error.envelope(NOON) == {"status_code": 2001, "status_message": "limit is not a positive integer",
                                     "timestamp": "2024-05-01T12:00:00Z"}
@@ -104,16 +106,17 @@ def test_parse_accepts_bytes_and_absent_or_null_data():
 
 
 @pytest.mark.parametrize("text, rule, fragment", [
-    ("<html>Not Found</html>", "E1", "not valid JSON"),
-    ("[1000]", "E1", "not a JSON object"),
-    (body(timestamp="2024-05-01T12:00:00Z"), "E2", "status_code is missing"),
-    (body(status_code="1000", timestamp="2024-05-01T12:00:00Z"), "E2", "not an integer"),
-    (body(status_code=True, timestamp="2024-05-01T12:00:00Z"), "E2", "not an integer"),
-    (body(status_code=1000), "E2", "timestamp is missing"),
-    (body(status_code=1000, timestamp="01/05/2024"), "E2", "not a DateTime"),
-    (body(status_code=1000, timestamp=1714564800), "E2", "not a DateTime"),
-    (body(status_code=1000, timestamp="2024-05-01T12:00:00Z", status_message=42), "E3", "status_message"),
-    (body(status_code=1000, timestamp="2024-05-01T12:00:00Z", data=5), "E3", "data"),
+    ("<html>Not Found</html>", EnvelopeRules.json_object, "not valid JSON"),
+    ("[1000]", EnvelopeRules.json_object, "not a JSON object"),
+    (body(timestamp="2024-05-01T12:00:00Z"), EnvelopeRules.required_fields, "status_code is missing"),
+    (body(status_code="1000", timestamp="2024-05-01T12:00:00Z"), EnvelopeRules.required_fields, "not an integer"),
+    (body(status_code=True, timestamp="2024-05-01T12:00:00Z"), EnvelopeRules.required_fields, "not an integer"),
+    (body(status_code=1000), EnvelopeRules.required_fields, "timestamp is missing"),
+    (body(status_code=1000, timestamp="01/05/2024"), EnvelopeRules.required_fields, "not a DateTime"),
+    (body(status_code=1000, timestamp=1714564800), EnvelopeRules.required_fields, "not a DateTime"),
+    (body(status_code=1000, timestamp="2024-05-01T12:00:00Z", status_message=42), EnvelopeRules.optional_fields,
+     "status_message"),
+    (body(status_code=1000, timestamp="2024-05-01T12:00:00Z", data=5), EnvelopeRules.optional_fields, "data"),
 ])
 def test_parse_names_what_is_wrong(text, rule, fragment):
     with pytest.raises(PeerViolation) as caught:
@@ -129,7 +132,7 @@ def test_expect_success_returns_data():
 def test_expect_success_rejects_an_http_error():
     with pytest.raises(PeerViolation) as caught:
         expect_success(404, body(status_code=1000, timestamp="2024-05-01T12:00:00Z"))
-    assert (caught.value.rule, caught.value.actual) == ("E6", 404)
+    assert (caught.value.rule, caught.value.actual) == (EnvelopeRules.success, 404)
 
 
 def test_expect_success_rejects_an_error_code_in_a_200():
@@ -137,3 +140,16 @@ def test_expect_success_rejects_an_error_code_in_a_200():
         expect_success(200, body(status_code=2001, timestamp="2024-05-01T12:00:00Z"))
     assert caught.value.actual == 2001
     assert "invalid or missing parameters" in str(caught.value)
+
+
+@pytest.mark.parametrize("http_status, text, ok, shown", [
+    (200, body(status_code=1000, timestamp="2024-05-01T12:00:00Z"), True, "HTTP 200, status_code 1000 (success)"),
+    (201, body(status_code=1001, timestamp="2024-05-01T12:00:00Z"), True, "HTTP 201, status_code 1001 (success)"),
+    (401, body(status_code=1000, timestamp="2024-05-01T12:00:00Z"), False, "HTTP 401, status_code 1000 (success)"),
+    (200, body(status_code=2001, timestamp="2024-05-01T12:00:00Z"), False,
+     "HTTP 200, status_code 2001 (invalid or missing parameters)"),
+    (404, "<html>Not Found</html>", False, "HTTP 404, no status_code"),
+])
+def test_outcome_reads_an_answer_without_judging_it(http_status, text, ok, shown):
+    said = outcome(http_status, text)
+    assert (said.ok, str(said)) == (ok, shown)

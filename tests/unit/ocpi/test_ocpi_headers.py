@@ -4,7 +4,7 @@ import pytest
 
 from harness.errors import PeerViolation
 from harness.ocpi.headers import (
-    Party, Route, check_echo, check_response_route, header_map, needs_routing, read_route, routing_headers,
+    HeaderRules, Party, Route, check_echo, check_response_route, header_map, needs_routing, read_route, routing_headers,
     tracking_headers)
 
 CPO, EMSP = Party("NL", "VOL"), Party("DE", "EXA")
@@ -37,7 +37,7 @@ def test_echo_accepted_whatever_the_case_of_the_names():
 def test_echo_faults(received, fragment):
     with pytest.raises(PeerViolation) as caught:
         check_echo({"X-Request-ID": "r-1", "X-Correlation-ID": "c-1"}, received)
-    assert caught.value.rule == "H2" and fragment in str(caught.value)
+    assert caught.value.rule == HeaderRules.echo_ids and fragment in str(caught.value)
 
 
 def test_header_map_joins_repeated_headers():
@@ -62,9 +62,9 @@ def test_routing_headers_round_trip():
 
 
 @pytest.mark.parametrize("drop, change, rule", [
-    ("OCPI-to-party-id", None, "H3"),
-    (None, ("OCPI-from-party-id", "VOLT"), "H4"),
-    (None, ("OCPI-to-country-code", "D\n"), "H4"),
+    ("OCPI-to-party-id", None, HeaderRules.routing),
+    (None, ("OCPI-from-party-id", "VOLT"), HeaderRules.routing_values),
+    (None, ("OCPI-to-country-code", "D\n"), HeaderRules.routing_values),
 ])
 def test_read_route_faults(drop, change, rule):
     headers = routing_headers(Route(CPO, EMSP))
@@ -84,4 +84,10 @@ def test_response_route_is_the_request_swapped_ignoring_case():
 def test_response_route_not_swapped():
     with pytest.raises(PeerViolation) as caught:
         check_response_route(Route(CPO, EMSP), routing_headers(Route(CPO, EMSP)))
-    assert caught.value.rule == "H4"
+    assert caught.value.rule == HeaderRules.routing_answer and not caught.value.strict
+
+
+def test_a_response_without_routing_headers_breaks_the_answer_row():
+    with pytest.raises(PeerViolation) as caught:
+        check_response_route(Route(CPO, EMSP), {})
+    assert caught.value.rule == HeaderRules.routing_answer and "the response" in str(caught.value)

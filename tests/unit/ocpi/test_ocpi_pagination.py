@@ -4,7 +4,8 @@ import pytest
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi.envelope import StatusError
-from harness.ocpi.pagination import PageWalker, paginate, page_headers, parse_query, read_page_headers
+from harness.ocpi.pagination import (
+    PageWalker, PaginationRules as P, page_headers, paginate, parse_query, read_page_headers)
 
 URL = "https://cpo.example/ocpi/2.2.1/sessions"
 
@@ -57,7 +58,7 @@ def test_bad_parameters_answer_2001_not_an_exception_of_the_framework(params, fr
     with pytest.raises(StatusError) as caught:
         parse_query(params, max_limit=10)
     error = caught.value
-    assert (error.rule, int(error.status_code), error.http_status) == ("P1", 2001, 200)
+    assert (error.rule, int(error.status_code), error.http_status) == (P.query, 2001, 200)
     assert fragment in str(error)
     assert error.envelope()["status_code"] == 2001
 
@@ -147,10 +148,10 @@ def test_read_headers_without_link_means_last_page():
 
 
 @pytest.mark.parametrize("headers, rule", [
-    ({"X-Total-Count": "many"}, "P3"),
-    ({"X-Limit": "-1"}, "P2"),
-    ({"Link": ""}, "P4"),
-    ({"Link": "https://a/p?offset=10; rel=next"}, "P4"),
+    ({"X-Total-Count": "many"}, P.total_count),
+    ({"X-Limit": "-1"}, P.limit_header),
+    ({"Link": ""}, P.next_link),
+    ({"Link": "https://a/p?offset=10; rel=next"}, P.next_link),
 ])
 def test_read_headers_rejects_malformed_values(headers, rule):
     with pytest.raises(PeerViolation) as caught:
@@ -220,12 +221,12 @@ def test_lost_item_when_the_pages_end_early():
     walker.feed(FIRST, headers(5, next_page(2)), OBJECTS[:2])
     with pytest.raises(PeerViolation) as caught:
         walker.feed(walker.next_url, headers(5), OBJECTS[2:4])
-    assert caught.value.rule == "P6" and "after 4 objects" in str(caught.value)
+    assert caught.value.rule == P.complete and "after 4 objects" in str(caught.value)
 
 
 def test_lost_items_when_the_link_skips_ahead():
     fault = first_page_fault(next_page(3))
-    assert fault.rule == "P6" and "skips" in str(fault)
+    assert fault.rule == P.complete and "skips" in str(fault)
 
 
 def test_duplicate_across_pages_ignoring_case_of_ids():
@@ -234,7 +235,7 @@ def test_duplicate_across_pages_ignoring_case_of_ids():
     again = dict(OBJECTS[1], id="A")
     with pytest.raises(PeerViolation) as caught:
         walker.feed(walker.next_url, headers(4), [OBJECTS[2], again])
-    assert caught.value.rule == "P6" and "page 1 and again on page 2" in str(caught.value)
+    assert caught.value.rule == P.complete and "page 1 and again on page 2" in str(caught.value)
 
 
 def test_inconsistent_total_count():
@@ -243,12 +244,12 @@ def test_inconsistent_total_count():
     with pytest.raises(PeerViolation) as caught:
         walker.feed(walker.next_url, headers(6, next_page(4)),
                     OBJECTS[2:4])
-    assert (caught.value.rule, caught.value.expected, caught.value.actual) == ("P7", 5, 6)
+    assert (caught.value.rule, caught.value.expected, caught.value.actual) == (P.stable_total, 5, 6)
 
 
 def test_link_on_the_last_page():
     fault = first_page_fault(next_page(2), total=2)
-    assert fault.rule == "P4" and "last page" in str(fault)
+    assert fault.rule == P.next_link and "last page" in str(fault)
 
 
 @pytest.mark.parametrize("link", [
@@ -258,7 +259,7 @@ def test_link_on_the_last_page():
 ])
 def test_link_must_keep_the_filters(link):
     fault = first_page_fault(link)
-    assert fault.rule == "P4" and "date filters" in str(fault)
+    assert fault.rule == P.link_filters and "date filters" in str(fault)
 
 
 def test_link_may_respell_the_same_instant():
@@ -269,23 +270,23 @@ def test_link_may_respell_the_same_instant():
 
 def test_link_with_a_garbled_limit():
     fault = first_page_fault(URL + "?date_from=2024-01-01T00:00:00Z&limit=None&offset=2")
-    assert fault.rule == "P4" and "limit" in str(fault)
+    assert fault.rule == P.link_filters and "limit" in str(fault)
 
 
 def test_link_that_drops_to_http():
-    assert first_page_fault(next_page(2).replace("https://", "http://")).rule == "P8"
+    assert first_page_fault(next_page(2).replace("https://", "http://")).rule == P.same_host
 
 
 def test_page_larger_than_x_limit_or_the_limit_asked():
     with pytest.raises(PeerViolation) as caught:
         PageWalker(URL).feed(URL, headers(5, limit=2), OBJECTS[:3])
-    assert (caught.value.rule, caught.value.expected) == ("P5", 2)
+    assert (caught.value.rule, caught.value.expected) == (P.page_size, 2)
     with pytest.raises(PeerViolation) as caught:
         PageWalker(FIRST).feed(FIRST, headers(5, limit=10), OBJECTS[:3])
-    assert caught.value.rule == "P5" and "the limit asked" in str(caught.value)
+    assert caught.value.rule == P.page_size and "the limit asked" in str(caught.value)
 
 
-@pytest.mark.parametrize("missing, rule", [("X-Total-Count", "P3"), ("X-Limit", "P2")])
+@pytest.mark.parametrize("missing, rule", [("X-Total-Count", P.total_count), ("X-Limit", P.limit_header)])
 def test_missing_pagination_headers(missing, rule):
     found = headers(2)
     del found[missing]

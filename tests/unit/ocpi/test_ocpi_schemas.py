@@ -6,7 +6,7 @@ import ocpi_examples
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import schemas
 from harness.ocpi.envelope import build
-from harness.ocpi.schemas import SchemaViolation, Violation, check, schema_dir, validate
+from harness.ocpi.schemas import SchemaRules, SchemaViolation, Violation, check, schema_dir, validate
 
 
 def messages(name, instance) -> list[str]:
@@ -214,7 +214,8 @@ def test_check_raises_a_peer_violation_naming_the_field():
     with pytest.raises(SchemaViolation) as caught:
         check("location", location)
     error = caught.value
-    assert isinstance(error, PeerViolation) and error.rule == "schema location"
-    assert str(error).startswith("[schema location] evses[0].connectors[0].max_voltage: required (and 1 more)")
+    assert isinstance(error, PeerViolation) and error.rule == SchemaRules.valid
+    assert str(error).startswith("[ocpi.schemas.valid] evses[0].connectors[0].max_voltage: required (and 1 more)")
+    assert error.expected == "a valid location (schemas/ocpi/location.json)"
     assert error.violations == [Violation("evses[0].connectors[0].max_voltage", "required"),
                                 Violation("evses[0].uid", "at most 36 characters")]

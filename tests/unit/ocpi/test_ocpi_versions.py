@@ -2,7 +2,7 @@ import pytest
 
 from harness.ocpi.envelope import StatusError
 from harness.ocpi.schemas import SchemaViolation
-from harness.ocpi.versions import Endpoint, Version, negotiate, read_details, read_versions, version_key
+from harness.ocpi.versions import Endpoint, Version, VersionRules, negotiate, read_details, read_versions, version_key
 
 THEIRS = [Version("2.1.1", "https://p/2.1.1"), Version("2.2", "https://p/2.2"), Version("2.2.1", "https://p/2.2.1")]
 
@@ -26,7 +26,7 @@ def test_order_of_the_lists_does_not_matter():
 def test_no_mutual_version_is_3002():
     with pytest.raises(StatusError) as caught:
         negotiate(["2.3.0"], THEIRS)
-    assert (caught.value.rule, int(caught.value.status_code)) == ("V3", 3002)
+    assert (caught.value.rule, int(caught.value.status_code)) == (VersionRules.mutual_version, 3002)
     assert caught.value.actual == ["2.1.1", "2.2", "2.2.1"]
 
 
@@ -61,7 +61,7 @@ def test_credentials_endpoint_found_whatever_its_role():
 def test_missing_endpoint_is_3003(identifier, role):
     with pytest.raises(StatusError) as caught:
         read_details(DETAILS).endpoint(identifier, role)
-    assert (caught.value.rule, int(caught.value.status_code)) == ("V4", 3003)
+    assert (caught.value.rule, int(caught.value.status_code)) == (VersionRules.endpoints, 3003)
 
 
 def test_details_faults_name_the_field():

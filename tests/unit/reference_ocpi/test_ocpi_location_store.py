@@ -1,4 +1,4 @@
-"""The reference peer's locations (L1-L7): worked through by hand on small Locations."""
+"""The locations core's store and the reference peer's test data: worked through by hand on small Locations."""
 
 import copy
 
@@ -7,8 +7,9 @@ import pytest
 from harness.errors import HarnessError
 from harness.ocpi import schemas
 from harness.ocpi.envelope import StatusCode, StatusError
-from harness.reference.ocpi.locations import (
-    LocationStore, Target, build_location, profile_locations, sample_locations)
+from harness.ocpi.locations import LocationRules, LocationStore, Target
+from harness.ocpi.schemas import SchemaRules
+from harness.reference.ocpi.locations import build_location, profile_locations, sample_locations
 
 LOCATION = build_location("NL", "CPO", "Loc-1", [("E1", ["1", "2"])], "2024-03-01T09:00:00Z")
 
@@ -54,16 +55,16 @@ def test_put_new_and_replacing_location():
     assert len(locations.all()) == 1
 
 
-@pytest.mark.parametrize("url, change", [
-    (("NL", "OTHER", ("Loc-1",)), {}),                      # party of the URL differs from the body's
-    (("NL", "CPO", ("Loc-2",)), {}),                        # id of the URL differs
-    (("NL", "CPO", ("Loc-1",)), {"address": None}),         # a required field is missing
+@pytest.mark.parametrize("url, change, rule", [
+    (("NL", "OTHER", ("Loc-1",)), {}, LocationRules.put),                      # the URL's party differs
+    (("NL", "CPO", ("Loc-2",)), {}, LocationRules.put),                        # id of the URL differs
+    (("NL", "CPO", ("Loc-1",)), {"address": None}, SchemaRules.valid),         # a required field is missing
 ])
-def test_put_that_breaks_l3_gets_2001(url, change):
+def test_put_that_breaks_a_rule_gets_2001(url, change, rule):
     body = {k: v for k, v in {**copy.deepcopy(LOCATION), **change}.items() if v is not None}
     with pytest.raises(StatusError) as error:
         LocationStore().put(url[0], url[1], Target(url[2]), body)
-    assert error.value.status_code == StatusCode.INVALID_PARAMETERS
+    assert (error.value.status_code, error.value.rule) == (StatusCode.INVALID_PARAMETERS, rule)
 
 
 def test_schema_fault_names_the_field():
@@ -101,17 +102,17 @@ def test_older_child_does_not_set_the_parent_back():
     assert locations.get("NL", "CPO", Target(("Loc-1",)))["last_updated"] == "2024-03-01T09:00:00Z"
 
 
-@pytest.mark.parametrize("changes, expected", [
-    ({"status": "CHARGING"}, StatusCode.INVALID_PARAMETERS),                                # L4: no last_updated
-    ({"status": "FLYING", "last_updated": "2024-04-01T00:00:00Z"}, StatusCode.INVALID_PARAMETERS),
-    ({"uid": "E2", "last_updated": "2024-04-01T00:00:00Z"}, StatusCode.INVALID_PARAMETERS),  # changes the id
-    (["not", "an", "object"], StatusCode.INVALID_PARAMETERS),
+@pytest.mark.parametrize("changes, rule", [
+    ({"status": "CHARGING"}, LocationRules.patch_last_updated),
+    ({"status": "FLYING", "last_updated": "2024-04-01T00:00:00Z"}, SchemaRules.valid),
+    ({"uid": "E2", "last_updated": "2024-04-01T00:00:00Z"}, LocationRules.patch),     # changes the id
+    (["not", "an", "object"], LocationRules.patch),
 ])
-def test_bad_patch_gets_2001_and_changes_nothing(changes, expected):
+def test_bad_patch_gets_2001_and_changes_nothing(changes, rule):
     locations = store()
     with pytest.raises(StatusError) as error:
         locations.patch("NL", "CPO", Target(("Loc-1", "E1")), changes)
-    assert error.value.status_code == expected
+    assert (error.value.status_code, error.value.rule) == (StatusCode.INVALID_PARAMETERS, rule)
     assert locations.get("NL", "CPO", Target(("Loc-1", "E1")))["status"] == "AVAILABLE"
 
 

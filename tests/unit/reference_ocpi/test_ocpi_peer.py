@@ -7,11 +7,14 @@ import json
 
 import pytest
 
-from harness.ocpi.auth import authorization_header
-from harness.ocpi.envelope import StatusCode
+from harness.ocpi.auth import AuthRules, authorization_header
+from harness.ocpi.credentials import CredentialsRules
+from harness.ocpi.envelope import EnvelopeRules, StatusCode
+from harness.ocpi.headers import HeaderRules
+from harness.ocpi.locations import LOCATIONS, LocationRules, Target
 from harness.ocpi.pagination import PageWalker
 from harness.reference.ocpi import CPO, EMSP, OcpiPeer, PeerIdentity, secret_token
-from harness.reference.ocpi.locations import Target, sample_locations
+from harness.reference.ocpi.locations import sample_locations
 from harness.transport.http import HttpClient, InProcessNetwork
 from harness.wire import WireLog
 
@@ -22,7 +25,7 @@ def peers(*, encoding="base64", wirelog=None, cls=OcpiPeer):
     """(cpo, emsp) on one in-process network; the CPO accepts TOKEN_A; the eMSP logs the wire."""
     network = InProcessNetwork()
     cpo = cls(PeerIdentity(CPO, "NL", "CPO", "cpo", encoding), http=HttpClient(transport=network),
-              locations=sample_locations("NL", "CPO", 5), page_limit=2)
+              stock={LOCATIONS: sample_locations("NL", "CPO", 5)}, page_limit=2)
     emsp = OcpiPeer(PeerIdentity(EMSP, "DE", "MSP", "emsp", encoding), wirelog=wirelog,
                     http=HttpClient(transport=network, wirelog=wirelog, channel="cpo"))
     cpo.bind(network.add("cpo", cpo.app), token_a=TOKEN_A)
@@ -64,7 +67,7 @@ async def test_registration_exchanges_b_and_c_and_discards_token_a():
     assert status(await emsp.send("GET", url, token=TOKEN_A)) == (401, StatusCode.CLIENT_ERROR)   # C2
     assert status(await emsp.send("GET", url, token=emsp.peer_token)) == (200, 1000)
     assert status(await cpo.send("GET", emsp.module_url("credentials"), token=cpo.peer_token)) == (200, 1000)
-    assert [v.rule for v in cpo.violations] == ["A1/C2"]   # the probe with token A was the eMSP's fault
+    assert [v.rule for v in cpo.violations] == [AuthRules.header]   # the eMSP's probe with the discarded token A
 
 
 async def test_second_post_is_405_and_changes_nothing():
@@ -118,7 +121,8 @@ async def test_connect_back_failure_is_3001_and_keeps_token_a():
     answer = await emsp.send("POST", cpo.module_url("credentials"), token=TOKEN_A, body=body)
     assert status(answer) == (200, StatusCode.CLIENT_API_UNUSABLE)
     assert cpo.server.token_a == TOKEN_A and not cpo.server_registered
-    assert [v.rule for v in cpo.violations] == ["E1", "E6"]   # the 503 is no envelope; C5 answers 3001
+    # the 503 is no envelope; the server answers 3001
+    assert [v.rule for v in cpo.violations] == [EnvelopeRules.json_object, EnvelopeRules.success]
 
 
 async def test_no_mutual_version_is_3002():
@@ -152,13 +156,14 @@ async def test_token_a_is_401_on_locations():
     cpo, emsp = peers()
     answer = await emsp.send("GET", cpo.module_url("locations"), token=TOKEN_A, module="locations")
     assert answer.status == 401 and "token A" in answer.json()["status_message"]
+    assert [v.rule for v in cpo.violations] == [CredentialsRules.token_a_scope]
 
 
 async def test_raw_token_is_accepted_under_either_and_reported():
     cpo, emsp = peers(encoding="either")
     raw = await emsp.send("GET", cpo.versions_url, authorization=f"Token {TOKEN_A}")
     assert raw.status == 200
-    assert [(v.rule, v.strict) for v in cpo.violations] == [("A3", False)]
+    assert [(v.rule, v.strict) for v in cpo.violations] == [(AuthRules.raw_token, False)]
     assert (await emsp.send("GET", cpo.versions_url, authorization=authorization_header(TOKEN_A))).status == 200
 
 
@@ -187,13 +192,13 @@ async def test_answers_that_break_the_envelope_are_recorded():
     cpo, emsp = peers()
     url = emsp.can("plain", 200, b"plain text")
     await cpo.send("GET", url, token=TOKEN_A)
-    assert [v.rule for v in cpo.violations] == ["E1"]
+    assert [v.rule for v in cpo.violations] == [EnvelopeRules.json_object]
 
 
 async def test_requests_without_ids_are_recorded():
     cpo, emsp = peers()
     await emsp.http.request("GET", cpo.versions_url, headers={"Authorization": authorization_header(TOKEN_A)})
-    assert sorted(v.rule for v in cpo.violations) == ["H1", "H1"]
+    assert [v.rule for v in cpo.violations] == [HeaderRules.request_ids, HeaderRules.request_ids]
 
 
 # ------------------------------------------------------------------------------ locations
@@ -221,28 +226,30 @@ async def test_sender_bad_limit_is_2001_and_object_get():
 
 async def test_push_put_patch_and_propagation_to_the_receiver():
     cpo, emsp = await registered()
-    assert (await cpo.push_location("LOC-0001")).status == 201
-    assert (await cpo.push_location("LOC-0001")).status == 200
-    patch = await cpo.patch_own(("LOC-0001", "EVSE-0001-1"), {"status": "CHARGING"})
+    sender = cpo.handlers[LOCATIONS]
+    assert (await sender.push_location("LOC-0001")).status == 201
+    assert (await sender.push_location("LOC-0001")).status == 200
+    patch = await sender.patch_own(("LOC-0001", "EVSE-0001-1"), {"status": "CHARGING"})
     assert status(patch) == (200, 1000)
     stamp = json.loads(patch.request_body)["last_updated"]
-    stored = emsp.locations.get("NL", "CPO", Target(("LOC-0001",)))
+    stored = emsp.store(LOCATIONS).get("NL", "CPO", Target(("LOC-0001",)))
     assert stored["last_updated"] == stamp and stored["evses"][0]["status"] == "CHARGING"
-    assert cpo.locations.get_owned(Target(("LOC-0001",)))["last_updated"] == stamp
+    assert cpo.store(LOCATIONS).get_owned(Target(("LOC-0001",)))["last_updated"] == stamp
     assert not emsp.violations
 
 
 async def test_receiver_refuses_patch_without_last_updated_and_delete():
     cpo, emsp = await registered()
-    await cpo.push_location("LOC-0001")
-    refused = await cpo.push("PATCH", ("LOC-0001", "EVSE-0001-1"), {"status": "BLOCKED"})
+    await cpo.handlers[LOCATIONS].push_location("LOC-0001")
+    refused = await cpo.call("PATCH", LOCATIONS, ("LOC-0001", "EVSE-0001-1"), {"status": "BLOCKED"})
     assert status(refused) == (200, StatusCode.INVALID_PARAMETERS)
-    assert any(v.rule == "L4" for v in emsp.violations)
-    deleted = await cpo.send("DELETE", cpo.receiver_url("LOC-0001"), token=cpo.peer_token, module="locations")
+    assert [v.rule for v in emsp.violations] == [LocationRules.patch_last_updated]
+    deleted = await cpo.call("DELETE", LOCATIONS, ("LOC-0001",))
     assert status(deleted) == (405, StatusCode.CLIENT_ERROR)
-    bad_json = await cpo.send("PUT", cpo.receiver_url("LOC-0002"), token=cpo.peer_token, module="locations",
+    bad_json = await cpo.send("PUT", cpo.other_url(LOCATIONS, "LOC-0002"), token=cpo.peer_token, module=LOCATIONS,
                               raw_body=b"{not json")
     assert status(bad_json) == (400, StatusCode.INVALID_PARAMETERS)
+    assert [v.rule for v in emsp.violations][1:] == [LocationRules.removal, EnvelopeRules.request_json]
 
 
 # ------------------------------------------------------------------------------ actions and the wire

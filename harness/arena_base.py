@@ -1,0 +1,104 @@
+"""What every arena does the same way, whatever the protocol: which role the SUT plays and which the
+harness, making either side act, one dialogue started by either side, the verdict on a SUT that
+stays silent or sends what it must not, and closing both sides.
+
+A protocol's arena (``arena.OcppArena``, ``ocpi_arena.OcpiArena``) subclasses ``Arena``, names its
+two ``roles``, builds ``harness`` (its reference playing the other role) and, in the embedded run,
+``standin`` (a reference playing the SUT, driven by the in-process actuator), and defines
+``mark()``: a point in what the harness has seen, from which a wait for the SUT starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from harness.errors import HarnessError
+from harness.profile import Profile
+from harness.rules import Rule
+from harness.verdict import violated
+from harness.wire import WireLog
+
+T = TypeVar("T")
+Trigger = tuple[str, dict[str, Any]]   # (actuator action, its body)
+
+
+class Arena:
+    roles: tuple[str, str] = ("", "")   # the two roles of the protocol, e.g. ("csms", "cs")
+
+    def __init__(self, target: Any, profile: Profile, wirelog: WireLog, options: Any):
+        if target.role not in self.roles:
+            raise HarnessError(f"{type(self).__name__} serves the roles {' and '.join(self.roles)}, not {target.role}")
+        self.target = target
+        self.sut_role: str = target.role
+        self.profile = profile
+        self.wirelog = wirelog
+        self.options = options
+        self.actuator = options.actuator
+        self.harness: Any = None   # the harness's own reference, playing ``harness_role``
+        self.standin: Any = None   # the embedded run's reference playing the SUT
+
+    @property
+    def harness_role(self) -> str:
+        return self.roles[1] if self.sut_role == self.roles[0] else self.roles[0]
+
+    @property
+    def timeouts(self):
+        return self.profile.timeouts
+
+    def is_sut(self, role: str) -> bool:
+        return role == self.sut_role
+
+    def mark(self) -> int:
+        """A point in what the harness has seen, for the waits that start after it."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ acting
+    async def act(self, role: str, action: str, **body: Any) -> None:
+        """Something happens at ``role``'s end that the protocol cannot cause (a card presented, an
+        operator's command): the SUT's actuator when ``role`` is the SUT, the harness's own reference
+        otherwise."""
+        if role not in self.roles:
+            raise HarnessError(f"act: {role!r} is none of the roles {', '.join(self.roles)}")
+        if not self.is_sut(role):
+            await self.harness.perform(action, body)
+            return
+        if self.actuator is None:
+            raise HarnessError("no actuator: give --actuator (manual, http or python)")
+        await self.actuator.perform(action, body)
+
+    def configure(self, **settings: Any) -> None:
+        """Set how the harness's own side behaves for this test (the settings its reference lists in
+        ``configurable``); the harness's side is made anew for every test, so nothing carries over."""
+        self.harness.configure(**settings)
+
+    async def initiated(self, initiator: str, what: str, *, send: Callable[[], Awaitable[T]],
+                        trigger: Trigger | None, await_sut: Callable[[int], Awaitable[T]]) -> T:
+        """One dialogue started by ``initiator``: ``send()`` when that is the harness; otherwise the
+        actuator performs ``trigger`` and ``await_sut(mark)`` waits for the SUT's ``what`` from the
+        mark taken before the trigger."""
+        if not self.is_sut(initiator):
+            return await send()
+        if trigger is None:
+            raise HarnessError(f"the SUT sends {what}: give the actuator action that makes it")
+        start = self.mark()
+        await self.act(initiator, trigger[0], **trigger[1])
+        return await await_sut(start)
+
+    # ------------------------------------------------------------------ verdicts on what the SUT sent
+    @staticmethod
+    def silent(rule: Rule, what: str, waited: float, why: str = "") -> None:
+        """The SUT did not send ``what`` within ``waited`` seconds: ``rule`` is broken."""
+        violated(rule, f"the SUT did not send {what} within {waited:g} s {why}".rstrip(), expected=what,
+                 actual="nothing")
+
+    @staticmethod
+    def unwanted(rule: Rule, what: str, actual: Any) -> None:
+        """The SUT sent ``what`` although it must not: ``rule`` is broken."""
+        violated(rule, f"the SUT sent {what} when it must not", expected=f"no {what}", actual=actual)
+
+    # ------------------------------------------------------------------ closing
+    async def close(self) -> None:
+        for side in (self.standin, self.harness):
+            if side is not None:
+                await side.stop()

@@ -1,0 +1,201 @@
+"""The locations module (2.3.0) as rules and a sans-I/O store: what a Sender serves and what a
+Receiver keeps of the Locations, EVSEs and Connectors pushed to it.
+
+Object ids are CiStrings: compared ignoring case, echoed as stored. An EVSE is removed by status
+REMOVED, never deleted. The store applies the Receiver's rules (PUT and PATCH checks, the parents'
+``last_updated``) and raises ``StatusError`` with the status code to answer when a request breaks
+one; the reference peer serves it over HTTP, the use cases judge a SUT by the same rows.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpi import schemas
+from harness.ocpi.envelope import StatusCode, StatusError
+from harness.ocpi.timestamps import parse_datetime
+from harness.rules import Rule, RuleTable, must, should
+
+LOCATIONS = "locations"
+_MODULE = "spec 000 Locations module"
+
+
+class LocationRules(RuleTable, namespace="ocpi.locations"):
+    """The locations module: the Sender's list and objects, the Receiver's PUT, PATCH and GET."""
+    listed = must(f"{_MODULE}, Sender interface GET list", "the Sender lists its Locations, paginated and "
+                                                           "filtered on last_updated")
+    object_by_ids = must(f"{_MODULE}, Sender interface GET object", "a GET by ids answers exactly that Location, "
+                         "EVSE or Connector; an unknown one is status 2003, not a success")
+    not_found = should("facts/ocpi-wire.md HTTP status rules (a GET of a missing object)", "an unknown object is "
+                                                                                        "answered HTTP 404")
+    receiver_url = must(f"{_MODULE}, Receiver interface", "Receiver URLs are {locations}/{country_code}/{party_id}/"
+                        "{location_id}[/{evse_uid}[/{connector_id}]]")
+    put = must(f"{_MODULE}, Receiver interface PUT", "a PUT stores the whole object; the URL's country_code, "
+               "party_id and ids equal the object's, and a new object has every required field (else 2001)")
+    patch = must(f"{_MODULE}, Receiver interface PATCH", "a PATCH changes the fields it carries, never an id, and "
+                 "leaves the others as they were; its object must exist (2003)")
+    patch_last_updated = must(f"{_MODULE}, Receiver interface PATCH; facts/ocpi-wire.md", "a PATCH contains "
+                              "last_updated; without it the Receiver answers 2001 and changes nothing")
+    propagation = must("spec 000 Location and EVSE tables; Receiver PUT and PATCH", "a changed Connector sets the "
+                       "last_updated of its EVSE and Location, a changed EVSE that of its Location")
+    removal = must("spec 000 Operating rules for Locations 4, EVSE removal", "an EVSE is removed by status REMOVED "
+                   "and stays readable; DELETE is not defined (HTTP 405)")
+    stored = must(f"{_MODULE}, Receiver interface GET", "the Receiver answers an object as it was stored")
+
+
+KINDS = ("location", "evse", "connector")
+_ID_FIELD = {"location": "id", "evse": "uid", "connector": "id"}
+
+
+def invalid(rule: Rule, message: str, actual: Any = None) -> StatusError:
+    return StatusError(rule, message, status_code=StatusCode.INVALID_PARAMETERS, actual=actual)
+
+
+def unknown(what: str, ids: Sequence[str]) -> StatusError:
+    return StatusError(LocationRules.object_by_ids, f"unknown {what} {'/'.join(ids)}",
+                       status_code=StatusCode.UNKNOWN_LOCATION, http_status=404, actual=list(ids))
+
+
+def checked(kind: str, obj: Any) -> dict[str, Any]:
+    """``obj`` when it is a valid ``kind``; 2001 naming the first faulty field otherwise."""
+    try:
+        schemas.check(kind, obj)
+    except PeerViolation as violation:
+        raise invalid(violation.rule, f"{kind} {violation.args[0]}", obj) from None
+    return obj
+
+
+def _same(a: str, b: str) -> bool:
+    return str(a).lower() == str(b).lower()
+
+
+def _later(a: str, b: str) -> str:
+    return b if parse_datetime(b) > parse_datetime(a) else a
+
+
+def last_updated(obj: Mapping[str, Any]) -> datetime:
+    return parse_datetime(obj["last_updated"])
+
+
+# ------------------------------------------------------------------------------ the store
+@dataclass(frozen=True)
+class Target:
+    """The object a URL names: a Location, an EVSE of it, or a Connector of that EVSE."""
+    ids: tuple[str, ...]
+
+    def __post_init__(self):
+        if not 1 <= len(self.ids) <= 3 or not all(self.ids):
+            raise HarnessError(f"a locations target is 1 to 3 non-empty ids, not {self.ids}")
+
+    @property
+    def kind(self) -> str:
+        return KINDS[len(self.ids) - 1]
+
+
+class LocationStore:
+    """Locations by (country_code, party_id, id); every id compared ignoring case (CiStrings)."""
+
+    def __init__(self, locations: Iterable[Mapping[str, Any]] = ()):
+        self._locations: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for location in locations:
+            self._locations[self._key(location["country_code"], location["party_id"], location["id"])] = \
+                copy.deepcopy(dict(location))
+
+    @staticmethod
+    def _key(country_code: str, party_id: str, location_id: str) -> tuple[str, str, str]:
+        return country_code.lower(), party_id.lower(), location_id.lower()
+
+    def all(self) -> list[dict[str, Any]]:
+        return list(self._locations.values())
+
+    def owned(self, location_id: str) -> dict[str, Any] | None:
+        """A Location by id alone (the Sender's view: they are all its own)."""
+        return next((loc for loc in self._locations.values() if _same(loc["id"], location_id)), None)
+
+    def chain(self, location: dict[str, Any] | None, target: Target) -> list[dict[str, Any]] | None:
+        """[Location, EVSE, Connector][:depth] along ``target``, or None where one is missing."""
+        found = [location] if location is not None else None
+        for ids_field, child_id in (("evses", 1), ("connectors", 2)):
+            if found is None or len(target.ids) <= child_id:
+                break
+            key = _ID_FIELD[KINDS[child_id]]
+            child = next((c for c in found[-1].get(ids_field, []) if _same(c[key], target.ids[child_id])), None)
+            found = found + [child] if child is not None else None
+        return found
+
+    def get(self, country_code: str, party_id: str, target: Target) -> dict[str, Any] | None:
+        found = self.chain(self._locations.get(self._key(country_code, party_id, target.ids[0])), target)
+        return found[-1] if found else None
+
+    def get_owned(self, target: Target) -> dict[str, Any]:
+        """The Sender's object, or 2003."""
+        found = self.chain(self.owned(target.ids[0]), target)
+        if not found:
+            raise unknown(target.kind, target.ids)
+        return found[-1]
+
+    # -------------------------------------------------------------- Receiver: PUT and PATCH
+    def put(self, country_code: str, party_id: str, target: Target, obj: Any) -> bool:
+        """Store ``obj`` at ``target``; True when it is new."""
+        obj = checked(target.kind, obj)
+        id_field = _ID_FIELD[target.kind]
+        if not _same(obj[id_field], target.ids[-1]):
+            raise invalid(LocationRules.put, f"the {target.kind} {id_field} differs from the URL",
+                          actual={"url": target.ids[-1], "body": obj[id_field]})
+        if target.kind == "location":
+            for name, value in (("country_code", country_code), ("party_id", party_id)):
+                if not _same(obj[name], value):
+                    raise invalid(LocationRules.put, f"the Location's {name} differs from the URL's",
+                                  actual={"url": value, "body": obj[name]})
+            key = self._key(country_code, party_id, target.ids[0])
+            created = key not in self._locations
+            self._locations[key] = copy.deepcopy(obj)
+            return created
+        chain = self._parents(country_code, party_id, target)
+        children = chain[-1].setdefault("evses" if target.kind == "evse" else "connectors", [])
+        index = next((i for i, c in enumerate(children) if _same(c[id_field], target.ids[-1])), None)
+        if index is None:
+            children.append(copy.deepcopy(obj))
+        else:
+            children[index] = copy.deepcopy(obj)
+        self._propagate(chain, obj["last_updated"])
+        return index is None
+
+    def patch(self, country_code: str, party_id: str, target: Target, changes: Any) -> None:
+        """Apply the changed fields to the stored object."""
+        if not isinstance(changes, dict):
+            raise invalid(LocationRules.patch, "a PATCH body is a JSON object", changes)
+        if changes.get("last_updated") is None:
+            raise invalid(LocationRules.patch_last_updated, "the PATCH has no last_updated", sorted(changes))
+        id_field = _ID_FIELD[target.kind]
+        if id_field in changes and not _same(changes[id_field], target.ids[-1]):
+            raise invalid(LocationRules.patch, f"the PATCH changes the {target.kind} {id_field}",
+                          actual={"url": target.ids[-1], "body": changes[id_field]})
+        location = self._locations.get(self._key(country_code, party_id, target.ids[0]))
+        chain = self.chain(location, target)
+        if not chain:
+            raise unknown(target.kind, target.ids)
+        merged = {**chain[-1], **{k: v for k, v in changes.items() if v is not None}}
+        checked(target.kind, merged)
+        chain[-1].clear()
+        chain[-1].update(merged)
+        self._propagate(chain[:-1], merged["last_updated"])
+
+    def _parents(self, country_code: str, party_id: str, target: Target) -> list[dict[str, Any]]:
+        parent = Target(target.ids[:-1])
+        location = self._locations.get(self._key(country_code, party_id, target.ids[0]))
+        chain = self.chain(location, parent)
+        if not chain:
+            raise unknown(parent.kind, parent.ids)
+        return chain
+
+    @staticmethod
+    def _propagate(parents: list[dict[str, Any]], last_updated: str) -> None:
+        """The parents are at least as new as the changed child."""
+        for parent in parents:
+            parent["last_updated"] = _later(parent["last_updated"], last_updated)

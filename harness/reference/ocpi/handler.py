@@ -1,0 +1,91 @@
+"""A functional module as the reference peer plays it in one role: a handler and its store.
+
+The peer (``peer.py``) knows no functional module by name. For its role it builds the handler of
+every module registered in ``modules.py``, lists each one's endpoint in its version details,
+routes ``{details_url}/{module}/...`` to it, and offers its ``act_<action>`` methods as actuator
+actions. A handler reaches the other platform through the peer: ``peer.call(method, module,
+ids, body)`` addresses the other's Sender or Receiver interface of that module, with the token
+and routing headers of the relationship.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from harness.errors import HarnessError
+from harness.profile import Profile
+from harness.transport.http import HttpRequest
+
+if TYPE_CHECKING:
+    from harness.reference.ocpi.peer import OcpiPeer, PeerIdentity
+
+CPO, EMSP = "CPO", "EMSP"   # the platform roles
+
+
+@dataclass
+class Reply:
+    """What a handler answers: HTTP status, envelope, extra headers (pagination)."""
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] | None = None
+
+
+class ModuleHandler:
+    """One functional module in one platform role; subclasses set the three class attributes."""
+
+    module: ClassVar[str]      # the module identifier, as version details list it
+    role: ClassVar[str]        # the platform role that plays it: CPO or EMSP
+    interface: ClassVar[str]   # SENDER or RECEIVER, as version details list it
+
+    def __init__(self, peer: "OcpiPeer", store: Any):
+        self.peer = peer
+        self.store = store
+
+    @classmethod
+    def stock(cls, identity: "PeerIdentity", profile: Profile, *, from_profile: bool) -> list[Mapping[str, Any]]:
+        """The objects the store starts with (none unless the module says otherwise)."""
+        return []
+
+    async def serve(self, request: HttpRequest, rest: list[str]) -> Reply:
+        """Answer a request to ``{module_url}/{rest...}``; ``StatusError`` for a request that breaks a rule."""
+        raise NotImplementedError(f"{type(self).__name__} serves no request")
+
+    def actions(self) -> dict[str, Callable[..., Awaitable[None]]]:
+        """The actuator actions this module offers: its ``act_<action>`` methods."""
+        return {name.removeprefix("act_"): getattr(self, name) for name in dir(self) if name.startswith("act_")}
+
+
+@dataclass(frozen=True)
+class Module:
+    """A registration: the handler of one (module, role) and the class of the store it keeps."""
+    handler: type[ModuleHandler]
+    store: type
+
+
+class ModuleRegistry:
+    """The handler and store of each (module, role) the reference peer plays."""
+
+    def __init__(self, modules: Iterable[Module]):
+        self._modules: dict[tuple[str, str], Module] = {}
+        for module in modules:
+            key = (module.handler.module, module.handler.role)
+            if key in self._modules:
+                raise HarnessError(f"module {key[0]} is registered twice for the role {key[1]}")
+            self._modules[key] = module
+
+    def for_role(self, role: str) -> list[Module]:
+        return [module for (_, played_by), module in self._modules.items() if played_by == role]
+
+    def with_handler(self, handler: type[ModuleHandler]) -> "ModuleRegistry":
+        """A copy where ``handler`` replaces the handler of its (module, role); the store stays."""
+        key = (handler.module, handler.role)
+        if key not in self._modules:
+            raise HarnessError(f"no module {key[0]} is registered for the role {key[1]}")
+        return ModuleRegistry({**self._modules, key: Module(handler, self._modules[key].store)}.values())
+
+    def with_store(self, module: str, store: type) -> "ModuleRegistry":
+        """A copy where every role of ``module`` keeps its objects in ``store``."""
+        return ModuleRegistry(Module(m.handler, store) if m.handler.module == module else m
+                              for m in self._modules.values())

@@ -1,0 +1,15 @@
+"""The functional modules the reference peer plays, per (module, role): a handler and its store.
+
+Adding a module (sessions, tariffs, tokens, CDRs) is its core in ``harness/ocpi/`` (rules, store),
+its handlers in a module beside this one, and one ``Module`` line here per role it is played in;
+the peer, its routing and its version details are not edited.
+"""
+
+from harness.ocpi.locations import LocationStore
+from harness.reference.ocpi.handler import Module, ModuleRegistry
+from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
+
+MODULES = ModuleRegistry([
+    Module(LocationsSender, LocationStore),
+    Module(LocationsReceiver, LocationStore),
+])

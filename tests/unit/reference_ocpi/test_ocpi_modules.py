@@ -1,0 +1,82 @@
+"""The reference peer plays the functional modules of its registry: a module plugs in with a handler
+and a store, without editing the peer (its version details, routing and actions follow)."""
+
+import pytest
+
+from harness.errors import HarnessError
+from harness.ocpi.envelope import build
+from harness.ocpi.locations import LOCATIONS, LocationStore
+from harness.reference.ocpi import CPO, EMSP, OcpiPeer, PeerIdentity
+from harness.reference.ocpi.handler import Module, ModuleHandler, ModuleRegistry, Reply
+from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
+from harness.reference.ocpi.modules import MODULES
+from harness.transport.http import HttpClient, InProcessNetwork
+
+TOKEN_A = "unit-token-a-0002"
+
+
+class TariffsSender(ModuleHandler):
+    """A stand-in module: the CPO serves its list of tariffs and offers one action."""
+    module, role, interface = "tariffs", CPO, "SENDER"
+
+    async def serve(self, request, rest):
+        self.peer.only(request, "GET")
+        return Reply(200, build(self.store))
+
+    async def act_add_tariff(self, tariff_id: str) -> None:
+        self.store.append({"id": tariff_id})
+
+
+class WithTariffs(OcpiPeer):
+    modules = ModuleRegistry([Module(LocationsSender, LocationStore), Module(LocationsReceiver, LocationStore),
+                              Module(TariffsSender, list)])
+
+
+async def _registered():
+    network = InProcessNetwork()
+    cpo = WithTariffs(PeerIdentity(CPO, "NL", "CPO", "cpo"), http=HttpClient(transport=network),
+                      stock={"tariffs": [{"id": "T1"}]})
+    emsp = WithTariffs(PeerIdentity(EMSP, "DE", "MSP", "emsp"), http=HttpClient(transport=network))
+    cpo.bind(network.add("cpo", cpo.app), token_a=TOKEN_A)
+    emsp.bind(network.add("emsp", emsp.app))
+    await emsp.register_with(cpo.versions_url, TOKEN_A)
+    return cpo, emsp
+
+
+async def test_a_registered_module_is_listed_routed_and_acted():
+    cpo, emsp = await _registered()
+    assert {(e["identifier"], e["role"]) for e in cpo.endpoints()} == {
+        ("credentials", "SENDER"), ("locations", "SENDER"), ("tariffs", "SENDER")}
+    assert [e["identifier"] for e in emsp.endpoints()] == ["credentials", "locations"]   # no eMSP tariffs
+    await cpo.perform("add_tariff", {"tariff_id": "T2"})
+    assert "add_tariff" in cpo.supported_actions() and "add_tariff" not in emsp.supported_actions()
+    listed = await emsp.send("GET", cpo.module_url("tariffs"), token=emsp.peer_token, module="tariffs")
+    assert listed.json()["data"] == [{"id": "T1"}, {"id": "T2"}]
+    assert not cpo.violations and not emsp.violations
+
+
+async def test_the_other_platforms_url_follows_the_interfaces():
+    cpo, emsp = await _registered()
+    assert emsp.other_url(LOCATIONS, "LOC-1") == f"{cpo.module_url(LOCATIONS)}/LOC-1"               # its Sender
+    assert cpo.other_url(LOCATIONS, "LOC-1") == f"{emsp.module_url(LOCATIONS)}/NL/CPO/LOC-1"        # its Receiver
+    with pytest.raises(HarnessError, match="plays no tariffs module"):
+        emsp.other_url("tariffs")
+
+
+def test_a_registry_takes_one_handler_per_module_and_role():
+    with pytest.raises(HarnessError, match="registered twice"):
+        ModuleRegistry([Module(LocationsSender, LocationStore), Module(LocationsSender, list)])
+
+
+def test_faulty_variants_replace_a_handler_or_a_store():
+    class Lenient(LocationStore):
+        pass
+
+    class Sender(LocationsSender):
+        pass
+
+    assert [m.store for m in MODULES.with_store(LOCATIONS, Lenient).for_role(EMSP)] == [Lenient]
+    assert [(m.handler, m.store) for m in MODULES.with_handler(Sender).for_role(CPO)] == [(Sender, LocationStore)]
+    assert [m.handler for m in MODULES.with_handler(Sender).for_role(EMSP)] == [LocationsReceiver]
+    with pytest.raises(HarnessError, match="no module tariffs"):
+        MODULES.with_handler(TariffsSender)
