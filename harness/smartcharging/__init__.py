@@ -1,5 +1,6 @@
 """Sans-I/O smart charging for OCPP 1.6 and 2.0.1: profile validation, composite schedules,
-clearing and reporting. The rules and where they come from are listed in ``engine``."""
+clearing and reporting. The decision rules and where they come from are listed in ``engine``; a
+payload the core cannot read breaks the row ``sc.payload`` of ``wire``."""
 
 from harness.smartcharging.composite import composite_schedule
 from harness.smartcharging.engine import (

@@ -5,8 +5,8 @@ Field names were checked against the official schemas shipped with the ``ocpp`` 
 SetChargingProfileRequest, GetCompositeScheduleResponse, ClearChargingProfileRequest,
 GetChargingProfilesRequest, ReportChargingProfilesRequest). What differs between the versions
 is data (``_Shape``), not code. Payloads come from the peer, so a malformed one is a
-``PeerViolation``; asking 1.6 to carry what it cannot (phaseToUse, three schedules) is our
-misuse, a ``HarnessError``. Numbers stay ``Decimal`` (parse JSON with ``parse_float=Decimal``).
+``PeerViolation`` of the row ``sc.payload``; asking 1.6 to carry what it cannot (phaseToUse, three
+schedules) is our misuse, a ``HarnessError``. Numbers stay ``Decimal`` (parse JSON with ``parse_float=Decimal``).
 """
 
 from __future__ import annotations
@@ -18,10 +18,18 @@ from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
+from harness.rules import RuleTable, must
 from harness.smartcharging.model import (
     ChargingProfile, ChargingSchedule, ClearCriteria, CompositeSchedule, Kind, LimitSource,
     Purpose, RateUnit, Recurrency, ReportCriteria, SchedulePeriod, to_decimal,
 )
+
+
+class SmartChargingWire(RuleTable, namespace="sc"):
+    """What the smart-charging core blames a peer for: a payload it cannot read."""
+    payload = must("spec 001 Smart charging types and messages; spec 002 ChargingProfile class and "
+                   "SetChargingProfile, GetCompositeSchedule, ClearChargingProfile payloads",
+                   "a smart-charging payload has the fields, types and values its version defines")
 
 
 @dataclass(frozen=True)
@@ -69,8 +77,9 @@ class _Reader:
         self.data = data
 
     def _fail(self, path: str, wanted: str, actual: Any) -> PeerViolation:
-        return PeerViolation(f"{self.version.label} schema", f"{path or '(payload)'} must be {wanted}",
-                             expected=wanted, actual=actual)
+        return PeerViolation(SmartChargingWire.payload,
+                             f"{self.version.label}: {path or '(payload)'} must be {wanted}",
+                             expected=wanted, actual=actual, protocol=self.version.value)
 
     def get(self, key: str, kind: str, required: bool = False) -> Any:
         path = self._key_path(key)

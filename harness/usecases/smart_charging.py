@@ -1,5 +1,6 @@
 """Smart-charging dialogues (K01, K08), with the charging-profile engine as the oracle:
-what a station must accept and what composite it must report are computed, not hard-coded."""
+what a station must accept and what composite it must report are computed, not hard-coded.
+The rules of the SetChargingProfile dialogue that several use cases play are this module's."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from datetime import datetime, timedelta, timezone
 from harness import smartcharging as sc
 from harness.arena import CSMS, OcppArena
 from harness.ocpp.versions import OcppVersion
+from harness.rules import RuleTable, must
 from harness.transport.ws import Exchange
+
+
+class ChargingProfiles(RuleTable, namespace="chargingprofile"):
+    """Installing a profile (spec 001 SetChargingProfile rules and messages)."""
+    sent = must("spec 001 Messages sent by the CSMS: SetChargingProfileRequest",
+                "the CSMS sends SetChargingProfile for the EVSE and profile its operator asked for")
+    accepted = must("spec 001 SetChargingProfile rules 1-6; SetChargingProfileResponse",
+                    "a station accepts a profile that obeys the rules")
 
 
 def absolute_tx_default(profile_id: int, limits: list[tuple[int, str]], start: datetime,
@@ -38,7 +48,7 @@ async def set_profile(arena: OcppArena, evse_id: int, charging_profile: dict) ->
     return await arena.exchange(
         CSMS, "SetChargingProfile", {"evseId": evse_id, "chargingProfile": charging_profile},
         trigger=("set_charging_profile", {"evse_id": evse_id, "charging_profile": charging_profile}),
-        rule="K01: the CSMS sends SetChargingProfile when asked")
+        rule=ChargingProfiles.sent)
 
 
 def expected_decision(installed: list[tuple[int, dict]], evse_id: int, charging_profile: dict,

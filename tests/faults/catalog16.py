@@ -237,7 +237,7 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-ignores-charging-tags", "AuthorizationStatus ConcurrentTx (StartTransaction)",
             CentralSystemIgnoresChargingTags, (node(AUTH, "test_charging_tag_is_concurrent_at_start_transaction", "csms"),),
             "[A4 / AuthorizationStatus ConcurrentTx]"),
-    Fault16("cs-rejects-unknown-vendor", "DataTransferStatus UnknownVendorId", CentralSystemRejectsUnknownVendor,
+    Fault16("cs-rejects-unknown-vendor", "datatransfer.unknown_vendor", CentralSystemRejectsUnknownVendor,
             (node(DATA, "test_data_transfer_to_central_system", "csms", "unknown_vendor"),),
-            "[1.6 DataTransferStatus: an unknown vendorId SHALL be answered UnknownVendorId]"),
+            "DataTransferResponse status is wrong"),
 )

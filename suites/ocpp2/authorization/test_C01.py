@@ -1,11 +1,10 @@
 """C01 — EV driver authorization using RFID (and the order of checks of the CSMS's decision).
 
-Rules (spec 001): the AuthorizeResponse carries an authorization status (C01.FR.07); the CSMS
-decides in a fixed order: unknown → Invalid, blocked → Blocked, expired → Expired, already in a
-transaction → ConcurrentTx, wrong station → NotAtThisLocation, wrong EVSE type →
-NotAllowedTypeEVSE, EVSE-restricted → Accepted with evseId, else Accepted ("Order of checks");
-a token in a group is answered with groupIdToken (Authorization rule 5); a token in a
-TransactionEvent is checked again (Authorization rule 7).
+A station asks about the token presented to it; the CSMS decides in a fixed order (unknown →
+Invalid, blocked → Blocked, expired → Expired, in a transaction → ConcurrentTx, wrong station →
+NotAtThisLocation, wrong EVSE type → NotAllowedTypeEVSE, EVSE-restricted → Accepted with evseId,
+else Accepted), answers a grouped token with its group and checks a TransactionEvent's token
+again; a station charges only for an accepted token.
 """
 
 import pytest
@@ -13,14 +12,38 @@ import pytest
 from harness.arena import CS
 from harness.errors import NotApplicable
 from harness.profile import TOKEN_STATUSES
-from harness.suite import OCPP2, case
-from harness.usecases.authorization import authorize, check_presented_token
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.authorization import Authorization, authorize, check_presented_token
 from harness.verdict import check_equal, dig, require
 
-pytestmark = case("C01", block="Authorization", roles=("csms", "cs"), protocols=OCPP2,
-                  certification={"csms": "TC_C_02_CSMS"})
+
+class C01(RuleTable):
+    """The rules of C01 (spec 001 Order of checks, Authorization rules 5 and 7, status values)."""
+    presented = must("spec 001 Events: AuthorizeRequest; IdTokenType (C01.FR.01)",
+                     "the station asks about the token that was presented, with its idToken and type")
+    status = must("spec 001 Order of checks; AuthorizeResponse (C01.FR.07)",
+                  "the AuthorizeResponse carries the status the order of checks gives the token")
+    evse_restriction = must("spec 001 Order of checks, step 7",
+                            "a token allowed only at certain EVSEs is Accepted with evseId listing them")
+    blocked_first = must("spec 001 Order of checks, steps 2 and 3", "a token both blocked and expired is Blocked")
+    concurrent = must("spec 001 Order of checks, step 4",
+                      "a valid token already in an active transaction is answered ConcurrentTx")
+    group = must("spec 001 Authorization rule 5 (C09)",
+                 "a token's groupIdToken is in the AuthorizeResponse and the TransactionEventResponse")
+    event_token = must("spec 001 Authorization rule 7 (C12, C14)",
+                       "the CSMS checks the token of a TransactionEvent again and answers its status")
+    accepted_starts = must("spec 001 Authorization status values (Accepted allows charging)",
+                           "an accepted driver's transaction starts, with the token, once the cable is in")
+    rejected_no_start = must("spec 001 Authorization status values (every other status rejects charging)",
+                             "a rejected token starts no transaction")
+
+
+pytestmark = case("C01", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
 
 STATIC_STATUSES = [s for s in TOKEN_STATUSES if s != "ConcurrentTx"]
+# the public test case that asks a CSMS for each status (OCPP 2.0.1 Part 6, block C)
+STATUS_CASES = {"Invalid": "TC_C_02_CSMS", "Blocked": "TC_C_06_CSMS", "Expired": "TC_C_07_CSMS"}
 
 
 def _token_with(profile, status):
@@ -30,30 +53,50 @@ def _token_with(profile, status):
     return tokens[0]
 
 
-async def _harness_station_starts(ocpp, profile, token):
-    """The harness's station starts a transaction with ``token`` (cable in, card presented)."""
-    state = ocpp.harness.evses[profile.evses[0].id]
+async def _harness_station_starts(ocpp, profile, token, rule):
+    """The harness's station starts a transaction with ``token``, accepted from its own cache (no
+    AuthorizeRequest: the CSMS meets the token in the TransactionEvent first); returns its EVSE and
+    the TransactionEvent Started. ``rule`` is the rule the test judges (the harness's own silence
+    would be a harness error, never the SUT's)."""
+    evse = profile.evses[0].id
     start = ocpp.mark()
-    state.plugged = True
-    await ocpp.harness.start_transaction(state, "Authorized", token.wire())
-    return state, await ocpp.expect("TransactionEvent", after=start, rule="C01")
+    ocpp.configure(local_authorization=True)
+    await ocpp.act("cs", "plug_in", evse_id=evse)
+    await ocpp.act("cs", "present_id_token", id_token=token.wire(), evse_id=evse)
+    event = await ocpp.expect("TransactionEvent", sender="cs", after=start, rule=rule,
+                              where=lambda p: p["eventType"] == "Started")
+    return evse, event
 
 
-@pytest.mark.parametrize("status", STATIC_STATUSES)
+async def _harness_station_stops(ocpp, evse, token, rule):
+    """The driver presents the token again: the harness's station ends its transaction."""
+    stop = ocpp.mark()
+    await ocpp.act("cs", "present_id_token", id_token=token.wire(), evse_id=evse)
+    await ocpp.expect("TransactionEvent", sender="cs", after=stop, rule=rule, where=lambda p: p["eventType"] == "Ended")
+
+
+def _status_param(status):
+    """A CSMS is judged on its answer, a station on the request it sends."""
+    certification = {"csms": TC(STATUS_CASES[status], "ocpp2.0.1")} if status in STATUS_CASES else {}
+    return pytest.param(status, marks=checks(C01.status, C01.evse_restriction, Authorization.sent, C01.presented,
+                                             **certification))
+
+
+@pytest.mark.parametrize("status", [_status_param(s) for s in STATIC_STATUSES])
 async def test_presented_token_gets_its_status(ocpp, profile, status):
     """Each token of the profile is answered with the status the profile says it must get."""
     token = _token_with(profile, status)
     exchange = await authorize(ocpp, token)
     if ocpp.is_sut(CS):
-        check_presented_token(exchange, token, "C01.FR.01: the station sends the presented idToken")
+        check_presented_token(exchange, token, C01.presented)
         return
     info = exchange.response["idTokenInfo"]
-    check_equal("C01.FR.07 / order of checks", f"idTokenInfo.status for the {token.name} token", status, info["status"])
+    check_equal(C01.status, f"idTokenInfo.status for the {token.name} token", status, info["status"])
     if status == "Accepted" and token.evse_ids:
-        check_equal("order of checks step 7: Accepted with evseId", "idTokenInfo.evseId",
-                    sorted(token.evse_ids), sorted(info.get("evseId", [])))
+        check_equal(C01.evse_restriction, "idTokenInfo.evseId", sorted(token.evse_ids), sorted(info.get("evseId", [])))
 
 
+@checks(C01.blocked_first)
 @pytest.mark.sut_roles("csms")
 async def test_blocked_is_checked_before_expired(ocpp, profile):
     """A token that is both blocked and expired is Blocked: step 2 comes before step 3."""
@@ -62,21 +105,23 @@ async def test_blocked_is_checked_before_expired(ocpp, profile):
         raise NotApplicable("the profile declares no token that is both blocked and expired "
                             "(status = \"Blocked\", also = [\"Expired\"])")
     exchange = await authorize(ocpp, tokens[0])
-    check_equal("order of checks: Blocked (2) before Expired (3)", "idTokenInfo.status", "Blocked",
+    check_equal(C01.blocked_first, "idTokenInfo.status of a token both blocked and expired", "Blocked",
                 exchange.response["idTokenInfo"]["status"])
 
 
+@checks(C01.concurrent)
 @pytest.mark.sut_roles("csms")
 async def test_token_in_a_transaction_is_concurrent(ocpp, profile):
     """A valid token already in an active transaction gets ConcurrentTx (step 4)."""
     token = _token_with(profile, "Accepted")
-    state, _ = await _harness_station_starts(ocpp, profile, token)
+    evse, _ = await _harness_station_starts(ocpp, profile, token, C01.concurrent)
     exchange = await authorize(ocpp, token)
-    check_equal("order of checks step 4: ConcurrentTx", "idTokenInfo.status", "ConcurrentTx",
+    check_equal(C01.concurrent, "idTokenInfo.status of a token already in a transaction", "ConcurrentTx",
                 exchange.response["idTokenInfo"]["status"])
-    await ocpp.harness.end_transaction(state, "StopAuthorized", "Local", token.wire())
+    await _harness_station_stops(ocpp, evse, token, C01.concurrent)
 
 
+@checks(C01.group)
 @pytest.mark.sut_roles("csms")
 async def test_group_token_is_answered_with_its_group(ocpp, profile):
     """AuthorizeResponse and TransactionEventResponse carry the token's groupIdToken (rule 5)."""
@@ -87,42 +132,46 @@ async def test_group_token_is_answered_with_its_group(ocpp, profile):
     exchange = await authorize(ocpp, token)
     group = dig(exchange.response, "idTokenInfo.groupIdToken.idToken")
     require(group is not None and group.casefold() == token.group.casefold(),
-            "C09 / authorization rule 5", "AuthorizeResponse lacks the token's groupIdToken",
+            C01.group, "AuthorizeResponse lacks the token's groupIdToken",
             expected=token.group, actual=dig(exchange.response, "idTokenInfo.groupIdToken"))
-    state, event = await _harness_station_starts(ocpp, profile, token)
+    evse, event = await _harness_station_starts(ocpp, profile, token, C01.group)
     group = dig(event.response, "idTokenInfo.groupIdToken.idToken")
     require(group is not None and group.casefold() == token.group.casefold(),
-            "C09 / authorization rule 5", "TransactionEventResponse lacks the token's groupIdToken",
+            C01.group, "TransactionEventResponse lacks the token's groupIdToken",
             expected=token.group, actual=dig(event.response, "idTokenInfo"))
-    await ocpp.harness.end_transaction(state, "StopAuthorized", "Local", token.wire())
+    await _harness_station_stops(ocpp, evse, token, C01.group)
 
 
+@checks(C01.event_token)
 @pytest.mark.sut_roles("csms")
 async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
     """A blocked token that arrives in a TransactionEvent is answered Blocked (rule 7)."""
     token = _token_with(profile, "Blocked")
-    _, event = await _harness_station_starts(ocpp, profile, token)
-    check_equal("authorization rule 7: the CSMS SHALL check the token of a TransactionEvent",
-                "TransactionEventResponse idTokenInfo.status", "Blocked", dig(event.response, "idTokenInfo.status"))
+    _, event = await _harness_station_starts(ocpp, profile, token, C01.event_token)
+    check_equal(C01.event_token, "TransactionEventResponse idTokenInfo.status", "Blocked",
+                dig(event.response, "idTokenInfo.status"))
 
 
 @pytest.mark.sut_roles("cs")
-@pytest.mark.parametrize("accepted", [True, False], ids=["accepted", "rejected"])
+@pytest.mark.parametrize("accepted", [
+    pytest.param(True, id="accepted", marks=checks(Authorization.sent, C01.presented, C01.accepted_starts)),
+    pytest.param(False, id="rejected", marks=checks(Authorization.sent, C01.presented, C01.rejected_no_start)),
+])
 async def test_station_starts_only_for_an_accepted_token(ocpp, profile, accepted):
     """Card then cable: a transaction starts with the token only when the CSMS accepted it."""
     token = _token_with(profile, "Accepted" if accepted else "Invalid")
     evse = profile.evses[0].id
     exchange = await authorize(ocpp, token, evse_id=evse)
-    check_presented_token(exchange, token, "C01.FR.01: the station sends the presented idToken")
+    check_presented_token(exchange, token, C01.presented)
     start = ocpp.mark()
-    await ocpp.act("plug_in", evse_id=evse)
+    await ocpp.act("cs", "plug_in", evse_id=evse)
     started = lambda p: p["eventType"] == "Started" or dig(p, "idToken.idToken", "").casefold() == token.id.casefold()
     if accepted:
-        event = await ocpp.expect("TransactionEvent", after=start, where=started,
-                                  rule="C01: an accepted driver can charge once the cable is in")
-        check_equal("C01: the transaction is the presented token's", "TransactionEvent idToken.idToken",
-                    token.id.casefold(), dig(event.request, "idToken.idToken", "").casefold())
+        event = await ocpp.expect("TransactionEvent", sender="cs", after=start, where=started,
+                                  rule=C01.accepted_starts)
+        check_equal(C01.accepted_starts, "TransactionEvent idToken.idToken", token.id.casefold(),
+                    dig(event.request, "idToken.idToken", "").casefold())
     else:
         await ocpp.expect_none("TransactionEvent", after=start,
                                where=lambda p: dig(p, "idToken.idToken", "").casefold() == token.id.casefold(),
-                               rule="C01: a rejected token SHALL NOT start a transaction")
+                               rule=C01.rejected_no_start)

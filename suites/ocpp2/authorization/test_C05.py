@@ -1,10 +1,9 @@
 """C05 — Authorization for a transaction started by the CSMS from an app (remote start).
 
-Rules (spec 001, Remote start rules 1-2, moves "Transaction started by app"): the CSMS
-sends RequestStartTransaction with a fresh idToken of type Central and a remoteStartId;
-after Accepted the station starts a transaction whose TransactionEvent carries
-triggerReason RemoteStart and the same remoteStartId; Rejected means the station refused
-and no transaction starts. RequestStopTransaction stops a running transaction.
+The CSMS sends RequestStartTransaction with a fresh idToken of type Central and a remoteStartId;
+after Accepted the station starts a transaction whose TransactionEvent carries triggerReason
+RemoteStart and the same remoteStartId; Rejected means the station refused and no transaction
+starts. RequestStopTransaction stops a running transaction.
 """
 
 import secrets
@@ -12,8 +11,37 @@ import secrets
 import pytest
 
 from harness.arena import CSMS
-from harness.suite import OCPP2, case
-from harness.verdict import check_equal, dig, finding
+from harness.errors import HarnessError
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP2, case, checks
+from harness.verdict import check_equal, dig, require
+
+
+class C05(RuleTable):
+    """The rules of C05 (spec 001 Remote start rules 1-2, moves "Transaction started by app") and of
+    the remote stop that ends such a transaction (spec 001 RequestStopTransaction)."""
+    start_request = must("spec 001 Remote start rule 1",
+                         "the CSMS sends RequestStartTransaction with a remoteStartId for the EVSE the app asked for")
+    central_token = should("spec 001 Remote start rule 1", "an app start carries a fresh idToken of type Central")
+    start_accepted = must("spec 001 Moves: Transaction started by app; Remote start rule 2",
+                          "a station accepts a remote start on a free, known EVSE")
+    remote_start_id = must("spec 001 Remote start rule 1",
+                           "the remoteStartId appears in a TransactionEvent of the transaction it started")
+    trigger_reason = must("spec 001 Moves: Transaction started by app",
+                          "the transaction's TransactionEvent carries triggerReason RemoteStart")
+    own_token = must("spec 001 Remote start rule 1; Authorization rule 7",
+                     "the CSMS answers the Central token it issued Accepted in the TransactionEvent")
+    refused = must("spec 001 Remote start rule 2",
+                   "a station answers Rejected to a remote start it cannot serve, and starts nothing")
+    keeps_serving = must("spec 001 Remote start rule 2; spec 002 Messages: Heartbeat",
+                         "after a refused remote start the CSMS keeps answering the station")
+    stop_request = must("spec 001 Other authorization messages: RequestStopTransactionRequest",
+                        "the CSMS sends RequestStopTransaction naming the transaction it was asked to stop")
+    stop_accepted = must("spec 001 Other authorization messages: RequestStopTransactionResponse",
+                         "a station accepts a remote stop of its running transaction")
+    stop_ends = must("spec 001 Events: TransactionEvent (Ended)",
+                     "a remotely stopped transaction ends with TransactionEvent Ended, triggerReason RemoteStop")
+
 
 pytestmark = case("C05", block="Authorization", roles=("csms", "cs"), protocols=OCPP2, requires=["remote_start"])
 
@@ -26,13 +54,15 @@ async def _remote_start(ocpp, evse_id):
     payload = {"idToken": _central_token(), "remoteStartId": secrets.randbelow(1_000_000) + 1, "evseId": evse_id}
     return await ocpp.exchange(CSMS, "RequestStartTransaction", payload,
                                trigger=("request_start_transaction", {"evse_id": evse_id}),
-                               rule="C05: the CSMS sends RequestStartTransaction when the app asks")
+                               rule=C05.start_request)
 
 
 def _carries(remote_start_id):
     return lambda p: dig(p, "transactionInfo.remoteStartId") == remote_start_id
 
 
+@checks(C05.start_request, C05.central_token, C05.start_accepted, C05.remote_start_id, C05.trigger_reason,
+        C05.own_token)
 async def test_remote_start_is_correlated_by_remote_start_id(ocpp, profile):
     """The transaction that follows an accepted remote start carries its remoteStartId."""
     evse = profile.evses[0].id
@@ -40,62 +70,63 @@ async def test_remote_start_is_correlated_by_remote_start_id(ocpp, profile):
     exchange = await _remote_start(ocpp, evse)
     remote_start_id = exchange.request["remoteStartId"]
     if ocpp.is_sut(CSMS):
-        if dig(exchange.request, "idToken.type") != "Central":
-            finding("C05 remote start rule 1", "an app start should use a fresh idToken of type Central, got "
-                    f"{dig(exchange.request, 'idToken.type')!r}")
-    check_equal("C05: a free, known EVSE accepts a remote start", "RequestStartTransactionResponse status",
-                "Accepted", exchange.response["status"])
-    event = await ocpp.expect("TransactionEvent", after=start, where=_carries(remote_start_id),
-                              rule="C05.FR: remoteStartId SHALL appear in a TransactionEvent of the transaction")
-    check_equal("C05: the transaction was started remotely", "TransactionEvent triggerReason",
-                "RemoteStart", event.request["triggerReason"])
+        check_equal(C05.central_token, "RequestStartTransactionRequest idToken.type", "Central",
+                    dig(exchange.request, "idToken.type"))
+    check_equal(C05.start_accepted, "RequestStartTransactionResponse status", "Accepted", exchange.response["status"])
+    event = await ocpp.expect("TransactionEvent", sender="cs", after=start, where=_carries(remote_start_id),
+                              rule=C05.remote_start_id)
+    check_equal(C05.trigger_reason, "TransactionEvent triggerReason", "RemoteStart", event.request["triggerReason"])
     if ocpp.is_sut(CSMS):
         status = dig(event.response, "idTokenInfo.status", "Accepted")
-        check_equal("C05: the CSMS's own Central token is valid", "TransactionEventResponse idTokenInfo.status",
-                    "Accepted", status)
+        check_equal(C05.own_token, "TransactionEventResponse idTokenInfo.status", "Accepted", status)
 
 
+@checks(C05.start_request, C05.remote_start_id, C05.stop_request, C05.stop_accepted, C05.stop_ends)
 async def test_remote_stop_ends_the_transaction(ocpp, profile):
     """RequestStopTransaction for the running transaction is Accepted and ends it (RemoteStop)."""
     evse = profile.evses[0].id
     start = ocpp.mark()
     exchange = await _remote_start(ocpp, evse)
-    event = await ocpp.expect("TransactionEvent", after=start, where=_carries(exchange.request["remoteStartId"]),
-                              rule="C05.FR: remoteStartId SHALL appear in a TransactionEvent of the transaction")
+    event = await ocpp.expect("TransactionEvent", sender="cs", after=start,
+                              where=_carries(exchange.request["remoteStartId"]), rule=C05.remote_start_id)
     transaction_id = event.request["transactionInfo"]["transactionId"]
     stop_mark = ocpp.mark()
     stop = await ocpp.exchange(CSMS, "RequestStopTransaction", {"transactionId": transaction_id},
                                trigger=("request_stop_transaction", {"transaction_id": transaction_id}),
-                               rule="F03: the CSMS sends RequestStopTransaction when asked")
-    check_equal("F03: the running transaction is the one to stop", "RequestStopTransaction transactionId",
-                transaction_id, stop.request["transactionId"])
-    check_equal("F03: a running transaction accepts a remote stop", "RequestStopTransactionResponse status",
-                "Accepted", stop.response["status"])
-    ended = await ocpp.expect("TransactionEvent", after=stop_mark,
-                              where=lambda p: p["eventType"] == "Ended",
-                              rule="F03: a remotely stopped transaction ends with a TransactionEvent Ended")
-    check_equal("F03: the transaction ended is the one stopped", "TransactionEvent transactionId",
-                transaction_id, ended.request["transactionInfo"]["transactionId"])
-    check_equal("F03: stopped remotely", "TransactionEvent triggerReason", "RemoteStop", ended.request["triggerReason"])
+                               rule=C05.stop_request)
+    check_equal(C05.stop_request, "RequestStopTransaction transactionId", transaction_id, stop.request["transactionId"])
+    check_equal(C05.stop_accepted, "RequestStopTransactionResponse status", "Accepted", stop.response["status"])
+    ended = await ocpp.expect("TransactionEvent", sender="cs", after=stop_mark,
+                              where=lambda p: p["eventType"] == "Ended", rule=C05.stop_ends)
+    check_equal(C05.stop_ends, "TransactionEvent transactionId", transaction_id,
+                ended.request["transactionInfo"]["transactionId"])
+    check_equal(C05.stop_ends, "TransactionEvent triggerReason", "RemoteStop", ended.request["triggerReason"])
 
 
+@checks(C05.refused)
 @pytest.mark.sut_roles("cs")
 async def test_remote_start_on_unknown_evse_is_rejected(ocpp, profile):
     """A remote start on an EVSE the station does not have is Rejected and starts nothing."""
     unknown_evse = max(e.id for e in profile.evses) + 1
     start = ocpp.mark()
     exchange = await _remote_start(ocpp, unknown_evse)
-    check_equal("C05 remote start rule 2: the station refuses what it cannot do",
-                "RequestStartTransactionResponse status", "Rejected", exchange.response["status"])
+    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.response["status"])
     await ocpp.expect_none("TransactionEvent", after=start, where=_carries(exchange.request["remoteStartId"]),
-                           rule="C05: after Rejected no transaction starts")
+                           rule=C05.refused)
 
 
+@checks(C05.start_request, C05.keeps_serving)
 @pytest.mark.sut_roles("csms")
 async def test_csms_survives_a_rejected_remote_start(ocpp, profile):
-    """After the station answers Rejected the CSMS keeps serving it (heartbeat answered)."""
+    """After the station answers Rejected the CSMS keeps serving it (heartbeat answered). The CSMS is
+    judged on what it sends: the start for the EVSE it was asked about; the harness's station then
+    refuses it (its answer is the harness's, never the SUT's)."""
     unknown_evse = max(e.id for e in profile.evses) + 1
     exchange = await _remote_start(ocpp, unknown_evse)
-    check_equal("C05 remote start rule 2", "station's answer", "Rejected", exchange.response["status"])
+    check_equal(C05.start_request, "RequestStartTransactionRequest evseId", unknown_evse,
+                exchange.request.get("evseId"))
+    if exchange.response["status"] != "Rejected":
+        raise HarnessError(f"the harness's station answered {exchange.response} to a start on an unknown EVSE")
     heartbeat = await ocpp.link.call("Heartbeat", {})
-    check_equal("G02: the CSMS answers Heartbeat", "HeartbeatResponse has currentTime", True, "currentTime" in heartbeat)
+    require("currentTime" in heartbeat, C05.keeps_serving, "HeartbeatResponse lacks currentTime",
+            expected="currentTime", actual=heartbeat)

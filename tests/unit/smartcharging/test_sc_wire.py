@@ -10,6 +10,7 @@ import pytest
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.schemas import validate as schema_validate
+from harness.smartcharging.wire import SmartChargingWire
 from harness.smartcharging import (
     ChargingSchedule, ClearCriteria, Kind, LimitSource, ProfileStore, Purpose, Recurrency, ReportCriteria,
     answer_set_charging_profile, clear_criteria, composite_request, from_v16, from_v201, report_criteria,
@@ -97,7 +98,7 @@ def test_malformed_peer_payloads_are_peer_violations(mutate):
     mutate(payload)
     with pytest.raises(PeerViolation) as caught:
         from_v16(payload)
-    assert caught.value.rule == "OCPP 1.6 schema"
+    assert caught.value.rule is SmartChargingWire.payload and str(caught.value).startswith("[sc.payload] OCPP 1.6: ")
 
 
 @pytest.mark.parametrize("make", [
