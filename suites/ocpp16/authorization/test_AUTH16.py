@@ -61,7 +61,7 @@ async def test_group_members_share_the_parent_tag(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(Core16.authorize, Core16.accepted, Core16.start, Core16.stop_answered, AUTH16.status, AUTH16.concurrent)
+@checks(Core16.authorize, Core16.accepted, Core16.start, AUTH16.status, AUTH16.concurrent)
 async def test_charging_tag_is_concurrent_at_start_transaction(ocpp, profile):
     """A StartTransaction with an idTag already charging on another connector (authorized by the charge
     point on its own, without Authorize) gets ConcurrentTx."""

@@ -53,8 +53,8 @@ def _new_key(change) -> bytes:
     register_key(key)
     require(len(key) <= KEY_BYTES, SECURITY16.key_length, "the new key is too long", expected=f"{KEY_BYTES} bytes",
             actual=f"{len(key)} bytes")
-    require(len(key) == KEY_BYTES, SECURITY16.key_bytes, f"the authorization key is 20 bytes; the new one has "
-            f"{len(key)}", expected=f"{KEY_BYTES} bytes", actual=f"{len(key)} bytes")
+    require(len(key) == KEY_BYTES, SECURITY16.key_bytes, "the new key is shorter than 20 bytes",
+            expected=f"{KEY_BYTES} bytes", actual=f"{len(key)} bytes")
     return key
 
 
