@@ -9,6 +9,8 @@ the wire; either way it returns the same ``Exchange`` (request and answer) to ve
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +21,7 @@ from harness.profile import Profile
 from harness.reference.csms import ReferenceCsms
 from harness.reference.station import ReferenceStation
 from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
-from harness.transport.ws import Exchange, OcppConnection
+from harness.transport.ws import Exchange, Handshake, HandshakeSeen, OcppConnection
 from harness.verdict import fail
 from harness.wire import WireLog
 
@@ -244,3 +246,97 @@ class OcppArena:
     def mark(self) -> int:
         """A point in the link's history, for ``expect(after=...)``."""
         return len(self.link.history)
+
+    # ---- verbs for the harness's side (1.6 and shared)
+    # What a test needs of the harness's own side beyond act() and configure(): its station connected
+    # and booted by hand, an outage, its queue, and what it saw of the station's connections. Each
+    # verb only does; the test judges what comes back.
+    async def connect_station(self, *, boot: bool) -> Handshake:
+        """The harness's station opens a new connection to the CSMS under test (with its current
+        password), booting on it only when ``boot``; an upgraded connection becomes the link. Returns
+        the handshake for the test to judge."""
+        handshake = await self.harness.connect(self.sut_url, boot=boot)
+        if handshake.connection is not None:
+            self.link = handshake.connection
+        return handshake
+
+    async def send_boot(self) -> dict:
+        """The harness's station sends one BootNotification on the link and returns the answer of the
+        CSMS under test (a 1.6 interval read under either name); it reports no connector after it."""
+        return await self.harness.boot_once()
+
+    async def report_status(self, connector_id: int, status: str) -> Exchange:
+        """The harness's 1.6 charge point reports ``status`` of ``connector_id`` (0: the main
+        controller) in a StatusNotification of its own making; returns the exchange."""
+        return await self.link.call_exchange("StatusNotification", self.harness.connector_status(connector_id, status))
+
+    async def set_configuration_key(self, key: str, value: str) -> str:
+        """A 1.6 charge point's configuration key for this test: sent in ChangeConfiguration to a
+        charge point under test, whose ConfigurationStatus is returned; set directly in the harness's
+        own charge point ("Accepted")."""
+        if self.is_sut(CS):
+            return (await self.link.call("ChangeConfiguration", {"key": key, "value": value}))["status"]
+        self.harness.config.set(key, value)
+        return "Accepted"
+
+    def connections(self) -> int:
+        """How many connections the station has opened so far (the harness's station, or the station
+        under test as the harness's CSMS accepted them): the mark ``reconnected`` counts from."""
+        return len(self.harness.links) if self.is_sut(CSMS) else len(self.harness.server.connections)
+
+    async def reconnected(self, after: int, timeout: float | None = None) -> OcppConnection | None:
+        """A connection the station opened after its first ``after`` (see ``connections``): it becomes
+        the link. None when none opens within ``timeout`` seconds (default: the connect timeout)."""
+        wait = self.timeouts.connect if timeout is None else timeout
+        if self.is_sut(CSMS):
+            deadline, links = time.monotonic() + wait, self.harness.links
+            while len(links) <= after and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            connection = links[-1] if len(links) > after else None
+        else:
+            connection = await self.harness.server.wait_connection(wait, after=after)
+        if connection is not None:
+            self.link = connection
+        return connection
+
+    def handshakes(self) -> list[HandshakeSeen]:
+        """The upgrade requests the harness's CSMS has seen (identity, subprotocols offered, whether the
+        Basic password was right), oldest first."""
+        return list(self.harness.server.handshakes)
+
+    def refused(self) -> list[tuple[str, int]]:
+        """The upgrades the harness's CSMS refused, (identity, HTTP status), oldest first."""
+        return list(self.harness.server.refused)
+
+    async def cut(self) -> None:
+        """An outage at the harness's end: the link closes, and until ``restore`` the harness's CSMS
+        refuses the station's reconnection, or the harness's station does not reconnect."""
+        if self.is_sut(CSMS):
+            self.harness.configure(reconnects=False)
+            await self.link.close()
+        else:
+            await self.harness.cut()
+
+    async def restore(self) -> None:
+        """The outage is over: the harness's station reconnects at once, without booting (the new
+        connection becomes the link); the harness's CSMS accepts the station again, whose reconnection
+        the test awaits with ``reconnected``."""
+        if self.is_sut(CSMS):
+            self.harness.configure(reconnects=True)
+            await self.connect_station(boot=False)
+        else:
+            self.harness.restore()
+
+    async def drained(self, timeout: float | None = None) -> None:
+        """Returns once the harness's side has delivered (or dropped) every message it queued, is
+        offline, or ``timeout`` seconds (default: the action timeout) passed; a side without a queue
+        returns at once."""
+        drained = getattr(self.harness, "drained", None)
+        if drained is not None:
+            await drained(self.timeouts.action if timeout is None else timeout)
+
+    def transaction_at(self, connector_id: int) -> int | None:
+        """The transactionId of the transaction the harness's 1.6 charge point runs at ``connector_id``;
+        None when none runs there (or its StartTransaction is not answered yet)."""
+        running = self.harness.connectors[connector_id].transaction
+        return None if running is None else running.id

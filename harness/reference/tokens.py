@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.ocpp.v16 import AUTHORIZATION_STATUSES
 from harness.profile import Profile, Token
-
-STATUSES_16 = ("Accepted", "Blocked", "Expired", "Invalid", "ConcurrentTx")
 
 # Statuses a record cannot derive from its attributes: the store answers them as configured.
 _CONFIGURED_ONLY = {"NoCredit", "NotAtThisTime", "Unknown"}
@@ -82,7 +81,7 @@ class TokenStore:
         """The 1.6 IdTagInfo for ``id_tag``: the same order of checks, the group as parentIdTag."""
         record = self.lookup_tag(id_tag)
         status = self.status(record, station=station, currents=currents, in_transaction=in_transaction)
-        info: dict = {"status": status if status in STATUSES_16 else "Invalid"}
+        info: dict = {"status": status if status in AUTHORIZATION_STATUSES else "Invalid"}
         if record is not None and record.group:
             info["parentIdTag"] = record.group
         return info

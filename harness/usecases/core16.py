@@ -1,9 +1,9 @@
 """OCPP 1.6 dialogues shared by the 1.6 suite files, played from either side.
 
 What happens at the charge point (a card presented, a cable plugged in) is asked of the charge
-point whichever side it is on: the SUT's actuator when the SUT is the charge point, the harness's
-own reference charge point otherwise; the harness then reads the result on the link with
-``arena.expect``, so a missing message blames whichever side had to send it.
+point whichever side it is on with ``arena.act(CS, ...)``: the SUT's actuator when the SUT is the
+charge point, the harness's own charge point otherwise; the harness then reads the result on the
+link with ``arena.expect``, so a missing message blames whichever side had to send it.
 """
 
 from __future__ import annotations
@@ -12,13 +12,26 @@ import time
 
 from harness.arena import CS, OcppArena
 from harness.errors import NotApplicable
+from harness.ocpp.v16 import AUTHORIZATION_STATUSES, connector_ids
 from harness.profile import Profile, Token
-from harness.reference.tokens import STATUSES_16
-from harness.reference.v16.station import connector_ids
+from harness.rules import RuleTable, must
 from harness.transport.ws import Exchange
 from harness.verdict import check_equal, dig
 
 ID_TAG_LENGTH = 20   # spec 002 Limits: idTag and parentIdTag 20 characters
+
+
+class Core16(RuleTable, namespace="core16"):
+    """The rules the shared 1.6 dialogues judge (spec 002)."""
+    authorize = must("spec 002 What the service does 3; Messages Authorize; Primitive types IdToken",
+                     "a presented idTag is sent in Authorize.req as presented (CiString20: compared "
+                     "case-insensitively)")
+    accepted = must("spec 002 Classes IdTagInfo; Enumerations AuthorizationStatus",
+                    "the central system answers a valid idTag Accepted")
+    start = must("spec 002 What the service does 3; Messages StartTransaction",
+                 "an Accepted idTag with the cable in starts a transaction, StartTransaction carrying that idTag")
+    stop_answered = must("spec 002 Messages StopTransaction",
+                         "the central system answers a StopTransaction.req with StopTransaction.conf")
 
 
 def usable16(token: Token) -> bool:
@@ -28,7 +41,7 @@ def usable16(token: Token) -> bool:
 
 def tag16(profile: Profile, status: str) -> Token:
     """The plainest 1.6 idTag the profile says must get ``status``."""
-    if status not in STATUSES_16:
+    if status not in AUTHORIZATION_STATUSES:
         raise NotApplicable(f"{status} is not a 1.6 AuthorizationStatus (spec 002 Enumerations)")
     tokens = sorted((t for t in profile.tokens_with(status) if not t.also and usable16(t)),
                     key=lambda t: (t.group is not None, bool(t.evse_ids or t.stations or t.current)))
@@ -52,36 +65,36 @@ def connectors(profile: Profile) -> list[int]:
     return connector_ids(profile)
 
 
-async def at_charge_point(arena: OcppArena, action: str, **body) -> None:
-    """Something that happens at the charge point: the SUT's actuator, or the harness's own charge point."""
-    if arena.is_sut(CS):
-        await arena.act(action, **body)
-    else:
-        await arena.harness.perform(action, body)
+async def configure_charge_point(arena: OcppArena, values: dict[str, str]) -> None:
+    """The charge point's configuration keys for this test; a charge point under test that does not
+    accept one makes the test not applicable."""
+    for key, value in values.items():
+        status = await arena.set_configuration_key(key, value)
+        if status != "Accepted":
+            raise NotApplicable(f"the charge point answers {key}={value} {status}")
 
 
 async def unplug(arena: OcppArena, connector_id: int) -> None:
     """The cable is pulled at the end of a test. The harness's charge point delivers its StopTransactions
     (this transaction's, and any other it queued) before the test ends: a real central system keeps a
     transaction open otherwise, and the idTag would get ConcurrentTx in the next test."""
-    running = None if arena.is_sut(CS) else arena.harness.connectors[connector_id].transaction
+    running = None if arena.is_sut(CS) else arena.transaction_at(connector_id)
     mark = arena.mark()
-    await at_charge_point(arena, "unplug", connector_id=connector_id)
+    await arena.act(CS, "unplug", connector_id=connector_id)
     if running is not None:
-        await arena.expect("StopTransaction", after=mark, where=lambda p: p["transactionId"] == running.id,
-                           rule="1.6 StopTransaction: the central system answers a StopTransaction")
-    if not arena.is_sut(CS):
-        await arena.harness.drained(arena.timeouts.action)
+        await arena.expect("StopTransaction", sender=CS, after=mark, where=lambda p: p["transactionId"] == running,
+                           rule=Core16.stop_answered)
+    await arena.drained()
 
 
 async def authorize(arena: OcppArena, token: Token, connector_id: int | None = None) -> Exchange:
     """The idTag is presented; the charge point asks with Authorize (spec 002 What the service does 3)."""
     mark = arena.mark()
-    await at_charge_point(arena, "present_id_tag", id_tag=token.id,
-                          **({"connector_id": connector_id} if connector_id is not None else {}))
-    exchange = await arena.expect("Authorize", after=mark, rule="1.6 Authorize: a presented idTag is sent in Authorize.req")
-    check_equal("1.6 Authorize: the charge point asks about the presented idTag (CiString20, case-insensitive)",
-                "Authorize.req idTag", token.id.casefold(), str(exchange.request.get("idTag", "")).casefold())
+    await arena.act(CS, "present_id_tag", id_tag=token.id,
+                    **({"connector_id": connector_id} if connector_id is not None else {}))
+    exchange = await arena.expect("Authorize", sender=CS, after=mark, rule=Core16.authorize)
+    check_equal(Core16.authorize, "Authorize.req idTag", token.id.casefold(),
+                str(exchange.request.get("idTag", "")).casefold())
     return exchange
 
 
@@ -95,24 +108,23 @@ async def start(arena: OcppArena, token: Token, connector_id: int) -> Exchange:
     mark = arena.mark()
     auth = await authorize(arena, token, connector_id)
     if not arena.is_sut(CS):
-        check_equal("1.6 Authorize (TC_004_1_CSMS): a valid idTag is Accepted", "Authorize.conf idTagInfo.status",
-                    "Accepted", id_tag_status(auth))
-    await at_charge_point(arena, "plug_in", connector_id=connector_id)
-    exchange = await arena.expect("StartTransaction", after=mark, where=lambda p: p["connectorId"] == connector_id,
-                                  rule="1.6 StartTransaction: an accepted idTag with the cable in starts a transaction")
-    check_equal("1.6 StartTransaction: the transaction is the presented idTag's", "StartTransaction.req idTag",
-                token.id.casefold(), exchange.request["idTag"].casefold())
+        check_equal(Core16.accepted, "Authorize.conf idTagInfo.status", "Accepted", id_tag_status(auth))
+    await arena.act(CS, "plug_in", connector_id=connector_id)
+    exchange = await arena.expect("StartTransaction", sender=CS, after=mark,
+                                  where=lambda p: p["connectorId"] == connector_id, rule=Core16.start)
+    check_equal(Core16.start, "StartTransaction.req idTag", token.id.casefold(), exchange.request["idTag"].casefold())
     return exchange
 
 
-async def collect(arena: OcppArena, action: str, *, after: int, count: int,
+async def collect(arena: OcppArena, action: str, *, sender: str, after: int, count: int,
                   timeout: float | None = None, where=None) -> list[Exchange]:
-    """The ``action`` CALLs from ``after`` on, once ``count`` arrived or the wait is over."""
-    found, start = [], after
+    """The ``action`` CALLs ``sender`` sent from ``after`` on, once ``count`` arrived or the wait is over."""
+    found, start, incoming = [], after, arena.is_sut(sender)
     deadline = time.monotonic() + (timeout or arena.timeouts.action)
     while len(found) < count:
-        exchange = await arena.link.wait_for(lambda e: e.action == action and (where is None or where(e.request)),
-                                             max(0.0, deadline - time.monotonic()), start=start)
+        exchange = await arena.link.wait_for(
+            lambda e: e.action == action and e.incoming == incoming and (where is None or where(e.request)),
+            max(0.0, deadline - time.monotonic()), start=start)
         if exchange is None:
             break
         found.append(exchange)

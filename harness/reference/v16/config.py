@@ -21,10 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.wire import REDACTOR
+from harness.ocpp.v16 import AUTHORIZATION_KEY, KEY_BYTES, register_key
 
-AUTHORIZATION_KEY = "AuthorizationKey"
-KEY_BYTES = 20   # spec 002 Limits: authorization key 20 bytes
 
 # The measurands the reference meter reports (spec 002 Measurand; rule 16 metering keys).
 SUPPORTED_MEASURANDS = frozenset({"Energy.Active.Import.Register"})
@@ -56,11 +54,6 @@ def new_authorization_key(identity: str | None = None) -> bytes:
     key = secrets.token_bytes(KEY_BYTES)
     register_key(key, identity)
     return key
-
-
-def register_key(key: bytes, identity: str | None = None) -> None:
-    REDACTOR.register(key, identity=identity)
-    REDACTOR.register(key.hex().upper())   # the hex form a peer may send in capitals
 
 
 @dataclass

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
+from harness.ocpp.v16 import AUTHORIZATION_KEY
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference.common import now_iso
 from harness.reference.csms import ReferenceCsms
-from harness.reference.v16.config import AUTHORIZATION_KEY, new_authorization_key
+from harness.reference.v16.config import new_authorization_key
 from harness.reference.v16.station import v16_actions
 from harness.transport.ws import CallFailed, OcppConnection
 from harness.wire import WireLog

@@ -43,11 +43,12 @@ from harness import smartcharging as sc
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp import schemas
 from harness.ocpp.framing import Call
+from harness.ocpp.v16 import AUTHORIZATION_KEY, connector_ids, interval_of
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference.common import Actions, now_iso
 from harness.reference.station import ReferenceStation
-from harness.reference.v16.config import AUTHORIZATION_KEY, ConfigurationStore
+from harness.reference.v16.config import ConfigurationStore
 from harness.reference.v16.meter import Register
 from harness.reference.v16.queue import Queued, TransactionQueue
 from harness.transport.ws import CallErrorReply, Exchange, Handshake, OcppConnection
@@ -55,15 +56,6 @@ from harness.wire import WireLog
 
 MAIN_CONTROLLER = 0
 INTERVAL_ALIAS_RULE = "1.6 BootNotification.conf interval (named heartbeatInterval in the wire example)"
-
-
-def connector_ids(profile: Profile) -> list[int]:
-    """1.6 connector ids: 1..N over the connectors of the profile's EVSEs, in order."""
-    return list(range(1, sum(len(e.connectors) for e in profile.evses) + 1))
-
-
-def interval_of(response: dict) -> int:
-    return response.get("interval", response.get("heartbeatInterval", 0))
 
 
 def interval_alias(version: OcppVersion, response: Any) -> dict | None:
@@ -118,6 +110,7 @@ class Connector:
 class ReferenceStation16(ReferenceStation):
     queue_class = TransactionQueue
     reconnect_delay = 0.5   # seconds between reconnection attempts
+    configurable = frozenset({"reconnects"})   # False: a closed connection stays closed (the test reconnects)
     boot_retry = 5          # own wait before the next boot when the interval is 0 (1.6 section 4.2)
 
     def __init__(self, profile: Profile, version: OcppVersion, *, identity: str | None = None,
@@ -402,6 +395,13 @@ class ReferenceStation16(ReferenceStation):
     # ------------------------------------------------------------ actuator actions
     async def act_present_id_tag(self, id_tag: str, connector_id: int | None = None) -> None:
         self.background.spawn(self.present(id_tag, connector_id))
+
+    async def act_start_locally_authorized(self, id_tag: str, connector_id: int = 1) -> None:
+        """An idTag the charge point authorizes on its own (its cache or local list: spec 002 What the
+        service does 5), the cable in: the transaction starts without Authorize."""
+        connector = self.connectors[connector_id]
+        connector.authorized, connector.plugged = id_tag, True
+        self.background.spawn(self.start_charging(connector))
 
     async def act_plug_in(self, connector_id: int = 1) -> None:
         connector = self.connectors[connector_id]

@@ -1,16 +1,9 @@
-"""CONFIG16 — GetConfiguration and ChangeConfiguration in 1.6.
+"""CONFIG16 — GetConfiguration and ChangeConfiguration in 1.6 (spec 002 Classes KeyValue, Messages
+GetConfiguration/ChangeConfiguration, ConfigurationStatus, behaviour rules 14 and 17; the reference
+store's rules K1-K3 are in harness/reference/v16/config.py).
 
-Rules (spec 002 Classes KeyValue, Messages GetConfiguration/ChangeConfiguration, ConfigurationStatus,
-behaviour rules 14 and 17; the store's rules K1-K3 in harness/reference/v16/config.py):
-- G1  GetConfiguration without keys reports the charge point's keys, SupportedFeatureProfiles with
-      Core among them (TC_019_CS); with keys, the known ones in configurationKey and the others in
-      unknownKey;
-- G2  ChangeConfiguration of a writable key is Accepted and GetConfiguration then reports the new
-      value (TC_021_CS);
-- G3  a readonly key is not changed: Rejected, the value stays;
-- G4  an unknown key is answered NotSupported;
-- G5  a measurand list with an unsupported measurand is Rejected and changes nothing (rule 14);
-- G6  the central system sends the keys and values it was asked to.
+A readonly key must not change; answering its change Rejected is the reading this suite prefers
+(ConfigurationStatus), another refusal (NotSupported) is a finding, not a failure.
 """
 
 import secrets
@@ -18,8 +11,30 @@ import secrets
 import pytest
 
 from harness.arena import CSMS
-from harness.suite import OCPP16, case, certified
-from harness.verdict import check_equal, finding, require
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP16, TC, case, checks
+from harness.verdict import check_equal, require
+
+
+class CONFIG16(RuleTable):
+    """The rules of CONFIG16."""
+    sent_as_asked = must("spec 002 Messages GetConfiguration, ChangeConfiguration",
+                         "the central system sends the keys and values it was asked to")
+    core_profile = must("spec 002 What the service does 2; Behavior rule 17",
+                        "GetConfiguration reports SupportedFeatureProfiles, with Core among them")
+    known_keys = must("spec 002 Messages GetConfiguration",
+                      "asked for keys, the charge point reports the known ones in configurationKey and the others "
+                      "in unknownKey")
+    change_applied = must("spec 002 Classes KeyValue (readonly); Enumerations ConfigurationStatus",
+                          "a writable key is changed: Accepted, and GetConfiguration then reports the new value")
+    readonly = must("spec 002 Classes KeyValue (readonly)",
+                    "a key the charge point reports readonly cannot be set by ChangeConfiguration: its value stays")
+    readonly_rejected = should("spec 002 Enumerations ConfigurationStatus",
+                               "the change of a readonly key is answered Rejected")
+    unknown_key = must("spec 002 Enumerations ConfigurationStatus", "the change of an unknown key is NotSupported")
+    unsupported_measurand = must("spec 002 Behavior rule 14; Errors",
+                                 "a measurand list with an unsupported measurand is Rejected and changes nothing")
+
 
 pytestmark = case("CONFIG16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
 
@@ -30,10 +45,9 @@ async def _get(ocpp, keys=None):
     """GetConfiguration from either side; the answer as {key: KeyValue} and the unknown keys."""
     body = {"keys": keys} if keys else {}
     exchange = await ocpp.exchange(CSMS, "GetConfiguration", {"key": keys} if keys else {},
-                                   trigger=("get_configuration", body),
-                                   rule="G6: the central system sends GetConfiguration when asked")
+                                   trigger=("get_configuration", body), rule=CONFIG16.sent_as_asked)
     if ocpp.is_sut(CSMS):
-        check_equal("G6", "GetConfiguration.req key", keys, exchange.request.get("key") or None)
+        check_equal(CONFIG16.sent_as_asked, "GetConfiguration.req key", keys, exchange.request.get("key") or None)
     answer = exchange.response or {}
     return {k["key"]: k for k in answer.get("configurationKey", [])}, answer.get("unknownKey", [])
 
@@ -41,79 +55,82 @@ async def _get(ocpp, keys=None):
 async def _change(ocpp, key, value):
     exchange = await ocpp.exchange(CSMS, "ChangeConfiguration", {"key": key, "value": value},
                                    trigger=("change_configuration", {"key": key, "value": value}),
-                                   rule="G6: the central system sends ChangeConfiguration when asked")
+                                   rule=CONFIG16.sent_as_asked)
     if ocpp.is_sut(CSMS):
-        check_equal("G6", "ChangeConfiguration.req", {"key": key, "value": value}, exchange.request)
+        check_equal(CONFIG16.sent_as_asked, "ChangeConfiguration.req", {"key": key, "value": value}, exchange.request)
     return exchange.response["status"]
 
 
-@certified(pytestmark, cs="TC_019_CS", csms="TC_019_1_CSMS")
+@checks(CONFIG16.sent_as_asked, CONFIG16.core_profile, cs=TC("TC_019_CS"), csms=TC("TC_019_1_CSMS"))
 async def test_all_keys_are_reported(ocpp):
-    """G1: every key is reported, SupportedFeatureProfiles lists Core."""
+    """Every key is reported, SupportedFeatureProfiles lists Core."""
     keys, _ = await _get(ocpp)
     profiles = keys.get("SupportedFeatureProfiles", {}).get("value") or ""
-    require("Core" in [p.strip() for p in profiles.split(",")], "G1 / rule 17 (TC_019_CS): SupportedFeatureProfiles "
-            "lists the Core profile", "GetConfiguration.conf does not report Core among SupportedFeatureProfiles",
-            expected="Core,...", actual=keys.get("SupportedFeatureProfiles"))
+    require("Core" in [p.strip() for p in profiles.split(",")], CONFIG16.core_profile,
+            "GetConfiguration.conf does not report Core among SupportedFeatureProfiles", expected="Core,...",
+            actual=keys.get("SupportedFeatureProfiles"))
 
 
+@checks(CONFIG16.sent_as_asked, CONFIG16.known_keys)
 async def test_known_and_unknown_keys(ocpp):
-    """G1: asked for a known and an unknown key, the charge point splits them."""
+    """Asked for a known and an unknown key, the charge point splits them."""
     unknown = "NoSuchKey" + secrets.token_hex(4)
     keys, unknown_keys = await _get(ocpp, ["HeartbeatInterval", unknown])
-    require("HeartbeatInterval" in keys, "G1: a known key is in configurationKey", "HeartbeatInterval is not reported",
+    require("HeartbeatInterval" in keys, CONFIG16.known_keys, "HeartbeatInterval is not reported in configurationKey",
             expected="HeartbeatInterval", actual=sorted(keys))
-    require(unknown in unknown_keys, "G1: an unknown key is in unknownKey", "the unknown key is not in unknownKey",
+    require(unknown in unknown_keys, CONFIG16.known_keys, "the unknown key is not in unknownKey",
             expected=[unknown], actual=unknown_keys)
 
 
-@certified(pytestmark, cs="TC_021_CS", csms="TC_021_CSMS")
+@checks(CONFIG16.sent_as_asked, CONFIG16.change_applied, cs=TC("TC_021_CS"), csms=TC("TC_021_CSMS"))
 async def test_writable_key_is_changed(ocpp):
-    """G2: MeterValueSampleInterval is changed, and GetConfiguration shows the new value."""
+    """MeterValueSampleInterval is changed, and GetConfiguration shows the new value."""
     before, _ = await _get(ocpp, [SAMPLE_INTERVAL])
     old = before.get(SAMPLE_INTERVAL, {}).get("value", "0")
     new = "60" if old != "60" else "120"
-    check_equal("G2 (TC_021_CS step 2): a writable key is changed", "ChangeConfiguration.conf status", "Accepted",
+    check_equal(CONFIG16.change_applied, "ChangeConfiguration.conf status (TC_021_CS step 2)", "Accepted",
                 await _change(ocpp, SAMPLE_INTERVAL, new))
     after, _ = await _get(ocpp, [SAMPLE_INTERVAL])
-    check_equal("G2 (TC_021_CS step 4): GetConfiguration shows the new value", f"{SAMPLE_INTERVAL} value", new,
+    check_equal(CONFIG16.change_applied, f"{SAMPLE_INTERVAL} value (TC_021_CS step 4)", new,
                 after.get(SAMPLE_INTERVAL, {}).get("value"))
 
 
 @pytest.mark.sut_roles("cs")
+@checks(CONFIG16.readonly, CONFIG16.readonly_rejected)
 async def test_readonly_key_is_not_changed(ocpp):
-    """G3: a key the charge point reports readonly is Rejected and keeps its value."""
+    """A key the charge point reports readonly is Rejected and keeps its value."""
     keys, _ = await _get(ocpp)
     readonly = sorted((k for k in keys.values() if k["readonly"] and k.get("value") is not None),
                       key=lambda k: k["key"] != "NumberOfConnectors")
-    require(readonly, "G3", "the charge point reports no readonly key with a value", expected="NumberOfConnectors",
-            actual=sorted(keys))
+    require(readonly, CONFIG16.readonly, "the charge point reports no readonly key with a value",
+            expected="NumberOfConnectors", actual=sorted(keys))
     key, value = readonly[0]["key"], readonly[0]["value"]
     other = str(int(value) + 1) if value.isdigit() else value + "x"
     status = await _change(ocpp, key, other)
-    require(status not in ("Accepted", "RebootRequired"), "G3 / KeyValue.readonly: a readonly key cannot be set by "
-            "ChangeConfiguration", f"the readonly key {key} was changed", expected="Rejected", actual=status)
-    if status != "Rejected":
-        finding("G3", f"changing the readonly key {key} should be Rejected, got {status}")
+    require(status not in ("Accepted", "RebootRequired"), CONFIG16.readonly, f"the readonly key {key} was changed",
+            expected="Rejected", actual=status)
+    check_equal(CONFIG16.readonly_rejected, f"ChangeConfiguration.conf status for the readonly key {key}",
+                "Rejected", status)
     after, _ = await _get(ocpp, [key])
-    check_equal("G3: the readonly value stays", f"{key} value", value, after.get(key, {}).get("value"))
+    check_equal(CONFIG16.readonly, f"{key} value", value, after.get(key, {}).get("value"))
 
 
 @pytest.mark.sut_roles("cs")
+@checks(CONFIG16.unknown_key)
 async def test_unknown_key_is_not_supported(ocpp):
-    """G4: ChangeConfiguration of a key the charge point does not have is NotSupported."""
-    check_equal("G4 / ConfigurationStatus NotSupported", "ChangeConfiguration.conf status", "NotSupported",
+    """ChangeConfiguration of a key the charge point does not have is NotSupported."""
+    check_equal(CONFIG16.unknown_key, "ChangeConfiguration.conf status", "NotSupported",
                 await _change(ocpp, "NoSuchKey" + secrets.token_hex(4), "1"))
 
 
 @pytest.mark.sut_roles("cs")
+@checks(CONFIG16.unsupported_measurand)
 async def test_unsupported_measurand_is_rejected(ocpp):
-    """G5: a measurand list with a measurand the charge point cannot sample is Rejected and changes nothing."""
+    """A measurand list with a measurand the charge point cannot sample is Rejected and changes nothing."""
     key = "MeterValuesSampledData"
     before, _ = await _get(ocpp, [key])
     status = await _change(ocpp, key, "Energy.Active.Import.Register,NoSuch.Measurand")
-    check_equal("G5 / behaviour rule 14: an unsupported measurand is Rejected", "ChangeConfiguration.conf status",
-                "Rejected", status)
+    check_equal(CONFIG16.unsupported_measurand, "ChangeConfiguration.conf status", "Rejected", status)
     after, _ = await _get(ocpp, [key])
-    check_equal("G5 / behaviour rule 14: nothing changes", f"{key} value", before.get(key, {}).get("value"),
+    check_equal(CONFIG16.unsupported_measurand, f"{key} value", before.get(key, {}).get("value"),
                 after.get(key, {}).get("value"))

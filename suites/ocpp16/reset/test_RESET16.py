@@ -1,94 +1,100 @@
-"""RESET16 — Reset of a 1.6 charge point, Hard and Soft, with and without a transaction.
+"""RESET16 — Reset of a 1.6 charge point, Hard and Soft, with and without a transaction (spec 002
+Core: Reset CS to CP; ResetType; ResetStatus; Reason HardReset/SoftReset; OCPP 1.6 section 4.2: a
+charge point boots after it starts).
 
-Rules (spec 002 Core: Reset CS to CP; ResetType; ResetStatus; Reason HardReset/SoftReset; 1.6
-section 4.2: a charge point boots after it starts):
-- X1  the central system sends Reset with the type it was asked for;
-- X2  a charge point that answers Accepted restarts: it boots again (on a new connection or the same)
-      and reports its connectors; Rejected is its right (the test is then not applicable); the
-      central system accepts the restarted charge point's boot;
-- X3  a transaction running at the reset ends with StopTransaction, reason HardReset or SoftReset,
-      before or after the restart (TC_015); a Soft reset stops it gracefully, before the restart
-      (a later one is a finding).
+A charge point may answer Reset Rejected (ResetStatus): the test is then not applicable. After an
+accepted reset it boots again, on a new connection or the same. A transaction running at the reset
+ends with StopTransaction before or after the restart (a Hard reset need not stop it gracefully); a
+Soft reset stops it gracefully, before the restart, and a later stop is a finding.
 """
-
-import asyncio
-import time
 
 import pytest
 
-from harness.arena import CSMS
+from harness.arena import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
-from harness.suite import OCPP16, case, certified
-from harness.usecases.core16 import connectors, start, tag16, transaction_id, unplug
-from harness.verdict import check_equal, finding, require
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP16, TC, case, checks
+from harness.usecases.core16 import Core16, connectors, start, tag16, transaction_id, unplug
+from harness.verdict import check_equal, require, violated
+
+
+class RESET16(RuleTable):
+    """The rules of RESET16."""
+    type_as_asked = must("spec 002 Messages Reset; Enumerations ResetType",
+                         "the central system sends Reset with the type it was asked for")
+    answered = must("spec 002 Messages Reset; Framing 5", "a charge point answers Reset with Reset.conf")
+    restarts = must("spec 002 Enumerations ResetStatus, ResetType; OCPP 1.6 section 4.2; TC_013_CS",
+                    "a charge point that accepted a Reset restarts, boots and reports its connectors")
+    reboot_accepted = must("spec 002 Messages BootNotification; OCPP 1.6 section 4.2",
+                           "the central system accepts the boot of the restarted charge point")
+    stops_transaction = must("spec 002 Enumerations ResetType; TC_015_CS",
+                             "a transaction running at a Reset ends with StopTransaction")
+    reason = must("spec 002 Enumerations Reason",
+                  "a transaction stopped by a Reset has reason HardReset or SoftReset, as the reset's type")
+    soft_graceful = should("spec 002 Enumerations ResetType (Soft)",
+                           "a Soft reset stops a running transaction gracefully, before the restart")
+
 
 pytestmark = case("RESET16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
 
-KINDS = ("Hard", "Soft")
+RESTART = (RESET16.type_as_asked, RESET16.answered, RESET16.restarts, RESET16.reboot_accepted)
+STOP = (*RESTART, Core16.authorize, Core16.start, RESET16.stops_transaction, RESET16.reason)
 
 
 async def _reset(arena, kind: str):
-    """X1/X2: the central system resets the charge point; the answer is Accepted, or the test does not apply."""
+    """The central system resets the charge point; the answer is Accepted, or the test does not apply."""
     exchange = await arena.exchange(CSMS, "Reset", {"type": kind}, trigger=("reset", {"type": kind}),
-                                    rule="X1: the central system sends Reset when asked")
-    check_equal("X1: the Reset type is the one asked for", "Reset.req type", kind, exchange.request["type"])
-    require(exchange.error is None, "X2 / spec 002 Core: Reset is answered with Reset.conf",
-            "the charge point refused Reset with a CALLERROR", expected="Reset.conf", actual=exchange.error)
+                                    rule=RESET16.type_as_asked)
+    check_equal(RESET16.type_as_asked, "Reset.req type", kind, exchange.request["type"])
+    require(exchange.error is None, RESET16.answered, "the charge point refused Reset with a CALLERROR",
+            expected="Reset.conf", actual=exchange.error)
     if exchange.response["status"] == "Rejected":
         raise NotApplicable(f"the charge point rejects a {kind} Reset (ResetStatus Rejected)")
     return exchange
 
 
-async def _harness_restarted(arena, links_before: int):
+async def _harness_restarted(arena, before: int):
     """The harness's charge point restarts after an accepted Reset: its next connection, where the central
     system under test answers its boot."""
-    station, deadline = arena.harness, time.monotonic() + arena.timeouts.connect
-    while len(station.links) <= links_before and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    if len(station.links) <= links_before:
+    if await arena.reconnected(before) is None:
         raise HarnessError(f"the harness's charge point did not reconnect within {arena.timeouts.connect:g} s "
                            f"after the Reset")
-    arena.link = station.links[-1]
-    boot = await arena.expect("BootNotification", after=0, timeout=arena.timeouts.connect,
-                              rule="X2: the restarted charge point boots")
-    check_equal("X2: the central system accepts the restarted charge point", "BootNotification.conf status",
-                "Accepted", boot.response["status"])
+    boot = await arena.expect("BootNotification", sender=CS, after=0, timeout=arena.timeouts.connect,
+                              rule=RESET16.restarts)
+    check_equal(RESET16.reboot_accepted, "BootNotification.conf status", "Accepted", boot.response["status"])
     return boot
 
 
 async def _restarted(arena, before: int, mark: int):
-    """X2: the charge point's boot after the Reset (``before``: its connections, ``mark``: the link's
+    """The charge point's boot after the Reset (``before``: its connections, ``mark``: the link's
     history, at the Reset), and its connectors reported after it."""
     if arena.is_sut(CSMS):
         return await _harness_restarted(arena, before)
     boot = await arena.restarted(before, mark)
-    require(boot is not None, "X2 / 1.6 section 4.2: after an accepted Reset the charge point restarts and boots",
+    require(boot is not None, RESET16.restarts,
             f"no BootNotification within {arena.timeouts.connect:g} s of the accepted Reset",
             expected="BootNotification", actual="nothing")
-    await arena.expect("StatusNotification", after=arena.link.history.index(boot),
-                       rule="X2 (TC_013_CS step 9): after the restart the charge point reports its connectors")
+    await arena.expect("StatusNotification", sender=CS, after=arena.link.history.index(boot),
+                       rule=RESET16.restarts)
     return boot
 
 
-def _connections(arena) -> int:
-    """How many connections the charge point has had: the mark its restart is recognised by."""
-    return len(arena.harness.links) if arena.is_sut(CSMS) else len(arena.harness.server.connections)
-
-
-@pytest.mark.parametrize("kind", [pytest.param("Hard", marks=certified(pytestmark, cs="TC_013_CS")), "Soft"])
+@pytest.mark.parametrize("kind", [pytest.param("Hard", marks=checks(*RESTART, cs=TC("TC_013_CS"))),
+                                  pytest.param("Soft", marks=checks(*RESTART))])
 async def test_reset_restarts_the_charge_point(ocpp, kind):
-    """X1/X2: an accepted Reset is followed by a BootNotification, Accepted, and the connectors' status."""
-    before, mark = _connections(ocpp), ocpp.mark()
+    """An accepted Reset is followed by a BootNotification, Accepted, and the connectors' status."""
+    before, mark = ocpp.connections(), ocpp.mark()
     await _reset(ocpp, kind)
     await _restarted(ocpp, before, mark)
 
 
-@pytest.mark.parametrize("kind", [pytest.param("Hard", marks=certified(pytestmark, cs="TC_015_CS")), "Soft"])
+@pytest.mark.parametrize("kind", [pytest.param("Hard", marks=checks(*STOP, cs=TC("TC_015_CS"))),
+                                  pytest.param("Soft", marks=checks(*STOP, RESET16.soft_graceful))])
 async def test_reset_stops_the_running_transaction(ocpp, profile, kind):
-    """X3: the transaction running at the reset ends with StopTransaction, reason HardReset or SoftReset."""
+    """The transaction running at the reset ends with StopTransaction, reason HardReset or SoftReset."""
     connector = connectors(profile)[0]
     tx_id = transaction_id(await start(ocpp, tag16(profile, "Accepted"), connector))
-    before, old_link, mark = _connections(ocpp), ocpp.link, ocpp.mark()
+    before, old_link, mark = ocpp.connections(), ocpp.link, ocpp.mark()
     await _reset(ocpp, kind)
     await _restarted(ocpp, before, mark)
     ours = lambda e: e.action == "StopTransaction" and e.request.get("transactionId") == tx_id
@@ -96,9 +102,8 @@ async def test_reset_stops_the_running_transaction(ocpp, profile, kind):
     if stop is None and ocpp.link is not old_link:
         stop = await ocpp.link.wait_for(ours, ocpp.timeouts.action)
         if stop is not None and kind == "Soft":
-            finding("X3 / ResetType Soft", "the transaction was stopped after the restart, not gracefully before it")
-    require(stop is not None, "X3 (TC_015_CS step 3): a transaction running at a Reset ends with StopTransaction",
-            "no StopTransaction for the running transaction", expected=f"StopTransaction {tx_id}", actual="nothing")
-    check_equal(f"X3 / Reason: a {kind} Reset stops a transaction with reason {kind}Reset",
-                "StopTransaction.req reason", f"{kind}Reset", stop.request.get("reason"))
+            violated(RESET16.soft_graceful, "the transaction was stopped after the restart, not gracefully before it")
+    require(stop is not None, RESET16.stops_transaction, "no StopTransaction for the running transaction "
+            "(TC_015_CS step 3)", expected=f"StopTransaction {tx_id}", actual="nothing")
+    check_equal(RESET16.reason, "StopTransaction.req reason", f"{kind}Reset", stop.request.get("reason"))
     await unplug(ocpp, connector)

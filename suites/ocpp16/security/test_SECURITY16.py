@@ -1,91 +1,108 @@
 """SECURITY16 — rotation of the 1.6 AuthorizationKey, the Basic-auth password (spec 002
-Authentication 3-4, Limits "authorization key 20 bytes").
+Authentication 3-4, Limits "authorization key 20 bytes"): the charge point connects with its current
+key and boots, is answered Pending, gets ChangeConfiguration AuthorizationKey with the new key in hex,
+the central system closes the connection, the charge point reconnects with the new key and is
+Accepted; afterwards the old key opens no connection.
 
-Rules:
-- S1  the charge point connects with its current key and boots; the central system answers Pending;
-- S2  the central system sends ChangeConfiguration AuthorizationKey with the new key in hex
-      (20 bytes: 40 hex digits), the charge point answers Accepted;
-- S3  the central system then closes the WebSocket;
-- S4  the charge point reconnects with the new key and its BootNotification is Accepted;
-- S5  afterwards the old key opens no connection.
+When the SUT is the charge point, the answers to its boots are the harness's own: one that is not what
+the rotation needs is a harness error, never the charge point's failure.
 """
 
-from harness.arena import CSMS
-from harness.errors import NotApplicable
-from harness.reference.v16.config import AUTHORIZATION_KEY, KEY_BYTES, register_key
-from harness.suite import OCPP16, case
+from harness.arena import CS, CSMS
+from harness.errors import HarnessError, NotApplicable
+from harness.ocpp.v16 import AUTHORIZATION_KEY, KEY_BYTES, register_key
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.transport import expect_refused
-from harness.verdict import check_equal, fail, finding, require
+from harness.verdict import check_equal, require, violated
 
-pytestmark = case("SECURITY16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16,
-                  certification={"cs": "TC_073_CS", "csms": "TC_073_CSMS"})
+
+class SECURITY16(RuleTable):
+    """The rules of SECURITY16."""
+    current_key_admitted = must("spec 002 Authentication 3",
+                                "the central system upgrades the connection of a charge point with its current key")
+    pending = must("spec 002 Authentication 4", "the central system answers the boot before the rotation Pending")
+    new_key_sent = must("spec 002 Authentication 4",
+                        "while Pending the central system sends ChangeConfiguration with key AuthorizationKey")
+    hex_key = must("spec 002 Authentication 4", "the new AuthorizationKey value is hexadecimal")
+    key_length = must("spec 002 Limits; Authentication 3", "the new authorization key is at most 20 bytes")
+    key_bytes = should("spec 002 Limits; Authentication 3", "the new authorization key is 20 bytes")
+    key_accepted = must("spec 002 Authentication 4; TC_073_CS",
+                        "the charge point answers the new AuthorizationKey Accepted")
+    closes = must("spec 002 Authentication 4", "after the charge point accepted the new key the central system "
+                                               "closes the WebSocket")
+    reconnects_with_new_key = must("spec 002 Authentication 4",
+                                   "the charge point reconnects with the new key and boots")
+    new_key_admitted = must("spec 002 Authentication 4",
+                            "the central system upgrades the connection with the new key and accepts the boot")
+    old_key_refused = must("spec 002 Authentication 4", "after the rotation the old key opens no connection")
+
+
+pytestmark = case("SECURITY16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16)
 
 
 def _new_key(change) -> bytes:
-    """S2: the key the central system sent, checked: hex, 20 bytes."""
-    check_equal("S2 / Authentication 4: the key rotated is AuthorizationKey", "ChangeConfiguration.req key",
-                AUTHORIZATION_KEY, change.request["key"])
+    """The key the central system sent, checked: hex, 20 bytes."""
+    check_equal(SECURITY16.new_key_sent, "ChangeConfiguration.req key", AUTHORIZATION_KEY, change.request["key"])
     value = change.request["value"]
     try:
         key = bytes.fromhex(value)
     except ValueError:
-        fail("S2 / Authentication 4: the new key is sent in hexadecimal", "the AuthorizationKey value is not hex",
-             expected="40 hex digits", actual=f"{len(value)} characters")
+        violated(SECURITY16.hex_key, "the AuthorizationKey value is not hex", expected="40 hex digits",
+                 actual=f"{len(value)} characters")
     register_key(key)
-    require(len(key) <= KEY_BYTES, "S2 / Limits: the authorization key is 20 bytes", "the new key is too long",
+    require(len(key) <= KEY_BYTES, SECURITY16.key_length, "the new key is too long", expected=f"{KEY_BYTES} bytes",
+            actual=f"{len(key)} bytes")
+    require(len(key) == KEY_BYTES, SECURITY16.key_bytes, "the new key is shorter than 20 bytes",
             expected=f"{KEY_BYTES} bytes", actual=f"{len(key)} bytes")
-    if len(key) != KEY_BYTES:
-        finding("S2 / Limits", f"the authorization key is 20 bytes; the new one has {len(key)}")
     return key
 
 
+def _harness_answered(boot, status: str) -> None:
+    """The harness's own central system answered the charge point's boot ``status`` (a prerequisite)."""
+    if boot.response["status"] != status:
+        raise HarnessError(f"the harness's central system answered the boot {boot.response['status']!r}, "
+                           f"not {status!r}, in the key rotation")
+
+
+@checks(*SECURITY16.rules(), csms=TC("TC_073_CSMS"), cs=TC("TC_073_CS"))
 async def test_authorization_key_is_rotated(ocpp_unlinked, profile):
-    """S1-S5: Pending, ChangeConfiguration AuthorizationKey, close, reconnect with the new key, old key refused."""
+    """Pending, ChangeConfiguration AuthorizationKey, close, reconnect with the new key, old key refused."""
     if not profile.authorization_key:
         raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
     arena, old = ocpp_unlinked, profile.authorization_key
     if arena.is_sut(CSMS):
-        station = arena.harness
-        station.reconnects = False
-        await arena.act("rotate_authorization_key")
-        await station.connect(arena.sut_url, boot=False)
-        require(station.connection is not None, "S1", "the central system refused the current key",
-                expected="an upgraded connection", actual="refused")
-        arena.link = station.connection
-        check_equal("S1 / Authentication 4: the central system answers Pending", "BootNotification.conf status",
-                    "Pending", (await station.boot_once())["status"])
-        change = await arena.expect("ChangeConfiguration", after=0,
-                                    rule="S2 / Authentication 4: while Pending the central system sends the new key")
+        arena.configure(reconnects=False)
+        await arena.act(CSMS, "rotate_authorization_key")
+        handshake = await arena.connect_station(boot=False)
+        require(handshake.connection is not None, SECURITY16.current_key_admitted,
+                "the central system refused the current key", expected="an upgraded connection",
+                actual=f"HTTP {handshake.status}")
+        check_equal(SECURITY16.pending, "BootNotification.conf status", "Pending", (await arena.send_boot())["status"])
+        change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
         _new_key(change)
         closed = await arena.link.wait_closed(arena.timeouts.action)
-        require(closed, "S3 / Authentication 4: after Accepted the central system closes the WebSocket",
-                "the connection stayed open", expected="closed", actual="open")
-        handshake = await station.connect(arena.sut_url, boot=False)
-        require(handshake.connection is not None, "S4 / Authentication 4: the new key opens a connection",
+        require(closed, SECURITY16.closes, "the connection stayed open", expected="closed", actual="open")
+        handshake = await arena.connect_station(boot=False)
+        require(handshake.connection is not None, SECURITY16.new_key_admitted,
                 "the central system refused the new key", expected="101", actual=f"HTTP {handshake.status}")
-        arena.link = station.connection
-        check_equal("S4 / Authentication 4: with the new key the boot is Accepted", "BootNotification.conf status",
-                    "Accepted", (await station.boot_once())["status"])
+        check_equal(SECURITY16.new_key_admitted, "BootNotification.conf status", "Accepted",
+                    (await arena.send_boot())["status"])
         await expect_refused(arena, profile.identity, old, status=401, what="the old AuthorizationKey",
-                             rule="S5 / Authentication 4: after the rotation the old key is refused")
+                             rule=SECURITY16.old_key_refused)
         return
-    arena.harness.rotate_on_boot = True
+    arena.configure(rotate_on_boot=True)
     await arena.connect_station_under_test()
-    boot = await arena.station_boot()   # S1: the charge point connects with its key and boots
-    check_equal("S1", "BootNotification.conf status (the harness rotates)", "Pending", boot.response["status"])
-    before = len(arena.harness.server.connections)
-    change = await arena.expect("ChangeConfiguration", after=0, rule="S2")
-    check_equal("S2 / Authentication 4 (TC_073_CS step 2): the charge point accepts the new key",
-                "ChangeConfiguration.conf status", "Accepted", (change.response or {}).get("status"))
-    connection = await arena.harness.server.wait_connection(arena.timeouts.connect, after=before)
-    if connection is None:
-        fail("S4 / Authentication 4: the charge point reconnects with the new key",
-             "no connection with the new key", expected="an upgraded connection",
-             actual=f"refused handshakes: {arena.harness.server.refused[-3:]}")
-    check_equal("S4: the reconnection carries the new key", "Basic password accepted", True,
-                arena.harness.server.handshakes[-1].password_ok)
-    arena.link = connection
-    boot = await arena.expect("BootNotification", after=0, timeout=arena.timeouts.connect,
-                              rule="S4 / Authentication 4: after reconnecting the charge point boots")
-    check_equal("S4: with the new key the boot is Accepted", "BootNotification.conf status", "Accepted",
-                boot.response["status"])
+    _harness_answered(await arena.station_boot(), "Pending")
+    before = arena.connections()
+    change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
+    check_equal(SECURITY16.key_accepted, "ChangeConfiguration.conf status (TC_073_CS step 2)", "Accepted",
+                (change.response or {}).get("status"))
+    connection = await arena.reconnected(before)
+    require(connection is not None, SECURITY16.reconnects_with_new_key, "no connection with the new key",
+            expected="an upgraded connection", actual=f"refused handshakes: {arena.refused()[-3:]}")
+    check_equal(SECURITY16.reconnects_with_new_key, "Basic password accepted", True,
+                arena.handshakes()[-1].password_ok)
+    boot = await arena.expect("BootNotification", sender=CS, after=0, timeout=arena.timeouts.connect,
+                              rule=SECURITY16.reconnects_with_new_key)
+    _harness_answered(boot, "Accepted")

@@ -1,15 +1,10 @@
 """OFFLINE16 — transaction-related messages while the link is down, and when the central system
-fails to process them.
+fails to process them (spec 002 behaviour rules 1, 2 and 4; the reference queue's rules Q1-Q4 are in
+harness/reference/v16/queue.py).
 
-Rules (spec 002 behaviour rules 1, 2 and 4; the queue's rules Q1-Q4 in harness/reference/v16/queue.py):
-- O1  offline, StartTransaction, StopTransaction and MeterValues are queued and, back online,
-      delivered in chronological order: none is older than one sent before it, and no MeterValues
-      of a transaction comes after its StopTransaction (rule 1);
-- O2  the central system processes queued historical messages like any other (rule 1);
-- O3  a transaction message the central system fails to process is retried after
-      TransactionMessageRetryInterval × the transmissions so far, and discarded after
-      TransactionMessageAttempts failed attempts (rule 2);
-- O4  after reconnecting the charge point SHOULD NOT boot again (rule 4: a finding).
+Behaviour rule 1 words the chronological order as a SHOULD, but a charge point offline MUST queue,
+and new transaction messages wait until the queue is empty: a queue is first in, first out, so this
+suite reads the order of delivery as a MUST.
 """
 
 import asyncio
@@ -17,27 +12,43 @@ import time
 
 import pytest
 
-from harness.arena import CSMS
-from harness.errors import NotApplicable
-from harness.reference.v16.meter import parse_time
-from harness.suite import OCPP16, case, certified
+from harness.arena import CS, CSMS
+from harness.ocpp.meter16 import parse_time
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import (
-    at_charge_point, connectors, id_tag_status, start, tag16, transaction_id, unplug,
+    Core16, configure_charge_point, connectors, id_tag_status, start, tag16, transaction_id, unplug,
 )
 from harness.usecases.transport import failing
-from harness.verdict import check_equal, fail, finding, require
+from harness.verdict import check_equal, require, violated
+
+
+class OFFLINE16(RuleTable):
+    """The rules of OFFLINE16."""
+    reconnects = must("spec 002 What the service does 6; Connection 2",
+                      "back online the charge point connects again")
+    delivered = must("spec 002 Behavior rule 1",
+                     "offline the charge point queues its transaction messages and delivers them back online")
+    in_order = must("spec 002 Behavior rule 1",
+                    "queued transaction messages are delivered in the order they were queued (chronological), no "
+                    "MeterValues of a transaction after its StopTransaction")
+    processed = must("spec 002 Behavior rule 1", "the central system processes queued historical messages like any "
+                                                 "other")
+    no_boot = should("spec 002 Behavior rule 4",
+                     "after reconnecting the charge point does not send BootNotification unless a field changed")
+    retried = must("spec 002 Behavior rule 2",
+                   "a transaction message the central system fails to process is sent again, up to "
+                   "TransactionMessageAttempts transmissions")
+    retry_wait = must("spec 002 Behavior rule 2; Limits",
+                      "retry n waits TransactionMessageRetryInterval times the transmissions before it")
+    discarded = must("spec 002 Behavior rule 2",
+                     "after TransactionMessageAttempts failed transmissions the message is discarded")
+
 
 pytestmark = case("OFFLINE16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
 
 RETRY_INTERVAL, ATTEMPTS = 1, 3
 TOLERANCE = 0.25   # seconds of scheduling slack when an interval is measured
-
-
-async def _configure(ocpp, values: dict[str, str]) -> None:
-    for key, value in values.items():
-        answer = await ocpp.link.call("ChangeConfiguration", {"key": key, "value": value})
-        if answer["status"] != "Accepted":
-            raise NotApplicable(f"the charge point answers {key}={value} {answer['status']}")
 
 
 def _sent_at(exchange) -> str:
@@ -48,94 +59,84 @@ def _sent_at(exchange) -> str:
 
 async def _reconnected(ocpp, before: int):
     """The charge point's next connection, once the harness accepts it again."""
-    connection = await ocpp.harness.server.wait_connection(ocpp.timeouts.connect, after=before)
-    require(connection is not None, "O1 / rule 1: back online the charge point reconnects", "no new connection",
-            expected="a connection", actual=f"refused: {ocpp.harness.server.refused[-3:]}")
-    ocpp.link = connection
+    connection = await ocpp.reconnected(before)
+    require(connection is not None, OFFLINE16.reconnects, "no new connection", expected="a connection",
+            actual=f"refused: {ocpp.refused()[-3:]}")
     return connection
 
 
-@certified(pytestmark, cs="TC_038_CS")
+@checks(Core16.authorize, Core16.start, OFFLINE16.reconnects, OFFLINE16.delivered, OFFLINE16.in_order,
+        OFFLINE16.processed, OFFLINE16.no_boot, cs=TC("TC_038_CS"))
 async def test_queued_messages_arrive_in_order(ocpp, profile):
-    """O1/O2/O4: a transaction samples and stops while the link is down; back online the queue arrives in order."""
+    """A transaction samples and stops while the link is down; back online the queue arrives in order."""
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
     if ocpp.is_sut(CSMS):
-        station = ocpp.harness
-        station.config.set("MeterValueSampleInterval", "1")
+        await configure_charge_point(ocpp, {"MeterValueSampleInterval": "1"})
         started = await start(ocpp, token, connector)
-        station.reconnects = False
-        await station.connection.close()
+        await ocpp.cut()
         await asyncio.sleep(1.5)
-        await at_charge_point(ocpp, "present_id_tag", id_tag=token.id, connector_id=connector)
+        await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
         await asyncio.sleep(0.2)                      # the StopTransaction now waits in the queue
-        await station.connect(ocpp.sut_url, boot=False)
-        ocpp.link = station.connection
-        stop = await ocpp.expect("StopTransaction", after=0, rule="O2: the queued StopTransaction is delivered")
-        check_equal("O2 / rule 1: a queued historical StopTransaction is processed like any other",
-                    "StopTransaction.conf idTagInfo.status", "Accepted", id_tag_status(stop))
-        check_equal("O2", "StopTransaction.req transactionId", transaction_id(started), stop.request["transactionId"])
+        await ocpp.restore()
+        stop = await ocpp.expect("StopTransaction", sender=CS, after=0, rule=OFFLINE16.processed)
+        check_equal(OFFLINE16.processed, "StopTransaction.conf idTagInfo.status of a queued StopTransaction",
+                    "Accepted", id_tag_status(stop))
+        check_equal(OFFLINE16.processed, "StopTransaction.req transactionId", transaction_id(started),
+                    stop.request["transactionId"])
         return
-    await _configure(ocpp, {"MeterValueSampleInterval": "1"})
+    await configure_charge_point(ocpp, {"MeterValueSampleInterval": "1"})
     started = await start(ocpp, token, connector)
     tx_id = transaction_id(started)
-    before = len(ocpp.harness.server.connections)
-    await ocpp.harness.cut()
+    before = ocpp.connections()
+    await ocpp.cut()
     await asyncio.sleep(2.5)
-    await at_charge_point(ocpp, "present_id_tag", id_tag=token.id, connector_id=connector)
+    await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
     await asyncio.sleep(0.5)
-    ocpp.harness.restore()
+    await ocpp.restore()
     await _reconnected(ocpp, before)
-    stop = await ocpp.expect("StopTransaction", after=0, where=lambda p: p["transactionId"] == tx_id,
-                             rule="O1 / rule 1: back online the queued StopTransaction is delivered")
+    stop = await ocpp.expect("StopTransaction", sender=CS, after=0, where=lambda p: p["transactionId"] == tx_id,
+                             rule=OFFLINE16.delivered)
     await asyncio.sleep(ocpp.timeouts.quiet)   # what the charge point still sends after it
     queued = [e for e in ocpp.link.history if e.incoming and e.action in ("MeterValues", "StopTransaction")
               and e.request.get("transactionId") == tx_id]
     late = [e.action for e in queued[queued.index(stop) + 1:]]
-    if late:
-        fail("O1 / behaviour rule 1: transaction messages are delivered in chronological order",
-             "MeterValues of the transaction came after its StopTransaction", expected="StopTransaction last",
-             actual=[e.action for e in queued])
+    require(not late, OFFLINE16.in_order, "MeterValues of the transaction came after its StopTransaction",
+            expected="StopTransaction last", actual=[e.action for e in queued])
     times = [parse_time(_sent_at(e)) for e in queued]
-    if times != sorted(times):
-        fail("O1 / behaviour rule 1: transaction messages are delivered in chronological order",
-             "a queued message is older than one delivered before it", expected=sorted(map(str, times)),
-             actual=[str(t) for t in times])
+    require(times == sorted(times), OFFLINE16.in_order, "a queued message is older than one delivered before it",
+            expected=sorted(map(str, times)), actual=[str(t) for t in times])
     if any(e.action == "BootNotification" for e in ocpp.link.history):
-        finding("O4 / behaviour rule 4", "the charge point booted again after reconnecting")
+        violated(OFFLINE16.no_boot, "the charge point booted again after reconnecting")
     await unplug(ocpp, connector)
 
 
 @pytest.mark.sut_roles("cs")
+@checks(Core16.authorize, Core16.start, OFFLINE16.retried, OFFLINE16.retry_wait, OFFLINE16.discarded)
 async def test_failed_message_is_retried_then_discarded(ocpp, profile):
-    """O3: a StopTransaction the central system keeps refusing is retried at 1×, 2× the interval, then dropped."""
-    await _configure(ocpp, {"TransactionMessageAttempts": str(ATTEMPTS),
-                            "TransactionMessageRetryInterval": str(RETRY_INTERVAL)})
+    """A StopTransaction the central system keeps refusing is retried at 1×, 2× the interval, then dropped."""
+    await configure_charge_point(ocpp, {"TransactionMessageAttempts": str(ATTEMPTS),
+                                        "TransactionMessageRetryInterval": str(RETRY_INTERVAL)})
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
     await start(ocpp, token, connector)
     ocpp.link.held.add("StopTransaction")
     mark = ocpp.mark()
-    await at_charge_point(ocpp, "present_id_tag", id_tag=token.id, connector_id=connector)
+    await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
     seen = []
     for attempt in range(ATTEMPTS):
         wait = RETRY_INTERVAL * attempt + ocpp.timeouts.action
         sent = await ocpp.link.wait_for_call("StopTransaction", wait, start=mark, answered=False)
-        if sent is None:
-            fail("O3 / behaviour rule 2: a failed transaction message is retried up to TransactionMessageAttempts",
-                 f"transmission {attempt + 1} of {ATTEMPTS} did not come", expected=f"{ATTEMPTS} transmissions",
-                 actual=f"{attempt}")
+        require(sent is not None, OFFLINE16.retried, f"transmission {attempt + 1} of {ATTEMPTS} did not come",
+                expected=f"{ATTEMPTS} transmissions", actual=f"{attempt}")
         seen.append(time.monotonic())
         ocpp.link.answer(sent, error=failing("harness: failing on purpose (behaviour rule 2)"))
         mark = ocpp.link.history.index(sent) + 1
     for n in range(1, ATTEMPTS):
         waited = seen[n] - seen[n - 1]
-        if waited < RETRY_INTERVAL * n - TOLERANCE:
-            fail("O3 / behaviour rule 2: retry n waits TransactionMessageRetryInterval × the preceding transmissions",
-                 f"retry {n} came {waited:.2f} s after transmission {n}", expected=f">= {RETRY_INTERVAL * n} s",
-                 actual=f"{waited:.2f} s")
+        require(waited >= RETRY_INTERVAL * n - TOLERANCE, OFFLINE16.retry_wait,
+                f"retry {n} came {waited:.2f} s after transmission {n}", expected=f">= {RETRY_INTERVAL * n} s",
+                actual=f"{waited:.2f} s")
     extra = await ocpp.link.wait_for_call("StopTransaction", RETRY_INTERVAL * ATTEMPTS + ocpp.timeouts.quiet,
                                           start=mark, answered=False)
-    if extra is not None:
-        fail("O3 / behaviour rule 2: after TransactionMessageAttempts failed attempts the message is discarded",
-             f"a transmission after {ATTEMPTS} failed attempts", expected="no more StopTransaction",
-             actual=extra.request)
+    require(extra is None, OFFLINE16.discarded, f"a transmission after {ATTEMPTS} failed attempts",
+            expected="no more StopTransaction", actual=extra.request if extra else None)
     await unplug(ocpp, connector)

@@ -2,7 +2,8 @@
 
 from decimal import Decimal
 
-from harness.reference.v16.meter import ENERGY, Register, decreases, readings, transaction_readings
+from harness.ocpp.meter16 import ENERGY, decreases, readings, transaction_readings
+from harness.reference.v16.meter import Register
 
 
 def _mv(at, value, **fields):
