@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.ocpp.framing import Call, serialize
-from harness.reference.csms import ReferenceCsms
-from harness.reference.station import ReferenceStation
+from harness.reference import ReferenceCsms, ReferenceStation
 from harness.transport.ws import OcppConnection
 
 MODULE = "catalog"      # the name this file is imported under, in every run (see above)

@@ -23,8 +23,7 @@ from pathlib import Path
 import pytest
 from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, _cs  # importable: conftest.py puts this folder on sys.path
 
-from harness.reference.csms import ReferenceCsms
-from harness.reference.station import ReferenceStation
+from harness.reference import ReferenceCsms, ReferenceStation
 from harness.suite import load_rule_tables
 
 FAULTS_DIR = Path(__file__).resolve().parent

@@ -15,7 +15,7 @@ import pytest
 from catalog16 import BOOT, FAULTS, MODULE, SECURITY, TRANSPORT, VERSION, Fault16, node
 from test_fault_catalog import PARALLEL, REPO, RULES, run_suites, wire_logs_showing
 
-from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
+from harness.reference import ReferenceCsms16, ReferenceStation16
 
 CONTROL = "control"
 SELECTION = tuple(sorted({nodeid for fault in FAULTS for nodeid in fault.catch}))
