@@ -28,6 +28,7 @@ blocks it calls (``requires``, checked when a reference is composed), reacts to 
 the base's hooks, and no two blocks of a reference may answer one message or offer one action.
 """
 
-from harness.reference.compose import ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16, references_for
+from harness.reference.compose import (ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16,
+                                      references_for)
 
 __all__ = ["ReferenceCsms", "ReferenceCsms16", "ReferenceStation", "ReferenceStation16", "references_for"]

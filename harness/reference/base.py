@@ -3,8 +3,10 @@
 ``StationBase``: the connection to the CSMS (connect, the RPC link, stop), dispatch of the CSMS's
 CALLs to the blocks' ``on_<Action>`` methods, the actuator plumbing and background tasks.
 ``CsmsBase``: the WebSocket server (identity, Basic auth, an outage on request), one session per
-connected station, Heartbeat, and the same plumbing. Both define the hooks through which one block
-reacts to another (a no-op here; a block that extends one passes it on with super()).
+connected station, the reports answered alike in every version (Heartbeat with the time;
+StatusNotification and MeterValues taken without a word), and the same plumbing. Both define the
+hooks through which one block reacts to another (a no-op here; a block that extends one passes it
+on with super()).
 
 What differs between versions (BootNotification and StatusNotification payloads, what happens to an
 answer that is not Accepted, ...) is in the blocks (``harness.reference.blocks``).
@@ -109,8 +111,7 @@ class CsmsBase(Dispatcher, Actions):
 
     heartbeat_interval = 300
     configurable = frozenset({"heartbeat_interval"})
-    session_class: type[StationSession] = StationSession
-    resumes_sessions = False   # True: a reconnecting station keeps its session (and what it holds)
+    resumes_sessions = False   # True: a reconnecting station keeps its session (its transactions)
 
     def __init__(self, profile: Profile, versions: Sequence[OcppVersion], *, wirelog: WireLog | None = None,
                  call_timeout: float | None = None):
@@ -163,7 +164,7 @@ class CsmsBase(Dispatcher, Actions):
     def _on_connect(self, identity: str, version: OcppVersion):
         session = self.sessions.get(identity)
         if not self.resumes_sessions or session is None or session.version is not version:
-            session = self.sessions[identity] = self.session_class(identity, version)
+            session = self.sessions[identity] = StationSession(identity, version)
 
         async def handler(call: Call) -> dict[str, Any]:
             return await self.dispatch(session, call)
@@ -186,6 +187,12 @@ class CsmsBase(Dispatcher, Actions):
     # ------------------------------------------------------------ CS → CSMS
     def on_Heartbeat(self, session: StationSession, payload: dict) -> dict:
         return {"currentTime": now_iso()}
+
+    def on_StatusNotification(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    def on_MeterValues(self, session: StationSession, payload: dict) -> dict:
+        return {}
 
     # ------------------------------------------------------------ hooks (blocks extend them)
     def boot_status(self, session: StationSession, status: str) -> str:

@@ -21,7 +21,6 @@ class StationTransaction:
     id_token: dict | None
     group: dict | None = None
     seq_no: int = 0
-    remote_start_id: int | None = None
 
 
 @dataclass

@@ -24,7 +24,6 @@ registration of a charge point that reconnects without booting does.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
@@ -205,39 +204,24 @@ class ProvisioningCsms2x(Block):
     def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
         return {"currentTime": now_iso(), "interval": self.heartbeat_interval, "status": "Accepted"}
 
-    def on_StatusNotification(self, session: StationSession, payload: dict) -> dict:
-        return {}
-
     def on_NotifyEvent(self, session: StationSession, payload: dict) -> dict:
         return {}
-
-
-@dataclass
-class ChargePointSession(StationSession):
-    """A 1.6 charge point as the central system knows it: its registration and connector statuses too."""
-    registration: str | None = None
-    statuses: dict[int, str] = field(default_factory=dict)
 
 
 class ProvisioningCsms16(Block):
     versions = V16
     configurable = frozenset({"registration", "retry_interval"})
     retry_interval = 1   # BootNotification.conf interval when not Accepted: the wait before the next boot
-    session_class = ChargePointSession
     resumes_sessions = True
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.registration = "Accepted"
 
-    def on_BootNotification(self, session: ChargePointSession, payload: dict) -> dict:
-        status = session.registration = self.boot_status(session, self.registration)
+    def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
+        status = self.boot_status(session, self.registration)
         interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
         return {"currentTime": now_iso(), "interval": interval, "status": status}
-
-    def on_StatusNotification(self, session: ChargePointSession, payload: dict) -> dict:
-        session.statuses[payload["connectorId"]] = payload["status"]
-        return {}
 
     async def act_set_registration(self, status: str) -> None:
         """How the next BootNotifications are answered: Accepted, Pending or Rejected."""

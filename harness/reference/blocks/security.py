@@ -14,7 +14,7 @@ import secrets
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
-from harness.reference.blocks.provisioning import ChargePointSession
+from harness.reference.base import StationSession
 from harness.reference.common import V16, Block
 from harness.reference.v16.config import AUTHORIZATION_KEY, new_authorization_key
 from harness.transport.ws import CallFailed
@@ -52,13 +52,13 @@ class SecurityCsms16(Block):
         key = self.keys.get(identity)
         return key is not None and secrets.compare_digest(password, key)
 
-    def boot_status(self, session: ChargePointSession, status: str) -> str:
+    def boot_status(self, session: StationSession, status: str) -> str:
         if not self.rotate_on_boot:
             return super().boot_status(session, status)
         self.background.spawn(self.rotate_key(session))
         return super().boot_status(session, "Pending")
 
-    async def rotate_key(self, session: ChargePointSession) -> None:
+    async def rotate_key(self, session: StationSession) -> None:
         await asyncio.sleep(0)   # the Pending answer goes out first
         new = new_authorization_key(session.identity)
         try:

@@ -17,7 +17,7 @@ CSMS 2.x: a token carried in a TransactionEvent is checked again and answered wi
 (spec 001 Authorization rule 7, rule 9 for offline events), except a Central token it issued in a
 RequestStartTransaction on this connection. Central system 1.6: StartTransaction gets a fresh integer
 transactionId and IdTagInfo, ConcurrentTx for an idTag that already charges (AuthorizationStatus);
-MeterValues and StopTransaction are recorded.
+StopTransaction ends it, answered with IdTagInfo when it carries an idTag.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import itertools
 import secrets
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
@@ -56,7 +56,7 @@ class TransactionsStation2x(Block):
 
     async def start_transaction(self, state: EvseState, trigger: str, id_token: dict | None,
                                 remote_start_id: int | None = None) -> None:
-        state.transaction = StationTransaction(str(uuid.uuid4()), id_token, state.group, remote_start_id=remote_start_id)
+        state.transaction = StationTransaction(str(uuid.uuid4()), id_token, state.group)
         self.transaction_started(state.evse.id, state.transaction.id)
         info: dict[str, Any] = {"chargingState": "Charging" if state.plugged else "Idle"}
         if remote_start_id is not None:
@@ -275,9 +275,7 @@ class TransactionsStation16(Block):
 @dataclass
 class Transaction:
     id: str
-    evse_id: int | None
     id_token: dict | None
-    remote_start_id: int | None = None
     ended: bool = False
 
 
@@ -289,10 +287,8 @@ class TransactionsCsms2x(Block):
         info = payload["transactionInfo"]
         tx = session.transactions.get(info["transactionId"])
         if tx is None:
-            tx = Transaction(info["transactionId"], payload.get("evse", {}).get("id"), payload.get("idToken"))
+            tx = Transaction(info["transactionId"], payload.get("idToken"))
             session.transactions[tx.id] = tx
-        if "remoteStartId" in info:
-            tx.remote_start_id = info["remoteStartId"]
         if payload["eventType"] == "Ended":
             tx.ended = True
         id_token = payload.get("idToken")
@@ -313,22 +309,12 @@ class TransactionsCsms2x(Block):
         return any(not e.incoming and e.action == "RequestStartTransaction"
                    and token_key(e.request["idToken"]) == token_key(id_token) for e in session.connection.history)
 
-    def on_MeterValues(self, session: StationSession, payload: dict) -> dict:
-        return {}
-
 
 @dataclass
 class CentralTransaction:
     id: int
-    connector_id: int
     id_tag: str
-    start: dict
-    meter_values: list[dict] = field(default_factory=list)
-    stop: dict | None = None
-
-    @property
-    def ended(self) -> bool:
-        return self.stop is not None
+    ended: bool = False
 
 
 def charging_tags(session: StationSession) -> set[str]:
@@ -345,19 +331,14 @@ class TransactionsCsms16(Block):
         self._transaction_ids = itertools.count(secrets.randbelow(10_000) + 1)
 
     def on_StartTransaction(self, session: StationSession, payload: dict) -> dict:
-        info = self.id_tag_info(session, payload["idTag"], charging=payload["idTag"].casefold() in charging_tags(session))
-        tx = CentralTransaction(next(self._transaction_ids), payload["connectorId"], payload["idTag"], payload)
+        charging = payload["idTag"].casefold() in charging_tags(session)
+        info = self.id_tag_info(session, payload["idTag"], charging=charging)
+        tx = CentralTransaction(next(self._transaction_ids), payload["idTag"])
         session.transactions[tx.id] = tx
         return {"transactionId": tx.id, "idTagInfo": info}
-
-    def on_MeterValues(self, session: StationSession, payload: dict) -> dict:
-        tx = session.transactions.get(payload.get("transactionId"))
-        if tx is not None:
-            tx.meter_values.append(payload)
-        return {}
 
     def on_StopTransaction(self, session: StationSession, payload: dict) -> dict:
         tx = session.transactions.get(payload["transactionId"])
         if tx is not None:
-            tx.stop = payload
+            tx.ended = True
         return {"idTagInfo": self.id_tag_info(session, payload["idTag"])} if "idTag" in payload else {}
