@@ -117,6 +117,7 @@ class Background:
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task] = set()
+        self.failures: list[BaseException] = []   # what the tasks raised, for a test to assert on
 
     def spawn(self, coro) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coro)
@@ -127,6 +128,7 @@ class Background:
     def _done(self, task: asyncio.Task) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
+            self.failures.append(task.exception())
             log.info("background task failed: %r", task.exception())
 
     async def cancel_all(self) -> None:

@@ -14,11 +14,15 @@ Charge point 1.6 (spec 002):
 - when the central system closes the connection the charge point reconnects, booting again only
   when it was not Accepted (behaviour rule 4); while Rejected it answers no central-system CALL.
 
-CSMS 2.x: every boot Accepted with the heartbeat interval. Central system 1.6: the registration
-status set for the station (Accepted by default; ``registration``), with the heartbeat interval when
-Accepted and ``retry_interval`` otherwise (1.6 section 4.2); Pending is where the central system may
-query and configure the charge point (spec 002 moves). Its session outlives the connection, as the
-registration of a charge point that reconnects without booting does.
+The station's equipment (``self.evses`` in 2.x, ``self.connectors`` in 1.6: ``harness.reference.model``)
+is set up here, for every block of the station.
+
+CSMS 2.x: every boot Accepted with the heartbeat interval; NotifyEvent answered empty. Central system
+1.6: the registration status set for the station (Accepted by default; ``registration``), with the
+heartbeat interval when Accepted and ``retry_interval`` otherwise (1.6 section 4.2); Pending is where
+the central system may query and configure the charge point (spec 002 moves). A charge point's
+session outlives its connection: one that reconnects without booting (behaviour rule 4) is still
+registered, with its transactions.
 """
 
 from __future__ import annotations
