@@ -18,9 +18,8 @@ from harness.actuators import Actuator, InProcessActuator
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
-from harness.reference.csms import ReferenceCsms
-from harness.reference.station import ReferenceStation
-from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
+from harness.reference import references_for
+from harness.reference.base import CsmsBase, StationBase
 from harness.transport.ws import Exchange, Handshake, HandshakeSeen, OcppConnection
 from harness.verdict import fail
 from harness.wire import WireLog
@@ -59,8 +58,8 @@ class OcppArena:
         self.wirelog = wirelog
         self.options = options
         self.actuator = options.actuator
-        self.harness: ReferenceCsms | ReferenceStation | None = None
-        self.standin: ReferenceCsms | ReferenceStation | None = None
+        self.harness: CsmsBase | StationBase | None = None
+        self.standin: CsmsBase | StationBase | None = None
         self.link: OcppConnection | None = None
         self.sut_url: str | None = options.sut_url
 
@@ -79,9 +78,7 @@ class OcppArena:
     @property
     def references(self) -> tuple[type, type]:
         """The reference (CSMS, station) classes that speak the arena's version."""
-        if self.version is OcppVersion.V16:
-            return ReferenceCsms16, ReferenceStation16
-        return ReferenceCsms, ReferenceStation
+        return references_for(self.version)
 
     # ------------------------------------------------------------------ setting up
     async def open(self, *, connect: bool = True) -> "OcppArena":

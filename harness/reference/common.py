@@ -1,5 +1,6 @@
-"""Pieces both reference sides use: time stamps, dispatch of CALLs to ``on_<Action>`` methods,
-and the action registry the in-process actuator drives."""
+"""Pieces every reference side uses: time stamps, dispatch of CALLs to ``on_<Action>`` methods,
+the action registry the in-process actuator drives, background tasks, and the ``Block``
+declaration the OCPP references are composed of."""
 
 from __future__ import annotations
 
@@ -10,13 +11,29 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.ocpp.framing import Call
+from harness.ocpp.versions import OcppVersion
 from harness.transport.ws import CallErrorReply
 
 log = logging.getLogger("harness.reference")
 
+V16 = frozenset({OcppVersion.V16})
+V2X = frozenset({OcppVersion.V201, OcppVersion.V21})
+EVERY_VERSION = V16 | V2X
+
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+async def woken(event: asyncio.Event, timeout: float | None) -> bool:
+    """Wait for ``event`` at most ``timeout`` seconds; True when it was set. (``asyncio.timeout``, not
+    ``wait_for``: on 3.11 ``wait_for`` can swallow a cancellation that races the event.)"""
+    try:
+        async with asyncio.timeout(timeout):
+            await event.wait()
+        return True
+    except TimeoutError:
+        return False
 
 
 class Dispatcher:
@@ -34,10 +51,16 @@ class Actions:
     """The actuator actions an implementation performs on itself (in-process actuator).
 
     Methods named ``act_<action>`` take the action's JSON body as keyword arguments and
-    only *start* the action: the harness then watches the wire for its effect.
+    only *start* the action: the harness then watches the wire for its effect. ``configurable``
+    names the settings a test may change (``arena.configure``); a class's settings are its own
+    and every base's, so each block of a reference declares only the settings it reads.
     """
 
-    configurable: frozenset[str] = frozenset()   # the settings a test may change (arena.configure)
+    configurable: frozenset[str] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.configurable = frozenset().union(*(vars(k).get("configurable", ()) for k in cls.__mro__))
 
     def configure(self, **settings: Any) -> None:
         """How this side behaves for one test: only the names in ``configurable``."""
@@ -58,12 +81,43 @@ class Actions:
         await method(**body)
 
 
+class Block:
+    """One functional block of an OCPP reference side, mixed into the reference of each version it serves.
+
+    A block declares the ``versions`` it serves, answers the CALLs of its messages (``on_<Action>``),
+    offers its actuator actions (``act_<action>``) and the settings a test may change
+    (``configurable``), and names the blocks whose methods it calls (``requires``, by class name).
+    Its state is set up in a cooperative ``__init__`` (``super().__init__(*args, **kwargs)`` first)
+    from the profile only, never from another block's state. It reacts to other blocks through the
+    hooks of the side's base (``transaction_started``, ...), which every override passes on with super().
+    """
+
+    versions: frozenset[OcppVersion] = frozenset()
+    configurable: frozenset[str] = frozenset()
+    requires: tuple[str, ...] = ()
+
+    @classmethod
+    def messages(cls) -> set[str]:
+        """The actions whose CALLs this block answers."""
+        return {name.removeprefix("on_") for name in _names(cls) if name.startswith("on_")}
+
+    @classmethod
+    def actions(cls) -> set[str]:
+        """The actuator actions this block offers."""
+        return {name.removeprefix("act_") for name in _names(cls) if name.startswith("act_")}
+
+
+def _names(block: type) -> set[str]:
+    """Every attribute a block defines, its own and its (block) bases'."""
+    return {name for k in block.__mro__ if issubclass(k, Block) for name in vars(k)}
+
+
 class Background:
     """Tasks an implementation starts on its own (a transaction after a card swipe, ...)."""
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task] = set()
-        self.failures: list[BaseException] = []
+        self.failures: list[BaseException] = []   # what the tasks raised, for a test to assert on
 
     def spawn(self, coro) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coro)

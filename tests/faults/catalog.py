@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.ocpp.framing import Call, serialize
-from harness.reference.csms import ReferenceCsms
-from harness.reference.station import ReferenceStation
+from harness.reference import ReferenceCsms, ReferenceStation
+from harness.reference.base import CsmsBase
 from harness.transport.ws import OcppConnection
 
 MODULE = "catalog"      # the name this file is imported under, in every run (see above)
@@ -237,7 +237,7 @@ class Fault:
 
     @property
     def role(self) -> str:
-        return "csms" if issubclass(self.cls, ReferenceCsms) else "cs"
+        return "csms" if issubclass(self.cls, CsmsBase) else "cs"
 
 
 def _node(path: str, test: str, *params: str, role: str) -> str:

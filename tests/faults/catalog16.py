@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from catalog import Fault  # importable: conftest.py puts this folder on sys.path
 
 from harness.ocpp.errors import FORMAT
-from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
+from harness.reference import ReferenceCsms16, ReferenceStation16
 from harness.reference.v16.queue import Queued, TransactionQueue
 
 MODULE = "catalog16"

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, _cs  # importable: conftest.py puts this folder on sys.path
 
-from harness.reference.csms import ReferenceCsms
-from harness.reference.station import ReferenceStation
+from harness.ocpp.versions import OcppVersion
+from harness.reference import references_for
 from harness.suite import load_rule_tables
 
 FAULTS_DIR = Path(__file__).resolve().parent
@@ -89,15 +89,16 @@ def suite_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 
 def test_catalog_is_well_formed():
-    """Unique names, each class a subclass of the reference of its role, importable by its path,
-    overriding something, and caught by tests of its own role and version."""
+    """Unique names, each class a direct subclass of the reference of its role and version, importable by
+    its path, overriding something, and caught by tests of its own role and version."""
+    csms, station = references_for(OcppVersion(VERSION))
     assert len({f.name for f in FAULTS}) == len(FAULTS), "fault names repeat"
     assert len({f.cls for f in FAULTS}) == len(FAULTS), "two faults share a class"
     for fault in FAULTS:
         module, _, name = fault.embedded_sut.partition(":")
         assert module == MODULE and getattr(importlib.import_module(module), name) is fault.cls
-        reference = ReferenceCsms if fault.role == "csms" else ReferenceStation
-        assert fault.cls.__bases__ == (reference,), fault.name
+        reference = csms if fault.role == "csms" else station
+        assert fault.cls.__bases__ == (reference,), f"{fault.name} is no direct subclass of {reference.__name__}"
         assert set(vars(fault.cls)) - {"__module__", "__doc__", "__qualname__", "__firstlineno__",
                                        "__static_attributes__"}, f"{fault.name} overrides nothing"
         assert fault.catch and fault.verdict == "failed" and fault.reason, fault.name

@@ -15,7 +15,8 @@ import pytest
 from catalog16 import BOOT, FAULTS, MODULE, SECURITY, TRANSPORT, VERSION, Fault16, node
 from test_fault_catalog import PARALLEL, REPO, RULES, run_suites, wire_logs_showing
 
-from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
+from harness.ocpp.versions import OcppVersion
+from harness.reference import references_for
 
 CONTROL = "control"
 SELECTION = tuple(sorted({nodeid for fault in FAULTS for nodeid in fault.catch}))
@@ -46,10 +47,12 @@ def test_catalog16_is_well_formed():
     """At least 8 faults, unique, each a direct subclass of a 1.6 reference that overrides something,
     importable by its path, caught by existing 1.6 suite tests played with the faulty side as the SUT."""
     assert len(FAULTS) >= 8 and len({f.name for f in FAULTS}) == len({f.cls for f in FAULTS}) == len(FAULTS)
+    csms, station = references_for(OcppVersion(VERSION))
     for fault in FAULTS:
         module, _, name = fault.embedded_sut.partition(":")
         assert module == MODULE and getattr(importlib.import_module(module), name) is fault.cls
-        assert fault.cls.__bases__ == (ReferenceCsms16 if fault.role == "csms" else ReferenceStation16,), fault.name
+        reference = csms if fault.role == "csms" else station
+        assert fault.cls.__bases__ == (reference,), f"{fault.name} is no direct subclass of {reference.__name__}"
         assert set(vars(fault.cls)) - {"__module__", "__doc__", "__qualname__", "__firstlineno__",
                                        "__static_attributes__"}, f"{fault.name} overrides nothing"
         assert fault.catch and fault.reason and fault.verdict == "failed", fault.name

@@ -100,27 +100,53 @@ def test_the_contract_check_catches_a_suite_that_goes_behind_the_arena(tmp_path)
                                                 "line 3: reads .harness"]
 
 
-def test_no_16_reference_class_subclasses_a_2x_reference_class():
-    """Versions are siblings: a 1.6 reference is composed of blocks, never a subclass of a 2.x one."""
-    import harness.reference as package
+def _reference_classes() -> dict[str, type]:
+    """Every class defined in ``harness.reference`` and its subpackages, by qualified name."""
     import importlib
     import inspect
     import pkgutil
+
+    import harness.reference as package
     classes = {}
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
         module = importlib.import_module(info.name)
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if cls.__module__ == module.__name__:
                 classes[f"{cls.__module__}.{cls.__qualname__}"] = cls
-    v16 = {n: c for n, c in classes.items() if ".v16" in n or n.endswith("16")}
-    for name, cls in v16.items():
-        for base in cls.__mro__[1:]:
-            qualified = f"{base.__module__}.{base.__qualname__}"
-            assert not (qualified in classes and qualified not in v16 and _is_version_specific(base)), \
-                f"{name} inherits the 2.x reference {qualified}"
+    return classes
 
 
-def _is_version_specific(cls: type) -> bool:
-    """A reference class that serves some versions only (its ``versions`` say so)."""
-    versions = getattr(cls, "versions", None)
-    return versions is not None and set(map(str, versions)) != {"ocpp1.6", "ocpp2.0.1", "ocpp2.1"}
+def _bases_of_other_versions(cls: type) -> list[str]:
+    """The bases of ``cls`` that do not serve every version ``cls`` serves (a 1.6 class on a 2.x one)."""
+    served = getattr(cls, "versions", None)
+    return [f"{base.__module__}.{base.__qualname__}" for base in cls.__mro__[1:]
+            if served and vars(base).get("versions") and not set(served) <= set(vars(base)["versions"])]
+
+
+def test_no_16_reference_class_subclasses_a_2x_reference_class():
+    """Versions are siblings: a reference class (a block, a composed reference) inherits only classes that
+    serve every version it serves, so no 1.6 class subclasses a 2.x one, nor the other way round; and
+    every block says which versions it serves instead of inheriting that from another block."""
+    from harness.reference.common import Block
+    for name, cls in _reference_classes().items():
+        assert not _bases_of_other_versions(cls), f"{name} inherits {_bases_of_other_versions(cls)}"
+        if issubclass(cls, Block) and cls is not Block:
+            assert vars(cls).get("versions"), f"{name} does not declare the versions it serves"
+
+
+def test_the_sibling_check_catches_a_16_class_on_a_2x_one():
+    from harness.reference.common import V2X, V16, Block
+    from harness.reference.compose import ReferenceStation
+
+    class Reset2x(Block):
+        versions = V2X
+
+    class Reset16(Reset2x):
+        versions = V16
+
+    class Station16(Reset2x, ReferenceStation):   # a 2.x block composed into a 1.6 reference
+        versions = V16
+
+    assert _bases_of_other_versions(Reset16) == [f"{__name__}.{Reset2x.__qualname__}"]
+    assert f"{__name__}.{Reset2x.__qualname__}" in _bases_of_other_versions(Station16)
+    assert "harness.reference.compose.ReferenceStation" in _bases_of_other_versions(Station16)

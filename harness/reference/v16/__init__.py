@@ -1,8 +1,3 @@
-"""OCPP 1.6-J reference implementations: a central system and a charge point, on the same core
-as 2.x (transport, RPC, framing, schemas, verdicts) with the 1.6-specific parts beside them:
-the configuration store, the transaction-message queue and the meter-register rules."""
-
-from harness.reference.v16.csms import ReferenceCsms16
-from harness.reference.v16.station import ReferenceStation16
-
-__all__ = ["ReferenceCsms16", "ReferenceStation16"]
+"""The 1.6-specific stores of the reference charge point, sans-I/O: its configuration keys
+(``config``), its queue of transaction messages (``queue``) and its energy register (``meter``).
+The 1.6 references themselves are composed in ``harness.reference.compose``."""

@@ -19,9 +19,6 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-TRANSACTION_ACTIONS = frozenset({"StartTransaction", "StopTransaction", "MeterValues"})
-
-
 @dataclass
 class Queued:
     action: str
@@ -47,9 +44,6 @@ class TransactionQueue:
 
     def __len__(self) -> int:
         return len(self._items)
-
-    def __iter__(self):
-        return iter(tuple(self._items))
 
     def wait(self, now: float) -> float | None:
         """Seconds until the head may be transmitted (0: now); None when the queue is empty."""

@@ -1,0 +1,200 @@
+"""The version-neutral sides of the OCPP references: what a station and a CSMS do in every version.
+
+``StationBase``: the connection to the CSMS (connect, the RPC link, stop), dispatch of the CSMS's
+CALLs to the blocks' ``on_<Action>`` methods, the actuator plumbing and background tasks.
+``CsmsBase``: the WebSocket server (identity, Basic auth, an outage on request), one session per
+connected station, the reports answered alike in every version (Heartbeat with the time;
+StatusNotification and MeterValues taken without a word), and the same plumbing. Both define the
+hooks through which one block reacts to another (a no-op here; a block that extends one passes it
+on with super()).
+
+What differs between versions (BootNotification and StatusNotification payloads, what happens to an
+answer that is not Accepted, ...) is in the blocks (``harness.reference.blocks``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.ocpp.framing import Call
+from harness.ocpp.versions import OcppVersion
+from harness.profile import Profile
+from harness.reference.common import Actions, Background, Dispatcher, now_iso
+from harness.transport.ws import Handshake, OcppConnection, OcppServer, open_station
+from harness.wire import WireLog
+
+
+class StationBase(Dispatcher, Actions):
+    """A charging station (charge point) that connects to a CSMS and answers its CALLs."""
+
+    def __init__(self, profile: Profile, version: OcppVersion, *, identity: str | None = None,
+                 password: str | bytes | None = None, wirelog: WireLog | None = None,
+                 call_timeout: float | None = None):
+        self.profile = profile
+        self.version = version
+        self.identity = identity or profile.identity
+        self.password = password if password is not None else self.basic_auth_password()
+        self.wirelog = wirelog
+        self.call_timeout = call_timeout or profile.timeouts.call
+        self.background = Background()
+        self.connection: OcppConnection | None = None
+        self.csms_url: str | None = None
+        self.boot_response: dict | None = None
+
+    def basic_auth_password(self) -> str | bytes | None:
+        """The Basic-auth password when none is given (security profile 1: the profile's password)."""
+        return self.profile.password
+
+    # ------------------------------------------------------------ lifecycle
+    async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
+        """Open the WebSocket to ``csms_url`` and, once a subprotocol is agreed, boot (unless ``boot`` is False)."""
+        self.csms_url = csms_url
+        handshake = await open_station(
+            csms_url, self.identity, versions=offered or [self.version], password=self.password,
+            handler=self._handle, call_timeout=self.call_timeout, wirelog=self.wirelog)
+        self.connection = handshake.connection
+        if handshake.subprotocol is not None:
+            await self.connected(handshake.connection)
+            if boot:
+                await self.boot()
+        return handshake
+
+    async def boot(self) -> dict:
+        """BootNotification and what its answer leads to: the provisioning block of the version."""
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        await self.background.cancel_all()
+        if self.connection is not None:
+            await self.connection.close()
+
+    async def call(self, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if self.connection is None:
+            raise HarnessError("the station is not connected")
+        return await self.connection.call(action, payload)
+
+    async def _handle(self, call: Call) -> dict[str, Any]:
+        return await self.dispatch(None, call)
+
+    # ------------------------------------------------------------ hooks (blocks extend them)
+    async def connected(self, connection: OcppConnection) -> None:
+        """A connection is open (before its boot)."""
+
+    def went_online(self) -> None:
+        """The CSMS accepted the station: what waited for that may go."""
+
+    def transaction_started(self, outlet: int, transaction_id: str) -> None:
+        """A transaction runs on ``outlet`` (the EVSE id in 2.x, the connector id in 1.6)."""
+
+    def transaction_ended(self, outlet: int) -> None:
+        """The transaction on ``outlet`` ended."""
+
+    def configuration_changed(self, key: str, value: str, status: str) -> None:
+        """The CSMS asked to set ``key`` to ``value``; ``status`` is the answer it got."""
+
+
+@dataclass
+class StationSession:
+    """What the CSMS knows of one connected station."""
+    identity: str
+    version: OcppVersion
+    connection: OcppConnection | None = None
+    transactions: dict = field(default_factory=dict)   # by transaction id: the transactions block's records
+
+
+class CsmsBase(Dispatcher, Actions):
+    """A CSMS (central system): a WebSocket server for the profile's station."""
+
+    heartbeat_interval = 300
+    configurable = frozenset({"heartbeat_interval"})
+    resumes_sessions = False   # True: a reconnecting station keeps its session (its transactions)
+
+    def __init__(self, profile: Profile, versions: Sequence[OcppVersion], *, wirelog: WireLog | None = None,
+                 call_timeout: float | None = None):
+        self.profile = profile
+        self.versions = list(versions)
+        self.sessions: dict[str, StationSession] = {}
+        self.background = Background()
+        self.unreachable: set[str] = set()
+        self.server = OcppServer(
+            versions=self.versions, on_connect=self._on_connect, accept_identity=self.accepts_identity,
+            check_password=self.check_password if self.basic_auth_required() else None,
+            call_timeout=call_timeout or profile.timeouts.call, wirelog=wirelog)
+
+    # ------------------------------------------------------------ lifecycle
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> "CsmsBase":
+        await self.server.start(host, port)
+        return self
+
+    async def stop(self) -> None:
+        await self.background.cancel_all()
+        await self.server.stop()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    # ------------------------------------------------------------ who may connect
+    def accepts_identity(self, identity: str) -> bool:
+        return identity not in self.unreachable and identity == self.profile.identity
+
+    def basic_auth_required(self) -> bool:
+        """Security profile 1: the profile gives the station a password."""
+        return bool(self.profile.password)
+
+    def check_password(self, identity: str, password: bytes) -> bool:
+        return secrets.compare_digest(password, (self.profile.password or "").encode())
+
+    async def cut(self, identity: str | None = None) -> None:
+        """The harness's side of an outage: the station's connection closes, reconnecting is refused."""
+        identity = identity or self.profile.identity
+        self.unreachable.add(identity)
+        session = self.sessions.get(identity)
+        if session is not None and session.connection is not None:
+            await session.connection.close()
+
+    def restore(self, identity: str | None = None) -> None:
+        self.unreachable.discard(identity or self.profile.identity)
+
+    # ------------------------------------------------------------ sessions
+    def _on_connect(self, identity: str, version: OcppVersion):
+        session = self.sessions.get(identity)
+        if not self.resumes_sessions or session is None or session.version is not version:
+            session = self.sessions[identity] = StationSession(identity, version)
+
+        async def handler(call: Call) -> dict[str, Any]:
+            return await self.dispatch(session, call)
+
+        async def attach(connection: OcppConnection) -> None:
+            session.connection = connection
+
+        return handler, attach
+
+    def session(self, identity: str | None = None) -> StationSession:
+        identity = identity or self.profile.identity
+        if identity not in self.sessions:
+            raise LookupError(f"station {identity} is not connected")
+        return self.sessions[identity]
+
+    def send(self, station: str | None, action: str, payload: dict[str, Any]) -> None:
+        """Send ``action`` to the station in the background (an actuator action only starts it)."""
+        self.background.spawn(self.session(station).connection.call(action, payload))
+
+    # ------------------------------------------------------------ CS → CSMS
+    def on_Heartbeat(self, session: StationSession, payload: dict) -> dict:
+        return {"currentTime": now_iso()}
+
+    def on_StatusNotification(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    def on_MeterValues(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    # ------------------------------------------------------------ hooks (blocks extend them)
+    def boot_status(self, session: StationSession, status: str) -> str:
+        """The registration status the next BootNotification of ``session`` is answered with."""
+        return status

@@ -1,0 +1,231 @@
+"""Provisioning: how a station introduces itself and reports its connectors (BootNotification,
+StatusNotification; the 1.6 charge point's Heartbeat and reconnection), and how the CSMS answers.
+
+Station 2.x (spec 001 Provisioning): BootNotification with its reason (PowerUp; RemoteReset after a
+Reset), then, once Accepted, a StatusNotification Available per connector.
+
+Charge point 1.6 (spec 002):
+- connectors numbered 1..N without gaps (``harness.reference.model.connector_ids``); after an Accepted
+  boot a StatusNotification for connector 0 (the main controller, Available) and for each connector;
+- not Accepted: the next BootNotification after the interval (its own wait when 0), nothing else
+  before (1.6 section 4.2); the interval is read under both names (``interval``, and the
+  ``heartbeatInterval`` of the wire example, recorded as a finding [ref16.interval_name]); Accepted
+  sets HeartbeatInterval, and a Heartbeat goes every HeartbeatInterval seconds;
+- when the central system closes the connection the charge point reconnects, booting again only
+  when it was not Accepted (behaviour rule 4); while Rejected it answers no central-system CALL.
+
+The station's equipment (``self.evses`` in 2.x, ``self.connectors`` in 1.6: ``harness.reference.model``)
+is set up here, for every block of the station.
+
+CSMS 2.x: every boot Accepted with the heartbeat interval; NotifyEvent answered empty. Central system
+1.6: the registration status set for the station (Accepted by default; ``registration``), with the
+heartbeat interval when Accepted and ``retry_interval`` otherwise (1.6 section 4.2); Pending is where
+the central system may query and configure the charge point (spec 002 moves). A charge point's
+session outlives its connection: one that reconnects without booting (behaviour rule 4) is still
+registered, with its transactions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpp import schemas
+from harness.ocpp.v16 import connector_ids, interval_of
+from harness.ocpp.versions import OcppVersion
+from harness.reference.base import StationSession
+from harness.reference.common import V2X, V16, Block, now_iso, woken
+from harness.reference.model import Connector, EvseState
+from harness.rules import RuleTable, should
+from harness.transport.ws import OcppConnection
+
+MAIN_CONTROLLER = 0
+REGISTRATION_STATUSES = ("Accepted", "Pending", "Rejected")
+
+
+class Ref16(RuleTable, namespace="ref16"):
+    """What the reference 1.6 charge point notes about the central system it talks to."""
+    interval_name = should("spec 002 Messages and payload shapes (BootNotification.conf; heartbeatInterval in the "
+                           "wire example)", "BootNotification.conf names the heartbeat interval interval")
+
+
+def interval_alias(version: OcppVersion, response: Any) -> dict | None:
+    """``response`` read with ``heartbeatInterval`` as ``interval``, when that alone broke its schema."""
+    if not isinstance(response, dict) or "heartbeatInterval" not in response or "interval" in response:
+        return None
+    read = {k: v for k, v in response.items() if k != "heartbeatInterval"} | {"interval": response["heartbeatInterval"]}
+    return None if schemas.validate(version, "BootNotification", "response", read) else read
+
+
+# -------------------------------------------------------------------------------------- the station
+class ProvisioningStation2x(Block):
+    versions = V2X
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.evses = {e.id: EvseState(e) for e in self.profile.evses}
+        self.boot_reason = "PowerUp"
+
+    async def boot(self) -> dict:
+        self.boot_response = await self.call("BootNotification", self.boot_payload())
+        if self.boot_response.get("status") == "Accepted":
+            for state in self.evses.values():
+                for connector in state.evse.connectors:
+                    await self.call("StatusNotification", self.status_payload(state.evse.id, connector, "Available"))
+        return self.boot_response
+
+    def boot_payload(self) -> dict:
+        return {"chargingStation": {"model": self.profile.get("station.model", "reference"),
+                                    "vendorName": self.profile.get("station.vendor", "evse-conformance")},
+                "reason": self.boot_reason}
+
+    def status_payload(self, evse_id: int, connector_id: int, status: str) -> dict:
+        return {"timestamp": now_iso(), "connectorStatus": status, "evseId": evse_id, "connectorId": connector_id}
+
+
+class ProvisioningStation16(Block):
+    versions = V16
+    requires = ("ConfigurationStation16",)
+    configurable = frozenset({"reconnects"})   # False: a closed connection stays closed (the test reconnects)
+    reconnect_delay = 0.5   # seconds between reconnection attempts
+    boot_retry = 5          # own wait before the next boot when the interval is 0 (1.6 section 4.2)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.connectors = {n: Connector(n) for n in connector_ids(self.profile)}
+        self.registration: str | None = None
+        self.reconnects = True
+        self.links: list[OcppConnection] = []
+        self._beat = asyncio.Event()
+        self._heartbeats: asyncio.Task | None = None
+
+    @property
+    def online(self) -> bool:
+        return self.connection is not None and not self.connection.closed and self.registration == "Accepted"
+
+    async def connected(self, connection: OcppConnection) -> None:
+        await super().connected(connection)
+        self.links.append(connection)
+        self.background.spawn(self._supervise(connection))
+        if self._heartbeats is None:
+            self._heartbeats = self.background.spawn(self._heartbeat())
+
+    async def _supervise(self, connection: OcppConnection) -> None:
+        """Reconnect when the central system closes the connection (with the current key)."""
+        while not await connection.wait_closed(3600):
+            pass
+        while self.reconnects and self.connection in (connection, None):
+            await asyncio.sleep(self.reconnect_delay)
+            if self.connection not in (connection, None):
+                return
+            try:
+                handshake = await self.connect(self.csms_url, boot=self.registration != "Accepted")
+            except HarnessError:
+                continue
+            if handshake.connection is not None:
+                return
+
+    async def boot(self) -> dict:
+        response = await self.boot_once()
+        if response.get("status") == "Accepted":
+            await self.registered(response)
+        else:
+            self.background.spawn(self._boot_again(self.connection, interval_of(response)))
+        return response
+
+    async def boot_once(self) -> dict:
+        """One BootNotification; the interval read under either name."""
+        mark = len(self.connection.history)
+        try:
+            response = await self.call("BootNotification", self.boot_payload())
+        except PeerViolation as violation:
+            response = interval_alias(self.version, self.connection.history[mark].response)
+            if response is None:
+                raise
+            self.connection.violations.remove(violation)
+            self.connection.violations.append(PeerViolation(
+                Ref16.interval_name, "BootNotification.conf names the heartbeat interval heartbeatInterval",
+                expected="interval", actual="heartbeatInterval"))
+        self.boot_response, self.registration = response, response.get("status")
+        return response
+
+    async def _boot_again(self, connection: OcppConnection, interval: int) -> None:
+        """Not Accepted: the interval is the least wait before the next BootNotification (1.6 section 4.2)."""
+        if not await connection.wait_closed(interval or self.boot_retry) and connection is self.connection:
+            await self.boot()
+
+    async def registered(self, response: dict) -> None:
+        """Accepted: the heartbeat interval is the central system's; report every connector."""
+        self.config.set("HeartbeatInterval", str(interval_of(response)))
+        await self.call("StatusNotification", self.connector_status(MAIN_CONTROLLER, "Available"))
+        for connector in self.connectors.values():
+            await self.call("StatusNotification", self.connector_status(connector.id, connector.status))
+        self.went_online()
+        self._beat.set()
+
+    async def _heartbeat(self) -> None:
+        """A Heartbeat every HeartbeatInterval seconds; a new interval restarts the wait."""
+        while True:
+            self._beat.clear()
+            if await woken(self._beat, self.config.integer("HeartbeatInterval") or None):
+                continue
+            if self.online:
+                try:
+                    await self.call("Heartbeat", {})
+                except (HarnessError, PeerViolation):
+                    pass
+
+    def configuration_changed(self, key: str, value: str, status: str) -> None:
+        super().configuration_changed(key, value, status)
+        self._beat.set()   # HeartbeatInterval may have changed: the wait starts again
+
+    async def _handle(self, call):
+        if self.registration == "Rejected":   # while Rejected no central-system CALL is answered
+            await asyncio.Event().wait()
+        return await super()._handle(call)
+
+    def boot_payload(self) -> dict:
+        return {"chargePointVendor": str(self.profile.get("station.vendor", "evse-conformance"))[:20],
+                "chargePointModel": str(self.profile.get("station.model", "reference"))[:20]}
+
+    def connector_status(self, connector_id: int, status: str, error_code: str = "NoError") -> dict:
+        return {"connectorId": connector_id, "errorCode": error_code, "status": status, "timestamp": now_iso()}
+
+    async def set_status(self, connector: Connector, status: str) -> None:
+        connector.status = status
+        if self.online:
+            await self.call("StatusNotification", self.connector_status(connector.id, status))
+
+
+# ----------------------------------------------------------------------------------------- the CSMS
+class ProvisioningCsms2x(Block):
+    versions = V2X
+
+    def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
+        return {"currentTime": now_iso(), "interval": self.heartbeat_interval, "status": "Accepted"}
+
+    def on_NotifyEvent(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+
+class ProvisioningCsms16(Block):
+    versions = V16
+    configurable = frozenset({"registration", "retry_interval"})
+    retry_interval = 1   # BootNotification.conf interval when not Accepted: the wait before the next boot
+    resumes_sessions = True
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.registration = "Accepted"
+
+    def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
+        status = self.boot_status(session, self.registration)
+        interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
+        return {"currentTime": now_iso(), "interval": interval, "status": status}
+
+    async def act_set_registration(self, status: str) -> None:
+        """How the next BootNotifications are answered: Accepted, Pending or Rejected."""
+        if status not in REGISTRATION_STATUSES:
+            raise HarnessError(f"registration status {status!r} is not one of {REGISTRATION_STATUSES}")
+        self.registration = status

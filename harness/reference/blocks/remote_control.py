@@ -1,0 +1,117 @@
+"""Remote control: the CSMS starts and stops a transaction at the station.
+
+Station 2.x (spec 001 Remote start): RequestStartTransaction is Accepted on a free, known EVSE (or
+any free one), then TransactionEvent Started with triggerReason RemoteStart and the same
+remoteStartId; Rejected otherwise (rule 2: the station refuses what it cannot do).
+RequestStopTransaction is Accepted for a running transaction, which then ends with triggerReason
+RemoteStop; Rejected otherwise.
+
+Charge point 1.6 (spec 002): RemoteStartTransaction is Accepted on a free known connector (or any
+free one), authorized first when AuthorizeRemoteTxRequests is true, and the transaction starts once
+the cable is in; RemoteStopTransaction is Accepted for a running transaction, which stops with reason
+Remote; Rejected otherwise.
+
+CSMS: both as actuator actions; a 2.x remote start carries a fresh server-generated Central idToken
+and a unique remoteStartId (spec 001 Remote start rule 1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+from typing import Any
+
+from harness.reference.common import V2X, V16, Block
+from harness.reference.model import Connector
+
+
+# -------------------------------------------------------------------------------------- the station
+class RemoteControlStation2x(Block):
+    versions = V2X
+    requires = ("TransactionsStation2x",)
+
+    def on_RequestStartTransaction(self, _: None, payload: dict) -> dict:
+        evse_id = payload.get("evseId")
+        state = self.evses.get(evse_id) if evse_id is not None else \
+            next((s for s in self.evses.values() if not s.busy), None)
+        if state is None or state.busy:
+            return {"status": "Rejected"}
+        self.background.spawn(self.start_transaction(
+            state, "RemoteStart", payload["idToken"], remote_start_id=payload["remoteStartId"]))
+        return {"status": "Accepted"}
+
+    def on_RequestStopTransaction(self, _: None, payload: dict) -> dict:
+        for state in self.evses.values():
+            if state.transaction and state.transaction.id == payload["transactionId"]:
+                self.background.spawn(self.end_transaction(state, "RemoteStop", "Remote"))
+                return {"status": "Accepted"}
+        return {"status": "Rejected"}
+
+
+class RemoteControlStation16(Block):
+    versions = V16
+    requires = ("TransactionsStation16", "AuthorizationStation16", "ConfigurationStation16")
+
+    def on_RemoteStartTransaction(self, _: None, payload: dict) -> dict:
+        connector = self._free(payload.get("connectorId"))
+        if connector is None:
+            return {"status": "Rejected"}
+        self.background.spawn(self._remote_start(connector, payload["idTag"]))
+        return {"status": "Accepted"}
+
+    def on_RemoteStopTransaction(self, _: None, payload: dict) -> dict:
+        for connector in self._running(None):
+            if connector.transaction.id == payload["transactionId"]:
+                self.background.spawn(self.stop_charging(connector, "Remote"))
+                return {"status": "Accepted"}
+        return {"status": "Rejected"}
+
+    async def _remote_start(self, connector: Connector, id_tag: str) -> None:
+        parent = None
+        if self.config.flag("AuthorizeRemoteTxRequests"):
+            info = await self.authorize(id_tag)
+            if info.get("status") != "Accepted":
+                return
+            parent = info.get("parentIdTag")
+        connector.authorized, connector.parent = id_tag, parent
+        if connector.plugged:
+            await self.start_charging(connector)
+        else:
+            await self.set_status(connector, "Preparing")
+
+
+# ----------------------------------------------------------------------------------------- the CSMS
+class RemoteControlCsms2x(Block):
+    versions = V2X
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._remote_start_ids = itertools.count(secrets.randbelow(10_000) + 1)
+
+    def central_id_token(self) -> dict:
+        """A fresh server-generated token for an app start (spec 001 Remote start rule 1)."""
+        return {"idToken": "APP-" + secrets.token_hex(8).upper(), "type": "Central"}
+
+    async def act_request_start_transaction(self, evse_id: int | None = None, id_token: dict | None = None,
+                                            remote_start_id: int | None = None, station: str | None = None) -> None:
+        payload: dict[str, Any] = {"idToken": id_token or self.central_id_token(),
+                                   "remoteStartId": remote_start_id if remote_start_id is not None
+                                   else next(self._remote_start_ids)}
+        if evse_id is not None:
+            payload["evseId"] = evse_id
+        self.send(station, "RequestStartTransaction", payload)
+
+    async def act_request_stop_transaction(self, transaction_id: str, station: str | None = None) -> None:
+        self.send(station, "RequestStopTransaction", {"transactionId": transaction_id})
+
+
+class RemoteControlCsms16(Block):
+    versions = V16
+
+    async def act_remote_start_transaction(self, id_tag: str, connector_id: int | None = None,
+                                           station: str | None = None) -> None:
+        self.send(station, "RemoteStartTransaction",
+                  {"idTag": id_tag} | ({"connectorId": connector_id} if connector_id is not None else {}))
+
+    async def act_remote_stop_transaction(self, transaction_id: int, station: str | None = None) -> None:
+        self.send(station, "RemoteStopTransaction", {"transactionId": transaction_id})

@@ -1,0 +1,88 @@
+"""The registry of blocks, and the reference of each OCPP version composed of the blocks that serve it.
+
+Adding a block: write its module under ``harness/reference/blocks/`` (its classes declare the
+versions they serve) and add its classes to ``STATION_BLOCKS`` / ``CSMS_BLOCKS`` below. Every
+reference whose version a class serves then has its handlers, actions and settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from harness.errors import HarnessError
+from harness.ocpp.versions import OcppVersion
+from harness.reference.base import CsmsBase, StationBase
+from harness.reference.blocks import (authorization, configuration, data_transfer, provisioning, remote_control,
+                                      reset, security, smart_charging, transactions)
+from harness.reference.common import V2X, V16, Block
+
+STATION_BLOCKS: tuple[type[Block], ...] = (
+    provisioning.ProvisioningStation2x, provisioning.ProvisioningStation16,
+    authorization.AuthorizationStation2x, authorization.AuthorizationStation16,
+    transactions.TransactionsStation2x, transactions.TransactionsStation16,
+    remote_control.RemoteControlStation2x, remote_control.RemoteControlStation16,
+    reset.ResetStation2x, reset.ResetStation16,
+    configuration.ConfigurationStation16,
+    security.SecurityStation16,
+    data_transfer.DataTransferStation,
+    smart_charging.SmartChargingStation2x, smart_charging.SmartChargingStation16,
+)
+
+CSMS_BLOCKS: tuple[type[Block], ...] = (
+    provisioning.ProvisioningCsms2x, provisioning.ProvisioningCsms16,
+    authorization.AuthorizationCsms2x, authorization.AuthorizationCsms16,
+    transactions.TransactionsCsms2x, transactions.TransactionsCsms16,
+    remote_control.RemoteControlCsms2x, remote_control.RemoteControlCsms16,
+    reset.ResetCsms16,
+    configuration.ConfigurationCsms16,
+    security.SecurityCsms16,
+    data_transfer.DataTransferCsms,
+    smart_charging.SmartChargingCsms2x,
+)
+
+
+def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]) -> tuple[type[Block], ...]:
+    """The blocks of ``registry`` that serve every one of ``versions``, checked to fit together: each
+    block's ``requires`` are among them, and no two answer one message or offer one action."""
+    chosen = tuple(block for block in registry if block.versions and versions <= block.versions)
+    names = {k.__name__ for block in chosen for k in block.__mro__}
+    for block in chosen:
+        missing = set(block.requires) - names
+        if missing:
+            raise HarnessError(f"{block.__name__} requires {', '.join(sorted(missing))}, which does not serve "
+                               f"{', '.join(sorted(versions))}")
+    owner: dict[str, str] = {}
+    for block in chosen:
+        for name in sorted({f"on_{m}" for m in block.messages()} | {f"act_{a}" for a in block.actions()}):
+            if owner.setdefault(name, block.__name__) != block.__name__:
+                raise HarnessError(f"{name} is defined by both {owner[name]} and {block.__name__}")
+    return chosen
+
+
+class ReferenceStation(*blocks_for(STATION_BLOCKS, V2X), StationBase):
+    """The reference charging station of OCPP 2.0.1 and 2.1: the harness's station when the SUT is a
+    CSMS, the stand-in SUT when the harness plays the CSMS."""
+    versions = V2X
+
+
+class ReferenceStation16(*blocks_for(STATION_BLOCKS, V16), StationBase):
+    """The reference charge point of OCPP 1.6-J: the harness's charge point when the SUT is a central
+    system, the stand-in SUT when the harness plays the central system."""
+    versions = V16
+
+
+class ReferenceCsms(*blocks_for(CSMS_BLOCKS, V2X), CsmsBase):
+    """The reference CSMS of OCPP 2.0.1 and 2.1: the harness's CSMS when the SUT is a station, the
+    stand-in SUT when the harness plays the station."""
+    versions = V2X
+
+
+class ReferenceCsms16(*blocks_for(CSMS_BLOCKS, V16), CsmsBase):
+    """The reference central system of OCPP 1.6-J: the harness's central system when the SUT is a
+    charge point, the stand-in SUT when the harness plays the charge point."""
+    versions = V16
+
+
+def references_for(version: OcppVersion) -> tuple[type[CsmsBase], type[StationBase]]:
+    """The reference (CSMS, station) classes that speak ``version``."""
+    return (ReferenceCsms16, ReferenceStation16) if version is OcppVersion.V16 else (ReferenceCsms, ReferenceStation)

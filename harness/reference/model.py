@@ -1,0 +1,58 @@
+"""The reference station's equipment, as its blocks share it: where a cable is plugged, which idToken
+may start, which transaction runs. 2.x counts EVSEs, 1.6 counts connectors: sibling classes.
+
+The provisioning block of a version sets the equipment up (it reports its status); authorization,
+transactions, remote control and reset read and change it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from harness.profile import Evse, Profile
+from harness.reference.v16.meter import Register
+
+
+# ---------------------------------------------------------------------------------------------- 2.x
+@dataclass
+class StationTransaction:
+    id: str
+    id_token: dict | None
+    group: dict | None = None
+    seq_no: int = 0
+
+
+@dataclass
+class EvseState:
+    evse: Evse
+    plugged: bool = False
+    authorized: dict | None = None
+    group: dict | None = None
+    transaction: StationTransaction | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.transaction is not None
+
+
+# ---------------------------------------------------------------------------------------------- 1.6
+@dataclass
+class ChargeTransaction:
+    connector_id: int
+    id_tag: str
+    parent: str | None
+    start: dict                   # the StartTransaction.req payload
+    id: int | None = None         # from StartTransaction.conf
+    sampler: asyncio.Task | None = None
+
+
+@dataclass
+class Connector:
+    id: int
+    status: str = "Available"
+    plugged: bool = False
+    authorized: str | None = None     # the idTag allowed to start here
+    parent: str | None = None
+    transaction: ChargeTransaction | None = None
+    meter: Register = field(default_factory=Register)
