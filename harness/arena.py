@@ -19,7 +19,7 @@ from harness.profile import Profile
 from harness.reference.csms import ReferenceCsms
 from harness.reference.station import ReferenceStation
 from harness.reference.v16 import ReferenceCsms16, ReferenceStation16
-from harness.transport.ws import Exchange, OcppConnection
+from harness.transport.ws import Exchange, Handshake, HandshakeSeen, OcppConnection
 from harness.verdict import fail
 from harness.wire import WireLog
 
@@ -244,3 +244,35 @@ class OcppArena:
     def mark(self) -> int:
         """A point in the link's history, for ``expect(after=...)``."""
         return len(self.link.history)
+
+    # ---- verbs for transport tests
+    async def upgrade_harness_station(self) -> Handshake:
+        """The harness's station opens its WebSocket to the CSMS under test and sends nothing yet (the
+        test boots it with ``boot_harness_station``): the handshake, and the link when it upgraded."""
+        handshake = await self.harness.connect(self.sut_url, boot=False)
+        if handshake.connection is not None:
+            self.link = handshake.connection
+        return handshake
+
+    async def boot_harness_station(self) -> Exchange:
+        """The harness's station sends its own BootNotification on the link; the exchange, answered or not."""
+        return await self.link.call_exchange("BootNotification", self.harness.boot_payload())
+
+    def sut_handshake(self) -> HandshakeSeen:
+        """The last upgrade request of the station under test, as the harness's CSMS saw it."""
+        return self.harness.server.handshakes[-1]
+
+    def hold(self, action: str) -> None:
+        """The harness's side leaves the SUT's ``action`` CALLs unanswered until the test answers them
+        (``answer_held``): on the link, and on every connection the station under test opens from now on."""
+        if self.link is not None:
+            self.link.held.add(action)
+        if self.sut_role == CS:
+            self.harness.server.hold.add(action)
+
+    async def answer_held(self, exchange: Exchange, payload: dict[str, Any] | None = None) -> None:
+        """Answer a held CALL on the link: with ``payload``, else as the harness's side would have answered it."""
+        if payload is None:
+            await self.link.release(exchange)
+        else:
+            self.link.answer(exchange, payload)
