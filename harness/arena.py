@@ -255,7 +255,7 @@ class OcppArena:
         return handshake
 
     async def boot_harness_station(self) -> Exchange:
-        """The harness's station sends its own BootNotification on the link; the exchange, answered or not."""
+        """The harness's station sends its own BootNotification on the link: the exchange, with its answer."""
         return await self.link.call_exchange("BootNotification", self.harness.boot_payload())
 
     def sut_handshake(self) -> HandshakeSeen:

@@ -58,7 +58,8 @@ MALFORMED = "ocpp/transport/test_RPC.py::test_malformed_call_is_refused_with_the
 # a too long string is TypeConstraintViolation (it maps maxLength there), and so is a payload that is an array
 # (the schema's type keyword), where the texts name these PropertyConstraintViolation and Format(ion)Violation
 LIBRARY_CODES = {"missing": "the SUT said ProtocolError", "unknown": "the SUT said NotSupported",
-                 "property": "the SUT said TypeConstraintViolation", "formation": "the SUT said TypeConstraintViolation"}
+                 "property": "the SUT said TypeConstraintViolation",
+                 "formation": "the SUT said TypeConstraintViolation"}
 
 
 def malformed_findings(protocol: str) -> dict[str, str]:
@@ -146,7 +147,8 @@ def example_command(target: Target, role: str, ocpp_port: int, actuator_port: in
 def harness_command(target: Target, role: str, ocpp_port: int, actuator_port: int, reports: Path) -> list[str]:
     where = ["--sut-url", f"ws://127.0.0.1:{ocpp_port}/ocpp"] if role == "csms" else \
         ["--listen", f"127.0.0.1:{ocpp_port}"]
-    return [sys.executable, "-m", "pytest", *(f"suites/{folder}" for folder in target.suites), "-q", "-p", "no:cacheprovider",
+    suites = [f"suites/{folder}" for folder in target.suites]
+    return [sys.executable, "-m", "pytest", *suites, "-q", "-p", "no:cacheprovider",
             "--sut", role, *where, "--protocol", target.protocol, "--sut-profile", target.profile_of(role),
             "--actuator", "http", "--actuator-url", f"http://127.0.0.1:{actuator_port}", "--reports-dir", str(reports)]
 

@@ -81,7 +81,8 @@ def _judge_code(arena: OcppArena, kind: str, code: str, fault: str) -> None:
             expected=sorted(exact), actual=code)
     check_in(Errors.fits, f"the CALLERROR code for {fault}", fitting_codes(version, kind), code)
     if exact:
-        require(code in exact, Errors.exact, f"{fault} is named {sorted(exact)} in {version.value}; the SUT said {code}")
+        require(code in exact, Errors.exact,
+                f"{fault} is named {sorted(exact)} in {version.value}; the SUT said {code}")
 
 
 async def _still_answers(arena: OcppArena) -> None:

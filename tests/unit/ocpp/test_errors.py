@@ -107,7 +107,8 @@ def test_either_occurrence_spelling_names_a_missing_field_exactly(version):
     (V21, NOT_A_FRAME, {"GenericError", "RpcFrameworkError"}, {"FormationViolation"}),
 ])
 def test_codes_that_fit_a_kind_of_fault(version, kind, extra, missing):
-    """Codes: an unknown action may be NotSupported; a CALL that is no valid RPC request may get RpcFrameworkError in 2.x."""
+    """Codes: an unknown action may be NotSupported; a CALL that is no valid RPC request may get
+    RpcFrameworkError in 2.x."""
     assert extra <= fitting_codes(version, kind) and not missing & fitting_codes(version, kind)
 
 

@@ -293,7 +293,7 @@ def test_peer_call_refused_for_its_payload_does_not_count_as_unanswered(link):
     assert rules(b.receive('[2,"c2","Heartbeat",{}]', 1.0)) == []
 
 
-# ----------------------------------------------------------------------------- rpc.unique_id, rpc.known_action, ocpp.errors.known
+# ------------------------------------------------------- rpc.unique_id, rpc.known_action, ocpp.errors.known
 def test_peer_reusing_a_call_id_is_a_strict_violation(link):
     """rpc.unique_id: the peer's CALL ids are unique on the connection, even after the first was answered."""
     _, b = link()
@@ -397,7 +397,8 @@ def test_raw_reply_with_its_id_comes_back_as_raw_reply(link):
 
 
 def test_non_json_is_answered_rpc_framework_error_minus_one_and_reaches_the_raw_sender(link):
-    """send_raw/framing.framework_error: garbage gets [4,"-1","RpcFrameworkError",...] on 2.x, delivered to the sender as a raw reply."""
+    """send_raw/framing.framework_error: garbage gets [4,"-1","RpcFrameworkError",...] on 2.x, delivered
+    to the sender as a raw reply."""
     a, b = link()
     a.send_raw("this is not JSON", 0.0, reply_id="-1")
     events = deliver(a, b)
@@ -407,7 +408,8 @@ def test_non_json_is_answered_rpc_framework_error_minus_one_and_reaches_the_raw_
 
 
 def test_garbage_from_the_peer_is_never_taken_as_its_raw_reply(link):
-    """send_raw/framing.framework_error: while we wait for a "-1" reply, garbage from the peer is a violation, and we answer it."""
+    """send_raw/framing.framework_error: while we wait for a "-1" reply, garbage from the peer is a
+    violation, and we answer it."""
     a, _ = link()
     a.send_raw("this is not JSON", 0.0, reply_id="-1")
     a.outbox()
