@@ -337,3 +337,23 @@ class OcppArena:
         None when none runs there (or its StartTransaction is not answered yet)."""
         running = self.harness.connectors[connector_id].transaction
         return None if running is None else running.id
+
+    # ---- verbs for transport tests
+    async def boot_harness_station(self) -> Exchange:
+        """The harness's station sends its own BootNotification on the link: the exchange, with its answer."""
+        return await self.link.call_exchange("BootNotification", self.harness.boot_payload())
+
+    def hold(self, action: str) -> None:
+        """The harness's side leaves the SUT's ``action`` CALLs unanswered until the test answers them
+        (``answer_held``): on the link, and on every connection the station under test opens from now on."""
+        if self.link is not None:
+            self.link.held.add(action)
+        if self.sut_role == CS:
+            self.harness.server.hold.add(action)
+
+    async def answer_held(self, exchange: Exchange, payload: dict[str, Any] | None = None) -> None:
+        """Answer a held CALL on the link: with ``payload``, else as the harness's side would have answered it."""
+        if payload is None:
+            await self.link.release(exchange)
+        else:
+            self.link.answer(exchange, payload)

@@ -1,17 +1,33 @@
 """CALLERROR codes per OCPP version and how schema failures map onto them.
 
-Rules (OCPP 1.6 JSON spec §4.2.3; OCPP 2.0.1/2.1 part 4 §4.3; shared/facts/ocpp-j.md):
+Facts (spec 002 Errors; OCPP 2.0.1/2.1 part 4 §4.3; shared/facts/ocpp-j.md), judged by the rows of
+``Errors`` below:
 - 1.6 and 2.x have different code sets: 1.6 says ``FormationViolation`` where 2.x says
   ``FormatViolation``; 2.x adds ``MessageTypeNotSupported`` and ``RpcFrameworkError``.
 - The occurrence code has two spellings in the field (``OccurenceConstraintViolation`` in the
   1.6 and 2.0.1 texts, ``OccurrenceConstraintViolation`` in the 1.6 errata and the 2.0.1/2.1
   schemas). Both are accepted from a peer; we send the one canonical for the version.
 - An unknown action is ``NotImplemented``; a recognised but unsupported one ``NotSupported``.
+- Implementations in the field name one fault with different codes (facts ocpp-j.md), so a code
+  that fits the kind of fault is required and the version's own code for it only advised.
 """
 
 from __future__ import annotations
 
 from harness.ocpp.versions import OcppVersion
+from harness.rules import RuleTable, must, should
+
+
+class Errors(RuleTable, namespace="ocpp.errors"):
+    """The CALLERROR codes a receiver answers with."""
+    known = must("spec 002 Errors; OCPP 2.0.1 part 4 §4.3", "a CALLERROR code is one of the version's codes "
+                 "(either spelling of the occurrence code)")
+    fits = must("spec 002 Errors; OCPP 2.0.1 part 4 §4.3",
+                "a refused CALL's code names a fault of its kind: a payload code for a payload that breaks its "
+                "schema, NotImplemented or NotSupported for an action the receiver does not know")
+    exact = should("spec 002 Errors; OCPP 2.0.1 part 4 §4.3",
+                   "the code is the one the version gives the fault: occurrence, type or property constraint "
+                   "violation, FormationViolation (1.6) or FormatViolation (2.x), NotImplemented")
 
 OCCURRENCE_SPELLINGS = frozenset({"OccurenceConstraintViolation", "OccurrenceConstraintViolation"})
 
@@ -27,10 +43,27 @@ ERROR_CODES: dict[OcppVersion, frozenset[str]] = {
 }
 
 # What kind of problem a code names, so a verifier can accept every code that fits a fault.
-FORMAT = "format"          # payload does not have the PDU's structure
+FORMAT = "format"          # payload does not have the PDU's structure (a property it does not define)
 OCCURRENCE = "occurrence"  # a required field missing, a list too long or too short
 TYPE = "type"              # a field of the wrong JSON type
 PROPERTY = "property"      # right type, value out of range, too long, not in the enum
+FRAME = "frame"            # a CALL frame whose elements have the wrong types (a payload that is no object)
+UNKNOWN_ACTION = "unknown action"   # an action the receiver does not know
+NOT_A_FRAME = "not a frame"         # text that is no frame, or has no usable message id
+
+# The code each version names a kind of fault with (spec 002 Errors; OCPP 2.0.1/2.1 part 4 §4.3).
+# The occurrence code is given as the texts spell it; either spelling is accepted (OCCURRENCE_SPELLINGS).
+# 1.6 has no code for text that is no frame: None.
+#                  1.6                             2.0.1 and 2.1
+CODE_TABLE: dict[str, tuple[str | None, str]] = {
+    FORMAT:         ("FormationViolation",           "FormatViolation"),
+    FRAME:          ("FormationViolation",           "FormatViolation"),
+    OCCURRENCE:     ("OccurenceConstraintViolation", "OccurrenceConstraintViolation"),
+    TYPE:           ("TypeConstraintViolation",      "TypeConstraintViolation"),
+    PROPERTY:       ("PropertyConstraintViolation",  "PropertyConstraintViolation"),
+    UNKNOWN_ACTION: ("NotImplemented",               "NotImplemented"),
+    NOT_A_FRAME:    (None,                           "RpcFrameworkError"),
+}
 
 # jsonschema keyword -> kind of violation it reveals.
 KEYWORD_KIND = {
@@ -43,13 +76,20 @@ KEYWORD_KIND = {
 }
 
 
+def table_code(version: OcppVersion, kind: str) -> str | None:
+    """The code the version's text gives a fault of ``kind`` (None: the version names none)."""
+    return CODE_TABLE[kind][version.is_2x]
+
+
 def canonical_code(version: OcppVersion, kind: str) -> str:
-    """The code this harness sends for a violation of ``kind``."""
-    if kind == FORMAT:
-        return "FormatViolation" if version.is_2x else "FormationViolation"
-    if kind == OCCURRENCE:
-        return "OccurrenceConstraintViolation" if version.is_2x else "OccurenceConstraintViolation"
-    return {TYPE: "TypeConstraintViolation", PROPERTY: "PropertyConstraintViolation"}[kind]
+    """The code this harness sends for a violation of ``kind`` (1.6 text without a frame: FormationViolation)."""
+    return table_code(version, kind) or table_code(version, FORMAT)
+
+
+def exact_codes(version: OcppVersion, kind: str) -> frozenset[str]:
+    """The codes that name a fault of ``kind`` exactly (Errors.exact): the table's, in either spelling."""
+    code = table_code(version, kind)
+    return OCCURRENCE_SPELLINGS if code in OCCURRENCE_SPELLINGS else frozenset({code} - {None})
 
 
 def codes_for_payload_fault(version: OcppVersion) -> frozenset[str]:
@@ -62,6 +102,23 @@ def codes_for_payload_fault(version: OcppVersion) -> frozenset[str]:
     format_code = canonical_code(version, FORMAT)
     return frozenset({format_code, "ProtocolError", "TypeConstraintViolation",
                       "PropertyConstraintViolation"}) | OCCURRENCE_SPELLINGS
+
+
+def fitting_codes(version: OcppVersion, kind: str) -> frozenset[str]:
+    """Every code a correct receiver may answer a fault of ``kind`` with (Errors.fits).
+
+    An unknown action: NotImplemented, or NotSupported (the action may be known to it but not
+    supported). A payload fault: any payload code. A CALL whose payload is no object: a payload
+    code, or in 2.x RpcFrameworkError (the CALL is no valid RPC request). Text that is no frame:
+    any code of the version.
+    """
+    if kind == UNKNOWN_ACTION:
+        return frozenset({"NotImplemented", "NotSupported"})
+    if kind == NOT_A_FRAME:
+        return ERROR_CODES[version]
+    if kind == FRAME and version.is_2x:
+        return codes_for_payload_fault(version) | {"RpcFrameworkError"}
+    return codes_for_payload_fault(version)
 
 
 def is_known_code(version: OcppVersion, code: str) -> bool:

@@ -1,14 +1,12 @@
 """OCPP-J message frames: parse text into frames and frames into text.
 
-Rules (OCPP 1.6 JSON spec §4; OCPP 2.0.1 part 4 §4; shared/facts/ocpp-j.md):
-- F1  a message is one JSON array in UTF-8 text;
-- F2  CALL ``[2, id, action, payload]``, CALLRESULT ``[3, id, payload]``,
-      CALLERROR ``[4, id, code, description, details]``;
-      2.1 adds CALLRESULTERROR ``[5, id, code, description, details]`` and SEND ``[6, id, action, payload]``;
-- F3  the id is a string of at most 36 characters;
-- F4  payload and error details are JSON objects; the action is a string;
-- F5  a message that cannot be parsed, or has no usable id, is answered (2.x) with
-      RpcFrameworkError and message id "-1"; an unknown message type with MessageTypeNotSupported.
+The frame rules are the table ``Framing`` below (spec 002 Framing; OCPP 2.0.1/2.1 part 4 §4). The
+frames: CALL ``[2, id, action, payload]``, CALLRESULT ``[3, id, payload]``, CALLERROR
+``[4, id, code, description, details]``; 2.1 adds CALLRESULTERROR ``[5, id, code, description,
+details]`` and SEND ``[6, id, action, payload]``. A broken frame raises ``FrameError`` with the row
+it breaks and the CALLERROR owed for it: a broken CALL is answered with the format code of the
+version; text without a usable id is answered (2.x) RpcFrameworkError with id "-1" (1.6, which has
+no such code, gets FormationViolation); an unknown message type MessageTypeNotSupported (2.x).
 
 Numbers are parsed as ``Decimal`` so that the "at most one decimal" and ``multipleOf`` rules
 are judged on the digits the peer sent, not on a binary float.
@@ -22,8 +20,23 @@ from decimal import Decimal
 from typing import Any, Union
 
 from harness.errors import PeerViolation
-from harness.ocpp.errors import FORMAT, canonical_code
+from harness.ocpp.errors import FRAME, NOT_A_FRAME, canonical_code
 from harness.ocpp.versions import OcppVersion
+from harness.rules import Rule, RuleTable, must, should
+
+
+class Framing(RuleTable, namespace="framing"):
+    """What every OCPP-J message looks like, in every version."""
+    text = must("spec 002 Framing 1; OCPP 2.0.1 part 4 §4.1", "a message is valid JSON sent as UTF-8 text")
+    frame = must("spec 002 Framing (frame table); OCPP 2.0.1 part 4 §4.2, 2.1 part 4 §4.2",
+                 "a message is an array that starts with a message type of the version and has that type's length")
+    message_id = must("spec 002 Framing 2 and Limits", "a message id is a non-empty string of at most 36 characters")
+    elements = must("spec 002 Framing 3", "the action, error code and description are strings; the payload and "
+                    "the error details are JSON objects")
+    framework_error = should("OCPP 2.0.1 part 4 §4.2.3 (RpcFrameworkError); facts ocpp-j.md",
+                             "2.x: text that is no frame, or has no usable message id, is answered CALLERROR "
+                             "RpcFrameworkError with message id \"-1\"")
+
 
 MAX_ID_LENGTH = 36
 UNKNOWN_ID = "-1"
@@ -92,8 +105,8 @@ class FrameError(PeerViolation):
     say nothing is to be answered (a broken CALLRESULT, a broken SEND).
     """
 
-    def __init__(self, rule: str, message: str, *, reply: CallError | None, actual: Any = None):
-        super().__init__(rule, message, actual=actual)
+    def __init__(self, rule: Rule, message: str, *, reply: CallError | None, version: OcppVersion, actual: Any = None):
+        super().__init__(rule, message, actual=actual, protocol=version.value)
         self.reply = reply
 
 
@@ -117,55 +130,58 @@ def serialize(frame: Frame) -> str:
 
 
 def _framework_error(version: OcppVersion, message_id: str, description: str) -> CallError:
-    code = "RpcFrameworkError" if version.is_2x else canonical_code(version, FORMAT)
+    code = canonical_code(version, NOT_A_FRAME)
     return CallError(message_id, code, description, {})
 
 
 def parse(text: str | bytes, version: OcppVersion) -> Frame:
     """Parse one WebSocket text message; raise FrameError naming the broken rule."""
+    def broken(rule: Rule, message: str, reply: CallError | None, actual: Any) -> FrameError:
+        return FrameError(rule, message, reply=reply, version=version, actual=actual)
+
     if isinstance(text, bytes):
-        raise FrameError("F1", "binary WebSocket frame: OCPP-J messages are text",
-                         reply=_framework_error(version, UNKNOWN_ID, "binary frame"), actual=text[:64])
+        raise broken(Framing.text, "binary WebSocket frame: OCPP-J messages are text",
+                     _framework_error(version, UNKNOWN_ID, "binary frame"), text[:64])
     try:
         message = loads(text)
     except ValueError:
-        raise FrameError("F1", "message is not valid JSON",
-                         reply=_framework_error(version, UNKNOWN_ID, "invalid JSON"), actual=text[:200]) from None
+        raise broken(Framing.text, "message is not valid JSON",
+                     _framework_error(version, UNKNOWN_ID, "invalid JSON"), text[:200]) from None
     if not isinstance(message, list) or len(message) < 3 or not isinstance(message[0], int) or isinstance(message[0], bool):
-        raise FrameError("F2", "message is not an array starting with a message type number",
-                         reply=_framework_error(version, UNKNOWN_ID, "not an OCPP-J frame"), actual=message)
+        raise broken(Framing.frame, "message is not an array starting with a message type number",
+                     _framework_error(version, UNKNOWN_ID, "not an OCPP-J frame"), message)
     kind, message_id = message[0], message[1]
     if not isinstance(message_id, str) or not message_id:
-        raise FrameError("F3", "message id is not a non-empty string",
-                         reply=_framework_error(version, UNKNOWN_ID, "message id must be a string"), actual=message_id)
+        raise broken(Framing.message_id, "message id is not a non-empty string",
+                     _framework_error(version, UNKNOWN_ID, "message id must be a string"), message_id)
     if len(message_id) > MAX_ID_LENGTH:
-        raise FrameError("F3", f"message id longer than {MAX_ID_LENGTH} characters",
-                         reply=_framework_error(version, message_id, "message id too long") if kind == CALL else None,
-                         actual=message_id)
+        raise broken(Framing.message_id, f"message id longer than {MAX_ID_LENGTH} characters",
+                     _framework_error(version, message_id, "message id too long") if kind == CALL else None,
+                     message_id)
     if kind not in version.message_types:
         reply = (CallError(message_id, "MessageTypeNotSupported", f"message type {kind}", {})
                  if version.is_2x else _framework_error(version, message_id, f"message type {kind}"))
-        raise FrameError("F2", f"message type {kind} does not exist in {version.value}", reply=reply, actual=message)
+        raise broken(Framing.frame, f"message type {kind} does not exist in {version.value}", reply, message)
     return _build(kind, message_id, message, version)
 
 
+_LENGTH = {CALL: 4, SEND: 4, CALLRESULT: 3, CALLERROR: 5, CALLRESULTERROR: 5}
+# the type each element after the id must have, by message type
+_ELEMENTS = {CALL: (str, dict), SEND: (str, dict), CALLRESULT: (dict,), CALLERROR: (str, str, dict),
+             CALLRESULTERROR: (str, str, dict)}
+
+
 def _build(kind: int, message_id: str, message: list, version: OcppVersion) -> Frame:
-    shape_error = FrameError(
-        "F2/F4", f"message type {kind} frame has the wrong shape",
-        reply=CallError(message_id, canonical_code(version, FORMAT), "malformed frame", {}) if kind == CALL else None,
-        actual=message)
+    reply = CallError(message_id, canonical_code(version, FRAME), "malformed frame", {}) if kind == CALL else None
+    if len(message) != _LENGTH[kind]:
+        raise FrameError(Framing.frame, f"message type {kind} frame has {len(message)} elements, not {_LENGTH[kind]}",
+                         reply=reply, version=version, actual=message)
+    if not all(isinstance(item, wanted) for item, wanted in zip(message[2:], _ELEMENTS[kind])):
+        raise FrameError(Framing.elements, f"message type {kind} frame has an element of the wrong type",
+                         reply=reply, version=version, actual=message)
     if kind in (CALL, SEND):
-        if len(message) != 4 or not isinstance(message[2], str):
-            raise shape_error
-        if not isinstance(message[3], dict):
-            raise shape_error
         return (Call if kind == CALL else Send)(message_id, message[2], message[3])
     if kind == CALLRESULT:
-        if len(message) != 3 or not isinstance(message[2], dict):
-            raise shape_error
         return CallResult(message_id, message[2])
-    if len(message) != 5 or not isinstance(message[2], str) or not isinstance(message[3], str) \
-            or not isinstance(message[4], dict):
-        raise shape_error
     cls = CallError if kind == CALLERROR else CallResultError
     return cls(message_id, message[2], message[3], message[4])

@@ -1,17 +1,16 @@
 """One end of an OCPP-J connection as a plain object: text in, events and text out.
 
-Rules it enforces (OCPP 1.6 JSON spec §4.1.1 and §4.2; OCPP 2.0.1 part 4 §4.1.1 and §4.2):
-- R1  we never send a CALL while one of ours is unanswered and not timed out: later CALLs wait
-      in a queue (answers and CALLERRORs to the peer go out at once);
-- R2  an answer is matched to our CALL by id; an answer to no CALL of ours is the peer's fault,
-      a late answer to a timed-out CALL is only a finding;
-- R3  every payload is checked against the official schema in both directions: an invalid
-      payload of ours is a harness bug (HarnessError), an invalid one of the peer's is a
-      violation, and an invalid peer CALL is answered with the matching CALLERROR;
-- R4  the peer must not send a new CALL before we answered its previous one: SHALL in 2.x,
-      SHOULD in 1.6 (so a finding there);
-- R5  the peer's CALL ids are unique on the connection; an unknown action is answered
-      NotImplemented; a CALLERROR code must exist in the version.
+The rules of the exchange are the table ``Rpc`` below (spec 002 Framing; OCPP 2.0.1 part 4 §4.1.1
+and §4.2). The endpoint keeps them itself and reports the peer's breaks as ``Violation`` events
+carrying the row (its level read in the connection's version):
+- ``queue``: we never send a CALL while one of ours is unanswered and not timed out; later CALLs
+  wait (answers and CALLERRORs to the peer go out at once);
+- ``matches`` / ``late``: an answer is matched to our CALL by id;
+- ``schema``: every payload is checked against the official schema in both directions: an invalid
+  payload of ours is a harness bug (HarnessError), an invalid one of the peer's is a violation,
+  and an invalid peer CALL is answered with the version's code for the fault (``refused``);
+- ``one_at_a_time``, ``unique_id``, ``known_action`` judge the peer's CALLs; ``ocpp.errors.known``
+  the codes of its CALLERRORs.
 
 Time is passed in (``now``, seconds on any monotonic clock); the object never sleeps.
 """
@@ -25,11 +24,34 @@ from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp import schemas
-from harness.ocpp.errors import ERROR_CODES, is_known_code
+from harness.ocpp.errors import ERROR_CODES, UNKNOWN_ACTION, Errors, canonical_code, is_known_code
 from harness.ocpp.framing import (
     Call, CallError, CallResult, CallResultError, Frame, FrameError, Send, parse, serialize,
 )
 from harness.ocpp.versions import OcppVersion
+from harness.rules import SHOULD, Rule, RuleTable, must, should
+
+
+class Rpc(RuleTable, namespace="rpc"):
+    """How the two ends of an OCPP-J connection exchange CALLs and their answers."""
+    queue = must("spec 002 Framing 4; OCPP 2.0.1 part 4 §4.1.1",
+                 "a CALL held back behind an unanswered one goes out once that one is answered or timed out")
+    answered = must("spec 002 Framing 2; OCPP 2.0.1 part 4 §4.1.1",
+                    "every CALL is answered, by a CALLRESULT or CALLERROR with its id, within the call timeout")
+    matches = must("spec 002 Framing 2", "an answer carries the id of a CALL that awaits it")
+    late = should("spec 002 Framing 4; OCPP 2.0.1 part 4 §4.1.1",
+                  "an answer comes before its CALL timed out (a late one is dropped)")
+    schema = must("spec 002 Resources and Messages; OCPP 2.0.1/2.1 JSON schemas (facts ocpp-j.md)",
+                  "every payload conforms to the official JSON schema of its action in the version")
+    refused = must("spec 002 Errors; OCPP 2.0.1 part 4 §4.2.3",
+                   "a CALL the receiver cannot take (an unknown action, a payload that breaks its schema or "
+                   "the frame) is answered with a CALLERROR")
+    one_at_a_time = must("OCPP 2.0.1 part 4 §4.1.1 (SHALL); spec 002 Framing 4 (SHOULD in 1.6)",
+                         "a side sends no new CALL before its earlier CALLs are answered or timed out",
+                         levels={"ocpp1.6": SHOULD})
+    unique_id = must("spec 002 Framing 2", "a sender's CALL ids are unique on the connection")
+    known_action = must("spec 002 Operations by direction; OCPP 2.0.1 part 4 §4.2.3 (NotImplemented)",
+                        "a CALL names an action of the negotiated version")
 
 
 # ----------------------------------------------------------------------------- events
@@ -110,7 +132,7 @@ class RpcEndpoint:
 
     # ------------------------------------------------------------------ what we send
     def call(self, action: str, payload: dict[str, Any], now: float, *, validate: bool | None = None) -> Call:
-        """Queue a CALL (R1). ``validate=False`` lets a test send a schema-invalid payload."""
+        """Queue a CALL (Rpc.queue). ``validate=False`` lets a test send a schema-invalid payload."""
         if validate if validate is not None else self.validate:
             self._check_ours(action, "request", payload)
         call = Call(str(uuid.uuid4()), action, payload)
@@ -170,7 +192,7 @@ class RpcEndpoint:
         return self._receive_answer(frame, text, now)
 
     def poll(self, now: float) -> list[Event]:
-        """Expire our CALL if its time is up, and let the next one go (R1)."""
+        """Expire our CALL if its time is up, and let the next one go (Rpc.queue)."""
         events: list[Event] = []
         if self._in_flight and now >= self._in_flight.deadline:
             call = self._in_flight.call
@@ -224,30 +246,35 @@ class RpcEndpoint:
         if self._peer_unanswered.pop(call_id, None) is None:
             raise HarnessError(f"no unanswered CALL {call_id!r} from the peer to answer")
 
+    def _violation(self, rule: Rule, message: str, *, expected: Any = None, actual: Any = None) -> PeerViolation:
+        """The peer broke ``rule``: strict or not as the row says in this connection's version."""
+        return PeerViolation(rule, message, expected=expected, actual=actual, protocol=self.version.value)
+
     def _receive_call(self, call: Call, text: str | bytes) -> list[Event]:
         events: list[Event] = []
         if call.id in self._peer_ids:
-            events.append(Violation(PeerViolation(
-                "R5", "the peer reused a CALL id on this connection", actual=call.id), _preview(text)))
+            events.append(Violation(self._violation(
+                Rpc.unique_id, "the peer reused a CALL id on this connection", actual=call.id), _preview(text)))
         self._peer_ids.add(call.id)
         if self._peer_unanswered:
             earlier = next(iter(self._peer_unanswered.values()))
-            events.append(Violation(PeerViolation(
-                "R4", f"the peer sent CALL {call.action} before its CALL {earlier.action} was answered",
-                expected="one CALL at a time", actual=f"{earlier.action} then {call.action}",
-                strict=self.version.is_2x), _preview(text)))
+            events.append(Violation(self._violation(
+                Rpc.one_at_a_time, f"the peer sent CALL {call.action} before its CALL {earlier.action} was answered",
+                expected="one CALL at a time", actual=f"{earlier.action} then {call.action}"), _preview(text)))
         if call.action not in schemas.known_actions(self.version):
-            self._outbox.append(serialize(CallError(call.id, "NotImplemented", f"unknown action {call.action}", {})))
-            events.append(Violation(PeerViolation(
-                "R5", f"{call.action} is not an action of {self.version.value}", actual=call.action), _preview(text)))
+            code = canonical_code(self.version, UNKNOWN_ACTION)
+            self._outbox.append(serialize(CallError(call.id, code, f"unknown action {call.action}", {})))
+            events.append(Violation(self._violation(
+                Rpc.known_action, f"{call.action} is not an action of {self.version.value}", actual=call.action),
+                _preview(text)))
             return events
         if self.validate:
             problems = schemas.validate(self.version, call.action, "request", call.payload)
             if problems:
                 code = self.payload_error_code(problems)
                 self._outbox.append(serialize(CallError(call.id, code, str(problems[0]), {})))
-                events.append(Violation(PeerViolation(
-                    "R3", f"{call.action} request breaks its schema: {problems[0]}",
+                events.append(Violation(self._violation(
+                    Rpc.schema, f"{call.action} request breaks its schema: {problems[0]}",
                     actual=call.payload), _preview(text)))
                 return events
         self._peer_unanswered[call.id] = call
@@ -258,32 +285,32 @@ class RpcEndpoint:
         if self.validate and send.action in schemas.known_actions(self.version):
             problems = schemas.validate(self.version, send.action, "request", send.payload)
             if problems:
-                return [Violation(PeerViolation("R3", f"{send.action} SEND breaks its schema: {problems[0]}",
-                                                actual=send.payload), _preview(text))]
+                return [Violation(self._violation(Rpc.schema, f"{send.action} SEND breaks its schema: {problems[0]}",
+                                                  actual=send.payload), _preview(text))]
         return [SendReceived(send)]
 
     def _receive_answer(self, frame: CallResult | CallError, text: str | bytes, now: float) -> list[Event]:
         if self._in_flight is None or self._in_flight.call.id != frame.id:
             late = frame.id in self._timed_out
-            return [Violation(PeerViolation(
-                "R2", "answer to a CALL that had already timed out" if late else "answer to no CALL of ours",
-                expected=self._in_flight.call.id if self._in_flight else None, actual=frame.id,
-                strict=not late), _preview(text))]
+            return [Violation(self._violation(
+                Rpc.late if late else Rpc.matches,
+                "answer to a CALL that had already timed out" if late else "answer to no CALL of ours",
+                expected=self._in_flight.call.id if self._in_flight else None, actual=frame.id), _preview(text))]
         call = self._in_flight.call
         self._in_flight = None
         self._pump(now)
         violations: list[PeerViolation] = []
         if isinstance(frame, CallError):
             if not is_known_code(self.version, frame.code):
-                violations.append(PeerViolation(
-                    "R5", f"CALLERROR code {frame.code!r} does not exist in {self.version.value}",
+                violations.append(self._violation(
+                    Errors.known, f"CALLERROR code {frame.code!r} does not exist in {self.version.value}",
                     expected=sorted(ERROR_CODES[self.version]), actual=frame.code))
             return [ErrorReceived(call, frame, violations)]
         if self.validate and call.action in schemas.known_actions(self.version):
             problems = schemas.validate(self.version, call.action, "response", frame.payload)
             if problems:
-                violations.append(PeerViolation(
-                    "R3", f"{call.action} response breaks its schema: {problems[0]}", actual=frame.payload))
+                violations.append(self._violation(
+                    Rpc.schema, f"{call.action} response breaks its schema: {problems[0]}", actual=frame.payload))
         return [ResultReceived(call, frame, violations)]
 
 

@@ -1,17 +1,19 @@
 """OCPP-J over WebSocket on ``websockets``' asyncio API: a server, a client, and the
 connection object that feeds an ``RpcEndpoint`` and runs the application's handlers.
 
-Rules (OCPP 1.6 JSON spec §3; OCPP 2.0.1 part 4 §3, part 2 security profile 1):
-- W1  the station's URL is the CSMS endpoint plus ``/`` plus its identity, percent-encoded;
-      the identity is the percent-decoded last path segment;
-- W2  an unknown identity SHOULD get HTTP 404 and the connection is not opened;
-- W3  the client offers subprotocols in preference order and the server picks one; when
-      none is acceptable the server completes the handshake WITHOUT Sec-WebSocket-Protocol
-      and closes the connection at once;
-- W4  security profile 1: HTTP Basic auth on the upgrade, username = identity; a wrong
-      password is refused (401);
-- W5  the harness never negotiates WebSocket compression (1.6 forbids its use; in 2.x it is
-      optional, so a station that merely offers it breaks no rule).
+The upgrade's rules are the table ``Ws`` below (spec 002 Connection and Authentication; OCPP 2.0.1
+part 4 §3, part 2 security profile 1). Both ends here keep them: the station's URL is the endpoint,
+``/`` and its percent-encoded identity, read back as the percent-decoded last path segment; the
+server refuses an unknown identity (404) and wrong Basic-auth credentials (401), picks the first of
+its versions that the client offers, and offered none it completes the handshake without
+Sec-WebSocket-Protocol and closes at once; compression is never negotiated (1.6 forbids its use; in
+2.x it is optional, so a station that merely offers it breaks no rule).
+
+Readings chosen: the texts word the 404 as advice (spec 002 Connection 3 SHOULD), but a server that
+opens a connection for an identity it does not know is judged failed (``unknown_identity``): it
+cannot have authenticated the station; the status is the SHOULD (``refusal_status``). A 1.6
+station that offers compression breaks only a SHOULD (``compression``): the harness declines it,
+so compression is never used.
 """
 
 from __future__ import annotations
@@ -34,11 +36,40 @@ from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.framing import Call, CallError
 from harness.ocpp.rpc import (
     CallReceived, CallTimedOut, ErrorReceived, RawReplyReceived, ResultErrorReceived,
-    ResultReceived, RpcEndpoint, SendReceived, Violation,
+    ResultReceived, Rpc, RpcEndpoint, SendReceived, Violation,
 )
 from harness.ocpp.versions import OcppVersion
+from harness.rules import RuleTable, must, should
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
+
+
+class Ws(RuleTable, namespace="ws"):
+    """The WebSocket upgrade of an OCPP-J connection, in every version."""
+    identity = must("spec 002 Connection 1; OCPP 2.0.1 part 4 §3.1.1",
+                    "the station's URL is the CSMS endpoint, a slash and its percent-encoded identity")
+    known_station = must("spec 002 Connection 1-2 and Authentication 3; OCPP 2.0.1 part 4 §3.1, part 2 A00",
+                         "the server upgrades a station it is configured for that presents its credentials")
+    unknown_identity = must("spec 002 Connection 3 and Errors (handshake errors); OCPP 2.0.1 part 4 §3.1.1",
+                            "the server opens no connection for an identity it does not know")
+    refusal_status = should("spec 002 Connection 3; RFC 7235 §3.1",
+                            "a refused upgrade gets the HTTP status that names why: 404 for an unknown identity, "
+                            "401 for wrong credentials")
+    subprotocol_offered = must("spec 002 Connection 4 and Versioning 2; OCPP 2.0.1 part 4 §3.1.2",
+                               "the client offers the version's subprotocol in Sec-WebSocket-Protocol")
+    subprotocol_picked = must("spec 002 Connection 4 and Versioning 2; OCPP 2.0.1 part 4 §3.1.2",
+                              "the server picks an offered subprotocol it speaks and names it in its answer")
+    no_subprotocol = must("spec 002 Connection 4; OCPP 2.0.1 part 4 §3.1.2",
+                          "offered no acceptable subprotocol, the server completes the handshake without "
+                          "Sec-WebSocket-Protocol and closes the connection at once")
+    basic_auth = must("spec 002 Authentication 3; OCPP 2.0.1 part 2 A00 (security profile 1)",
+                      "the station's upgrade carries HTTP Basic auth: username its identity, password the "
+                      "configured one")
+    wrong_password = must("spec 002 Authentication 3-4; OCPP 2.0.1 part 2 A00 (security profile 1); "
+                          "facts ocpp-j.md", "the server refuses an upgrade with a wrong Basic-auth password")
+    compression = should("spec 002 Connection 5", "a 1.6 station does not offer WebSocket compression, which "
+                         "1.6 forbids")
+
 
 HANDSHAKE_TIMEOUT = 10.0
 
@@ -85,7 +116,7 @@ class Exchange:
 
 
 def identity_from_path(path: str) -> str:
-    """W1: the percent-decoded last path segment."""
+    """Ws.identity: the percent-decoded last path segment."""
     return unquote(urlsplit(path).path.rstrip("/").rsplit("/", 1)[-1])
 
 
@@ -186,6 +217,10 @@ class OcppConnection:
         self._spawn(self._flush())
         self._changed.set()
 
+    async def release(self, exchange: Exchange) -> None:
+        """Answer a held CALL as the handler would have answered it."""
+        await self._handle(exchange)
+
     # ---------------------------------------------------------------- waiting
     async def wait_for(self, predicate: Callable[[Exchange], bool], timeout: float, *,
                        answered: bool = True, start: int = 0) -> Exchange | None:
@@ -257,7 +292,7 @@ class OcppConnection:
             self._changed.set()
 
     async def _tick(self) -> None:
-        """Expire CALLs at their deadline, however quiet the peer is (R1 timeouts)."""
+        """Expire CALLs at their deadline, however quiet the peer is (Rpc.queue: timed out, the next goes)."""
         while True:
             deadline = self.endpoint.next_deadline()
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -287,8 +322,8 @@ class OcppConnection:
                 self._resolve(event.call.id, event.violations[0] if event.violations else None)
             elif isinstance(event, CallTimedOut):
                 self._resolve(event.call.id, NoAnswer(
-                    "R-answer", f"no answer to {event.call.action} within {self.endpoint.call_timeout:g} s",
-                    expected="a CALLRESULT or CALLERROR", actual="silence"))
+                    Rpc.answered, f"no answer to {event.call.action} within {self.endpoint.call_timeout:g} s",
+                    expected="a CALLRESULT or CALLERROR", actual="silence", protocol=self.version.value))
             elif isinstance(event, RawReplyReceived):
                 future = self._raw_waiters.get(event.reply_id)
                 if future and not future.done():
@@ -339,7 +374,7 @@ OnConnect = Callable[[OcppConnection], Awaitable[None]]
 
 
 class OcppServer:
-    """The CSMS side's listener: W1–W5, then one OcppConnection per accepted station."""
+    """The CSMS side's listener: the upgrade (table ``Ws``), then one OcppConnection per accepted station."""
 
     def __init__(self, *, versions: Sequence[OcppVersion], on_connect: Callable[[str, OcppVersion], tuple[Handler, OnConnect | None]],
                  accept_identity: AcceptIdentity | None = None, check_password: CheckPassword | None = None,
@@ -411,7 +446,7 @@ class OcppServer:
         for version in self.versions:
             if version.subprotocol in offered:
                 return version.subprotocol
-        return None  # W3: handshake completes without the header; _serve closes at once
+        return None  # Ws.no_subprotocol: the handshake completes without the header; _serve closes at once
 
     async def _serve(self, ws: ServerConnection) -> None:
         identity = identity_from_path(ws.request.path)
@@ -450,7 +485,7 @@ def station_url(base_url: str, identity: str) -> str:
 async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppVersion | str],
                        password: str | bytes | None = None, handler: Handler | None,
                        call_timeout: float = 30.0, wirelog: WireLog | None = None) -> Handshake:
-    """The station side's connect (W1, W3, W4, W5). Never raises for a refused handshake."""
+    """The station side's connect (table ``Ws``). Never raises for a refused handshake."""
     offered = [v.subprotocol if isinstance(v, OcppVersion) else v for v in versions]
     headers = {}
     if password is not None:

@@ -28,7 +28,7 @@ VERSION = "ocpp2.0.1"   # the faults are played in 2.0.1, in the role where the 
 
 
 async def send_call_unqueued(connection: OcppConnection, action: str, payload: dict[str, Any]) -> None:
-    """A CALL that bypasses the RPC core's one-at-a-time queue (rule R1), awaiting its answer."""
+    """A CALL that bypasses the RPC core's one-at-a-time queue (rpc.queue), awaiting its answer."""
     call = Call(str(uuid.uuid4()), action, payload)
     await connection.send_raw(serialize(call), reply_id=call.id)
 
@@ -87,21 +87,21 @@ class CsmsRejectsUnknownVendor(ReferenceCsms):
 
 
 class CsmsAcceptsAnyPassword(ReferenceCsms):
-    """W4 (security profile 1): the Basic-auth password is not checked."""
+    """ws.wrong_password (security profile 1): the Basic-auth password is not checked."""
 
     def check_password(self, identity, password):
         return True
 
 
 class CsmsAcceptsAnyIdentity(ReferenceCsms):
-    """W2: a charging station identity the CSMS does not know is connected."""
+    """ws.unknown_identity: a charging station identity the CSMS does not know is connected."""
 
     def accepts_identity(self, identity):
         return True
 
 
 class CsmsPipelinesDataTransfer(ReferenceCsms):
-    """R1/R4: its DataTransfer goes out while its previous CALL is still unanswered."""
+    """rpc.one_at_a_time: its DataTransfer goes out while its previous CALL is still unanswered."""
 
     async def act_data_transfer(self, vendor_id, message_id=None, data=None, station=None):
         payload = {"vendorId": vendor_id} | ({"messageId": message_id} if message_id is not None else {})
@@ -109,20 +109,20 @@ class CsmsPipelinesDataTransfer(ReferenceCsms):
 
 
 class CsmsNeverAnswersHeartbeat(ReferenceCsms):
-    """R-answer: a Heartbeat CALL is never answered (the harness must give up after the call timeout)."""
+    """rpc.answered: a Heartbeat CALL is never answered (the harness must give up after the call timeout)."""
 
     async def on_Heartbeat(self, session, payload):
         await asyncio.Event().wait()
 
 
 class CsmsBootsWithZeroInterval(ReferenceCsms):
-    """B01: BootNotificationResponse carries a heartbeat interval that is not positive."""
+    """CONN.interval: BootNotificationResponse carries a heartbeat interval that is not positive."""
 
     heartbeat_interval = 0
 
 
 class CsmsHeartbeatWithoutTime(ReferenceCsms):
-    """R3: HeartbeatResponse lacks its required currentTime (the schema check must blame the SUT).
+    """rpc.schema: HeartbeatResponse lacks its required currentTime (the schema check must blame the SUT).
 
     The reference core refuses to send a payload that breaks its schema (a HarnessError), so this
     stand-in turns its own schema check off, as a CSMS that never validates its answers would.
@@ -134,7 +134,7 @@ class CsmsHeartbeatWithoutTime(ReferenceCsms):
 
 
 class CsmsBootsWithLocalTime(ReferenceCsms):
-    """R3 / format date-time (RFC 3339): BootNotificationResponse currentTime without a zone."""
+    """rpc.schema / format date-time (RFC 3339): BootNotificationResponse currentTime without a zone."""
 
     def on_BootNotification(self, session, payload):
         session.connection.endpoint.validate = False
@@ -181,7 +181,7 @@ class StationAcceptsRemoteStopButKeepsCharging(ReferenceStation):
 
 
 class StationPipelinesStatusDuringBoot(ReferenceStation):
-    """R1/R4: a StatusNotification goes out while the BootNotification is unanswered."""
+    """rpc.one_at_a_time: a StatusNotification goes out while the BootNotification is unanswered."""
 
     async def boot(self):
         boot = self.background.spawn(super().boot())
@@ -194,7 +194,7 @@ class StationPipelinesStatusDuringBoot(ReferenceStation):
 
 
 class StationAnswersWithV16ErrorCode(ReferenceStation):
-    """R3/R5: a schema-invalid CALL is answered with the 1.6 code FormationViolation on 2.x."""
+    """ocpp.errors.known: a schema-invalid CALL is answered with the 1.6 code FormationViolation on 2.x."""
 
     async def connect(self, csms_url, *, boot=True, offered=None):
         handshake = await super().connect(csms_url, boot=False, offered=offered)
@@ -252,9 +252,16 @@ def _cs(path: str, test: str, *params: str) -> str:
     return _node(path, test, *params, role="cs")
 
 
-R4_REASON = "[R4: no new CALL before the previous one is answered (SHALL in 2.x)]"
+CONN, RPC = "test_CONN.py", "test_RPC.py"   # the OCPP-J transport suite, played in every version
+
+
+def transport(file: str, test: str, role: str, version: str, *params: str) -> str:
+    """A node of the transport suite (suites/ocpp/transport) played in ``version``."""
+    return f"suites/ocpp/transport/{file}::{test}[{'-'.join((role, version, *params))}]"
+
+
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
-P02, RPC, CONN = "datatransfer/test_P02.py", "rpc/test_RPC.py", "connection/test_CONN.py"
+P02 = "datatransfer/test_P02.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -275,26 +282,27 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-rejects-unknown-vendor", "datatransfer.unknown_vendor",
           CsmsRejectsUnknownVendor, (_csms(P02, "test_data_transfer_to_csms", "unknown_vendor"),),
           "DataTransferResponse status is wrong"),
-    Fault("csms-accepts-any-password", "W4: security profile 1, a wrong Basic-auth password is refused",
-          CsmsAcceptsAnyPassword, (_csms(CONN, "test_wrong_basic_auth_password_is_refused"),),
-          "[W4: a wrong Basic-auth password SHALL be refused]"),
-    Fault("csms-accepts-any-identity", "W2: an unknown station identity is not connected",
-          CsmsAcceptsAnyIdentity, (_csms(CONN, "test_unknown_identity_is_refused_with_404"),),
-          "[W2: an unknown charging station identity is not connected]"),
-    Fault("csms-pipelines-calls", "R1/R4: one CALL at a time (SHALL in 2.x)", CsmsPipelinesDataTransfer,
-          (_csms(RPC, "test_csms_waits_for_an_answer_before_its_next_call"),),
-          R4_REASON),
-    Fault("csms-boots-with-zero-interval", "B01: the heartbeat interval is positive", CsmsBootsWithZeroInterval,
-          (_csms(CONN, "test_boot_is_accepted"),), "[B01: the heartbeat interval is positive]"),
-    Fault("csms-heartbeat-without-time", "R3: every payload is checked against its schema",
-          CsmsHeartbeatWithoutTime, (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
-          "[R3] Heartbeat response breaks its schema"),
-    Fault("csms-boots-with-local-time", "R3: every payload is checked against its schema (date-time: RFC 3339)",
-          CsmsBootsWithLocalTime, (_csms(CONN, "test_boot_is_accepted"),),
+    Fault("csms-accepts-any-password", "ws.wrong_password", CsmsAcceptsAnyPassword,
+          (transport(CONN, "test_wrong_password_is_refused", "csms", VERSION),),
+          "[ws.wrong_password] the server upgraded a wrong password"),
+    Fault("csms-accepts-any-identity", "ws.unknown_identity", CsmsAcceptsAnyIdentity,
+          (transport(CONN, "test_unknown_identity_is_refused_with_404", "csms", VERSION),),
+          "[ws.unknown_identity] the server upgraded an unknown identity"),
+    Fault("csms-pipelines-calls", "rpc.one_at_a_time", CsmsPipelinesDataTransfer,
+          (transport(RPC, "test_csms_waits_for_an_answer_before_its_next_call", "csms", VERSION),),
+          "[rpc.one_at_a_time] the SUT sent CALLs while its RequestStartTransaction was unanswered"),
+    Fault("csms-boots-with-zero-interval", "CONN.interval", CsmsBootsWithZeroInterval,
+          (transport(CONN, "test_boot_is_accepted", "csms", VERSION),),
+          "[CONN.interval] the BootNotification answer's interval is not positive"),
+    Fault("csms-heartbeat-without-time", "rpc.schema", CsmsHeartbeatWithoutTime,
+          (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
+          "[rpc.schema] Heartbeat response breaks its schema"),
+    Fault("csms-boots-with-local-time", "rpc.schema", CsmsBootsWithLocalTime,
+          (transport(CONN, "test_boot_is_accepted", "csms", VERSION),),
           "currentTime: '2024-01-01T12:00:00' is not a 'date-time'"),
-    Fault("csms-never-answers-heartbeat", "R-answer: every CALL is answered within the call timeout",
-          CsmsNeverAnswersHeartbeat, (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
-          "[R-answer] no answer to Heartbeat within"),
+    Fault("csms-never-answers-heartbeat", "rpc.answered", CsmsNeverAnswersHeartbeat,
+          (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
+          "[rpc.answered] no answer to Heartbeat within"),
     Fault("station-starts-for-rejected-token", "C01.rejected_no_start",
           StationStartsForRejectedToken, (_cs(C01, "test_station_starts_only_for_an_accepted_token", "rejected"),),
           "the SUT sent TransactionEvent when it must not"),
@@ -310,10 +318,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-ignores-remote-stop", "C05.stop_ends",
           StationAcceptsRemoteStopButKeepsCharging, (_cs(C05, "test_remote_stop_ends_the_transaction"),),
           "the SUT did not send TransactionEvent within"),
-    Fault("station-pipelines-during-boot", "R1/R4: one CALL at a time (SHALL in 2.x)",
-          StationPipelinesStatusDuringBoot, (_cs(RPC, "test_station_waits_for_the_boot_answer"),),
-          R4_REASON),
-    Fault("station-answers-with-v16-error-code", "R5: a CALLERROR code exists in the version (2.x: FormatViolation)",
-          StationAnswersWithV16ErrorCode, (_cs(RPC, "test_invalid_payload_is_answered_with_a_callerror"),),
-          "[R5] CALLERROR code 'FormationViolation' does not exist in ocpp2.0.1"),
+    Fault("station-pipelines-during-boot", "rpc.one_at_a_time", StationPipelinesStatusDuringBoot,
+          (transport(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION),),
+          "[rpc.one_at_a_time] the SUT sent CALLs while its BootNotification was unanswered"),
+    Fault("station-answers-with-v16-error-code", "ocpp.errors.known", StationAnswersWithV16ErrorCode,
+          (transport(RPC, "test_malformed_call_is_refused_with_the_code_for_its_fault", "cs", VERSION, "missing"),),
+          "[ocpp.errors.known] CALLERROR code 'FormationViolation' does not exist in ocpp2.0.1"),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from catalog import Fault  # importable: conftest.py puts this folder on sys.path
+from catalog import CONN, RPC, Fault, transport  # importable: conftest.py puts this folder on sys.path
 
 from harness.ocpp.errors import FORMAT
 from harness.reference import ReferenceCsms16, ReferenceStation16
@@ -190,7 +190,7 @@ def node(path: str, test: str, role: str, *params: str) -> str:
 
 BOOT, AUTH, TX = "boot/test_BOOT16.py", "authorization/test_AUTH16.py", "transactions/test_TX16.py"
 OFFLINE, CONFIG = "transactions/test_OFFLINE16.py", "configuration/test_CONFIG16.py"
-TRANSPORT, SECURITY, DATA = "transport/test_TRANSPORT16.py", "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
+SECURITY, DATA = "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
 RESET = "reset/test_RESET16.py"
 
 FAULTS: tuple[Fault16, ...] = (
@@ -203,10 +203,9 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-numbers-connectors-with-a-gap", "BOOT16.numbering",
             ChargePointNumbersConnectorsWithAGap, (node(BOOT, "test_boot_is_accepted", "cs"),),
             "the connector ids have a gap or do not start at 1"),
-    Fault16("cp-spells-format-violation-the-2x-way", "spec 002 Errors (1.6 says FormationViolation)",
-            ChargePointSpellsFormatViolationThe2xWay,
-            (node(TRANSPORT, "test_malformed_call_is_answered_with_a_16_code", "cs", "extra"),),
-            "FormatViolation is not a 1.6 CALLERROR code"),
+    Fault16("cp-spells-format-violation-the-2x-way", "ocpp.errors.known", ChargePointSpellsFormatViolationThe2xWay,
+            (transport(RPC, "test_malformed_call_is_refused_with_the_code_for_its_fault", "cs", VERSION, "extra"),),
+            "[ocpp.errors.known] CALLERROR code 'FormatViolation' does not exist in ocpp1.6"),
     Fault16("cp-changes-readonly-keys", "CONFIG16.readonly",
             ChargePointChangesReadonlyKeys, (node(CONFIG, "test_readonly_key_is_not_changed", "cs"),),
             "the readonly key NumberOfConnectors was changed"),

@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, _cs  # importable: conftest.py puts this folder on sys.path
+from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, transport  # importable: conftest.py puts this folder on sys.path
 
 from harness.ocpp.versions import OcppVersion
 from harness.reference import references_for
@@ -108,7 +108,8 @@ def test_catalog_is_well_formed():
             assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
 
 
-NEED_A_BOOT = (_cs(CONN, "test_boot_is_accepted"), _cs(RPC, "test_station_waits_for_the_boot_answer"))
+NEED_A_BOOT = (transport(CONN, "test_boot_is_accepted", "cs", VERSION),
+               transport(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION))
 
 
 def wire_logs_showing(allure: Path, *frames: str) -> int:

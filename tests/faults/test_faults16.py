@@ -12,7 +12,7 @@ from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from catalog16 import BOOT, FAULTS, MODULE, SECURITY, TRANSPORT, VERSION, Fault16, node
+from catalog16 import BOOT, CONN, FAULTS, MODULE, RPC, SECURITY, VERSION, Fault16, node, transport
 from test_fault_catalog import PARALLEL, REPO, RULES, run_suites, wire_logs_showing
 
 from harness.ocpp.versions import OcppVersion
@@ -24,7 +24,8 @@ REGISTERED = "catalog16:ChargePointAlreadyRegistered"
 # the charge-point tests that need a BootNotification in the test
 NEED_A_BOOT = (node(BOOT, "test_boot_is_accepted", "cs"), node(BOOT, "test_boot_pending_then_configured", "cs"),
                node(BOOT, "test_boot_rejected_then_retried", "cs"), node(SECURITY, "test_authorization_key_is_rotated", "cs"),
-               node(TRANSPORT, "test_charge_point_waits_for_the_boot_answer", "cs"))
+               transport(CONN, "test_boot_is_accepted", "cs", VERSION),
+               transport(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION))
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,8 @@
 
 examples/ocpp_lib_sut.py (2.0.1) and examples/ocpp16_lib_sut.py (1.6) run the `ocpp` library
 (mobilityhouse) as a CSMS / central system and as a charging station / charge point; the harness
-runs suites/ocpp2 or suites/ocpp16 against each over loopback, driving it through the example's HTTP
+runs suites/ocpp2 or suites/ocpp16, and the transport suite of every version (suites/ocpp/transport),
+against each over loopback, driving it through the example's HTTP
 actuator. Every test passes, or fails only with a deviation listed here; no test is broken, and
 none is skipped for want of an actuator action.
 """
@@ -24,12 +25,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 @dataclass(frozen=True)
 class Target:
-    """One protocol version of the example: its script, suite, profiles and the library's deviations."""
+    """One protocol version of the example: its script, suites, profiles and the library's deviations."""
     protocol: str
     example: str
-    suite: str
+    suites: tuple[str, ...]       # folders under suites/
     profile: str                  # profiles/<profile with {role}>
-    deviations: dict[str, dict[str, str]]   # role → test (below the suite) → a substring of its failure
+    deviations: dict[str, dict[str, str]]   # role → test (below suites/) → a substring of its failure
     findings: dict[str, dict[str, str]] = field(default_factory=dict)   # role → test → a substring of a finding
 
     def profile_of(self, role: str) -> str:
@@ -50,49 +51,44 @@ def in_both_roles(findings: dict[str, str]) -> dict[str, dict[str, str]]:
 # serve(subprotocols=...), as the library's own examples set it up, refuses the upgrade with HTTP 400.
 SUBPROTOCOL_400 = "actual:   'HTTP 400'"
 
+NO_SUBPROTOCOL = "ocpp/transport/test_CONN.py::test_csms_without_acceptable_subprotocol_upgrades_then_closes"
+MALFORMED = "ocpp/transport/test_RPC.py::test_malformed_call_is_refused_with_the_code_for_its_fault"
+# the library's codes for malformed CALLs, the same in every version (ocpp/messages.py, ocpp/exceptions.py):
+# a missing required field is ProtocolError; an unknown action NotSupported (it swaps the two codes' meanings);
+# a too long string is TypeConstraintViolation (it maps maxLength there), and so is a payload that is an array
+# (the schema's type keyword), where the texts name these PropertyConstraintViolation and Format(ion)Violation
+LIBRARY_CODES = {"missing": "the SUT said ProtocolError", "unknown": "the SUT said NotSupported",
+                 "property": "the SUT said TypeConstraintViolation",
+                 "formation": "the SUT said TypeConstraintViolation"}
+
+
+def malformed_findings(protocol: str) -> dict[str, str]:
+    return {f"{MALFORMED}[{{role}}-{protocol}-{fault}]": text for fault, text in LIBRARY_CODES.items()}
+
+
 OCPP201 = Target(
-    "ocpp2.0.1", "ocpp_lib_sut.py", "suites/ocpp2", "example-{role}.toml",
-    deviations={
-        "csms": {node("ocpp2.0.1", "connection/test_CONN.py::test_csms_without_acceptable_subprotocol_upgrades_then_closes",
-                      "csms"): SUBPROTOCOL_400},
-        "cs": {},
-    },
+    "ocpp2.0.1", "ocpp_lib_sut.py", ("ocpp2", "ocpp/transport"), "example-{role}.toml",
+    deviations={"csms": {node("ocpp2.0.1", NO_SUBPROTOCOL, "csms"): SUBPROTOCOL_400}, "cs": {}},
     findings=in_both_roles({
-        # a missing required field: the library answers ProtocolError, not OccurrenceConstraintViolation
-        "rpc/test_RPC.py::test_invalid_payload_is_answered_with_a_callerror[{role}-ocpp2.0.1]":
-            "the SUT said ProtocolError",
-        # part 4 §4.3: an unknown action is NotImplemented; the library swaps the two codes' meanings
-        # (ocpp/exceptions.py) and answers NotSupported
-        "rpc/test_RPC.py::test_unknown_action_is_answered_not_implemented[{role}-ocpp2.0.1]": "got NotSupported",
+        **malformed_findings("ocpp2.0.1"),
         # text that is not JSON: the library logs it and answers nothing
-        "rpc/test_RPC.py::test_text_that_is_not_json_does_not_break_the_connection[{role}-ocpp2.0.1]":
+        "ocpp/transport/test_RPC.py::test_text_that_is_not_json_does_not_break_the_connection[{role}-ocpp2.0.1]":
             "should be answered with CALLERROR RpcFrameworkError",
     }))
 
 # spec 002 Errors: the 1.6 code for a payload not conforming to the PDU's structure is FormationViolation.
 # The library answers an additional property with its 2.x FormatViolationError on every version
 # (ocpp/messages.py validate_payload; its own docstring calls that "not strict OCPP 1.6").
-FORMAT_VIOLATION_ON_16 = "FormatViolation is not a 1.6 CALLERROR code"
-EXTRA_FIELD = "transport/test_TRANSPORT16.py::test_malformed_call_is_answered_with_a_16_code"
+FORMAT_VIOLATION_ON_16 = "CALLERROR code 'FormatViolation' does not exist in ocpp1.6"
 
 OCPP16 = Target(
-    "ocpp1.6", "ocpp16_lib_sut.py", "suites/ocpp16", "example-{role}-ocpp16.toml",
+    "ocpp1.6", "ocpp16_lib_sut.py", ("ocpp16", "ocpp/transport"), "example-{role}-ocpp16.toml",
     deviations={
-        "csms": {node("ocpp1.6", "transport/test_TRANSPORT16.py::test_csms_without_acceptable_subprotocol_upgrades_then_closes",
-                      "csms"): SUBPROTOCOL_400,
-                 f"{EXTRA_FIELD}[csms-ocpp1.6-extra]": FORMAT_VIOLATION_ON_16},
-        "cs": {f"{EXTRA_FIELD}[cs-ocpp1.6-extra]": FORMAT_VIOLATION_ON_16},
+        "csms": {node("ocpp1.6", NO_SUBPROTOCOL, "csms"): SUBPROTOCOL_400,
+                 f"{MALFORMED}[csms-ocpp1.6-extra]": FORMAT_VIOLATION_ON_16},
+        "cs": {f"{MALFORMED}[cs-ocpp1.6-extra]": FORMAT_VIOLATION_ON_16},
     },
-    findings=in_both_roles({
-        # the same library mapping as in 2.0.1: a missing field is ProtocolError, an unknown action NotSupported;
-        # a too long string is TypeConstraintViolation (it maps maxLength there), and so is a payload that is
-        # an array (the schema's type keyword), where 1.6 names these PropertyConstraintViolation and
-        # FormationViolation
-        EXTRA_FIELD + "[{role}-ocpp1.6-missing]": "the SUT said ProtocolError",
-        EXTRA_FIELD + "[{role}-ocpp1.6-unknown]": "the SUT said NotSupported",
-        EXTRA_FIELD + "[{role}-ocpp1.6-property]": "the SUT said TypeConstraintViolation",
-        EXTRA_FIELD + "[{role}-ocpp1.6-formation]": "the SUT said TypeConstraintViolation",
-    }))
+    findings=in_both_roles(malformed_findings("ocpp1.6")))
 
 TARGETS = {(t.protocol, role): t for t in (OCPP201, OCPP16) for role in ("csms", "cs")}
 
@@ -101,7 +97,7 @@ TARGETS = {(t.protocol, role): t for t in (OCPP201, OCPP16) for role in ("csms",
 class Run:
     target: Target
     role: str
-    results: dict[str, dict]            # test (below the suite's folder) → its conformance.json entry
+    results: dict[str, dict]            # test (below suites/) → its conformance.json entry
     harness_output: str
     sut_output: str
     sut_returncode: int | None
@@ -151,7 +147,8 @@ def example_command(target: Target, role: str, ocpp_port: int, actuator_port: in
 def harness_command(target: Target, role: str, ocpp_port: int, actuator_port: int, reports: Path) -> list[str]:
     where = ["--sut-url", f"ws://127.0.0.1:{ocpp_port}/ocpp"] if role == "csms" else \
         ["--listen", f"127.0.0.1:{ocpp_port}"]
-    return [sys.executable, "-m", "pytest", target.suite, "-q", "-p", "no:cacheprovider",
+    suites = [f"suites/{folder}" for folder in target.suites]
+    return [sys.executable, "-m", "pytest", *suites, "-q", "-p", "no:cacheprovider",
             "--sut", role, *where, "--protocol", target.protocol, "--sut-profile", target.profile_of(role),
             "--actuator", "http", "--actuator-url", f"http://127.0.0.1:{actuator_port}", "--reports-dir", str(reports)]
 
@@ -180,7 +177,7 @@ def run(request, tmp_path_factory) -> Run:
     output = harness.stdout + harness.stderr
     summary = tmp / "reports" / "conformance.json"
     assert summary.exists(), f"the harness wrote no conformance summary:\n{output[-4000:]}"
-    results = {r["nodeid"].removeprefix(target.suite + "/"): r for r in json.loads(summary.read_text())["results"]}
+    results = {r["nodeid"].removeprefix("suites/"): r for r in json.loads(summary.read_text())["results"]}
     return Run(target, role, results, output, sut_output, process.returncode)
 
 

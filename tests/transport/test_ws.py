@@ -20,7 +20,7 @@ async def _pair(server_handler, *, call_timeout=0.5):
 
 
 async def test_a_call_to_a_silent_peer_times_out_on_an_idle_link():
-    """R1: the call timeout fires even when nothing else moves on the connection."""
+    """rpc.queue: the call timeout fires even when nothing else moves on the connection."""
     silent = asyncio.Event()
 
     async def never(call):

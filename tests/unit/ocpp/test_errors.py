@@ -6,9 +6,10 @@ import pytest
 
 from harness.errors import ConfigError, HarnessError, PeerViolation
 from harness.ocpp.errors import (
-    ERROR_CODES, FORMAT, KEYWORD_KIND, OCCURRENCE, OCCURRENCE_SPELLINGS, PROPERTY, TYPE, canonical_code,
-    codes_for_payload_fault, is_known_code,
+    CODE_TABLE, ERROR_CODES, FORMAT, FRAME, KEYWORD_KIND, NOT_A_FRAME, OCCURRENCE, OCCURRENCE_SPELLINGS, PROPERTY,
+    TYPE, UNKNOWN_ACTION, canonical_code, codes_for_payload_fault, exact_codes, fitting_codes, is_known_code,
 )
+from harness.ocpp.rpc import Rpc
 from harness.ocpp.versions import OcppVersion
 
 V16, V201, V21 = OcppVersion.V16, OcppVersion.V201, OcppVersion.V21
@@ -69,11 +70,46 @@ def test_both_occurrence_spellings_are_accepted_in_every_version(version, spelli
     (V201, TYPE, "TypeConstraintViolation"),
     (V16, PROPERTY, "PropertyConstraintViolation"),
     (V21, PROPERTY, "PropertyConstraintViolation"),
+    (V16, FRAME, "FormationViolation"),
+    (V201, FRAME, "FormatViolation"),
+    (V16, UNKNOWN_ACTION, "NotImplemented"),
+    (V21, UNKNOWN_ACTION, "NotImplemented"),
+    (V201, NOT_A_FRAME, "RpcFrameworkError"),
+    (V16, NOT_A_FRAME, "FormationViolation"),   # 1.6 names no code for it: the format code
 ])
 def test_canonical_code_per_version_and_kind(version, kind, code):
     """Codes: we send one code per kind of fault, spelled as the version spells it, and it is a code of it."""
     assert canonical_code(version, kind) == code
     assert is_known_code(version, code)
+
+
+@pytest.mark.parametrize("version", list(OcppVersion))
+def test_every_code_of_the_table_is_a_code_of_its_version(version):
+    """Codes: the table names each kind of fault with a code of the version (1.6 has none for text that is no frame)."""
+    for kind, (code_16, code_2x) in CODE_TABLE.items():
+        code = code_2x if version.is_2x else code_16
+        assert code is None or is_known_code(version, code), (kind, code)
+        assert exact_codes(version, kind) <= fitting_codes(version, kind), kind
+    assert exact_codes(OcppVersion.V16, NOT_A_FRAME) == frozenset()
+
+
+@pytest.mark.parametrize("version", list(OcppVersion))
+def test_either_occurrence_spelling_names_a_missing_field_exactly(version):
+    assert exact_codes(version, OCCURRENCE) == OCCURRENCE_SPELLINGS
+
+
+@pytest.mark.parametrize("version, kind, extra, missing", [
+    (V16, UNKNOWN_ACTION, {"NotImplemented", "NotSupported"}, {"ProtocolError"}),
+    (V201, UNKNOWN_ACTION, {"NotSupported"}, {"InternalError"}),
+    (V201, FRAME, {"RpcFrameworkError", "FormatViolation"}, {"NotImplemented"}),
+    (V16, FRAME, {"FormationViolation"}, {"RpcFrameworkError"}),
+    (V21, FORMAT, {"ProtocolError"}, {"RpcFrameworkError"}),
+    (V21, NOT_A_FRAME, {"GenericError", "RpcFrameworkError"}, {"FormationViolation"}),
+])
+def test_codes_that_fit_a_kind_of_fault(version, kind, extra, missing):
+    """Codes: an unknown action may be NotSupported; a CALL that is no valid RPC request may get
+    RpcFrameworkError in 2.x."""
+    assert extra <= fitting_codes(version, kind) and not missing & fitting_codes(version, kind)
 
 
 @pytest.mark.parametrize("version, format_code", [
@@ -102,17 +138,18 @@ def test_schema_keywords_map_to_kinds(keyword, kind):
 # ----------------------------------------------------------------------------- blame
 def test_peer_violation_is_an_assertion_error_with_rule_expected_and_actual():
     """Blame: a peer's fault fails the test (AssertionError) and its text names rule, expected and actual."""
-    error = PeerViolation("R2", "answer to no CALL of ours", expected="abc", actual="xyz")
+    error = PeerViolation(Rpc.matches, "answer to no CALL of ours", expected="abc", actual="xyz")
     assert isinstance(error, AssertionError)
     assert error.strict is True
-    assert str(error) == "[R2] answer to no CALL of ours\n  expected: 'abc'\n  actual:   'xyz'"
+    assert str(error) == "[rpc.matches] answer to no CALL of ours\n  expected: 'abc'\n  actual:   'xyz'"
 
 
 def test_peer_violation_without_expected_or_actual_is_one_line():
-    """Blame: a SHOULD-level finding is marked non-strict; the text stays one line without values."""
-    error = PeerViolation("R4", "pipelined", strict=False)
+    """Blame: a SHOULD-level finding is marked non-strict (by its row, in the version); one line without values."""
+    error = PeerViolation(Rpc.one_at_a_time, "pipelined", protocol="ocpp1.6")
     assert error.strict is False
-    assert str(error) == "[R4] pipelined"
+    assert PeerViolation(Rpc.one_at_a_time, "pipelined", protocol="ocpp2.0.1").strict is True
+    assert str(error) == "[rpc.one_at_a_time] pipelined"
 
 
 def test_harness_errors_are_not_blamed_on_the_peer():

@@ -1,4 +1,4 @@
-"""OCPP-J frames (harness/ocpp/framing.py, rules F1-F5): text in, frames out, and the reply owed for bad text."""
+"""OCPP-J frames (harness/ocpp/framing.py, table Framing): text in, frames out, and the reply owed for bad text."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import pytest
 
 from harness.errors import ConfigError, PeerViolation
 from harness.ocpp.framing import (
-    Call, CallError, CallResult, CallResultError, FrameError, Send, dumps, parse, serialize,
+    Call, CallError, CallResult, CallResultError, FrameError, Framing, Send, dumps, parse, serialize,
 )
 from harness.ocpp.versions import OcppVersion
+
+TEXT, FRAME, MESSAGE_ID, ELEMENTS = Framing.text, Framing.frame, Framing.message_id, Framing.elements
 
 V16, V201, V21 = OcppVersion.V16, OcppVersion.V201, OcppVersion.V21
 ID36 = "0123456789abcdef0123456789abcdef0123"  # 36 characters: the longest id allowed
@@ -35,7 +37,7 @@ ROUND_TRIPS = [
 
 @pytest.mark.parametrize("version, text, frame", ROUND_TRIPS)
 def test_each_frame_type_parses_and_serializes_back_to_the_same_text(version, text, frame):
-    """F2: every frame type of the version parses to its class and serializes to the same compact text."""
+    """framing.frame: every frame type of the version parses to its class and serializes to the same compact text."""
     parsed = parse(text, version)
     assert type(parsed) is type(frame)
     assert parsed == frame
@@ -43,7 +45,7 @@ def test_each_frame_type_parses_and_serializes_back_to_the_same_text(version, te
 
 
 def test_callresulterror_serializes_with_type_number_5_not_4():
-    """F2: CALLRESULTERROR shares CALLERROR's fields but carries its own message type number."""
+    """framing.frame: CALLRESULTERROR shares CALLERROR's fields but carries its own message type number."""
     assert serialize(CallResultError("x", "GenericError")) == '[5,"x","GenericError","",{}]'
     assert serialize(CallError("x", "GenericError")) == '[4,"x","GenericError","",{}]'
 
@@ -51,7 +53,7 @@ def test_callresulterror_serializes_with_type_number_5_not_4():
 # ----------------------------------------------------------------------------- numbers
 @pytest.mark.parametrize("number", ["16.1", "16.05", "0.1", "7360.5", "-3.2"])
 def test_fractional_numbers_parse_as_decimal_with_the_digits_sent(number):
-    """F1: numbers with a fraction are Decimals holding the peer's digits and serialize back unchanged."""
+    """framing.text: numbers with a fraction are Decimals holding the peer's digits and serialize back unchanged."""
     text = '[3,"x",{"limit":%s}]' % number
     frame = parse(text, V16)
     assert frame.payload["limit"] == Decimal(number)
@@ -60,20 +62,20 @@ def test_fractional_numbers_parse_as_decimal_with_the_digits_sent(number):
 
 
 def test_integers_stay_integers():
-    """F1: an integer is parsed as int, not Decimal, and written without a fraction."""
+    """framing.text: an integer is parsed as int, not Decimal, and written without a fraction."""
     frame = parse('[3,"x",{"interval":300}]', V16)
     assert frame.payload["interval"] == 300 and type(frame.payload["interval"]) is int
     assert serialize(frame) == '[3,"x",{"interval":300}]'
 
 
 def test_decimals_built_in_code_serialize_as_json_numbers():
-    """F1: a Decimal in our payload goes out as a JSON number; a whole Decimal loses only its '.0'."""
+    """framing.text: a Decimal in our payload goes out as a JSON number; a whole Decimal loses only its '.0'."""
     assert dumps({"limit": Decimal("16.1"), "min": Decimal("6.0"), "n": Decimal("32")}) == \
         '{"limit":16.1,"min":6,"n":32}'
 
 
 def test_dumps_is_compact_and_refuses_unknown_types():
-    """F1: output has no blanks between tokens; a value JSON cannot hold is our bug (TypeError)."""
+    """framing.text: output has no blanks between tokens; a value JSON cannot hold is our bug (TypeError)."""
     assert dumps([2, "a", "B", {"k": [1, 2]}]) == '[2,"a","B",{"k":[1,2]}]'
     with pytest.raises(TypeError):
         dumps({"when": object()})
@@ -82,62 +84,62 @@ def test_dumps_is_compact_and_refuses_unknown_types():
 # ----------------------------------------------------------------------------- broken text
 # (version, text, rule, reply as (id, code) or None when nothing is owed)
 BROKEN = [
-    # F1: not JSON / not text
-    pytest.param(V201, "this is not JSON", "F1", ("-1", "RpcFrameworkError"), id="not-json-2.0.1"),
-    pytest.param(V21, '[2,"x","Heartbeat",{}', "F1", ("-1", "RpcFrameworkError"), id="truncated-2.1"),
-    pytest.param(V16, "this is not JSON", "F1", ("-1", "FormationViolation"), id="not-json-1.6"),
-    pytest.param(V201, b'[2,"x","Heartbeat",{}]', "F1", ("-1", "RpcFrameworkError"), id="bytes-2.0.1"),
-    pytest.param(V16, b'[2,"x","Heartbeat",{}]', "F1", ("-1", "FormationViolation"), id="bytes-1.6"),
-    # F2: not an array starting with a type number
-    pytest.param(V201, '{"type":2}', "F2", ("-1", "RpcFrameworkError"), id="object-not-array"),
-    pytest.param(V201, '"Heartbeat"', "F2", ("-1", "RpcFrameworkError"), id="string-not-array"),
-    pytest.param(V201, '[2,"x"]', "F2", ("-1", "RpcFrameworkError"), id="array-too-short"),
-    pytest.param(V201, '["2","x","Heartbeat",{}]', "F2", ("-1", "RpcFrameworkError"), id="type-is-string"),
-    pytest.param(V201, '[2.0,"x","Heartbeat",{}]', "F2", ("-1", "RpcFrameworkError"), id="type-is-fraction"),
-    pytest.param(V201, '[true,"x","Heartbeat",{}]', "F2", ("-1", "RpcFrameworkError"), id="type-is-bool"),
-    pytest.param(V16, '["2","x","Heartbeat",{}]', "F2", ("-1", "FormationViolation"), id="type-is-string-1.6"),
-    # F3: the id
-    pytest.param(V201, '[2,17,"Heartbeat",{}]', "F3", ("-1", "RpcFrameworkError"), id="id-is-number"),
-    pytest.param(V201, '[2,null,"Heartbeat",{}]', "F3", ("-1", "RpcFrameworkError"), id="id-is-null"),
-    pytest.param(V201, '[2,"","Heartbeat",{}]', "F3", ("-1", "RpcFrameworkError"), id="id-is-empty"),
-    pytest.param(V201, '[2,"%s","Heartbeat",{}]' % ID37, "F3", (ID37, "RpcFrameworkError"), id="call-id-37"),
-    pytest.param(V16, '[2,"%s","Heartbeat",{}]' % ID37, "F3", (ID37, "FormationViolation"), id="call-id-37-1.6"),
-    pytest.param(V201, '[3,"%s",{}]' % ID37, "F3", None, id="result-id-37"),
-    pytest.param(V201, '[4,"%s","GenericError","",{}]' % ID37, "F3", None, id="error-id-37"),
-    # F2/F5: message types the version does not have
-    pytest.param(V201, '[7,"x","Heartbeat",{}]', "F2", ("x", "MessageTypeNotSupported"), id="type-7-2.0.1"),
-    pytest.param(V21, '[1,"x","Heartbeat",{}]', "F2", ("x", "MessageTypeNotSupported"), id="type-1-2.1"),
-    pytest.param(V201, '[5,"x","GenericError","",{}]', "F2", ("x", "MessageTypeNotSupported"), id="type-5-2.0.1"),
-    pytest.param(V201, '[6,"x","Heartbeat",{}]', "F2", ("x", "MessageTypeNotSupported"), id="type-6-2.0.1"),
-    pytest.param(V16, '[7,"x","Heartbeat",{}]', "F2", ("x", "FormationViolation"), id="type-7-1.6"),
-    pytest.param(V16, '[6,"x","Heartbeat",{}]', "F2", ("x", "FormationViolation"), id="type-6-1.6"),
-    # F2/F4: wrong shapes; only a broken CALL is answered
-    pytest.param(V201, '[2,"x","Heartbeat"]', "F2/F4", ("x", "FormatViolation"), id="call-without-payload"),
-    pytest.param(V201, '[2,"x","Heartbeat",{},{}]', "F2/F4", ("x", "FormatViolation"), id="call-five-items"),
-    pytest.param(V201, '[2,"x",42,{}]', "F2/F4", ("x", "FormatViolation"), id="call-action-not-string"),
-    pytest.param(V201, '[2,"x","Heartbeat",[]]', "F2/F4", ("x", "FormatViolation"), id="call-payload-array"),
-    pytest.param(V16, '[2,"x","Heartbeat",null]', "F2/F4", ("x", "FormationViolation"), id="call-payload-null-1.6"),
-    pytest.param(V201, '[3,"x",[]]', "F2/F4", None, id="result-payload-array"),
-    pytest.param(V201, '[3,"x",{},{}]', "F2/F4", None, id="result-four-items"),
-    pytest.param(V16, '[3,"x","Accepted"]', "F2/F4", None, id="result-payload-string-1.6"),
-    pytest.param(V201, '[4,"x","GenericError","d"]', "F2/F4", None, id="error-four-items"),
-    pytest.param(V201, '[4,"x",500,"d",{}]', "F2/F4", None, id="error-code-number"),
-    pytest.param(V201, '[4,"x","GenericError",null,{}]', "F2/F4", None, id="error-description-null"),
-    pytest.param(V201, '[4,"x","GenericError","d",[]]', "F2/F4", None, id="error-details-array"),
-    pytest.param(V21, '[5,"x","GenericError","d",null]', "F2/F4", None, id="resulterror-details-null"),
-    pytest.param(V21, '[6,"x","Heartbeat",[]]', "F2/F4", None, id="send-payload-array"),
-    pytest.param(V21, '[6,"x",7,{}]', "F2/F4", None, id="send-action-number"),
+    # framing.text: not JSON / not text
+    pytest.param(V201, "this is not JSON", TEXT, ("-1", "RpcFrameworkError"), id="not-json-2.0.1"),
+    pytest.param(V21, '[2,"x","Heartbeat",{}', TEXT, ("-1", "RpcFrameworkError"), id="truncated-2.1"),
+    pytest.param(V16, "this is not JSON", TEXT, ("-1", "FormationViolation"), id="not-json-1.6"),
+    pytest.param(V201, b'[2,"x","Heartbeat",{}]', TEXT, ("-1", "RpcFrameworkError"), id="bytes-2.0.1"),
+    pytest.param(V16, b'[2,"x","Heartbeat",{}]', TEXT, ("-1", "FormationViolation"), id="bytes-1.6"),
+    # framing.frame: not an array starting with a type number
+    pytest.param(V201, '{"type":2}', FRAME, ("-1", "RpcFrameworkError"), id="object-not-array"),
+    pytest.param(V201, '"Heartbeat"', FRAME, ("-1", "RpcFrameworkError"), id="string-not-array"),
+    pytest.param(V201, '[2,"x"]', FRAME, ("-1", "RpcFrameworkError"), id="array-too-short"),
+    pytest.param(V201, '["2","x","Heartbeat",{}]', FRAME, ("-1", "RpcFrameworkError"), id="type-is-string"),
+    pytest.param(V201, '[2.0,"x","Heartbeat",{}]', FRAME, ("-1", "RpcFrameworkError"), id="type-is-fraction"),
+    pytest.param(V201, '[true,"x","Heartbeat",{}]', FRAME, ("-1", "RpcFrameworkError"), id="type-is-bool"),
+    pytest.param(V16, '["2","x","Heartbeat",{}]', FRAME, ("-1", "FormationViolation"), id="type-is-string-1.6"),
+    # framing.message_id: the id
+    pytest.param(V201, '[2,17,"Heartbeat",{}]', MESSAGE_ID, ("-1", "RpcFrameworkError"), id="id-is-number"),
+    pytest.param(V201, '[2,null,"Heartbeat",{}]', MESSAGE_ID, ("-1", "RpcFrameworkError"), id="id-is-null"),
+    pytest.param(V201, '[2,"","Heartbeat",{}]', MESSAGE_ID, ("-1", "RpcFrameworkError"), id="id-is-empty"),
+    pytest.param(V201, '[2,"%s","Heartbeat",{}]' % ID37, MESSAGE_ID, (ID37, "RpcFrameworkError"), id="call-id-37"),
+    pytest.param(V16, '[2,"%s","Heartbeat",{}]' % ID37, MESSAGE_ID, (ID37, "FormationViolation"), id="call-id-37-1.6"),
+    pytest.param(V201, '[3,"%s",{}]' % ID37, MESSAGE_ID, None, id="result-id-37"),
+    pytest.param(V201, '[4,"%s","GenericError","",{}]' % ID37, MESSAGE_ID, None, id="error-id-37"),
+    # framing.frame: message types the version does not have (MessageTypeNotSupported in 2.x)
+    pytest.param(V201, '[7,"x","Heartbeat",{}]', FRAME, ("x", "MessageTypeNotSupported"), id="type-7-2.0.1"),
+    pytest.param(V21, '[1,"x","Heartbeat",{}]', FRAME, ("x", "MessageTypeNotSupported"), id="type-1-2.1"),
+    pytest.param(V201, '[5,"x","GenericError","",{}]', FRAME, ("x", "MessageTypeNotSupported"), id="type-5-2.0.1"),
+    pytest.param(V201, '[6,"x","Heartbeat",{}]', FRAME, ("x", "MessageTypeNotSupported"), id="type-6-2.0.1"),
+    pytest.param(V16, '[7,"x","Heartbeat",{}]', FRAME, ("x", "FormationViolation"), id="type-7-1.6"),
+    pytest.param(V16, '[6,"x","Heartbeat",{}]', FRAME, ("x", "FormationViolation"), id="type-6-1.6"),
+    # framing.frame (length) and framing.elements (types): wrong shapes; only a broken CALL is answered
+    pytest.param(V201, '[2,"x","Heartbeat"]', FRAME, ("x", "FormatViolation"), id="call-without-payload"),
+    pytest.param(V201, '[2,"x","Heartbeat",{},{}]', FRAME, ("x", "FormatViolation"), id="call-five-items"),
+    pytest.param(V201, '[2,"x",42,{}]', ELEMENTS, ("x", "FormatViolation"), id="call-action-not-string"),
+    pytest.param(V201, '[2,"x","Heartbeat",[]]', ELEMENTS, ("x", "FormatViolation"), id="call-payload-array"),
+    pytest.param(V16, '[2,"x","Heartbeat",null]', ELEMENTS, ("x", "FormationViolation"), id="call-payload-null-1.6"),
+    pytest.param(V201, '[3,"x",[]]', ELEMENTS, None, id="result-payload-array"),
+    pytest.param(V201, '[3,"x",{},{}]', FRAME, None, id="result-four-items"),
+    pytest.param(V16, '[3,"x","Accepted"]', ELEMENTS, None, id="result-payload-string-1.6"),
+    pytest.param(V201, '[4,"x","GenericError","d"]', FRAME, None, id="error-four-items"),
+    pytest.param(V201, '[4,"x",500,"d",{}]', ELEMENTS, None, id="error-code-number"),
+    pytest.param(V201, '[4,"x","GenericError",null,{}]', ELEMENTS, None, id="error-description-null"),
+    pytest.param(V201, '[4,"x","GenericError","d",[]]', ELEMENTS, None, id="error-details-array"),
+    pytest.param(V21, '[5,"x","GenericError","d",null]', ELEMENTS, None, id="resulterror-details-null"),
+    pytest.param(V21, '[6,"x","Heartbeat",[]]', ELEMENTS, None, id="send-payload-array"),
+    pytest.param(V21, '[6,"x",7,{}]', ELEMENTS, None, id="send-action-number"),
 ]
 
 
 @pytest.mark.parametrize("version, text, rule, reply", BROKEN)
 def test_broken_text_raises_frame_error_naming_the_rule_and_the_reply_owed(version, text, rule, reply):
-    """F1-F5: bad text is the peer's fault (strict), names the rule, and carries the CALLERROR owed, if any."""
+    """Framing: bad text is the peer's fault (strict), names its row, and carries the CALLERROR owed, if any."""
     with pytest.raises(FrameError) as caught:
         parse(text, version)
     error = caught.value
     assert isinstance(error, PeerViolation) and error.strict
-    assert error.rule == rule
+    assert error.rule is rule
     if reply is None:
         assert error.reply is None
     else:
@@ -146,14 +148,14 @@ def test_broken_text_raises_frame_error_naming_the_rule_and_the_reply_owed(versi
 
 
 def test_reply_to_non_json_on_2x_is_the_exact_rpc_framework_error_frame():
-    """F5: text that is not JSON is answered [4,"-1","RpcFrameworkError",...] on 2.x."""
+    """framing.framework_error: text that is not JSON is answered [4,"-1","RpcFrameworkError",...] on 2.x."""
     with pytest.raises(FrameError) as caught:
         parse("{{{", V201)
     assert serialize(caught.value.reply) == '[4,"-1","RpcFrameworkError","invalid JSON",{}]'
 
 
 def test_frame_error_keeps_what_the_peer_sent():
-    """F1: the violation shows the offending message so a report can quote it."""
+    """framing.text: the violation shows the offending message so a report can quote it."""
     with pytest.raises(FrameError) as caught:
         parse('[2,"","Heartbeat",{}]', V201)
     assert caught.value.actual == ""
@@ -168,7 +170,7 @@ def test_frame_error_keeps_what_the_peer_sent():
     ('[2,"7","Heartbeat",{}]', Call("7", "Heartbeat", {})),
 ])
 def test_ids_of_1_to_36_characters_are_accepted(text, frame):
-    """F3: 36 characters is the limit, inclusive; any non-empty string content is fine."""
+    """framing.message_id: 36 characters is the limit, inclusive; any non-empty string content is fine."""
     assert parse(text, V201) == frame
 
 
@@ -176,12 +178,12 @@ def test_ids_of_1_to_36_characters_are_accepted(text, frame):
     (V16, {2, 3, 4}), (V201, {2, 3, 4}), (V21, {2, 3, 4, 5, 6}),
 ])
 def test_message_types_per_version(version, allowed):
-    """F2: only 2.1 has CALLRESULTERROR (5) and SEND (6)."""
+    """framing.frame: only 2.1 has CALLRESULTERROR (5) and SEND (6)."""
     assert version.message_types == allowed
 
 
 def test_types_5_and_6_parse_in_2_1():
-    """F2: in 2.1 a CALLRESULTERROR and a SEND are frames like any other."""
+    """framing.frame: in 2.1 a CALLRESULTERROR and a SEND are frames like any other."""
     assert parse('[5,"r","GenericError","d",{}]', V21) == CallResultError("r", "GenericError", "d", {})
     assert parse('[6,"s","Heartbeat",{}]', V21) == Send("s", "Heartbeat", {})
 

@@ -1,4 +1,4 @@
-"""One end of an OCPP-J connection (harness/ocpp/rpc.py, rules R1-R5): two endpoints talk through their outboxes."""
+"""One end of an OCPP-J connection (harness/ocpp/rpc.py, table Rpc): two endpoints talk through their outboxes."""
 
 from __future__ import annotations
 
@@ -52,8 +52,8 @@ def only(events: list, kind: type):
 
 
 def rules(events: list) -> list[tuple[str, bool]]:
-    """(rule, strict) of each Violation in ``events``."""
-    return [(e.error.rule, e.error.strict) for e in events if isinstance(e, Violation)]
+    """(rule id, strict) of each Violation in ``events``."""
+    return [(e.error.rule.id, e.error.strict) for e in events if isinstance(e, Violation)]
 
 
 def peer_call(a: RpcEndpoint, b: RpcEndpoint, action="Heartbeat", payload=None, now=0.0) -> Call:
@@ -62,9 +62,9 @@ def peer_call(a: RpcEndpoint, b: RpcEndpoint, action="Heartbeat", payload=None, 
     return only(deliver(a, b, now), CallReceived).call
 
 
-# ----------------------------------------------------------------------------- R1
+# ----------------------------------------------------------------------------- rpc.queue
 def test_call_goes_out_at_once_as_a_call_frame(link):
-    """R1: with nothing in flight a CALL is written at once, with a fresh id of at most 36 characters."""
+    """rpc.queue: with nothing in flight a CALL is written at once, with a fresh id of at most 36 characters."""
     a, _ = link()
     call = a.call("Heartbeat", {}, 0.0)
     assert a.outbox() == ['[2,"%s","Heartbeat",{}]' % call.id]
@@ -73,7 +73,7 @@ def test_call_goes_out_at_once_as_a_call_frame(link):
 
 
 def test_ids_of_our_calls_are_unique(link):
-    """R1/R5: every CALL of ours gets its own id."""
+    """rpc.queue: every CALL of ours gets its own id."""
     a, b = link()
     ids = set()
     for now in range(5):
@@ -84,7 +84,7 @@ def test_ids_of_our_calls_are_unique(link):
 
 
 def test_second_call_waits_until_the_first_is_answered(link):
-    """R1: a second CALL is queued while the first is unanswered, and released by the CALLRESULT."""
+    """rpc.queue: a second CALL is queued while the first is unanswered, and released by the CALLRESULT."""
     a, b = link()
     first = a.call("Heartbeat", {}, 0.0)
     second = a.call("Authorize", AUTHORIZE[V201], 1.0)
@@ -98,7 +98,7 @@ def test_second_call_waits_until_the_first_is_answered(link):
 
 
 def test_callerror_releases_the_next_call(link):
-    """R1: a CALLERROR answers the CALL just as a CALLRESULT does."""
+    """rpc.queue: a CALLERROR answers the CALL just as a CALLRESULT does."""
     a, b = link()
     first = peer_call(a, b)
     second = a.call("Heartbeat", {}, 1.0)
@@ -109,7 +109,7 @@ def test_callerror_releases_the_next_call(link):
 
 
 def test_timeout_releases_the_next_call_only_once_the_deadline_is_reached(link):
-    """R1: the first CALL times out at now + call_timeout; polling then sends the queued one."""
+    """rpc.queue: the first CALL times out at now + call_timeout; polling then sends the queued one."""
     a, _ = link(call_timeout=10.0)
     first = a.call("Heartbeat", {}, 100.0)
     second = a.call("Heartbeat", {}, 101.0)
@@ -124,7 +124,7 @@ def test_timeout_releases_the_next_call_only_once_the_deadline_is_reached(link):
 
 
 def test_next_deadline_is_the_earliest_of_call_and_raw_reply(link):
-    """R1: the caller sleeps until the earliest deadline: our CALL or a raw frame awaiting its reply."""
+    """rpc.queue: the caller sleeps until the earliest deadline: our CALL or a raw frame awaiting its reply."""
     a, _ = link(call_timeout=30.0)
     assert a.next_deadline() is None
     a.send_raw("[2,\"r\",\"Heartbeat\",{}]", 5.0, reply_id="r")
@@ -138,7 +138,7 @@ def test_next_deadline_is_the_earliest_of_call_and_raw_reply(link):
 
 
 def test_answers_to_the_peer_go_out_while_our_calls_wait(link):
-    """R1: only CALLs queue; our answer to the peer's CALL is written at once."""
+    """rpc.queue: only CALLs queue; our answer to the peer's CALL is written at once."""
     a, b = link()
     a.call("Heartbeat", {}, 0.0)
     queued = a.call("Heartbeat", {}, 0.0)
@@ -149,45 +149,45 @@ def test_answers_to_the_peer_go_out_while_our_calls_wait(link):
     assert a.queued == (queued,)
 
 
-# ----------------------------------------------------------------------------- R2
+# ----------------------------------------------------------------------------- rpc.matches and rpc.late
 def test_answer_to_no_call_of_ours_is_a_strict_violation(link):
-    """R2: an answer whose id matches no CALL of ours is the peer's fault."""
+    """rpc.matches: an answer whose id matches no CALL of ours is the peer's fault."""
     a, _ = link()
     ours = a.call("Heartbeat", {}, 0.0)
     events = a.receive('[3,"someone-else",{"currentTime":"%s"}]' % NOW, 1.0)
-    assert rules(events) == [("R2", True)]
+    assert rules(events) == [("rpc.matches", True)]
     assert events[0].error.actual == "someone-else" and events[0].error.expected == ours.id
     assert a.in_flight == ours  # still waiting for the real answer
 
 
 def test_callerror_to_no_call_is_a_strict_violation(link):
-    """R2: the same holds for a CALLERROR, even with nothing in flight."""
+    """rpc.matches: the same holds for a CALLERROR, even with nothing in flight."""
     a, _ = link()
-    assert rules(a.receive('[4,"nobody","GenericError","",{}]', 0.0)) == [("R2", True)]
+    assert rules(a.receive('[4,"nobody","GenericError","",{}]', 0.0)) == [("rpc.matches", True)]
 
 
 def test_late_answer_after_timeout_is_only_a_finding(link):
-    """R2: an answer to a CALL that already timed out is a non-strict violation and changes nothing."""
+    """rpc.late: an answer to a CALL that already timed out is a non-strict violation and changes nothing."""
     a, b = link(call_timeout=5.0)
     call = peer_call(a, b)
     assert a.poll(5.0) == [CallTimedOut(call)]
     b.answer(call, HEARTBEAT_ANSWER)
     events = deliver(b, a, 6.0)
-    assert rules(events) == [("R2", False)]
+    assert rules(events) == [("rpc.late", False)]
     assert a.in_flight is None
 
 
 def test_answer_is_matched_once(link):
-    """R2: after its answer, a second answer with the same id is to no CALL of ours."""
+    """rpc.matches: after its answer, a second answer with the same id is to no CALL of ours."""
     a, b = link()
     call = peer_call(a, b)
     b.answer(call, HEARTBEAT_ANSWER)
     text = b.outbox()[0]
     assert isinstance(a.receive(text, 1.0)[0], ResultReceived)
-    assert rules(a.receive(text, 2.0)) == [("R2", True)]
+    assert rules(a.receive(text, 2.0)) == [("rpc.matches", True)]
 
 
-# ----------------------------------------------------------------------------- R3, our side
+# ----------------------------------------------------------------------------- rpc.schema, our side
 @pytest.mark.parametrize("version, action, payload", [
     (V201, "Authorize", {}),
     (V16, "Authorize", {"idTag": "T" * 21}),
@@ -195,7 +195,7 @@ def test_answer_is_matched_once(link):
     (V201, "StartTransaction", {}),  # not an action of 2.0.1
 ])
 def test_our_invalid_call_is_a_harness_error_and_nothing_is_sent(link, version, action, payload):
-    """R3: a CALL of ours that breaks its schema is our bug: HarnessError, nothing written or queued."""
+    """rpc.schema: a CALL of ours that breaks its schema is our bug: HarnessError, nothing written or queued."""
     a, _ = link(version)
     with pytest.raises(HarnessError):
         a.call(action, payload, 0.0)
@@ -203,7 +203,7 @@ def test_our_invalid_call_is_a_harness_error_and_nothing_is_sent(link, version, 
 
 
 def test_validate_false_lets_an_invalid_call_through(link):
-    """R3: a test may send an invalid payload on purpose, per call or for the whole endpoint."""
+    """rpc.schema: a test may send an invalid payload on purpose, per call or for the whole endpoint."""
     a, _ = link()
     call = a.call("Authorize", {}, 0.0, validate=False)
     assert a.outbox() == ['[2,"%s","Authorize",{}]' % call.id]
@@ -213,7 +213,7 @@ def test_validate_false_lets_an_invalid_call_through(link):
 
 
 def test_our_invalid_answer_is_a_harness_error_and_the_call_stays_unanswered(link):
-    """R3: an invalid answer of ours raises; the peer's CALL can still be answered properly."""
+    """rpc.schema: an invalid answer of ours raises; the peer's CALL can still be answered properly."""
     a, b = link()
     call = peer_call(a, b)
     with pytest.raises(HarnessError):
@@ -224,14 +224,14 @@ def test_our_invalid_answer_is_a_harness_error_and_the_call_stays_unanswered(lin
     assert b.unanswered_peer_calls == ()
 
 
-# ----------------------------------------------------------------------------- R3, the peer's side
+# ----------------------------------------------------------------------------- rpc.schema, the peer's side
 @pytest.mark.parametrize("version, payload, code", AUTHORIZE_FAULTS)
 def test_peer_invalid_call_is_answered_with_the_canonical_code(link, version, payload, code):
-    """R3: the peer's schema-invalid CALL is refused with the version's code for the fault, and reported."""
+    """rpc.schema: the peer's schema-invalid CALL is refused with the version's code for the fault, and reported."""
     a, b = link(version, validate=False)
     call = a.call("Authorize", payload, 0.0)
     events = deliver(a, b)
-    assert rules(events) == [("R3", True)]
+    assert rules(events) == [("rpc.schema", True)]
     assert not any(isinstance(e, CallReceived) for e in events)  # the application never sees it
     [reply] = sent(b)
     assert (reply[0], reply[1], reply[2], reply[4]) == (4, call.id, code, {})
@@ -239,7 +239,7 @@ def test_peer_invalid_call_is_answered_with_the_canonical_code(link, version, pa
 
 
 def test_peer_invalid_call_is_passed_on_when_validation_is_off():
-    """R3: an endpoint with validate=False hands even an invalid CALL to the application."""
+    """rpc.schema: an endpoint with validate=False hands even an invalid CALL to the application."""
     a = RpcEndpoint(V201, validate=False)
     b = RpcEndpoint(V201, validate=False)
     call = a.call("Authorize", {}, 0.0)
@@ -247,18 +247,18 @@ def test_peer_invalid_call_is_passed_on_when_validation_is_off():
 
 
 def test_peer_invalid_callresult_is_delivered_with_a_violation(link):
-    """R3: an invalid answer still answers the CALL; the event carries the schema violation."""
+    """rpc.schema: an invalid answer still answers the CALL; the event carries the schema violation."""
     a, b = link()
     call = peer_call(a, b)
     b.answer(call, {"currentTime": NOW, "extra": 1}, validate=False)
     result = only(deliver(b, a), ResultReceived)
     assert result.call == call and result.result.payload == {"currentTime": NOW, "extra": 1}
-    assert [(v.rule, v.strict) for v in result.violations] == [("R3", True)]
+    assert [(v.rule.id, v.strict) for v in result.violations] == [("rpc.schema", True)]
     assert a.in_flight is None
 
 
 def test_callresult_to_an_action_without_schema_is_delivered_not_crashed(link):
-    """R3: if we sent an unknown action on purpose and the peer answers CALLRESULT, we report it, not crash."""
+    """rpc.schema: if we sent an unknown action on purpose and the peer answers CALLRESULT, we report it, not crash."""
     a, b = link()
     call = a.call("NoSuchAction", {}, 0.0, validate=False)
     a.outbox()
@@ -266,20 +266,20 @@ def test_callresult_to_an_action_without_schema_is_delivered_not_crashed(link):
     assert events == [ResultReceived(call, CallResult(call.id, {}), [])]
 
 
-# ----------------------------------------------------------------------------- R4
+# ----------------------------------------------------------------------------- rpc.one_at_a_time
 @pytest.mark.parametrize("version, strict", [(V16, False), (V201, True), (V21, True)])
 def test_peer_pipelining_calls_is_a_violation_strict_only_in_2x(link, version, strict):
-    """R4: a second CALL before we answered the first: SHALL NOT in 2.x, SHOULD NOT in 1.6."""
+    """rpc.one_at_a_time: a second CALL before we answered the first: SHALL NOT in 2.x, SHOULD NOT in 1.6."""
     _, b = link(version)
     assert isinstance(b.receive('[2,"c1","Heartbeat",{}]', 0.0)[0], CallReceived)
     events = b.receive('[2,"c2","Heartbeat",{}]', 0.1)
-    assert rules(events) == [("R4", strict)]
+    assert rules(events) == [("rpc.one_at_a_time", strict)]
     assert only(events, CallReceived).call == Call("c2", "Heartbeat", {})  # still handed on
     assert [c.id for c in b.unanswered_peer_calls] == ["c1", "c2"]
 
 
 def test_peer_call_after_our_answer_is_not_pipelining(link):
-    """R4: once we answered, the peer may call again."""
+    """rpc.one_at_a_time: once we answered, the peer may call again."""
     _, b = link()
     first = b.receive('[2,"c1","Heartbeat",{}]', 0.0)[0].call
     b.answer(first, HEARTBEAT_ANSWER)
@@ -287,34 +287,34 @@ def test_peer_call_after_our_answer_is_not_pipelining(link):
 
 
 def test_peer_call_refused_for_its_payload_does_not_count_as_unanswered(link):
-    """R4: a CALL we already answered with a CALLERROR leaves nothing pending."""
+    """rpc.one_at_a_time: a CALL we already answered with a CALLERROR leaves nothing pending."""
     _, b = link()
     b.receive('[2,"c1","Authorize",{}]', 0.0)
     assert rules(b.receive('[2,"c2","Heartbeat",{}]', 1.0)) == []
 
 
-# ----------------------------------------------------------------------------- R5
+# ------------------------------------------------------- rpc.unique_id, rpc.known_action, ocpp.errors.known
 def test_peer_reusing_a_call_id_is_a_strict_violation(link):
-    """R5: the peer's CALL ids are unique on the connection, even after the first was answered."""
+    """rpc.unique_id: the peer's CALL ids are unique on the connection, even after the first was answered."""
     _, b = link()
     b.answer(b.receive('[2,"dup","Heartbeat",{}]', 0.0)[0].call, HEARTBEAT_ANSWER)
     events = b.receive('[2,"dup","Heartbeat",{}]', 1.0)
-    assert rules(events) == [("R5", True)]
+    assert rules(events) == [("rpc.unique_id", True)]
     assert only(events, CallReceived).call.id == "dup"
 
 
 @pytest.mark.parametrize("version", list(OcppVersion))
 def test_unknown_action_is_answered_not_implemented(link, version):
-    """R5: an action the version does not define is answered NotImplemented and reported."""
+    """rpc.known_action: an action the version does not define is answered NotImplemented and reported."""
     _, b = link(version)
     events = b.receive('[2,"u1","NoSuchAction",{}]', 0.0)
-    assert rules(events) == [("R5", True)]
+    assert rules(events) == [("rpc.known_action", True)]
     assert b.outbox() == ['[4,"u1","NotImplemented","unknown action NoSuchAction",{}]']
     assert b.unanswered_peer_calls == ()
 
 
 def test_action_of_another_version_is_unknown(link):
-    """R5: 1.6 StartTransaction on a 2.0.1 connection is answered NotImplemented."""
+    """rpc.known_action: 1.6 StartTransaction on a 2.0.1 connection is answered NotImplemented."""
     _, b = link(V201)
     b.receive('[2,"s1","StartTransaction",{"connectorId":1}]', 0.0)
     assert sent(b)[0][:3] == [4, "s1", "NotImplemented"]
@@ -334,17 +334,17 @@ def test_action_of_another_version_is_unknown(link):
     (V21, "OccurrenceConstraintViolation", False),
 ])
 def test_callerror_code_must_exist_in_the_version(link, version, code, violated):
-    """R5: a CALLERROR with a code of another version is delivered with a violation; either spelling is fine."""
+    """ocpp.errors.known: a CALLERROR with a code of another version is delivered with a violation; either spelling is fine."""
     a, _ = link(version)
     call = a.call("Heartbeat", {}, 0.0)
     event = a.receive('[4,"%s","%s","",{}]' % (call.id, code), 1.0)[0]
     assert isinstance(event, ErrorReceived) and event.error.code == code
-    assert [(v.rule, v.strict) for v in event.violations] == ([("R5", True)] if violated else [])
+    assert [(v.rule.id, v.strict) for v in event.violations] == ([("ocpp.errors.known", True)] if violated else [])
 
 
 # ----------------------------------------------------------------------------- answering
 def test_answering_a_call_twice_is_a_harness_error(link):
-    """R5: each peer CALL is answered once; a second answer (result or error) is our bug."""
+    """answering: each peer CALL is answered once; a second answer (result or error) is our bug."""
     a, b = link()
     call = peer_call(a, b)
     b.answer(call, HEARTBEAT_ANSWER)
@@ -356,7 +356,7 @@ def test_answering_a_call_twice_is_a_harness_error(link):
 
 
 def test_answering_a_call_never_received_is_a_harness_error(link):
-    """R5: only CALLs the peer sent can be answered."""
+    """answering: only CALLs the peer sent can be answered."""
     _, b = link()
     with pytest.raises(HarnessError):
         b.answer(Call("invented", "Heartbeat", {}), HEARTBEAT_ANSWER)
@@ -368,7 +368,7 @@ def test_answering_a_call_never_received_is_a_harness_error(link):
     (V16, "MessageTypeNotSupported"), (V21, "NoSuchCode"),
 ])
 def test_answer_error_with_a_code_not_in_the_version_is_a_harness_error(link, version, code):
-    """R5: we never send a code the version does not define; the CALL stays open for a proper answer."""
+    """answering: we never send a code the version does not define; the CALL stays open for a proper answer."""
     a, b = link(version)
     call = peer_call(a, b)
     with pytest.raises(HarnessError):
@@ -377,7 +377,7 @@ def test_answer_error_with_a_code_not_in_the_version_is_a_harness_error(link, ve
 
 
 def test_answer_error_writes_code_description_and_details(link):
-    """R5: the CALLERROR carries what the application gave, details defaulting to {}."""
+    """answering: the CALLERROR carries what the application gave, details defaulting to {}."""
     a, b = link(V16)
     first = peer_call(a, b)
     b.answer_error(first, "NotSupported", "not here", {"why": "no"})
@@ -386,7 +386,7 @@ def test_answer_error_writes_code_description_and_details(link):
 
 # ----------------------------------------------------------------------------- send_raw
 def test_raw_reply_with_its_id_comes_back_as_raw_reply(link):
-    """send_raw: the answer to a raw frame is delivered unjudged as RawReplyReceived, not as an R2 violation."""
+    """send_raw: the answer to a raw frame is delivered unjudged as RawReplyReceived, not as an rpc.matches violation."""
     a, b = link()
     a.send_raw('[2,"raw-1","NoSuchAction",{}]', 0.0, reply_id="raw-1")
     deliver(a, b)
@@ -397,34 +397,36 @@ def test_raw_reply_with_its_id_comes_back_as_raw_reply(link):
 
 
 def test_non_json_is_answered_rpc_framework_error_minus_one_and_reaches_the_raw_sender(link):
-    """send_raw/F5: garbage gets [4,"-1","RpcFrameworkError",...] on 2.x, delivered to the sender as a raw reply."""
+    """send_raw/framing.framework_error: garbage gets [4,"-1","RpcFrameworkError",...] on 2.x, delivered
+    to the sender as a raw reply."""
     a, b = link()
     a.send_raw("this is not JSON", 0.0, reply_id="-1")
     events = deliver(a, b)
-    assert rules(events) == [("F1", True)]
+    assert rules(events) == [("framing.text", True)]
     assert isinstance(events[0].error, FrameError) and events[0].text == "this is not JSON"
     assert deliver(b, a, 1.0) == [RawReplyReceived("-1", CallError("-1", "RpcFrameworkError", "invalid JSON", {}))]
 
 
 def test_garbage_from_the_peer_is_never_taken_as_its_raw_reply(link):
-    """send_raw/F5: while we wait for a "-1" reply, garbage from the peer is a violation, and we answer it."""
+    """send_raw/framing.framework_error: while we wait for a "-1" reply, garbage from the peer is a
+    violation, and we answer it."""
     a, _ = link()
     a.send_raw("this is not JSON", 0.0, reply_id="-1")
     a.outbox()
     events = a.receive("garbage back", 1.0)
-    assert rules(events) == [("F1", True)]
+    assert rules(events) == [("framing.text", True)]
     assert a.outbox() == ['[4,"-1","RpcFrameworkError","invalid JSON",{}]']
 
 
 def test_raw_reply_is_delivered_once_and_expires_at_its_deadline(link):
-    """send_raw: a reply after the deadline, or a second one, is an answer to no CALL (R2)."""
+    """send_raw: a reply after the deadline, or a second one, is an answer to no CALL (rpc.matches)."""
     a, _ = link(call_timeout=10.0)
     a.send_raw('[2,"r1","Heartbeat",{}]', 0.0, reply_id="r1")
     a.send_raw('[2,"r2","Heartbeat",{}]', 0.0, reply_id="r2")
     assert isinstance(a.receive('[3,"r1",{}]', 1.0)[0], RawReplyReceived)
-    assert rules(a.receive('[3,"r1",{}]', 2.0)) == [("R2", True)]
+    assert rules(a.receive('[3,"r1",{}]', 2.0)) == [("rpc.matches", True)]
     assert a.poll(10.0) == []
-    assert rules(a.receive('[3,"r2",{}]', 11.0)) == [("R2", True)]
+    assert rules(a.receive('[3,"r2",{}]', 11.0)) == [("rpc.matches", True)]
 
 
 def test_raw_frames_bypass_the_queue(link):
@@ -447,7 +449,7 @@ def test_raw_frames_bypass_the_queue(link):
     (V201, '[4,"x","GenericError"]', []),
 ])
 def test_broken_frame_is_a_violation_and_gets_the_reply_owed(link, version, text, reply):
-    """F5: the endpoint writes the reply the frame rules demand (none for a broken answer) and reports it."""
+    """framing: the endpoint writes the reply the frame rules demand (none for a broken answer) and reports it."""
     _, b = link(version)
     events = b.receive(text, 0.0)
     assert len(events) == 1 and isinstance(events[0], Violation) and events[0].error.strict
@@ -455,10 +457,10 @@ def test_broken_frame_is_a_violation_and_gets_the_reply_owed(link, version, text
 
 
 def test_binary_message_is_a_violation_with_a_readable_preview(link):
-    """F1: bytes are refused; the preview is their repr, so the report stays text."""
+    """framing.text: bytes are refused; the preview is their repr, so the report stays text."""
     _, b = link()
     [event] = b.receive(b'[2,"x","Heartbeat",{}]', 0.0)
-    assert event.error.rule == "F1" and event.text == "b'[2,\"x\",\"Heartbeat\",{}]'"
+    assert event.error.rule.id == "framing.text" and event.text == "b'[2,\"x\",\"Heartbeat\",{}]'"
     assert b.outbox() == ['[4,"-1","RpcFrameworkError","binary frame",{}]']
 
 
@@ -483,10 +485,10 @@ def test_peer_send_reaches_the_application(link):
 
 
 def test_peer_invalid_send_is_a_violation_without_reply(link):
-    """SEND (2.1)/R3: an invalid SEND is reported but never answered."""
+    """SEND (2.1)/rpc.schema: an invalid SEND is reported but never answered."""
     _, b = link(V21)
     events = b.receive('[6,"s1","NotifyPeriodicEventStream",{"id":1}]', 0.0)
-    assert rules(events) == [("R3", True)]
+    assert rules(events) == [("rpc.schema", True)]
     assert b.outbox() == []
 
 
@@ -500,7 +502,7 @@ def test_send_does_not_exist_before_2_1(link, version):
 
 
 def test_our_invalid_send_is_a_harness_error(link):
-    """SEND (2.1)/R3: our SEND is schema-checked like our CALLs."""
+    """SEND (2.1)/rpc.schema: our SEND is schema-checked like our CALLs."""
     a, _ = link(V21)
     with pytest.raises(HarnessError):
         a.send_unconfirmed("NotifyPeriodicEventStream", {"id": 1})

@@ -158,7 +158,7 @@ def test_1_6_limit_with_two_decimals_fails_multiple_of(limit):
 
 @pytest.mark.parametrize("number, ok", [("16.1", True), ("16.05", False), ("7", True)])
 def test_limit_received_as_text_is_judged_on_the_digits_sent(number, ok):
-    """Schemas/F1: a frame parsed from text keeps the peer's digits all the way to the schema check."""
+    """Schemas/framing.text: a frame parsed from text keeps the peer's digits all the way to the schema check."""
     text = ('[2,"x","SetChargingProfile",{"connectorId":1,"csChargingProfiles":{"chargingProfileId":1,'
             '"stackLevel":0,"chargingProfilePurpose":"TxDefaultProfile","chargingProfileKind":"Relative",'
             '"chargingSchedule":{"chargingRateUnit":"A","chargingSchedulePeriod":[{"startPeriod":0,"limit":%s}]}}}]'

@@ -1,0 +1,138 @@
+"""CONN — connection prerequisites, in every OCPP-J version: the WebSocket upgrade (the station's
+identity, the subprotocol, Basic auth) and the boot that opens the conversation.
+
+The upgrade's rules are the core table ``Ws`` (harness/transport/ws.py), the boot's the table below.
+What differs by version is a parameter: the Basic-auth password (1.6: the 20-byte AuthorizationKey;
+2.x: the password); WebSocket compression is judged in 1.6 only (2.x allows it).
+"""
+
+import secrets
+
+import pytest
+
+from harness.arena import CS, OcppArena
+from harness.errors import NotApplicable
+from harness.ocpp.versions import OcppVersion
+from harness.rules import RuleTable, must
+from harness.suite import OCPP_ALL, TC, case, checks
+from harness.transport.ws import Handshake, Ws, open_station
+from harness.usecases.transport import basic_password, expect_refused
+from harness.verdict import check_equal, check_in, require, violated
+
+
+class CONN(RuleTable):
+    """The boot that follows the upgrade (OCPP 2.0.1 B01; spec 002 BootNotification and Registration)."""
+    boots = must("OCPP 2.0.1 B01; OCPP 1.6 §4.2 BootNotification",
+                 "a station that connects after a (re)start announces itself with BootNotification")
+    accepted = must("OCPP 2.0.1 B01; spec 002 RegistrationStatus",
+                    "the CSMS accepts the boot of a station it is configured for")
+    interval = must("spec 002 Messages (BootNotification.conf interval); OCPP 2.0.1 B01",
+                    "an Accepted boot is answered with a positive heartbeat interval")
+
+
+pytestmark = case("CONN", block="Connection", roles=("csms", "cs"), protocols=OCPP_ALL)
+
+UNKNOWN_SUBPROTOCOL = "ocpp0.9-unknown"
+
+
+async def _upgrade(arena: OcppArena, offered: list[str]) -> Handshake:
+    """The configured station's upgrade to the CSMS under test, offering ``offered``."""
+    return await open_station(arena.sut_url, arena.profile.identity, password=basic_password(arena),
+                              versions=offered, handler=None, wirelog=arena.wirelog)
+
+
+def _wrong_password(arena: OcppArena) -> str | bytes:
+    """A password of the configured kind that is not the configured one."""
+    if not basic_password(arena):
+        raise NotApplicable("the profile sets no [station] " + (
+            "authorization_key (1.6 Basic auth)" if arena.version is OcppVersion.V16
+            else "password (security profile 1)"))
+    return secrets.token_bytes(20) if arena.version is OcppVersion.V16 else "wrong-" + secrets.token_hex(10)
+
+
+@checks(CONN.accepted, CONN.interval, CONN.boots, Ws.known_station, csms=TC("TC_B_01_CSMS", "ocpp2.0.1"))
+async def test_boot_is_accepted(ocpp_unlinked):
+    """The configured station is upgraded, boots and is Accepted with a heartbeat interval; a station under
+    test boots when it connects (after a Reset if it reconnects without booting, which it may)."""
+    arena = ocpp_unlinked
+    if arena.is_sut(CS):
+        await arena.connect_station_under_test()
+        await arena.station_boot()
+        return
+    handshake = await arena.connect_station(boot=False)
+    require(handshake.connection is not None, Ws.known_station, "the CSMS refused the configured station",
+            expected="an upgraded connection", actual=f"HTTP {handshake.status}")
+    boot = await arena.boot_harness_station()
+    require(boot.error is None, CONN.accepted, "the CSMS answered the BootNotification with a CALLERROR",
+            expected="a BootNotification answer", actual=boot.error)
+    check_equal(CONN.accepted, "BootNotification answer status", "Accepted", boot.response["status"])
+    require(boot.response["interval"] > 0, CONN.interval, "the BootNotification answer's interval is not positive",
+            expected="> 0", actual=boot.response["interval"])
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Ws.subprotocol_picked)
+async def test_csms_picks_the_offered_subprotocol(ocpp_unlinked):
+    """Offered an unknown subprotocol and the version's, the CSMS picks the version's."""
+    arena = ocpp_unlinked
+    handshake = await _upgrade(arena, [UNKNOWN_SUBPROTOCOL, arena.version.subprotocol])
+    try:
+        check_equal(Ws.subprotocol_picked, "Sec-WebSocket-Protocol chosen", arena.version.subprotocol,
+                    handshake.subprotocol)
+    finally:
+        if handshake.connection:
+            await handshake.connection.close()
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Ws.no_subprotocol)
+async def test_csms_without_acceptable_subprotocol_upgrades_then_closes(ocpp_unlinked):
+    """Offered no subprotocol it speaks, the CSMS completes the handshake without the header, then closes."""
+    arena = ocpp_unlinked
+    handshake = await _upgrade(arena, [UNKNOWN_SUBPROTOCOL])
+    require(handshake.connection is not None, Ws.no_subprotocol, "the upgrade was refused instead",
+            expected="101 without subprotocol", actual=f"HTTP {handshake.status}")
+    try:
+        check_equal(Ws.no_subprotocol, "Sec-WebSocket-Protocol in the 101 answer", None, handshake.subprotocol)
+        closed = await handshake.connection.wait_closed(arena.timeouts.quiet * 2)
+        require(closed, Ws.no_subprotocol, "the connection stayed open", expected="closed", actual="open")
+    finally:
+        await handshake.connection.close()
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Ws.unknown_identity, Ws.refusal_status)
+async def test_unknown_identity_is_refused_with_404(ocpp_unlinked):
+    """An identity the CSMS does not know is not connected, and gets HTTP 404 as the texts advise."""
+    arena = ocpp_unlinked
+    await expect_refused(arena, "UNKNOWN-" + secrets.token_hex(4).upper(), basic_password(arena),
+                         rule=Ws.unknown_identity, what="an unknown identity", status=404)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Ws.wrong_password, Ws.refusal_status)
+async def test_wrong_password_is_refused(ocpp_unlinked):
+    """Basic auth (2.x security profile 1; 1.6 the AuthorizationKey): the configured identity with a wrong
+    password is refused, with HTTP 401."""
+    arena = ocpp_unlinked
+    await expect_refused(arena, arena.profile.identity, _wrong_password(arena), rule=Ws.wrong_password,
+                         what="a wrong password", status=401)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(Ws.identity, Ws.subprotocol_offered, Ws.basic_auth, Ws.compression, cs=TC("TC_085_CS", "ocpp1.6"))
+async def test_station_offers_its_subprotocol_and_credentials(ocpp_unlinked):
+    """The station's upgrade names it, offers the version and carries Basic auth with its password; a 1.6
+    station offers no compression."""
+    arena = ocpp_unlinked
+    await arena.connect_station_under_test()
+    seen = arena.handshakes()[-1]
+    check_equal(Ws.identity, "identity in the URL", arena.profile.identity, seen.identity)
+    offered = {p.strip() for value in seen.subprotocols for p in value.split(",")}
+    check_in(Ws.subprotocol_offered, "offered subprotocols", offered, arena.version.subprotocol)
+    if basic_password(arena):
+        check_equal(Ws.basic_auth, "Basic auth username", arena.profile.identity, seen.username)
+        check_equal(Ws.basic_auth, "the configured password accepted", True, seen.password_ok)
+    if arena.version is OcppVersion.V16 and "permessage-deflate" in (seen.extensions or ""):
+        violated(Ws.compression, "the station offered WebSocket compression, which 1.6 says not to use "
+                                 "(the harness declined it)")
