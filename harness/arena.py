@@ -15,19 +15,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.actuators import Actuator, InProcessActuator
+from harness.arena_base import Arena, Trigger
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
 from harness.transport.ws import Exchange, Handshake, HandshakeSeen, OcppConnection
-from harness.verdict import fail
+from harness.rules import Rule, RuleTable, must
 from harness.wire import WireLog
 
 CSMS, CS = "csms", "cs"
 OCPP_ROLES = (CSMS, CS)
 # The Reset that restarts a station at once: 1.6 ResetType Hard, 2.x ResetEnumType Immediate.
 RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersion.V21: "Immediate"}
+
+
+class Restart(RuleTable, namespace="restart"):
+    """What the arena relies on when it restarts a station under test that did not boot on connecting."""
+    boots = must("spec 002 What the service does 4 and Messages Reset; spec 001 B11/B12 (Reset)",
+                 "a station that accepted a Reset restarts, and a restarted station sends BootNotification")
 
 
 @dataclass(frozen=True)
@@ -49,15 +56,12 @@ class ArenaOptions:
     embedded_cls: type | None = None    # testing the harness: a faulty stand-in
 
 
-class OcppArena:
+class OcppArena(Arena):
+    roles = OCPP_ROLES
+
     def __init__(self, target: Target, profile: Profile, wirelog: WireLog, options: ArenaOptions):
-        self.target = target
+        super().__init__(target, profile, wirelog, options)
         self.version = OcppVersion.parse(target.protocol)
-        self.sut_role = target.role
-        self.profile = profile
-        self.wirelog = wirelog
-        self.options = options
-        self.actuator = options.actuator
         self.harness: CsmsBase | StationBase | None = None
         self.standin: CsmsBase | StationBase | None = None
         self.link: OcppConnection | None = None
@@ -66,14 +70,6 @@ class OcppArena:
     @property
     def embedded(self) -> bool:
         return self.options.sut_url is None and self.options.actuator is None
-
-    @property
-    def harness_role(self) -> str:
-        return CS if self.sut_role == CSMS else CSMS
-
-    @property
-    def timeouts(self):
-        return self.profile.timeouts
 
     @property
     def references(self) -> tuple[type, type]:
@@ -154,9 +150,7 @@ class OcppArena:
                                f"station before this test")
         boot = await self.restarted(before, mark, answered=answered)
         if boot is None:
-            fail("Reset: a station that accepted a Reset restarts, and a restarted station boots",
-                 f"no BootNotification within {self.timeouts.connect:g} s of the accepted Reset",
-                 expected="BootNotification", actual="nothing")
+            self.silent(Restart.boots, "BootNotification", self.timeouts.connect, "of the accepted Reset")
         return boot
 
     async def restarted(self, connections: int, mark: int, *, answered: bool = True) -> Exchange | None:
@@ -169,57 +163,33 @@ class OcppArena:
         return await self.link.wait_for_call("BootNotification", self.timeouts.connect, answered=answered,
                                              start=mark)
 
-    async def close(self) -> None:
-        for side in (self.standin, self.harness):
-            if side is not None:
-                await side.stop()
-
     # ------------------------------------------------------------------ playing
-    def is_sut(self, role: str) -> bool:
-        return role == self.sut_role
-
-    async def act(self, role: str, action: str | None = None, **body: Any) -> None:
-        """Something happens at ``role``'s end that the protocol cannot cause (a card presented, an operator's
-        command): the SUT's actuator when ``role`` is the SUT, the harness's own reference otherwise."""
-        if role not in OCPP_ROLES:  # TRANSITION(#9): the old form act(action, **body) meant the SUT
-            role, action = self.sut_role, role
-        if not self.is_sut(role):
-            await self.harness.perform(action, body)
-            return
-        if self.actuator is None:
-            raise HarnessError("no actuator: give --actuator (manual, http or python)")
-        await self.actuator.perform(action, body)
-
-    def configure(self, **settings: Any) -> None:
-        """Set how the harness's own side behaves for this test (``registration="Pending"``, ...); the
-        harness's side is made anew for every test, so nothing carries over."""
-        self.harness.configure(**settings)
-
     async def exchange(self, initiator: str, action: str, payload: dict[str, Any] | None = None, *,
-                       trigger: tuple[str, dict[str, Any]] | None = None, rule: str = "",
+                       trigger: Trigger | None = None, rule: Rule | None = None,
                        timeout: float | None = None) -> Exchange:
-        """One request/answer of ``action`` started by ``initiator`` (``"cs"`` or ``"csms"``)."""
-        if not self.is_sut(initiator):
+        """One request/answer of ``action`` started by ``initiator`` (``"cs"`` or ``"csms"``): the harness
+        sends ``payload`` itself, or the actuator performs ``trigger`` and the SUT's CALL is awaited
+        (its silence breaks ``rule``)."""
+        async def send() -> Exchange:
             if payload is None:
                 raise HarnessError(f"the harness sends {action}: give its payload")
             return await self.link.call_exchange(action, payload)
-        if trigger is None:
-            raise HarnessError(f"the SUT sends {action}: give the actuator action that makes it")
-        start = len(self.link.history)
-        await self.act(initiator, trigger[0], **trigger[1])
-        return await self.expect(action, sender=initiator, after=start, rule=rule, timeout=timeout,
-                                 why=f"after the actuator action {trigger[0]}")
 
-    async def expect(self, action: str, *, after: int, rule, sender: str | None = None,
-                     timeout: float | None = None, where=None, why: str = "") -> Exchange:
+        return await self.initiated(initiator, action, send=send, trigger=trigger, await_sut=lambda start: self.expect(
+            action, sender=initiator, after=start, rule=rule, timeout=timeout,
+            why=f"after the actuator action {trigger[0]}"))
+
+    async def expect(self, action: str, *, sender: str, after: int, rule: Rule | None = None,
+                     timeout: float | None = None, where=None, why: str = "") -> Exchange | None:
         """The answered ``action`` CALL that ``sender`` (``"cs"`` or ``"csms"``) sent from ``after`` on.
 
         The direction is read off the wire log: only a CALL the sender put on the link counts. When
-        the SUT is the sender, its silence is a failure of ``rule``; when the harness is, a harness bug.
+        the SUT is the sender its silence breaks ``rule`` (None comes back only when that row is a
+        SHOULD); when the harness is, its silence is a harness bug and no rule is needed.
         """
-        if sender is None:  # TRANSITION(#9): the sender becomes required once every suite names it
-            sender = self.sut_role if hasattr(self.harness, f"on_{action}") else self.harness_role
         from_sut = self.is_sut(sender)
+        if from_sut and rule is None:
+            raise HarnessError(f"expect({action!r}) from the SUT: name the rule its silence breaks")
         wait = timeout or self.timeouts.action
         exchange = await self.link.wait_for(
             lambda e: e.action == action and e.incoming == from_sut and (where is None or where(e.request)),
@@ -227,18 +197,16 @@ class OcppArena:
         if exchange is None:
             if not from_sut:
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
-            fail(rule, f"the SUT did not send {action} within {wait:g} s {why}".rstrip(),
-                 expected=f"a {action} request", actual="nothing")
+            self.silent(rule, action, wait, why)
         return exchange
 
-    async def expect_none(self, action: str, *, after: int, rule: str, within: float | None = None,
+    async def expect_none(self, action: str, *, after: int, rule: Rule, within: float | None = None,
                           where=None) -> None:
         """The SUT must NOT send ``action`` while we watch for ``within`` seconds."""
         wait = within or self.timeouts.quiet
         exchange = await self.link.wait_for_call(action, wait, start=after, where=where, answered=False)
         if exchange is not None:
-            fail(rule, f"the SUT sent {action} when it must not", expected=f"no {action}",
-                 actual=exchange.request)
+            self.unwanted(rule, action, exchange.request)
 
     def mark(self) -> int:
         """A point in the link's history, for ``expect(after=...)``."""

@@ -37,15 +37,12 @@ class PeerViolation(AssertionError):
     """
 
     def __init__(self, rule: "Rule", message: str, *, expected: Any = None, actual: Any = None,
-                 protocol: str | None = None, strict: bool | None = None):
+                 protocol: str | None = None):
         super().__init__(message)
-        if isinstance(rule, str):  # TRANSITION(#9): string rules go once every table exists
-            from harness.rules import MUST, SHOULD, Rule as _Rule
-            rule = _Rule(rule, MUST if strict is not False else SHOULD, "", rule)
         self.rule = rule
         self.expected = expected
         self.actual = actual
-        self.strict = rule.strict_in(protocol) if strict is None else strict
+        self.strict = rule.strict_in(protocol)
 
     def __str__(self) -> str:
         text = f"[{self.rule.id}] {self.args[0]}"

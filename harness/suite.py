@@ -62,8 +62,7 @@ class TC:
 
 
 def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[str],
-         requires: Iterable[str] = (), severity: str = "critical",
-         certification: dict | None = None) -> list[pytest.MarkDecorator]:
+         requires: Iterable[str] = (), severity: str = "critical") -> list[pytest.MarkDecorator]:
     """The marks of a suite file; registers the use case (one declaration per id)."""
     declared = UseCase(usecase, block, tuple(roles), tuple(protocols), severity)
     known = USECASES.setdefault(usecase, declared)
@@ -75,13 +74,7 @@ def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[
         pytest.mark.sut_roles(*declared.roles),
         pytest.mark.protocols(*declared.protocols),
         *(pytest.mark.requires(feature) for feature in requires),
-        # TRANSITION(#9): module-wide certification ids go once every test declares its own
-        *([pytest.mark.checks(certification={r: TC(i) for r, i in certification.items()})] if certification else []),
     ]
-
-
-def certified(marks, **ids: str) -> pytest.MarkDecorator:  # TRANSITION(#9)
-    return pytest.mark.checks(certification={r: TC(i) for r, i in ids.items()})
 
 
 def checks(*rules: Rule, **certification: TC | str) -> pytest.MarkDecorator:

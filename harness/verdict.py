@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import PeerViolation
-from harness.rules import MUST, Rule
+from harness.rules import Rule
 
 
 @dataclass
@@ -47,7 +47,6 @@ class ConformanceFailure(PeerViolation):
     """The SUT broke a MUST rule of a use case."""
 
     def __init__(self, rule: Rule, message: str, *, expected: Any = None, actual: Any = None):
-        rule = _transitional(rule)
         super().__init__(rule, message, expected=expected, actual=actual, protocol=current().protocol)
         self.usecase = current().usecase
 
@@ -80,23 +79,12 @@ def record_finding(rule: Rule, message: str) -> None:
 def violated(rule: Rule, message: str, *, expected: Any = None, actual: Any = None) -> None:
     """The SUT broke ``rule``: a failure when the rule is a MUST in this test's protocol, else a finding
     (the call then returns, and the test goes on)."""
-    rule = _transitional(rule)
+    if not isinstance(rule, Rule):
+        raise TypeError(f"a verifier takes a Rule from a rule table, not {rule!r}")
     if rule.strict_in(current().protocol):
         raise ConformanceFailure(rule, message, expected=expected, actual=actual)
     detail = "" if expected is None and actual is None else f" (expected {expected!r}, actual {actual!r})"
     record_finding(rule, message + detail)
-
-
-def _transitional(rule):  # TRANSITION(#9): string rules go once every table exists
-    return rule if isinstance(rule, Rule) else Rule(str(rule), MUST, "", str(rule))
-
-
-def fail(rule, message: str, *, expected: Any = None, actual: Any = None) -> None:  # TRANSITION(#9)
-    raise ConformanceFailure(_transitional(rule), message, expected=expected, actual=actual)
-
-
-def finding(rule, message: str) -> None:  # TRANSITION(#9)
-    record_finding(_transitional(rule), message)
 
 
 def require(condition: bool, rule: Rule, message: str, *, expected: Any = None, actual: Any = None) -> bool:

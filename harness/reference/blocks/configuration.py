@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.reference.common import V16, Block
-from harness.reference.model import connector_ids
+from harness.ocpp.v16 import connector_ids
 from harness.reference.v16.config import ConfigurationStore
 
 

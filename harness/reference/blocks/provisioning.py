@@ -5,7 +5,7 @@ Station 2.x (spec 001 Provisioning): BootNotification with its reason (PowerUp; 
 Reset), then, once Accepted, a StatusNotification Available per connector.
 
 Charge point 1.6 (spec 002):
-- connectors numbered 1..N without gaps (``harness.reference.model.connector_ids``); after an Accepted
+- connectors numbered 1..N without gaps (``harness.ocpp.v16.connector_ids``); after an Accepted
   boot a StatusNotification for connector 0 (the main controller, Available) and for each connector;
 - not Accepted: the next BootNotification after the interval (its own wait when 0), nothing else
   before (1.6 section 4.2); the interval is read under both names (``interval``, and the

@@ -6,8 +6,9 @@ import pytest
 from harness.ocpp.versions import OcppVersion
 from harness.reference.tokens import TokenStore
 from harness.reference import ReferenceCsms16, ReferenceStation16
-from harness.reference.blocks.provisioning import interval_alias, interval_of
-from harness.reference.model import connector_ids
+from harness.ocpp.v16 import interval_of
+from harness.reference.blocks.provisioning import interval_alias
+from harness.ocpp.v16 import connector_ids
 from harness.settings import reference_profile
 
 PROFILE = reference_profile()
