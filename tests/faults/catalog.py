@@ -2,7 +2,8 @@
 
 Each fault is a small subclass of ``ReferenceCsms`` or ``ReferenceStation`` that overrides the
 least code needed to break exactly ONE named rule, and a ``Fault`` record saying which suite
-test(s) must catch it, with which verdict (always *failed*: the SUT's fault, never *broken*) and
+test(s) must catch it, with which verdict (*failed* for a MUST row, a passed test with a *finding*
+naming the row for a SHOULD row: the SUT's fault, never *broken*) and
 which words of the failure message show the intended reason. ``test_fault_catalog.py`` plays
 each selection with the faulty class as the embedded SUT (``--embedded-sut catalog:<Class>``).
 
@@ -227,8 +228,20 @@ class Fault:
     cls: type                   # a subclass of the reference for the SUT role it plays
     catch: tuple[str, ...]      # node ids (relative to the repository) that must fail
     reason: str                 # words of the failure message that show the intended reason
-    verdict: str = "failed"     # the harness's verdict: the SUT is blamed, the run is not broken
+    verdict: str = "failed"     # "failed": a MUST row, the SUT is blamed; "finding": a SHOULD row, the test
+                                # passes with a finding that names it; never "broken" (the harness's fault)
     known_miss: str = ""        # why the harness cannot catch it yet: its test is a strict xfail
+
+    def outcome(self, result: dict) -> str:
+        """What a test's conformance.json entry shows of this fault: its verdict, with the text that
+        must name the rule (the failure's reason, or for a SHOULD row the findings)."""
+        return result["reason"] if self.verdict == "failed" else "\n".join(result["findings"])
+
+    def caught_by(self, result: dict) -> bool:
+        """The entry shows the fault: the expected verdict, the rule id in brackets and the reason's words."""
+        shown = self.outcome(result)
+        verdict = "failed" if self.verdict == "failed" else "passed"
+        return result["verdict"] == verdict and f"[{self.rule}]" in shown and self.reason in shown
 
     @property
     def embedded_sut(self) -> str:

@@ -211,7 +211,7 @@ FAULTS: tuple[Fault16, ...] = (
             "the readonly key NumberOfConnectors was changed"),
     Fault16("cp-reorders-its-queue", "OFFLINE16.in_order",
             ChargePointReordersItsQueue, (node(OFFLINE, "test_queued_messages_arrive_in_order", "cs"),),
-            "MeterValues of the transaction came after its StopTransaction"),
+            "MeterValues of the transaction came after its StopTransaction", verdict="finding"),
     Fault16("cp-retries-at-once", "OFFLINE16.retry_wait",
             ChargePointRetriesAtOnce, (node(OFFLINE, "test_failed_message_is_retried_then_discarded", "cs"),),
             "retry 1 came"),

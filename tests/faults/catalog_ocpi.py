@@ -11,8 +11,9 @@ imported as the top-level module ``catalog_ocpi`` (this folder is put on the pat
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import catalog  # importable: conftest.py puts this folder on sys.path
 
 from harness.ocpi.auth import AuthRules
 from harness.ocpi.credentials import CredentialsRules, Registration
@@ -213,15 +214,9 @@ class AcceptsAPatchWithoutLastUpdated(OcpiPeer):
 
 
 # ------------------------------------------------------------------------------ the records
-@dataclass(frozen=True)
-class Fault:
-    """One faulty stand-in and how the suites must catch it."""
-    name: str
-    rule: str                   # the id of the rule it breaks (a row of a RuleTable): its failure names it
-    cls: type                   # a subclass of OcpiPeer
-    catch: tuple[str, ...]      # node ids (relative to the repository) that must fail
-    reason: str                 # words of the failure message that show the intended reason
-    verdict: str = "failed"
+class Fault(catalog.Fault):
+    """One faulty stand-in and how the suites must catch it: the record of ``catalog.py``, its class
+    importable from this module."""
 
     @property
     def embedded_sut(self) -> str:

@@ -15,10 +15,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from harness import smartcharging as sc
+from harness.ocpp.v16 import connector_ids
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import EVERY_VERSION, V2X, V16, Block
-from harness.ocpp.v16 import connector_ids
 from harness.transport.ws import CallErrorReply
 
 
