@@ -10,10 +10,10 @@ the wire; either way it returns the same ``Exchange`` (request and answer) to ve
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass
 from typing import Any
 
+from harness import clock
 from harness.actuators import Actuator, InProcessActuator
 from harness.arena_base import Arena, Trigger
 from harness.errors import HarnessError
@@ -254,8 +254,8 @@ class OcppArena(Arena):
         the link. None when none opens within ``timeout`` seconds (default: the connect timeout)."""
         wait = self.timeouts.connect if timeout is None else timeout
         if self.is_sut(CSMS):
-            deadline, links = time.monotonic() + wait, self.harness.links
-            while len(links) <= after and time.monotonic() < deadline:
+            deadline, links = clock.now() + wait, self.harness.links
+            while len(links) <= after and clock.now() < deadline:
                 await asyncio.sleep(0.05)
             connection = links[-1] if len(links) > after else None
         else:

@@ -7,6 +7,7 @@ repository's conftest.py.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import importlib
 
@@ -16,6 +17,7 @@ import pytest_asyncio
 from harness import __version__, report
 from harness.actuators import build as build_actuator
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
+from harness.clock import VirtualClockLoop
 from harness.errors import ConfigError, HarnessError, NotApplicable
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
@@ -36,6 +38,7 @@ MARKERS = {
     "sut_roles(*roles)": "the SUT roles a test can be played in: csms, cs, cpo, emsp",
     "protocols(*versions)": "the protocol versions a test applies to",
     "requires(feature)": "the test applies only when the profile declares [features] feature = true",
+    "real_clock(why)": "the test waits on another process or thread: it runs on the real clock in the embedded run too",
 }
 
 
@@ -141,6 +144,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+# ---------------------------------------------------------------------------- the event loop
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item):
+    """The embedded run (no --sut: every peer in this process) runs on virtual time
+    (harness.clock.VirtualClockLoop), so its waits cost no wall time; a real SUT, and a test marked
+    ``real_clock`` (it waits on something outside the loop's sight), run on the real clock."""
+    if config.stash[SETTINGS].embedded and item.get_closest_marker("real_clock") is None:
+        return {"virtual_clock": VirtualClockLoop}
+    return {"real_clock": asyncio.new_event_loop}
 
 
 # ---------------------------------------------------------------------------- fixtures

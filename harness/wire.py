@@ -10,9 +10,10 @@ from __future__ import annotations
 import base64
 import re
 import threading
-import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+
+from harness import clock
 
 MASK = "«redacted»"
 SHORT_SECRET = 8   # shorter secrets (PIN codes) are masked only as whole quoted values
@@ -25,6 +26,7 @@ class Redactor:
     def __init__(self) -> None:
         self._secrets: set[str] = set()
         self._lock = threading.Lock()
+        self._masks: tuple[list[str], re.Pattern | None] = ([], None)   # made from _secrets once per change
 
     def register(self, secret: str | bytes | None, *, identity: str | None = None) -> None:
         if not secret:
@@ -38,22 +40,29 @@ class Redactor:
         if identity is not None:
             forms.add(base64.b64encode(identity.encode() + b":" + raw).decode())
         with self._lock:
-            self._secrets |= {f for f in forms if f}
+            if not forms <= self._secrets:
+                self._secrets |= {f for f in forms if f}
+                self._masks = self._compile()
+
+    def _compile(self) -> tuple[list[str], re.Pattern | None]:
+        """Long secrets, longest first (one inside another is masked whole); PINs as one pattern that
+        matches them only as a whole quoted value, so ids and numbers that contain one survive."""
+        secrets = sorted(self._secrets, key=len, reverse=True)
+        pins = [re.escape(s) for s in secrets if len(s) < SHORT_SECRET]
+        return ([s for s in secrets if len(s) >= SHORT_SECRET],
+                re.compile(r"(?<=[\"'])(?:" + "|".join(pins) + r")(?=[\"'])") if pins else None)
 
     def redact(self, text: str) -> str:
         text = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + " " + MASK, text)
-        with self._lock:
-            secrets = sorted(self._secrets, key=len, reverse=True)
+        secrets, pins = self._masks
         for secret in secrets:
-            if len(secret) >= SHORT_SECRET:
-                text = text.replace(secret, MASK)
-            else:  # a PIN: only as a whole quoted value, so ids and numbers that contain it survive
-                text = re.sub(r"(?<=[\"'])" + re.escape(secret) + r"(?=[\"'])", MASK, text)
-        return text
+            text = text.replace(secret, MASK)
+        return pins.sub(MASK, text) if pins is not None else text
 
     def clear(self) -> None:
         with self._lock:
             self._secrets.clear()
+            self._masks = ([], None)
 
 
 REDACTOR = Redactor()
@@ -61,7 +70,7 @@ REDACTOR = Redactor()
 
 @dataclass(frozen=True)
 class WireEntry:
-    at: float            # wall-clock seconds since the epoch
+    at: float            # wall-clock seconds since the epoch (clock.wall())
     direction: str       # "→" harness to SUT, "←" SUT to harness, "·" connection event
     channel: str         # connection name: station identity, OCPI peer, ...
     text: str
@@ -78,13 +87,13 @@ class WireLog:
     connections: list = field(default_factory=list)   # every connection that logs here
 
     def sent(self, channel: str, text: str) -> None:
-        self.entries.append(WireEntry(time.time(), "→", channel, text))
+        self.entries.append(WireEntry(clock.wall(), "→", channel, text))
 
     def received(self, channel: str, text: str) -> None:
-        self.entries.append(WireEntry(time.time(), "←", channel, text))
+        self.entries.append(WireEntry(clock.wall(), "←", channel, text))
 
     def event(self, channel: str, text: str) -> None:
-        self.entries.append(WireEntry(time.time(), "·", channel, text))
+        self.entries.append(WireEntry(clock.wall(), "·", channel, text))
 
     def render(self, last: int | None = None) -> str:
         entries = self.entries if last is None else self.entries[-last:]

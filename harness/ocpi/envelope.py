@@ -18,8 +18,9 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
+from harness import clock
 from harness.errors import PeerViolation
-from harness.ocpi.timestamps import format_datetime, parse_datetime, utc_now
+from harness.ocpi.timestamps import format_datetime, parse_datetime
 from harness.rules import Rule, RuleTable, must, should
 
 _FORMAT = "OCPI 2.2.1 transport and format §4.1.6 Response format"
@@ -148,7 +149,7 @@ def build(data: Any = None, status_code: int = StatusCode.SUCCESS, status_messag
     body["status_code"] = int(status_code)
     if status_message is not None:
         body["status_message"] = status_message
-    body["timestamp"] = format_datetime(now or utc_now())
+    body["timestamp"] = format_datetime(now or clock.utcnow())
     return body
 
 

@@ -34,6 +34,3 @@ def format_datetime(moment: datetime) -> str:
         raise HarnessError("naive datetime: give it a timezone before it goes on the wire")
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)

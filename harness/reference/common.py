@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime, timezone
 from typing import Any
 
+from harness import clock
 from harness.errors import HarnessError
 from harness.ocpp.framing import Call
 from harness.ocpp.versions import OcppVersion
@@ -22,7 +22,7 @@ EVERY_VERSION = V16 | V2X
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return clock.utcnow().isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 async def woken(event: asyncio.Event, timeout: float | None) -> bool:

@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import json
 import socket
-import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
@@ -29,6 +28,7 @@ import uvicorn
 from starlette.requests import Request
 from starlette.responses import Response
 
+from harness import clock
 from harness.errors import HarnessError
 from harness.ocpi.auth import PresentedToken
 from harness.ocpi.headers import header_map
@@ -61,7 +61,7 @@ class HttpExchange:
     status: int
     response_headers: Pairs
     response_body: bytes
-    at: float = field(default_factory=time.time)
+    at: float = field(default_factory=clock.wall)
 
     def request_header(self, name: str) -> str | None:
         return header_map(self.request_headers).get(name.lower())
@@ -282,7 +282,7 @@ class HttpServer:
 
     async def start(self, timeout: float = START_TIMEOUT) -> "HttpServer":
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)   # asyncio sets TCP_NODELAY then
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((self.host, self.requested_port))
@@ -295,9 +295,9 @@ class HttpServer:
                                 timeout_graceful_shutdown=2)
         self._server = _Server(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name=f"http-server-{self.port}")
-        deadline = time.monotonic() + timeout
+        deadline = clock.now() + timeout
         while not self._server.started:
-            if self._task.done() or time.monotonic() > deadline:
+            if self._task.done() or clock.now() > deadline:
                 await self.stop()
                 raise HarnessError(f"the HTTP server on {self.host}:{self.port} did not start within {timeout:g} s")
             await asyncio.sleep(0.01)

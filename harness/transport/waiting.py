@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
+
+from harness import clock
 
 T = TypeVar("T")
 
@@ -14,12 +15,12 @@ async def first_match(items: Sequence[T], predicate: Callable[[T], bool], change
                       *, start: int = 0, hopeless: Callable[[], bool] = lambda: False) -> T | None:
     """The first of ``items[start:]`` matching ``predicate``; ``changed`` is set whenever ``items``
     may have grown. None once ``timeout`` seconds pass or ``hopeless()`` says nothing more will come."""
-    deadline = time.monotonic() + timeout
+    deadline = clock.now() + timeout
     while True:
         for item in items[start:]:
             if predicate(item):
                 return item
-        remaining = deadline - time.monotonic()
+        remaining = deadline - clock.now()
         if remaining <= 0 or hopeless():
             return None
         changed.clear()

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -32,6 +31,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from harness import clock
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.framing import Call, CallError
 from harness.ocpp.rpc import (
@@ -174,7 +174,7 @@ class OcppConnection:
         return exchange.response
 
     async def call_exchange(self, action: str, payload: dict[str, Any], *, validate: bool | None = None) -> Exchange:
-        call = self.endpoint.call(action, payload, time.monotonic(), validate=validate)
+        call = self.endpoint.call(action, payload, clock.now(), validate=validate)
         exchange = Exchange(call, incoming=False)
         self.history.append(exchange)
         future = asyncio.get_running_loop().create_future()
@@ -192,7 +192,7 @@ class OcppConnection:
         if reply_id is not None:
             future = asyncio.get_running_loop().create_future()
             self._raw_waiters[reply_id] = future
-        self.endpoint.send_raw(text, time.monotonic(), reply_id=reply_id)
+        self.endpoint.send_raw(text, clock.now(), reply_id=reply_id)
         self._wake.set()
         await self._flush()
         if future is None:
@@ -277,7 +277,7 @@ class OcppConnection:
                 text = await self.ws.recv()
                 if self.wirelog is not None:
                     self.wirelog.received(self.name, text if isinstance(text, str) else repr(text))
-                self._dispatch(self.endpoint.receive(text, time.monotonic()))
+                self._dispatch(self.endpoint.receive(text, clock.now()))
                 self._wake.set()   # an answer may have let the next CALL go, with a new deadline
                 await self._flush()
         except ConnectionClosed as closed:
@@ -295,13 +295,13 @@ class OcppConnection:
         """Expire CALLs at their deadline, however quiet the peer is (Rpc.queue: timed out, the next goes)."""
         while True:
             deadline = self.endpoint.next_deadline()
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            wait = None if deadline is None else max(0.0, deadline - clock.now())
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), wait)
             except TimeoutError:
                 pass
-            self._dispatch(self.endpoint.poll(time.monotonic()))
+            self._dispatch(self.endpoint.poll(clock.now()))
             await self._flush()
 
     def _dispatch(self, events) -> None:

@@ -8,8 +8,7 @@ link with ``arena.expect``, so a missing message blames whichever side had to se
 
 from __future__ import annotations
 
-import time
-
+from harness import clock
 from harness.arena import CS, OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import AUTHORIZATION_STATUSES, connector_ids
@@ -120,11 +119,11 @@ async def collect(arena: OcppArena, action: str, *, sender: str, after: int, cou
                   timeout: float | None = None, where=None) -> list[Exchange]:
     """The ``action`` CALLs ``sender`` sent from ``after`` on, once ``count`` arrived or the wait is over."""
     found, start, incoming = [], after, arena.is_sut(sender)
-    deadline = time.monotonic() + (timeout or arena.timeouts.action)
+    deadline = clock.now() + (timeout or arena.timeouts.action)
     while len(found) < count:
         exchange = await arena.link.wait_for(
             lambda e: e.action == action and e.incoming == incoming and (where is None or where(e.request)),
-            max(0.0, deadline - time.monotonic()), start=start)
+            max(0.0, deadline - clock.now()), start=start)
         if exchange is None:
             break
         found.append(exchange)

@@ -11,10 +11,10 @@ or a request the harness could not serve, breaks the ``rule`` the caller names.
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass
 from typing import Any
 
+from harness import clock
 from harness.ocpi.versions import CREDENTIALS
 from harness.ocpi_arena import OcpiArena, check_answer
 from harness.rules import Rule
@@ -117,10 +117,10 @@ async def check_opens(arena: OcpiArena, url: str, token: str, rule: Rule, what: 
 async def refused_soon(arena: OcpiArena, url: str, token: str) -> HttpExchange:
     """GET ``url`` with ``token`` until it is refused (HTTP 401) or the quiet time is over; the
     last answer. The SUT may still be digesting the answer that ended the token."""
-    deadline = time.monotonic() + arena.timeouts.quiet
+    deadline = clock.now() + arena.timeouts.quiet
     while True:
         answer = await get_credentials(arena, url, token)
-        if answer.status == 401 or time.monotonic() >= deadline:
+        if answer.status == 401 or clock.now() >= deadline:
             return answer
         await asyncio.sleep(0.05)
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from harness.clock import utcnow
 from harness.errors import NotApplicable
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
 from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules
 from harness.ocpi.pagination import PageWalker, PaginationRules
-from harness.ocpi.timestamps import format_datetime, utc_now
+from harness.ocpi.timestamps import format_datetime
 from harness.ocpi_arena import CPO, OcpiArena
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
@@ -80,7 +81,7 @@ async def push_location(arena: OcpiArena, location_id: str, *, rule: Rule) -> Ht
 async def _patch(arena: OcpiArena, ids: tuple[str, ...], changes: dict[str, Any], action: str, rule: Rule,
                  **trigger: Any) -> HttpExchange:
     """The CPO PATCHes ``changes`` (and last_updated) of the object ``ids`` to the Receiver."""
-    body = {**changes, "last_updated": format_datetime(utc_now())}
+    body = {**changes, "last_updated": format_datetime(utcnow())}
     return await arena.exchange(CPO, "PATCH", LOCATIONS, ids, body, rule=rule, trigger=(action, trigger))
 
 

@@ -4,8 +4,9 @@ The rules of the SetChargingProfile dialogue that several use cases play are thi
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
+from harness import clock
 from harness import smartcharging as sc
 from harness.arena import CSMS, OcppArena
 from harness.ocpp.versions import OcppVersion
@@ -36,7 +37,7 @@ def absolute_tx_default(profile_id: int, limits: list[tuple[int, str]], start: d
 
 
 def recent_start() -> datetime:
-    return (datetime.now(timezone.utc) - timedelta(minutes=1)).replace(microsecond=0)
+    return (clock.utcnow() - timedelta(minutes=1)).replace(microsecond=0)
 
 
 def oracle_station(arena: OcppArena) -> sc.Station:

@@ -15,13 +15,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import catalog  # importable: conftest.py puts this folder on sys.path
 
+from harness.clock import utcnow
 from harness.ocpi.auth import AuthRules
 from harness.ocpi.credentials import CredentialsRules, Registration
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore
 from harness.ocpi.pagination import PaginationRules
-from harness.ocpi.timestamps import format_datetime, utc_now
+from harness.ocpi.timestamps import format_datetime
 from harness.reference.ocpi import OcpiPeer
 from harness.reference.ocpi.locations import LocationsSender
 from harness.transport.http import HttpResponse
@@ -203,7 +204,7 @@ class PatchesWithoutLastUpdated(OcpiPeer):
 class _LenientStore(LocationStore):
     def patch(self, country_code, party_id, target, changes):
         if isinstance(changes, dict) and "last_updated" not in changes:
-            changes = {**changes, "last_updated": format_datetime(utc_now())}
+            changes = {**changes, "last_updated": format_datetime(utcnow())}
         super().patch(country_code, party_id, target, changes)
 
 

@@ -11,9 +11,9 @@ GetCompositeSchedule as actuator actions.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any
 
+from harness import clock
 from harness import smartcharging as sc
 from harness.ocpp.v16 import connector_ids
 from harness.ocpp.versions import OcppVersion
@@ -40,7 +40,7 @@ class ChargingProfiles(Block):
 
     def transaction_started(self, outlet: int, transaction_id: str) -> None:
         super().transaction_started(outlet, transaction_id)
-        self.smart.transactions[outlet] = sc.Transaction(transaction_id, datetime.now(timezone.utc))
+        self.smart.transactions[outlet] = sc.Transaction(transaction_id, clock.utcnow())
 
     def transaction_ended(self, outlet: int) -> None:
         super().transaction_ended(outlet)
@@ -55,7 +55,7 @@ class ChargingProfiles(Block):
 
     def on_GetCompositeSchedule(self, _: None, payload: dict) -> dict:
         return sc.answer_get_composite_schedule(self.profiles, self.smart, payload, self.engine_version,
-                                                datetime.now(timezone.utc))
+                                                clock.utcnow())
 
     def on_ClearChargingProfile(self, _: None, payload: dict) -> dict:
         return sc.answer_clear_charging_profile(self.profiles, payload, self.engine_version)

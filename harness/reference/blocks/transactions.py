@@ -25,11 +25,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
-import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from harness import clock
 from harness.errors import HarnessError, PeerViolation
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
@@ -138,14 +138,14 @@ class TransactionsStation16(Block):
 
     async def drained(self, timeout: float) -> None:
         """Returns once every queued transaction message is delivered or dropped, or offline, or after ``timeout`` s."""
-        deadline = time.monotonic() + timeout
-        while len(self.queue) and self.online and time.monotonic() < deadline:
+        deadline = clock.now() + timeout
+        while len(self.queue) and self.online and clock.now() < deadline:
             await asyncio.sleep(0.02)
 
     async def _send_queue(self) -> None:
         while True:
             self._wake.clear()
-            wait = self.queue.wait(time.monotonic())
+            wait = self.queue.wait(clock.now())
             if wait is None or not self.online or wait > 0:
                 await woken(self._wake, wait if wait and self.online else None)
                 continue
@@ -162,7 +162,7 @@ class TransactionsStation16(Block):
         tx, future = item.owner
         payload = self.bind(item)
         if payload is None:   # its transaction never got an id: nothing to refer to
-            self.queue.failed(time.monotonic(), attempts=1, retry_interval=0)
+            self.queue.failed(clock.now(), attempts=1, retry_interval=0)
             future.set_result(None)
             return
         connection = self.connection
@@ -182,7 +182,7 @@ class TransactionsStation16(Block):
                 tx.id = exchange.response.get("transactionId")
                 self.transaction_started(tx.connector_id, str(tx.id))
             future.set_result(exchange)
-        elif self.queue.failed(time.monotonic(), attempts=self.config.integer("TransactionMessageAttempts", 1),
+        elif self.queue.failed(clock.now(), attempts=self.config.integer("TransactionMessageAttempts", 1),
                                retry_interval=self.config.integer("TransactionMessageRetryInterval")):
             future.set_result(exchange)
 

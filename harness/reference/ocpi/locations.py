@@ -13,10 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from harness.clock import utcnow
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
 from harness.ocpi.pagination import page_headers, paginate, parse_query
-from harness.ocpi.timestamps import format_datetime, utc_now
+from harness.ocpi.timestamps import format_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply
@@ -96,7 +97,7 @@ class LocationsSender(ModuleHandler):
 
     async def patch_own(self, ids: tuple[str, ...], changes: dict[str, Any]) -> HttpExchange:
         """Change one of our objects (its parents follow), then PATCH the change to the Receiver."""
-        body = {**changes, "last_updated": format_datetime(utc_now())}
+        body = {**changes, "last_updated": format_datetime(utcnow())}
         identity = self.peer.identity
         self.store.patch(identity.country_code, identity.party_id, Target(ids), body)
         return await self.push("PATCH", ids, body)

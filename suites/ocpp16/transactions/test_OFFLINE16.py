@@ -8,10 +8,10 @@ suite reads the order of delivery as a MUST.
 """
 
 import asyncio
-import time
 
 import pytest
 
+from harness import clock
 from harness.arena import CS, CSMS
 from harness.ocpp.meter16 import parse_time
 from harness.rules import RuleTable, must, should
@@ -127,7 +127,7 @@ async def test_failed_message_is_retried_then_discarded(ocpp, profile):
         sent = await ocpp.link.wait_for_call("StopTransaction", wait, start=mark, answered=False)
         require(sent is not None, OFFLINE16.retried, f"transmission {attempt + 1} of {ATTEMPTS} did not come",
                 expected=f"{ATTEMPTS} transmissions", actual=f"{attempt}")
-        seen.append(time.monotonic())
+        seen.append(clock.now())
         ocpp.link.answer(sent, error=failing("harness: failing on purpose (behaviour rule 2)"))
         mark = ocpp.link.history.index(sent) + 1
     for n in range(1, ATTEMPTS):

@@ -29,6 +29,10 @@ class _Recorder(BaseHTTPRequestHandler):
         pass
 
 
+# the server answers from a thread of its own, whose work the embedded run's virtual clock cannot see
+THREADED_SERVER = pytest.mark.real_clock("the actuator server runs in a thread")
+
+
 @pytest.fixture
 def actuator_server():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
@@ -40,16 +44,19 @@ def actuator_server():
     server.server_close()
 
 
+@THREADED_SERVER
 async def test_http_actuator_posts_the_body_and_reads_2xx_as_done(actuator_server):
     await HttpActuator(actuator_server).perform("plug_in", {"evse_id": 1})
     assert _Recorder.seen == [("/act/plug_in", {"evse_id": 1})]
 
 
+@THREADED_SERVER
 async def test_http_501_means_not_applicable(actuator_server):
     with pytest.raises(ActionUnsupported, match="501 for 'press_start_button'"):
         await HttpActuator(actuator_server).perform("press_start_button", {})
 
 
+@THREADED_SERVER
 async def test_http_other_status_is_broken_and_shows_the_answer(actuator_server):
     with pytest.raises(ActuatorFailed, match="answered HTTP 500: boom"):
         await HttpActuator(actuator_server).perform("unplug", {"evse_id": 1})

@@ -1,0 +1,118 @@
+"""The harness's one clock, and the event loop that fast-forwards it in the embedded run.
+
+Every time the harness reads goes through here: ``now()`` (monotonic seconds, for deadlines and
+intervals) is the running event loop's own clock, the one asyncio's sleeps, timeouts and timers
+already use; ``utcnow()`` (a wall-clock datetime, for time stamps in payloads) and ``wall()``
+(epoch seconds, for the wire log) are read off the same clock. Outside an event loop they are the
+process's clocks. The sans-I/O cores never read a clock: they are given ``now()``.
+
+``VirtualClockLoop`` is the embedded run's event loop (no ``--sut``: reference against
+reference, one process). Its clock stands still while anything can run, and when the loop would
+otherwise sleep until its next timer it jumps there at once, so a ``quiet`` second, a retry
+interval or a call timeout keeps its meaning (the same order of events, the same durations on the
+clock) and costs no wall time. It never jumps past work in flight: it polls its sockets first
+(data a peer in this process wrote to a loopback socket is readable at once, a callback a
+thread handed over with ``call_soon_threadsafe`` too) and, while a thread of its executor runs, it
+waits in real time and moves its clock by what it waited. What it cannot see coming is another
+process or a thread of its own: a test that waits on one runs on the real clock (``real_clock``). A real SUT always runs on asyncio's own loop, on the real clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import time
+from datetime import datetime, timezone
+
+SIOCOUTQNSD = 0x894B      # Linux <linux/sockios.h>: bytes in a socket's send queue not sent yet
+IN_FLIGHT_POLL = 0.001    # seconds of real time between looks while bytes are on their way
+
+
+def now() -> float:
+    """Monotonic seconds on the running event loop's clock (``time.monotonic()`` outside a loop)."""
+    try:
+        return asyncio.get_running_loop().time()
+    except RuntimeError:
+        return time.monotonic()
+
+
+def wall() -> float:
+    """Seconds since the epoch on the same clock as ``now()``: the real wall clock, except on a
+    ``VirtualClockLoop``, whose wall clock starts at the real one and moves with its virtual time."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return time.time()
+    return loop.wall() if isinstance(loop, VirtualClockLoop) else time.time()
+
+
+def utcnow() -> datetime:
+    """The current UTC datetime on the same clock as ``now()``: what time stamps on the wire carry."""
+    return datetime.fromtimestamp(wall(), timezone.utc)
+
+
+class VirtualClockLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock jumps to its next timer instead of sleeping until it (see the module).
+
+    The clock is the process's monotonic clock when the first loop starts, and each new loop goes
+    on from where the last one stopped, so the wall clock the run shows never runs backwards."""
+
+    _resume_at = 0.0   # where the last closed loop's clock stood
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._virtual = max(time.monotonic(), VirtualClockLoop._resume_at)
+        self._wall_offset = time.time() - time.monotonic()
+        self._real_select = self._selector.select
+        self._selector.select = self._fast_forward
+        self._threads: set[asyncio.Future] = set()
+        self.jumps = 0            # how often the clock jumped, and how far in all: for bench/
+        self.skipped = 0.0
+
+    def time(self) -> float:
+        return self._virtual
+
+    def wall(self) -> float:
+        return self._virtual + self._wall_offset
+
+    def run_in_executor(self, executor, func, *args):
+        future = super().run_in_executor(executor, func, *args)
+        self._threads.add(future)
+        future.add_done_callback(self._threads.discard)
+        return future
+
+    def close(self) -> None:
+        VirtualClockLoop._resume_at = max(VirtualClockLoop._resume_at, self._virtual)
+        super().close()
+
+    def _fast_forward(self, timeout: float | None):
+        """The selector's ``select`` as ``_run_once`` calls it: ``timeout`` is 0 while callbacks are
+        ready, the time to the next timer when only timers are left, None when nothing is scheduled."""
+        events = self._real_select(0)
+        if events or timeout == 0:
+            return events
+        if timeout is None or self._threads or self._bytes_in_flight():
+            return self._wait_for_real(timeout)
+        self._virtual += timeout      # nothing can happen before the next timer: go there at once
+        self.jumps += 1
+        self.skipped += timeout
+        return []
+
+    def _wait_for_real(self, timeout: float | None):
+        """Only the world outside the loop can wake it: wait for it in real time (in short steps while
+        bytes are on their way, so the loop notices when they land) and move the clock as far."""
+        started = time.monotonic()
+        events = self._real_select(timeout if timeout is None or self._threads else min(timeout, IN_FLIGHT_POLL))
+        self._virtual += time.monotonic() - started
+        return events
+
+    def _bytes_in_flight(self) -> bool:
+        """A socket of this loop holds bytes its kernel has not sent yet (Nagle's algorithm waiting for
+        an ACK, a full window): they will reach their reader in this process later, in real time."""
+        for key in self._selector.get_map().values():
+            try:
+                if fcntl.ioctl(key.fd, SIOCOUTQNSD, b"\0\0\0\0") != b"\0\0\0\0":
+                    return True
+            except OSError:       # not a connected TCP socket (a listener, the loop's own pipe)
+                continue
+        return False
