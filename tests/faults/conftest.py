@@ -1,9 +1,9 @@
 """The fault catalog's glue: ``catalog`` importable, and the detection rate at the end of the run.
 
 ``catalog.py`` is imported as the top-level module ``catalog`` everywhere: this conftest puts its
-folder on ``sys.path`` for this run (whatever the import mode), and ``test_fault_catalog.py``
-puts it on ``PYTHONPATH`` for the suite runs it starts, whose ``--embedded-sut catalog:<Class>``
-then resolves without making ``tests/`` a package.
+folder on ``sys.path`` for this run (whatever the import mode), and so for the suite runs
+``suite_runner.py`` forks from it, whose ``--embedded-sut catalog:<Class>`` then resolves without
+making ``tests/`` a package.
 
 The detection rate is written by ``pytest_terminal_summary``, so it shows in CI output even when
 every test passes (a passing test's prints are captured).

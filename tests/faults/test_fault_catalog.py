@@ -1,27 +1,25 @@
 """Self-check 2 (design 'Self-checking'): every fault of the catalog is caught.
 
-Each fault runs only the suite tests that must catch it, in a fresh pytest subprocess (asyncio
-and the plugin's global state stay out of this process), with the faulty class as the embedded
-SUT. The verdicts are read from the run's ``conformance.json``: the harness's own verdict, so a
+Each fault runs only the suite tests that must catch it, in a pytest session of its own process
+(asyncio and the plugin's global state stay out of this process; suite_runner.py starts them warm),
+with the faulty class as the embedded SUT. The verdicts are read from the run's ``conformance.json``: the harness's own verdict, so a
 *broken* test (our fault) never passes for a *failed* one (the SUT's). The control run plays the
 same selections against the unmodified references: a fault cannot count as caught because its
 test fails anyway. The detection rate is printed at the end of the run (see conftest.py).
 
-The runs mostly wait (call, action and quiet timeouts), so the module starts the runs its
-selected tests need up front, ``PARALLEL`` at a time, and each test reads its own run's result.
+The module starts the runs its selected tests need up front, and each test reads its own run's
+result.
 """
 
 import importlib
 import json
-import os
 import subprocess
-import sys
-import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, transport  # importable: conftest.py puts this folder on sys.path
+import suite_runner  # importable, like the catalogs: conftest.py puts this folder on sys.path
+from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, transport
 
 from harness.ocpp.versions import OcppVersion
 from harness.reference import references_for
@@ -32,26 +30,20 @@ REPO = FAULTS_DIR.parents[1]
 RULES = load_rule_tables(REPO / "suites")   # every rule id a fault may name
 RUN_TIMEOUT = 120        # seconds for one suite run; the longest selection waits one action timeout (5 s)
 KNOWN_MISS_TIMEOUT = 15  # a known miss hangs; a fixed harness fails it after one call timeout (5 s)
-PARALLEL = 4             # suite runs at a time: they sleep far more than they compute
+PARALLEL = 4             # suite runs handed to suite_runner at a time (it plays one per core)
 CONTROL = "control"      # the run of every selection against the unmodified references
 CONTROL_SELECTION = tuple(sorted({nodeid for fault in FAULTS for nodeid in fault.catch}))
 
 
 def run_suites(directory: Path, nodeids, *options: str, timeout: float = RUN_TIMEOUT):
-    """Run exactly ``nodeids`` in a pytest subprocess working in ``directory``, with this folder on
-    PYTHONPATH (for ``--embedded-sut catalog:<Class>``); return its RunResult and its verdicts by
-    node id. A run that outlives ``timeout`` raises ``subprocess.TimeoutExpired``."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(FAULTS_DIR), os.environ.get("PYTHONPATH")]))}
+    """Run exactly ``nodeids`` in a pytest session of its own working in ``directory`` (a warm worker,
+    see suite_runner.py); return its RunResult and its verdicts by node id. A run that outlives
+    ``timeout`` raises ``subprocess.TimeoutExpired``."""
     reports = directory / "reports"
-    started = time.monotonic()
-    completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", f"--basetemp={directory / 'tmp'}",
-         f"--reports-dir={reports}", *options, *(str(REPO / nodeid) for nodeid in nodeids)],
-        cwd=directory, env=env, capture_output=True, text=True, timeout=timeout)
-    result = pytest.RunResult(completed.returncode, completed.stdout.splitlines(), completed.stderr.splitlines(),
-                              time.monotonic() - started)
+    result = suite_runner.run(directory, [f"--basetemp={directory / 'tmp'}", f"--reports-dir={reports}", *options,
+                                          *(str(REPO / nodeid) for nodeid in nodeids)], timeout)
     conformance = reports / "conformance.json"
-    assert conformance.exists(), f"the suite run wrote no conformance.json:\n{completed.stdout[-3000:]}{completed.stderr[-2000:]}"
+    assert conformance.exists(), f"the suite run wrote no conformance.json:\n{result.stdout.str()[-3000:]}{result.stderr.str()[-2000:]}"
     results = json.loads(conformance.read_text(encoding="utf-8"))["results"]
     return result, {r["nodeid"]: r for r in results}
 

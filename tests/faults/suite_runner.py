@@ -1,0 +1,81 @@
+"""The fault catalogs' suite runs, each a pytest session in a process of its own, started warm.
+
+A fault's run plays a handful of suite tests, on virtual time since the embedded run does: a fresh
+interpreter would spend longer importing the harness, pytest and their libraries than playing
+them. So the runs are workers of a ``ProcessPoolExecutor`` on multiprocessing's *forkserver*: it
+imports those modules once, and every run is a process forked from it that plays one session and
+exits (``max_tasks_per_child=1``: no plugin state, registered use case, rule table or event loop
+of one run reaches the next), as many at a time as the machine has cores (the runs compute, they
+no longer wait).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+# what every run imports, once in the forkserver (the catalogs import the harness and its libraries)
+PRELOAD = ["pytest", "pytest_asyncio", "allure_pytest.plugin", "hypothesis", "harness.plugin",
+           "catalog", "catalog16", "catalog_ocpi"]
+OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly",
+           "-W", "ignore::pytest.PytestAssertRewriteWarning")   # the harness is imported before pytest starts
+TIMED_OUT = 124   # the exit code of a run stopped at its time limit (as coreutils' timeout says it)
+
+_lock = threading.Lock()
+_pool: ProcessPoolExecutor | None = None
+
+
+def _workers() -> ProcessPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(PRELOAD)
+            _pool = ProcessPoolExecutor(os.cpu_count() or 2, mp_context=context, max_tasks_per_child=1)
+        return _pool
+
+
+def run(directory: Path, args: list[str], timeout: float) -> pytest.RunResult:
+    """pytest ``args`` played in ``directory`` in a worker; ``subprocess.TimeoutExpired`` when the
+    session outlives ``timeout`` seconds (counted from its start, not from its place in the queue)."""
+    code, seconds = _workers().submit(_play, str(directory), list(OPTIONS) + args, timeout).result()
+    if code == TIMED_OUT:
+        raise subprocess.TimeoutExpired(["pytest", *args], timeout)
+    return pytest.RunResult(code, _lines(directory / "stdout.txt"), _lines(directory / "stderr.txt"), seconds)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+def _play(directory: str, args: list[str], timeout: float) -> tuple[int, float]:
+    """In the worker: one pytest session in ``directory``, its output in stdout.txt and stderr.txt there.
+    At ``timeout`` a KeyboardInterrupt stops the session (pytest ends it as interrupted)."""
+    limit = {"reached": False}
+
+    def stop(*_):
+        limit["reached"] = True
+        raise KeyboardInterrupt
+
+    started = time.monotonic()
+    os.chdir(directory)
+    for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
+        os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), fd)
+    signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        code = int(pytest.main(args))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return (TIMED_OUT if limit["reached"] else code), time.monotonic() - started
