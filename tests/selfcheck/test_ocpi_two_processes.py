@@ -1,7 +1,8 @@
 """OCPI between two processes over real HTTP: the reference peer started on its own
 (``python -m harness.reference.ocpi``) is the SUT; the harness registers with it from this test
 process, then the OCPI suites run against it as a real system (``--sut``, the http actuator the
-standalone peer serves)."""
+standalone peer serves). A real SUT runs on the real clock: the two roles' runs mostly wait, so
+they run side by side."""
 
 import asyncio
 import json
@@ -9,6 +10,7 @@ import os
 import select
 import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,6 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 TOKEN_A = "two-process-token-a-0001"
 START_TIMEOUT = 20
 RUN_TIMEOUT = 300
+ROLES = ("cpo", "emsp")
 
 
 @contextmanager
@@ -72,18 +75,35 @@ def test_registration_between_two_processes():
         asyncio.run(_register(versions_url))
 
 
-@pytest.mark.parametrize("role", ["cpo", "emsp"])
-def test_ocpi_suites_pass_against_the_standalone_peer(role, tmp_path):
-    """The OCPI suites, run against the standalone peer as a real SUT, all pass."""
+def play_suites_against_the_standalone_peer(role: str, reports: Path) -> subprocess.CompletedProcess:
+    """The OCPI suites with the standalone peer playing ``role`` as a real SUT (on the real clock)."""
     with standalone_peer(role) as versions_url:
         base = versions_url.removesuffix("/ocpi/versions")
-        completed = subprocess.run(
+        return subprocess.run(
             [sys.executable, "-m", "pytest", "suites/ocpi", "-q", "-p", "no:cacheprovider", "--sut", role,
              "--sut-url", versions_url, "--sut-profile", str(REPO / "harness" / "profiles" / "reference.toml"),
-             "--actuator", "http", "--actuator-url", f"{base}/actuator", "--reports-dir", str(tmp_path)],
+             "--actuator", "http", "--actuator-url", f"{base}/actuator", "--reports-dir", str(reports)],
             cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT,
             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+
+
+@pytest.fixture(scope="module")
+def suite_runs(tmp_path_factory) -> dict[str, tuple[Future, Path]]:
+    """Both roles' runs, started together: each mostly waits on the real clock, so they overlap."""
+    with ThreadPoolExecutor(len(ROLES)) as pool:
+        runs = {}
+        for role in ROLES:
+            reports = tmp_path_factory.mktemp(f"ocpi-{role}")
+            runs[role] = pool.submit(play_suites_against_the_standalone_peer, role, reports), reports
+        yield runs
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_ocpi_suites_pass_against_the_standalone_peer(role, suite_runs):
+    """The OCPI suites, run against the standalone peer as a real SUT, all pass."""
+    future, reports = suite_runs[role]
+    completed = future.result()
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
-    summary = json.loads((tmp_path / "conformance.json").read_text())
+    summary = json.loads((reports / "conformance.json").read_text())
     assert summary["counts"]["failed"] == summary["counts"]["broken"] == 0
     assert summary["counts"]["passed"] >= 25 and {r["role"] for r in summary["results"]} == {role}
