@@ -75,9 +75,9 @@ class WireEntry:
     channel: str         # connection name: station identity, OCPI peer, ...
     text: str
 
-    def render(self) -> str:
+    def render(self, *, redact: bool = True) -> str:
         stamp = datetime.fromtimestamp(self.at, timezone.utc).strftime("%H:%M:%S.%f")[:-3]
-        return f"{stamp} {self.channel} {self.direction} {REDACTOR.redact(self.text)}"
+        return f"{stamp} {self.channel} {self.direction} {REDACTOR.redact(self.text) if redact else self.text}"
 
 
 @dataclass
@@ -97,4 +97,4 @@ class WireLog:
 
     def render(self, last: int | None = None) -> str:
         entries = self.entries if last is None else self.entries[-last:]
-        return "\n".join(e.render() for e in entries)
+        return REDACTOR.redact("\n".join(e.render(redact=False) for e in entries))   # once: every secret is a scan

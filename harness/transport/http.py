@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
@@ -166,6 +168,12 @@ def response_line(status: int, headers: Iterable[tuple[str, str]], body: bytes) 
 
 
 # ---------------------------------------------------------------------------- client
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default trust (certifi's CA bundle), loaded once per process, not once per client."""
+    return httpx.create_ssl_context()
+
+
 class HttpClient:
     """Sends requests and logs both directions: the request as sent (→), the answer as received (←)."""
 
@@ -179,7 +187,7 @@ class HttpClient:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout,
+            self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout, verify=_tls(),
                                              follow_redirects=False, trust_env=False)
         return self._client
 
