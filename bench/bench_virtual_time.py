@@ -6,11 +6,11 @@ real, in-flight). Each run is a fresh pytest process, timed from outside: wall t
 (user + system of the process and its children), CPU busy (CPU / wall; on a machine shared with
 other work this is capped by what the machine gives), and how often the clock jumped and how much
 waiting the jumps skipped. A first run warms the byte-code cache (kept outside the repository) so
-the numbers are not the compiler's. ``in-flight`` plays one request/answer loop over a loopback
-socket whose server writes an answer in two pieces with Nagle's algorithm on (a socket made
-without ``IPPROTO_TCP``, as uvicorn's accepted sockets were): the second piece waits in the kernel
-for an ACK, ~40 ms of real time; a loop that fast-forwards past it sees a timeout that never
-happened. ``looptime`` (PyPI) is played too when it is installed.
+the numbers are not the compiler's. ``in-flight`` plays request/answer rounds over the loopback link
+of ``tests/transport/test_virtual_clock.py`` whose server writes each answer in two pieces with
+Nagle's algorithm on (as uvicorn's accepted sockets did until HttpServer made them with
+``IPPROTO_TCP``): the second piece waits in the kernel for an ACK, ~40 ms of real time; a loop
+that fast-forwards past it sees a timeout that never happened. ``looptime`` (PyPI) is played too when it is installed.
 
 This file is also the pytest plugin it runs with (``-p bench_virtual_time``): it picks the clock
 (``BENCH_CLOCK``: virtual or real) and sums the virtual clock's jumps.
@@ -22,7 +22,6 @@ import asyncio
 import json
 import os
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
@@ -108,18 +107,11 @@ def _has(module: str) -> bool:
 
 # ---- in-flight bytes
 async def _nagle_round_trips(rounds: int = 5) -> list[str]:
-    async def answer(reader, writer):
-        while await reader.readline():
-            writer.write(b"head:")         # two writes, as an HTTP server writes headers then body
-            await asyncio.sleep(0)
-            writer.write(b"body\n")
+    sys.path.insert(0, str(REPO / "tests" / "transport"))
+    from test_virtual_clock import nagle_link
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)   # proto 0: asyncio leaves Nagle on
-    sock.bind(("127.0.0.1", 0))
-    server = await asyncio.start_server(answer, sock=sock)
-    reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
     loop, seen = asyncio.get_running_loop(), []
-    try:
+    async with nagle_link() as (reader, writer):
         for _ in range(rounds):
             on_loop, real = loop.time(), time.monotonic()
             writer.write(b"ping\n")
@@ -127,12 +119,10 @@ async def _nagle_round_trips(rounds: int = 5) -> list[str]:
                 async with asyncio.timeout(5):
                     await reader.readline()
             except TimeoutError:
-                seen.append(f"TIMED OUT: loop clock {loop.time() - on_loop:.3f} s, real {time.monotonic() - real:.3f} s")
+                seen.append(f"TIMED OUT: loop clock {loop.time() - on_loop:.3f} s, "
+                            f"real {time.monotonic() - real:.3f} s")
                 break
             seen.append(f"loop clock {loop.time() - on_loop:.3f} s, real {time.monotonic() - real:.3f} s")
-    finally:
-        writer.close()
-        server.close()
     return seen
 
 

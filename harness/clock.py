@@ -11,18 +11,24 @@ reference, one process). Its clock stands still while anything can run, and when
 otherwise sleep until its next timer it jumps there at once, so a ``quiet`` second, a retry
 interval or a call timeout keeps its meaning (the same order of events, the same durations on the
 clock) and costs no wall time. It never jumps past work in flight: it polls its sockets first
-(data a peer in this process wrote to a loopback socket is readable at once, a callback a
-thread handed over with ``call_soon_threadsafe`` too) and, while a thread of its executor runs, it
-waits in real time and moves its clock by what it waited. What it cannot see coming is another
-process or a thread of its own: a test that waits on one runs on the real clock (``real_clock``). A real SUT always runs on asyncio's own loop, on the real clock.
+(bytes a peer in this process sent over loopback are readable at once, and so is a callback a
+thread handed over with ``call_soon_threadsafe``); while a socket of the loop still holds bytes
+its kernel has not sent (Nagle's algorithm waiting for an ACK; Linux tells, SIOCOUTQNSD) or a
+thread of its executor runs, it waits in real time and moves its clock by what it waited. What it
+cannot see coming is another process or a thread of its own: a test that waits on one runs on the
+real clock (``real_clock``). A real SUT always runs on asyncio's own loop, on the real clock.
 """
 
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import time
 from datetime import datetime, timezone
+
+try:
+    import fcntl
+except ImportError:       # not a POSIX system: no look into the kernel's send queues (see _bytes_in_flight)
+    fcntl = None
 
 SIOCOUTQNSD = 0x894B      # Linux <linux/sockios.h>: bytes in a socket's send queue not sent yet
 IN_FLIGHT_POLL = 0.001    # seconds of real time between looks while bytes are on their way
@@ -58,11 +64,11 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     on from where the last one stopped, so the wall clock the run shows never runs backwards."""
 
     _resume_at = 0.0   # where the last closed loop's clock stood
+    _wall_offset = time.time() - time.monotonic()   # once per process: every loop's wall clock agrees
 
     def __init__(self) -> None:
         super().__init__()
         self._virtual = max(time.monotonic(), VirtualClockLoop._resume_at)
-        self._wall_offset = time.time() - time.monotonic()
         self._real_select = self._selector.select
         self._selector.select = self._fast_forward
         self._threads: set[asyncio.Future] = set()
@@ -109,6 +115,8 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     def _bytes_in_flight(self) -> bool:
         """A socket of this loop holds bytes its kernel has not sent yet (Nagle's algorithm waiting for
         an ACK, a full window): they will reach their reader in this process later, in real time."""
+        if fcntl is None:
+            return False
         for key in self._selector.get_map().values():
             try:
                 if fcntl.ioctl(key.fd, SIOCOUTQNSD, b"\0\0\0\0") != b"\0\0\0\0":
