@@ -12,9 +12,11 @@ otherwise sleep until its next timer it jumps there at once, so a ``quiet`` seco
 interval or a call timeout keeps its meaning (the same order of events, the same durations on the
 clock) and costs no wall time. It never jumps past work in flight: it polls its sockets first
 (bytes a peer in this process sent over loopback are readable at once, and so is a callback a
-thread handed over with ``call_soon_threadsafe``); while a socket of the loop still holds bytes
-its kernel has not sent (Nagle's algorithm waiting for an ACK; Linux tells, SIOCOUTQNSD) or a
-thread of its executor runs, it waits in real time and moves its clock by what it waited. What it
+thread handed over with ``call_soon_threadsafe``); while a socket of the loop holds bytes its
+peer has not acknowledged (not sent yet: Nagle's algorithm waiting for an ACK; or sent and not
+delivered yet: loopback delivers in a softirq that a busy machine defers), or a thread of its
+executor runs, it waits in real time and moves its clock by what it waited. A delayed ACK of
+bytes already read makes it wait needlessly, ~1 s of real time in a whole embedded run. What it
 cannot see coming is another process or a thread of its own: a test that waits on one runs on the
 real clock (``real_clock``). A real SUT always runs on asyncio's own loop, on the real clock.
 """
@@ -30,7 +32,7 @@ try:
 except ImportError:       # not a POSIX system: no look into the kernel's send queues (see _bytes_in_flight)
     fcntl = None
 
-SIOCOUTQNSD = 0x894B      # Linux <linux/sockios.h>: bytes in a socket's send queue not sent yet
+SIOCOUTQ = 0x5411         # Linux <asm/ioctls.h> TIOCOUTQ: bytes in a socket's send queue the peer has not ACKed
 IN_FLIGHT_POLL = 0.001    # seconds of real time between looks while bytes are on their way
 
 
@@ -113,13 +115,13 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         return events
 
     def _bytes_in_flight(self) -> bool:
-        """A socket of this loop holds bytes its kernel has not sent yet (Nagle's algorithm waiting for
-        an ACK, a full window): they will reach their reader in this process later, in real time."""
+        """A socket of this loop holds bytes its peer has not acknowledged (see the module): they may
+        reach their reader in this process later, in real time."""
         if fcntl is None:
             return False
         for key in self._selector.get_map().values():
             try:
-                if fcntl.ioctl(key.fd, SIOCOUTQNSD, b"\0\0\0\0") != b"\0\0\0\0":
+                if fcntl.ioctl(key.fd, SIOCOUTQ, b"\0\0\0\0") != b"\0\0\0\0":
                     return True
             except OSError:       # not a connected TCP socket (a listener, the loop's own pipe)
                 continue
