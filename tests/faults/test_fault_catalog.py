@@ -5,7 +5,7 @@ Each fault runs only the suite tests that must catch it, in a pytest session of 
 with the faulty class as the embedded SUT. The verdicts are read from the run's ``conformance.json``: the harness's own verdict, so a
 *broken* test (our fault) never passes for a *failed* one (the SUT's). The control run plays the
 same selections against the unmodified references: a fault cannot count as caught because its
-test fails anyway. The detection rate is printed at the end of the run (see conftest.py).
+test fails anyway. The detection rate is printed at the end of the run (see tests/conftest.py).
 
 The module starts the runs its selected tests need up front, and each test reads its own run's
 result.
@@ -14,7 +14,9 @@ result.
 import importlib
 import json
 import subprocess
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,12 +50,6 @@ def run_suites(directory: Path, nodeids, *options: str, timeout: float = RUN_TIM
     return result, {r["nodeid"]: r for r in results}
 
 
-def _run_suites(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, nodeids, *options: str,
-                timeout: float = RUN_TIMEOUT):
-    """``run_suites`` in the test's pytester directory, one run at a time (test_faults_ocpi.py)."""
-    return run_suites(pytester.path, nodeids, *options, timeout=timeout)
-
-
 def _job(name: str) -> tuple[tuple[str, ...], tuple[str, ...], float]:
     """Selection, options and time limit of the run called ``name`` (a fault's name or CONTROL)."""
     if name == CONTROL:
@@ -66,17 +62,32 @@ def _job(name: str) -> tuple[tuple[str, ...], tuple[str, ...], float]:
 RUN_ORDER = [f.name for f in FAULTS if f.known_miss] + [CONTROL] + [f.name for f in FAULTS if not f.known_miss]
 
 
+def needed_runs(request: pytest.FixtureRequest, by_test: dict[str, str]) -> set[str]:
+    """The runs the selected tests of the requesting module need: a fault's test its fault's run,
+    another test the run ``by_test`` names for it."""
+    needed = set()
+    for item in request.session.items:
+        if item.module is request.module and request.fixturename in item.fixturenames:
+            fault = item.callspec.params.get("fault") if hasattr(item, "callspec") else None
+            needed.add(fault.name if fault is not None else by_test[item.originalname])
+    return needed
+
+
+@contextmanager
+def started(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, jobs: dict[str, tuple],
+            by_test: dict[str, str]) -> Iterator[dict[str, Future]]:
+    """The ``jobs`` (name → selection, options, time limit) the selected tests need, all submitted at
+    once in their order; each test reads its own run's result."""
+    needed = needed_runs(request, by_test)
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        yield {name: pool.submit(run_suites, tmp_path_factory.mktemp(name), selection, *options, timeout=timeout)
+               for name, (selection, options, timeout) in jobs.items() if name in needed}
+
+
 @pytest.fixture(scope="module")
 def suite_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Future]:
-    """The runs the selected tests of this module need, all submitted at once."""
-    needed = {item.callspec.params["fault"].name if hasattr(item, "callspec") else CONTROL
-              for item in request.session.items
-              if item.module is request.module and "suite_runs" in item.fixturenames}
-    runs = {}
-    with ThreadPoolExecutor(PARALLEL) as pool:
-        for name in (name for name in RUN_ORDER if name in needed):
-            selection, options, timeout = _job(name)
-            runs[name] = pool.submit(run_suites, tmp_path_factory.mktemp(name), selection, *options, timeout=timeout)
+    with started(request, tmp_path_factory, {name: _job(name) for name in RUN_ORDER},
+                 {"test_the_selections_pass_against_the_references": CONTROL}) as runs:
         yield runs
 
 
@@ -151,8 +162,7 @@ def _param(fault: Fault):
 
 
 @pytest.mark.parametrize("fault", [_param(f) for f in FAULTS])
-def test_fault_is_caught(suite_runs, detected, fault: Fault):
+def test_fault_is_caught(suite_runs, checks_fault, fault: Fault):
     """The fault's tests fail (never broken) for the intended reason, and nothing else runs."""
-    detected[fault.name] = False
+    checks_fault("fault catalog", FAULTS, fault)
     assert_caught(fault, *suite_runs[fault.name].result())
-    detected[fault.name] = True

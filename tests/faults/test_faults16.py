@@ -1,19 +1,18 @@
 """Self-check 2 for OCPP 1.6: every fault of ``catalog16.py`` is caught, for its reason.
 
-Played like ``test_fault_catalog.py``, whose subprocess runner this reuses: each fault runs only
+Played like ``test_fault_catalog.py``, whose runner this reuses: each fault runs only
 the 1.6 suite tests that must catch it, with the faulty class as the embedded SUT; verdicts come
 from the run's ``conformance.json``, so a *broken* test never passes for a *failed* one. A control
-run plays the same selections against the unmodified 1.6 references. The runs mostly wait, so
-they all start up front, a few at a time, and each test reads its own.
+run plays the same selections against the unmodified 1.6 references. The runs the selected tests
+need all start up front, and each test reads its own.
 """
 
 import importlib
 from pathlib import Path
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from catalog16 import BOOT, CONN, FAULTS, MODULE, RPC, SECURITY, VERSION, Fault16, node, transport
-from test_fault_catalog import PARALLEL, REPO, RULES, run_suites, wire_logs_showing
+from test_fault_catalog import REPO, RULES, RUN_TIMEOUT, started, wire_logs_showing
 
 from harness.ocpp.versions import OcppVersion
 from harness.reference import references_for
@@ -35,13 +34,14 @@ def registered_allure(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, registered_allure):
-    jobs = {CONTROL: (SELECTION, ()),
-            REGISTERED: (NEED_A_BOOT, (f"--embedded-sut={REGISTERED}", f"--alluredir={registered_allure}"))} \
-        | {f.name: (f.catch, (f"--embedded-sut={f.embedded_sut}",)) for f in FAULTS}
-    with ThreadPoolExecutor(PARALLEL) as pool:
-        yield {name: pool.submit(run_suites, tmp_path_factory.mktemp(name), selection, *options)
-               for name, (selection, options) in jobs.items()}
+def runs(request, tmp_path_factory, registered_allure):
+    jobs = {CONTROL: (SELECTION, (), RUN_TIMEOUT),
+            REGISTERED: (NEED_A_BOOT, (f"--embedded-sut={REGISTERED}", f"--alluredir={registered_allure}"), RUN_TIMEOUT)} \
+        | {f.name: (f.catch, (f"--embedded-sut={f.embedded_sut}",), RUN_TIMEOUT) for f in FAULTS}
+    with started(request, tmp_path_factory, jobs, {
+            "test_the_selections_pass_against_the_16_references": CONTROL,
+            "test_a_charge_point_that_reconnects_without_booting_is_reset_not_blamed": REGISTERED}) as runs:
+        yield runs
 
 
 def test_catalog16_is_well_formed():
@@ -79,9 +79,10 @@ def test_a_charge_point_that_reconnects_without_booting_is_reset_not_blamed(runs
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda fault: fault.name)
-def test_16_fault_is_caught(runs, fault: Fault16):
+def test_16_fault_is_caught(runs, checks_fault, fault: Fault16):
     """Only the fault's tests run, each fails (never broken) with the fault's rule and reason, or passes with a
     finding that names them when the rule is a SHOULD."""
+    checks_fault("OCPP 1.6 fault catalog", FAULTS, fault)
     result, verdicts = runs[fault.name].result()
     assert sorted(verdicts) == sorted(fault.catch) and all(fault.caught_by(v) for v in verdicts.values()), \
         f"{fault.name}: {[(n, v['verdict'], fault.outcome(v)[:500]) for n, v in verdicts.items()]}"

@@ -1,48 +1,31 @@
 """Self-check 2 for OCPI: every fault of ``catalog_ocpi.py`` is caught, for its reason.
 
 Played like ``test_fault_catalog.py`` (whose runner this reuses): each fault runs only the suite
-tests that must catch it, in a fresh pytest subprocess, with the faulty peer as the embedded SUT;
-verdicts are read from ``conformance.json``, so a *broken* test never passes for a *failed* one.
-A control run plays the same selections against the unmodified reference peer. The OCPI
-detection rate is printed at the end of the run.
+tests that must catch it, in a pytest session of its own process, with the faulty peer as the
+embedded SUT; verdicts are read from ``conformance.json``, so a *broken* test never passes for a
+*failed* one. A control run plays the same selections against the unmodified reference peer. The
+runs all start up front, and each test reads its own. The OCPI detection rate is printed at the
+end of the run.
 """
 
 import importlib
 
 import pytest
 from catalog_ocpi import FAULTS, MODULE, PROTOCOL, Fault
-from test_fault_catalog import REPO, RULES, _run_suites, assert_caught
+from test_fault_catalog import REPO, RULES, RUN_TIMEOUT, assert_caught, started
 
 from harness.reference.ocpi import OcpiPeer
 
-
-class _DetectionRate:
-    """Prints the OCPI detection rate in the terminal summary (a plugin registered by the fixture)."""
-
-    def __init__(self) -> None:
-        self.detected: dict[str, bool] = {}
-
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        if not self.detected:
-            return
-        caught = sum(self.detected.values())
-        line = f"OCPI fault catalog: {caught}/{len(self.detected)} faults caught ({caught / len(self.detected):.0%})"
-        if len(self.detected) < len(FAULTS):
-            line += f"; {len(FAULTS) - len(self.detected)} of the {len(FAULTS)} faults not run"
-        terminalreporter.write_sep("-", "OCPI fault catalog")
-        terminalreporter.write_line(line)
-        for name, ok in self.detected.items():
-            if not ok:
-                terminalreporter.write_line(f"  not caught: {name}")
+CONTROL = "control"
+SELECTION = tuple(sorted({nodeid for fault in FAULTS for nodeid in fault.catch}))
 
 
-@pytest.fixture
-def ocpi_detected(pytestconfig: pytest.Config) -> dict[str, bool]:
-    rate = pytestconfig.pluginmanager.get_plugin("ocpi-fault-rate")
-    if rate is None:
-        rate = _DetectionRate()
-        pytestconfig.pluginmanager.register(rate, "ocpi-fault-rate")
-    return rate.detected
+@pytest.fixture(scope="module")
+def runs(request, tmp_path_factory):
+    jobs = {CONTROL: (SELECTION, (), RUN_TIMEOUT)} \
+        | {f.name: (f.catch, (f"--embedded-sut={f.embedded_sut}",), RUN_TIMEOUT) for f in FAULTS}
+    with started(request, tmp_path_factory, jobs, {"test_the_selections_pass_against_the_reference": CONTROL}) as runs:
+        yield runs
 
 
 def test_catalog_is_well_formed():
@@ -65,19 +48,16 @@ def test_catalog_is_well_formed():
             assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
 
 
-def test_the_selections_pass_against_the_reference(pytester, monkeypatch):
+def test_the_selections_pass_against_the_reference(runs):
     """Control: without a fault every selected test passes, so a caught fault is the fault's doing."""
-    selection = sorted({nodeid for fault in FAULTS for nodeid in fault.catch})
-    result, verdicts = _run_suites(pytester, monkeypatch, selection)
-    assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(selection, "passed"), \
+    result, verdicts = runs[CONTROL].result()
+    assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(SELECTION, "passed"), \
         result.stdout.str()[-5000:]
     assert result.ret == pytest.ExitCode.OK
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda fault: fault.name)
-def test_fault_is_caught(pytester, monkeypatch, ocpi_detected, fault: Fault):
+def test_fault_is_caught(runs, checks_fault, fault: Fault):
     """The fault's tests fail (never broken) for the intended reason, and nothing else runs."""
-    ocpi_detected[fault.name] = False
-    result, verdicts = _run_suites(pytester, monkeypatch, fault.catch, f"--embedded-sut={fault.embedded_sut}")
-    assert_caught(fault, result, verdicts)
-    ocpi_detected[fault.name] = True
+    checks_fault("OCPI fault catalog", FAULTS, fault)
+    assert_caught(fault, *runs[fault.name].result())

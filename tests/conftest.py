@@ -1,0 +1,49 @@
+"""The project's own tests: the fault catalogs' detection rates, printed at the end of the run.
+
+A fault test names its fault in a user property (``checks_fault``); whether it passed says whether
+the fault was caught. The reports carry user properties to the process that prints the
+summary (the same process, or pytest-xdist's controller), so the rates add up either way; the
+lines show in CI output even when every test passes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+FAULT = "fault"
+_caught: dict[str, dict[str, tuple[bool, str | None]]] = {}   # catalog → fault → (caught, known miss)
+_sizes: dict[str, int] = {}
+
+
+@pytest.fixture
+def checks_fault(record_property):
+    """``checks_fault(catalog, faults, fault)``: this test checks that ``fault``, one of the ``faults`` of
+    ``catalog``, is caught; it is caught when the test passes."""
+    def checks(catalog: str, faults, fault) -> None:
+        record_property(FAULT, {"catalog": catalog, "size": len(faults), "name": fault.name,
+                                "known_miss": getattr(fault, "known_miss", None)})
+    return checks
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when != "call":
+        return
+    for key, fault in report.user_properties:
+        if key == FAULT:
+            _sizes[fault["catalog"]] = fault["size"]
+            caught = report.passed and not hasattr(report, "wasxfail")
+            _caught.setdefault(fault["catalog"], {})[fault["name"]] = caught, fault["known_miss"]
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    for catalog, faults in _caught.items():
+        caught = sum(ok for ok, _ in faults.values())
+        terminalreporter.write_sep("-", catalog)
+        line = f"{catalog}: {caught}/{len(faults)} faults caught ({caught / len(faults):.0%})"
+        if len(faults) < _sizes[catalog]:
+            line += f"; {_sizes[catalog] - len(faults)} of the {_sizes[catalog]} faults not run"
+        terminalreporter.write_line(line)
+        for name, (ok, known_miss) in faults.items():
+            if not ok:
+                why = f" (known miss: {known_miss})" if known_miss else ""
+                terminalreporter.write_line(f"  not caught: {name}{why}")
