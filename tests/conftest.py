@@ -1,4 +1,5 @@
-"""The project's own tests: the fault catalogs' detection rates, printed at the end of the run.
+"""The project's own tests: the environment of the Python processes they start, and the fault
+catalogs' detection rates, printed at the end of the run.
 
 A fault test names its fault in a user property (``checks_fault``); whether it passed says whether
 the fault was caught. The reports carry user properties to the process that prints the
@@ -8,7 +9,20 @@ lines show in CI output even when every test passes.
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
+
+@pytest.fixture(scope="session")
+def python_env() -> dict[str, str]:
+    """The environment for the Python processes a test starts (suite runs, example SUTs, peers):
+    byte code cached outside the repository, in one cache all of them share (and the next run too),
+    rather than not written at all, which made every process compile the harness anew."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return env | {"PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "evse-conformance-pycache")}
+
 
 FAULT = "fault"
 _caught: dict[str, dict[str, tuple[bool, str | None]]] = {}   # catalog → fault → (caught, known miss)

@@ -10,7 +10,6 @@ the real clock; the four runs mostly wait, and go side by side.
 """
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -161,12 +160,11 @@ def harness_command(target: Target, role: str, ocpp_port: int, actuator_port: in
             "--actuator", "http", "--actuator-url", f"http://127.0.0.1:{actuator_port}", "--reports-dir", str(reports)]
 
 
-def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: int) -> Run:
+def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: int, env: dict[str, str]) -> Run:
     """Start the example SUT, run the version's suites against it, stop it with SIGTERM."""
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     with open(tmp / "sut.log", "w+") as sut_log:
         process = subprocess.Popen(example_command(target, role, ocpp_port, actuator_port), cwd=REPO,
-                                   stdout=sut_log, stderr=subprocess.STDOUT, text=True)
+                                   stdout=sut_log, stderr=subprocess.STDOUT, text=True, env=env)
         try:
             # the CSMS listens on both ports; the station only on its actuator port (it connects out)
             for port in ([ocpp_port] if role == "csms" else []) + [actuator_port]:
@@ -185,13 +183,13 @@ def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: in
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[tuple[str, str], Future]:
+def runs(tmp_path_factory, python_env) -> dict[tuple[str, str], Future]:
     """Every (version, role) run, started together: a real SUT keeps the harness on the real clock,
     where the runs mostly wait, so they overlap."""
     ports = iter(free_ports(2 * len(TARGETS)))
     with ThreadPoolExecutor(len(TARGETS)) as pool:
         yield {(protocol, role): pool.submit(play, target, role, tmp_path_factory.mktemp(f"interop-{protocol}-{role}"),
-                                             next(ports), next(ports))
+                                             next(ports), next(ports), python_env)
                for (protocol, role), target in TARGETS.items()}
 
 

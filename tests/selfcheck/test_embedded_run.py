@@ -2,7 +2,6 @@
 every role, and its reports carry the labels, a wire log per test, and no secret."""
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,13 +15,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def embedded_run(tmp_path_factory):
+def embedded_run(tmp_path_factory, python_env):
     out = tmp_path_factory.mktemp("embedded")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", "suites", "-q", "-p", "no:cacheprovider",
          f"--alluredir={out / 'allure'}", "--reports-dir", str(out / "reports"), f"--junitxml={out / 'junit.xml'}"],
-        cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
+        cwd=REPO, capture_output=True, text=True, timeout=600, env=python_env)
     return completed, out
 
 

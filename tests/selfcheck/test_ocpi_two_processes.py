@@ -6,7 +6,6 @@ they run side by side."""
 
 import asyncio
 import json
-import os
 import select
 import subprocess
 import sys
@@ -27,12 +26,12 @@ ROLES = ("cpo", "emsp")
 
 
 @contextmanager
-def standalone_peer(role: str):
+def standalone_peer(role: str, env: dict[str, str]):
     """The reference peer in its own process; its versions URL once it listens."""
     process = subprocess.Popen(
         [sys.executable, "-m", "harness.reference.ocpi", "--role", role, "--port", "0", "--token-a", TOKEN_A],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        env=env)
     try:
         ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
         line = process.stdout.readline() if ready else ""
@@ -69,32 +68,32 @@ async def _register(versions_url: str) -> None:
         await server.stop()
 
 
-def test_registration_between_two_processes():
+def test_registration_between_two_processes(python_env):
     """Tokens B and C are exchanged over real HTTP, and token A is refused afterwards."""
-    with standalone_peer("cpo") as versions_url:
+    with standalone_peer("cpo", python_env) as versions_url:
         asyncio.run(_register(versions_url))
 
 
-def play_suites_against_the_standalone_peer(role: str, reports: Path) -> subprocess.CompletedProcess:
+def play_suites_against_the_standalone_peer(role: str, reports: Path,
+                                            env: dict[str, str]) -> subprocess.CompletedProcess:
     """The OCPI suites with the standalone peer playing ``role`` as a real SUT (on the real clock)."""
-    with standalone_peer(role) as versions_url:
+    with standalone_peer(role, env) as versions_url:
         base = versions_url.removesuffix("/ocpi/versions")
         return subprocess.run(
             [sys.executable, "-m", "pytest", "suites/ocpi", "-q", "-p", "no:cacheprovider", "--sut", role,
              "--sut-url", versions_url, "--sut-profile", str(REPO / "harness" / "profiles" / "reference.toml"),
              "--actuator", "http", "--actuator-url", f"{base}/actuator", "--reports-dir", str(reports)],
-            cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+            cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
 
 
 @pytest.fixture(scope="module")
-def suite_runs(tmp_path_factory) -> dict[str, tuple[Future, Path]]:
+def suite_runs(tmp_path_factory, python_env) -> dict[str, tuple[Future, Path]]:
     """Both roles' runs, started together: each mostly waits on the real clock, so they overlap."""
     with ThreadPoolExecutor(len(ROLES)) as pool:
         runs = {}
         for role in ROLES:
             reports = tmp_path_factory.mktemp(f"ocpi-{role}")
-            runs[role] = pool.submit(play_suites_against_the_standalone_peer, role, reports), reports
+            runs[role] = pool.submit(play_suites_against_the_standalone_peer, role, reports, python_env), reports
         yield runs
 
 
