@@ -23,6 +23,7 @@ from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
 from harness.arena_base import Arena, Trigger
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
+from harness.ocpi.headers import Party
 from harness.ocpi.versions import CREDENTIALS, VersionDetails, negotiate, read_details, read_versions
 from harness.profile import Profile
 from harness.reference.ocpi import (
@@ -173,6 +174,11 @@ class OcpiArena(Arena):
 
     def harness_module_url(self, module: str) -> str:
         return self.harness.module_url(module)
+
+    @property
+    def harness_party(self) -> Party:
+        """The harness's party, as its credentials roles declare it."""
+        return self.harness.identity.party
 
     @property
     def harness_token_form(self) -> str:

@@ -69,6 +69,10 @@ class CredentialsRules(RuleTable, namespace="ocpi.credentials"):
     token_c = must(_TOKENS, "the server answers with a new token C, which opens its API from then on")
     rotation = must(f"{_REGISTRATION} (PUT); {_TOKENS}", "a PUT gives new tokens both ways; the replaced token C "
                                                         "stops working")
+    party_as_declared = should("spec 000 Credentials (the roles tell which party_id/country_code a client uses), "
+                               "CredentialsRole (CiString); OCPI 2.2.1 §4.1.8 Message routing; facts/ocpi-wire.md "
+                               "Other rules (echo CiStrings as sent)", "a platform names the other's party exactly as "
+                               "its credentials roles declared it, in the same case (OCPI-to-* headers)")
     replaced_b_refused = should(f"{_REGISTRATION} (PUT); {_TOKENS}", "a client stops accepting the token B its "
                                                                     "PUT replaced")
 
