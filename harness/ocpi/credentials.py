@@ -62,7 +62,9 @@ class CredentialsRules(RuleTable, namespace="ocpi.credentials"):
                                 "and registers nothing")
     token_a_scope = must(_TOKENS, "token A opens only versions, version details and credentials: HTTP 401 "
                                   "elsewhere")
-    token_a_discarded = must(_TOKENS, "token A is discarded once a registration succeeds")
+    token_a_discarded = must(f"{_TOKENS} (token A is then discarded); OCPI 2.2.1 §4.1.2 (a token matching no "
+                             "party SHALL get HTTP 401)", "token A is discarded once a registration succeeds: it "
+                             "opens nothing any more, versions included (HTTP 401)")
     token_a_kept_on_failure = should(f"{_TOKENS}; spec 000 Errors", "a failed registration leaves token A usable, "
                                                                     "so the client can retry")
     token_b = must(_TOKENS, "token B, given in the client's body, opens the client's API for the server")

@@ -48,8 +48,9 @@ class _Reader:
     def __init__(self, text: str):
         self.text, self.at = text, 0
 
-    def skip(self, pattern: re.Pattern = _OWS) -> None:
-        self.at = pattern.match(self.text, self.at).end()
+    def skip(self) -> None:
+        """Past optional whitespace (OWS, BWS)."""
+        self.at = _OWS.match(self.text, self.at).end()
 
     def take(self, pattern: re.Pattern) -> re.Match | None:
         found = pattern.match(self.text, self.at)

@@ -429,6 +429,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("empty-link-on-the-last-page", EmptyLinkOnTheLastPage,
             (node(PULL, "test_pages_chain_completely", "cpo"),
              node(PULL, "test_date_filter_on_last_updated", "cpo", "date_from"),
-             node(PULL, "test_date_filter_on_last_updated", "cpo", "date_to")),
+             node(PULL, "test_date_filter_on_last_updated", "cpo", "date_to"),
+             node(PULL, "test_object_get_returns_one_location_evse_connector", "cpo")),
             PaginationRules.empty_link.id),
 )

@@ -85,7 +85,7 @@ class PeerIdentity:
                 "party_id": self.party_id, "country_code": self.country_code}
 
 
-def below(url: str, *segments: str) -> str:
+def _below(url: str, *segments: str) -> str:
     """``url`` as published, followed by ``segments``: ``…/locations`` and ``…/locations/`` both lead
     to ``…/locations/LOC-1``; with no segments, ``url`` itself."""
     if not segments:
@@ -266,7 +266,7 @@ class OcpiPeer(Actions):
             return endpoints.endpoint(CREDENTIALS).url
         theirs = RECEIVER if self._handler(module).interface == SENDER else SENDER
         party = (self.identity.country_code, self.identity.party_id) if theirs == RECEIVER else ()
-        return below(endpoints.endpoint(module, theirs).url, *party, *ids)
+        return _below(endpoints.endpoint(module, theirs).url, *party, *ids)
 
     async def call(self, method: str, module: str, ids: tuple[str, ...] = (), body: Any = None) -> HttpExchange:
         """One request of the relationship to the other platform's ``module`` (see ``other_url``)."""
