@@ -61,11 +61,18 @@ def pytest_load_initial_conftests(early_config: pytest.Config):
     return (yield)
 
 
+def _operator_at_hand(config: pytest.Config) -> bool:
+    """An operator can answer manual actions: stdin is a terminal, and the run is not spread over
+    xdist workers (which have no terminal, and would ask at once)."""
+    distributed = getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
+    return config.stash.get(INTERACTIVE, False) and not distributed
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
     try:
-        settings = resolve(config.getoption, config.getini, interactive=config.stash.get(INTERACTIVE, False))
+        settings = resolve(config.getoption, config.getini, interactive=_operator_at_hand(config))
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS] = settings
@@ -192,7 +199,8 @@ def sut_actuator(pytestconfig: pytest.Config, sut_settings: Settings) -> Actuato
         return None
     return build_actuator(sut_settings.actuator, base_url=sut_settings.actuator_url, spec=sut_settings.actuator_class,
                           terminal=PytestTerminal(pytestconfig), who=_operator_sees(sut_settings),
-                          timeout=sut_settings.profile.timeouts.operator)
+                          timeout=sut_settings.profile.timeouts.operator,
+                          tokens={token.id: token for token in sut_settings.profile.tokens.values()})
 
 
 def _operator_sees(settings: Settings) -> str:

@@ -154,8 +154,8 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
     if actuator is not None:
         found += actuators.problems(actuator, base_url=actuator_url, spec=profile.get("actuator.class"))
     if actuator == "manual" and not interactive:
-        found.append("--actuator manual needs an operator at a terminal, and stdin is not one (a CI run?); "
-                     "use --actuator http or python, or give none: actions are then not applicable")
+        found.append("--actuator manual needs an operator at a terminal, and stdin is not one (a CI run, or "
+                     "pytest -n?); use --actuator http or python, or give none: actions are then not applicable")
     if actuator_url and origin["actuator_url"] not in CHECKED_BY_PROFILE:
         found.append(_url_problem(actuator_url, origin["actuator_url"], ("http", "https"), "http://sut-test:9100"))
     found = [problem for problem in found if problem]

@@ -106,11 +106,11 @@ def problems(kind: str | None, *, base_url: str | None = None, spec: str | None 
     return []
 
 
-def build(kind: str, *, base_url: str | None = None, spec: str | None = None,
-          terminal: Terminal | None = None, who: str = "the SUT", timeout: float = 120.0) -> Actuator:
-    """The actuator for ``--actuator``; the in-process one is built by the arena itself. ``terminal``,
-    ``who`` and ``timeout`` are the manual actuator's: where the operator is asked, what to call the SUT,
-    how long the operator has."""
+def build(kind: str, *, base_url: str | None = None, spec: str | None = None, terminal: Terminal | None = None,
+          **operator: Any) -> Actuator:
+    """The actuator for ``--actuator``; the in-process one is built by the arena itself. ``terminal`` and
+    ``operator`` are the manual actuator's: where the operator is asked, and ``ManualActuator``'s
+    keywords (what to call the SUT, how long the operator has, the profile's tokens)."""
     found = problems(kind, base_url=base_url, spec=spec)
     if found:
         raise ConfigError(found[0])
@@ -120,5 +120,5 @@ def build(kind: str, *, base_url: str | None = None, spec: str | None = None,
         from harness.actuators.manual import ManualActuator   # it builds on this module's errors
         if terminal is None:
             raise ConfigError("--actuator manual needs the operator's terminal")
-        return ManualActuator(terminal, who=who, timeout=timeout)
+        return ManualActuator(terminal, **operator)
     return PythonActuator(spec)

@@ -18,11 +18,12 @@ import asyncio
 import math
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Protocol
 
 from harness.actuators import ActionUnsupported, ActuatorFailed
+from harness.profile import Token
 from harness.wire import REDACTOR
 
 SKIP = "s"
@@ -67,12 +68,14 @@ class PytestTerminal:
 
 class ManualActuator:
     """Asks the operator at ``terminal`` to perform each action at ``who`` (how the SUT is named to
-    them) and waits ``timeout`` seconds for Enter (done) or ``s`` (skip)."""
+    them) and waits ``timeout`` seconds for Enter (done) or ``s`` (skip). ``tokens``: the profile's
+    tokens by id, so that a card or a PIN is named as the profile names it."""
 
-    def __init__(self, terminal: Terminal, *, who: str, timeout: float):
+    def __init__(self, terminal: Terminal, *, who: str, timeout: float, tokens: Mapping[str, Token] | None = None):
         self.terminal = terminal
         self.who = who
         self.timeout = timeout
+        self.tokens = tokens or {}   # the profile's tokens by id: how the operator finds the card or PIN
 
     async def perform(self, action: str, body: dict[str, Any]) -> str | None:
         """Returns None once the operator confirmed the step; for ``issue_token_a``, the token A they
@@ -82,7 +85,7 @@ class ManualActuator:
             self.terminal.write(f"\n>>> MANUAL ACTION at {self.who}: {action.replace('_', ' ')}\n")
             if action == "issue_token_a":
                 return await self._token_a()
-            self.terminal.write(f"    {_parameters(body)}\n")
+            self.terminal.write(f"    {_parameters(body, self.tokens)}\n")
             answer = await self._line(action, f"    Enter when done, {SKIP} then Enter to skip")
         if answer.lower() == SKIP:
             raise ActionUnsupported(f"the operator skipped the manual action {action}")
@@ -129,13 +132,20 @@ class ManualActuator:
         return typed.result()
 
 
-def _parameters(body: dict[str, Any]) -> str:
-    """The action's parameters as the operator needs them; a PIN or a secret token stays masked."""
+def _parameters(body: dict[str, Any], tokens: Mapping[str, Token]) -> str:
+    """The action's parameters as the operator needs them: a token by its value and its name in the
+    profile (``tokens``, by id), a PIN or a secret token by its name only."""
     shown = []
     for key, value in body.items():
-        if isinstance(value, dict) and "idToken" in value:
-            value = ("a PIN (KeyCode) of the profile's [tokens]" if value.get("type") == "KeyCode"
-                     else f"{value.get('type')} {value['idToken']!r}")
+        token_id, kind = (value.get("idToken"), value.get("type")) if isinstance(value, dict) and "idToken" in value \
+            else (value, None) if isinstance(value, str) and value in tokens else (None, None)
+        if token_id is not None:
+            token = tokens.get(token_id)
+            name = f"[tokens.{token.name}]" if token else None
+            if kind == "KeyCode" or (token is not None and token.secret):
+                value = f"the secret {name or 'PIN'} of the profile (not shown)"
+            else:
+                value = f"{kind + ' ' if kind else ''}{token_id!r}" + (f" ({name})" if name else "")
         elif isinstance(value, str):
             value = repr(value)
         shown.append(f"{key} = {value}")

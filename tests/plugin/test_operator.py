@@ -9,7 +9,6 @@ import pty
 import select
 import subprocess
 import sys
-import textwrap
 import time
 
 import pytest
@@ -152,6 +151,5 @@ def test_manual_without_a_terminal_is_refused_before_the_run(pytester):
     result = pytester.runpytest_subprocess("--sut", "cs", "--protocol", "ocpp2.0.1", "--sut-profile", "sut.toml",
                                            "--actuator", "manual")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([textwrap.dedent(
-        "*--actuator manual needs an operator at a terminal, and stdin is not one (a CI run?); use --actuator "
-        "http or python*")])
+    result.stderr.fnmatch_lines(["*--actuator manual needs an operator at a terminal, and stdin is not one (a CI "
+                                 "run, or pytest -n?); use --actuator http or python*"])

@@ -10,6 +10,7 @@ import pytest
 
 from harness.actuators import ActionUnsupported, ActuatorFailed
 from harness.actuators.manual import ManualActuator
+from harness.settings import reference_profile
 from harness.wire import REDACTOR
 
 
@@ -86,18 +87,23 @@ async def test_the_event_loop_runs_while_the_operator_is_asked(bench):
     assert ticks == [0, 1, 2, 3, 4]
 
 
-async def test_a_pin_is_never_shown(bench):
+async def test_a_pin_is_named_never_shown(bench):
     bench.type("\n")
     await ManualActuator(bench, who="CS9", timeout=5).perform(
         "present_id_token", {"id_token": {"idToken": "8412", "type": "KeyCode"}, "evse_id": 1})
-    assert "8412" not in bench.screen and "a PIN (KeyCode) of the profile's [tokens]" in bench.screen
+    assert "8412" not in bench.screen and "id_token = the secret PIN of the profile (not shown)" in bench.screen
 
 
-async def test_a_card_is_named_for_the_operator_to_present(bench):
+async def test_a_card_is_shown_with_its_name_in_the_profile_and_a_secret_one_by_name_only(bench):
+    tokens = {t.id: t for t in reference_profile().tokens.values()}
+    actuator = ManualActuator(bench, who="CS9", timeout=5, tokens=tokens)
     bench.type("\n")
-    await ManualActuator(bench, who="CS9", timeout=5).perform(
-        "present_id_token", {"id_token": {"idToken": "AA00000001", "type": "ISO14443"}})
-    assert "id_token = ISO14443 'AA00000001'" in bench.screen
+    await actuator.perform("present_id_token", {"id_token": {"idToken": "AA00000001", "type": "ISO14443"}})
+    assert "id_token = ISO14443 'AA00000001' ([tokens.valid])" in bench.screen
+    bench.type("\n")
+    await actuator.perform("present_id_tag", {"id_tag": "8412", "connector_id": 1})   # 1.6: a plain idTag
+    assert "id_tag = the secret [tokens.pin] of the profile (not shown), connector_id = 1" in bench.screen
+    assert "8412" not in bench.screen
 
 
 async def test_issue_token_a_returns_the_operators_token_masked_from_then_on(bench):
