@@ -306,11 +306,11 @@ class OcppArena(Arena):
 
     async def restore(self) -> None:
         """The outage is over: the harness's station reconnects at once, without booting (the new
-        connection becomes the link); the harness's CSMS accepts the station again, whose reconnection
+        connection becomes the link; a refusal breaks the test, see ``connect_harness_station``); the harness's CSMS accepts the station again, whose reconnection
         the test awaits with ``reconnected``."""
         if self.is_sut(CSMS):
             self.harness.configure(reconnects=True)
-            await self.connect_station(boot=False)
+            await self.connect_harness_station(boot=False)
         else:
             self.harness.restore()
 
