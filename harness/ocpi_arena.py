@@ -229,8 +229,8 @@ class OcpiArena(Arena):
         (``issue_token_a``), else the profile's ``[ocpi] token_a`` while it is unused."""
         token = secret_token()
         try:
-            await self.act(self.sut_role, "issue_token_a", token=token)
-            return token
+            issued = await self.act(self.sut_role, "issue_token_a", token=token)
+            return issued if isinstance(issued, str) and issued else token   # an operator's own token A
         except ActionUnsupported as unsupported:
             fallback = self.profile.get("ocpi.token_a")
             if not fallback:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import os
 
 import pytest
 import pytest_asyncio
 
-from harness import __version__, report
+from harness import __version__, preflight, report
+from harness.actuators import Actuator
 from harness.actuators import build as build_actuator
+from harness.actuators.manual import PytestTerminal
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
 from harness.errors import ConfigError, HarnessError, NotApplicable
 from harness.ocpi_arena import OcpiArena, OcpiOptions
@@ -29,6 +32,7 @@ SUMMARY = pytest.StashKey[report.Summary]()
 CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
+INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
 
 MARKERS = {
     "usecase(id, block, severity)": "the use case a test checks (set by harness.suite.case)",
@@ -50,11 +54,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="for testing the harness itself: module:Class used as the embedded SUT stand-in")
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config):
+    """Whether stdin is a terminal, read before pytest's capture replaces it."""
+    early_config.stash[INTERACTIVE] = os.isatty(0)
+    return (yield)
+
+
+def _operator_at_hand(config: pytest.Config) -> bool:
+    """An operator can answer manual actions: stdin is a terminal, and the run is not spread over
+    xdist workers (which have no terminal, and would ask at once)."""
+    distributed = getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
+    return config.stash.get(INTERACTIVE, False) and not distributed
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
     try:
-        settings = resolve(config.getoption, config.getini)
+        settings = resolve(config.getoption, config.getini, interactive=_operator_at_hand(config))
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS] = settings
@@ -68,9 +86,23 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if settings.embedded:
         return [f"evse-conformance {__version__}: embedded run, reference implementations in every role "
                 f"(profile {settings.profile.source})"]
+    actuator = settings.actuator or "none (no terminal for manual: actions are not applicable)"
     return [f"evse-conformance {__version__}: SUT {settings.profile.get('sut.name', '(unnamed)')} as {settings.sut}, "
-            f"protocol {settings.protocol}, url {settings.sut_url or '-'}, actuator {settings.actuator}",
+            f"protocol {settings.protocol}, url {settings.sut_url or '-'}, actuator {actuator}",
             f"profile: {settings.profile.source}"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A real SUT that cannot be reached stops the run at once, in one line (not a broken test each,
+    with its traceback). Checked once, by the process that starts the run (not by each xdist worker)."""
+    config = session.config
+    settings = config.stash.get(SETTINGS, None)
+    if settings is None or settings.embedded or config.option.collectonly or hasattr(config, "workerinput"):
+        return
+    problem = preflight.problem(settings)
+    if problem:
+        raise pytest.UsageError(problem)
 
 
 # ---------------------------------------------------------------------------- collection
@@ -160,22 +192,38 @@ def wirelog(request: pytest.FixtureRequest) -> WireLog:
     return request.node.stash.setdefault(WIRELOG, WireLog())
 
 
-def _arena_options(settings: Settings) -> ArenaOptions:
+@pytest.fixture(scope="session")
+def sut_actuator(pytestconfig: pytest.Config, sut_settings: Settings) -> Actuator | None:
+    """What makes the real SUT act (None in the embedded run, and for a real SUT without one)."""
+    if sut_settings.embedded or sut_settings.actuator is None:
+        return None
+    return build_actuator(sut_settings.actuator, base_url=sut_settings.actuator_url, spec=sut_settings.actuator_class,
+                          terminal=PytestTerminal(pytestconfig), who=_operator_sees(sut_settings),
+                          timeout=sut_settings.profile.timeouts.operator,
+                          tokens={token.id: token for token in sut_settings.profile.tokens.values()})
+
+
+def _operator_sees(settings: Settings) -> str:
+    """The SUT as the operator of a manual step knows it."""
+    identity = settings.profile.get("station.identity")
+    return {"csms": f"the CSMS under test (for station {identity})",
+            "cs": f"the charging station under test {identity}"}.get(
+        settings.sut, f"the {settings.sut} platform under test {settings.profile.get('sut.name', '')}".rstrip())
+
+
+def _arena_options(settings: Settings, actuator: Actuator | None) -> ArenaOptions:
     embedded_cls = None
     if settings.embedded_sut:
         module, _, name = settings.embedded_sut.partition(":")
         embedded_cls = getattr(importlib.import_module(module), name)
-    actuator = None
-    if not settings.embedded:
-        actuator = build_actuator(settings.actuator, base_url=settings.actuator_url, spec=settings.actuator_class)
-    return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None,
-                        listen=settings.listen, actuator=actuator, embedded_cls=embedded_cls)
+    return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None, listen=settings.listen,
+                        actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded)
 
 
-async def _arena(target: Target, settings: Settings, wirelog: WireLog, connect: bool):
+async def _arena(target: Target, settings: Settings, actuator: Actuator | None, wirelog: WireLog, connect: bool):
     if target.role not in OCPP_ROLES:
         raise HarnessError(f"the ocpp fixture serves OCPP roles, not {target.role}")
-    arena = OcppArena(target, settings.profile, wirelog, _arena_options(settings))
+    arena = OcppArena(target, settings.profile, wirelog, _arena_options(settings, actuator))
     try:
         await arena.open(connect=connect)
         yield arena
@@ -184,25 +232,26 @@ async def _arena(target: Target, settings: Settings, wirelog: WireLog, connect: 
 
 
 @pytest_asyncio.fixture
-async def ocpp(target: Target, sut_settings: Settings, wirelog: WireLog):
+async def ocpp(target: Target, sut_settings: Settings, sut_actuator: Actuator | None, wirelog: WireLog):
     """An arena whose link is up: the station is connected and its boot was accepted."""
-    async for arena in _arena(target, sut_settings, wirelog, connect=True):
+    async for arena in _arena(target, sut_settings, sut_actuator, wirelog, connect=True):
         yield arena
 
 
 @pytest_asyncio.fixture
-async def ocpp_unlinked(target: Target, sut_settings: Settings, wirelog: WireLog):
+async def ocpp_unlinked(target: Target, sut_settings: Settings, sut_actuator: Actuator | None, wirelog: WireLog):
     """An arena with both sides ready but no connection yet (for connection tests)."""
-    async for arena in _arena(target, sut_settings, wirelog, connect=False):
+    async for arena in _arena(target, sut_settings, sut_actuator, wirelog, connect=False):
         yield arena
 
 
 @pytest_asyncio.fixture
-async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Settings, wirelog: WireLog):
+async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Settings,
+               sut_actuator: Actuator | None, wirelog: WireLog):
     """An OCPI arena: the harness's peer serving, the SUT (or its stand-in) reachable, nothing
     registered yet. In the embedded run it is in-process; ``indirect`` param "sockets" serves
     both sides on real ports instead."""
-    options = _arena_options(sut_settings)
+    options = _arena_options(sut_settings, sut_actuator)
     arena = OcpiArena(target, sut_settings.profile, wirelog, OcpiOptions(
         sut_url=sut_settings.sut_url if sut_settings.sut in ("cpo", "emsp") else None, listen=options.listen,
         public_url=sut_settings.profile.get("ocpi.public_url"), actuator=options.actuator,
