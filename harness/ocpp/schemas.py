@@ -26,10 +26,10 @@ is this module's own, both call the same function:
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
@@ -83,28 +83,29 @@ def known_actions(version: OcppVersion) -> frozenset[str]:
     return frozenset(names)
 
 
-_DATE_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?"
-                        r"(?P<zone>[Zz]|[+-](\d{2}):?(\d{2}))?")
+_DATE_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
+                        r"(?:[Zz]|([+-])([0-9]{2})(:?)([0-9]{2}))?")
+_MONTH_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 def is_date_time(version: OcppVersion, value: str) -> bool:
-    """``value`` is a date-time as this version writes them (see the module docstring)."""
+    """``value`` is a date-time as this version writes them (see the module docstring).
+
+    Runs on every timestamp received, so it compares digits as text rather than building a datetime.
+    """
     match = _DATE_TIME.fullmatch(value)
     if match is None:
         return False
-    year, month, day, hour, minute, second = (int(match[n]) for n in range(1, 7))
-    try:   # RFC 3339 allows a leap second: 60
-        datetime(year, month, day, hour, minute, min(second, 59))
-    except ValueError:
+    year, month, day, hour, minute, second, sign, zone_hour, colon, zone_minute = match.groups()
+    month_number, day_number = int(month), int(day)
+    if not (1 <= month_number <= 12 and 1 <= day_number <= _MONTH_DAYS[month_number]
+            and hour <= "23" and minute <= "59" and second <= "60"):   # RFC 3339 allows a leap second: 60
         return False
-    zone = match["zone"]
-    if second > 60:
+    if month_number == 2 and day_number == 29 and not calendar.isleap(int(year)):
         return False
-    if zone is None:
-        return not version.is_2x
-    if zone in ("Z", "z"):
-        return True
-    return int(match[9]) <= 23 and int(match[10]) <= 59 and (":" in zone or not version.is_2x)
+    if sign is None:
+        return value[-1] in "Zz" or not version.is_2x
+    return zone_hour <= "23" and zone_minute <= "59" and (colon == ":" or not version.is_2x)
 
 
 def _date_time_checker(version: OcppVersion):

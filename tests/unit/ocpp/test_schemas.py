@@ -214,6 +214,13 @@ def test_known_actions_are_read_once():
     ("2024-01-01 00:00:00Z", False, False),
     ("2024-13-01T00:00:00Z", False, False),
     ("2024-02-30T00:00:00Z", False, False),
+    ("2024-02-29T00:00:00Z", True, True),            # a leap year
+    ("2000-02-29T00:00:00Z", True, True),
+    ("2023-02-29T00:00:00Z", False, False),
+    ("2100-02-29T00:00:00Z", False, False),
+    ("2024-04-31T00:00:00Z", False, False),
+    ("2024-00-10T00:00:00Z", False, False),
+    ("٢٠٢٤-01-01T00:00:00Z", False, False),          # digits are ASCII digits
     ("2024-01-01T24:00:00Z", False, False),
     ("2024-01-01T00:00:61", False, False),
     ("2024-01-01T00:00:00+24:00", False, False),
