@@ -101,13 +101,11 @@ def soak() -> dict:
             "base_mb": round(base, 1), "max_drift_percent": round(max(abs(r - base) / base * 100 for r in measured), 1)}
 
 
-def test_the_reference_csms_memory_over_connect_exchange_disconnect_cycles(benchmark):
-    result = benchmark.pedantic(soak, rounds=1, iterations=1)
-    benchmark.extra_info.update(result)
-    print(f"\nsoak: {result['cycles']} cycles of {STATIONS} stations (boot, {HEARTBEATS} Heartbeats, Authorize, "
-          f"3 TransactionEvents, disconnect); reference CSMS resident memory per cycle (MB): {result['resident_mb']}; "
-          f"after {WARM_UP} warm-up cycles: base {result['base_mb']} MB, largest drift {result['max_drift_percent']} %")
-
+def test_the_reference_csms_memory_over_connect_exchange_disconnect_cycles(measure_once):
+    measure_once(soak, lambda result: (
+        f"soak: {result['cycles']} cycles of {STATIONS} stations (boot, {HEARTBEATS} Heartbeats, Authorize, "
+        f"3 TransactionEvents, disconnect); reference CSMS resident memory per cycle (MB): {result['resident_mb']}; "
+        f"after {WARM_UP} warm-up cycles: base {result['base_mb']} MB, largest drift {result['max_drift_percent']} %"))
 
 if __name__ == "__main__":
     asyncio.run(serve())

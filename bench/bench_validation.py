@@ -112,9 +112,8 @@ def interleaved() -> dict[str, float]:
     return {"harness_us_per_frame": harness, "library_us_per_frame": library, "speedup": library / harness}
 
 
-def test_harness_against_the_library_in_interleaved_rounds(benchmark):
-    result = benchmark.pedantic(interleaved, rounds=1, iterations=1)
-    benchmark.extra_info.update(result)
-    print(f"\ndecode + validate, 2.0.1 mix, median of {ROUNDS} interleaved rounds: harness "
-          f"{result['harness_us_per_frame']:.1f} µs/frame, ocpp library {result['library_us_per_frame']:.1f} "
-          f"µs/frame: {result['speedup']:.1f}x the library")
+def test_harness_against_the_library_in_interleaved_rounds(measure_once):
+    measure_once(interleaved, lambda result: (
+        f"decode + validate, 2.0.1 mix, median of {ROUNDS} interleaved rounds: harness "
+        f"{result['harness_us_per_frame']:.1f} µs/frame, ocpp library {result['library_us_per_frame']:.1f} "
+        f"µs/frame: {result['speedup']:.1f}x the library"))
