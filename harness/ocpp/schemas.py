@@ -163,12 +163,13 @@ def _is_draft6_integer(checker, instance) -> bool:
     return jsonschema.Draft6Validator.TYPE_CHECKER.is_type(instance, "integer")
 
 
-# The detailed validators: jsonschema's drafts with the payload's Decimals in mind (see ``is_multiple``).
+# The detailed validator classes, by ``version.is_2x``: jsonschema's drafts 4 (1.6) and 6 (2.x) with the
+# payload's Decimals in mind (see ``is_multiple``).
 _DETAILED = {
-    OcppVersion.V16: jsonschema.validators.extend(
+    False: jsonschema.validators.extend(
         jsonschema.Draft4Validator, {"multipleOf": _multiple_of},
         type_checker=jsonschema.Draft4Validator.TYPE_CHECKER.redefine("array", _is_array)),
-    "2.x": jsonschema.validators.extend(
+    True: jsonschema.validators.extend(
         jsonschema.Draft6Validator, {"multipleOf": _multiple_of},
         type_checker=jsonschema.Draft6Validator.TYPE_CHECKER.redefine_many(
             {"array": _is_array, "integer": _is_draft6_integer})),
@@ -197,8 +198,7 @@ def detailed(version: OcppVersion, action: str, direction: Direction) -> jsonsch
     """The validator that names every violation, compiled once, used only for a payload ``compiled`` rejects."""
     checker = jsonschema.FormatChecker(formats=())
     checker.checks("date-time")(_date_time_checker(version))
-    cls = _DETAILED[OcppVersion.V16 if version is OcppVersion.V16 else "2.x"]
-    return cls(_schema(version, action, direction), format_checker=checker)
+    return _DETAILED[version.is_2x](_schema(version, action, direction), format_checker=checker)
 
 
 def validate(version: OcppVersion, action: str, direction: Direction, payload: Any) -> list[SchemaViolation]:
