@@ -186,8 +186,9 @@ def write_allure_extras(directory: Path, summary: "Summary") -> None:
     environment = {f"SUT {key}": value for key, value in summary.sut.items() if value}
     environment["harness"] = f"evse-conformance {__version__}"
     environment.update({f"profile {key}": value for key, value in flatten(summary.profile)})
-    lines = [f"{_escape_property(k, key=True)}={_escape_property(str(v))}" for k, v in environment.items()]
-    (directory / "environment.properties").write_text(REDACTOR.redact("\n".join(lines)) + "\n", encoding="ascii")
+    lines = [f"{_escape_property(k, key=True)}={_escape_property(REDACTOR.redact(str(v)))}"
+             for k, v in environment.items()]
+    (directory / "environment.properties").write_text("\n".join(lines) + "\n", encoding="ascii")
     (directory / "categories.json").write_text(json.dumps(CATEGORIES, indent=2), encoding="utf-8")
 
 
@@ -288,7 +289,7 @@ class Summary:
         for usecase, results in sorted(by_usecase.items()):
             counts = _counts(results)
             rules = sorted({rule for r in results for rule in r.rules})
-            findings = list(dict.fromkeys(f for r in results for f in r.findings))
+            findings = sorted({f for r in results for f in r.findings})
             rollups.append(UseCaseRollup(usecase, results[0].block, next(v for v in VERDICTS if counts[v]),
                                          len(results), counts, rules, findings))
         return rollups
@@ -304,7 +305,8 @@ class Summary:
             "not_run": not_run,
             "counts": self.counts(),
             "usecases": [asdict(r) for r in self.rollup()],
-            "results": [asdict(r) for r in self.results],
+            # by use case and test, whichever order the tests (or the xdist workers) finished in
+            "results": [asdict(r) for r in sorted(self.results, key=lambda r: (r.usecase or "", r.nodeid))],
         }
 
     def write(self, *, interrupted: bool, not_run: int = 0) -> tuple[Path, ...]:
