@@ -303,7 +303,7 @@ def _verdict(report_: pytest.TestReport, call: pytest.CallInfo) -> str:
 
 def _reason(rep: pytest.TestReport, call: pytest.CallInfo) -> str:
     if rep.skipped and isinstance(rep.longrepr, tuple):
-        return rep.longrepr[2].removeprefix("Skipped: ")
+        return rep.longrepr[2].removeprefix("Skipped: ").removeprefix("not applicable: ")   # the verdict says it
     if rep.passed:
         return ""
     return (report.plain_reason(call.excinfo.value) if call.excinfo else str(rep.longrepr))[:2000]
