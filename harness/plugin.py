@@ -27,7 +27,6 @@ from harness.verdict import CaseContext, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog
 
 SETTINGS = pytest.StashKey[Settings]()
-SUMMARY = pytest.StashKey[report.Summary]()
 CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
@@ -66,8 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
     sut = {"name": settings.profile.get("sut.name"), "vendor": settings.profile.get("sut.vendor"),
            "version": settings.profile.get("sut.version"), "role": settings.sut, "protocol": settings.protocol,
            "url": settings.sut_url, "identity": settings.profile.identity}
-    summary = config.stash[SUMMARY] = report.Summary(settings.reports_dir, sut=sut,
-                                                     profile=settings.profile.redacted())
+    summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted())
     config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
                                   "evse-conformance-reports")
 

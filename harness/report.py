@@ -172,7 +172,7 @@ class AllureTidy:
 
 
 def _escape_property(text: str, *, key: bool = False) -> str:
-    """A value of a Java properties file (ISO 8859-1: other characters as \\uXXXX escapes)."""
+    """A key or value of a Java properties file (ISO 8859-1: other characters as \\uXXXX escapes)."""
     text = text.replace("\\", "\\\\").replace("\n", "\\n")
     if key:
         text = text.replace("=", "\\=").replace(":", "\\:").replace(" ", "\\ ")
@@ -180,8 +180,9 @@ def _escape_property(text: str, *, key: bool = False) -> str:
 
 
 def write_allure_extras(directory: Path, summary: "Summary") -> None:
-    """``environment.properties`` (the SUT, the harness version, the redacted profile) and
-    ``categories.json`` in the Allure results directory: Allure 2 and 3 both read them."""
+    """``environment.properties`` (the SUT, the harness version, the redacted profile: Allure 2 and 3
+    read it) and ``categories.json`` (Allure 2; Allure 3 takes the same categories from allurerc.mjs)
+    in the Allure results directory."""
     directory.mkdir(parents=True, exist_ok=True)
     environment = {f"SUT {key}": value for key, value in summary.sut.items() if value}
     environment["harness"] = f"evse-conformance {__version__}"
@@ -193,26 +194,24 @@ def write_allure_extras(directory: Path, summary: "Summary") -> None:
 
 
 def flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
-    """A nested profile as ``section.key`` → readable value rows (no JSON punctuation)."""
+    """A profile as ``section.key`` → readable value rows (no JSON punctuation)."""
     rows = []
     for key, value in data.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict) and all(not isinstance(v, (dict, list)) for v in value.values()) and prefix:
-            rows.append((path, ", ".join(f"{k} {_readable(v)}" for k, v in value.items())))
-        elif isinstance(value, dict):
-            rows += flatten(value, path + ".")
+        if isinstance(value, dict) and not prefix:   # a section: a row per key
+            rows += flatten(value, f"{key}.")
         else:
-            rows.append((path, _readable(value)))
+            rows.append((prefix + key, _readable(value)))
     return rows
 
 
-def _readable(value: Any) -> str:
+def _readable(value: Any, nested: bool = False) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
-        return "(" + ", ".join(f"{k} {_readable(v)}" for k, v in value.items()) + ")"
+        text = ", ".join(f"{k} {_readable(v, True)}" for k, v in value.items())
+        return f"({text})" if nested else text
     if isinstance(value, list):
-        return "; ".join(_readable(v) for v in value)
+        return "; ".join(_readable(v, True) for v in value)
     return str(value)
 
 

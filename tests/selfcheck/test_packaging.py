@@ -4,6 +4,7 @@ installed harness runs a slice of every protocol in a fresh virtual environment 
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -20,8 +21,11 @@ SLICE = "P01,DATA16,OCPI_FORMAT"
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """Built from a copy of the work tree: setuptools' build/ of the repository may hold files since removed."""
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+    source = shutil.copytree(REPO, out / "source", ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "reports", "*.egg-info", "__pycache__", ".venv", ".pytest_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
                    check=True, timeout=300, capture_output=True)
     return next(out.glob("evse_conformance-*.whl"))
 
