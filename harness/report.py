@@ -141,7 +141,7 @@ class AllureTidy:
     gets no status details from allure-pytest; one with findings gets them here, from its labels."""
 
     def __init__(self, hidden_fixtures: Iterable[str]):
-        self.hidden = frozenset(hidden_fixtures)
+        self.hidden = set(hidden_fixtures)
 
     def _shown(self, fixture: str) -> bool:
         return fixture not in self.hidden and not fixture.startswith("_")
@@ -151,11 +151,13 @@ class AllureTidy:
         container.befores = [before for before in container.befores if self._shown(before.name)]
         afters, names = [], set()
         for after in container.afters:
-            fixture, _, finaliser = after.name.partition("::")
-            name = f"{fixture} (tear-down)"
-            if self._shown(fixture) and finaliser != "<lambda>" and name not in names:
-                after.name = name
-                names.add(name)
+            fixture, named_by_allure, finaliser = after.name.partition("::")
+            if named_by_allure:   # "fixture::finaliser" (not yet tidied)
+                if not self._shown(fixture) or finaliser == "<lambda>":
+                    continue
+                after.name = f"{fixture} (tear-down)"
+            if after.name not in names:
+                names.add(after.name)
                 afters.append(after)
         container.afters = afters
 
@@ -337,6 +339,16 @@ class RunReports:
         self.finished = 0   # tests whose teardown was reported; the rest of those collected did not run
         self.tidy = AllureTidy(hidden_fixtures)
         allure_commons.plugin_manager.register(self.tidy)
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """An argument parametrized directly is a parameter of the test (Allure lists it as one), not a
+        set-up step: hide its fixture."""
+        for item in items:
+            for mark in item.iter_markers("parametrize"):
+                names = mark.args[0].split(",") if isinstance(mark.args[0], str) else mark.args[0]
+                indirect = mark.kwargs.get("indirect", False)
+                if indirect is not True:
+                    self.tidy.hidden |= {name.strip() for name in names} - set(indirect or ())
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":

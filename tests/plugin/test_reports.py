@@ -232,12 +232,26 @@ def test_a_test_that_does_not_apply_keeps_its_place_in_the_allure_tree(pytester,
 
 def test_allure_shows_no_plumbing_fixture_or_internal_finaliser_as_a_step(pytester):
     make_suite(pytester, "ALP")
+    pytester.makepyfile(test_parameters="""
+        import pytest
+
+        @pytest.fixture
+        def arena(request):
+            yield request.param
+
+        @pytest.mark.parametrize("case", [1, 2])
+        @pytest.mark.parametrize("arena", ["a"], indirect=True)
+        def test_parametrized(case, arena):
+            pass
+    """)
     pytester.runpytest("--alluredir", "allure", "--reports-dir", "out")
     steps = []
     for path in (pytester.path / "allure").glob("*-container.json"):
         container = json.loads(path.read_text())
         steps += [step["name"] for step in container.get("befores", []) + container.get("afters", [])]
     assert "wirelog" not in steps and "target" not in steps and "sut_settings" not in steps
+    assert "case" not in steps, "a parameter shows as a set-up step"
+    assert "arena" in steps and "arena (tear-down)" in steps, "a fixture of the suite's own is hidden"
     assert not [step for step in steps if step.startswith("_") or "<lambda>" in step or "::" in step], steps
 
 
