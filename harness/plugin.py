@@ -10,6 +10,8 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import os
+from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -19,7 +21,7 @@ from harness.actuators import Actuator
 from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
-from harness.errors import ConfigError, HarnessError, NotApplicable
+from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
@@ -28,11 +30,13 @@ from harness.verdict import CaseContext, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog
 
 SETTINGS = pytest.StashKey[Settings]()
-SUMMARY = pytest.StashKey[report.Summary]()
 CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
+# Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
+# "target" is the parametrization, already shown as the test's parameter).
+PLUMBING_FIXTURES = ("sut_settings", "profile", "wirelog", "target", "pytestconfig", "event_loop_policy")
 
 MARKERS = {
     "usecase(id, block, severity)": "the use case a test checks (set by harness.suite.case)",
@@ -76,9 +80,12 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS] = settings
-    sut = {"name": settings.profile.get("sut.name"), "role": settings.sut, "protocol": settings.protocol,
+    sut = {"name": settings.profile.get("sut.name"), "vendor": settings.profile.get("sut.vendor"),
+           "version": settings.profile.get("sut.version"), "role": settings.sut, "protocol": settings.protocol,
            "url": settings.sut_url, "identity": settings.profile.identity}
-    config.stash[SUMMARY] = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted())
+    summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted())
+    config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
+                                  "evse-conformance-reports")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -158,9 +165,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
     selected, deselected = [], []
     for item in items:
-        usecase, _ = _usecase(item)
+        usecase, info = _usecase(item)
         if usecase:
             item.add_marker(usecase)
+            for mark in _allure_labels(item, usecase, info):
+                item.add_marker(mark)
         keys = {k for k in (usecase, _certification(item)) if k}
         if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys for p in settings.usecases):
             deselected.append(item)
@@ -173,6 +182,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def _allure_labels(item: pytest.Item, usecase: str, info: dict) -> list[pytest.MarkDecorator]:
+    target = _target(item)
+    protocol_label = None
+    if target is not None:
+        protocol_label = (OcppVersion.parse(target.protocol).label if target.protocol.startswith("ocpp")
+                          else "OCPI " + target.protocol.removeprefix("ocpi"))
+    return report.label_marks(usecase=usecase, block=info.get("block"), protocol_label=protocol_label,
+                              role=target.role if target else None, certification=_certification(item),
+                              severity=info.get("severity", "normal"), rules=rules_of(item))
 
 
 # ---------------------------------------------------------------------------- fixtures
@@ -266,18 +286,12 @@ async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Set
 @pytest.fixture(autouse=True)
 def _conformance_case(request: pytest.FixtureRequest):
     item = request.node
-    usecase, info = _usecase(item)
+    usecase, _ = _usecase(item)
     target = _target(item)
     role = target.role if target else None
     context = CaseContext(usecase=usecase, sut_role=role, protocol=target.protocol if target else None)
     item.stash[CONTEXT] = context
     token = enter_case(context)
-    protocol_label = None
-    if target is not None:
-        protocol_label = (OcppVersion.parse(target.protocol).label if target.protocol.startswith("ocpp")
-                          else "OCPI " + target.protocol.removeprefix("ocpi"))
-    report.label(usecase, info.get("block"), protocol_label, role, _certification(item),
-                 info.get("severity", "normal"), rules_of(item))
     yield context
     leave_case(token)
 
@@ -334,9 +348,32 @@ def _verdict(report_: pytest.TestReport, call: pytest.CallInfo) -> str:
     return "broken"
 
 
+def _reason(rep: pytest.TestReport, call: pytest.CallInfo) -> str:
+    if rep.skipped and isinstance(rep.longrepr, tuple):
+        return rep.longrepr[2].removeprefix("Skipped: ").removeprefix("not applicable: ")   # the verdict says it
+    if rep.passed:
+        return ""
+    return (report.plain_reason(call.excinfo.value) if call.excinfo else str(rep.longrepr))[:2000]
+
+
+def _show_reason(item: pytest.Item, rep: pytest.TestReport, call: pytest.CallInfo, reason: str) -> None:
+    """The reason in words is the failure's message (JUnit's message, the short summary line). A rule
+    broken outside the test's own code (checked after the body, on what the connections saw) has no
+    traceback worth reading, only the plugin's frame: the reason is the whole report then."""
+    excinfo = call.excinfo
+    if excinfo is not None and isinstance(excinfo.value, PeerViolation) and not any(
+            Path(str(entry.path)) == item.path for entry in excinfo.traceback):
+        rep.longrepr = reason
+    elif getattr(rep.longrepr, "reprcrash", None) is not None:
+        rep.longrepr.reprcrash.message = reason
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     rep = yield
+    reason = _reason(rep, call)
+    if reason and not rep.skipped:
+        _show_reason(item, rep, call, reason)
     if rep.longrepr is not None and not rep.skipped:
         text = str(rep.longrepr)
         if REDACTOR.redact(text) != text:
@@ -347,43 +384,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     verdict = _verdict(rep, call)
     previous = item.stash.get(VERDICT, None)
     if previous is None or (previous.verdict == "passed" and verdict != "passed"):
-        usecase, _ = _usecase(item)
+        usecase, info = _usecase(item)
         target = _target(item)
-        reason = ""
-        if rep.skipped and isinstance(rep.longrepr, tuple):
-            reason = rep.longrepr[2].removeprefix("Skipped: ")
-        elif not rep.passed:
-            reason = (call.excinfo.exconly() if call.excinfo else str(rep.longrepr))[:2000]
         context = item.stash.get(CONTEXT, None)
         item.stash[VERDICT] = report.CaseResult(
             nodeid=item.nodeid, usecase=usecase, certification=_certification(item),
             role=target.role if target else None, protocol=target.protocol if target else None,
             rules=[r.id for r in rules_of(item)], verdict=verdict, reason=reason,
-            findings=[str(f) for f in context.findings] if context else [])
+            findings=[str(f) for f in context.findings] if context else [],
+            block=info.get("block"), title=report.title_of(getattr(item, "obj", None)))
     result = item.stash[VERDICT]
     context = item.stash.get(CONTEXT, None)
     if context is not None:
         result.findings = [str(f) for f in context.findings]
     result.duration = round(result.duration + rep.duration, 3)
-    if rep.when == "teardown" and result.usecase is not None:
-        item.config.stash[SUMMARY].add(result)
+    if rep.when == "teardown":
+        rep.user_properties.extend(result.junit_properties())
+        report.show_findings(result.findings)
+        if result.usecase is not None:
+            rep.conformance = asdict(result)   # collected by report.RunReports, on the xdist controller too
     return rep
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    summary = session.config.stash.get(SUMMARY, None)
-    if summary is None or not summary.results:
-        return
-    paths = summary.write(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
-    session.config.stash[SUMMARY].paths = paths
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    summary = config.stash.get(SUMMARY, None)
-    paths = getattr(summary, "paths", None)
-    if summary and paths:
-        counts = summary.counts()
-        terminalreporter.write_sep("-", "conformance summary")
-        terminalreporter.write_line(
-            f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
-            f"{counts['skipped']} not applicable — {paths[0]} and {paths[1]}")

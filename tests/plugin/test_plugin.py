@@ -244,6 +244,7 @@ def test_summary_is_written_when_the_run_is_interrupted(pytester):
     summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
     assert summary["interrupted"] is True
     assert summary["counts"]["passed"] >= 1
+    assert summary["not_run"] == 4   # the interrupted test and the three after it
     assert "INTERRUPTED" in (pytester.path / "out" / "conformance.md").read_text()
 
 
