@@ -4,6 +4,7 @@ and reads the files the run wrote."""
 
 import json
 import re
+import socket
 import textwrap
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -97,10 +98,22 @@ def make_suite(pytester, uc: str, roles=("csms",), protocols=("ocpp2.0.1",)) -> 
     return uc
 
 
-def real_sut_args(pytester) -> list[str]:
+@pytest.fixture
+def sut_port():
+    """A port that accepts TCP connections (the session-start reachability check of a real SUT passes);
+    the demo suites never speak OCPP to it."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        yield listener.getsockname()[1]
+
+
+def sut_url(port: int) -> str:
+    return f"ws://127.0.0.1:{port}/ocpp"
+
+
+def real_sut_args(pytester, port: int) -> list[str]:
     profile = pytester.makefile(".toml", sut=textwrap.dedent(PROFILE))
-    return ["--sut", "csms", "--sut-url", "ws://127.0.0.1:1/ocpp", "--protocol", "ocpp2.0.1",
-            "--sut-profile", str(profile), "--actuator", "manual"]
+    return ["--sut", "csms", "--sut-url", sut_url(port), "--protocol", "ocpp2.0.1",
+            "--sut-profile", str(profile), "--actuator", "http", "--actuator-url", "http://127.0.0.1:9"]
 
 
 def summary_of(pytester, reports: str = "out") -> dict:
@@ -204,24 +217,24 @@ def test_allure_shows_findings_on_a_passed_test_with_its_category(pytester):
     assert failed.startswith(f"{uc} [{uc}.status] idTokenInfo.status is wrong"), failed
 
 
-def test_allure_environment_names_the_sut_the_harness_and_the_redacted_profile(pytester):
+def test_allure_environment_names_the_sut_the_harness_and_the_redacted_profile(pytester, sut_port):
     make_suite(pytester, "ALE")
-    pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester))
+    pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester, sut_port))
     text = (pytester.path / "allure" / "environment.properties").read_text(encoding="ascii")
     lines = set(text.splitlines())
     assert {r"SUT\ name=Acme CSMS", r"SUT\ vendor=Acme Charging", r"SUT\ version=4.2.0",
-            r"SUT\ role=csms", r"SUT\ protocol=ocpp2.0.1", "SUT\\ url=ws://127.0.0.1:1/ocpp",
+            r"SUT\ role=csms", r"SUT\ protocol=ocpp2.0.1", "SUT\\ url=" + sut_url(sut_port),
             f"harness=evse-conformance {__version__}", r"profile\ station.identity=ACME-1"} <= lines, text
     assert r"profile\ station.password=\u00abredacted\u00bb" in lines
     assert "acme-password-000001" not in text
 
 
 @pytest.mark.parametrize("skipped_by", ["feature", "role"])
-def test_a_test_that_does_not_apply_keeps_its_place_in_the_allure_tree(pytester, skipped_by):
+def test_a_test_that_does_not_apply_keeps_its_place_in_the_allure_tree(pytester, sut_port, skipped_by):
     """Skipped at collection (an undeclared feature, a role the use case has no side for), before any
     fixture runs: the labels still put it under its protocol, block and use case."""
     uc = make_suite(pytester, "ALN" + skipped_by[0].upper(), roles=("csms",) if skipped_by == "feature" else ("cs",))
-    pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester))
+    pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester, sut_port))
     name, story, feature = ("test_reservation", uc + "R", "Reservation") if skipped_by == "feature" else \
         ("test_passes", uc, "Demo block")
     result = allure_results(pytester)[name]
@@ -268,9 +281,9 @@ class VisibleText(HTMLParser):
         self.text.append(data)
 
 
-def test_the_html_report_rolls_up_per_use_case_before_the_tests_and_stands_alone(pytester):
+def test_the_html_report_rolls_up_per_use_case_before_the_tests_and_stands_alone(pytester, sut_port):
     uc = make_suite(pytester, "HTM")
-    pytester.runpytest("--reports-dir", "out", *real_sut_args(pytester))
+    pytester.runpytest("--reports-dir", "out", *real_sut_args(pytester, sut_port))
     html = (pytester.path / "out" / "conformance.html").read_text()
     page = VisibleText()
     page.feed(html)
@@ -278,7 +291,7 @@ def test_the_html_report_rolls_up_per_use_case_before_the_tests_and_stands_alone
     assert text.index("Use cases") < text.index("Tests") < text.index("Profile")
     assert re.search(rf"{uc}\s*Demo block\s*failed\s*6\s*2\s*2\s*1\s*1\s*2\s*1", text), text
     assert re.search(rf"{uc}R\s*Reservation\s*not applicable\s*1\s*0\s*0\s*0\s*1\s*1\s*0", text)
-    for fact in ("Acme CSMS", "Acme Charging", "4.2.0", "ws://127.0.0.1:1/ocpp", "CSMS", "OCPP 2.0.1",
+    for fact in ("Acme CSMS", "Acme Charging", "4.2.0", sut_url(sut_port), "CSMS", "OCPP 2.0.1",
                  f"evse-conformance {__version__}", "expected: 'Blocked'", finding(uc), "The token gets its status.",
                  "the actuator answered 501 for reserve_now", "«redacted»"):
         assert fact in text, fact
