@@ -14,7 +14,7 @@ result.
 import importlib
 import json
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,23 +62,22 @@ def _job(name: str) -> tuple[tuple[str, ...], tuple[str, ...], float]:
 RUN_ORDER = [f.name for f in FAULTS if f.known_miss] + [CONTROL] + [f.name for f in FAULTS if not f.known_miss]
 
 
-def needed_runs(request: pytest.FixtureRequest, by_test: dict[str, str]) -> set[str]:
-    """The runs the selected tests of the requesting module need: a fault's test its fault's run,
-    another test the run ``by_test`` names for it."""
-    needed = set()
-    for item in request.session.items:
-        if item.module is request.module and request.fixturename in item.fixturenames:
-            fault = item.callspec.params.get("fault") if hasattr(item, "callspec") else None
-            needed.add(fault.name if fault is not None else by_test[item.originalname])
-    return needed
+def fault_or(by_test: dict[str, str]) -> Callable[[pytest.Item], str]:
+    """The run a test needs: a fault's test its fault's run, another test the run ``by_test`` names."""
+    def run_of(item: pytest.Item) -> str:
+        fault = item.callspec.params.get("fault") if hasattr(item, "callspec") else None
+        return fault.name if fault is not None else by_test[item.originalname]
+    return run_of
 
 
 @contextmanager
 def started(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, jobs: dict[str, tuple],
-            by_test: dict[str, str]) -> Iterator[dict[str, Future]]:
-    """The ``jobs`` (name → selection, options, time limit) the selected tests need, all submitted at
-    once in their order; each test reads its own run's result."""
-    needed = needed_runs(request, by_test)
+            run_of: Callable[[pytest.Item], str]) -> Iterator[dict[str, Future]]:
+    """The ``jobs`` (name → selection, options, time limit) that the selected tests of the requesting
+    module need (``run_of(test)`` names one's), all submitted at once in their order; each test
+    reads its own run's result."""
+    needed = {run_of(item) for item in request.session.items
+              if item.module is request.module and request.fixturename in item.fixturenames}
     with ThreadPoolExecutor(PARALLEL) as pool:
         yield {name: pool.submit(run_suites, tmp_path_factory.mktemp(name), selection, *options, timeout=timeout)
                for name, (selection, options, timeout) in jobs.items() if name in needed}
@@ -87,7 +86,7 @@ def started(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 @pytest.fixture(scope="module")
 def suite_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Future]:
     with started(request, tmp_path_factory, {name: _job(name) for name in RUN_ORDER},
-                 {"test_the_selections_pass_against_the_references": CONTROL}) as runs:
+                 fault_or({"test_the_selections_pass_against_the_references": CONTROL})) as runs:
         yield runs
 
 

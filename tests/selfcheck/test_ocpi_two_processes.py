@@ -6,11 +6,9 @@ they run side by side."""
 
 import asyncio
 import json
-import select
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,30 +18,13 @@ from harness.transport.http import HttpClient, HttpServer
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN_A = "two-process-token-a-0001"
-START_TIMEOUT = 20
 RUN_TIMEOUT = 300
 ROLES = ("cpo", "emsp")
 
 
-@contextmanager
-def standalone_peer(role: str, env: dict[str, str]):
-    """The reference peer in its own process; its versions URL once it listens."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "harness.reference.ocpi", "--role", role, "--port", "0", "--token-a", TOKEN_A],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=env)
-    try:
-        ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
-        line = process.stdout.readline() if ready else ""
-        assert line.startswith("versions URL: "), f"the peer did not start: {line!r} {process.stderr.read() if process.poll() is not None else ''}"
-        yield line.removeprefix("versions URL: ").strip()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+def peer_args(role: str) -> tuple[str, ...]:
+    """The reference peer in its own process (see conftest.standalone); it prints its versions URL."""
+    return "harness.reference.ocpi", "--role", role, "--port", "0", "--token-a", TOKEN_A
 
 
 async def _register(versions_url: str) -> None:
@@ -68,16 +49,17 @@ async def _register(versions_url: str) -> None:
         await server.stop()
 
 
-def test_registration_between_two_processes(python_env):
+def test_registration_between_two_processes(standalone):
     """Tokens B and C are exchanged over real HTTP, and token A is refused afterwards."""
-    with standalone_peer("cpo", python_env) as versions_url:
-        asyncio.run(_register(versions_url))
+    with standalone(*peer_args("cpo"), last="versions URL") as urls:
+        asyncio.run(_register(urls["versions URL"]))
 
 
-def play_suites_against_the_standalone_peer(role: str, reports: Path,
+def play_suites_against_the_standalone_peer(standalone, role: str, reports: Path,
                                             env: dict[str, str]) -> subprocess.CompletedProcess:
     """The OCPI suites with the standalone peer playing ``role`` as a real SUT (on the real clock)."""
-    with standalone_peer(role, env) as versions_url:
+    with standalone(*peer_args(role), last="versions URL") as urls:
+        versions_url = urls["versions URL"]
         base = versions_url.removesuffix("/ocpi/versions")
         return subprocess.run(
             [sys.executable, "-m", "pytest", "suites/ocpi", "-q", "-p", "no:cacheprovider", "--sut", role,
@@ -87,13 +69,14 @@ def play_suites_against_the_standalone_peer(role: str, reports: Path,
 
 
 @pytest.fixture(scope="module")
-def suite_runs(tmp_path_factory, python_env) -> dict[str, tuple[Future, Path]]:
+def suite_runs(tmp_path_factory, standalone, python_env) -> dict[str, tuple[Future, Path]]:
     """Both roles' runs, started together: each mostly waits on the real clock, so they overlap."""
     with ThreadPoolExecutor(len(ROLES)) as pool:
         runs = {}
         for role in ROLES:
             reports = tmp_path_factory.mktemp(f"ocpi-{role}")
-            runs[role] = pool.submit(play_suites_against_the_standalone_peer, role, reports, python_env), reports
+            runs[role] = pool.submit(play_suites_against_the_standalone_peer, standalone, role, reports,
+                                     python_env), reports
         yield runs
 
 
