@@ -5,8 +5,8 @@ interpreter would spend longer importing the harness, pytest and their libraries
 them. So the runs are workers of a ``ProcessPoolExecutor`` on multiprocessing's *forkserver*: it
 imports those modules once, and every run is a process forked from it that plays one session and
 exits (``max_tasks_per_child=1``: no plugin state, registered use case, rule table or event loop
-of one run reaches the next), as many at a time as the machine has cores (the runs compute, they
-no longer wait).
+of one run reaches the next), as many at a time as this process has cores (the runs compute, they
+no longer wait; under pytest-xdist the workers share the cores).
 """
 
 from __future__ import annotations
@@ -41,8 +41,13 @@ def _workers() -> ProcessPoolExecutor:
         if _pool is None:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(PRELOAD)
-            _pool = ProcessPoolExecutor(os.cpu_count() or 2, mp_context=context, max_tasks_per_child=1)
+            _pool = ProcessPoolExecutor(_cores(), mp_context=context, max_tasks_per_child=1)
         return _pool
+
+
+def _cores() -> int:
+    """This process's share of the cores: all of them, or one xdist worker's part."""
+    return max(1, (os.cpu_count() or 2) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
 
 
 def run(directory: Path, args: list[str], timeout: float) -> pytest.RunResult:

@@ -6,7 +6,7 @@ runs suites/ocpp2 or suites/ocpp16, and the transport suite of every version (su
 against each over loopback, driving it through the example's HTTP
 actuator. Every test passes, or fails only with a deviation listed here; no test is broken, and
 none is skipped for want of an actuator action. The SUT is another process, so the harness runs on
-the real clock; the four runs mostly wait, and go side by side.
+the real clock; the runs mostly wait, and go side by side.
 """
 
 import json
@@ -182,15 +182,22 @@ def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: in
     return Run(target, role, results, output, sut_output, process.returncode)
 
 
+# Runs side by side: a real SUT keeps the harness on the real clock, where a run mostly waits. Two at
+# a time, longest first (the 1.6 charge point's): more would start so many interpreters at once that
+# an example SUT on a busy machine misses its start-up time (wait_for_port).
+PARALLEL = 2
+LONGEST_FIRST = [("ocpp1.6", "cs")] + [key for key in TARGETS if key != ("ocpp1.6", "cs")]
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, python_env) -> dict[tuple[str, str], Future]:
-    """Every (version, role) run, started together: a real SUT keeps the harness on the real clock,
-    where the runs mostly wait, so they overlap."""
+    """Every (version, role) run, all submitted at once (see PARALLEL)."""
     ports = iter(free_ports(2 * len(TARGETS)))
-    with ThreadPoolExecutor(len(TARGETS)) as pool:
-        yield {(protocol, role): pool.submit(play, target, role, tmp_path_factory.mktemp(f"interop-{protocol}-{role}"),
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        yield {(protocol, role): pool.submit(play, TARGETS[protocol, role], role,
+                                             tmp_path_factory.mktemp(f"interop-{protocol}-{role}"),
                                              next(ports), next(ports), python_env)
-               for (protocol, role), target in TARGETS.items()}
+               for protocol, role in LONGEST_FIRST}
 
 
 @pytest.fixture(scope="module", params=list(TARGETS), ids=[f"{p}-{r}" for p, r in TARGETS])
