@@ -40,9 +40,10 @@ class Redactor:
             forms.add(secret.hex())
         if identity is not None:
             forms.add(base64.b64encode(identity.encode() + b":" + raw).decode())
+        forms = {f for f in forms if f}
         with self._lock:
             if not forms <= self._secrets:
-                self._secrets |= {f for f in forms if f}
+                self._secrets |= forms
                 self._masks = self._compile()
 
     def _compile(self) -> tuple[list[str], re.Pattern | None]:

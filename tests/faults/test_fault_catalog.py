@@ -45,7 +45,8 @@ def run_suites(directory: Path, nodeids, *options: str, timeout: float = RUN_TIM
     result = suite_runner.run(directory, [f"--basetemp={directory / 'tmp'}", f"--reports-dir={reports}", *options,
                                           *(str(REPO / nodeid) for nodeid in nodeids)], timeout)
     conformance = reports / "conformance.json"
-    assert conformance.exists(), f"the suite run wrote no conformance.json:\n{result.stdout.str()[-3000:]}{result.stderr.str()[-2000:]}"
+    assert conformance.exists(), \
+        f"the suite run wrote no conformance.json:\n{result.stdout.str()[-3000:]}{result.stderr.str()[-2000:]}"
     results = json.loads(conformance.read_text(encoding="utf-8"))["results"]
     return result, {r["nodeid"]: r for r in results}
 

@@ -35,8 +35,8 @@ def registered_allure(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(request, tmp_path_factory, registered_allure):
-    jobs = {CONTROL: (SELECTION, (), RUN_TIMEOUT),
-            REGISTERED: (NEED_A_BOOT, (f"--embedded-sut={REGISTERED}", f"--alluredir={registered_allure}"), RUN_TIMEOUT)} \
+    registered = (f"--embedded-sut={REGISTERED}", f"--alluredir={registered_allure}")
+    jobs = {CONTROL: (SELECTION, (), RUN_TIMEOUT), REGISTERED: (NEED_A_BOOT, registered, RUN_TIMEOUT)} \
         | {f.name: (f.catch, (f"--embedded-sut={f.embedded_sut}",), RUN_TIMEOUT) for f in FAULTS}
     with started(request, tmp_path_factory, jobs, fault_or({
             "test_the_selections_pass_against_the_16_references": CONTROL,

@@ -21,6 +21,11 @@ from harness.reference.ocpi import OcpiPeer
 PROFILES = sorted({f.profile for f in FAULTS}, key=str)
 
 
+def selection(profile) -> list[str]:
+    """The tests of the faults played under ``profile``: its control run's selection."""
+    return sorted({nodeid for fault in FAULTS if fault.profile == profile for nodeid in fault.catch})
+
+
 def control(profile) -> str:
     return f"control-{profile.name if profile else 'built-in'}"
 
@@ -35,8 +40,7 @@ def run_of(item: pytest.Item) -> str:
 
 @pytest.fixture(scope="module")
 def runs(request, tmp_path_factory):
-    jobs = {control(p): (sorted({n for f in FAULTS if f.profile == p for n in f.catch}), profile_options(p), RUN_TIMEOUT)
-            for p in PROFILES}
+    jobs = {control(p): (selection(p), profile_options(p), RUN_TIMEOUT) for p in PROFILES}
     jobs |= {f.name: (f.catch, f.options, RUN_TIMEOUT) for f in FAULTS}
     jobs |= {f"variant-{v.name}": (v.selection, (f"--embedded-sut={v.embedded_sut}",), RUN_TIMEOUT) for v in VARIANTS}
     with started(request, tmp_path_factory, jobs, run_of) as runs:
@@ -67,9 +71,8 @@ def test_catalog_is_well_formed():
 def test_the_selections_pass_against_the_reference(runs, profile):
     """Control: without a fault every selected test passes under the faults' profile, so a caught
     fault is the fault's doing."""
-    selection = sorted({nodeid for fault in FAULTS if fault.profile == profile for nodeid in fault.catch})
     result, verdicts = runs[control(profile)].result()
-    assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(selection, "passed"), \
+    assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(selection(profile), "passed"), \
         result.stdout.str()[-5000:]
     assert result.ret == pytest.ExitCode.OK
 
