@@ -34,7 +34,7 @@ RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersio
 class Restart(RuleTable, namespace="restart"):
     """What the arena relies on when it restarts a station under test that did not boot on connecting."""
     boots = must("spec 002 What the service does 4 and Messages Reset; spec 001 B11/B12 (Reset)",
-                 "a station that accepted a Reset restarts, and a restarted station sends BootNotification")
+                 "a station that accepted a Reset restarts, and a restarted station sends BootNotification", by=CS)
 
 
 @dataclass(frozen=True)

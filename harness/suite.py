@@ -94,9 +94,12 @@ def certification_of(item: pytest.Item, role: str | None, protocol: str | None) 
     return tc.id if tc is not None and tc.applies_to(protocol) else None
 
 
-def rules_of(item: pytest.Item) -> tuple[Rule, ...]:
+def rules_of(item: pytest.Item, role: str | None = None) -> tuple[Rule, ...]:
+    """The rows ``item`` judges; with the SUT's ``role``, only those that bind that side (or either):
+    a row of the harness's side is a self-check there, not a rule the SUT is judged by."""
     marker = item.get_closest_marker("checks")
-    return tuple(marker.args) if marker else ()
+    rules = tuple(marker.args) if marker else ()
+    return tuple(r for r in rules if r.by in (None, role)) if role else rules
 
 
 def load_rule_tables(*suite_dirs: Path) -> Registry:

@@ -47,28 +47,29 @@ from harness.wire import REDACTOR, WireLog
 class Ws(RuleTable, namespace="ws"):
     """The WebSocket upgrade of an OCPP-J connection, in every version."""
     identity = must("spec 002 Connection 1; OCPP 2.0.1 part 4 §3.1.1",
-                    "the station's URL is the CSMS endpoint, a slash and its percent-encoded identity")
+                    "the station's URL is the CSMS endpoint, a slash and its percent-encoded identity", by="cs")
     known_station = must("spec 002 Connection 1-2 and Authentication 3; OCPP 2.0.1 part 4 §3.1, part 2 A00",
-                         "the server upgrades a station it is configured for that presents its credentials")
+                         "the server upgrades a station it is configured for that presents its credentials", by="csms")
     unknown_identity = must("spec 002 Connection 3 and Errors (handshake errors); OCPP 2.0.1 part 4 §3.1.1",
-                            "the server opens no connection for an identity it does not know")
+                            "the server opens no connection for an identity it does not know", by="csms")
     refusal_status = should("spec 002 Connection 3; RFC 7235 §3.1",
                             "a refused upgrade gets the HTTP status that names why: 404 for an unknown identity, "
-                            "401 for wrong credentials")
+                            "401 for wrong credentials", by="csms")
     subprotocol_offered = must("spec 002 Connection 4 and Versioning 2; OCPP 2.0.1 part 4 §3.1.2",
-                               "the client offers the version's subprotocol in Sec-WebSocket-Protocol")
+                               "the client offers the version's subprotocol in Sec-WebSocket-Protocol", by="cs")
     subprotocol_picked = must("spec 002 Connection 4 and Versioning 2; OCPP 2.0.1 part 4 §3.1.2",
-                              "the server picks an offered subprotocol it speaks and names it in its answer")
+                              "the server picks an offered subprotocol it speaks and names it in its answer", by="csms")
     no_subprotocol = must("spec 002 Connection 4; OCPP 2.0.1 part 4 §3.1.2",
                           "offered no acceptable subprotocol, the server completes the handshake without "
-                          "Sec-WebSocket-Protocol and closes the connection at once")
+                          "Sec-WebSocket-Protocol and closes the connection at once", by="csms")
     basic_auth = must("spec 002 Authentication 3; OCPP 2.0.1 part 2 A00 (security profile 1)",
                       "the station's upgrade carries HTTP Basic auth: username its identity, password the "
-                      "configured one")
+                      "configured one", by="cs")
     wrong_password = must("spec 002 Authentication 3-4; OCPP 2.0.1 part 2 A00 (security profile 1); "
-                          "facts ocpp-j.md", "the server refuses an upgrade with a wrong Basic-auth password")
+                          "facts ocpp-j.md", "the server refuses an upgrade with a wrong Basic-auth password",
+                          by="csms")
     compression = should("spec 002 Connection 5", "a 1.6 station does not offer WebSocket compression, which "
-                         "1.6 forbids")
+                         "1.6 forbids", by="cs")
 
 
 HANDSHAKE_TIMEOUT = 10.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from harness.arena import CS, OcppArena
+from harness.arena import CS, CSMS, OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import AUTHORIZATION_STATUSES, connector_ids
 from harness.profile import Profile, Token
@@ -25,13 +25,14 @@ class Core16(RuleTable, namespace="core16"):
     """The rules the shared 1.6 dialogues judge (spec 002)."""
     authorize = must("spec 002 What the service does 3; Messages Authorize; Primitive types IdToken",
                      "a presented idTag is sent in Authorize.req as presented (CiString20: compared "
-                     "case-insensitively)")
+                     "case-insensitively)", by=CS)
     accepted = must("spec 002 Classes IdTagInfo; Enumerations AuthorizationStatus",
-                    "the central system answers a valid idTag Accepted")
+                    "the central system answers a valid idTag Accepted", by=CSMS)
     start = must("spec 002 What the service does 3; Messages StartTransaction",
-                 "an Accepted idTag with the cable in starts a transaction, StartTransaction carrying that idTag")
+                 "an Accepted idTag with the cable in starts a transaction, StartTransaction carrying that idTag",
+                 by=CS)
     stop_answered = must("spec 002 Messages StopTransaction",
-                         "the central system answers a StopTransaction.req with StopTransaction.conf")
+                         "the central system answers a StopTransaction.req with StopTransaction.conf", by=CSMS)
 
 
 def usable16(token: Token) -> bool:
@@ -104,7 +105,9 @@ def same_tag(sent: str | None, id_tag: str) -> bool:
 
 
 async def start(arena: OcppArena, token: Token, connector_id: int) -> Exchange:
-    """Identification first: Authorize accepted, then the cable, then StartTransaction (TC_004_1)."""
+    """Identification first: Authorize accepted, then the cable, then StartTransaction (TC_004_1). A
+    central system under test accepts the valid idTag in both answers: a charge point whose start was
+    refused stops again (StopTransactionOnInvalidId), and what it answers later is no longer the SUT's doing."""
     mark = arena.mark()
     auth = await authorize(arena, token, connector_id)
     if not arena.is_sut(CS):
@@ -113,6 +116,8 @@ async def start(arena: OcppArena, token: Token, connector_id: int) -> Exchange:
     exchange = await arena.expect("StartTransaction", sender=CS, after=mark,
                                   where=lambda p: p["connectorId"] == connector_id, rule=Core16.start)
     check_equal(Core16.start, "StartTransaction.req idTag", token.id.casefold(), exchange.request["idTag"].casefold())
+    if not arena.is_sut(CS):
+        check_equal(Core16.accepted, "StartTransaction.conf idTagInfo.status", "Accepted", id_tag_status(exchange))
     return exchange
 
 

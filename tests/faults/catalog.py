@@ -79,6 +79,14 @@ class CsmsTrustsTransactionEventTokens(ReferenceCsms):
         return answer
 
 
+class CsmsRefusesItsOwnCentralToken(ReferenceCsms):
+    """C05 remote start rule 1: the Central token the CSMS issued is answered Invalid in the TransactionEvent
+    (the harness's station then ends the transaction: its Rejected to the remote stop is not the SUT's)."""
+
+    def issued_by_us(self, session, id_token):
+        return False
+
+
 class CsmsRejectsUnknownVendor(ReferenceCsms):
     """DataTransfer: an unknown vendorId is answered Rejected instead of UnknownVendorId."""
 
@@ -291,6 +299,10 @@ FAULTS: tuple[Fault, ...] = (
           "idTokenInfo.status of a token already in a transaction is wrong"),
     Fault("csms-trusts-transaction-event-tokens", "C01.event_token",
           CsmsTrustsTransactionEventTokens, (_csms(C01, "test_token_is_checked_again_in_transaction_event"),),
+          "TransactionEventResponse idTokenInfo.status is wrong"),
+    Fault("csms-refuses-its-own-central-token", "C05.own_token", CsmsRefusesItsOwnCentralToken,
+          (_csms(C05, "test_remote_start_is_correlated_by_remote_start_id"),
+           _csms(C05, "test_remote_stop_ends_the_transaction")),
           "TransactionEventResponse idTokenInfo.status is wrong"),
     Fault("csms-rejects-unknown-vendor", "datatransfer.unknown_vendor",
           CsmsRejectsUnknownVendor, (_csms(P02, "test_data_transfer_to_csms", "unknown_vendor"),),

@@ -146,6 +146,14 @@ class CentralSystemIgnoresChargingTags(ReferenceCsms16):
         return super().id_tag_info(session, id_tag)
 
 
+class CentralSystemRefusesStartedIdTags(ReferenceCsms16):
+    """IdTagInfo: a valid idTag, accepted in Authorize, is answered Invalid in StartTransaction.conf (the
+    harness's charge point then stops: its Rejected to a remote stop is not the SUT's)."""
+
+    def on_StartTransaction(self, session, payload):
+        return super().on_StartTransaction(session, payload) | {"idTagInfo": {"status": "Invalid"}}
+
+
 class CentralSystemRejectsUnknownVendor(ReferenceCsms16):
     """DataTransfer: an unknown vendorId is answered Rejected instead of UnknownVendorId."""
 
@@ -191,7 +199,7 @@ def node(path: str, test: str, role: str, *params: str) -> str:
 BOOT, AUTH, TX = "boot/test_BOOT16.py", "authorization/test_AUTH16.py", "transactions/test_TX16.py"
 OFFLINE, CONFIG = "transactions/test_OFFLINE16.py", "configuration/test_CONFIG16.py"
 SECURITY, DATA = "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
-RESET = "reset/test_RESET16.py"
+RESET, REMOTE = "reset/test_RESET16.py", "remote/test_REMOTE16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -233,6 +241,9 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-ignores-charging-tags", "AUTH16.concurrent",
             CentralSystemIgnoresChargingTags, (node(AUTH, "test_charging_tag_is_concurrent_at_start_transaction", "csms"),),
             "StartTransaction.conf idTagInfo.status for an idTag already charging is wrong"),
+    Fault16("cs-refuses-started-id-tags", "core16.accepted", CentralSystemRefusesStartedIdTags,
+            (node(REMOTE, "test_remote_stop_of_the_running_transaction", "csms"),),
+            "StartTransaction.conf idTagInfo.status is wrong"),
     Fault16("cs-rejects-unknown-vendor", "datatransfer.unknown_vendor", CentralSystemRejectsUnknownVendor,
             (node(DATA, "test_data_transfer_to_central_system", "csms", "unknown_vendor"),),
             "DataTransferResponse status is wrong"),

@@ -10,7 +10,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, OcppArena
+from harness.arena import CS, CSMS, OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
@@ -23,11 +23,11 @@ from harness.verdict import check_equal, check_in, require, violated
 class CONN(RuleTable):
     """The boot that follows the upgrade (OCPP 2.0.1 B01; spec 002 BootNotification and Registration)."""
     boots = must("OCPP 2.0.1 B01; OCPP 1.6 §4.2 BootNotification",
-                 "a station that connects after a (re)start announces itself with BootNotification")
+                 "a station that connects after a (re)start announces itself with BootNotification", by=CS)
     accepted = must("OCPP 2.0.1 B01; spec 002 RegistrationStatus",
-                    "the CSMS accepts the boot of a station it is configured for")
+                    "the CSMS accepts the boot of a station it is configured for", by=CSMS)
     interval = must("spec 002 Messages (BootNotification.conf interval); OCPP 2.0.1 B01",
-                    "an Accepted boot is answered with a positive heartbeat interval")
+                    "an Accepted boot is answered with a positive heartbeat interval", by=CSMS)
 
 
 pytestmark = case("CONN", block="Connection", roles=("csms", "cs"), protocols=OCPP_ALL)

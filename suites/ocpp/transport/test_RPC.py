@@ -52,10 +52,10 @@ class RPC(RuleTable):
     asked = must("spec 002 Operations by direction; spec 001 Messages sent by the CSMS, DataTransfer",
                  "a side asked through its actuator sends the CALL it was asked for")
     status_after_boot = must("OCPP 1.6 §4.2 and §4.9; OCPP 2.0.1 B01",
-                             "once its boot is Accepted the station reports the status of its connectors")
+                             "once its boot is Accepted the station reports the status of its connectors", by=CS)
     one_decimal = must("spec 002 Limits (decimal limit and minChargingRate); OCPP 1.6 schema SetChargingProfile",
                        "1.6: a charging limit or minChargingRate has at most one fraction digit, judged on the "
-                       "digits sent: 16.1 is taken, 16.15 refused")
+                       "digits sent: 16.1 is taken, 16.15 refused", by=CS)
 
 
 pytestmark = case("RPC", block="Transport and framing", roles=("csms", "cs"), protocols=OCPP_ALL)

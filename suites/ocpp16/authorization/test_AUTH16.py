@@ -6,7 +6,7 @@ the table below.
 
 import pytest
 
-from harness.arena import CS
+from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks
@@ -20,13 +20,14 @@ class AUTH16(RuleTable):
     """The rules of AUTH16."""
     status = must("spec 002 Enumerations AuthorizationStatus; Classes IdTagInfo",
                   "IdTagInfo carries the idTag's status: unknown Invalid, blocked Blocked, expired Expired, "
-                  "valid Accepted")
+                  "valid Accepted", by=CSMS)
     accepted_only = must("spec 002 What the service does 3; TC_023_CS",
-                         "a charge point starts a transaction for a presented idTag when it is Accepted, and only then")
+                         "a charge point starts a transaction for a presented idTag when it is Accepted, and only then",
+                         by=CS)
     group = must("spec 002 What the service does 8",
-                 "the members of a group are answered with the group, their common parentIdTag")
+                 "the members of a group are answered with the group, their common parentIdTag", by=CSMS)
     concurrent = must("spec 002 Enumerations AuthorizationStatus (ConcurrentTx)",
-                      "a StartTransaction with an idTag that already charges is answered ConcurrentTx")
+                      "a StartTransaction with an idTag that already charges is answered ConcurrentTx", by=CSMS)
 
 
 pytestmark = case("AUTH16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)

@@ -20,22 +20,24 @@ from harness.verdict import check_equal, require, violated
 class SECURITY16(RuleTable):
     """The rules of SECURITY16."""
     current_key_admitted = must("spec 002 Authentication 3",
-                                "the central system upgrades the connection of a charge point with its current key")
-    pending = must("spec 002 Authentication 4", "the central system answers the boot before the rotation Pending")
+                                "the central system upgrades the connection of a charge point with its current key",
+                                by=CSMS)
+    pending = must("spec 002 Authentication 4", "the central system answers the boot before the rotation Pending",
+                   by=CSMS)
     new_key_sent = must("spec 002 Authentication 4",
-                        "while Pending the central system sends ChangeConfiguration with key AuthorizationKey")
-    hex_key = must("spec 002 Authentication 4", "the new AuthorizationKey value is hexadecimal")
-    key_length = must("spec 002 Limits; Authentication 3", "the new authorization key is at most 20 bytes")
-    key_bytes = should("spec 002 Limits; Authentication 3", "the new authorization key is 20 bytes")
+                        "while Pending the central system sends ChangeConfiguration with key AuthorizationKey", by=CSMS)
+    hex_key = must("spec 002 Authentication 4", "the new AuthorizationKey value is hexadecimal", by=CSMS)
+    key_length = must("spec 002 Limits; Authentication 3", "the new authorization key is at most 20 bytes", by=CSMS)
+    key_bytes = should("spec 002 Limits; Authentication 3", "the new authorization key is 20 bytes", by=CSMS)
     key_accepted = must("spec 002 Authentication 4; TC_073_CS",
-                        "the charge point answers the new AuthorizationKey Accepted")
+                        "the charge point answers the new AuthorizationKey Accepted", by=CS)
     closes = must("spec 002 Authentication 4", "after the charge point accepted the new key the central system "
-                                               "closes the WebSocket")
+                                               "closes the WebSocket", by=CSMS)
     reconnects_with_new_key = must("spec 002 Authentication 4",
-                                   "the charge point reconnects with the new key and boots")
+                                   "the charge point reconnects with the new key and boots", by=CS)
     new_key_admitted = must("spec 002 Authentication 4",
-                            "the central system upgrades the connection with the new key and accepts the boot")
-    old_key_refused = must("spec 002 Authentication 4", "after the rotation the old key opens no connection")
+                            "the central system upgrades the connection with the new key and accepts the boot", by=CSMS)
+    old_key_refused = must("spec 002 Authentication 4", "after the rotation the old key opens no connection", by=CSMS)
 
 
 pytestmark = case("SECURITY16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16)

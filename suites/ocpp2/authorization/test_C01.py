@@ -9,7 +9,7 @@ again; a station charges only for an accepted token.
 
 import pytest
 
-from harness.arena import CS
+from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import TOKEN_STATUSES
 from harness.rules import RuleTable, must
@@ -21,22 +21,23 @@ from harness.verdict import check_equal, dig, require
 class C01(RuleTable):
     """The rules of C01 (spec 001 Order of checks, Authorization rules 5 and 7, status values)."""
     presented = must("spec 001 Events: AuthorizeRequest; IdTokenType (C01.FR.01)",
-                     "the station asks about the token that was presented, with its idToken and type")
+                     "the station asks about the token that was presented, with its idToken and type", by=CS)
     status = must("spec 001 Order of checks; AuthorizeResponse (C01.FR.07)",
-                  "the AuthorizeResponse carries the status the order of checks gives the token")
+                  "the AuthorizeResponse carries the status the order of checks gives the token", by=CSMS)
     evse_restriction = must("spec 001 Order of checks, step 7",
-                            "a token allowed only at certain EVSEs is Accepted with evseId listing them")
-    blocked_first = must("spec 001 Order of checks, steps 2 and 3", "a token both blocked and expired is Blocked")
+                            "a token allowed only at certain EVSEs is Accepted with evseId listing them", by=CSMS)
+    blocked_first = must("spec 001 Order of checks, steps 2 and 3", "a token both blocked and expired is Blocked",
+                         by=CSMS)
     concurrent = must("spec 001 Order of checks, step 4",
-                      "a valid token already in an active transaction is answered ConcurrentTx")
+                      "a valid token already in an active transaction is answered ConcurrentTx", by=CSMS)
     group = must("spec 001 Authorization rule 5 (C09)",
-                 "a token's groupIdToken is in the AuthorizeResponse and the TransactionEventResponse")
+                 "a token's groupIdToken is in the AuthorizeResponse and the TransactionEventResponse", by=CSMS)
     event_token = must("spec 001 Authorization rule 7 (C12, C14)",
-                       "the CSMS checks the token of a TransactionEvent again and answers its status")
+                       "the CSMS checks the token of a TransactionEvent again and answers its status", by=CSMS)
     accepted_starts = must("spec 001 Authorization status values (Accepted allows charging)",
-                           "an accepted driver's transaction starts, with the token, once the cable is in")
+                           "an accepted driver's transaction starts, with the token, once the cable is in", by=CS)
     rejected_no_start = must("spec 001 Authorization status values (every other status rejects charging)",
-                             "a rejected token starts no transaction")
+                             "a rejected token starts no transaction", by=CS)
 
 
 pytestmark = case("C01", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)

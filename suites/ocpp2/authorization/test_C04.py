@@ -9,7 +9,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS
+from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import RuleTable, must
@@ -22,9 +22,9 @@ from harness.wire import REDACTOR
 class C04(RuleTable):
     """The rules of C04 (spec 001 Authorization rule 1, IdTokenType)."""
     keycode = must("spec 001 IdTokenType (type values: KeyCode); Events: AuthorizeRequest",
-                   "a station asks about an entered PIN as it was entered, as an idToken of type KeyCode")
+                   "a station asks about an entered PIN as it was entered, as an idToken of type KeyCode", by=CS)
     lookup = must("spec 001 Authorization rule 1 (C04.FR.01)",
-                  "the CSMS answers a PIN it knows for this station Accepted and any other Invalid")
+                  "the CSMS answers a PIN it knows for this station Accepted and any other Invalid", by=CSMS)
 
 
 pytestmark = case("C04", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
