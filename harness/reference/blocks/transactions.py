@@ -78,6 +78,11 @@ class TransactionsStation2x(Block):
         self.transaction_ended(state.evse.id)
         await self.call("TransactionEvent", payload)
 
+    async def end_transactions(self) -> None:
+        await super().end_transactions()
+        for state in self.evses.values():
+            await self.end_transaction(state, "StopAuthorized", "Local")
+
     async def _after_event(self, state: EvseState, response: dict) -> None:
         status = response.get("idTokenInfo", {}).get("status", "Accepted")
         if status != "Accepted" and state.transaction is not None:
@@ -236,6 +241,11 @@ class TransactionsStation16(Block):
         sent = self.send_transaction_message("StopTransaction", self.stop_payload(connector, tx, reason, id_tag), tx)
         await self.set_status(connector, "Finishing" if connector.plugged else "Available")
         return await sent
+
+    async def end_transactions(self) -> None:
+        await super().end_transactions()
+        for connector in self._running(None):
+            await self.stop_charging(connector, "Local")
 
     async def _sample(self, connector: Connector, tx: ChargeTransaction) -> None:
         """Periodic MeterValues every MeterValueSampleInterval seconds (0: none)."""
