@@ -9,11 +9,13 @@ its versions that the client offers, and offered none it completes the handshake
 Sec-WebSocket-Protocol and closes at once; compression is never negotiated (1.6 forbids its use; in
 2.x it is optional, so a station that merely offers it breaks no rule).
 
-Readings chosen: the texts word the 404 as advice (spec 002 Connection 3 SHOULD), but a server that
-opens a connection for an identity it does not know is judged failed (``unknown_identity``): it
-cannot have authenticated the station; the status is the SHOULD (``refusal_status``). A 1.6
-station that offers compression breaks only a SHOULD (``compression``): the harness declines it,
-so compression is never used.
+Severity from the texts, the same in every version: 1.6 (spec 002 Connection 3) and 2.0.1/2.1 (part 4
+§3.1.1) both word the refusal of an unknown identity as advice — the server SHOULD answer HTTP 404 and
+abort — so a server that opens a connection for an identity it does not know is a finding
+(``unknown_identity``), and so is another status than the one that names why (``refusal_status``).
+Whether a server checks credentials is ``wrong_password``, a MUST. A 1.6 station that offers
+compression breaks only a SHOULD (``compression``): the harness declines it, so compression is never
+used.
 """
 
 from __future__ import annotations
@@ -50,9 +52,10 @@ class Ws(RuleTable, namespace="ws"):
                     "the station's URL is the CSMS endpoint, a slash and its percent-encoded identity", by="cs")
     known_station = must("spec 002 Connection 1-2 and Authentication 3; OCPP 2.0.1 part 4 §3.1, part 2 A00",
                          "the server upgrades a station it is configured for that presents its credentials", by="csms")
-    unknown_identity = must("spec 002 Connection 3 and Errors (handshake errors); OCPP 2.0.1 part 4 §3.1.1",
-                            "the server opens no connection for an identity it does not know", by="csms")
-    refusal_status = should("spec 002 Connection 3; RFC 7235 §3.1",
+    unknown_identity = should("spec 002 Connection 3 and Errors (handshake errors); OCPP 2.0.1 part 4 §3.1.1",
+                              "the server refuses an identity it does not know and opens no connection for it",
+                              by="csms")
+    refusal_status = should("spec 002 Connection 3; OCPP 2.0.1 part 4 §3.1.1; RFC 7235 §3.1",
                             "a refused upgrade gets the HTTP status that names why: 404 for an unknown identity, "
                             "401 for wrong credentials", by="csms")
     subprotocol_offered = must("spec 002 Connection 4 and Versioning 2; OCPP 2.0.1 part 4 §3.1.2",

@@ -75,19 +75,6 @@ async def configure_charge_point(arena: OcppArena, values: dict[str, str]) -> No
             raise NotApplicable(f"the charge point answers {key}={value} {status}")
 
 
-async def unplug(arena: OcppArena, connector_id: int) -> None:
-    """The cable is pulled at the end of a test. The harness's charge point delivers its StopTransactions
-    (this transaction's, and any other it queued) before the test ends: a real central system keeps a
-    transaction open otherwise, and the idTag would get ConcurrentTx in the next test."""
-    running = None if arena.is_sut(CS) else arena.transaction_at(connector_id)
-    mark = arena.mark()
-    await arena.act(CS, "unplug", connector_id=connector_id)
-    if running is not None:
-        await arena.expect("StopTransaction", sender=CS, after=mark, where=lambda p: p["transactionId"] == running,
-                           rule=Core16.stop_answered)
-    await arena.drained()
-
-
 async def authorize(arena: OcppArena, token: Token, connector_id: int | None = None) -> Exchange:
     """The idTag is presented; the charge point asks with Authorize (spec 002 What the service does 3)."""
     mark = arena.mark()

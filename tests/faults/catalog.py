@@ -103,7 +103,8 @@ class CsmsAcceptsAnyPassword(ReferenceCsms):
 
 
 class CsmsAcceptsAnyIdentity(ReferenceCsms):
-    """ws.unknown_identity: a charging station identity the CSMS does not know is connected."""
+    """ws.unknown_identity (a SHOULD in every version): a charging station identity the CSMS does not know is
+    connected."""
 
     def accepts_identity(self, identity):
         return True
@@ -312,7 +313,7 @@ FAULTS: tuple[Fault, ...] = (
           "[ws.wrong_password] the server upgraded a wrong password"),
     Fault("csms-accepts-any-identity", "ws.unknown_identity", CsmsAcceptsAnyIdentity,
           (transport(CONN, "test_unknown_identity_is_refused_with_404", "csms", VERSION),),
-          "[ws.unknown_identity] the server upgraded an unknown identity"),
+          "[ws.unknown_identity] the server upgraded an unknown identity", verdict="finding"),
     Fault("csms-pipelines-calls", "rpc.one_at_a_time", CsmsPipelinesDataTransfer,
           (transport(RPC, "test_csms_waits_for_an_answer_before_its_next_call", "csms", VERSION),),
           "[rpc.one_at_a_time] the SUT sent CALLs while its RequestStartTransaction was unanswered"),

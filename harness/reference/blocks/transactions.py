@@ -14,7 +14,8 @@ Accepted stops the transaction with reason DeAuthorized when StopTransactionOnIn
 (spec 002 moves); pulling the cable stops it when StopTransactionOnEVSideDisconnect is true.
 
 CSMS 2.x: a token carried in a TransactionEvent is checked again and answered with idTokenInfo
-(spec 001 Authorization rule 7, rule 9 for offline events), except a Central token it issued in a
+(spec 001 Authorization rule 7, rule 9 for offline events), ConcurrentTx when a Started event carries
+a token already in another running transaction, except a Central token it issued in a
 RequestStartTransaction on this connection. Central system 1.6: StartTransaction gets a fresh integer
 transactionId and IdTagInfo, ConcurrentTx for an idTag that already charges (AuthorizationStatus);
 StopTransaction ends it, answered with IdTagInfo when it carries an idTag.
@@ -310,7 +311,8 @@ class TransactionsCsms2x(Block):
             tx.id_token = id_token
         if self.issued_by_us(session, id_token):
             return {"idTokenInfo": {"status": "Accepted"}}
-        return {"idTokenInfo": self.id_token_info(session, id_token, current_tx=tx.id)}
+        starting = tx.id if payload["eventType"] == "Started" else None
+        return {"idTokenInfo": self.id_token_info(session, id_token, current_tx=starting)}
 
     def issued_by_us(self, session: StationSession, id_token: dict) -> bool:
         """A Central token this CSMS sent in a RequestStartTransaction on this connection."""

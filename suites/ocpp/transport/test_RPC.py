@@ -6,11 +6,12 @@ in every version and judged by the version's column of ``CODE_TABLE`` in harness
 002 Errors; OCPP 2.0.1 part 4 §4.3):
 
     fault                            1.6                             2.0.1 / 2.1
-    a required field missing         OccurenceConstraintViolation    OccurrenceConstraintViolation
+    a required field missing         OccurenceConstraintViolation,   OccurrenceConstraintViolation
+                                     ProtocolError ("incomplete")
     a field of the wrong type        TypeConstraintViolation         TypeConstraintViolation
     a value out of its constraints   PropertyConstraintViolation     PropertyConstraintViolation
-    a property the PDU lacks         FormationViolation              FormatViolation
-    a payload that is no object      FormationViolation              FormatViolation
+    a property the PDU lacks         FormationViolation              FormatViolation, ProtocolError
+    a payload that is no object      FormationViolation              FormatViolation, ProtocolError
     an unknown action                NotImplemented                  NotImplemented
     text that is not JSON            (none named)                    RpcFrameworkError, id "-1"
 

@@ -11,7 +11,7 @@ from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import (
-    Core16, authorize, connectors, group16, id_tag_status, same_tag, start, tag16, unplug,
+    Core16, authorize, connectors, group16, id_tag_status, same_tag, start, tag16,
 )
 from harness.verdict import check_equal, dig, require
 
@@ -77,8 +77,6 @@ async def test_charging_tag_is_concurrent_at_start_transaction(ocpp, profile):
                                    where=lambda p: p["connectorId"] == second, rule=AUTH16.concurrent)
     check_equal(AUTH16.concurrent, "StartTransaction.conf idTagInfo.status for an idTag already charging",
                 "ConcurrentTx", id_tag_status(concurrent))
-    for connector_id in (first, second):   # end the transaction: a real central system keeps it open
-        await unplug(ocpp, connector_id)
 
 
 @pytest.mark.sut_roles("cs")
@@ -98,4 +96,3 @@ async def test_charge_point_starts_only_for_an_accepted_tag(ocpp, profile, accep
         await ocpp.expect("StartTransaction", sender=CS, after=mark, where=ours, rule=AUTH16.accepted_only)
     else:
         await ocpp.expect_none("StartTransaction", after=mark, where=ours, rule=AUTH16.accepted_only)
-    await unplug(ocpp, connector)   # a real charge point keeps its state

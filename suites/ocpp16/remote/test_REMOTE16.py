@@ -11,7 +11,7 @@ from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import (
-    Core16, connectors, id_tag_status, same_tag, start, tag16, transaction_id, unplug,
+    Core16, connectors, id_tag_status, same_tag, start, tag16, transaction_id,
 )
 from harness.verdict import check_equal
 
@@ -78,7 +78,6 @@ async def test_remote_start_with_the_cable_in(ocpp, profile):
     if ocpp.is_sut(CSMS):
         check_equal(Core16.accepted, "StartTransaction.conf idTagInfo.status (TC_010_CSMS step 10)", "Accepted",
                     id_tag_status(started))
-    await unplug(ocpp, connector)
 
 
 @checks(Core16.authorize, Core16.start, REMOTE16.sent_as_asked, REMOTE16.stop_accepted, REMOTE16.remote_stopped,
@@ -96,7 +95,6 @@ async def test_remote_stop_of_the_running_transaction(ocpp, profile):
                              rule=REMOTE16.remote_stopped)
     check_equal(REMOTE16.remote_stopped, "StopTransaction.req reason", "Remote",
                 stop.request.get("reason"))
-    await unplug(ocpp, connector)
 
 
 @checks(REMOTE16.sent_as_asked, REMOTE16.unknown_transaction, cs=TC("TC_028_CS"), csms=TC("TC_028_CSMS"))

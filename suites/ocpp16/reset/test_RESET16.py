@@ -14,7 +14,7 @@ from harness.arena import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks
-from harness.usecases.core16 import Core16, connectors, start, tag16, transaction_id, unplug
+from harness.usecases.core16 import Core16, connectors, start, tag16, transaction_id
 from harness.verdict import check_equal, require, violated
 
 
@@ -106,4 +106,3 @@ async def test_reset_stops_the_running_transaction(ocpp, profile, kind):
     require(stop is not None, RESET16.stops_transaction, "no StopTransaction for the running transaction",
             expected=f"StopTransaction {tx_id}", actual="nothing")
     check_equal(RESET16.reason, "StopTransaction.req reason", f"{kind}Reset", stop.request.get("reason"))
-    await unplug(ocpp, connector)

@@ -17,7 +17,7 @@ from harness.ocpp.meter16 import parse_time
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import (
-    Core16, configure_charge_point, connectors, id_tag_status, start, tag16, transaction_id, unplug,
+    Core16, configure_charge_point, connectors, id_tag_status, start, tag16, transaction_id,
 )
 from harness.usecases.transport import failing
 from harness.verdict import check_equal, check_in, require, violated
@@ -109,7 +109,6 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
             expected=sorted(map(str, times)), actual=[str(t) for t in times])
     if any(e.action == "BootNotification" for e in ocpp.link.history):
         violated(OFFLINE16.no_boot, "the charge point booted again after reconnecting")
-    await unplug(ocpp, connector)
 
 
 @pytest.mark.sut_roles("cs")
@@ -141,4 +140,3 @@ async def test_failed_message_is_retried_then_discarded(ocpp, profile):
                                           start=mark, answered=False)
     require(extra is None, OFFLINE16.discarded, f"a transmission after {ATTEMPTS} failed attempts",
             expected="no more StopTransaction", actual=extra.request if extra else None)
-    await unplug(ocpp, connector)

@@ -10,7 +10,6 @@ from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import (
     Core16, configure_charge_point, connectors, group16, id_tag_status, same_tag, start, tag16, transaction_id,
-    unplug,
 )
 from harness.verdict import check_equal, check_in, dig, require, violated
 
@@ -95,7 +94,6 @@ async def test_full_transaction_stopped_by_its_own_tag(ocpp, profile):
     else:
         check_in(TX16.stop_info, "StopTransaction.conf idTagInfo.status (None: IdTagInfo left out, as it may be)",
                  {None, "Accepted"}, id_tag_status(stop))
-    await unplug(ocpp, connector)
 
 
 @checks(Core16.authorize, Core16.start, TX16.group, TX16.member_authorized, TX16.member_stops, TX16.stop_identifies,
@@ -120,4 +118,3 @@ async def test_group_member_stops_with_authorize(ocpp, profile):
                 actual=dig(auth.response, "idTagInfo"))
     stop = await ocpp.expect("StopTransaction", sender=CS, after=mark, rule=TX16.member_stops)
     _check_stop(stop, transaction_id(started), member)
-    await unplug(ocpp, connector)
