@@ -20,7 +20,7 @@ from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolati
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
-from harness.suite import USECASES, certification_of, rules_of
+from harness.suite import USECASES, Given, certification_of, rules_of
 from harness.verdict import CaseContext, combine, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog
 
@@ -36,6 +36,7 @@ MARKERS = {
     "sut_roles(*roles)": "the SUT roles a test can be played in: csms, cs, cpo, emsp",
     "protocols(*versions)": "the protocol versions a test applies to",
     "requires(feature)": "the test applies only when the profile declares [features] feature = true",
+    "needs(*conditions)": "what the test needs of the profile, checked before any connection (harness.suite.needs)",
 }
 
 
@@ -242,6 +243,17 @@ def _conformance_case(request: pytest.FixtureRequest):
 # ---------------------------------------------------------------------------- verdicts
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
+    """What a test needs of the profile is checked before its fixtures open anything (``suite.needs``)."""
+    target = _target(item)
+    if target is not None:
+        params = {k: v for k, v in item.callspec.params.items() if k != "target"}
+        given = Given(item.config.stash[SETTINGS].profile, target.protocol, params)
+        for marker in item.iter_markers("needs"):
+            for condition in marker.args:
+                try:
+                    condition(given)
+                except NotApplicable as reason:
+                    pytest.skip(str(reason))
     try:
         return (yield)
     except NotApplicable as reason:

@@ -12,7 +12,10 @@
 roles and protocol versions it can be played in and its Allure feature. ``checks`` declares, per
 test, the rules the test judges (listed in the report) and the public certification ids that
 correspond to it, per SUT role, for the versions the listing covers (all of the use case's
-versions when none are named).
+versions when none are named). ``needs`` declares what a test needs of the profile; it is checked
+before anything connects, so a test that does not apply is skipped the same way in every run::
+
+    @needs(lambda given: tag16(given.profile, "Accepted"))
 """
 
 from __future__ import annotations
@@ -20,13 +23,15 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import runpy
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import harness
+from harness.profile import Profile
 from harness.rules import REGISTRY, Registry, Rule
 
 OCPP2 = ("ocpp2.0.1", "ocpp2.1")
@@ -83,6 +88,23 @@ def checks(*rules: Rule, **certification: TC | str) -> pytest.MarkDecorator:
         raise TypeError("checks() takes the Rule rows the test judges (at least one)")
     ids = {role: tc if isinstance(tc, TC) else TC(tc) for role, tc in certification.items()}
     return pytest.mark.checks(*rules, certification=ids)
+
+
+@dataclass(frozen=True)
+class Given:
+    """What decides, before any connection, whether a test applies: the profile, the protocol version the
+    test is played in and its parameters."""
+    profile: Profile
+    protocol: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def needs(*conditions: Callable[[Given], Any]) -> pytest.MarkDecorator:
+    """What a test needs of the profile: each condition raises ``NotApplicable`` (with the reason) when the
+    profile does not give it. Checked before the arena opens: the test is skipped before any connection."""
+    if not conditions or not all(callable(c) for c in conditions):
+        raise TypeError("needs() takes the conditions a test needs: callables of a Given")
+    return pytest.mark.needs.with_args(*conditions)
 
 
 def certification_of(item: pytest.Item, role: str | None, protocol: str | None) -> str | None:

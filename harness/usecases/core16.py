@@ -52,6 +52,16 @@ def tag16(profile: Profile, status: str) -> Token:
     return tokens[0]
 
 
+def tagged(status: str):
+    """The condition (``suite.needs``) that the profile declares a 1.6 idTag that must get ``status``."""
+    return lambda given: tag16(given.profile, status)
+
+
+def grouped(given) -> tuple[Token, Token]:
+    """The condition (``suite.needs``) that the profile declares two accepted 1.6 idTags of one group."""
+    return group16(given.profile)
+
+
 def group16(profile: Profile) -> tuple[Token, Token]:
     """Two accepted 1.6 idTags of the same group (equal parentIdTag)."""
     grouped = [t for t in profile.tokens_with("Accepted") if t.group and not t.also and usable16(t)]

@@ -53,7 +53,8 @@ class CsmsChecksExpiredBeforeBlocked(ReferenceCsms):
 
 
 class CsmsIgnoresActiveTransactions(ReferenceCsms):
-    """Order of checks step 4: a token already in a transaction is not answered ConcurrentTx."""
+    """Order of checks step 4: a second transaction with a token already in a transaction is not answered
+    ConcurrentTx."""
 
     def id_token_info(self, session, id_token, *, current_tx=None):
         return self.tokens.decide(id_token, station=session.identity, in_transaction=False,
@@ -297,7 +298,7 @@ FAULTS: tuple[Fault, ...] = (
           "AuthorizeResponse lacks the token's groupIdToken"),
     Fault("csms-ignores-active-transactions", "C01.concurrent",
           CsmsIgnoresActiveTransactions, (_csms(C01, "test_token_in_a_transaction_is_concurrent"),),
-          "idTokenInfo.status of a token already in a transaction is wrong"),
+          "TransactionEventResponse idTokenInfo.status of a second transaction with the token is wrong"),
     Fault("csms-trusts-transaction-event-tokens", "C01.event_token",
           CsmsTrustsTransactionEventTokens, (_csms(C01, "test_token_is_checked_again_in_transaction_event"),),
           "TransactionEventResponse idTokenInfo.status is wrong"),

@@ -14,7 +14,7 @@ from harness.arena import CS, CSMS, OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
-from harness.suite import OCPP_ALL, TC, case, checks
+from harness.suite import OCPP_ALL, TC, case, checks, needs
 from harness.transport.ws import Handshake, Ws, open_station
 from harness.usecases.transport import basic_password, expect_refused
 from harness.verdict import check_equal, check_in, require, violated
@@ -41,12 +41,16 @@ async def _upgrade(arena: OcppArena, offered: list[str]) -> Handshake:
                               versions=offered, handler=None, wirelog=arena.wirelog)
 
 
+def _with_a_password(given) -> None:
+    """The profile gives the configured station a Basic-auth password of the version's kind."""
+    if given.protocol == OcppVersion.V16.value and not given.profile.authorization_key:
+        raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
+    if given.protocol != OcppVersion.V16.value and not given.profile.password:
+        raise NotApplicable("the profile sets no [station] password (security profile 1)")
+
+
 def _wrong_password(arena: OcppArena) -> str | bytes:
     """A password of the configured kind that is not the configured one."""
-    if not basic_password(arena):
-        raise NotApplicable("the profile sets no [station] " + (
-            "authorization_key (1.6 Basic auth)" if arena.version is OcppVersion.V16
-            else "password (security profile 1)"))
     return secrets.token_bytes(20) if arena.version is OcppVersion.V16 else "wrong-" + secrets.token_hex(10)
 
 
@@ -111,6 +115,7 @@ async def test_unknown_identity_is_refused_with_404(ocpp_unlinked):
 
 @pytest.mark.sut_roles("csms")
 @checks(Ws.wrong_password, Ws.refusal_status)
+@needs(_with_a_password)
 async def test_wrong_password_is_refused(ocpp_unlinked):
     """Basic auth (2.x security profile 1; 1.6 the AuthorizationKey): the configured identity with a wrong
     password is refused, with HTTP 401."""

@@ -40,7 +40,7 @@ from harness.ocpp.rpc import Rpc
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.rules import RuleTable, must
-from harness.suite import OCPP_ALL, case, checks
+from harness.suite import OCPP_ALL, case, checks, needs
 from harness.transport.ws import Exchange
 from harness.usecases.core16 import connectors, tag16
 from harness.verdict import check_in, require
@@ -159,6 +159,7 @@ def _remote_start(arena: OcppArena, profile: Profile) -> tuple[str, str, dict]:
 
 @pytest.mark.sut_roles("csms")
 @checks(Rpc.one_at_a_time, Rpc.queue, RPC.asked)
+@needs(lambda given: given.protocol != OcppVersion.V16.value or tag16(given.profile, "Accepted"))
 async def test_csms_waits_for_an_answer_before_its_next_call(ocpp, profile):
     """While its remote start is unanswered the CSMS sends no other CALL; once it is answered (Rejected) the
     DataTransfer it was asked for meanwhile goes out."""

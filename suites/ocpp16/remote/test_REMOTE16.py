@@ -9,9 +9,9 @@ import pytest
 
 from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, connectors, id_tag_status, same_tag, start, tag16, transaction_id,
+    Core16, connectors, id_tag_status, same_tag, start, tag16, tagged, transaction_id,
 )
 from harness.verdict import check_equal
 
@@ -63,6 +63,7 @@ async def _remote_stop(ocpp, tx_id):
 
 @checks(REMOTE16.sent_as_asked, REMOTE16.start_accepted, REMOTE16.remote_started, Core16.accepted,
         cs=TC("TC_010_CS"), csms=TC("TC_010_CSMS"))
+@needs(tagged("Accepted"))
 async def test_remote_start_with_the_cable_in(ocpp, profile):
     """Cable in, then a remote start: Accepted, and StartTransaction with the remote idTag."""
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
@@ -82,6 +83,7 @@ async def test_remote_start_with_the_cable_in(ocpp, profile):
 
 @checks(Core16.authorize, Core16.start, REMOTE16.sent_as_asked, REMOTE16.stop_accepted, REMOTE16.remote_stopped,
         cs=TC("TC_012_CS"), csms=TC("TC_012_CSMS"))
+@needs(tagged("Accepted"))
 async def test_remote_stop_of_the_running_transaction(ocpp, profile):
     """A remote stop of the running transaction is Accepted; StopTransaction has reason Remote."""
     connector = connectors(profile)[0]
@@ -108,6 +110,7 @@ async def test_remote_stop_of_an_unknown_transaction_is_rejected(ocpp):
 
 @pytest.mark.sut_roles("cs")
 @checks(REMOTE16.unknown_connector)
+@needs(tagged("Accepted"))
 async def test_remote_start_on_an_unknown_connector_is_rejected(ocpp, profile):
     """A remote start on a connector the charge point does not have is Rejected; nothing starts."""
     token, unknown = tag16(profile, "Accepted"), len(connectors(profile)) + 1

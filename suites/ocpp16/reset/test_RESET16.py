@@ -13,8 +13,8 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP16, TC, case, checks
-from harness.usecases.core16 import Core16, connectors, start, tag16, transaction_id
+from harness.suite import OCPP16, TC, case, checks, needs
+from harness.usecases.core16 import Core16, connectors, start, tag16, tagged, transaction_id
 from harness.verdict import check_equal, require, violated
 
 
@@ -90,6 +90,7 @@ async def test_reset_restarts_the_charge_point(ocpp, kind):
 
 @pytest.mark.parametrize("kind", [pytest.param("Hard", marks=checks(*STOP, cs=TC("TC_015_CS"))),
                                   pytest.param("Soft", marks=checks(*STOP, RESET16.soft_graceful))])
+@needs(tagged("Accepted"))
 async def test_reset_stops_the_running_transaction(ocpp, profile, kind):
     """The transaction running at the reset ends with StopTransaction, reason HardReset or SoftReset."""
     connector = connectors(profile)[0]

@@ -12,7 +12,7 @@ from harness.arena import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.v16 import AUTHORIZATION_KEY, KEY_BYTES, register_key
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.transport import expect_refused
 from harness.verdict import check_equal, require, violated
 
@@ -67,11 +67,15 @@ def _harness_answered(boot, status: str) -> None:
                            f"not {status!r}, in the key rotation")
 
 
+def _with_a_key(given):
+    if not given.profile.authorization_key:
+        raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
+
+
 @checks(*SECURITY16.rules(), csms=TC("TC_073_CSMS"), cs=TC("TC_073_CS"))
+@needs(_with_a_key)
 async def test_authorization_key_is_rotated(ocpp_unlinked, profile):
     """Pending, ChangeConfiguration AuthorizationKey, close, reconnect with the new key, old key refused."""
-    if not profile.authorization_key:
-        raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
     arena, old = ocpp_unlinked, profile.authorization_key
     if arena.is_sut(CSMS):
         arena.configure(reconnects=False)

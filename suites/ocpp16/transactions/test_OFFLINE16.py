@@ -15,9 +15,9 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.ocpp.meter16 import parse_time
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, configure_charge_point, connectors, id_tag_status, start, tag16, transaction_id,
+    Core16, configure_charge_point, connectors, id_tag_status, start, tag16, tagged, transaction_id,
 )
 from harness.usecases.transport import failing
 from harness.verdict import check_equal, check_in, require, violated
@@ -67,6 +67,7 @@ async def _reconnected(ocpp, before: int):
 
 @checks(Core16.authorize, Core16.start, OFFLINE16.reconnects, OFFLINE16.delivered, OFFLINE16.in_order,
         OFFLINE16.processed, OFFLINE16.no_boot, cs=TC("TC_038_CS"))
+@needs(tagged("Accepted"))
 async def test_queued_messages_arrive_in_order(ocpp, profile):
     """A transaction samples and stops while the link is down; back online the queue arrives in order."""
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
@@ -113,6 +114,7 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
 
 @pytest.mark.sut_roles("cs")
 @checks(Core16.authorize, Core16.start, OFFLINE16.retried, OFFLINE16.retry_wait, OFFLINE16.discarded)
+@needs(tagged("Accepted"))
 async def test_failed_message_is_retried_then_discarded(ocpp, profile):
     """A StopTransaction the central system keeps refusing is retried at 1×, 2× the interval, then dropped."""
     await configure_charge_point(ocpp, {"TransactionMessageAttempts": str(ATTEMPTS),

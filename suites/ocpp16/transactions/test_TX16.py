@@ -7,9 +7,10 @@ Register values; behaviour rule 16). The register readings are read by harness/o
 from harness.arena import CS, CSMS
 from harness.ocpp.meter16 import decreases, transaction_readings
 from harness.rules import RuleTable, must
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, configure_charge_point, connectors, group16, id_tag_status, same_tag, start, tag16, transaction_id,
+    Core16, configure_charge_point, connectors, group16, grouped, id_tag_status, same_tag, start, tag16, tagged,
+    transaction_id,
 )
 from harness.verdict import check_equal, check_in, dig, require, violated
 
@@ -61,6 +62,7 @@ def _check_stop(stop, tx_id, token):
         TX16.own_tag_stops, TX16.no_authorize,
         TX16.stop_identifies, TX16.local_reason, TX16.monotonic, TX16.stop_info,
         cs=TC("TC_068_CS"), csms=TC("TC_004_1_CSMS"))
+@needs(tagged("Accepted"))
 async def test_full_transaction_stopped_by_its_own_tag(ocpp, profile):
     """Identification first, meter values, then the same idTag stops it without Authorize."""
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
@@ -98,6 +100,7 @@ async def test_full_transaction_stopped_by_its_own_tag(ocpp, profile):
 
 @checks(Core16.authorize, Core16.start, TX16.group, TX16.member_authorized, TX16.member_stops, TX16.stop_identifies,
         cs=TC("TC_069_CS"))
+@needs(grouped)
 async def test_group_member_stops_with_authorize(ocpp, profile):
     """Another member of the starter's group is authorized, then stops the transaction."""
     (starter, member), connector = group16(profile), connectors(profile)[0]

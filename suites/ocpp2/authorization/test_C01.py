@@ -19,7 +19,7 @@ from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import TOKEN_STATUSES
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, TC, case, checks
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import Authorization, authorize, check_presented_token
 from harness.verdict import check_equal, check_in, dig, require
 
@@ -61,6 +61,26 @@ def _token_with(profile, status):
     return tokens[0]
 
 
+def _blocked_and_expired(profile):
+    tokens = [t for t in profile.tokens_with("Blocked") if "Expired" in t.also]
+    if not tokens:
+        raise NotApplicable("the profile declares no token that is both blocked and expired "
+                            "(status = \"Blocked\", also = [\"Expired\"])")
+    return tokens[0]
+
+
+def _grouped(profile):
+    grouped = [t for t in profile.tokens.values() if t.group and t.status == "Accepted"]
+    if not grouped:
+        raise NotApplicable("the profile declares no accepted idToken with a group")
+    return grouped[0]
+
+
+def _two_evses(profile):
+    if len(profile.evses) < 2:
+        raise NotApplicable("ConcurrentTx needs a second EVSE; the profile declares one")
+
+
 async def _harness_station_starts(ocpp, profile, token, rule, evse=None):
     """The harness's station starts a transaction with ``token`` on ``evse`` (default: the first),
     accepted from its own cache (no AuthorizeRequest: the CSMS meets the token in the TransactionEvent
@@ -84,6 +104,7 @@ def _status_param(status):
 
 
 @pytest.mark.parametrize("status", [_status_param(s) for s in STATIC_STATUSES])
+@needs(lambda given: _token_with(given.profile, given.params["status"]))
 async def test_presented_token_gets_its_status(ocpp, profile, status):
     """Each token of the profile is answered with the status the profile says it must get."""
     token = _token_with(profile, status)
@@ -99,25 +120,21 @@ async def test_presented_token_gets_its_status(ocpp, profile, status):
 
 @checks(C01.blocked_first)
 @pytest.mark.sut_roles("csms")
+@needs(lambda given: _blocked_and_expired(given.profile))
 async def test_blocked_is_checked_before_expired(ocpp, profile):
     """A token that is both blocked and expired is Blocked: step 2 comes before step 3."""
-    tokens = [t for t in profile.tokens_with("Blocked") if "Expired" in t.also]
-    if not tokens:
-        raise NotApplicable("the profile declares no token that is both blocked and expired "
-                            "(status = \"Blocked\", also = [\"Expired\"])")
-    exchange = await authorize(ocpp, tokens[0])
+    exchange = await authorize(ocpp, _blocked_and_expired(profile))
     check_equal(C01.blocked_first, "idTokenInfo.status of a token both blocked and expired", "Blocked",
                 exchange.response["idTokenInfo"]["status"])
 
 
 @checks(C01.concurrent, C01.status)
 @pytest.mark.sut_roles("csms")
+@needs(lambda given: _two_evses(given.profile), lambda given: _token_with(given.profile, "Accepted"))
 async def test_token_in_a_transaction_is_concurrent(ocpp, profile):
     """A valid token already charging on one EVSE starts a second transaction on another: its
     TransactionEvent Started is answered ConcurrentTx (step 4). Authorized meanwhile, the token gets
     Accepted or ConcurrentTx (both readings, see the module's docstring), never another status."""
-    if len(profile.evses) < 2:
-        raise NotApplicable("ConcurrentTx needs a second EVSE; the profile declares one")
     token = _token_with(profile, "Accepted")
     await _harness_station_starts(ocpp, profile, token, C01.concurrent)
     exchange = await authorize(ocpp, token)
@@ -130,12 +147,10 @@ async def test_token_in_a_transaction_is_concurrent(ocpp, profile):
 
 @checks(C01.group)
 @pytest.mark.sut_roles("csms")
+@needs(lambda given: _grouped(given.profile))
 async def test_group_token_is_answered_with_its_group(ocpp, profile):
     """AuthorizeResponse and TransactionEventResponse carry the token's groupIdToken (rule 5)."""
-    grouped = [t for t in profile.tokens.values() if t.group and t.status == "Accepted"]
-    if not grouped:
-        raise NotApplicable("the profile declares no accepted idToken with a group")
-    token = grouped[0]
+    token = _grouped(profile)
     exchange = await authorize(ocpp, token)
     group = dig(exchange.response, "idTokenInfo.groupIdToken.idToken")
     require(group is not None and group.casefold() == token.group.casefold(),
@@ -150,6 +165,7 @@ async def test_group_token_is_answered_with_its_group(ocpp, profile):
 
 @checks(C01.event_token)
 @pytest.mark.sut_roles("csms")
+@needs(lambda given: _token_with(given.profile, "Blocked"))
 async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
     """A blocked token that arrives in a TransactionEvent is answered Blocked (rule 7)."""
     token = _token_with(profile, "Blocked")
@@ -163,6 +179,7 @@ async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
     pytest.param(True, id="accepted", marks=checks(Authorization.sent, C01.presented, C01.accepted_starts)),
     pytest.param(False, id="rejected", marks=checks(Authorization.sent, C01.presented, C01.rejected_no_start)),
 ])
+@needs(lambda given: _token_with(given.profile, "Accepted" if given.params["accepted"] else "Invalid"))
 async def test_station_starts_only_for_an_accepted_token(ocpp, profile, accepted):
     """Card then cable: a transaction starts with the token only when the CSMS accepted it."""
     token = _token_with(profile, "Accepted" if accepted else "Invalid")

@@ -13,7 +13,7 @@ from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.authorization import Authorization, authorize, check_presented_token
 from harness.verdict import check_equal
 from harness.wire import REDACTOR
@@ -38,6 +38,7 @@ def _pin(profile, status):
 
 
 @checks(C04.lookup, Authorization.sent, C04.keycode)
+@needs(lambda given: _pin(given.profile, "Accepted"))
 async def test_valid_pin_is_accepted(ocpp, profile):
     """A valid PIN is answered Accepted; a station sends it as type KeyCode."""
     pin = _pin(profile, "Accepted")
