@@ -28,6 +28,7 @@ from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
 from harness.transport.ws import CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
 from harness.rules import Rule, RuleTable, must
+from harness.verdict import violated
 from harness.wire import WireLog
 
 CSMS, CS = "csms", "cs"
@@ -43,6 +44,13 @@ class Restart(RuleTable, namespace="restart"):
     """What the arena relies on when it restarts a station under test that did not boot on connecting."""
     boots = must("spec 002 What the service does 4 and Messages Reset; spec 001 B11/B12 (Reset)",
                  "a station that accepted a Reset restarts, and a restarted station sends BootNotification", by=CS)
+
+
+class Registration(RuleTable, namespace="registration"):
+    """What a CSMS under test must answer the harness's station's boot, when the profile says so."""
+    accepted = must("spec 002 Enumerations RegistrationStatus; OCPP 2.0.1 B01 (BootNotificationResponse)",
+                    "a CSMS answers the boot of the station the profile declares registered ([station] registered "
+                    "= true) Accepted", by=CSMS)
 
 
 @dataclass(frozen=True)
@@ -110,9 +118,21 @@ class OcppArena(Arena):
                                f"(HTTP {handshake.status}, subprotocol {handshake.subprotocol}); "
                                f"check [station] identity and password in the profile")
         self.link = self.harness.connection
-        status = (self.harness.boot_response or {}).get("status")
-        if status != "Accepted":
-            raise HarnessError(f"prerequisite failed: BootNotification answered {status!r}, not Accepted")
+        self.boot_answered((self.harness.boot_response or {}).get("status"))
+
+    def boot_answered(self, status: str | None) -> None:
+        """The CSMS under test answered the harness's station's BootNotification ``status``; the test goes on
+        when it is Accepted. Pending and Rejected are the CSMS's right (RegistrationStatus): unless the profile
+        declares the station registered (then ``Registration.accepted`` is broken), the test cannot go on and
+        is broken, with the reason and the fix."""
+        if status == "Accepted":
+            return
+        if self.profile.registered:
+            violated(Registration.accepted, f"the CSMS answered the boot of station {self.profile.identity} "
+                     f"{status!r}", expected="Accepted", actual=status)
+        raise HarnessError(f"the CSMS under test answered the boot of station {self.profile.identity} {status!r}, "
+                           f"which it may; the test needs the station Accepted: register the station at the CSMS, "
+                           f"and set [station] registered = true in the profile to have a refusal judged")
 
     async def _open_station_under_test(self, connect: bool) -> None:
         host, port = self.options.listen

@@ -12,7 +12,7 @@ reads it.
 import asyncio
 import time
 
-from harness.arena import CS, CSMS
+from harness.arena import CS, CSMS, Registration
 from harness.ocpp.v16 import interval_of
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks
@@ -91,7 +91,7 @@ async def _reports_connectors(arena, boot):
                        rule=BOOT16.connectors_reported)
 
 
-@checks(BOOT16.admitted, BOOT16.registration, BOOT16.interval, BOOT16.status_answered, BOOT16.heartbeat_time,
+@checks(BOOT16.admitted, Registration.accepted, BOOT16.interval, BOOT16.status_answered, BOOT16.heartbeat_time,
         BOOT16.numbering, BOOT16.connectors_reported, BOOT16.main_controller, BOOT16.heartbeat,
         csms=TC("TC_001_CSMS"))
 async def test_boot_is_accepted(ocpp_unlinked, profile):
@@ -100,7 +100,7 @@ async def test_boot_is_accepted(ocpp_unlinked, profile):
     if arena.is_sut(CSMS):
         await _harness_boots(arena)
         response = await arena.send_boot()
-        check_equal(BOOT16.registration, "BootNotification.conf status", "Accepted", response["status"])
+        arena.boot_answered(response["status"])
         require(interval_of(response) > 0, BOOT16.interval, "BootNotification.conf interval is not positive",
                 expected="> 0", actual=interval_of(response))
         for connector in [0, *connectors(profile)]:
