@@ -51,6 +51,7 @@ PROPERTY = "property"      # right type, value out of range, too long, not in th
 FRAME = "frame"            # a CALL frame whose elements have the wrong types (a payload that is no object)
 UNKNOWN_ACTION = "unknown action"   # an action the receiver does not know
 NOT_A_FRAME = "not a frame"         # text that is no frame, or has no usable message id
+UNKNOWN_TYPE = "unknown message type"   # a frame whose message type number the version does not define
 
 # The codes each version's text names a kind of fault with (spec 002 Errors; OCPP 2.0.1/2.1 part 4 §4.3),
 # the one this harness sends first. The texts word some codes differently, and the table follows them:
@@ -69,6 +70,7 @@ CODE_TABLE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     PROPERTY:       (("PropertyConstraintViolation",),                 ("PropertyConstraintViolation",)),
     UNKNOWN_ACTION: (("NotImplemented",),                              ("NotImplemented",)),
     NOT_A_FRAME:    ((),                                               ("RpcFrameworkError",)),
+    UNKNOWN_TYPE:   ((),                                               ("MessageTypeNotSupported",)),
 }
 
 # jsonschema keyword -> kind of violation it reveals.
@@ -121,12 +123,12 @@ def fitting_codes(version: OcppVersion, kind: str) -> frozenset[str]:
 
     An unknown action: NotImplemented, or NotSupported (the action may be known to it but not
     supported). A payload fault: any payload code. A CALL whose payload is no object: a payload
-    code, or in 2.x RpcFrameworkError (the CALL is no valid RPC request). Text that is no frame:
-    any code of the version.
+    code, or in 2.x RpcFrameworkError (the CALL is no valid RPC request). Text that is no frame, a
+    message type the version lacks: any code of the version.
     """
     if kind == UNKNOWN_ACTION:
         return frozenset({"NotImplemented", "NotSupported"})
-    if kind == NOT_A_FRAME:
+    if kind in (NOT_A_FRAME, UNKNOWN_TYPE):
         return ERROR_CODES[version]
     if kind == FRAME and version.is_2x:
         return codes_for_payload_fault(version) | {"RpcFrameworkError"}

@@ -499,7 +499,8 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
     if wirelog is not None:
         wirelog.event(identity, f"connect {url} offering {offered}" + (" with Basic auth" if password is not None else ""))
     try:
-        ws = await ws_connect(url, subprotocols=offered, additional_headers=headers, compression=None,
+        ws = await ws_connect(url, subprotocols=offered or None,   # none offered: no header at all, not an empty one
+                              additional_headers=headers, compression=None,
                               open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None)
     except InvalidStatus as refused:
         if wirelog is not None:

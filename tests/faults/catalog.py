@@ -111,6 +111,21 @@ class CsmsAcceptsAnyIdentity(ReferenceCsms):
         return True
 
 
+class CsmsServesWithoutSubprotocol(ReferenceCsms):
+    """ws.no_subprotocol: offered no subprotocol at all, the CSMS completes the handshake and serves the
+    connection in its own version."""
+
+    async def start(self, host="127.0.0.1", port=0):
+        serve = self.server._serve
+
+        async def serve_anyway(ws):
+            ws.protocol.subprotocol = ws.subprotocol or self.versions[0].subprotocol
+            await serve(ws)
+
+        self.server._serve = serve_anyway
+        return await super().start(host, port)
+
+
 class CsmsPipelinesDataTransfer(ReferenceCsms):
     """rpc.one_at_a_time: its DataTransfer goes out while its previous CALL is still unanswered."""
 
@@ -315,6 +330,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-any-identity", "ws.unknown_identity", CsmsAcceptsAnyIdentity,
           (transport(CONN, "test_unknown_identity_is_refused_with_404", "csms", VERSION),),
           "[ws.unknown_identity] the server upgraded an unknown identity", verdict="finding"),
+    Fault("csms-serves-without-subprotocol", "ws.no_subprotocol", CsmsServesWithoutSubprotocol,
+          (transport(CONN, "test_csms_serves_no_connection_that_offered_no_subprotocol", "csms", VERSION),),
+          "[ws.no_subprotocol] the CSMS answered a CALL on a connection without a subprotocol"),
     Fault("csms-pipelines-calls", "rpc.one_at_a_time", CsmsPipelinesDataTransfer,
           (transport(RPC, "test_csms_waits_for_an_answer_before_its_next_call", "csms", VERSION),),
           "[rpc.one_at_a_time] the SUT sent CALLs while its RequestStartTransaction was unanswered"),

@@ -15,6 +15,7 @@ from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.suite import OCPP_ALL, TC, case, checks, needs
+from harness.ocpp.framing import dumps
 from harness.transport.ws import Handshake, Ws, open_station
 from harness.usecases.transport import basic_password, expect_refused
 from harness.verdict import check_equal, check_in, require, violated
@@ -102,6 +103,30 @@ async def test_csms_without_acceptable_subprotocol_upgrades_then_closes(ocpp_unl
         check_equal(Ws.no_subprotocol, "Sec-WebSocket-Protocol in the 101 answer", None, handshake.subprotocol)
         closed = await handshake.connection.wait_closed(arena.timeouts.quiet * 2)
         require(closed, Ws.no_subprotocol, "the connection stayed open", expected="closed", actual="open")
+    finally:
+        await handshake.connection.close()
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Ws.no_subprotocol)
+async def test_csms_serves_no_connection_that_offered_no_subprotocol(ocpp_unlinked):
+    """Offered no subprotocol at all (no Sec-WebSocket-Protocol header), the CSMS agrees none and never serves
+    the connection: a CALL on it is not answered, and it closes. (Refusing the upgrade serves nothing either:
+    whether a refusal is the right answer is the previous test's rule.)"""
+    arena = ocpp_unlinked
+    handshake = await _upgrade(arena, [])
+    if handshake.connection is None:
+        return
+    try:
+        check_equal(Ws.no_subprotocol, "Sec-WebSocket-Protocol in the 101 answer", None, handshake.subprotocol)
+        message_id = secrets.token_hex(8)
+        reply = await handshake.connection.send_raw(dumps([2, message_id, "Heartbeat", {}]), reply_id=message_id,
+                                                    timeout=arena.timeouts.quiet)
+        require(reply is None, Ws.no_subprotocol, "the CSMS answered a CALL on a connection without a subprotocol",
+                expected="no answer, the connection closed", actual=reply)
+        closed = await handshake.connection.wait_closed(arena.timeouts.quiet * 2)
+        require(closed, Ws.no_subprotocol, "the connection without a subprotocol stayed open", expected="closed",
+                actual="open")
     finally:
         await handshake.connection.close()
 

@@ -14,13 +14,16 @@ in every version and judged by the version's column of ``CODE_TABLE`` in harness
     a payload that is no object      FormationViolation              FormatViolation, ProtocolError
     an unknown action                NotImplemented                  NotImplemented
     text that is not JSON            (none named)                    RpcFrameworkError, id "-1"
+    a message type no version has    (none named)                    MessageTypeNotSupported
 
 A CALLERROR is required (``rpc.refused``), its code must exist in the version (``ocpp.errors.known``;
 either spelling of the occurrence code) and fit the kind of fault (``ocpp.errors.fits``: any payload
 code, NotSupported for an unknown action, in 2.x RpcFrameworkError for a payload that is no object);
 the table's code is a SHOULD (``ocpp.errors.exact``), as the field answers with others (facts
-ocpp-j.md). Text that is not JSON: RpcFrameworkError is a SHOULD in 2.x; 1.6 names no answer, so only
-the code of a reply is judged. One CALL at a time is a SHALL in 2.x and a SHOULD in 1.6 (its row says so).
+ocpp-j.md). Text that is not JSON and a message type the version lacks: RpcFrameworkError and
+MessageTypeNotSupported are SHOULDs in 2.x; 1.6 names no answer, so only the code of a reply is judged —
+one of the 2.x-only codes on a 1.6 connection breaks ``ocpp.errors.known``. One CALL at a time is a
+SHALL in 2.x and a SHOULD in 1.6 (its row says so).
 """
 
 import asyncio
@@ -32,8 +35,8 @@ import pytest
 from harness.arena import CS, CSMS, OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.errors import (
-    FORMAT, FRAME, NOT_A_FRAME, OCCURRENCE, PROPERTY, TYPE, UNKNOWN_ACTION, Errors, exact_codes, fitting_codes,
-    is_known_code,
+    ERROR_CODES, FORMAT, FRAME, NOT_A_FRAME, OCCURRENCE, PROPERTY, TYPE, UNKNOWN_ACTION, UNKNOWN_TYPE, Errors,
+    exact_codes, fitting_codes, is_known_code,
 )
 from harness.ocpp.framing import MAX_ID_LENGTH, UNKNOWN_ID, CallError, Framing, dumps
 from harness.ocpp.rpc import Rpc
@@ -62,6 +65,7 @@ class RPC(RuleTable):
 pytestmark = case("RPC", block="Transport and framing", roles=("csms", "cs"), protocols=OCPP_ALL)
 
 PROBE_VENDOR = "org.evse-conformance.probe"
+UNDEFINED_TYPE = 9   # a message type number no OCPP-J version defines (1.6: 2-4, 2.0.1: 2-4, 2.1: 2-6)
 # fault → the CALL that carries it and the kind of fault it is; DataTransfer goes both ways in every
 # version, so one CALL serves both roles
 MALFORMED = {
@@ -117,21 +121,40 @@ async def test_malformed_call_is_refused_with_the_code_for_its_fault(ocpp, fault
     await _still_answers(ocpp)
 
 
+async def _judge_unanswerable(arena: OcppArena, text: str, reply_id: str, kind: str, rule, what: str) -> None:
+    """``text`` that is no CALL the SUT can take: its reply, if any, carries a code of the version (a 2.x
+    code on a 1.6 connection breaks Errors.known); where the version names the answer (2.x), ``rule`` (a
+    SHOULD) asks for it; either way the SUT keeps serving the connection."""
+    reply = await arena.link.send_raw(text, reply_id=reply_id, timeout=arena.timeouts.quiet)
+    answered = isinstance(reply, CallError)
+    if answered:
+        require(is_known_code(arena.version, reply.code), Errors.known,
+                f"CALLERROR code {reply.code!r} does not exist in {arena.version.value}",
+                expected=sorted(ERROR_CODES[arena.version]), actual=reply.code)
+    expected = exact_codes(arena.version, kind)
+    if expected:
+        require(answered and reply.code in expected, rule, f"{what} should be answered with CALLERROR "
+                f"{' or '.join(sorted(expected))}, id {reply_id!r}", expected=sorted(expected),
+                actual=reply.code if answered else reply)
+    await _still_answers(arena)
+
+
 @checks(Framing.framework_error, Errors.known, RPC.survives)
 async def test_text_that_is_not_json_does_not_break_the_connection(ocpp):
     """Text that is not JSON: 2.x answers RpcFrameworkError with id "-1" (a SHOULD); 1.6 names no answer, so
     only the code of a reply is judged; either way the SUT keeps serving the connection."""
-    reply = await ocpp.link.send_raw("this is not JSON", reply_id=UNKNOWN_ID, timeout=ocpp.timeouts.quiet)
-    answered = isinstance(reply, CallError)
-    if answered:
-        require(is_known_code(ocpp.version, reply.code), Errors.known,
-                f"CALLERROR code {reply.code!r} does not exist in {ocpp.version.value}", actual=reply.code)
-    expected = exact_codes(ocpp.version, NOT_A_FRAME)
-    if expected:
-        require(answered and reply.code in expected, Framing.framework_error,
-                'text that is not JSON should be answered with CALLERROR RpcFrameworkError, id "-1"',
-                expected=sorted(expected), actual=reply.code if answered else reply)
-    await _still_answers(ocpp)
+    await _judge_unanswerable(ocpp, "this is not JSON", UNKNOWN_ID, NOT_A_FRAME, Framing.framework_error,
+                              "text that is not JSON")
+
+
+@checks(Framing.type_not_supported, Errors.known, RPC.survives)
+async def test_unknown_message_type_is_refused_with_a_code_of_the_version(ocpp):
+    """A frame of a message type no version defines: 2.x answers MessageTypeNotSupported with its id (a
+    SHOULD); 1.6 names no answer, so only the code of a reply is judged (MessageTypeNotSupported and
+    RpcFrameworkError are no 1.6 codes); either way the SUT keeps serving the connection."""
+    message_id = secrets.token_hex(8)
+    await _judge_unanswerable(ocpp, dumps([UNDEFINED_TYPE, message_id, "Heartbeat", {}]), message_id, UNKNOWN_TYPE,
+                              Framing.type_not_supported, f"a message of type {UNDEFINED_TYPE}")
 
 
 @pytest.mark.sut_roles("cs")
