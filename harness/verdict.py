@@ -155,17 +155,18 @@ class ConformanceFailures(PeerViolation):
         self.strict = True
 
     def __str__(self) -> str:
-        count = len(self.violations)
-        lines = [f"{count} violation{'s' if count > 1 else ''}: " + ", ".join(v.rule.id for v in self.violations)]
-        for number, violation in enumerate(self.violations, 1):
-            lines.append(f"{number}. {_one(violation)}")
+        if len(self.violations) == 1:
+            lines = [_one(self.violations[0], "  ")]
+        else:
+            lines = [f"{len(self.violations)} violations: " + ", ".join(v.rule.id for v in self.violations)]
+            lines += [f"{number}. {_one(v, '   ')}" for number, v in enumerate(self.violations, 1)]
         return "\n".join(lines + ([self.note] if self.note else []))
 
 
-def _one(violation: PeerViolation) -> str:
+def _one(violation: PeerViolation, indent: str) -> str:
     text = f"[{violation.rule.id}] {violation.args[0]}"
     if violation.expected is not None or violation.actual is not None:
-        text += f"\n   expected: {violation.expected!r}\n   actual:   {violation.actual!r}"
+        text += f"\n{indent}expected: {violation.expected!r}\n{indent}actual:   {violation.actual!r}"
     return text
 
 

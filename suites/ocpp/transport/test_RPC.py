@@ -227,7 +227,7 @@ def _charging_profile(limit: Decimal) -> dict:
 async def test_decimals_are_judged_on_their_digits(ocpp, profile):
     """16.1 A and 0.3 A are one-digit decimals (no constraint error); 16.15 A is refused."""
     connector = connectors(profile)[0]
-    valid = await ocpp.link.call_exchange("SetChargingProfile", {
+    valid = await ocpp.call_sut("SetChargingProfile", {
         "connectorId": connector, "csChargingProfiles": _charging_profile(Decimal("16.1"))})
     if valid.error is not None and valid.error.code in fitting_codes(ocpp.version, UNKNOWN_ACTION):
         raise NotApplicable(f"the charge point answers SetChargingProfile {valid.error.code}")
