@@ -202,8 +202,10 @@ class StationRunner:
             forget_answered(connection)
 
     def _operator_sets(self, key: str, seconds: float) -> None:
-        """1.6: a configuration key set as the operator would, through the reference's ChangeConfiguration."""
-        self.station.on_ChangeConfiguration(None, {"key": key, "value": str(round(seconds))})
+        """1.6: a configuration key set as the operator would, through the reference's ChangeConfiguration
+        (whole seconds: a period under a second is one second; 0 stays 0, none)."""
+        whole = max(1, round(seconds)) if seconds > 0 else 0
+        self.station.on_ChangeConfiguration(None, {"key": key, "value": str(whole)})
 
 
 def _reason(error: BaseException) -> str:
