@@ -51,7 +51,7 @@ class LoadSettings:
 
     @property
     def seconds(self) -> float:
-        """How long the run takes: the ramp, then the hold."""
+        """How long the run takes when the ramp keeps its rate: the ramp, then the hold."""
         return ramp_start(self.stations - 1, self.ramp) + self.hold
 
     def describe(self) -> dict[str, Any]:
@@ -131,7 +131,7 @@ class Fleet:
             for index in range(self.settings.stations):
                 await asyncio.sleep(max(0.0, begin + ramp_start(index, self.settings.ramp) - self.clock()))
                 self.start(index)
-            await asyncio.sleep(max(0.0, begin + self.settings.seconds - self.clock()))
+            await asyncio.sleep(self.settings.hold)     # from the last start, however late the ramp ran
         finally:
             sampler.cancel()      # its last sample stands for the end of the hold
             await self.stop_all()
