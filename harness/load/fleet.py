@@ -82,7 +82,7 @@ class Fleet:
         self.profile = load_profile(settings.call_timeout)
         self.connected = 0
         self.started = 0
-        self._stations: dict[int, tuple[asyncio.Event, asyncio.Task]] = {}
+        self._stations: dict[int, asyncio.Task] = {}
         self._clock: Callable[[], float] | None = None
         self._meter: WireMeter | None = None
 
@@ -102,20 +102,19 @@ class Fleet:
         runner = StationRunner(self.roster[index], url=self.settings.url, version=self.settings.version,
                                mix=self.settings.mix, profile=self.profile, meter=self.meter,
                                recorder=self.recorder, clock=self.clock, seed=self.settings.seed)
-        stop = asyncio.Event()
-        self._stations[index] = (stop, asyncio.get_running_loop().create_task(runner.run(stop, self._changed)))
+        self._stations[index] = asyncio.get_running_loop().create_task(runner.run(self._changed))
         self.started += 1
 
     async def stop(self, index: int) -> None:
-        stop, task = self._stations.pop(index)
-        stop.set()
+        task = self._stations.pop(index)
+        task.cancel()
         await asyncio.wait([task], timeout=STOP_TIMEOUT)
         self.started -= 1
 
     async def stop_all(self) -> None:
-        for stop, _ in self._stations.values():
-            stop.set()
-        tasks = [task for _, task in self._stations.values()]
+        tasks = list(self._stations.values())
+        for task in tasks:
+            task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_TIMEOUT)
         self._stations.clear()

@@ -62,7 +62,7 @@ def station_class(version: OcppVersion) -> type[StationBase]:
 
 
 class StationRunner:
-    """Connects one station, boots it, and performs its plan until ``stop`` is set."""
+    """Connects one station, boots it, and performs its plan until cancelled."""
 
     def __init__(self, card: Card, *, url: str, version: OcppVersion, mix: Mix, profile: Profile,
                  meter: WireMeter, recorder: Recorder, clock: Callable[[], float], seed: int):
@@ -85,20 +85,25 @@ class StationRunner:
         self._booted = False        # a BootNotification went out (1.6: the charge point boots again by itself)
         self._planned = False       # accepted, and the plan's heartbeat settled
 
-    async def run(self, stop: asyncio.Event, on_change: Callable[[int], None]) -> None:
-        """The station's life until ``stop``; ``on_change(+1 / -1)`` as its connection opens and closes."""
+    async def run(self, on_change: Callable[[int], None]) -> None:
+        """The station's life, until the task is cancelled (the load is over); ``on_change(+1 / -1)`` as its
+        connection opens and closes."""
+        connected = False
         try:
-            while not stop.is_set():
+            while True:
                 if await self._connect():
                     on_change(+1)
-                    await self._live(stop)
+                    connected = True
+                    await self._live()
+                    connected = False
                     on_change(-1)
-                    self.meter.unanswered(self.card.identity, count=not stop.is_set())
-                    if not stop.is_set():
-                        self.recorder.error("connection closed by the CSMS", self.clock())
-                if not stop.is_set():
-                    await _wait([stop.wait()], RECONNECT_DELAY)
+                    self.meter.unanswered(self.card.identity)
+                    self.recorder.error("connection closed by the CSMS", self.clock())
+                await asyncio.sleep(RECONNECT_DELAY)
         finally:
+            if connected:
+                on_change(-1)
+            self.meter.unanswered(self.card.identity, count=False)
             await self.station.stop()
 
     async def _connect(self) -> bool:
@@ -118,23 +123,26 @@ class StationRunner:
         self.recorder.round_trip("connect", self.clock() - started, self.clock())
         return True
 
-    async def _live(self, stop: asyncio.Event) -> None:
+    async def _live(self) -> None:
         connection = self.station.connection
-        while not stop.is_set() and not connection.closed:
-            if not self._accepted():
-                if self.version.is_2x or not self._booted:
-                    await self._step(self._boot())
-                if not self._accepted():   # the boot interval is the least wait before the next (B02, 1.6 4.2)
-                    interval = (self.station.boot_response or {}).get("interval") or RECONNECT_DELAY
-                    await _wait([stop.wait(), connection.wait_closed(interval)], interval)
-                    continue
-            if not self._planned:
-                self._settle_heartbeat()
-            step = self.plan.next(self.clock())
-            wait = None if step is None else max(0.0, step.at - self.clock())
-            await _wait([stop.wait(), connection.wait_closed(_FOREVER if wait is None else wait)], wait)
-            if step is not None and not stop.is_set() and not connection.closed:
-                await self._step(self._perform(step.activity))
+        closed = asyncio.ensure_future(connection.wait_closed(_FOREVER))
+        try:
+            while not connection.closed:
+                if not self._accepted():
+                    if self.version.is_2x or not self._booted:
+                        await self._step(self._boot())
+                    if not self._accepted():   # the boot interval is the least wait before the next (B02, 1.6 4.2)
+                        await asyncio.wait([closed], timeout=(self.station.boot_response or {}).get("interval")
+                                           or RECONNECT_DELAY)
+                        continue
+                if not self._planned:
+                    self._settle_heartbeat()
+                step = self.plan.next(self.clock())
+                await asyncio.wait([closed], timeout=None if step is None else max(0.0, step.at - self.clock()))
+                if step is not None and not connection.closed:
+                    await self._step(self._perform(step.activity))
+        finally:
+            closed.cancel()
 
     def _accepted(self) -> bool:
         if self.version.is_2x:
@@ -211,13 +219,3 @@ class StationRunner:
 def _reason(error: BaseException) -> str:
     """An error's kind, never its text: the text names the station, and errors are counted by kind."""
     return type(error.__cause__ or error).__name__
-
-
-async def _wait(awaitables: list, seconds: float | None) -> None:
-    """Until the first of ``awaitables`` is done or ``seconds`` pass; the others are cancelled."""
-    tasks = [asyncio.ensure_future(a) for a in awaitables]
-    try:
-        await asyncio.wait(tasks, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
