@@ -82,7 +82,7 @@ def load(args, url: str, name: str, watch: int) -> dict:
     command = [PYTHON, "-m", "harness.load", "run", "--url", url, "--stations", str(args.stations),
                "--ramp", str(args.ramp), "--hold", str(args.hold), "--seed", str(args.seed),
                "--protocol", args.protocol, "--interval", str(args.interval), "--report", str(directory),
-               "--watch-pid", str(watch)]
+               "--watch", f"csms={watch}"]
     if args.heartbeat:
         command += ["--heartbeat", str(args.heartbeat)]
     print("$ " + " ".join(command[1:]), flush=True)
@@ -95,11 +95,10 @@ def run_seconds(args) -> float:
     return SLACK * (args.stations / args.ramp + args.hold)
 
 
-def server_memory(report: dict, pid: int) -> list[tuple[float, int, float]]:
+def server_memory(report: dict) -> list[tuple[float, int, float]]:
     """(t, connections held, server RSS in MB) per interval, as the load process recorded them."""
-    source = f"pid {pid}"
-    return [(m["t"], m["connected"] or 0, m["processes"][source]["rss_mb"]) for m in report["timeline"]
-            if source in m["processes"]]
+    return [(m["t"], m["connected"] or 0, m["processes"]["csms"]["rss_mb"]) for m in report["timeline"]
+            if "csms" in m["processes"]]
 
 
 def slope(points: list[tuple[float, float]]) -> float:
@@ -153,7 +152,7 @@ def memory(args) -> list[str]:
         port = free_port()
         with start(port, run_seconds(args) + MARGIN) as process:
             report = load(args, f"ws://127.0.0.1:{port}/ocpp", f"memory-{name.replace(' ', '-')}", process.pid)
-        samples = server_memory(report, process.pid)
+        samples = server_memory(report)
         ramp = [(c, rss) for _, c, rss in samples if 0.1 * args.stations <= c <= 0.95 * args.stations]
         before = samples[0][2]
         full = [rss for _, c, rss in samples if c == args.stations]
@@ -172,7 +171,7 @@ def soak(args) -> list[str]:
     port = free_port()
     with reference_csms(args, port, run_seconds(args) + MARGIN, "soak") as csms:
         report = load(args, f"ws://127.0.0.1:{port}/ocpp", "soak", csms.pid)
-    held_samples = [rss for _, c, rss in server_memory(report, csms.pid) if c == args.stations]
+    held_samples = [rss for _, c, rss in server_memory(report) if c == args.stations]
     print(summary(report))
     if held_samples:
         low, high = min(held_samples), max(held_samples)

@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--ramp", type=float, default=100.0, help="stations started per second (default 100)")
     run.add_argument("--hold", type=float, default=60.0, help="seconds after the last station started (default 60)")
     run.add_argument("--report", default="reports/load", help="where load.json and load.png go (default reports/load)")
-    run.add_argument("--watch-pid", type=int, action="append", default=[],
-                     help="also record this process's CPU and memory (the CSMS, when it runs here); repeatable")
+    run.add_argument("--watch", action="append", default=[], metavar="NAME=PID",
+                     help="also record this process's CPU and memory under NAME (the CSMS, when it runs here: "
+                          "csms=PID); repeatable")
     add_shared_arguments(run)
 
     csms = commands.add_parser("csms", help="serve the reference CSMS for the roster's stations, on 127.0.0.1")
@@ -68,7 +69,7 @@ async def load(args) -> int:
                             mix=mix_of(args), ramp=args.ramp, hold=args.hold, seed=args.seed,
                             call_timeout=args.call_timeout, interval=args.interval)
     recorder = Recorder(args.interval)
-    fleet = Fleet(settings, recorder, watch={f"pid {pid}": pid for pid in args.watch_pid})
+    fleet = Fleet(settings, recorder, watch=watched(args.watch))
     print(f"{settings.stations:,} stations → {settings.url} ({settings.version.value}), "
           f"about {settings.seconds:,.0f} s", file=sys.stderr)
     await fleet.run()
@@ -76,6 +77,16 @@ async def load(args) -> int:
     data, picture = report.write(written, args.report)
     print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
     return 0
+
+
+def watched(pairs: list[str]) -> dict[str, int]:
+    named = {}
+    for pair in pairs:
+        name, _, pid = pair.rpartition("=")
+        if not name or not pid.isdigit():
+            raise ValueError(f"--watch {pair}: give NAME=PID, for example csms=4242")
+        named[name] = int(pid)
+    return named
 
 
 async def serve(args) -> int:

@@ -130,6 +130,7 @@ class Fleet:
             for index in range(self.settings.stations):
                 await asyncio.sleep(max(0.0, begin + ramp_start(index, self.settings.ramp) - self.clock()))
                 self.start(index)
+            self.recorder.held_from = self.clock()
             await asyncio.sleep(self.settings.hold)     # from the last start, however late the ramp ran
         finally:
             sampler.cancel()      # its last sample stands for the end of the hold

@@ -78,11 +78,14 @@ class Process:
         if self.fleet is not None:
             self._in_loop(self._end())
 
+    def settings(self) -> LoadSettings:
+        options = self.options
+        return LoadSettings(url=self.environment.host, stations=options.stations,
+                            version=OcppVersion.parse(options.protocol), mix=mix_of(options), seed=options.seed,
+                            call_timeout=options.call_timeout, interval=options.interval)
+
     def _open(self) -> None:
-        settings = LoadSettings(url=self.environment.host, stations=self.options.stations,
-                                version=OcppVersion.parse(self.options.protocol), mix=mix_of(self.options),
-                                seed=self.options.seed, call_timeout=self.options.call_timeout,
-                                interval=self.options.interval)
+        settings = self.settings()
         raise_file_limit(settings.stations + 256)
         runner = self.environment.runner
         source = f"worker-{runner.worker_index}" if isinstance(runner, WorkerRunner) else "local"
@@ -126,10 +129,12 @@ class Process:
 
     def write_report(self) -> None:
         options = self.options
-        run = {"url": self.environment.host, "protocol": options.protocol, "stations": options.stations,
-               "users": options.num_users, "spawn_rate": options.spawn_rate, "workers": options.expect_workers
-               if isinstance(self.environment.runner, MasterRunner) else 0, "seed": options.seed,
-               "mix": vars(mix_of(options)), "engine": "locust"}
+        distributed = isinstance(self.environment.runner, MasterRunner)
+        run = self.settings().describe() | {
+            "engine": "locust", "users": options.num_users, "spawn_rate": options.spawn_rate,
+            "workers": options.expect_workers if distributed else 0}
+        for planned_by_locust in ("ramp_per_second", "hold_seconds"):
+            del run[planned_by_locust]
         written = self.recorder.report(run)
         data, picture = report.write(written, options.load_report)
         print(f"{report.headline(written)}\nreport: {data}, {picture}", flush=True)

@@ -43,6 +43,7 @@ class Recorder:
         self.errors: Counter[tuple[int, str]] = Counter()
         self.gauges: dict[tuple[int, str], dict[str, float]] = {}
         self.calls = self.error_count = 0      # since the start, for the progress line
+        self.held_from: float | None = None    # when the last station started: the hold begins
 
     def bucket(self, at: float) -> int:
         return math.floor(at / self.interval)
@@ -111,6 +112,7 @@ class Recorder:
                 "calls": sum(a["count"] for a in actions.values()),
                 "errors": sum(errors.values()),
                 "round_trip_ms": {a: {"p50": s["p50_ms"], "p99": s["p99_ms"]} for a, s in actions.items()},
+                "round_trip_ms_while_held": self._while_held(),
             },
             "actions": actions,
             "errors": dict(errors.most_common()),
@@ -118,12 +120,21 @@ class Recorder:
             "timeline": timeline,
         }
 
-    def _total(self, action: str) -> HdrHistogram:
+    def _total(self, action: str, since: int | None = None) -> HdrHistogram:
         total = histogram()
-        for (_, a), h in self.latency.items():
-            if a == action:
+        for (b, a), h in self.latency.items():
+            if a == action and (since is None or b >= since):
                 total.add(h)
         return total
+
+    def _while_held(self) -> dict[str, dict[str, float]] | None:
+        """p50 and p99 per action from the interval after the last station started on (None: no hold marked)."""
+        if self.held_from is None:
+            return None
+        since = self.bucket(self.held_from) + 1
+        totals = {a: self._total(a, since) for a in sorted({a for b, a in self.latency if b >= since})}
+        return {a: {"p50": ms(h.get_value_at_percentile(50)), "p99": ms(h.get_value_at_percentile(99))}
+                for a, h in totals.items()}
 
     def _moment(self, b: int, first: int, held: dict[str, float]) -> dict[str, Any]:
         sources = {s: v for (bb, s), v in self.gauges.items() if bb == b}

@@ -32,6 +32,9 @@ def headline(report: dict[str, Any]) -> str:
         if action in summary["round_trip_ms"]:
             p = summary["round_trip_ms"][action]
             parts.append(f"{action} p50 {p['p50']} ms / p99 {p['p99']} ms")
+    held = (summary["round_trip_ms_while_held"] or {}).get("Heartbeat")
+    if held:
+        parts.append(f"Heartbeat while all held p50 {held['p50']} ms / p99 {held['p99']} ms")
     parts.append(f"{summary['errors']:,} errors")
     return " · ".join(parts)
 
@@ -44,11 +47,12 @@ def plot(report: dict[str, Any], path: Path) -> None:
     timeline = report["timeline"]
     t = [m["t"] for m in timeline]
     figure, axes = pyplot.subplots(PANELS, 1, figsize=(12, 15), sharex=True, constrained_layout=True)
-    figure.suptitle(f"Load on {report['run']['url']}\n{headline(report)}", fontsize=12)
+    figure.suptitle(f"Load on {report['run']['url']}\n" + headline(report).replace(" · ", "\n", 1), fontsize=12)
     held, latency, rate, errors, processes = axes
 
     held.plot(t, [m["connected"] or 0 for m in timeline], color="tab:blue", label="connected")
     held.axhline(report["run"]["stations"], color="grey", linestyle=":", label="stations in the run")
+    held.set_ylim(bottom=0)
     held.set_ylabel("stations connected")
     held.legend(loc="lower right")
 
@@ -69,6 +73,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
 
     errors.bar(t, [m["errors"] for m in timeline], width=report["interval_seconds"] * 0.9, color="tab:red",
                align="edge")
+    errors.set_ylim(bottom=0, top=max([m["errors"] for m in timeline] + [1]) * 1.1)
     errors.set_ylabel(f"errors per {report['interval_seconds']:g} s")
     kinds = list(report["errors"])[:6]
     if kinds:
@@ -88,7 +93,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     processes.set_ylabel("resident memory, MB (solid)")
     cpu.set_ylabel("CPU, % of one core (dotted)")
     if report["processes"]:
-        processes.legend(loc="upper left", fontsize=8)
+        processes.legend(loc="lower left", fontsize=8)
     processes.set_xlabel("seconds since the start")
     figure.savefig(path, dpi=90)
     pyplot.close(figure)

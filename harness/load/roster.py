@@ -48,7 +48,6 @@ class Roster:
     def __init__(self, seed: int, size: int):
         fake = Faker()
         fake.seed_instance(seed)
-        self.seed = seed
         self.cards = [Card(i, fake.unique.bothify("CS-????-#####", letters=LETTERS),
                            fake.password(length=24, special_chars=False),
                            fake.unique.bothify("SN-########"), fake.unique.hexify("^" * 14, upper=True))

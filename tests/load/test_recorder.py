@@ -89,7 +89,8 @@ def test_the_report_says_what_was_run_and_answers_with_json_only():
     assert set(report) == {"report", "format", "run", "interval_seconds", "seconds", "summary", "actions",
                            "errors", "processes", "timeline"}
     assert report["run"] == RUN and report["seconds"] == 10
-    assert set(report["summary"]) == {"connections_held", "calls", "errors", "round_trip_ms"}
+    assert set(report["summary"]) == {"connections_held", "calls", "errors", "round_trip_ms",
+                                      "round_trip_ms_while_held"}
     assert report["summary"]["round_trip_ms"]["BootNotification"] == {"p50": pytest.approx(4, rel=0.01),
                                                                       "p99": pytest.approx(4, rel=0.01)}
     assert set(report["actions"]["Heartbeat"]) == {"count", "per_second", "p50_ms", "p90_ms", "p99_ms", "max_ms"}
@@ -101,3 +102,13 @@ def test_a_round_trip_beyond_a_minute_counts_as_a_minute():
     recorder = Recorder(interval=5)
     recorder.round_trip("Heartbeat", 3600.0, at=0.0)
     assert recorder.report(RUN)["actions"]["Heartbeat"]["max_ms"] == pytest.approx(60_000, rel=0.01)
+
+
+def test_round_trips_while_every_station_is_held_leave_the_ramp_out():
+    recorder = Recorder(interval=5)
+    recorder.round_trip("Heartbeat", 2.0, at=1.0)          # the ramp: a busy CSMS
+    recorder.round_trip("Heartbeat", 0.004, at=12.0)
+    assert recorder.report(RUN)["summary"]["round_trip_ms_while_held"] is None
+    recorder.held_from = 7.0                                 # the last station started; from the next interval on
+    held = recorder.report(RUN)["summary"]["round_trip_ms_while_held"]
+    assert held["Heartbeat"]["p99"] == pytest.approx(4, rel=0.01)
