@@ -52,8 +52,9 @@ class Target:
 class ArenaOptions:
     sut_url: str | None = None          # SUT is a CSMS: where it listens
     listen: tuple[str, int] = ("127.0.0.1", 0)   # SUT is a station: where the harness CSMS listens
-    actuator: Actuator | None = None    # None: the embedded stand-in's in-process actuator
+    actuator: Actuator | None = None    # the SUT's; none in the embedded run (the stand-in's in-process one)
     embedded_cls: type | None = None    # testing the harness: a faulty stand-in
+    embedded: bool = True               # the SUT is the reference stand-in, not a real system
 
 
 class OcppArena(Arena):
@@ -69,7 +70,7 @@ class OcppArena(Arena):
 
     @property
     def embedded(self) -> bool:
-        return self.options.sut_url is None and self.options.actuator is None
+        return self.options.embedded
 
     @property
     def references(self) -> tuple[type, type]:
@@ -94,16 +95,37 @@ class OcppArena(Arena):
         if connect:
             await self.connect_harness_station()
 
-    async def connect_harness_station(self) -> None:
-        handshake = await self.harness.connect(self.sut_url)
+    async def connect_harness_station(self, *, boot: bool = True) -> None:
+        """The harness's station connects to the CSMS under test for a test's setup, and boots unless
+        ``boot`` is False. A refused handshake there is the profile's to fix, never the SUT's fault: the
+        test is broken with the fix (the transport tests judge the handshake itself, with ``connect_station``)."""
+        handshake = await self.harness.connect(self.sut_url, boot=boot)
         if handshake.status is not None or handshake.subprotocol is None:
-            raise HarnessError(f"prerequisite failed: the CSMS under test refused station {self.profile.identity} "
-                               f"(HTTP {handshake.status}, subprotocol {handshake.subprotocol}); "
-                               f"check [station] identity and password in the profile")
+            raise HarnessError(f"prerequisite failed: {self._refusal(handshake)}")
         self.link = self.harness.connection
         status = (self.harness.boot_response or {}).get("status")
-        if status != "Accepted":
+        if boot and status != "Accepted":
             raise HarnessError(f"prerequisite failed: BootNotification answered {status!r}, not Accepted")
+
+    def _refusal(self, handshake: Handshake) -> str:
+        """Why the CSMS under test refused the harness's station, as the profile setting to check."""
+        identity, url = self.profile.identity, self.sut_url
+        key = "authorization_key" if self.version is OcppVersion.V16 else "password"
+        if handshake.status in (401, 403):
+            if not self.harness.password:
+                return (f"the CSMS asks station {identity} for a password (HTTP {handshake.status}) and the "
+                        f"profile gives none; add [station] {key} to the profile")
+            rotated = " (the key a rotation earlier in this run set)" if identity in self.profile.rotated_key else ""
+            return (f"the CSMS refused the password from [station] {identity}{rotated} (HTTP {handshake.status}); "
+                    f"check [station] {key} in the profile")
+        if handshake.status == 404:
+            return (f"the CSMS does not know station {identity} at {url} (HTTP 404); check [station] identity in "
+                    f"the profile, that the CSMS has this station registered, and the path of --sut-url")
+        if handshake.status is not None:
+            return (f"the CSMS refused the handshake of station {identity} with HTTP {handshake.status}; "
+                    f"check --sut-url {url} and [station] in the profile")
+        return (f"the CSMS at {url} upgraded without agreeing on the subprotocol {self.version.subprotocol}: it "
+                f"does not serve {self.version.value} there; check --protocol and --sut-url")
 
     async def _open_station_under_test(self, connect: bool) -> None:
         host, port = self.options.listen
@@ -284,11 +306,11 @@ class OcppArena(Arena):
 
     async def restore(self) -> None:
         """The outage is over: the harness's station reconnects at once, without booting (the new
-        connection becomes the link); the harness's CSMS accepts the station again, whose reconnection
+        connection becomes the link; a refusal breaks the test, see ``connect_harness_station``); the harness's CSMS accepts the station again, whose reconnection
         the test awaits with ``reconnected``."""
         if self.is_sut(CSMS):
             self.harness.configure(reconnects=True)
-            await self.connect_station(boot=False)
+            await self.connect_harness_station(boot=False)
         else:
             self.harness.restore()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from harness.actuators import ActionUnsupported
 from harness.errors import HarnessError
 from harness.profile import Profile
 from harness.rules import Rule
@@ -54,18 +55,20 @@ class Arena:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ acting
-    async def act(self, role: str, action: str, **body: Any) -> None:
+    async def act(self, role: str, action: str, **body: Any) -> Any:
         """Something happens at ``role``'s end that the protocol cannot cause (a card presented, an
         operator's command): the SUT's actuator when ``role`` is the SUT, the harness's own reference
-        otherwise."""
+        otherwise. Returns what the SUT's actuator returned (see ``Actuator.perform``)."""
         if role not in self.roles:
             raise HarnessError(f"act: {role!r} is none of the roles {', '.join(self.roles)}")
         if not self.is_sut(role):
             await self.harness.perform(action, body)
-            return
+            return None
         if self.actuator is None:
-            raise HarnessError("no actuator: give --actuator (manual, http or python)")
-        await self.actuator.perform(action, body)
+            raise ActionUnsupported(f"no actuator performs {action!r} at the SUT in this run (no terminal for an "
+                                f"operator, none configured); give --actuator http --actuator-url URL, or "
+                                f"[actuator] in the profile")
+        return await self.actuator.perform(action, body)
 
     def configure(self, **settings: Any) -> None:
         """Set how the harness's own side behaves for this test (the settings its reference lists in

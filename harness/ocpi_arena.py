@@ -23,6 +23,7 @@ from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
 from harness.arena_base import Arena, Trigger
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
+from harness.ocpi.headers import Party
 from harness.ocpi.versions import CREDENTIALS, VersionDetails, negotiate, read_details, read_versions
 from harness.profile import Profile
 from harness.reference.ocpi import (
@@ -175,6 +176,11 @@ class OcpiArena(Arena):
         return self.harness.module_url(module)
 
     @property
+    def harness_party(self) -> Party:
+        """The harness's party, as its credentials roles declare it."""
+        return self.harness.identity.party
+
+    @property
     def harness_token_form(self) -> str:
         """How the harness writes its tokens to the SUT: "base64" or "raw" (the profile's encoding)."""
         return self.harness.identity.token_form.value
@@ -223,8 +229,8 @@ class OcpiArena(Arena):
         (``issue_token_a``), else the profile's ``[ocpi] token_a`` while it is unused."""
         token = secret_token()
         try:
-            await self.act(self.sut_role, "issue_token_a", token=token)
-            return token
+            issued = await self.act(self.sut_role, "issue_token_a", token=token)
+            return issued if isinstance(issued, str) and issued else token   # an operator's own token A
         except ActionUnsupported as unsupported:
             fallback = self.profile.get("ocpi.token_a")
             if not fallback:

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import os
+from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
-from harness import __version__, report
+from harness import __version__, preflight, report
+from harness.actuators import Actuator
 from harness.actuators import build as build_actuator
+from harness.actuators.manual import PytestTerminal
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
-from harness.errors import ConfigError, HarnessError, NotApplicable
+from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
@@ -25,10 +30,13 @@ from harness.verdict import CaseContext, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog
 
 SETTINGS = pytest.StashKey[Settings]()
-SUMMARY = pytest.StashKey[report.Summary]()
 CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
+INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
+# Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
+# "target" is the parametrization, already shown as the test's parameter).
+PLUMBING_FIXTURES = ("sut_settings", "profile", "wirelog", "target", "pytestconfig", "event_loop_policy")
 
 MARKERS = {
     "usecase(id, block, severity)": "the use case a test checks (set by harness.suite.case)",
@@ -50,17 +58,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="for testing the harness itself: module:Class used as the embedded SUT stand-in")
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config):
+    """Whether stdin is a terminal, read before pytest's capture replaces it."""
+    early_config.stash[INTERACTIVE] = os.isatty(0)
+    return (yield)
+
+
+def _operator_at_hand(config: pytest.Config) -> bool:
+    """An operator can answer manual actions: stdin is a terminal, and the run is not spread over
+    xdist workers (which have no terminal, and would ask at once)."""
+    distributed = getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
+    return config.stash.get(INTERACTIVE, False) and not distributed
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {text}")
     try:
-        settings = resolve(config.getoption, config.getini)
+        settings = resolve(config.getoption, config.getini, interactive=_operator_at_hand(config))
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS] = settings
-    sut = {"name": settings.profile.get("sut.name"), "role": settings.sut, "protocol": settings.protocol,
+    sut = {"name": settings.profile.get("sut.name"), "vendor": settings.profile.get("sut.vendor"),
+           "version": settings.profile.get("sut.version"), "role": settings.sut, "protocol": settings.protocol,
            "url": settings.sut_url, "identity": settings.profile.identity}
-    config.stash[SUMMARY] = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted())
+    summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted())
+    config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
+                                  "evse-conformance-reports")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -68,9 +93,23 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if settings.embedded:
         return [f"evse-conformance {__version__}: embedded run, reference implementations in every role "
                 f"(profile {settings.profile.source})"]
+    actuator = settings.actuator or "none (no terminal for manual: actions are not applicable)"
     return [f"evse-conformance {__version__}: SUT {settings.profile.get('sut.name', '(unnamed)')} as {settings.sut}, "
-            f"protocol {settings.protocol}, url {settings.sut_url or '-'}, actuator {settings.actuator}",
+            f"protocol {settings.protocol}, url {settings.sut_url or '-'}, actuator {actuator}",
             f"profile: {settings.profile.source}"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A real SUT that cannot be reached stops the run at once, in one line (not a broken test each,
+    with its traceback). Checked once, by the process that starts the run (not by each xdist worker)."""
+    config = session.config
+    settings = config.stash.get(SETTINGS, None)
+    if settings is None or settings.embedded or config.option.collectonly or hasattr(config, "workerinput"):
+        return
+    problem = preflight.problem(settings)
+    if problem:
+        raise pytest.UsageError(problem)
 
 
 # ---------------------------------------------------------------------------- collection
@@ -126,9 +165,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
     selected, deselected = [], []
     for item in items:
-        usecase, _ = _usecase(item)
+        usecase, info = _usecase(item)
         if usecase:
             item.add_marker(usecase)
+            for mark in _allure_labels(item, usecase, info):
+                item.add_marker(mark)
         keys = {k for k in (usecase, _certification(item)) if k}
         if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys for p in settings.usecases):
             deselected.append(item)
@@ -141,6 +182,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def _allure_labels(item: pytest.Item, usecase: str, info: dict) -> list[pytest.MarkDecorator]:
+    target = _target(item)
+    protocol_label = None
+    if target is not None:
+        protocol_label = (OcppVersion.parse(target.protocol).label if target.protocol.startswith("ocpp")
+                          else "OCPI " + target.protocol.removeprefix("ocpi"))
+    return report.label_marks(usecase=usecase, block=info.get("block"), protocol_label=protocol_label,
+                              role=target.role if target else None, certification=_certification(item),
+                              severity=info.get("severity", "normal"), rules=rules_of(item))
 
 
 # ---------------------------------------------------------------------------- fixtures
@@ -160,22 +212,38 @@ def wirelog(request: pytest.FixtureRequest) -> WireLog:
     return request.node.stash.setdefault(WIRELOG, WireLog())
 
 
-def _arena_options(settings: Settings) -> ArenaOptions:
+@pytest.fixture(scope="session")
+def sut_actuator(pytestconfig: pytest.Config, sut_settings: Settings) -> Actuator | None:
+    """What makes the real SUT act (None in the embedded run, and for a real SUT without one)."""
+    if sut_settings.embedded or sut_settings.actuator is None:
+        return None
+    return build_actuator(sut_settings.actuator, base_url=sut_settings.actuator_url, spec=sut_settings.actuator_class,
+                          terminal=PytestTerminal(pytestconfig), who=_operator_sees(sut_settings),
+                          timeout=sut_settings.profile.timeouts.operator,
+                          tokens={token.id: token for token in sut_settings.profile.tokens.values()})
+
+
+def _operator_sees(settings: Settings) -> str:
+    """The SUT as the operator of a manual step knows it."""
+    identity = settings.profile.get("station.identity")
+    return {"csms": f"the CSMS under test (for station {identity})",
+            "cs": f"the charging station under test {identity}"}.get(
+        settings.sut, f"the {settings.sut} platform under test {settings.profile.get('sut.name', '')}".rstrip())
+
+
+def _arena_options(settings: Settings, actuator: Actuator | None) -> ArenaOptions:
     embedded_cls = None
     if settings.embedded_sut:
         module, _, name = settings.embedded_sut.partition(":")
         embedded_cls = getattr(importlib.import_module(module), name)
-    actuator = None
-    if not settings.embedded:
-        actuator = build_actuator(settings.actuator, base_url=settings.actuator_url, spec=settings.actuator_class)
-    return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None,
-                        listen=settings.listen, actuator=actuator, embedded_cls=embedded_cls)
+    return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None, listen=settings.listen,
+                        actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded)
 
 
-async def _arena(target: Target, settings: Settings, wirelog: WireLog, connect: bool):
+async def _arena(target: Target, settings: Settings, actuator: Actuator | None, wirelog: WireLog, connect: bool):
     if target.role not in OCPP_ROLES:
         raise HarnessError(f"the ocpp fixture serves OCPP roles, not {target.role}")
-    arena = OcppArena(target, settings.profile, wirelog, _arena_options(settings))
+    arena = OcppArena(target, settings.profile, wirelog, _arena_options(settings, actuator))
     try:
         await arena.open(connect=connect)
         yield arena
@@ -184,25 +252,26 @@ async def _arena(target: Target, settings: Settings, wirelog: WireLog, connect: 
 
 
 @pytest_asyncio.fixture
-async def ocpp(target: Target, sut_settings: Settings, wirelog: WireLog):
+async def ocpp(target: Target, sut_settings: Settings, sut_actuator: Actuator | None, wirelog: WireLog):
     """An arena whose link is up: the station is connected and its boot was accepted."""
-    async for arena in _arena(target, sut_settings, wirelog, connect=True):
+    async for arena in _arena(target, sut_settings, sut_actuator, wirelog, connect=True):
         yield arena
 
 
 @pytest_asyncio.fixture
-async def ocpp_unlinked(target: Target, sut_settings: Settings, wirelog: WireLog):
+async def ocpp_unlinked(target: Target, sut_settings: Settings, sut_actuator: Actuator | None, wirelog: WireLog):
     """An arena with both sides ready but no connection yet (for connection tests)."""
-    async for arena in _arena(target, sut_settings, wirelog, connect=False):
+    async for arena in _arena(target, sut_settings, sut_actuator, wirelog, connect=False):
         yield arena
 
 
 @pytest_asyncio.fixture
-async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Settings, wirelog: WireLog):
+async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Settings,
+               sut_actuator: Actuator | None, wirelog: WireLog):
     """An OCPI arena: the harness's peer serving, the SUT (or its stand-in) reachable, nothing
     registered yet. In the embedded run it is in-process; ``indirect`` param "sockets" serves
     both sides on real ports instead."""
-    options = _arena_options(sut_settings)
+    options = _arena_options(sut_settings, sut_actuator)
     arena = OcpiArena(target, sut_settings.profile, wirelog, OcpiOptions(
         sut_url=sut_settings.sut_url if sut_settings.sut in ("cpo", "emsp") else None, listen=options.listen,
         public_url=sut_settings.profile.get("ocpi.public_url"), actuator=options.actuator,
@@ -217,18 +286,12 @@ async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Set
 @pytest.fixture(autouse=True)
 def _conformance_case(request: pytest.FixtureRequest):
     item = request.node
-    usecase, info = _usecase(item)
+    usecase, _ = _usecase(item)
     target = _target(item)
     role = target.role if target else None
     context = CaseContext(usecase=usecase, sut_role=role, protocol=target.protocol if target else None)
     item.stash[CONTEXT] = context
     token = enter_case(context)
-    protocol_label = None
-    if target is not None:
-        protocol_label = (OcppVersion.parse(target.protocol).label if target.protocol.startswith("ocpp")
-                          else "OCPI " + target.protocol.removeprefix("ocpi"))
-    report.label(usecase, info.get("block"), protocol_label, role, _certification(item),
-                 info.get("severity", "normal"), rules_of(item))
     yield context
     leave_case(token)
 
@@ -285,9 +348,32 @@ def _verdict(report_: pytest.TestReport, call: pytest.CallInfo) -> str:
     return "broken"
 
 
+def _reason(rep: pytest.TestReport, call: pytest.CallInfo) -> str:
+    if rep.skipped and isinstance(rep.longrepr, tuple):
+        return rep.longrepr[2].removeprefix("Skipped: ").removeprefix("not applicable: ")   # the verdict says it
+    if rep.passed:
+        return ""
+    return (report.plain_reason(call.excinfo.value) if call.excinfo else str(rep.longrepr))[:2000]
+
+
+def _show_reason(item: pytest.Item, rep: pytest.TestReport, call: pytest.CallInfo, reason: str) -> None:
+    """The reason in words is the failure's message (JUnit's message, the short summary line). A rule
+    broken outside the test's own code (checked after the body, on what the connections saw) has no
+    traceback worth reading, only the plugin's frame: the reason is the whole report then."""
+    excinfo = call.excinfo
+    if excinfo is not None and isinstance(excinfo.value, PeerViolation) and not any(
+            Path(str(entry.path)) == item.path for entry in excinfo.traceback):
+        rep.longrepr = reason
+    elif getattr(rep.longrepr, "reprcrash", None) is not None:
+        rep.longrepr.reprcrash.message = reason
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     rep = yield
+    reason = _reason(rep, call)
+    if reason and not rep.skipped:
+        _show_reason(item, rep, call, reason)
     if rep.longrepr is not None and not rep.skipped:
         text = str(rep.longrepr)
         if REDACTOR.redact(text) != text:
@@ -298,43 +384,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     verdict = _verdict(rep, call)
     previous = item.stash.get(VERDICT, None)
     if previous is None or (previous.verdict == "passed" and verdict != "passed"):
-        usecase, _ = _usecase(item)
+        usecase, info = _usecase(item)
         target = _target(item)
-        reason = ""
-        if rep.skipped and isinstance(rep.longrepr, tuple):
-            reason = rep.longrepr[2].removeprefix("Skipped: ")
-        elif not rep.passed:
-            reason = (call.excinfo.exconly() if call.excinfo else str(rep.longrepr))[:2000]
         context = item.stash.get(CONTEXT, None)
         item.stash[VERDICT] = report.CaseResult(
             nodeid=item.nodeid, usecase=usecase, certification=_certification(item),
             role=target.role if target else None, protocol=target.protocol if target else None,
             rules=[r.id for r in rules_of(item)], verdict=verdict, reason=reason,
-            findings=[str(f) for f in context.findings] if context else [])
+            findings=[str(f) for f in context.findings] if context else [],
+            block=info.get("block"), title=report.title_of(getattr(item, "obj", None)))
     result = item.stash[VERDICT]
     context = item.stash.get(CONTEXT, None)
     if context is not None:
         result.findings = [str(f) for f in context.findings]
     result.duration = round(result.duration + rep.duration, 3)
-    if rep.when == "teardown" and result.usecase is not None:
-        item.config.stash[SUMMARY].add(result)
+    if rep.when == "teardown":
+        rep.user_properties.extend(result.junit_properties())
+        report.show_findings(result.findings)
+        if result.usecase is not None:
+            rep.conformance = asdict(result)   # collected by report.RunReports, on the xdist controller too
     return rep
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    summary = session.config.stash.get(SUMMARY, None)
-    if summary is None or not summary.results:
-        return
-    paths = summary.write(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
-    session.config.stash[SUMMARY].paths = paths
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    summary = config.stash.get(SUMMARY, None)
-    paths = getattr(summary, "paths", None)
-    if summary and paths:
-        counts = summary.counts()
-        terminalreporter.write_sep("-", "conformance summary")
-        terminalreporter.write_line(
-            f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
-            f"{counts['skipped']} not applicable — {paths[0]} and {paths[1]}")

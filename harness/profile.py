@@ -3,8 +3,9 @@
 Like a certification lab's configured values and feature list: identity and credentials,
 the EVSE layout, the test data the SUT already knows (idTokens with the status each must
 get, the DataTransfer vendors it implements), the features it supports, timeouts.
-The file is checked against ``PROFILE_SCHEMA`` before any test runs; an unknown key, a
-wrong type or a missing value is refused with the key's path and the fix.
+The file is checked against ``PROFILE_SCHEMA`` before any test runs; every unknown key, wrong
+type or missing value is refused at once, each with the key's path and the fix (a bound is
+stated, the value of a secret never shown).
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "sut": {**_SECTION, "properties": {
             "name": {"type": "string"}, "vendor": {"type": "string"}, "version": {"type": "string"},
             "role": {"enum": ["csms", "cs", "cpo", "emsp"]},
-            "protocol": {"type": "string"}, "url": {"type": "string"}, "listen": {"type": "string"},
+            "protocol": {"type": "string"}, "listen": {"type": "string"},
+            "url": {"type": "string"},   # its scheme depends on the role: harness.settings checks it
         }},
         "station": {**_SECTION, "properties": {
             "identity": {"type": "string", "minLength": 1, "maxLength": 48},
@@ -89,7 +91,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "iso15118", "payment_terminal", "remote_start", "data_transfer")
         }},
         "ocpi": {**_SECTION, "properties": {
-            "versions_url": {"type": "string", "pattern": "^https?://",
+            "versions_url": {"type": "string", "pattern": "^https?://[^/\\s]",
                              "hint": "write the SUT's versions URL, such as https://cpo.example/ocpi/versions"},
             "token_a": {"type": "string", "pattern": "^[!-~]{1,64}$",
                         "hint": "token A is 1 to 64 printable ASCII characters, no spaces"},
@@ -99,30 +101,86 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "token_encoding": {"enum": ["base64", "raw", "either"]},
             "harness_country_code": {"type": "string", "minLength": 2, "maxLength": 2},
             "harness_party_id": {"type": "string", "minLength": 3, "maxLength": 3},
-            "public_url": {"type": "string", "pattern": "^https?://",
+            "public_url": {"type": "string", "pattern": "^https?://[^/\\s]",
                            "hint": "write the base URL the SUT reaches the harness at, such as "
                                    "http://harness.example:9100"},
             "locations": {"type": "array", "items": _OCPI_LOCATION},
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
-            "base_url": {"type": "string"}, "class": {"type": "string", "pattern": r"^[\w.]+:\w+$",
-                                                       "hint": "write it as module.path:ClassName"},
+            "base_url": {"type": "string", "pattern": "^https?://[^/\\s]",
+                         "hint": "write the http actuator's base URL, such as http://sut-test:9100"},
+            "class": {"type": "string", "pattern": r"^[\w.]+:\w+$", "hint": "write it as module.path:ClassName"},
         }},
         "timeouts": {**_SECTION, "properties": {
             name: {"type": "number", "exclusiveMinimum": 0}
-            for name in ("call", "action", "quiet", "connect")
+            for name in ("call", "action", "quiet", "connect", "operator")
         }},
     },
 }
 
-_HINTS = {
-    "additionalProperties": "remove it or fix its spelling",
-    "required": "add it",
-    "type": "give a value of the right type",
-    "enum": "use one of the values listed",
-    "minLength": "make it longer", "maxLength": "make it shorter",
-}  # a ``pattern`` says its own form: every key with one carries its "hint"
+SECRET_KEYS = frozenset({"password", "authorization_key", "token_a"})   # their values never reach a message
+_KINDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+          "object": "a table", "array": "an array"}
+
+
+def _kind(value: Any) -> str:
+    """What TOML calls the type of ``value``."""
+    names = {bool: "true or false", str: "a string", int: "an integer", float: "a number", dict: "a table",
+             list: "an array"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def _problem(error: jsonschema.ValidationError) -> str:
+    """One schema error as the fix, written from the schema alone: never the value of a secret key (a
+    token's id may be a PIN), and every bound stated."""
+    path = ".".join(str(p) for p in error.absolute_path)
+    key = error.absolute_path[-1] if error.absolute_path else None
+    secret = key in SECRET_KEYS or (len(error.absolute_path) == 3 and error.absolute_path[0] == "tokens"
+                                    and key == "id")
+    bound, where = error.validator_value, path or "the profile"
+    match error.validator:
+        case "additionalProperties":
+            known = sorted(error.schema.get("properties", {}))
+            extra = sorted(set(error.instance) - set(known))
+            prefix = f"{path}." if path else ""
+            return (f"unknown key {', '.join(prefix + k for k in extra)}; remove it or fix its spelling"
+                    + (f" (known keys: {', '.join(known)})" if known else ""))
+        case "required":
+            missing = [f"{path}.{k}" if path else k for k in bound if k not in error.instance]
+            return f"{', '.join(missing)} is missing; add it"
+        case "type":
+            return f"{where}: write {_KINDS.get(bound, bound)}, not {_kind(error.instance)}"
+        case "enum":
+            given = "this value" if secret else repr(error.instance)
+            return f"{where}: {given} is not allowed; use one of {', '.join(map(repr, bound))}"
+        case "minLength":
+            return f"{where} is too short: write at least {bound} character{'s' * (bound != 1)}"
+        case "maxLength":
+            return f"{where} is too long: write at most {bound} characters"
+        case "minItems":
+            return f"{where}: give at least {bound} item{'s' * (bound != 1)}"
+        case "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum":
+            words = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",
+                     "exclusiveMaximum": "less than"}[error.validator]
+            return f"{where}: write a number {words} {bound}" + ("" if secret else f", not {error.instance!r}")
+        case "pattern":
+            return f"{where}: {error.schema['hint']}"   # a key with a pattern says its form (a test checks it)
+    return f"{where}: not the form the profile expects ({error.validator}); see the example profiles in profiles/"
+
+
+def problems(data: dict[str, Any], source: str = "<profile>") -> list[str]:
+    """Every way ``data`` departs from ``PROFILE_SCHEMA``, each a line that names the key and the fix."""
+    errors = jsonschema.Draft202012Validator(PROFILE_SCHEMA).iter_errors(data)
+    return [f"profile {source}: {_problem(e)}"
+            for e in sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.validator))]
+
+
+def refusal(found: list[str]) -> ConfigError:
+    """One ConfigError for every problem found: a run is refused once, with all its fixes."""
+    if len(found) == 1:
+        return ConfigError(found[0])
+    return ConfigError(f"{len(found)} problems stop the run before any test:\n" + "\n".join(f"  - {p}" for p in found))
 
 
 @dataclass(frozen=True)
@@ -157,6 +215,7 @@ class Timeouts:
     action: float = 15.0    # a message the SUT must send after an actuator action
     quiet: float = 1.5      # how long we watch to see that nothing is sent
     connect: float = 15.0   # a station under test connecting to the harness
+    operator: float = 120.0  # an operator performing a manual step (manual actuator)
 
 
 @dataclass(frozen=True)
@@ -227,23 +286,10 @@ def _mask(value: Any) -> Any:
     return value
 
 
-def _error_message(source: str, error: jsonschema.ValidationError) -> str:
-    path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-    hint = error.schema.get("hint") or _HINTS.get(error.validator, "see the example profiles in profiles/")
-    if error.validator == "additionalProperties":
-        known = sorted(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(known)) if isinstance(error.instance, dict) else []
-        where = f"{path}." if path != "(top level)" else ""
-        return (f"profile {source}: unknown key {where}{extra[0] if extra else '?'}; "
-                f"{hint}" + (f" (known keys: {', '.join(known)})" if known else ""))
-    return f"profile {source}: {path}: {error.message}; {hint}"
-
-
 def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
-    errors = sorted(jsonschema.Draft202012Validator(PROFILE_SCHEMA).iter_errors(data),
-                    key=lambda e: list(map(str, e.absolute_path)))
-    if errors:
-        raise ConfigError(_error_message(source, errors[0]))
+    found = problems(data, source)
+    if found:
+        raise refusal(found)
     tokens = {name: Token(name=name, id=t["id"], type=t["type"], status=t["status"], group=t.get("group"),
                           evse_ids=tuple(t.get("evse_ids", ())), current=t.get("current"),
                           stations=tuple(t.get("stations", ())), secret=t.get("secret", t["type"] == "KeyCode"),
@@ -264,7 +310,8 @@ def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
     return Profile(source, data, tokens, evses, Timeouts(**data.get("timeouts", {})))
 
 
-def load(path: str | Path) -> Profile:
+def read(path: str | Path) -> dict[str, Any]:
+    """The profile file as data, not yet checked."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -272,7 +319,10 @@ def load(path: str | Path) -> Profile:
         raise ConfigError(f"cannot read the SUT profile {path}: {error.strerror}; "
                           f"pass an existing file with --sut-profile") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"profile {path} is not valid TOML: {error}") from None
-    return from_dict(data, str(path))
+
+
+def load(path: str | Path) -> Profile:
+    return from_dict(read(path), str(path))

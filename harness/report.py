@@ -1,22 +1,45 @@
-"""Reports: Allure labels and the wire-log attachment per test, and the conformance summary
-(``conformance.json`` and ``conformance.md``) written at the end of every run, interrupted or not."""
+"""Reports: what the people who read a run see.
+
+- **Allure** (allure-pytest, ``--alluredir``): labels per test, set as markers at collection so a
+  test skipped before its set-up keeps them; the wire log; findings on passed tests (status
+  details, a ``finding`` label, a "passed with findings" category); the SUT, the redacted profile
+  and the harness version as the report's environment; no plumbing fixtures among the steps.
+- **JUnit** (pytest's ``--junitxml``): per test case the properties use case, certification id,
+  rules, verdict and findings; a broken test is an ``<error>``, a failed one a ``<failure>``.
+- **The conformance summary** written at the end of every run, interrupted or not:
+  ``conformance.json``, ``conformance.md`` and a self-contained ``conformance.html`` to hand to a
+  customer, per use case first, then per test.
+"""
 
 from __future__ import annotations
 
 import inspect
 import json
+import os
 import platform
+import re
 import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 
 import allure
+import allure_commons
+import jinja2
+import pytest
+from allure_commons.model2 import Label, Status, StatusDetails
 
 from harness import __version__
+from harness.errors import HarnessError, NotApplicable, PeerViolation
 from harness.rules import Rule
 from harness.wire import REDACTOR, WireLog
+
+VERDICTS = ("failed", "broken", "passed", "skipped")   # worst first: a use case takes its worst test's verdict
+VERDICT_WORDS = {"passed": "passed", "failed": "failed", "broken": "broken", "skipped": "not applicable"}
+ROLE_WORDS = {"csms": "CSMS", "cs": "charging station", "cpo": "OCPI CPO platform", "emsp": "OCPI eMSP platform"}
+FINDING_LABEL = "finding"
 
 
 @dataclass
@@ -31,27 +54,49 @@ class CaseResult:
     reason: str = ""
     findings: list[str] = field(default_factory=list)
     duration: float = 0.0
+    block: str | None = None
+    title: str = ""                   # what the test checks: its docstring's first line
+
+    def junit_properties(self) -> list[tuple[str, str]]:
+        """The facts CI keeps per test case (``<property>`` elements of the JUnit XML)."""
+        facts = [("verdict", self.verdict), ("usecase", self.usecase), ("certification_id", self.certification)]
+        facts += [("rule", rule) for rule in self.rules] + [(FINDING_LABEL, text) for text in self.findings]
+        return [(name, value) for name, value in facts if value]
 
 
-def label(usecase: str | None, block: str | None, protocol_label: str | None, role: str | None,
-          certification: str | None, severity: str, rules: Sequence[Rule] = ()) -> None:
-    """Allure labels: epic = protocol, feature = block, story = use case (design 'Reports'); one
-    ``rule`` label per rule the test judges."""
-    if protocol_label:
-        allure.dynamic.epic(protocol_label)
-    if block:
-        allure.dynamic.feature(block)
-    if usecase:
-        allure.dynamic.story(usecase)
-    if role:
-        allure.dynamic.label("sut_role", role)
-        allure.dynamic.tag(f"SUT={role}")
-    if certification:
-        allure.dynamic.label("certification_id", certification)
-        allure.dynamic.tag(certification)
-    allure.dynamic.severity(getattr(allure.severity_level, severity.upper(), allure.severity_level.NORMAL))
-    for rule in rules:
-        allure.dynamic.label("rule", rule.id)
+def title_of(function: Any) -> str:
+    """A test's title for a reader: the first line of its docstring, else its name in words."""
+    doc = inspect.getdoc(function) if function is not None else None
+    if doc:
+        return doc.splitlines()[0].strip()
+    return getattr(function, "__name__", "").removeprefix("test_").replace("_", " ")
+
+
+def plain_reason(error: BaseException) -> str:
+    """Why a test did not pass, in words: the harness's own errors already say it (a rule with expected
+    vs actual, what the harness could not do, why the test does not apply); anything else is a
+    defect of the harness, whose traceback stays in the terminal and the JUnit text."""
+    text = str(error).strip()
+    if isinstance(error, (PeerViolation, HarnessError, NotApplicable, AssertionError, OSError)):
+        return text
+    if isinstance(error, TimeoutError):
+        return "the harness timed out" + (f": {text}" if text else "")
+    return "the harness stopped on an unexpected error" + (f": {text}" if text else "") + \
+        " (the traceback is in the test log)"
+
+
+# ---------------------------------------------------------------------------- Allure
+def label_marks(*, usecase: str | None, block: str | None, protocol_label: str | None, role: str | None,
+                certification: str | None, severity: str, rules: Sequence[Rule] = ()) -> list[pytest.MarkDecorator]:
+    """Allure labels as allure-pytest's ``allure_label`` markers: epic = protocol, feature = block,
+    story = use case (design 'Reports'), the SUT role, the certification id, the severity, one ``rule``
+    label per rule the test judges. Markers, unlike ``allure.dynamic``, need no fixture to run, so a
+    test skipped at collection or set-up keeps its place in the tree."""
+    level = allure.severity_level.__members__.get(severity.upper(), allure.severity_level.NORMAL).value
+    labels = [("epic", protocol_label), ("feature", block), ("story", usecase), ("sut_role", role),
+              ("tag", role and f"SUT={role}"), ("certification_id", certification), ("tag", certification),
+              ("severity", level), *(("rule", rule.id) for rule in rules)]
+    return [pytest.mark.allure_label(value, label_type=name) for name, value in labels if value]
 
 
 def describe(docstring: str | None, rules: Sequence[Rule]) -> None:
@@ -69,6 +114,157 @@ def attach_wirelog(wirelog: WireLog) -> None:
                   attachment_type=allure.attachment_type.TEXT)
 
 
+def show_findings(findings: Iterable[str]) -> None:
+    """One ``finding`` label per finding of the running test (``AllureTidy`` turns them into the
+    status details of a passed test)."""
+    for text in findings:
+        allure.dynamic.label(FINDING_LABEL, text)
+
+
+CATEGORIES = [   # Allure's categories.json: the first that matches a test is its category
+    {"name": "Passed with findings (a SHOULD the SUT did not meet)", "matchedStatuses": ["passed"],
+     "messageRegex": r"Passed with \d+ findings?"},
+    {"name": "Failed: the SUT broke a MUST rule", "matchedStatuses": ["failed"]},
+    {"name": "Broken: the harness could not judge", "matchedStatuses": ["broken"]},
+    {"name": "Not applicable to this SUT", "matchedStatuses": ["skipped"]},
+]
+
+
+_CLASS_PATH = re.compile(r"^(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*: ")   # "harness.verdict.ConformanceFailure: "
+
+
+class AllureTidy:
+    """allure-commons hooks that shape what allure-pytest writes, before its file logger does.
+
+    allure-pytest shows every fixture as a set-up step (and pytest's internal finalisers, ``<lambda>``,
+    as tear-down steps); a reader needs the arena's set-up, not the plugin's plumbing. A passed test
+    gets no status details from allure-pytest; one with findings gets them here, from its labels."""
+
+    def __init__(self, hidden_fixtures: Iterable[str]):
+        self.hidden = set(hidden_fixtures)
+
+    def _shown(self, fixture: str) -> bool:
+        return fixture not in self.hidden and not fixture.startswith("_")
+
+    @allure_commons.hookimpl(tryfirst=True)
+    def report_container(self, container) -> None:
+        container.befores = [before for before in container.befores if self._shown(before.name)]
+        afters, names = [], set()
+        for after in container.afters:
+            fixture, named_by_allure, finaliser = after.name.partition("::")
+            if named_by_allure:   # "fixture::finaliser" (not yet tidied)
+                if not self._shown(fixture) or finaliser == "<lambda>":
+                    continue
+                after.name = f"{fixture} (tear-down)"
+            if after.name not in names:
+                names.add(after.name)
+                afters.append(after)
+        container.afters = afters
+
+    @allure_commons.hookimpl(tryfirst=True)
+    def report_result(self, result) -> None:
+        if result.statusDetails and result.statusDetails.message:   # allure-pytest writes exconly(): no class path
+            result.statusDetails.message = _CLASS_PATH.sub("", result.statusDetails.message)
+        findings = [label.value for label in result.labels if label.name == FINDING_LABEL]
+        if findings and result.status == Status.PASSED and not result.statusDetails:
+            plural = "s" if len(findings) > 1 else ""
+            result.statusDetails = StatusDetails(message=f"Passed with {len(findings)} finding{plural}",
+                                                 trace="\n".join(findings))
+            result.labels.append(Label(name="tag", value="with findings"))
+
+
+def _escape_property(text: str, *, key: bool = False) -> str:
+    """A key or value of a Java properties file (ISO 8859-1: other characters as \\uXXXX escapes)."""
+    text = text.replace("\\", "\\\\").replace("\n", "\\n")
+    if key:
+        text = text.replace("=", "\\=").replace(":", "\\:").replace(" ", "\\ ")
+    return "".join(ch if 32 <= ord(ch) < 127 else f"\\u{ord(ch):04x}" for ch in text)
+
+
+def write_allure_extras(directory: Path, summary: "Summary") -> None:
+    """``environment.properties`` (the SUT, the harness version, the redacted profile: Allure 2 and 3
+    read it) and ``categories.json`` (Allure 2; Allure 3 takes the same categories from allurerc.mjs)
+    in the Allure results directory."""
+    directory.mkdir(parents=True, exist_ok=True)
+    environment = {f"SUT {key}": value for key, value in summary.sut.items() if value}
+    environment["harness"] = f"evse-conformance {__version__}"
+    environment.update({f"profile {key}": value for key, value in flatten(summary.profile)})
+    lines = [f"{_escape_property(k, key=True)}={_escape_property(REDACTOR.redact(str(v)))}"
+             for k, v in environment.items()]
+    (directory / "environment.properties").write_text("\n".join(lines) + "\n", encoding="ascii")
+    (directory / "categories.json").write_text(json.dumps(CATEGORIES, indent=2), encoding="utf-8")
+
+
+def flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """A profile as ``section.key`` → readable value rows (no JSON punctuation)."""
+    rows = []
+    for key, value in data.items():
+        if isinstance(value, dict) and not prefix:   # a section: a row per key
+            rows += flatten(value, f"{key}.")
+        else:
+            rows.append((prefix + key, _readable(value)))
+    return rows
+
+
+def _readable(value: Any, nested: bool = False) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        text = ", ".join(f"{k} {_readable(v, True)}" for k, v in value.items())
+        return f"({text})" if nested else text
+    if isinstance(value, list):
+        return "; ".join(_readable(v, True) for v in value)
+    return str(value)
+
+
+# ---------------------------------------------------------------------------- JUnit
+def junit_errors_for_broken(path: Path) -> None:
+    """pytest writes every exception in a test's body as a ``<failure>``; a broken verdict (the harness
+    could not judge) is an ``<error>`` for CI. The verdict travels as the test case's property."""
+    tree = ET.parse(path)
+    for suite in tree.getroot().iter("testsuite"):
+        moved = 0
+        for case in suite.iter("testcase"):
+            verdict = next((p.get("value") for p in case.iter("property") if p.get("name") == "verdict"), None)
+            for failure in case.findall("failure") if verdict == "broken" else ():
+                failure.tag = "error"
+                moved += 1
+        if moved:
+            suite.set("failures", str(int(suite.get("failures", "0")) - moved))
+            suite.set("errors", str(int(suite.get("errors", "0")) + moved))
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+# ---------------------------------------------------------------------------- the conformance summary
+@dataclass
+class UseCaseRollup:
+    """One use case as a customer reads it: its worst verdict, its tests, the rules they checked."""
+    usecase: str
+    block: str | None
+    verdict: str
+    tests: int
+    counts: dict[str, int]
+    rules: list[str]
+    findings: list[str]
+
+
+def _counts(results: Iterable[CaseResult]) -> dict[str, int]:
+    counts = {"passed": 0, "failed": 0, "broken": 0, "skipped": 0}
+    for result in results:
+        counts[result.verdict] += 1
+    return counts
+
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("harness", "templates"), autoescape=jinja2.select_autoescape(["html"]),
+    trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+_TEMPLATES.filters["role"] = lambda role: ROLE_WORDS.get(role, role)
+_TEMPLATES.filters["protocol"] = lambda protocol: protocol[:4].upper() + " " + protocol[4:]   # ocpp2.0.1 → OCPP 2.0.1
+_TEMPLATES.filters["verdict"] = lambda verdict: VERDICT_WORDS.get(verdict, verdict)
+_TEMPLATES.filters["cell"] = lambda text: "; ".join(  # a Markdown table cell: one line, no pipes
+    " ".join(line.split()) for line in str(text).splitlines() if line.strip()).replace("|", "/")
+
+
 class Summary:
     def __init__(self, directory: Path, *, sut: dict[str, Any], profile: dict[str, Any]):
         self.directory = directory
@@ -76,6 +272,7 @@ class Summary:
         self.profile = profile
         self.started = time.time()
         self.results: list[CaseResult] = []
+        self.paths: tuple[Path, ...] = ()
 
     def add(self, result: CaseResult) -> None:
         result.reason = REDACTOR.redact(result.reason)
@@ -83,46 +280,105 @@ class Summary:
         self.results.append(result)
 
     def counts(self) -> dict[str, int]:
-        counts = {"passed": 0, "failed": 0, "broken": 0, "skipped": 0}
-        for result in self.results:
-            counts[result.verdict] += 1
-        return counts
+        return _counts(self.results)
 
-    def write(self, *, interrupted: bool) -> tuple[Path, Path]:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        document = {
+    def rollup(self) -> list[UseCaseRollup]:
+        by_usecase: dict[str, list[CaseResult]] = {}
+        for result in self.results:
+            by_usecase.setdefault(result.usecase or "(no use case)", []).append(result)
+        rollups = []
+        for usecase, results in sorted(by_usecase.items()):
+            counts = _counts(results)
+            rules = sorted({rule for r in results for rule in r.rules})
+            findings = sorted({f for r in results for f in r.findings})
+            rollups.append(UseCaseRollup(usecase, results[0].block, next(v for v in VERDICTS if counts[v]),
+                                         len(results), counts, rules, findings))
+        return rollups
+
+    def document(self, *, interrupted: bool, not_run: int) -> dict[str, Any]:
+        return {
             "harness": {"name": "evse-conformance", "version": __version__, "python": platform.python_version()},
             "sut": self.sut,
             "profile": self.profile,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
             "duration_s": round(time.time() - self.started, 3),
             "interrupted": interrupted,
+            "not_run": not_run,
             "counts": self.counts(),
-            "results": [asdict(r) for r in self.results],
+            "usecases": [asdict(r) for r in self.rollup()],
+            # by use case and test, whichever order the tests (or the xdist workers) finished in
+            "results": [asdict(r) for r in sorted(self.results, key=lambda r: (r.usecase or "", r.nodeid))],
         }
-        json_path = self.directory / "conformance.json"
-        json_path.write_text(REDACTOR.redact(json.dumps(document, indent=2)), encoding="utf-8")
-        md_path = self.directory / "conformance.md"
-        md_path.write_text(REDACTOR.redact(self._markdown(document)), encoding="utf-8")
-        return json_path, md_path
 
-    def _markdown(self, doc: dict[str, Any]) -> str:
-        counts = doc["counts"]
-        lines = [
-            "# Conformance summary", "",
-            f"- SUT: {doc['sut'].get('name') or 'embedded reference implementations'} "
-            f"(role {doc['sut'].get('role') or 'every role'}, protocol {doc['sut'].get('protocol') or 'every version'})",
-            f"- Harness: evse-conformance {doc['harness']['version']}, started {doc['started']}, "
-            f"{doc['duration_s']} s" + (" — INTERRUPTED, results are partial" if doc["interrupted"] else ""),
-            f"- Verdicts: {counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
-            f"{counts['skipped']} not applicable", "",
-            "| use case | certification id | SUT role | protocol | verdict | rules checked | reason / findings | test |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for r in doc["results"]:
-            notes = "; ".join(filter(None, [r["reason"].splitlines()[0] if r["reason"] else "", *r["findings"]]))
-            lines.append(f"| {r['usecase'] or ''} | {r['certification'] or ''} | {r['role'] or ''} | "
-                         f"{r['protocol'] or ''} | {r['verdict']} | {', '.join(r['rules'])} | {notes.replace('|', '/')} | "
-                         f"`{r['nodeid']}` |")
-        lines += ["", "## Profile (secrets redacted)", "", "```json", json.dumps(doc["profile"], indent=2), "```", ""]
-        return "\n".join(lines)
+    def write(self, *, interrupted: bool, not_run: int = 0) -> tuple[Path, ...]:
+        """conformance.json, .md and .html; every text passes the redactor on its way out."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        document = self.document(interrupted=interrupted, not_run=not_run)
+        context = {**document, "profile_rows": flatten(self.profile)}
+        outputs = {"conformance.json": json.dumps(document, indent=2, ensure_ascii=False),
+                   "conformance.md": _TEMPLATES.get_template("conformance.md.j2").render(context),
+                   "conformance.html": _TEMPLATES.get_template("conformance.html.j2").render(context)}
+        for name, text in outputs.items():
+            (self.directory / name).write_text(REDACTOR.redact(text), encoding="utf-8")
+        self.paths = tuple(self.directory / name for name in outputs)
+        return self.paths
+
+
+class RunReports:
+    """A pytest plugin object: the run's reports, written once at its end by the process that saw
+    every test — the only process without xdist, the controller with it (a worker's result travels to
+    the controller as the ``conformance`` attribute of the test's teardown report)."""
+
+    def __init__(self, config: pytest.Config, summary: Summary, *, hidden_fixtures: Iterable[str]):
+        self.summary = summary
+        self.writer = not hasattr(config, "workerinput")
+        xmlpath = config.getoption("xmlpath", None)
+        self.junit = Path(os.path.abspath(os.path.expanduser(xmlpath))) if xmlpath else None
+        alluredir = config.getoption("allure_report_dir", None)
+        self.allure = Path(alluredir) if alluredir else None
+        self.finished = 0   # tests whose teardown was reported; the rest of those collected did not run
+        self.tidy = AllureTidy(hidden_fixtures)
+        allure_commons.plugin_manager.register(self.tidy)
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """An argument parametrized directly is a parameter of the test (Allure lists it as one), not a
+        set-up step: hide its fixture."""
+        for item in items:
+            for mark in item.iter_markers("parametrize"):
+                names = mark.args[0].split(",") if isinstance(mark.args[0], str) else mark.args[0]
+                indirect = mark.kwargs.get("indirect", False)
+                if indirect is not True:
+                    self.tidy.hidden |= {name.strip() for name in names} - set(indirect or ())
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":
+            return
+        self.finished += 1
+        result = getattr(report, "conformance", None)
+        if result is not None:
+            self.summary.add(CaseResult(**result))
+
+    @pytest.hookimpl(trylast=True)   # after pytest's junitxml has written its file
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if not self.writer:
+            return
+        if self.junit is not None and self.junit.is_file():
+            junit_errors_for_broken(self.junit)
+        if self.allure is not None:
+            write_allure_extras(self.allure, self.summary)
+        if self.summary.results:
+            not_run = max(0, session.testscollected - self.finished)
+            stopped = exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldfail or session.shouldstop
+            self.summary.write(interrupted=bool(stopped or not_run), not_run=not_run)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.summary.paths:
+            return
+        counts = self.summary.counts()
+        terminalreporter.write_sep("-", "conformance summary")
+        terminalreporter.write_line(
+            f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
+            f"{counts['skipped']} not applicable — " + ", ".join(str(path) for path in self.summary.paths))
+
+    def pytest_unconfigure(self) -> None:
+        allure_commons.plugin_manager.unregister(self.tidy)

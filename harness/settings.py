@@ -1,12 +1,15 @@
 """The run's settings, resolved once: command line, then pytest ini, then the profile, then
-the default. Every problem is a ConfigError that names the option and the fix."""
+the default. Every problem is found before the run is refused: one ConfigError lists them all,
+each naming the option or key and the fix."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from harness import actuators
 from harness import profile as profiles
 from harness.errors import ConfigError
 from harness.ocpp.versions import OcppVersion
@@ -52,28 +55,53 @@ class Settings:
         return self.sut is None
 
 
-def _parse_listen(text: str) -> tuple[str, int]:
+# URLs whose form the profile's schema checks already (their scheme does not depend on the role)
+CHECKED_BY_PROFILE = ("[ocpi] versions_url in the profile", "[actuator] base_url in the profile")
+
+
+def _parse_listen(text: str) -> tuple[str, int] | None:
     host, sep, port = text.rpartition(":")
     if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"--listen {text!r} is not HOST:PORT; write it like 127.0.0.1:9000")
+        return None
     return host or "127.0.0.1", int(port)
 
 
-def resolve(get_option, get_ini) -> Settings:
-    """``get_option(name)`` and ``get_ini(name)`` read the command line and the ini file."""
+def _url_problem(url: str, where: str, schemes: tuple[str, ...], example: str) -> str | None:
+    """Why ``url`` cannot be the URL ``where`` asks for: the wrong scheme, no host, a bad port."""
+    parts = urlsplit(url)
+    try:
+        parts.port   # noqa: B018 -- raises on a port that is not a number in range
+    except ValueError:
+        return f"{where} {url!r} has no valid port; write it like {example}"
+    if parts.scheme.lower() not in schemes or not parts.hostname:
+        return f"{where} {url!r} is not a {' or '.join(s + '://' for s in schemes)} URL; write it like {example}"
+    return None
+
+
+def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
+    """``get_option(name)`` and ``get_ini(name)`` read the command line and the ini file;
+    ``interactive``: an operator at a terminal can perform manual actions (stdin is a TTY).
+    Every problem is found before the run is refused, with one ConfigError listing them all."""
+    found: list[str] = []
+    origin: dict[str, str] = {}
+
     def pick(name: str, profile: profiles.Profile | None = None):
         ini_name, profile_key, _ = OPTIONS[name]
-        value = get_option(name)
+        value, origin[name] = get_option(name), "--" + name.replace("_", "-")
         if value in (None, ""):
-            value = get_ini(ini_name) or None
+            value, origin[name] = get_ini(ini_name) or None, f"{ini_name} in the ini file"
         if value is None and profile is not None and profile_key:
-            value = profile.get(profile_key)
-        return value
+            section, _, key = profile_key.partition(".")
+            value, origin[name] = profile.get(profile_key), f"[{section}] {key} in the profile"
+        return value if isinstance(value, str) else None   # another type: the profile's check reports it
 
     profile_path = pick("sut_profile")
     sut_hint = get_option("sut") or get_ini("sut")
     if profile_path:
-        profile = profiles.load(profile_path)
+        data = profiles.read(profile_path)
+        found += profiles.problems(data, str(profile_path))
+        # a profile with problems is still read for the settings it gives, so that every problem shows at once
+        profile = profiles.Profile(str(profile_path), data) if found else profiles.from_dict(data, str(profile_path))
     elif sut_hint:
         raise ConfigError("--sut needs --sut-profile: the harness must know the SUT's identity, tokens and "
                           "features; start from an example in profiles/")
@@ -81,38 +109,76 @@ def resolve(get_option, get_ini) -> Settings:
         profile = reference_profile()
     sut = pick("sut", profile)
     if sut is not None and sut not in ROLES:
-        raise ConfigError(f"--sut {sut!r} is not a role; use one of {', '.join(ROLES)}")
+        found.append(f"--sut {sut!r} is not a role; use one of {', '.join(ROLES)}")
     protocol = pick("protocol", profile)
     if protocol is not None:
         if protocol.lower().startswith("ocpi"):
             if protocol != "ocpi2.2.1":
-                raise ConfigError(f"--protocol {protocol!r}: the OCPI version is ocpi2.2.1 (locations at 2.3.0)")
+                found.append(f"--protocol {protocol!r}: the OCPI version is ocpi2.2.1 (locations at 2.3.0)")
         else:
-            protocol = OcppVersion.parse(protocol).value
+            try:
+                protocol = OcppVersion.parse(protocol).value
+            except ConfigError as error:
+                found.append(str(error))
     sut_url = pick("sut_url", profile)
     if sut in ("cpo", "emsp"):
         protocol = protocol or "ocpi2.2.1"
         if not protocol.startswith("ocpi"):
-            raise ConfigError(f"--sut {sut} is an OCPI role but --protocol is {protocol}; use ocpi2.2.1")
-        sut_url = sut_url or profile.get("ocpi.versions_url")
-        if not sut_url or not sut_url.startswith(("http://", "https://")):
-            raise ConfigError(f"--sut {sut} needs --sut-url: the SUT's OCPI versions URL, e.g. "
-                              f"https://host/ocpi/versions (or [ocpi] versions_url in the profile)")
-    if sut == "csms" and not sut_url:
-        raise ConfigError("--sut csms needs --sut-url: the CSMS's WebSocket endpoint, e.g. ws://host:9000/ocpp")
-    if sut in ("csms", "cs") and protocol is None:
-        raise ConfigError(f"--sut {sut} needs --protocol: one of ocpp1.6, ocpp2.0.1, ocpp2.1")
-    if sut in ("csms", "cs") and protocol and protocol.startswith("ocpi"):
-        raise ConfigError(f"--sut {sut} is an OCPP role but --protocol is {protocol}")
-    actuator = pick("actuator", profile)
+            found.append(f"--sut {sut} is an OCPI role but --protocol is {protocol}; use ocpi2.2.1")
+        if not sut_url and profile.get("ocpi.versions_url"):
+            sut_url, origin["sut_url"] = profile.get("ocpi.versions_url"), "[ocpi] versions_url in the profile"
+        if not sut_url:
+            found.append(f"--sut {sut} needs --sut-url: the SUT's OCPI versions URL, e.g. "
+                         f"https://host/ocpi/versions (or [ocpi] versions_url in the profile)")
+        elif origin["sut_url"] not in CHECKED_BY_PROFILE:
+            found.append(_url_problem(sut_url, origin["sut_url"], ("http", "https"),
+                                      "https://cpo.example/ocpi/versions"))
+    if sut == "csms":
+        if not sut_url:
+            found.append("--sut csms needs --sut-url: the CSMS's WebSocket endpoint, e.g. ws://host:9000/ocpp")
+        else:
+            found.append(_url_problem(sut_url, origin["sut_url"], ("ws", "wss"), "ws://csms.example:9000/ocpp"))
+    if sut in ("csms", "cs"):
+        if protocol is None:
+            found.append(f"--sut {sut} needs --protocol: one of ocpp1.6, ocpp2.0.1, ocpp2.1")
+        elif protocol.startswith("ocpi"):
+            found.append(f"--sut {sut} is an OCPP role but --protocol is {protocol}")
+        found += _station_problems(profile, sut, protocol)
+    listen_text = pick("listen", profile) or "127.0.0.1:0"
+    listen = _parse_listen(listen_text)
+    if listen is None:
+        found.append(f"--listen {listen_text!r} is not HOST:PORT; write it like 127.0.0.1:9000")
+    actuator, actuator_url = pick("actuator", profile), pick("actuator_url", profile)
     if sut is not None and actuator is None:
-        actuator = "manual"
-    if actuator not in (None, "manual", "http", "python"):
-        raise ConfigError(f"--actuator {actuator!r}: use manual, http or python")
+        actuator = "manual" if interactive else None   # CI: no actuator, and actions are not applicable
+    if actuator is not None:
+        found += actuators.problems(actuator, base_url=actuator_url, spec=profile.get("actuator.class"))
+    if actuator == "manual" and not interactive:
+        found.append("--actuator manual needs an operator at a terminal, and stdin is not one (a CI run, or "
+                     "pytest -n?); use --actuator http or python, or give none: actions are then not applicable")
+    if actuator_url and origin["actuator_url"] not in CHECKED_BY_PROFILE:
+        found.append(_url_problem(actuator_url, origin["actuator_url"], ("http", "https"), "http://sut-test:9100"))
+    found = [problem for problem in found if problem]
+    if found:
+        raise profiles.refusal(found)
     usecases = tuple(u.strip() for u in (pick("usecase") or "").split(",") if u.strip())
     return Settings(
-        sut=sut, sut_url=sut_url, listen=_parse_listen(pick("listen", profile) or "127.0.0.1:0"),
-        protocol=protocol, profile=profile, actuator=actuator, actuator_url=pick("actuator_url", profile),
-        actuator_class=profile.get("actuator.class"), usecases=usecases,
+        sut=sut, sut_url=sut_url, listen=listen, protocol=protocol, profile=profile, actuator=actuator,
+        actuator_url=actuator_url, actuator_class=profile.get("actuator.class"), usecases=usecases,
         reports_dir=Path(pick("reports_dir") or "reports"), embedded_sut=get_option("embedded_sut"),
     )
+
+
+def _station_problems(profile: profiles.Profile, sut: str, protocol: str | None) -> list[str]:
+    """What an OCPP run against a real system needs of [station]: the identity the CSMS knows (no
+    default stands in for it), and in 1.6 the AuthorizationKey, not a 2.x password."""
+    found = []
+    if not profile.get("station.identity"):
+        whose = "the station the harness plays, as the CSMS under test knows it" if sut == "csms" \
+            else "the identity the station under test connects with"
+        found.append(f"[station] identity is missing: {whose}; add identity = \"...\" under [station] in the profile")
+    if protocol == "ocpp1.6" and profile.get("station.password") and not profile.get("station.authorization_key"):
+        found.append("[station] password is not how OCPP 1.6 authenticates: its Basic-auth password is the "
+                     "AuthorizationKey, 20 bytes; write it as [station] authorization_key = \"<40 hex digits>\" "
+                     "(a 20-character password's key is its bytes in hex) and remove password")
+    return found

@@ -11,6 +11,7 @@ import base64
 import re
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -73,19 +74,41 @@ class WireEntry:
 
 @dataclass
 class WireLog:
-    """What one test exchanged, in order. Shared by every connection the test opens."""
-    entries: list[WireEntry] = field(default_factory=list)
+    """What one test exchanged, in order. Shared by every connection the test opens.
+
+    Bounded: it keeps the newest ``max_entries`` entries and ``max_chars`` characters of text (far
+    more than a test exchanges), and a rendered log that lost older entries says so on its first line.
+    """
+    max_entries: int = 10_000
+    max_chars: int = 10_000_000
+    entries: deque[WireEntry] = field(default_factory=deque)
     connections: list = field(default_factory=list)   # every connection that logs here
+    dropped: int = field(default=0, init=False)          # entries dropped from the front to stay within the bounds
+    dropped_chars: int = field(default=0, init=False)
+    _chars: int = field(default=0, init=False, repr=False)
 
     def sent(self, channel: str, text: str) -> None:
-        self.entries.append(WireEntry(time.time(), "→", channel, text))
+        self._add(WireEntry(time.time(), "→", channel, text))
 
     def received(self, channel: str, text: str) -> None:
-        self.entries.append(WireEntry(time.time(), "←", channel, text))
+        self._add(WireEntry(time.time(), "←", channel, text))
 
     def event(self, channel: str, text: str) -> None:
-        self.entries.append(WireEntry(time.time(), "·", channel, text))
+        self._add(WireEntry(time.time(), "·", channel, text))
+
+    def _add(self, entry: WireEntry) -> None:
+        self.entries.append(entry)
+        self._chars += len(entry.text)
+        while len(self.entries) > 1 and (len(self.entries) > self.max_entries or self._chars > self.max_chars):
+            oldest = self.entries.popleft()
+            self._chars -= len(oldest.text)
+            self.dropped += 1
+            self.dropped_chars += len(oldest.text)
 
     def render(self, last: int | None = None) -> str:
-        entries = self.entries if last is None else self.entries[-last:]
-        return "\n".join(e.render() for e in entries)
+        entries = list(self.entries) if last is None else list(self.entries)[-last:]
+        lines = [e.render() for e in entries]
+        if self.dropped and last is None:
+            lines.insert(0, f"… {self.dropped} earlier entries ({self.dropped_chars} characters) not kept: the wire "
+                            f"log keeps the newest {self.max_entries} entries and {self.max_chars} characters")
+        return "\n".join(lines)

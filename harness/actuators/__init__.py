@@ -1,7 +1,8 @@
 """Actuators: how the harness makes the SUT do what the protocol cannot cause.
 
 Every actuator has one coroutine, ``perform(action, body)``, which *starts* the action
-and returns; the test then watches the wire for its effect, with a timeout.
+and returns; the test then watches the wire for its effect, with a timeout. The manual
+actuator (an operator at the bench) is in ``harness.actuators.manual``.
 - ``ActionUnsupported`` → the test is skipped with the reason (HTTP 501, missing method);
 - ``ActuatorFailed``   → the test is broken (the SUT is not blamed).
 The actions and their JSON bodies are documented in docs/actuators.md.
@@ -10,12 +11,14 @@ The actions and their JSON bodies are documented in docs/actuators.md.
 from __future__ import annotations
 
 import importlib
-import sys
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
 from harness.errors import ConfigError, HarnessError, NotApplicable
+
+if TYPE_CHECKING:
+    from harness.actuators.manual import Terminal
 
 
 class ActionUnsupported(NotApplicable):
@@ -27,7 +30,9 @@ class ActuatorFailed(HarnessError):
 
 
 class Actuator(Protocol):
-    async def perform(self, action: str, body: dict[str, Any]) -> None: ...
+    async def perform(self, action: str, body: dict[str, Any]) -> Any:
+        """Starts ``action``. What it returns is ignored, but for ``issue_token_a``: a token A the SUT
+        accepts other than the one proposed in the body (the one an operator created)."""
 
 
 class InProcessActuator:
@@ -62,22 +67,6 @@ class HttpActuator:
             raise ActuatorFailed(f"actuator {url} answered HTTP {response.status_code}: {response.text[:500]}")
 
 
-class ManualActuator:
-    """Prints the instruction for an operator; the harness then waits for the expected
-    message with the profile's action timeout (the wait is the confirmation)."""
-
-    def __init__(self, stream=None):
-        self.stream = stream or sys.__stderr__
-
-    async def perform(self, action: str, body: dict[str, Any]) -> None:
-        details = ", ".join(f"{k}={v}" for k, v in body.items() if k != "id_token") or "no parameters"
-        token = body.get("id_token")
-        if token:
-            details += f", token {token.get('type')} ending …{str(token.get('idToken'))[-2:]}"
-        self.stream.write(f"\n>>> MANUAL ACTION: {action.replace('_', ' ')} ({details})\n")
-        self.stream.flush()
-
-
 class PythonActuator:
     """A vendor's class named ``module:Class`` with one (async or plain) method per action."""
 
@@ -90,31 +79,46 @@ class PythonActuator:
                               f"give an importable module.path:ClassName") from None
         self.target = cls(**context) if context else cls()
 
-    async def perform(self, action: str, body: dict[str, Any]) -> None:
+    async def perform(self, action: str, body: dict[str, Any]) -> Any:
         method = getattr(self.target, action, None)
         if method is None:
             raise ActionUnsupported(f"{type(self.target).__name__} has no method {action!r}")
         try:
             result = method(**body)
-            if hasattr(result, "__await__"):
-                await result
+            return (await result) if hasattr(result, "__await__") else result
         except (NotApplicable, HarnessError):
             raise
         except Exception as error:
             raise ActuatorFailed(f"actuator method {action} failed: {error!r}") from error
 
 
-def build(kind: str, *, base_url: str | None = None, spec: str | None = None) -> Actuator:
-    """The actuator for ``--actuator``; the in-process one is built by the arena itself."""
+KINDS = ("manual", "http", "python")
+
+
+def problems(kind: str | None, *, base_url: str | None = None, spec: str | None = None) -> list[str]:
+    """What stops the actuator ``kind`` from being built, each with the fix."""
+    if kind not in KINDS:
+        return [f"--actuator {kind!r}: use manual, http or python"]
+    if kind == "http" and not base_url:
+        return ["--actuator http needs a base URL: --actuator-url http://host:port or [actuator] base_url in the profile"]
+    if kind == "python" and not spec:
+        return ["--actuator python needs the class: [actuator] class = \"module:Class\" in the profile"]
+    return []
+
+
+def build(kind: str, *, base_url: str | None = None, spec: str | None = None, terminal: Terminal | None = None,
+          **operator: Any) -> Actuator:
+    """The actuator for ``--actuator``; the in-process one is built by the arena itself. ``terminal`` and
+    ``operator`` are the manual actuator's: where the operator is asked, and ``ManualActuator``'s
+    keywords (what to call the SUT, how long the operator has, the profile's tokens)."""
+    found = problems(kind, base_url=base_url, spec=spec)
+    if found:
+        raise ConfigError(found[0])
     if kind == "http":
-        if not base_url:
-            raise ConfigError("--actuator http needs a base URL: --actuator-url http://host:port "
-                              "or [actuator] base_url in the profile")
         return HttpActuator(base_url)
     if kind == "manual":
-        return ManualActuator()
-    if kind == "python":
-        if not spec:
-            raise ConfigError("--actuator python needs the class: [actuator] class = \"module:Class\" in the profile")
-        return PythonActuator(spec)
-    raise ConfigError(f"unknown actuator {kind!r}: use manual, http or python")
+        from harness.actuators.manual import ManualActuator   # it builds on this module's errors
+        if terminal is None:
+            raise ConfigError("--actuator manual needs the operator's terminal")
+        return ManualActuator(terminal, **operator)
+    return PythonActuator(spec)

@@ -3,22 +3,21 @@
 It is the reference CSMS of the version (``harness.reference``) as the suites run it, knowing the
 roster's stations instead of the profile's one: their identities (404 for any other), Basic-auth
 passwords (401 for a wrong one) and idTokens (Accepted; every other token Invalid). It keeps no
-wire log: a connection's answered exchanges are dropped as it goes (``forget_answered``).
+wire log: a connection holds only its newest exchange (the suites' CSMS keeps a test's worth).
 """
 
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
-from harness.ocpp.framing import Call
 from harness.ocpp.versions import OcppVersion
 from harness.profile import from_dict as profile_from_dict
 from harness.reference import references_for
-from harness.reference.base import CsmsBase, StationSession
+from harness.reference.base import CsmsBase
 from harness.reference.tokens import TokenRecord, TokenStore
 from harness.load.roster import Roster
-from harness.load.wire import forget_answered
+
+KEPT = 1   # exchanges (and CALL ids) a connection keeps: the load needs no wire log
 
 
 def roster_csms(version: OcppVersion, roster: Roster, *, call_timeout: float = 30.0,
@@ -40,14 +39,11 @@ def roster_csms(version: OcppVersion, roster: Roster, *, call_timeout: float = 3
             expected = card.basic_auth(version)
             return secrets.compare_digest(password, expected if isinstance(expected, bytes) else expected.encode())
 
-        async def dispatch(self, session: StationSession, call: Call) -> dict[str, Any]:
-            if session.connection is not None:
-                forget_answered(session.connection)
-            return await super().dispatch(session, call)
 
     RosterCsms.__name__ = RosterCsms.__qualname__ = f"Roster{reference.__name__}"
     profile = profile_from_dict({"timeouts": {"call": call_timeout}}, "<load csms>")
     csms = RosterCsms(profile, sorted(reference.versions, reverse=True), call_timeout=call_timeout)
     csms.tokens = TokenStore([TokenRecord(card.id_token, "ISO14443") for card in roster.cards])
     csms.configure(heartbeat_interval=heartbeat_interval)
+    csms.server.history_kept = KEPT
     return csms

@@ -61,9 +61,12 @@ def _message_type(text: str) -> str:
 
 
 def forget_answered(connection: OcppConnection) -> None:
-    """Drop a connection's answered exchanges when nothing can still refer to them by position (no CALL
-    of ours in flight or queued). The load keeps no wire log; the transport keeps every exchange for the
-    suites' wire logs (bounding that history for every run is issue #11 item 5)."""
+    """Drop a connection's answered exchanges when no CALL of ours is in flight or queued (nothing then
+    waits to read one back by its position). The load keeps no wire log; the transport keeps a test's
+    newest exchanges for its wire log."""
     endpoint = connection.endpoint
     if endpoint.in_flight is None and not endpoint.queued:
-        connection.history[:] = [e for e in connection.history if not e.answered]
+        history = connection.history
+        for exchange in list(history):
+            if exchange.answered:
+                history.forget(history.index(exchange))

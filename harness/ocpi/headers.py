@@ -18,13 +18,15 @@ from harness.errors import PeerViolation
 from harness.ocpi.versions import version_key
 from harness.rules import RuleTable, must, should
 
-_IDS = "OCPI 2.2.1 transport and format, Unique message IDs; facts/ocpi-wire.md"
+_IDS = ("OCPI 2.2.1 §4.2 Unique message IDs (SHALL; spec 000 names no header but Authorization); "
+        "facts/ocpi-wire.md Request/correlation headers")
 _ROUTING = "OCPI 2.2.1 transport and format, Message routing; facts/ocpi-wire.md"
 
 
 class HeaderRules(RuleTable, namespace="ocpi.headers"):
     """The request ids every message carries, and the route of functional-module messages."""
-    request_ids = must(_IDS, "every request carries X-Request-ID (new for each request) and X-Correlation-ID")
+    request_ids = must(_IDS, "every request carries X-Request-ID (new for each request) and X-Correlation-ID, "
+                             "the SUT's own requests to the harness included")
     echo_ids = must(_IDS, "a response repeats the request's X-Request-ID and X-Correlation-ID unchanged")
     routing = should(_ROUTING, "a request to a functional module names its route in OCPI-from/to-country-code "
                                "and OCPI-from/to-party-id; versions, credentials and hubclientinfo do not")
@@ -62,6 +64,29 @@ def tracking_headers(correlation_id: str | None = None) -> dict[str, str]:
     return {REQUEST_ID: new_id(), CORRELATION_ID: correlation_id or new_id()}
 
 
+def missing_ids(headers: Headers) -> list[str]:
+    """The request ids a request lacks (absent or empty)."""
+    found = header_map(headers)
+    return [name for name in (REQUEST_ID, CORRELATION_ID) if not found.get(name.lower())]
+
+
+def check_request_ids(requests: Iterable[tuple[str, Headers]]) -> None:
+    """Each request, given as (what it was, its headers), carries X-Request-ID and
+    X-Correlation-ID, and no two share an X-Request-ID. The correlation id may repeat: it
+    follows a chain of requests (2.2.1 §4.2)."""
+    first_with: dict[str, str] = {}
+    for what, headers in requests:
+        missing = missing_ids(headers)
+        if missing:
+            raise PeerViolation(HeaderRules.request_ids, f"{what} carries no {' and no '.join(missing)}",
+                                expected=[REQUEST_ID, CORRELATION_ID], actual=sorted(header_map(headers)))
+        request_id = header_map(headers)[REQUEST_ID.lower()]
+        if request_id in first_with:
+            raise PeerViolation(HeaderRules.request_ids, f"{what} repeats the X-Request-ID of "
+                                f"{first_with[request_id]}", expected="a new X-Request-ID", actual=request_id)
+        first_with[request_id] = what
+
+
 def check_echo(sent: Headers, received: Headers) -> None:
     """The response repeats the request's X-Request-ID and X-Correlation-ID."""
     sent_map, received_map = header_map(sent), header_map(received)
@@ -87,6 +112,14 @@ class Party:
 class Route:
     sender: Party
     receiver: Party
+
+
+def addressee(headers: Headers) -> Party | None:
+    """The party a message names in OCPI-to-country-code and OCPI-to-party-id, None when it names
+    none (judging their presence is ``read_route``'s)."""
+    found = header_map(headers)
+    country_code, party_id = found.get(TO_COUNTRY.lower()), found.get(TO_PARTY.lower())
+    return Party(country_code, party_id) if country_code and party_id else None
 
 
 def needs_routing(module: str, version: str) -> bool:

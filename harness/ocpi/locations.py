@@ -46,6 +46,10 @@ class LocationRules(RuleTable, namespace="ocpi.locations"):
     removal = must("spec 000 Operating rules for Locations 4, EVSE removal", "an EVSE is removed by status REMOVED "
                    "and stays readable; DELETE is not defined (HTTP 405)")
     stored = must(f"{_MODULE}, Receiver interface GET", "the Receiver answers an object as it was stored")
+    ids_as_sent = should("spec 000 Notation (CiString), Location (id never changed), EVSE (uid never changed); "
+                         "facts/ocpi-wire.md Other rules (compare CiStrings ignoring case, echo them as sent)",
+                         "a Location's country_code, party_id and id, an EVSE's uid and a Connector's id come back "
+                         "as they were sent, in the same case")
 
 
 KINDS = ("location", "evse", "connector")

@@ -20,7 +20,8 @@ from harness.errors import HarnessError, PeerViolation
 from harness.ocpi.envelope import StatusCode, StatusError
 from harness.ocpi.headers import Headers, header_map
 from harness.ocpi.timestamps import parse_datetime
-from harness.rules import RuleTable, must
+from harness.ocpi.weblinks import parse_links
+from harness.rules import RuleTable, must, should
 
 _PAGES = "OCPI 2.2.1 transport and format §4.1.4 Pagination; spec 000 Endpoints, Limits; facts/ocpi-wire.md"
 
@@ -33,8 +34,11 @@ class PaginationRules(RuleTable, namespace="ocpi.pagination"):
                                 "(exclusive)")
     limit_header = must(_PAGES, "every page carries X-Limit, the server's maximum page size, also on a short page")
     total_count = must(_PAGES, "every page carries X-Total-Count, the number of objects matching the filters")
-    next_link = must(_PAGES, "a well-formed 'Link: <url>; rel=\"next\"' comes when, and only when, more pages "
-                             "follow")
+    next_link = must(f"{_PAGES}; RFC 8288 §3", "a well-formed 'Link: <url>; rel=\"next\"' comes when, and only "
+                                              "when, more pages follow")
+    empty_link = should(f"{_PAGES} (the next-page Link is provided when this is not the last page); RFC 9110 "
+                        "§5.6.1 (an empty list is legal); facts/ocpi-wire.md traps (an empty Link on the last "
+                        "page)", "the last page leaves the Link header out rather than sending it empty")
     link_filters = must(_PAGES, "the next-page Link repeats the filters of the original request")
     page_size = must(_PAGES, "a page holds no more objects than X-Limit, nor than the limit asked")
     complete = must(_PAGES, "across the pages no object comes twice and none is lost: together they hold "
@@ -135,33 +139,7 @@ class PageHeaders:
     total_count: int | None
     limit: int | None
     next_url: str | None
-
-
-_TARGET = re.compile(r"\s*<([^>]*)>")
-_PARAM = re.compile(r"""\s*;\s*([\w.!#$%&'*+^`|~-]+)\s*(?:=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;,]*)))?""")
-_SEPARATOR = re.compile(r"\s*(,|$)")
-
-
-def _next_link(value: str) -> str | None:
-    """The rel="next" target of a Link header value (RFC 8288 §3); ValueError when malformed."""
-    position, found = 0, None
-    while True:
-        target = _TARGET.match(value, position)
-        if not target:
-            raise ValueError("expected '<url>'")
-        position, rels = target.end(), []
-        while param := _PARAM.match(value, position):
-            if param.group(1).lower() == "rel":
-                rels = (param.group(2) if param.group(2) is not None else param.group(3) or "").lower().split()
-            position = param.end()
-        separator = _SEPARATOR.match(value, position)
-        if not separator:
-            raise ValueError(f"unexpected text at {value[position:position + 20]!r}")
-        if "next" in rels and found is None:
-            found = target.group(1)
-        if separator.group(1) != ",":
-            return found
-        position = separator.end()
+    empty_link: bool = False   # a Link header that holds no link at all
 
 
 def read_page_headers(headers: Headers) -> PageHeaders:
@@ -175,17 +153,15 @@ def read_page_headers(headers: Headers) -> PageHeaders:
         if value is not None and counts[name] is None:
             raise PeerViolation(rule, f"{name} is not a non-negative integer", actual=value)
     link = found.get("link")
-    next_url = None
+    links = []
     if link is not None:
-        if not link.strip():
-            raise PeerViolation(PaginationRules.next_link, "empty Link header: leave it out when no page follows",
-                                actual=link)
         try:
-            next_url = _next_link(link)
+            links = parse_links(link)
         except ValueError as error:
             raise PeerViolation(PaginationRules.next_link, f"Link header is not RFC 8288: {error}",
                                 actual=link) from None
-    return PageHeaders(counts["x-total-count"], counts["x-limit"], next_url)
+    next_url = next((candidate.target for candidate in links if "next" in candidate.rels), None)
+    return PageHeaders(counts["x-total-count"], counts["x-limit"], next_url, link is not None and not links)
 
 
 def object_key(item: Any) -> Hashable | None:
@@ -215,13 +191,15 @@ def _filters(url: str) -> dict[str, Any]:
 class PageWalker:
     """Walks a paginated list without doing I/O: feed it each page, it names the next URL.
 
-    Checks the rules that span pages and raises PeerViolation naming the broken row.
+    Checks the rules that span pages and raises PeerViolation naming the broken row; a break of a
+    SHOULD row does not stop the walk and is kept in ``findings`` for the caller to report.
     """
 
     def __init__(self, url: str, key: Callable[[Any], Hashable | None] = object_key):
         self.next_url: str | None = url
         self.items: list[Any] = []
         self.pages = 0
+        self.findings: list[PeerViolation] = []
         self._key = key
         self._filters = _filters(url)
         self._total: int | None = None
@@ -275,6 +253,10 @@ class PageWalker:
             if len(self.items) != total:
                 raise PeerViolation(PaginationRules.complete, f"the pages ended after {len(self.items)} objects but "
                                     f"X-Total-Count is {total}", expected=total, actual=len(self.items))
+            if page.empty_link:
+                self.findings.append(PeerViolation(PaginationRules.empty_link, f"the last page (page {self.pages}) "
+                                                   "carries an empty Link header", expected="no Link header",
+                                                   actual="Link: "))
             return None
         next_url = urljoin(url, page.next_url)
         if len(self.items) >= total:

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +43,15 @@ class SchemaRules(RuleTable, namespace="ocpi.schemas"):
                  "each of its type, length and allowed values")
 
 
-def schema_dir() -> Path:
+def schema_dir() -> Traversable:
     """The one place that knows where the schema files live: ``schemas/ocpi`` in the
-    repository, or the ``harness.ocpi_schemas`` package data of an installed wheel."""
+    repository, or the ``harness.ocpi_schemas`` package data of an installed wheel. The package
+    has no ``__init__.py``, so ``resources.files`` may answer a ``MultiplexedPath``: it is read
+    through the ``Traversable`` API only (``str()`` of it is no file system path)."""
     in_repository = Path(__file__).resolve().parents[2] / "schemas" / "ocpi"
     if in_repository.is_dir():
         return in_repository
-    return Path(str(resources.files("harness.ocpi_schemas")))
+    return resources.files("harness.ocpi_schemas")
 
 
 @dataclass(frozen=True)
@@ -88,10 +91,12 @@ _Validator = extend(Draft202012Validator, {"pattern": _pattern})
 @lru_cache(maxsize=None)
 def _schemas() -> dict[str, dict]:
     loaded = {}
-    for path in sorted(schema_dir().glob("*.json")):
-        schema = json.loads(path.read_text(encoding="utf-8"))
+    for entry in sorted(schema_dir().iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        schema = json.loads(entry.read_text(encoding="utf-8"))
         Draft202012Validator.check_schema(schema)
-        loaded[path.stem] = schema
+        loaded[entry.name.removesuffix(".json")] = schema
     if not loaded:
         raise HarnessError(f"no OCPI schemas found in {schema_dir()}")
     return loaded

@@ -121,8 +121,11 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_decimal_default)
 
 
+_DECODER = json.JSONDecoder(parse_float=Decimal)   # built once: json.loads(text, parse_float=...) builds one a call
+
+
 def loads(text: str) -> Any:
-    return json.loads(text, parse_float=Decimal)
+    return _DECODER.decode(text)
 
 
 def serialize(frame: Frame) -> str:

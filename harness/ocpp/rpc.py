@@ -12,7 +12,9 @@ carrying the row (its level read in the connection's version):
 - ``one_at_a_time``, ``unique_id``, ``known_action`` judge the peer's CALLs; ``ocpp.errors.known``
   the codes of its CALLERRORs.
 
-Time is passed in (``now``, seconds on any monotonic clock); the object never sleeps.
+Time is passed in (``now``, seconds on any monotonic clock); the object never sleeps. Its memory is
+bounded however long the connection lives: ``unique_id`` is judged over the peer's last ``remember``
+CALL ids (a conformance test sends far fewer on one connection).
 """
 
 from __future__ import annotations
@@ -115,20 +117,40 @@ class _InFlight:
     deadline: float
 
 
+class _Recent:
+    """A set of the newest ``size`` members: older ones are forgotten."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._members: dict[str, None] = {}
+
+    def add(self, member: str) -> None:
+        self._members[member] = None
+        if len(self._members) > self.size:
+            del self._members[next(iter(self._members))]
+
+    def __contains__(self, member: object) -> bool:
+        return member in self._members
+
+
+REMEMBERED = 1_000   # CALL ids of the peer (and of ours that timed out) an endpoint remembers
+
+
 class RpcEndpoint:
     """Frames for one connection, from one side's point of view."""
 
-    def __init__(self, version: OcppVersion, *, call_timeout: float = 30.0, validate: bool = True):
+    def __init__(self, version: OcppVersion, *, call_timeout: float = 30.0, validate: bool = True,
+                 remember: int = REMEMBERED):
         self.version = version
         self.call_timeout = call_timeout
         self.validate = validate
         self._outbox: list[str] = []
         self._queue: deque[Call] = deque()
         self._in_flight: _InFlight | None = None
-        self._timed_out: set[str] = set()
+        self._timed_out = _Recent(remember)
         self._raw_pending: dict[str, float] = {}
         self._peer_unanswered: dict[str, Call] = {}
-        self._peer_ids: set[str] = set()
+        self._peer_ids = _Recent(remember)
 
     # ------------------------------------------------------------------ what we send
     def call(self, action: str, payload: dict[str, Any], now: float, *, validate: bool | None = None) -> Call:

@@ -5,30 +5,38 @@ this repository): ``ocpp/v16/schemas/<Action>.json`` and ``<Action>Response.json
 ``ocpp/v201|v21/schemas/<Action>Request.json`` and ``<Action>Response.json`` (draft-06).
 Every class in them is closed (``additionalProperties: false``) except ``CustomDataType``.
 
-Schemas are parsed with ``Decimal`` numbers so ``multipleOf: 0.1`` (1.6 charging limits)
-is judged exactly. Each validator is compiled once per (version, action, direction).
+Two validators per (version, action, direction), each compiled once: ``compiled`` (jsonschema-rs)
+judges every payload and only says yes or no; a payload it rejects is walked again by ``detailed``
+(jsonschema), which names every violation, its field and keyword (the CALLERROR code follows the
+first). The two apply the same rules (tests/unit/ocpp/test_schema_agreement.py), and where a rule
+is this module's own, both call the same function:
 
-``format: date-time`` is asserted (jsonschema only annotates formats unless given a checker):
-- 2.x: RFC 3339 §5.6, the meaning of ``date-time`` in the draft-06 schemas: date, ``T``, time,
-  optional fraction, and a zone (``Z`` or ±hh:mm);
-- 1.6: ISO 8601 notation (spec 002 rule 9: receivers handle fractional seconds and zone offsets;
-  UTC is only recommended), so the zone may be absent and an offset may drop its colon.
-A value that is not such a time is a property fault (PropertyConstraintViolation). ``format: uri``
-(two 2.x fields) stays unchecked.
+- Numbers are exact. Frames are parsed with ``Decimal`` numbers and the schemas too, so
+  ``multipleOf: 0.1`` (1.6 charging limits) is judged on the digits sent (``is_multiple``; a float
+  the harness built on its shortest repr). In draft 6 (2.x) a number with a zero fraction is an
+  integer, a parsed ``Decimal("300.0")`` as much as the float 300.0.
+- ``format: date-time`` is asserted (``is_date_time``):
+  - 2.x: RFC 3339 §5.6, the meaning of ``date-time`` in the draft-06 schemas: date, ``T``, time,
+    optional fraction, and a zone (``Z`` or ±hh:mm);
+  - 1.6: ISO 8601 notation (spec 002 rule 9: receivers handle fractional seconds and zone offsets;
+    UTC is only recommended), so the zone may be absent and an offset may drop its colon.
+  A value that is not such a time is a property fault (PropertyConstraintViolation). ``format: uri``
+  (two 2.x fields) stays unchecked.
 """
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
 import jsonschema
+import jsonschema_rs
 from jsonschema.exceptions import best_match
 
 from harness.ocpp.errors import FORMAT, KEYWORD_KIND, canonical_code
@@ -75,67 +83,140 @@ def known_actions(version: OcppVersion) -> frozenset[str]:
     return frozenset(names)
 
 
-_DATE_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?"
-                        r"(?P<zone>[Zz]|[+-](\d{2}):?(\d{2}))?")
+_DATE_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
+                        r"(?:[Zz]|([+-])([0-9]{2})(:?)([0-9]{2}))?")
+_MONTH_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 def is_date_time(version: OcppVersion, value: str) -> bool:
-    """``value`` is a date-time as this version writes them (see the module docstring)."""
+    """``value`` is a date-time as this version writes them (see the module docstring).
+
+    Runs on every timestamp received, so it compares digits as text rather than building a datetime.
+    """
     match = _DATE_TIME.fullmatch(value)
     if match is None:
         return False
-    year, month, day, hour, minute, second = (int(match[n]) for n in range(1, 7))
-    try:   # RFC 3339 allows a leap second: 60
-        datetime(year, month, day, hour, minute, min(second, 59))
-    except ValueError:
+    year, month, day, hour, minute, second, sign, zone_hour, colon, zone_minute = match.groups()
+    month_number, day_number = int(month), int(day)
+    if not (1 <= month_number <= 12 and 1 <= day_number <= _MONTH_DAYS[month_number]
+            and hour <= "23" and minute <= "59" and second <= "60"):   # RFC 3339 allows a leap second: 60
         return False
-    zone = match["zone"]
-    if second > 60:
+    if month_number == 2 and day_number == 29 and not calendar.isleap(int(year)):
         return False
-    if zone is None:
-        return not version.is_2x
-    if zone in ("Z", "z"):
-        return True
-    return int(match[9]) <= 23 and int(match[10]) <= 59 and (":" in zone or not version.is_2x)
+    if sign is None:
+        return value[-1] in "Zz" or not version.is_2x
+    return zone_hour <= "23" and zone_minute <= "59" and (colon == ":" or not version.is_2x)
+
+
+def _date_time_checker(version: OcppVersion):
+    """The ``format: date-time`` check of ``version``; a value that is no string is not the format's business."""
+    return lambda value: not isinstance(value, str) or is_date_time(version, value)
+
+
+def _unchecked(value: Any) -> bool:
+    return True
+
+
+def is_multiple(value: int | float | Decimal, divisor: int | Decimal) -> bool:
+    """``value`` is a whole multiple of ``divisor``, judged on decimal digits (a float on its shortest
+    repr: 16.1 is a multiple of 0.1). Exact at any size, and as cheap for 1E+999999999 as for 16.1."""
+    number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    if not number.is_finite():
+        return False
+    _, digits, exponent = number.as_tuple()
+    _, step_digits, step_exponent = Decimal(divisor).as_tuple()
+    mantissa, step = int(Decimal((0, digits, 0))), int(Decimal((0, step_digits, 0)))
+    if exponent >= step_exponent:     # value / divisor = mantissa * 10**shift / step
+        return mantissa * pow(10, exponent - step_exponent, step) % step == 0
+    shift = step_exponent - exponent  # value / divisor = mantissa / (step * 10**shift)
+    return mantissa == 0 if shift > len(digits) else mantissa % (step * 10 ** shift) == 0
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
+
+
+class _ExactMultipleOf:
+    """``multipleOf`` for the compiled validator (a jsonschema-rs custom keyword): the same exact rule."""
+
+    def __init__(self, parent_schema: dict, divisor: Any, schema_path: list) -> None:
+        self.divisor = Decimal(repr(divisor)) if isinstance(divisor, float) else divisor
+
+    def validate(self, instance: Any) -> None:
+        if _is_number(instance) and not is_multiple(instance, self.divisor):
+            raise ValueError(f"{instance} is not a multiple of {self.divisor}")
+
+
+def _multiple_of(validator, divisor, instance, schema):
+    if validator.is_type(instance, "number") and not is_multiple(instance, divisor):
+        yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor}")
+
+
+def _is_array(checker, instance) -> bool:
+    return isinstance(instance, (list, tuple))   # a tuple the harness built is sent as a JSON array
+
+
+def _is_draft6_integer(checker, instance) -> bool:
+    """Draft 6: a number with a zero fraction is an integer, a parsed ``Decimal("300.0")`` as much as a float."""
+    if isinstance(instance, Decimal):
+        return instance.is_finite() and instance == instance.to_integral_value()
+    return jsonschema.Draft6Validator.TYPE_CHECKER.is_type(instance, "integer")
+
+
+# The detailed validator classes, by ``version.is_2x``: jsonschema's drafts 4 (1.6) and 6 (2.x) with the
+# payload's Decimals in mind (see ``is_multiple``).
+_DETAILED = {
+    False: jsonschema.validators.extend(
+        jsonschema.Draft4Validator, {"multipleOf": _multiple_of},
+        type_checker=jsonschema.Draft4Validator.TYPE_CHECKER.redefine("array", _is_array)),
+    True: jsonschema.validators.extend(
+        jsonschema.Draft6Validator, {"multipleOf": _multiple_of},
+        type_checker=jsonschema.Draft6Validator.TYPE_CHECKER.redefine_many(
+            {"array": _is_array, "integer": _is_draft6_integer})),
+}
 
 
 @lru_cache(maxsize=None)
-def _format_checker(version: OcppVersion) -> jsonschema.FormatChecker:
-    checker = jsonschema.FormatChecker(formats=())
-    checker.checks("date-time")(lambda value: not isinstance(value, str) or is_date_time(version, value))
-    return checker
-
-
-@lru_cache(maxsize=None)
-def _validator(version: OcppVersion, action: str, direction: Direction):
+def _schema(version: OcppVersion, action: str, direction: Direction) -> dict:
     path = _schema_folder(version) / _file_name(version, action, direction)
     if direction == "request" and not path.is_file():
         path = _schema_folder(version) / f"{action}.json"  # 2.1 SEND-only, e.g. NotifyPeriodicEventStream.json
-    schema = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
-    cls = jsonschema.Draft4Validator if version is OcppVersion.V16 else jsonschema.Draft6Validator
-    return cls(schema, format_checker=_format_checker(version))
+    return json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
 
 
-def _exact(value: Any) -> Any:
-    """Floats as the Decimal of their shortest repr: ``multipleOf`` is a Decimal, and float % Decimal is a TypeError."""
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    if isinstance(value, dict):
-        return {key: _exact(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_exact(item) for item in value]
-    return value
+@lru_cache(maxsize=None)
+def compiled(version: OcppVersion, action: str, direction: Direction) -> jsonschema_rs.Validator:
+    """The fast validator of (version, action, direction), compiled once: it only says yes or no."""
+    return jsonschema_rs.validator_for(
+        _schema(version, action, direction), validate_formats=True,
+        formats={"date-time": _date_time_checker(version), "uri": _unchecked},
+        keywords={"multipleOf": _ExactMultipleOf})
+
+
+@lru_cache(maxsize=None)
+def detailed(version: OcppVersion, action: str, direction: Direction) -> jsonschema.protocols.Validator:
+    """The validator that names every violation, compiled once, used only for a payload ``compiled`` rejects."""
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks("date-time")(_date_time_checker(version))
+    return _DETAILED[version.is_2x](_schema(version, action, direction), format_checker=checker)
 
 
 def validate(version: OcppVersion, action: str, direction: Direction, payload: Any) -> list[SchemaViolation]:
     """All violations of ``payload``, most relevant first; empty when valid.
 
+    The compiled validator judges first; only a payload it rejects (or cannot read: a Python value
+    that is no JSON, like a datetime the harness forgot to format) is walked again by the detailed
+    one, whose verdict stands.
     Raises KeyError for an action the version does not define.
     """
     if action not in known_actions(version):
         raise KeyError(action)
-    validator = _validator(version, action, direction)
-    errors = list(validator.iter_errors(_exact(payload)))
+    try:
+        if compiled(version, action, direction).is_valid(payload):
+            return []
+    except ValueError:   # "Unsupported type": the detailed validator names the field
+        pass
+    errors = list(detailed(version, action, direction).iter_errors(payload))
     if not errors:
         return []
     first = best_match(errors)

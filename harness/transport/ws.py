@@ -35,11 +35,12 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.framing import Call, CallError
 from harness.ocpp.rpc import (
-    CallReceived, CallTimedOut, ErrorReceived, RawReplyReceived, ResultErrorReceived,
+    REMEMBERED, CallReceived, CallTimedOut, ErrorReceived, RawReplyReceived, ResultErrorReceived,
     ResultReceived, Rpc, RpcEndpoint, SendReceived, Violation,
 )
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must, should
+from harness.transport.ledger import Ledger
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
@@ -72,6 +73,11 @@ class Ws(RuleTable, namespace="ws"):
 
 
 HANDSHAKE_TIMEOUT = 10.0
+# Memory stays bounded however long a connection or a server lives: a connection keeps its newest
+# exchanges (and remembers as many of the peer's CALL ids); a server its newest upgrade requests and
+# refusals, and only its open connections. Far above what one test exchanges.
+HISTORY_KEPT = REMEMBERED
+HANDSHAKES_KEPT = 1_000
 
 
 class CallErrorReply(Exception):
@@ -137,18 +143,22 @@ def parse_basic_auth(header: str | None) -> tuple[str, bytes] | None:
 
 
 class OcppConnection:
-    """One live OCPP-J connection: the socket, its RpcEndpoint, its history and handlers."""
+    """One live OCPP-J connection: the socket, its RpcEndpoint, its history and handlers.
+
+    ``history`` holds the newest ``kept`` exchanges, numbered for ever (a ``Ledger``: ``len()`` is a mark).
+    """
 
     def __init__(self, ws, version: OcppVersion, *, identity: str, handler: Handler | None,
-                 call_timeout: float, wirelog: WireLog | None, name: str | None = None):
+                 call_timeout: float, wirelog: WireLog | None, name: str | None = None, kept: int = HISTORY_KEPT):
         self.ws = ws
         self.version = version
         self.identity = identity
         self.handler = handler
-        self.endpoint = RpcEndpoint(version, call_timeout=call_timeout)
+        self.endpoint = RpcEndpoint(version, call_timeout=call_timeout, remember=kept)
         self.wirelog = wirelog
         self.name = name or identity
-        self.history: list[Exchange] = []
+        self.history: Ledger[Exchange] = Ledger(kept)
+        self._awaiting: dict[str, Exchange] = {}   # our CALLs not answered yet, by id
         self.violations: list[PeerViolation] = []
         self.harness_errors: list[BaseException] = []
         self.held: set[str] = set()
@@ -177,6 +187,7 @@ class OcppConnection:
         call = self.endpoint.call(action, payload, time.monotonic(), validate=validate)
         exchange = Exchange(call, incoming=False)
         self.history.append(exchange)
+        self._awaiting[call.id] = exchange
         future = asyncio.get_running_loop().create_future()
         self._waiters[call.id] = future
         self._wake.set()
@@ -312,7 +323,7 @@ class OcppConnection:
                 if self.handler is not None and event.call.action not in self.held:
                     self._spawn(self._handle(exchange))
             elif isinstance(event, (ResultReceived, ErrorReceived)):
-                exchange = next(e for e in reversed(self.history) if e.call.id == event.call.id)
+                exchange = self._awaiting.pop(event.call.id)
                 exchange.answered = True
                 if isinstance(event, ResultReceived):
                     exchange.response = event.result.payload
@@ -321,6 +332,7 @@ class OcppConnection:
                 self.violations.extend(event.violations)
                 self._resolve(event.call.id, event.violations[0] if event.violations else None)
             elif isinstance(event, CallTimedOut):
+                self._awaiting.pop(event.call.id, None)
                 self._resolve(event.call.id, NoAnswer(
                     Rpc.answered, f"no answer to {event.call.action} within {self.endpoint.call_timeout:g} s",
                     expected="a CALLRESULT or CALLERROR", actual="silence", protocol=self.version.value))
@@ -374,21 +386,27 @@ OnConnect = Callable[[OcppConnection], Awaitable[None]]
 
 
 class OcppServer:
-    """The CSMS side's listener: the upgrade (table ``Ws``), then one OcppConnection per accepted station."""
+    """The CSMS side's listener: the upgrade (table ``Ws``), then one OcppConnection per accepted station.
+
+    ``connections`` holds the open connections, numbered in the order they opened (``len()`` counts
+    every one ever accepted, the mark ``wait_connection(after=...)`` takes); a closed one is dropped.
+    ``handshakes`` and ``refused`` hold the newest ``HANDSHAKES_KEPT``, oldest first.
+    """
 
     def __init__(self, *, versions: Sequence[OcppVersion], on_connect: Callable[[str, OcppVersion], tuple[Handler, OnConnect | None]],
                  accept_identity: AcceptIdentity | None = None, check_password: CheckPassword | None = None,
-                 call_timeout: float = 30.0, wirelog: WireLog | None = None):
+                 call_timeout: float = 30.0, wirelog: WireLog | None = None, history_kept: int = HISTORY_KEPT):
         self.versions = list(versions)
         self.on_connect = on_connect
         self.accept_identity = accept_identity
         self.check_password = check_password
         self.call_timeout = call_timeout
         self.wirelog = wirelog
-        self.connections: list[OcppConnection] = []
+        self.history_kept = history_kept
+        self.connections: Ledger[OcppConnection] = Ledger()
         self.hold: set[str] = set()   # actions new connections leave for the test to answer
-        self.refused: list[tuple[str, int]] = []
-        self.handshakes: list[HandshakeSeen] = []
+        self.refused: Ledger[tuple[str, int]] = Ledger(HANDSHAKES_KEPT)
+        self.handshakes: Ledger[HandshakeSeen] = Ledger(HANDSHAKES_KEPT)
         self._server = None
         self._connected = asyncio.Event()
 
@@ -457,16 +475,19 @@ class OcppServer:
             return
         version = OcppVersion.parse(ws.subprotocol)
         handler, after_connect = self.on_connect(identity, version)
-        connection = OcppConnection(ws, version, identity=identity, handler=handler,
-                                    call_timeout=self.call_timeout, wirelog=self.wirelog)
+        connection = OcppConnection(ws, version, identity=identity, handler=handler, call_timeout=self.call_timeout,
+                                    wirelog=self.wirelog, kept=self.history_kept)
         connection.held |= self.hold
-        self.connections.append(connection)
+        position = self.connections.append(connection)
         self._connected.set()
         if self.wirelog is not None:
             self.wirelog.event(identity, f"station connected, subprotocol {ws.subprotocol}")
         if after_connect is not None:
             connection._spawn(after_connect(connection))
-        await connection._reader
+        try:
+            await connection._reader
+        finally:
+            self.connections.forget(position)
 
 
 # ====================================================================== client

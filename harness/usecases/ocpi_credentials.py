@@ -15,11 +15,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from harness.ocpi.credentials import CredentialsRules
+from harness.ocpi.headers import Headers, addressee
 from harness.ocpi.versions import CREDENTIALS
 from harness.ocpi_arena import OcpiArena, check_answer
 from harness.rules import Rule
 from harness.transport.http import HttpExchange, Served
-from harness.verdict import require
+from harness.verdict import check_equal, require
 
 
 @dataclass
@@ -107,6 +109,23 @@ def check_unauthorized(answer: HttpExchange, rule: Rule, what: str) -> None:
     """HTTP 401, nothing else: not 403 (the token is unknown, not short of rights), not 200 with an
     error code."""
     check_answer(answer, rule, what, http_status=401)
+
+
+async def check_token_a_discarded(arena: OcpiArena, dialogue: Dialogue) -> None:
+    """Token A opens nothing once the registration it started succeeded: not the credentials
+    endpoint, not the versions either (a platform that keeps it as a standing key fails here)."""
+    for what, url in (("credentials", dialogue.credentials_url), ("versions", arena.sut_versions_url)):
+        check_unauthorized(await get_credentials(arena, url, dialogue.token_a), CredentialsRules.token_a_discarded,
+                           f"GET {what} with token A after the registration")
+
+
+def check_party_as_declared(arena: OcpiArena, headers: Headers, what: str) -> None:
+    """``headers`` name the harness as addressee (OCPI-to-*) in the very case its credentials roles
+    declared. Only the case is judged here: missing or other routing headers are the routing rows'."""
+    named, declared = addressee(headers), arena.harness_party
+    if named is not None and named.same_as(declared):
+        check_equal(CredentialsRules.party_as_declared, f"the harness's party in {what}",
+                    f"{declared.country_code}*{declared.party_id}", f"{named.country_code}*{named.party_id}")
 
 
 async def check_opens(arena: OcpiArena, url: str, token: str, rule: Rule, what: str) -> None:

@@ -22,7 +22,7 @@ from harness.ocpi.timestamps import format_datetime, utc_now
 from harness.ocpi_arena import CPO, OcpiArena
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
-from harness.verdict import require
+from harness.verdict import require, violated
 
 MAX_PAGES = 200   # a walk longer than this is the SUT looping, not paging
 
@@ -32,16 +32,21 @@ async def get(arena: OcpiArena, url: str) -> HttpExchange:
     return await arena.send("GET", url, token=arena.token_to_sut, module=LOCATIONS)
 
 
-async def sut_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
-    """The object as the SUT holds it, checked against its schema: the Sender's by ids, the
-    Receiver's as stored."""
+async def read_object(arena: OcpiArena, ids: tuple[str, ...]) -> tuple[dict[str, Any], HttpExchange]:
+    """The object as the SUT holds it, checked against its schema (the Sender's by ids, the
+    Receiver's as stored), and the answer that carried it."""
     exchange = await get(arena, arena.sut_url(LOCATIONS, *ids))
     data = expect_success(exchange.status, exchange.response_body)
     kind = KINDS[len(ids) - 1]
     rule = LocationRules.object_by_ids if arena.is_sut(CPO) else LocationRules.stored
     require(isinstance(data, dict), rule, f"GET of a {kind} answered no object", expected=kind, actual=data)
     schemas.check(kind, data)
-    return data
+    return data, exchange
+
+
+async def sut_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
+    """The object as the SUT holds it (see ``read_object``)."""
+    return (await read_object(arena, ids))[0]
 
 
 # ------------------------------------------------------------------------------ pull
@@ -59,9 +64,17 @@ async def walk(arena: OcpiArena, **query: Any) -> PageWalker:
         for item in items:
             schemas.check("location", item)
         walker.feed(url, exchange.response_headers, items)
+        _report(walker)
         require(walker.pages < MAX_PAGES or walker.next_url is None, PaginationRules.complete,
                 f"the pages did not end after {MAX_PAGES} pages", actual=walker.next_url)
     return walker
+
+
+def _report(walker: PageWalker) -> None:
+    """The walk's breaks of SHOULD rows, as findings (each once)."""
+    while walker.findings:
+        finding = walker.findings.pop(0)
+        violated(finding.rule, finding.args[0], expected=finding.expected, actual=finding.actual)
 
 
 # ------------------------------------------------------------------------------ push

@@ -11,10 +11,13 @@ imported as the top-level module ``catalog_ocpi`` (this folder is put on the pat
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import catalog  # importable: conftest.py puts this folder on sys.path
 
+from harness.ocpi import headers as hdr
 from harness.ocpi.auth import AuthRules
 from harness.ocpi.credentials import CredentialsRules, Registration
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
@@ -22,12 +25,13 @@ from harness.ocpi.headers import REQUEST_ID, HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore
 from harness.ocpi.pagination import PaginationRules
 from harness.ocpi.timestamps import format_datetime, utc_now
-from harness.reference.ocpi import OcpiPeer
+from harness.reference.ocpi import VERSION, OcpiPeer
 from harness.reference.ocpi.locations import LocationsSender
 from harness.transport.http import HttpResponse
 
 MODULE = "catalog_ocpi"
 PROTOCOL = "ocpi2.2.1"
+RAW_TOKENS = Path(__file__).resolve().parent / "ocpi-raw-tokens.toml"   # a profile declaring raw tokens
 
 
 # ------------------------------------------------------------------------------ authentication
@@ -51,6 +55,13 @@ class Answers200ForAnUnknownToken(OcpiPeer):
         except StatusError as error:
             error.http_status = 200
             raise
+
+
+class ReadsBothTokenForms(OcpiPeer):
+    """Reads a token in either form whatever its profile declares: raw where base64 is declared,
+    base64 where raw is."""
+
+    token_policy = "either"
 
 
 # ------------------------------------------------------------------------------ credentials
@@ -124,6 +135,32 @@ class ForgetsTheRequestId(OcpiPeer):
         return {k: v for k, v in super()._answer_headers(request, module).items() if k != REQUEST_ID}
 
 
+class SendsNoRequestIds(OcpiPeer):
+    """Its own requests carry neither X-Request-ID nor X-Correlation-ID."""
+
+    @staticmethod
+    def tracking_headers():
+        return {}
+
+
+class ReusesOneRequestId(OcpiPeer):
+    """Its own requests all carry the same X-Request-ID."""
+
+    @staticmethod
+    def tracking_headers():
+        return {hdr.REQUEST_ID: "7f0c4d8e-0000-4000-8000-000000000001", hdr.CORRELATION_ID: hdr.new_id()}
+
+
+class LowerCasesTheOthersParty(OcpiPeer):
+    """Names the other platform's party in lower case (OCPI-to-* headers), not as its credentials
+    roles declared it."""
+
+    @property
+    def peer_party(self):
+        party = super().peer_party
+        return party and hdr.Party(party.country_code.lower(), party.party_id.lower())
+
+
 # ------------------------------------------------------------------------------ locations: pull
 def _link_url(reply) -> str | None:
     link = (reply.headers or {}).get("Link")
@@ -175,6 +212,20 @@ class CountsOneTooMany(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_CountsOneTooMany)
 
 
+class _EmptyLinkOnTheLastPage(LocationsSender):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        if reply.headers and "X-Total-Count" in reply.headers and "Link" not in reply.headers:
+            reply.headers["Link"] = ""
+        return reply
+
+
+class EmptyLinkOnTheLastPage(OcpiPeer):
+    """Legal: the last page carries an empty Link header (an empty list, RFC 9110 §5.6.1)."""
+
+    modules = OcpiPeer.modules.with_handler(_EmptyLinkOnTheLastPage)
+
+
 # ------------------------------------------------------------------------------ locations: push
 class _NoPropagation(LocationStore):
     def _propagate(self, parents, last_updated):
@@ -213,10 +264,77 @@ class AcceptsAPatchWithoutLastUpdated(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _LenientStore)
 
 
+class _LowerCasingStore(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        if isinstance(obj, dict) and target.kind == "location":
+            obj = {**obj, "id": obj["id"].lower(), "evses": [
+                {**evse, "uid": evse["uid"].lower(),
+                 "connectors": [{**c, "id": c["id"].lower()} for c in evse.get("connectors", [])]}
+                for evse in obj.get("evses", [])]}
+        return super().put(country_code, party_id, target, obj)
+
+
+class StoresIdsLowerCased(OcpiPeer):
+    """The Receiver keeps the ids of a pushed Location lower-cased and answers them so."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _LowerCasingStore)
+
+
+# ------------------------------------------------------------------------------ legal variants
+class PublishesTrailingSlashes(OcpiPeer):
+    """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
+    2.2.1 examples write them) and serves only those: the same path without the slash is redirected
+    (HTTP 307), as web frameworks do."""
+
+    @property
+    def versions_url(self):
+        return f"{self._base()}/ocpi/versions/"
+
+    @property
+    def details_url(self):
+        return f"{self._base()}/ocpi/{VERSION}/"
+
+    def module_url(self, module):
+        return f"{self.details_url}{module}/"
+
+    async def handle(self, request):
+        published = {urlsplit(url).path for url in (self.versions_url, self.details_url)} | {
+            urlsplit(endpoint["url"]).path for endpoint in self.endpoints()}
+        parts = urlsplit(request.url)
+        if f"{parts.path}/" in published:
+            return HttpResponse(307, b"", {"Location": urlunsplit(parts._replace(path=f"{parts.path}/"))})
+        return await super().handle(request)
+
+
 # ------------------------------------------------------------------------------ the records
+@dataclass(frozen=True)
 class Fault(catalog.Fault):
     """One faulty stand-in and how the suites must catch it: the record of ``catalog.py``, its class
-    importable from this module."""
+    importable from this module, played under ``profile`` (the built-in one when None)."""
+    profile: Path | None = None
+
+    @property
+    def embedded_sut(self) -> str:
+        return f"{MODULE}:{self.cls.__name__}"
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The command-line options of its run."""
+        return (f"--embedded-sut={self.embedded_sut}", *profile_options(self.profile))
+
+
+def profile_options(profile: Path | None) -> tuple[str, ...]:
+    return (f"--sut-profile={profile}",) if profile else ()
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A legal but unusual stand-in: every test of ``selection`` passes against it, with a finding
+    naming the rule ``finding`` when one is given (a SHOULD the variant departs from)."""
+    name: str
+    cls: type
+    selection: tuple[str, ...]
+    finding: str | None = None
 
     @property
     def embedded_sut(self) -> str:
@@ -228,6 +346,7 @@ def node(path: str, test: str, role: str, *params: str) -> str:
 
 
 AUTH, FORMAT = "transport/test_OCPI_AUTH.py", "transport/test_OCPI_FORMAT.py"
+OCPI_AUTH_UNDECLARED = "OCPI_AUTH.undeclared_form_refused"   # a use case's row: its table lives in the suite
 CREDS = "credentials/test_OCPI_CREDENTIALS.py"
 PULL, PUSH = "locations/test_OCPI_LOCATIONS_PULL.py", "locations/test_OCPI_LOCATIONS_PUSH.py"
 
@@ -242,9 +361,18 @@ FAULTS: tuple[Fault, ...] = (
     Fault("second-post-accepted", CredentialsRules.post_when_registered.id, AcceptsASecondPost,
           (node(CREDS, "test_second_post_is_refused_with_405", "cpo"),),
           "a second POST: HTTP 200 where HTTP 405 is due"),
+    Fault("undeclared-raw-token-accepted", OCPI_AUTH_UNDECLARED, ReadsBothTokenForms,
+          (node(AUTH, "test_token_in_the_undeclared_form_is_refused", "cpo"),
+           node(AUTH, "test_token_in_the_undeclared_form_is_refused", "emsp")),
+          "token C in raw form where the profile declares base64: HTTP 200 where HTTP 401 is due", "finding"),
+    Fault("undeclared-base64-token-accepted", OCPI_AUTH_UNDECLARED, ReadsBothTokenForms,
+          (node(AUTH, "test_token_in_the_undeclared_form_is_refused", "cpo"),),
+          "token C in base64 form where the profile declares raw: HTTP 200 where HTTP 401 is due", "finding",
+          profile=RAW_TOKENS),
     Fault("token-a-kept-after-registration", CredentialsRules.token_a_discarded.id, KeepsTokenA,
-          (node(CREDS, "test_registration", "emsp", "by_cpo"),),
-          "token A after the registration: HTTP 200 where HTTP 401 is due"),
+          (node(CREDS, "test_registration", "emsp", "by_cpo"), node(CREDS, "test_registration", "cpo", "by_emsp"),
+           node(CREDS, "test_registration_over_real_sockets", "cpo", "sockets")),
+          "GET credentials with token A after the registration: HTTP 200 where HTTP 401 is due"),
     Fault("replaced-token-kept", CredentialsRules.rotation.id, KeepsTheReplacedToken,
           (node(CREDS, "test_put_rotates_the_tokens", "cpo", "by_emsp"),),
           "the old token C after the PUT: HTTP 200 where HTTP 401 is due"),
@@ -261,6 +389,19 @@ FAULTS: tuple[Fault, ...] = (
     Fault("request-id-not-echoed", HeaderRules.echo_ids.id, ForgetsTheRequestId,
           (node(FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "emsp", "success"),),
           "X-Request-ID missing from the response"),
+    Fault("sut-requests-without-ids", HeaderRules.request_ids.id, SendsNoRequestIds,
+          (node(FORMAT, "test_sut_requests_carry_request_ids", "cpo"),
+           node(FORMAT, "test_sut_requests_carry_request_ids", "emsp")),
+          "carries no X-Request-ID and no X-Correlation-ID"),
+    Fault("sut-requests-share-one-request-id", HeaderRules.request_ids.id, ReusesOneRequestId,
+          (node(FORMAT, "test_sut_requests_carry_request_ids", "emsp"),),
+          "repeats the X-Request-ID of the SUT's GET versions"),
+    Fault("party-named-in-another-case", CredentialsRules.party_as_declared.id, LowerCasesTheOthersParty,
+          (node(PUSH, "test_ids_and_party_come_back_as_sent", "cpo"),),
+          "the harness's party in the CPO's PUT is wrong (expected 'NL*HAR', actual 'nl*har')", "finding"),
+    Fault("ids-lower-cased", LocationRules.ids_as_sent.id, StoresIdsLowerCased,
+          (node(PUSH, "test_ids_and_party_come_back_as_sent", "emsp"),),
+          "Location id is wrong", "finding"),
     Fault("link-drops-the-date-filter", PaginationRules.link_filters.id, LinkDropsTheDateFilter,
           (node(PULL, "test_date_filter_on_last_updated", "cpo", "date_from"),),
           "Link does not repeat the original date filters"),
@@ -280,4 +421,15 @@ FAULTS: tuple[Fault, ...] = (
     Fault("patch-without-last-updated-accepted", LocationRules.patch_last_updated.id,
           AcceptsAPatchWithoutLastUpdated, (node(PUSH, "test_patch_without_last_updated_gets_2001", "emsp"),),
           "a PATCH without last_updated: status_code 1000 where 2001 (invalid or missing parameters) is due"),
+)
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant("trailing-slash-urls", PublishesTrailingSlashes, ("suites/ocpi",)),
+    Variant("empty-link-on-the-last-page", EmptyLinkOnTheLastPage,
+            (node(PULL, "test_pages_chain_completely", "cpo"),
+             node(PULL, "test_date_filter_on_last_updated", "cpo", "date_from"),
+             node(PULL, "test_date_filter_on_last_updated", "cpo", "date_to"),
+             node(PULL, "test_object_get_returns_one_location_evse_connector", "cpo")),
+            PaginationRules.empty_link.id),
 )

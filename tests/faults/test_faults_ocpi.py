@@ -1,4 +1,5 @@
-"""Self-check 2 for OCPI: every fault of ``catalog_ocpi.py`` is caught, for its reason.
+"""Self-check 2 for OCPI: every fault of ``catalog_ocpi.py`` is caught, for its reason, and every
+legal variant there passes.
 
 Played like ``test_fault_catalog.py`` (whose runner this reuses): each fault runs only the suite
 tests that must catch it, in a fresh pytest subprocess, with the faulty peer as the embedded SUT;
@@ -10,7 +11,7 @@ detection rate is printed at the end of the run.
 import importlib
 
 import pytest
-from catalog_ocpi import FAULTS, MODULE, PROTOCOL, Fault
+from catalog_ocpi import FAULTS, MODULE, PROTOCOL, VARIANTS, Fault, Variant, profile_options
 from test_fault_catalog import REPO, RULES, _run_suites, assert_caught
 
 from harness.reference.ocpi import OcpiPeer
@@ -49,7 +50,7 @@ def test_catalog_is_well_formed():
     """Unique names and classes, each a direct subclass of the reference peer that overrides
     something, importable by its path, caught by OCPI suite tests that exist."""
     assert len({f.name for f in FAULTS}) == len(FAULTS), "fault names repeat"
-    assert len({f.cls for f in FAULTS}) == len(FAULTS), "two faults share a class"
+    assert len({(f.cls, f.profile) for f in FAULTS}) == len(FAULTS), "two faults share a class and a profile"
     assert len(FAULTS) >= 8
     for fault in FAULTS:
         module, _, name = fault.embedded_sut.partition(":")
@@ -65,10 +66,12 @@ def test_catalog_is_well_formed():
             assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
 
 
-def test_the_selections_pass_against_the_reference(pytester, monkeypatch):
-    """Control: without a fault every selected test passes, so a caught fault is the fault's doing."""
-    selection = sorted({nodeid for fault in FAULTS for nodeid in fault.catch})
-    result, verdicts = _run_suites(pytester, monkeypatch, selection)
+@pytest.mark.parametrize("profile", sorted({f.profile for f in FAULTS}, key=str), ids=lambda p: p.name if p else "built-in")
+def test_the_selections_pass_against_the_reference(pytester, monkeypatch, profile):
+    """Control: without a fault every selected test passes under the faults' profile, so a caught
+    fault is the fault's doing."""
+    selection = sorted({nodeid for fault in FAULTS if fault.profile == profile for nodeid in fault.catch})
+    result, verdicts = _run_suites(pytester, monkeypatch, selection, *profile_options(profile))
     assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(selection, "passed"), \
         result.stdout.str()[-5000:]
     assert result.ret == pytest.ExitCode.OK
@@ -78,6 +81,21 @@ def test_the_selections_pass_against_the_reference(pytester, monkeypatch):
 def test_fault_is_caught(pytester, monkeypatch, ocpi_detected, fault: Fault):
     """The fault's tests fail (never broken) for the intended reason, and nothing else runs."""
     ocpi_detected[fault.name] = False
-    result, verdicts = _run_suites(pytester, monkeypatch, fault.catch, f"--embedded-sut={fault.embedded_sut}")
+    result, verdicts = _run_suites(pytester, monkeypatch, fault.catch, *fault.options)
     assert_caught(fault, result, verdicts)
     ocpi_detected[fault.name] = True
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda variant: variant.name)
+def test_legal_variant_passes(pytester, monkeypatch, variant: Variant):
+    """A legal but unusual platform passes every selected test: the harness blames no answer the
+    specification allows; where the variant departs from a SHOULD, each test names it as a finding."""
+    result, verdicts = _run_suites(pytester, monkeypatch, variant.selection, f"--embedded-sut={variant.embedded_sut}")
+    output = result.stdout.str()[-5000:]
+    assert verdicts and all(entry["verdict"] == "passed" for entry in verdicts.values()), \
+        {n: (v["verdict"], v["reason"][:300]) for n, v in verdicts.items() if v["verdict"] != "passed"} or output
+    if variant.finding:
+        assert sorted(verdicts) == sorted(variant.selection), output
+        assert all(f"[{variant.finding}]" in "\n".join(entry["findings"]) for entry in verdicts.values()), \
+            {n: v["findings"] for n, v in verdicts.items()}
+    assert result.ret == pytest.ExitCode.OK, output

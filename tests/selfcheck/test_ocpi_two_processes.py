@@ -6,10 +6,8 @@ standalone peer serves)."""
 import asyncio
 import json
 import os
-import select
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,29 +17,12 @@ from harness.transport.http import HttpClient, HttpServer
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN_A = "two-process-token-a-0001"
-START_TIMEOUT = 20
 RUN_TIMEOUT = 300
 
 
-@contextmanager
-def standalone_peer(role: str):
-    """The reference peer in its own process; its versions URL once it listens."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "harness.reference.ocpi", "--role", role, "--port", "0", "--token-a", TOKEN_A],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    try:
-        ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
-        line = process.stdout.readline() if ready else ""
-        assert line.startswith("versions URL: "), f"the peer did not start: {line!r} {process.stderr.read() if process.poll() is not None else ''}"
-        yield line.removeprefix("versions URL: ").strip()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+def peer_args(role: str) -> tuple[str, ...]:
+    """The reference peer in its own process (see conftest.standalone); it prints its versions URL."""
+    return "harness.reference.ocpi", "--role", role, "--port", "0", "--token-a", TOKEN_A
 
 
 async def _register(versions_url: str) -> None:
@@ -66,16 +47,17 @@ async def _register(versions_url: str) -> None:
         await server.stop()
 
 
-def test_registration_between_two_processes():
+def test_registration_between_two_processes(standalone):
     """Tokens B and C are exchanged over real HTTP, and token A is refused afterwards."""
-    with standalone_peer("cpo") as versions_url:
-        asyncio.run(_register(versions_url))
+    with standalone(*peer_args("cpo"), last="versions URL") as urls:
+        asyncio.run(_register(urls["versions URL"]))
 
 
 @pytest.mark.parametrize("role", ["cpo", "emsp"])
-def test_ocpi_suites_pass_against_the_standalone_peer(role, tmp_path):
+def test_ocpi_suites_pass_against_the_standalone_peer(role, tmp_path, standalone):
     """The OCPI suites, run against the standalone peer as a real SUT, all pass."""
-    with standalone_peer(role) as versions_url:
+    with standalone(*peer_args(role), last="versions URL") as urls:
+        versions_url = urls["versions URL"]
         base = versions_url.removesuffix("/ocpi/versions")
         completed = subprocess.run(
             [sys.executable, "-m", "pytest", "suites/ocpi", "-q", "-p", "no:cacheprovider", "--sut", role,

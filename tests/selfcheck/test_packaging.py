@@ -1,12 +1,33 @@
-"""The wheel carries everything the plugin needs outside this repository."""
+"""The wheel carries everything the plugin and the suites need outside this repository, and the
+installed harness runs a slice of every protocol in a fresh virtual environment in an empty directory
+(``pytest -m wheel`` selects the slow half)."""
 
+import json
+import os
+import shutil
 import subprocess
 import sys
 import tomllib
+import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
+# one use case per protocol: OCPP 2.x (both versions), OCPP 1.6, OCPI (schemas validate every body)
+SLICE = "P01,DATA16,OCPI_FORMAT"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """Built from a copy of the work tree: setuptools' build/ of the repository may hold files since removed."""
+    out = tmp_path_factory.mktemp("wheel")
+    source = shutil.copytree(REPO, out / "source", ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "reports", "*.egg-info", "__pycache__", ".venv", ".pytest_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
+                   check=True, timeout=300, capture_output=True)
+    return next(out.glob("evse_conformance-*.whl"))
 
 
 def test_every_harness_package_is_declared():
@@ -15,14 +36,44 @@ def test_every_harness_package_is_declared():
     assert present - declared == set(), "add these packages to [tool.setuptools] packages in pyproject.toml"
 
 
-def test_wheel_contains_the_plugin_profile_and_ocpi_schemas(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                    str(tmp_path), str(REPO)], check=True, timeout=300, capture_output=True)
-    wheel = next(tmp_path.glob("evse_conformance-*.whl"))
+def test_wheel_contains_the_plugin_profile_templates_schemas_and_suites(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "harness/plugin.py" in names
-    assert "harness/profiles/reference.toml" in names
+    assert {"harness/plugin.py", "harness/profiles/reference.toml", "harness/templates/conformance.html.j2",
+            "harness/suites/__init__.py"} <= names
     schemas = {n for n in names if n.startswith("harness/ocpi_schemas/") and n.endswith(".json")}
     assert len(schemas) == len(list((REPO / "schemas" / "ocpi").glob("*.json"))) > 10
+    suites = {n.removeprefix("harness/suites/") for n in names if n.startswith("harness/suites/test_")
+              or (n.startswith("harness/suites/") and "/test_" in n)}
+    assert suites == {str(p.relative_to(REPO / "suites")) for p in (REPO / "suites").rglob("test_*.py")}
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "evse_conformance = harness.plugin" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+@pytest.mark.wheel
+def test_the_installed_wheel_runs_every_protocol_outside_the_repository(wheel, tmp_path):
+    """Installed from the wheel alone (its dependencies from a wheelhouse, no index), in an empty
+    directory: the suites load as ``harness.suites`` and pass, the OCPI schemas load from the package
+    data, and the reports are written."""
+    wheelhouse, work = tmp_path / "wheelhouse", tmp_path / "empty"
+    work.mkdir()
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d", str(wheelhouse), str(wheel)],
+                   check=True, timeout=300, capture_output=True)
+    venv.create(tmp_path / "venv", with_pip=True)
+    python = str(tmp_path / "venv" / "bin" / "python")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")} | \
+        {"PYTHONDONTWRITEBYTECODE": "1"}
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--find-links", str(wheelhouse), str(wheel)],
+                   check=True, timeout=300, capture_output=True, env=env, cwd=work)
+    where = subprocess.run([python, "-c", "import harness.ocpi.schemas as s; print(s.__file__, len(s.names()))"],
+                           capture_output=True, text=True, timeout=60, env=env, cwd=work, check=True).stdout.split()
+    assert where[0].startswith(str(tmp_path / "venv")) and not where[0].startswith(str(REPO))
+    assert int(where[1]) == len(list((REPO / "schemas" / "ocpi").glob("*.json")))
+    run = subprocess.run([python, "-m", "pytest", "--pyargs", "harness.suites", "--usecase", SLICE, "-q",
+                          "-p", "no:cacheprovider", "--reports-dir", "out"],
+                         capture_output=True, text=True, timeout=300, env=env, cwd=work)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    summary = json.loads((work / "out" / "conformance.json").read_text())
+    assert summary["counts"]["passed"] == len(summary["results"]) > 20
+    assert {r["protocol"] for r in summary["results"]} == {"ocpp2.0.1", "ocpp2.1", "ocpp1.6", "ocpi2.2.1"}
+    assert (work / "out" / "conformance.html").read_text().count("<tr") > len(summary["results"])
+    assert sorted(p.name for p in work.iterdir()) == ["out"], "the run wrote outside its reports directory"

@@ -11,14 +11,11 @@ profile's ``[ocpi]`` section (the built-in reference profile unless ``--profile`
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
 import sys
-from importlib import resources
 
-from harness import profile as profiles
-from harness.errors import ConfigError, HarnessError
+from harness.errors import ConfigError
 from harness.reference.ocpi import CPO, EMSP, build_peer, sut_identity
+from harness.reference.standalone import load_profile, run, until_stopped
 from harness.transport.http import HttpClient, HttpServer
 
 
@@ -33,11 +30,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def serve(args: argparse.Namespace) -> None:
-    if args.profile:
-        profile = profiles.load(args.profile)
-    else:
-        text = (resources.files("harness") / "profiles" / "reference.toml").read_text(encoding="utf-8")
-        profile = profiles.from_dict(profiles.tomllib.loads(text), "reference.toml (built in)")
+    profile = load_profile(args.profile)
     token_a = args.token_a or profile.get("ocpi.token_a")
     if not token_a:
         raise ConfigError("give --token-a, or [ocpi] token_a in the profile")
@@ -47,24 +40,16 @@ async def serve(args: argparse.Namespace) -> None:
     server = await HttpServer(peer.app, args.host, args.port).start()
     peer.bind(server.url, token_a=token_a)
     print(f"versions URL: {peer.versions_url}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     try:
-        await stop.wait()
+        await until_stopped()
     finally:
         await peer.stop()
         await server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        asyncio.run(serve(_arguments(argv)))
-    except HarnessError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return 0
+    args = _arguments(argv)
+    return run(lambda: serve(args))
 
 
 if __name__ == "__main__":

@@ -85,6 +85,14 @@ class PeerIdentity:
                 "party_id": self.party_id, "country_code": self.country_code}
 
 
+def _below(url: str, *segments: str) -> str:
+    """``url`` as published, followed by ``segments``: ``…/locations`` and ``…/locations/`` both lead
+    to ``…/locations/LOC-1``; with no segments, ``url`` itself."""
+    if not segments:
+        return url
+    return url + ("" if url.endswith("/") else "/") + "/".join(segments)
+
+
 def _routed(module: str | None) -> bool:
     """Functional modules carry routing headers; versions and details are not one."""
     return module not in (None, "versions", "version_details") and hdr.needs_routing(module, VERSION)
@@ -247,7 +255,10 @@ class OcpiPeer(Actions):
     def other_url(self, module: str, *ids: str, endpoints: VersionDetails | None = None) -> str:
         """The other platform's URL of ``module`` for the object ``ids``, from ``endpoints`` (by default
         those of the registration): its credentials endpoint; its Sender by ids; its Receiver by our
-        party and ids (client-owned objects). StatusError 3003 when it lists no such endpoint."""
+        party and ids (client-owned objects). StatusError 3003 when it lists no such endpoint.
+
+        The endpoint URL is used exactly as published: a platform that publishes ``…/locations/``
+        is asked at ``…/locations/`` and ``…/locations/{id}``, never at a URL it may redirect."""
         endpoints = endpoints or self.peer_endpoints
         if endpoints is None:
             raise HarnessError("not registered: the other platform's endpoints are unknown")
@@ -255,7 +266,7 @@ class OcpiPeer(Actions):
             return endpoints.endpoint(CREDENTIALS).url
         theirs = RECEIVER if self._handler(module).interface == SENDER else SENDER
         party = (self.identity.country_code, self.identity.party_id) if theirs == RECEIVER else ()
-        return "/".join([endpoints.endpoint(module, theirs).url.rstrip("/"), *party, *ids])
+        return _below(endpoints.endpoint(module, theirs).url, *party, *ids)
 
     async def call(self, method: str, module: str, ids: tuple[str, ...] = (), body: Any = None) -> HttpExchange:
         """One request of the relationship to the other platform's ``module`` (see ``other_url``)."""
@@ -265,7 +276,7 @@ class OcpiPeer(Actions):
                    module: str | None = None, authorization: Any = _UNSET,
                    raw_body: bytes | None = None) -> HttpExchange:
         """One request to the other platform; its answer is judged (envelope, echoed ids) and returned."""
-        headers = hdr.tracking_headers()
+        headers = self.tracking_headers()
         if authorization is _UNSET:
             if token is None:
                 raise HarnessError(f"{method} {url}: no token to present")
@@ -281,6 +292,11 @@ class OcpiPeer(Actions):
         exchange = await self.http.request(method, url, headers=headers, body=content, timeout=self.call_timeout)
         self._judge_answer(exchange)
         return exchange
+
+    @staticmethod
+    def tracking_headers() -> dict[str, str]:
+        """X-Request-ID and X-Correlation-ID of one new request."""
+        return hdr.tracking_headers()
 
     def _judge_answer(self, exchange: HttpExchange) -> None:
         for check in (lambda: parse(exchange.response_body),
@@ -384,9 +400,14 @@ class OcpiPeer(Actions):
         self.served.append(Served(exchange, module, presented))
         self._changed.set()
 
+    @property
+    def token_policy(self) -> Policy:
+        """The forms in which we read the other platform's tokens: the profile's encoding."""
+        return self.identity.token_encoding
+
     def _authenticate(self, request: HttpRequest, module: str) -> PresentedToken:
         """The presented token must open ``module``; StatusError 401 otherwise."""
-        presented = auth.decode_authorization(request.header("Authorization"), self.identity.token_encoding,
+        presented = auth.decode_authorization(request.header("Authorization"), self.token_policy,
                                               self._known_tokens())
         if presented.is_deviation_for(VERSION):
             self.violations.append(PeerViolation(
@@ -402,10 +423,9 @@ class OcpiPeer(Actions):
         return presented
 
     def _check_request_headers(self, request: HttpRequest, module: str) -> None:
-        for name in (hdr.REQUEST_ID, hdr.CORRELATION_ID):
-            if not request.header(name):
-                self.violations.append(PeerViolation(HeaderRules.request_ids, f"request without {name}",
-                                                     expected=name, actual=sorted(hdr.header_map(request.headers))))
+        for name in hdr.missing_ids(request.headers):
+            self.violations.append(PeerViolation(HeaderRules.request_ids, f"request without {name}",
+                                                 expected=name, actual=sorted(hdr.header_map(request.headers))))
         if _routed(module):
             try:
                 hdr.read_route(request.headers)

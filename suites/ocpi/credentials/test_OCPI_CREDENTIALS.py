@@ -54,8 +54,7 @@ async def test_registration(ocpi, initiator):
         return
     creds.check_connect_back(dialogue.during, ocpi.token_from_sut, Creds.connect_back, "while serving the POST")
     await creds.check_opens(ocpi, url, ocpi.token_to_sut, Creds.token_c, "a GET of the SUT's credentials with token C")
-    creds.check_unauthorized(await creds.get_credentials(ocpi, url, dialogue.token_a), Creds.token_a_discarded,
-                             "token A after the registration")
+    await creds.check_token_a_discarded(ocpi, dialogue)
 
 
 @pytest.mark.parametrize("ocpi", ["sockets"], indirect=True)
@@ -64,8 +63,7 @@ async def test_registration_over_real_sockets(ocpi):
     """The same registration with both platforms on real TCP ports (uvicorn, httpx over the network)."""
     dialogue = await creds.registered(ocpi)
     creds.check_connect_back(dialogue.during, ocpi.token_from_sut, Creds.connect_back, "while serving the POST")
-    creds.check_unauthorized(await creds.get_credentials(ocpi, dialogue.credentials_url, dialogue.token_a),
-                             Creds.token_a_discarded, "token A after the registration")
+    await creds.check_token_a_discarded(ocpi, dialogue)
 
 
 @checks(Creds.post_when_registered)

@@ -32,8 +32,8 @@ class OCPI_LOCATIONS_PULL(RuleTable):
 
 pytestmark = case("OCPI_LOCATIONS_PULL", block="Locations", roles=(CPO,), protocols=OCPI)
 
-WALK = (Pages.limit_header, Pages.total_count, Pages.next_link, Pages.link_filters, Pages.page_size, Pages.complete,
-        Pages.stable_total, Pages.same_host, LocationRules.listed)
+WALK = (Pages.limit_header, Pages.total_count, Pages.next_link, Pages.empty_link, Pages.link_filters, Pages.page_size,
+        Pages.complete, Pages.stable_total, Pages.same_host, LocationRules.listed)
 
 
 async def _everything(ocpi) -> list[dict]:

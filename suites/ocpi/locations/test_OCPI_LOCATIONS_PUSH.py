@@ -5,11 +5,16 @@ Played with either platform under test; the CPO always initiates (the actuator a
 test: ``push_location``, ``patch_evse_status``, ``patch_connector``). What the CPO sent is then
 read back from the SUT: from the eMSP's Receiver as stored, or from the CPO's own Sender.
 A PUT stores the whole Location; a PATCH changes only its fields and carries last_updated; a
-changed EVSE or Connector bumps its parents' last_updated; a removed EVSE stays, as REMOVED.
+changed EVSE or Connector bumps its parents' last_updated; a removed EVSE stays, as REMOVED; ids
+and parties come back in the case they were sent.
 """
+
+import copy
+import secrets
 
 import pytest
 
+from harness.ocpi.credentials import CredentialsRules as Creds
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs
 from harness.ocpi.timestamps import parse_datetime
@@ -116,3 +121,50 @@ async def test_patch_without_last_updated_gets_2001(ocpi):
     evse = await loc.sut_object(ocpi, (location_id, evse_uid))
     require(evse["status"] != "BLOCKED", Locs.patch_last_updated, "the Receiver applied the PATCH it refused",
             expected="the status before", actual=evse["status"])
+
+
+def _in_mixed_case(location: dict) -> dict:
+    """A copy of ``location`` with one EVSE of one Connector and fresh ids in mixed case, which a
+    SUT that lower- or upper-cases ids would change."""
+    suffix = secrets.token_hex(3)
+    copied = copy.deepcopy(location)
+    evse = copied["evses"][0]
+    evse["uid"], evse["connectors"] = f"Evse-Case-{suffix}", [{**evse["connectors"][0], "id": "Con-1a"}]
+    copied["id"], copied["evses"] = f"Loc-Case-{suffix}", [evse]
+    return copied
+
+
+def _identity(location: dict, evse_uid: str, connector_id: str, rule) -> dict:
+    """The ids of ``location`` down to the EVSE and Connector named (found ignoring case)."""
+    evse = next((e for e in location.get("evses", []) if e["uid"].lower() == evse_uid.lower()), {})
+    connector = next((c for c in evse.get("connectors", []) if c["id"].lower() == connector_id.lower()), {})
+    require(bool(connector), rule, f"the Location holds no EVSE {evse_uid} with a Connector {connector_id}",
+            expected=(evse_uid, connector_id), actual=[e.get("uid") for e in location.get("evses", [])])
+    return {"Location country_code": location["country_code"], "Location party_id": location["party_id"],
+            "Location id": location["id"], "EVSE uid": evse["uid"], "Connector id": connector["id"]}
+
+
+@checks(ASKED, Locs.put, Locs.stored, Locs.object_by_ids, Locs.ids_as_sent, Creds.party_as_declared)
+async def test_ids_and_party_come_back_as_sent(ocpi):
+    """Ids are CiStrings: a SUT compares them ignoring case but gives them back as they were sent,
+    and names the harness's party as its credentials roles declared it. The text makes them
+    case-insensitive without forbidding a rewrite, so a changed case is a finding, not a failure.
+    The eMSP under test is pushed a Location with mixed-case ids and read back; the CPO under test
+    pushes its own, names the harness in the push's OCPI-to-* headers, and serves it back."""
+    if ocpi.is_sut(EMSP):
+        await creds.registered(ocpi)
+        sent = _in_mixed_case(ocpi.harness_objects(LOCATIONS)[0])
+        push = await ocpi.exchange(CPO, "PUT", LOCATIONS, (sent["id"],), sent, rule=Locs.put)
+        check_answer(push, Locs.put, f"the PUT of {sent['id']}", success=True)
+    else:
+        _, push = await _pushed(ocpi)
+        sent = push.request_json()
+        creds.check_party_as_declared(ocpi, push.request_headers, "the CPO's PUT")
+    evse_uid, connector_id = sent["evses"][0]["uid"], sent["evses"][0]["connectors"][0]["id"]
+    held, answer = await loc.read_object(ocpi, (sent["id"],))
+    creds.check_party_as_declared(ocpi, answer.response_headers, "the answer to the harness's GET")
+    rule = Locs.stored if ocpi.is_sut(EMSP) else Locs.object_by_ids
+    came_back = _identity(held, evse_uid, connector_id, rule)
+    for name, value in _identity(sent, evse_uid, connector_id, Locs.put).items():
+        check_equal(rule, f"{name} (ignoring case)", value.lower(), came_back[name].lower())
+        check_equal(Locs.ids_as_sent, name, value, came_back[name])

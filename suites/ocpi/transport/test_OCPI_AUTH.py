@@ -9,12 +9,13 @@ travels base64-encoded, and the profile says which form the SUT uses (a raw one 
 
 import pytest
 
-from harness.ocpi.auth import AuthRules
+from harness.errors import NotApplicable
+from harness.ocpi.auth import AuthRules, TokenForm, authorization_header
 from harness.ocpi.credentials import CredentialsRules
 from harness.ocpi.locations import LOCATIONS
 from harness.ocpi.versions import CREDENTIALS
 from harness.ocpi_arena import CPO, EMSP
-from harness.rules import RuleTable, must
+from harness.rules import RuleTable, must, should
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.verdict import violated
@@ -24,6 +25,10 @@ class OCPI_AUTH(RuleTable):
     """What the authentication use case judges beyond the rows of ``AuthRules``."""
     declared_encoding = must("OCPI 2.2.1 §4.1.2 Authorization header; profile [ocpi] token_encoding",
                              "the SUT accepts the token in the form its profile declares")
+    undeclared_form_refused = should("OCPI 2.2.1 §4.1.2 Authorization header (and its note: read both forms by "
+                                     "trial or by configuration); profile [ocpi] token_encoding; facts/ocpi-wire.md "
+                                     "Authentication", "a SUT whose profile declares one token form refuses the "
+                                     "other with HTTP 401 (one that reads both declares token_encoding = either)")
 
 
 pytestmark = case("OCPI_AUTH", block="Authentication", roles=(CPO, EMSP), protocols=OCPI)
@@ -81,3 +86,20 @@ async def test_token_encoding_follows_the_profile(ocpi, profile):
     if encoding == "raw":
         violated(AuthRules.raw_token, "the profile declares raw credentials tokens for the SUT: OCPI 2.2.1 "
                                       "platforms send and accept base64")
+
+
+@checks(OCPI_AUTH.undeclared_form_refused)
+async def test_token_in_the_undeclared_form_is_refused(ocpi, profile):
+    """Token C in the form the profile does not declare is refused with HTTP 401: raw where base64
+    is declared, base64 where raw is. 2.2.1 lets a platform read both forms (by trial or by
+    configuration), so one that does is legal: a finding telling to declare ``either``, not a
+    failure."""
+    encoding = profile.get("ocpi.token_encoding", "base64")
+    if encoding == "either":
+        raise NotApplicable("the profile declares that the SUT reads both token forms (token_encoding = either)")
+    other = TokenForm.RAW if encoding == TokenForm.BASE64.value else TokenForm.BASE64
+    dialogue = await creds.registered(ocpi)
+    answer = await ocpi.send("GET", dialogue.credentials_url,
+                             authorization=authorization_header(ocpi.token_to_sut, other))
+    creds.check_unauthorized(answer, OCPI_AUTH.undeclared_form_refused,
+                             f"token C in {other.value} form where the profile declares {encoding}")

@@ -3,7 +3,8 @@
 ``EnvelopeRules`` in harness/ocpi/envelope.py, ``HeaderRules`` in harness/ocpi/headers.py).
 
 Framework defaults on 401, 404 or 405 (plain text, HTML, ``{"detail": ...}``) are the field's
-classic trap; so are request ids not echoed and routing headers missing on errors.
+classic trap; so are request ids not echoed and routing headers missing on errors. The SUT's own
+requests to the harness carry their ids too.
 """
 
 import secrets
@@ -13,6 +14,7 @@ import pytest
 from harness.errors import PeerViolation
 from harness.ocpi import headers as hdr
 from harness.ocpi.envelope import EnvelopeRules, parse
+from harness.ocpi.credentials import CredentialsRules
 from harness.ocpi.headers import HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules
 from harness.ocpi.versions import CREDENTIALS
@@ -79,3 +81,14 @@ async def test_answer_is_an_envelope_with_the_request_ids(ocpi, answer):
             hdr.check_response_route(hdr.read_route(exchange.request_headers), exchange.response_headers)
         except PeerViolation as violation:
             violated(violation.rule, f"routing headers of the {kind} answer: {violation.args[0]}")
+
+
+@checks(HeaderRules.request_ids, CredentialsRules.connect_back)
+async def test_sut_requests_carry_request_ids(ocpi):
+    """The SUT's own requests (its connect-back while it serves the harness's registration) each
+    carry X-Request-ID, a new one each time, and X-Correlation-ID."""
+    dialogue = await creds.registered(ocpi)
+    require(bool(dialogue.during), CredentialsRules.connect_back, "the SUT answered the registration without "
+            "fetching the harness's versions", expected="GET versions, GET version details", actual="no request")
+    hdr.check_request_ids((f"the SUT's {served.method} {served.module or served.exchange.path}",
+                           served.exchange.request_headers) for served in dialogue.during)

@@ -1,14 +1,13 @@
-"""Actuators against a real HTTP server on loopback, and the python and manual kinds."""
+"""Actuators against a real HTTP server on loopback, and the python kind (the manual one:
+test_manual_actuator.py)."""
 
-import io
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from harness.actuators import (ActionUnsupported, ActuatorFailed, HttpActuator, ManualActuator, PythonActuator,
-                               build)
+from harness.actuators import ActionUnsupported, ActuatorFailed, HttpActuator, PythonActuator, build
 from harness.errors import ConfigError
 
 
@@ -86,17 +85,10 @@ def test_python_actuator_class_that_does_not_load_is_a_config_error():
         PythonActuator("no.such.module:Bench")
 
 
-async def test_manual_actuator_prints_the_instruction_without_the_token():
-    stream = io.StringIO()
-    await ManualActuator(stream).perform("present_id_token", {"id_token": {"idToken": "SECRET42", "type": "KeyCode"},
-                                                              "evse_id": 1})
-    text = stream.getvalue()
-    assert "MANUAL ACTION: present id token" in text and "evse_id=1" in text
-    assert "SECRET42" not in text and "…42" in text
-
-
 def test_build_explains_what_is_missing():
     with pytest.raises(ConfigError, match="--actuator http needs a base URL"):
         build("http")
     with pytest.raises(ConfigError, match="use manual, http or python"):
         build("robot")
+    with pytest.raises(ConfigError, match="manual needs the operator's terminal"):
+        build("manual")

@@ -20,15 +20,49 @@ def test_reference_profile_loads_with_every_token_and_evse():
 @pytest.mark.parametrize("data, message", [
     ({"stationn": {}}, "unknown key stationn"),
     ({"station": {"identity": "X", "passwrd": "p" * 16}}, "unknown key station.passwrd"),
-    ({"station": {"password": "short"}}, "station.password: 'short' is too short; make it longer"),
-    ({"tokens": {"t": {"id": "1", "type": "ISO14443", "status": "Fine"}}}, "tokens.t.status: 'Fine' is not one of"),
-    ({"timeouts": {"call": 0}}, "timeouts.call: 0 is less than or equal to the minimum of 0"),
+    ({"station": {"password": "tiny-pw"}}, "station.password is too short: write at least 16 characters"),
+    ({"station": {"identity": "X" * 49}}, "station.identity is too long: write at most 48 characters"),
+    ({"station": {"identity": 7}}, "station.identity: write a string, not an integer"),
+    ({"tokens": {"t": {"id": "1", "type": "ISO14443", "status": "Fine"}}},
+     "tokens.t.status: 'Fine' is not allowed; use one of 'Accepted', 'Blocked'"),
+    ({"tokens": {"t": {"id": "1", "type": "ISO14443"}}}, "tokens.t.status is missing; add it"),
+    ({"timeouts": {"call": 0}}, "timeouts.call: write a number more than 0, not 0"),
+    ({"station": {"evse": []}}, "station.evse: give at least 1 item"),
     ({"actuator": {"class": "no_colon"}}, "write it as module.path:ClassName"),
 ])
 def test_bad_profile_is_refused_naming_the_key(data, message):
     with pytest.raises(ConfigError) as refused:
         profiles.from_dict(data, "p.toml")
     assert message in str(refused.value) and "p.toml" in str(refused.value)
+
+
+def test_every_problem_is_refused_at_once():
+    data = {"stationn": {}, "station": {"identity": "", "password": "tiny-pw"}, "timeouts": {"call": -1}}
+    with pytest.raises(ConfigError) as refused:
+        profiles.from_dict(data, "p.toml")
+    lines = str(refused.value).splitlines()
+    assert lines[0] == "4 problems stop the run before any test:"
+    assert [line.split(": ", 1)[1] for line in lines[1:]] == [
+        "unknown key stationn; remove it or fix its spelling (known keys: actuator, data_transfer, features, "
+        "ocpi, station, sut, timeouts, tokens)",
+        "station.identity is too short: write at least 1 character",
+        "station.password is too short: write at least 16 characters",
+        "timeouts.call: write a number more than 0, not -1"]
+
+
+@pytest.mark.parametrize("data, secret", [
+    ({"station": {"password": "tiny-secret-pw"}}, "tiny-secret-pw"),
+    ({"station": {"password": "a-secret-password-far-too-long-" * 3}}, "a-secret-password-far-too-long-"),
+    ({"station": {"authorization_key": "not-hex-secret-key"}}, "not-hex-secret-key"),
+    ({"ocpi": {"token_a": "token with spaces"}}, "token with spaces"),
+    ({"tokens": {"pin": {"id": "84120000" * 40, "type": "KeyCode", "status": "Accepted"}}}, "84120000"),
+    ({"station": {"password": 1234567890123456789}}, "1234567890123456789"),
+])
+def test_no_secret_value_is_ever_shown(data, secret):
+    with pytest.raises(ConfigError) as refused:
+        profiles.from_dict(data, "p.toml")
+    assert secret not in str(refused.value)
+    assert data.popitem()[0] in str(refused.value)   # the section is named all the same
 
 
 def test_missing_token_is_a_config_error_that_says_how_to_add_it():

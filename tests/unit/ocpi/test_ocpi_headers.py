@@ -4,8 +4,8 @@ import pytest
 
 from harness.errors import PeerViolation
 from harness.ocpi.headers import (
-    HeaderRules, Party, Route, check_echo, check_response_route, header_map, needs_routing, read_route, routing_headers,
-    tracking_headers)
+    HeaderRules, Party, Route, addressee, check_echo, check_request_ids, check_response_route, header_map, needs_routing,
+    read_route, routing_headers, tracking_headers)
 
 CPO, EMSP = Party("NL", "VOL"), Party("DE", "EXA")
 
@@ -91,3 +91,27 @@ def test_a_response_without_routing_headers_breaks_the_answer_row():
     with pytest.raises(PeerViolation) as caught:
         check_response_route(Route(CPO, EMSP), {})
     assert caught.value.rule == HeaderRules.routing_answer and "the response" in str(caught.value)
+
+
+def test_request_ids_present_and_new_for_each_request():
+    check_request_ids([("first", tracking_headers()), ("second", [("x-request-id", "r-2"), ("x-correlation-id", "c")]),
+                       ("third", {"X-Request-ID": "r-3", "X-Correlation-ID": "c"})])   # the chain keeps c
+
+
+@pytest.mark.parametrize("requests, fragment", [
+    ([("GET versions", {"X-Correlation-ID": "c"})], "GET versions carries no X-Request-ID"),
+    ([("GET versions", {})], "carries no X-Request-ID and no X-Correlation-ID"),
+    ([("GET versions", {"X-Request-ID": "", "X-Correlation-ID": "c"})], "carries no X-Request-ID"),
+    ([("GET versions", {"X-Request-ID": "r", "X-Correlation-ID": "c"}),
+      ("GET details", {"X-Request-ID": "r", "X-Correlation-ID": "d"})], "GET details repeats the X-Request-ID of "
+                                                                       "GET versions"),
+])
+def test_request_id_faults(requests, fragment):
+    with pytest.raises(PeerViolation) as caught:
+        check_request_ids(requests)
+    assert caught.value.rule == HeaderRules.request_ids and fragment in str(caught.value)
+
+
+def test_addressee_is_read_as_written_or_none():
+    assert addressee({"ocpi-to-country-code": "nl", "OCPI-to-party-id": "Vol"}) == Party("nl", "Vol")
+    assert addressee({"OCPI-to-country-code": "NL"}) is None

@@ -147,11 +147,24 @@ def test_read_headers_without_link_means_last_page():
     assert read_page_headers({"X-Total-Count": "0", "X-Limit": "5"}).next_url is None
 
 
+@pytest.mark.parametrize("value", ["", " ", ", ,"])
+def test_read_headers_an_empty_link_field_is_an_empty_list(value):
+    """RFC 9110 §5.6.1: a list may be empty; what that means on the last page the walker judges."""
+    found = read_page_headers({"Link": value})
+    assert (found.next_url, found.empty_link) == (None, True)
+
+
+def test_read_headers_a_link_without_next_is_not_empty():
+    found = read_page_headers({"Link": '<https://a/p?offset=0>; rel="prev"'})
+    assert (found.next_url, found.empty_link) == (None, False)
+
+
 @pytest.mark.parametrize("headers, rule", [
     ({"X-Total-Count": "many"}, P.total_count),
     ({"X-Limit": "-1"}, P.limit_header),
-    ({"Link": ""}, P.next_link),
     ({"Link": "https://a/p?offset=10; rel=next"}, P.next_link),
+    ({"Link": '<https://a/p?offset=10>; rel="next'}, P.next_link),
+    ({"Link": "<https://a/p?offset=10> rel=next"}, P.next_link),
 ])
 def test_read_headers_rejects_malformed_values(headers, rule):
     with pytest.raises(PeerViolation) as caught:
@@ -245,6 +258,18 @@ def test_inconsistent_total_count():
         walker.feed(walker.next_url, headers(6, next_page(4)),
                     OBJECTS[2:4])
     assert (caught.value.rule, caught.value.expected, caught.value.actual) == (P.stable_total, 5, 6)
+
+
+def test_empty_link_on_the_last_page_is_a_finding():
+    walker = PageWalker(FIRST)
+    assert walker.feed(FIRST, {**headers(2), "Link": ""}, OBJECTS[:2]) is None and walker.done
+    assert [(f.rule, f.strict) for f in walker.findings] == [(P.empty_link, False)]
+
+
+def test_empty_link_before_the_last_page_loses_objects():
+    with pytest.raises(PeerViolation) as caught:
+        PageWalker(FIRST).feed(FIRST, {**headers(5), "Link": ""}, OBJECTS[:2])
+    assert caught.value.rule == P.complete
 
 
 def test_link_on_the_last_page():

@@ -303,6 +303,18 @@ def test_peer_reusing_a_call_id_is_a_strict_violation(link):
     assert only(events, CallReceived).call.id == "dup"
 
 
+def test_call_ids_are_remembered_over_a_bounded_window():
+    """rpc.unique_id: judged over the peer's last ``remember`` CALL ids, so a long-lived connection's memory stays
+    bounded: a reuse within the window is caught; past it the oldest id is forgotten."""
+    b = RpcEndpoint(V201, remember=3)
+    for n in range(4):
+        b.answer(b.receive(f'[2,"c{n}","Heartbeat",{{}}]', float(n)).pop().call, HEARTBEAT_ANSWER)
+    reused = b.receive('[2,"c1","Heartbeat",{}]', 5.0)
+    assert rules(reused) == [("rpc.unique_id", True)]
+    b.answer(only(reused, CallReceived).call, HEARTBEAT_ANSWER)
+    assert rules(b.receive('[2,"c0","Heartbeat",{}]', 6.0)) == []
+
+
 @pytest.mark.parametrize("version", list(OcppVersion))
 def test_unknown_action_is_answered_not_implemented(link, version):
     """rpc.known_action: an action the version does not define is answered NotImplemented and reported."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
@@ -168,20 +169,34 @@ def test_limit_received_as_text_is_judged_on_the_digits_sent(number, ok):
 
 
 # ----------------------------------------------------------------------------- compiled once
-def test_validator_is_compiled_once_per_version_action_and_direction():
-    """Schemas: the second look-up returns the same compiled validator from the cache."""
-    first = schemas._validator(V201, "Authorize", "request")
-    hits = schemas._validator.cache_info().hits
-    assert schemas._validator(V201, "Authorize", "request") is first
-    assert schemas._validator.cache_info().hits == hits + 1
-    assert schemas._validator(V201, "Authorize", "response") is not first
-    assert schemas._validator(V21, "Authorize", "request") is not first
+@pytest.mark.parametrize("build", [schemas.compiled, schemas.detailed])
+def test_validators_are_compiled_once_per_version_action_and_direction(build):
+    """Schemas: the second look-up of the fast or the detailed validator returns the same one from the cache."""
+    first = build(V201, "Authorize", "request")
+    hits = build.cache_info().hits
+    assert build(V201, "Authorize", "request") is first
+    assert build.cache_info().hits == hits + 1
+    assert build(V201, "Authorize", "response") is not first
+    assert build(V21, "Authorize", "request") is not first
 
 
 def test_1_6_schemas_use_draft_4_and_2x_draft_6():
-    """Schemas: 1.6 schemas are draft-04, 2.0.1/2.1 draft-06, each judged by its own draft."""
-    assert schemas._validator(V16, "Authorize", "request").META_SCHEMA["$schema"].endswith("draft-04/schema#")
-    assert schemas._validator(V201, "Authorize", "request").META_SCHEMA["$schema"].endswith("draft-06/schema#")
+    """Schemas: 1.6 schemas are draft-04, 2.0.1/2.1 draft-06, each judged by its own draft on both paths."""
+    assert schemas.detailed(V16, "Authorize", "request").META_SCHEMA["$schema"].endswith("draft-04/schema#")
+    assert schemas.detailed(V201, "Authorize", "request").META_SCHEMA["$schema"].endswith("draft-06/schema#")
+    assert type(schemas.compiled(V16, "Authorize", "request")).__name__ == "Draft4Validator"
+    assert type(schemas.compiled(V201, "Authorize", "request")).__name__ == "Draft6Validator"
+
+
+def test_only_a_rejected_payload_is_walked_by_the_detailed_validator(monkeypatch):
+    """Schemas: a valid payload is judged by the compiled validator alone; an invalid one gets the detailed report."""
+    walked = []
+    real = schemas.detailed
+    monkeypatch.setattr(schemas, "detailed", lambda *key: walked.append(key) or real(*key))
+    assert validate(V201, "Authorize", "request", {"idToken": {"idToken": "04A2", "type": "ISO14443"}}) == []
+    assert walked == []
+    assert validate(V201, "Authorize", "request", {"idToken": {"idToken": "04A2"}})[0].keyword == "required"
+    assert walked == [(V201, "Authorize", "request")]
 
 
 def test_known_actions_are_read_once():
@@ -199,6 +214,13 @@ def test_known_actions_are_read_once():
     ("2024-01-01 00:00:00Z", False, False),
     ("2024-13-01T00:00:00Z", False, False),
     ("2024-02-30T00:00:00Z", False, False),
+    ("2024-02-29T00:00:00Z", True, True),            # a leap year
+    ("2000-02-29T00:00:00Z", True, True),
+    ("2023-02-29T00:00:00Z", False, False),
+    ("2100-02-29T00:00:00Z", False, False),
+    ("2024-04-31T00:00:00Z", False, False),
+    ("2024-00-10T00:00:00Z", False, False),
+    ("٢٠٢٤-01-01T00:00:00Z", False, False),          # digits are ASCII digits
     ("2024-01-01T24:00:00Z", False, False),
     ("2024-01-01T00:00:61", False, False),
     ("2024-01-01T00:00:00+24:00", False, False),
@@ -223,3 +245,48 @@ def test_a_bad_date_time_in_a_request_is_answered_property_constraint_violation(
     event = {"eventType": "Started", "timestamp": "2024-01-01T00:00:00", "triggerReason": "Authorized", "seqNo": 0,
              "transactionInfo": {"transactionId": "T1"}}
     assert error_code(V201, validate(V201, "TransactionEvent", "request", event)) == "PropertyConstraintViolation"
+
+
+# ----------------------------------------------------------------------------- the compiled path's edges
+@pytest.mark.parametrize("value, ok", [
+    (Decimal("16.1"), True), (Decimal("16.05"), False), (16.1, True), (16.05, False), (0.3, True), (7, True), (0, True),
+    (Decimal("-0.2"), True), (Decimal("0E-50"), True), (Decimal("16.1000000000000000001"), False),
+    (Decimal("1E+999999999"), True), (Decimal("1E-999999999"), False), (Decimal("1." + "0" * 6000), True),
+    (Decimal("1." + "0" * 6000 + "1"), False), (Decimal("NaN"), False), (float("inf"), False),
+])
+def test_multiple_of_is_judged_on_the_decimal_digits_at_any_size(value, ok):
+    """Schemas/Limits: is_multiple is exact, a float on its shortest repr, and instant for huge exponents
+    (jsonschema's own Decimal remainder raises past 28 digits)."""
+    assert schemas.is_multiple(value, Decimal("0.1")) is ok
+
+
+def test_a_huge_1_6_limit_is_judged_not_crashed_on():
+    """Schemas/Limits: a peer's 1E+400 limit is a multiple of 0.1 on both paths; 1E-400 is a violation."""
+    assert validate(V16, "SetChargingProfile", "request", set_charging_profile_16(Decimal("1E+400"))) == []
+    found = validate(V16, "SetChargingProfile", "request", set_charging_profile_16(Decimal("1E-400")))
+    assert [(v.path, v.keyword) for v in found] == [(LIMIT_PATH, "multipleOf")]
+
+
+@pytest.mark.parametrize("interval, in_2x, in_16", [
+    (300, True, True), (Decimal("300.0"), True, False), (300.0, True, False), (Decimal("3E+2"), True, False),
+    (Decimal("300.5"), False, False),
+])
+def test_a_number_with_a_zero_fraction_is_an_integer_in_draft_6_only(interval, in_2x, in_16):
+    """Schemas: draft 6 (2.x) takes 300.0 as an integer, parsed as a Decimal or built as a float; draft 4 (1.6) not."""
+    boot_2x = {"currentTime": "2024-01-01T00:00:00Z", "interval": interval, "status": "Accepted"}
+    assert (validate(V201, "BootNotification", "response", boot_2x) == []) is in_2x
+    boot_16 = {"currentTime": "2024-01-01T00:00:00Z", "interval": interval, "status": "Accepted"}
+    assert (validate(V16, "BootNotification", "response", boot_16) == []) is in_16
+
+
+def test_a_value_that_is_no_json_is_reported_at_its_field():
+    """Schemas: a datetime object the harness forgot to format is a type fault at its field, not a crash."""
+    found = validate(V201, "Heartbeat", "response", {"currentTime": datetime(2024, 1, 1)})
+    assert [(v.path, v.keyword) for v in found] == [("currentTime", "type")]
+
+
+def test_a_tuple_is_an_array_on_both_paths():
+    """Schemas: a tuple the harness built is sent as a JSON array, so both validators take it as one."""
+    assert validate(V16, "GetConfiguration", "request", {"key": ("HeartbeatInterval",)}) == []
+    assert schemas.compiled(V16, "GetConfiguration", "request").is_valid({"key": ("HeartbeatInterval",)})
+    assert schemas.detailed(V16, "GetConfiguration", "request").is_valid({"key": ("HeartbeatInterval",)})

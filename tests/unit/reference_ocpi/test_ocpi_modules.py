@@ -6,6 +6,7 @@ import pytest
 from harness.errors import HarnessError
 from harness.ocpi.envelope import build
 from harness.ocpi.locations import LOCATIONS, LocationStore
+from harness.ocpi.versions import SENDER, Endpoint, VersionDetails
 from harness.reference.ocpi import CPO, EMSP, OcpiPeer, PeerIdentity
 from harness.reference.ocpi.handler import Module, ModuleHandler, ModuleRegistry, Reply
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
@@ -61,6 +62,17 @@ async def test_the_other_platforms_url_follows_the_interfaces():
     assert cpo.other_url(LOCATIONS, "LOC-1") == f"{emsp.module_url(LOCATIONS)}/NL/CPO/LOC-1"        # its Receiver
     with pytest.raises(HarnessError, match="plays no tariffs module"):
         emsp.other_url("tariffs")
+
+
+@pytest.mark.parametrize("published", ["https://sut.example/ocpi/2.2.1/locations",
+                                       "https://sut.example/ocpi/2.2.1/locations/"])
+def test_the_other_platforms_url_is_the_one_published(published):
+    """Used exactly as published (a trailing slash kept), ids appended with one slash."""
+    emsp = OcpiPeer(PeerIdentity(EMSP, "DE", "MSP", "emsp"), http=HttpClient(transport=InProcessNetwork()))
+    details = VersionDetails("2.2.1", (Endpoint(LOCATIONS, SENDER, published),))
+    assert emsp.other_url(LOCATIONS, endpoints=details) == published
+    assert emsp.other_url(LOCATIONS, "LOC-1", "E-1", endpoints=details) == \
+        "https://sut.example/ocpi/2.2.1/locations/LOC-1/E-1"
 
 
 def test_a_registry_takes_one_handler_per_module_and_role():

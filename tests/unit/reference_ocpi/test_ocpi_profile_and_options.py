@@ -25,7 +25,7 @@ def test_reference_profile_describes_the_ocpi_platform():
     ({"party_id": "TOOLONG"}, "ocpi.party_id"),
     ({"token_encoding": "hex"}, "ocpi.token_encoding"),
     ({"token_a": "has space"}, "token A is 1 to 64 printable ASCII characters"),
-    ({"locations": [{"evses": []}]}, "'id' is a required property"),
+    ({"locations": [{"evses": []}]}, "ocpi.locations.0.id is missing; add it"),
 ])
 def test_bad_ocpi_section_is_refused_naming_the_key(ocpi, message):
     with pytest.raises(ConfigError, match=message):

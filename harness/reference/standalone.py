@@ -1,0 +1,111 @@
+"""What every reference needs to run on its own, as a SUT on real ports (``python -m
+harness.reference.csms``, ``...station``, ``...ocpi``): the profile it plays, the http actuator
+contract (docs/actuators.md) over its actions, and a clean stop on SIGINT or SIGTERM.
+
+The actuator is Starlette served by uvicorn (``HttpServer``) in the reference's own event loop, so
+an action is the reference's ``perform`` coroutine, as in the embedded run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.routing import Route
+
+from harness import profile as profiles
+from harness.errors import HarnessError, NotApplicable
+from harness.reference.common import Actions
+from harness.transport.http import HttpServer
+
+ACTUATOR_PATH = "/actuator"
+
+
+def load_profile(path: str | None) -> profiles.Profile:
+    """The profile the reference plays: the file at ``path``, else the built-in reference profile."""
+    if path:
+        return profiles.load(path)
+    text = (resources.files("harness") / "profiles" / "reference.toml").read_text(encoding="utf-8")
+    return profiles.from_dict(profiles.tomllib.loads(text), "reference.toml (built in)")
+
+
+async def until_stopped() -> None:
+    """Return on SIGINT or SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+def actuator_app(reference: Actions) -> Starlette:
+    """``POST /actuator/{action}`` with the action's JSON body: 200 once the action started; 501 for an
+    action this reference does not implement (the harness skips the test); 409 when it cannot act now
+    (no station connected); 500 when the action failed (the harness calls the test broken)."""
+
+    async def act(request: Request):
+        action = request.path_params["action"]
+        if action not in reference.supported_actions():
+            return PlainTextResponse(f"{action} is not an action of this reference", status_code=501)
+        try:
+            body = await request.json() if await request.body() else {}
+            await reference.perform(action, body)
+        except NotApplicable as error:
+            return PlainTextResponse(str(error), status_code=501)
+        except LookupError as error:
+            return PlainTextResponse(str(error).strip("'\""), status_code=409)
+        except Exception as error:   # the harness shows this answer with its broken verdict
+            return PlainTextResponse(f"{action} failed: {error}", status_code=500)
+        return JSONResponse({"action": action, "status": "started"})
+
+    return Starlette(routes=[Route(ACTUATOR_PATH + "/{action}", act, methods=["POST"])])
+
+
+def arguments(prog: str, doc: str, *, version: bool = True) -> argparse.ArgumentParser:
+    """The options every standalone OCPP reference takes; the caller adds its own."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+    if version:
+        parser.add_argument("--version", required=True, choices=("ocpp1.6", "ocpp2.0.1", "ocpp2.1"),
+                            help="the OCPP version to speak")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--actuator-port", type=int, default=0,
+                        help="port of the http actuator (default 0: any free port)")
+    parser.add_argument("--profile", help="TOML profile of the system played (default: the built-in reference "
+                                          "profile, the one the harness uses without --sut-profile)")
+    return parser
+
+
+async def serve(reference: Actions, host: str, actuator_port: int, urls: dict[str, str], *,
+                stop: Callable[[], Awaitable[None]], keep: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Serve ``reference``'s actuator, print ``urls`` and the actuator URL (one ``name: URL`` line each,
+    the actuator's last: a caller may wait for it), run ``keep`` alongside until SIGINT or SIGTERM,
+    then ``stop`` the reference."""
+    server = await HttpServer(actuator_app(reference), host, actuator_port).start()
+    kept = asyncio.create_task(keep()) if keep is not None else None
+    try:
+        for name, url in {**urls, "actuator URL": server.url + ACTUATOR_PATH}.items():
+            print(f"{name}: {url}", flush=True)
+        await until_stopped()
+    finally:
+        if kept is not None:
+            kept.cancel()
+            await asyncio.gather(kept, return_exceptions=True)
+        await stop()
+        await server.stop()
+
+
+def run(main: Callable[[], Awaitable[None]]) -> int:
+    """Run ``main`` until it returns; a HarnessError (a bad profile, a port in use) is one line and exit 2."""
+    try:
+        asyncio.run(main())
+    except HarnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0

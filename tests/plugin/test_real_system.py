@@ -1,0 +1,200 @@
+"""A run against a real system, as its user meets it: an unreachable SUT or a busy port stops the
+run in one line; URLs, the profile and the options are refused all at once, with the fix and
+without a secret; a CSMS that refuses the profile's station at a test's setup breaks the test
+(the profile is to fix), never fails it."""
+
+import asyncio
+import json
+import socket
+import textwrap
+
+import pytest
+
+from harness.ocpp.versions import OcppVersion
+from harness.reference import references_for
+from harness.settings import reference_profile
+
+PROFILE = """
+[sut]
+name = "Acme CSMS"
+[station]
+identity = "ACME-1"
+password = "acme-password-000001"
+"""
+
+
+def _profile(pytester, text=PROFILE):
+    return str(pytester.makefile(".toml", sut=textwrap.dedent(text)))
+
+
+def _closed_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        return probe.getsockname()[1]
+
+
+def _one_line(result) -> str:
+    """The run's whole output, which must be one line (pytest-asyncio's deprecation notice aside)."""
+    lines = [line for line in result.outlines + result.errlines
+             if line.strip() and "asyncio_default_fixture_loop_scope" not in line
+             and "loop scope for asynchronous fixtures" not in line and "warnings.warn(" not in line]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+# ---------------------------------------------------------------------------- unreachable
+def test_an_unreachable_csms_stops_the_run_at_once_in_one_line(pytester):
+    pytester.makepyfile("def test_one():\n    pass\n\ndef test_two():\n    pass\n")
+    url = f"ws://127.0.0.1:{_closed_port()}/ocpp"
+    result = pytester.runpytest_subprocess("--sut", "csms", "--sut-url", url, "--protocol", "ocpp2.0.1",
+                                           "--sut-profile", _profile(pytester))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert _one_line(result) == (f"ERROR: the CSMS under test is unreachable at {url}: Connection refused; "
+                                 f"start it, or fix --sut-url")
+
+
+def test_an_unreachable_ocpi_platform_stops_the_run_in_one_line(pytester):
+    pytester.makepyfile("def test_one():\n    pass\n")
+    url = f"http://127.0.0.1:{_closed_port()}/ocpi/versions"
+    result = pytester.runpytest_subprocess("--sut", "cpo", "--sut-url", url, "--sut-profile", _profile(pytester))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert _one_line(result).startswith(f"ERROR: the OCPI platform under test is unreachable at {url}: ")
+
+
+def test_a_listen_port_in_use_stops_the_run_in_one_line(pytester):
+    pytester.makepyfile("def test_one():\n    pass\n")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        result = pytester.runpytest_subprocess("--sut", "cs", "--listen", f"127.0.0.1:{port}", "--protocol",
+                                               "ocpp2.0.1", "--sut-profile", _profile(pytester))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert _one_line(result) == (f"ERROR: the harness cannot listen on 127.0.0.1:{port}: Address already in use; "
+                                 f"free the port, or choose --listen")
+
+
+def test_collecting_only_does_not_probe_the_sut(pytester):
+    pytester.makepyfile("def test_one():\n    pass\n")
+    result = pytester.runpytest("--sut", "csms", "--sut-url", f"ws://127.0.0.1:{_closed_port()}/ocpp",
+                                "--protocol", "ocpp2.0.1", "--sut-profile", _profile(pytester), "--collect-only")
+    assert result.ret == pytest.ExitCode.OK
+
+
+# ---------------------------------------------------------------------------- refused before the run
+@pytest.mark.parametrize("args, message", [
+    (["--sut", "csms", "--sut-url", "http://csms.example/ocpp", "--protocol", "ocpp2.0.1"],
+     "--sut-url 'http://csms.example/ocpp' is not a ws:// or wss:// URL; write it like ws://csms.example:9000/ocpp"),
+    (["--sut", "csms", "--sut-url", "csms.example:9000", "--protocol", "ocpp2.0.1"],
+     "--sut-url 'csms.example:9000' is not a ws:// or wss:// URL"),
+    (["--sut", "csms", "--sut-url", "ws://csms.example:99999/ocpp", "--protocol", "ocpp2.0.1"],
+     "--sut-url 'ws://csms.example:99999/ocpp' has no valid port"),
+    (["--sut", "cpo", "--sut-url", "ws://cpo.example/ocpi/versions"],
+     "--sut-url 'ws://cpo.example/ocpi/versions' is not a http:// or https:// URL; write it like "
+     "https://cpo.example/ocpi/versions"),
+    (["--sut", "cs", "--protocol", "ocpp2.0.1", "--actuator", "http", "--actuator-url", "sut-test:9100"],
+     "--actuator-url 'sut-test:9100' is not a http:// or https:// URL"),
+])
+def test_a_wrong_url_is_refused_with_the_fix(pytester, args, message):
+    result = pytester.runpytest(*args, "--sut-profile", _profile(pytester))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
+
+
+def test_a_wrong_url_in_the_profile_is_refused_naming_its_key(pytester):
+    profile = _profile(pytester, PROFILE.replace('[sut]', '[sut]\nrole = "csms"\nprotocol = "ocpp2.0.1"\n'
+                                                          'url = "https://csms/x"'))
+    result = pytester.runpytest("--sut-profile", profile)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "[sut] url in the profile 'https://csms/x' is not a ws:// or wss:// URL" in result.stderr.str()
+
+
+def test_every_problem_of_the_profile_and_the_options_is_shown_at_once_without_a_secret(pytester):
+    profile = _profile(pytester, """
+        [station]
+        passwrd = "x"
+        password = "secret-pw-15chr"
+        [timeouts]
+        call = 0
+        """)
+    result = pytester.runpytest("--sut", "csms", "--sut-url", "http://csms/ocpp", "--protocol", "ocpp2.0.1",
+                                "--listen", "nowhere", "--sut-profile", profile)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([
+        "ERROR: 6 problems stop the run before any test:",
+        "  - profile *: unknown key station.passwrd; remove it or fix its spelling (known keys: *)",
+        "  - profile *: station.password is too short: write at least 16 characters",
+        "  - profile *: timeouts.call: write a number more than 0, not 0",
+        "  - --sut-url 'http://csms/ocpp' is not a ws:// or wss:// URL; write it like ws://csms.example:9000/ocpp",
+        "  - [[]station[]] identity is missing: the station the harness plays, as the CSMS under test knows it; "
+        "add identity = \"...\" under [[]station[]] in the profile",
+        "  - --listen 'nowhere' is not HOST:PORT; write it like 127.0.0.1:9000"])
+    assert "secret-pw-15chr" not in result.stderr.str() + result.stdout.str()
+
+
+@pytest.mark.parametrize("role", ["csms", "cs"])
+def test_a_real_station_needs_its_identity(pytester, role):
+    """No CS001 stands in for a missing identity: the CSMS under test would not know it."""
+    profile = _profile(pytester, "[sut]\nname = \"x\"\n")
+    result = pytester.runpytest("--sut", role, "--sut-url", "ws://csms.example/ocpp", "--protocol", "ocpp2.0.1",
+                                "--sut-profile", profile)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "[station] identity is missing" in result.stderr.str()
+
+
+def test_a_16_profile_with_a_password_instead_of_the_authorization_key_is_refused(pytester):
+    result = pytester.runpytest("--sut", "csms", "--sut-url", "ws://csms.example/ocpp", "--protocol", "ocpp1.6",
+                                "--sut-profile", _profile(pytester))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*[[]station[]] password is not how OCPP 1.6 authenticates: its Basic-auth "
+                                 "password is the AuthorizationKey, 20 bytes; write it as [[]station[]] "
+                                 "authorization_key = \"<40 hex digits>\"*"])
+    assert "acme-password-000001" not in result.stderr.str()
+
+
+# ---------------------------------------------------------------------------- refused at a test's setup
+SETUP_SUITE = """
+from harness.rules import RuleTable, must
+from harness.suite import case, checks
+
+
+class SETUP(RuleTable):
+    linked = must("spec 000 demo", "the harness's station is connected")
+
+
+pytestmark = case("SETUP", block="Demo", roles=("csms",), protocols=("ocpp2.0.1", "ocpp1.6"))
+
+
+@checks(SETUP.linked)
+async def test_setup_connects(ocpp):
+    pass
+"""
+
+REFERENCE = reference_profile()
+
+
+@pytest.mark.parametrize("protocol, station, reason", [
+    ("ocpp2.0.1", f'identity = "{REFERENCE.identity}"\npassword = "not-the-reference-password"',
+     f"the CSMS refused the password from [station] {REFERENCE.identity} (HTTP 401); check [station] password "
+     f"in the profile"),
+    ("ocpp2.0.1", f'identity = "{REFERENCE.identity}"',
+     f"the CSMS asks station {REFERENCE.identity} for a password (HTTP 401) and the profile gives none; add "
+     f"[station] password to the profile"),
+    ("ocpp2.0.1", f'identity = "CS404"\npassword = "{REFERENCE.password}"',
+     "the CSMS does not know station CS404 at ws://"),
+    ("ocpp1.6", f'identity = "{REFERENCE.identity}"\nauthorization_key = "{"0f" * 20}"',
+     f"the CSMS refused the password from [station] {REFERENCE.identity} (HTTP 401); check [station] "
+     f"authorization_key in the profile"),
+], ids=["wrong password", "no password", "unknown identity", "wrong 1.6 key"])
+async def test_a_station_the_csms_refuses_at_setup_is_broken_with_the_fix(pytester, protocol, station, reason):
+    csms = await references_for(OcppVersion.parse(protocol))[0](REFERENCE, [OcppVersion.parse(protocol)]).start()
+    try:
+        pytester.makepyfile(test_setup=SETUP_SUITE)
+        profile = _profile(pytester, f"[station]\n{station}\n[actuator]\nkind = \"http\"\n"
+                                     f"base_url = \"http://127.0.0.1:1\"\n")
+        result = await asyncio.to_thread(
+            pytester.runpytest_subprocess, "-p", "no:cacheprovider", "--sut", "csms", "--sut-url", csms.url,
+            "--protocol", protocol, "--sut-profile", profile, "--reports-dir", "out")
+    finally:
+        await csms.stop()
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    [verdict] = summary["results"]
+    assert verdict["verdict"] == "broken", verdict
+    assert reason in verdict["reason"]

@@ -1,0 +1,305 @@
+"""What the reports tell their readers: CI (JUnit), Allure, and the customer (conformance.html/.md/.json),
+for serial, parallel (pytest-xdist) and stopped runs. Each test runs a small generated suite with pytester
+and reads the files the run wrote."""
+
+import json
+import re
+import textwrap
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import pytest
+
+from harness import __version__
+
+PROFILE = """
+[sut]
+name = "Acme CSMS"
+vendor = "Acme Charging"
+version = "4.2.0"
+[station]
+identity = "ACME-1"
+password = "acme-password-000001"
+[tokens]
+valid = { id = "A1", type = "ISO14443", status = "Accepted" }
+"""
+
+# Every verdict once per target: passed, passed with a finding, failed in the body, failed on what a
+# connection saw in the background (checked after the body, outside the test's code), broken, and
+# not applicable in the body; a second use case is not applicable at collection (an undeclared feature).
+SUITE = '''
+from types import SimpleNamespace
+
+from harness.errors import HarnessError, NotApplicable, PeerViolation
+from harness.rules import RuleTable, must, should
+from harness.suite import TC, case, checks
+from harness.verdict import check_equal, violated
+
+class {uc}(RuleTable):
+    status = must("spec 001 demo", "the status is the token's")
+    echo = must("spec 000 echo", "the request id is echoed")
+    unknown = should("spec 002 Framing 4", "an unknown action is answered NotImplemented")
+
+pytestmark = case("{uc}", block="Demo block", roles={roles}, protocols={protocols})
+
+@checks({uc}.status, csms=TC("TC_R_01_CSMS", "ocpp2.0.1"))
+async def test_passes(target):
+    """The token gets its status."""
+    check_equal({uc}.status, "status", 1, 1)
+
+@checks({uc}.unknown)
+async def test_passes_with_a_finding(target):
+    violated({uc}.unknown, "unknown action answered NotSupported")
+
+@checks({uc}.status, csms=TC("TC_R_02_CSMS", "ocpp2.0.1"))
+async def test_fails(target):
+    check_equal({uc}.status, "idTokenInfo.status", "Blocked", "Accepted")
+
+@checks({uc}.status)
+async def test_fails_in_the_background(target, wirelog):
+    wirelog.connections.append(SimpleNamespace(harness_errors=[], violations=[
+        PeerViolation({uc}.echo, "X-Request-ID not echoed", expected="abc-1", actual=None)]))
+
+@checks({uc}.status)
+async def test_broken(target):
+    raise HarnessError("the actuator answered HTTP 500")
+
+@checks({uc}.status)
+async def test_not_applicable(target):
+    raise NotApplicable("the actuator answered 501 for reserve_now")
+'''
+
+RESERVATIONS = '''
+from harness.rules import RuleTable, must
+from harness.suite import case, checks
+
+class {uc2}(RuleTable):
+    reserved = must("spec 001 H01", "a reservation is kept")
+
+pytestmark = case("{uc2}", block="Reservation", roles={roles}, protocols={protocols}, requires=["reservations"])
+
+@checks({uc2}.reserved)
+async def test_reservation(target):
+    pass
+'''
+
+
+
+def finding(uc: str) -> str:
+    return f"[{uc}.unknown] unknown action answered NotSupported"
+
+
+def make_suite(pytester, uc: str, roles=("csms",), protocols=("ocpp2.0.1",)) -> str:
+    """The two use cases ``uc`` and ``uc`` + "R" (reservations); one id per test: the pytester runs
+    share this process's rule registry, which refuses an id defined in two files."""
+    ids = {"uc": uc, "uc2": uc + "R", "roles": roles, "protocols": protocols}
+    pytester.makepyfile(test_rep01=SUITE.format(**ids), test_rep02=RESERVATIONS.format(**ids))
+    return uc
+
+
+def real_sut_args(pytester) -> list[str]:
+    profile = pytester.makefile(".toml", sut=textwrap.dedent(PROFILE))
+    return ["--sut", "csms", "--sut-url", "ws://127.0.0.1:1/ocpp", "--protocol", "ocpp2.0.1",
+            "--sut-profile", str(profile), "--actuator", "manual"]
+
+
+def summary_of(pytester, reports: str = "out") -> dict:
+    return json.loads((pytester.path / reports / "conformance.json").read_text())
+
+
+def verdicts(summary: dict) -> dict[str, str]:
+    return {r["nodeid"]: r["verdict"] for r in summary["results"]}
+
+
+# ---------------------------------------------------------------------------- JUnit
+def test_junit_tells_failed_from_broken_and_carries_the_facts_of_each_test(pytester):
+    uc = make_suite(pytester, "JU")
+    pytester.runpytest("--junitxml", "junit.xml", "--reports-dir", "out")
+    root = ET.parse(pytester.path / "junit.xml").getroot()
+    cases = {case.get("name").partition("[")[0]: case for case in root.iter("testcase")}
+
+    def only(name, tag):
+        children = [child for child in cases[name] if child.tag in ("failure", "error", "skipped")]
+        assert [child.tag for child in children] == [tag], f"{name}: {[c.tag for c in children]}"
+        return children[0]
+
+    def properties(name):
+        return [(p.get("name"), p.get("value")) for p in cases[name].iter("property")]
+
+    failure = only("test_fails", "failure")
+    assert failure.get("message") == (f"{uc} [{uc}.status] idTokenInfo.status is wrong\n  rule: the status is the "
+                                      "token's (spec 001 demo)\n  expected: 'Blocked'\n  actual:   'Accepted'")
+    background = only("test_fails_in_the_background", "failure")
+    assert background.get("message") == f"[{uc}.echo] X-Request-ID not echoed\n  expected: 'abc-1'\n  actual:   None"
+    assert "Coroutine" not in background.text and "pytest_runtest_call" not in background.text
+    broken = only("test_broken", "error")
+    assert broken.get("message") == "the actuator answered HTTP 500"
+    assert only("test_not_applicable", "skipped").get("message") == "the actuator answered 501 for reserve_now"
+    assert "does not declare [features] reservations" in only("test_reservation", "skipped").get("message")
+    assert not [child for child in cases["test_passes"] if child.tag in ("failure", "error", "skipped")]
+
+    assert properties("test_fails") == [("verdict", "failed"), ("usecase", uc),
+                                        ("certification_id", "TC_R_02_CSMS"), ("rule", f"{uc}.status")]
+    assert ("verdict", "broken") in properties("test_broken")
+    assert ("verdict", "skipped") in properties("test_reservation")
+    assert properties("test_passes_with_a_finding") == [("verdict", "passed"), ("usecase", uc),
+                                                        ("rule", f"{uc}.unknown"), ("finding", finding(uc))]
+    suite = root.find("testsuite")
+    assert (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("2", "1", "2")
+    for message in (failure.get("message"), broken.get("message")):
+        assert "harness." not in message and "Error:" not in message
+
+
+# ---------------------------------------------------------------------------- parallel and stopped runs
+def test_a_parallel_run_reports_what_a_serial_run_does(pytester):
+    """Under pytest-xdist every worker's results reach the one summary the controller writes."""
+    make_suite(pytester, "PAR", roles=("csms", "cs"), protocols=("ocpp2.0.1", "ocpp2.1"))
+    serial = pytester.runpytest_subprocess("--reports-dir", "serial", "-p", "no:cacheprovider")
+    parallel = pytester.runpytest_subprocess("--reports-dir", "parallel", "-n", "2", "-p", "no:cacheprovider")
+    parallel.stdout.fnmatch_lines(["*2 workers*"])
+    assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED
+    one, two = summary_of(pytester, "serial"), summary_of(pytester, "parallel")
+    assert two["counts"] == one["counts"] == {"passed": 8, "failed": 8, "broken": 4, "skipped": 8}
+    assert verdicts(two) == verdicts(one) and len(verdicts(one)) == 28
+    assert two["usecases"] == one["usecases"]
+    assert not one["interrupted"] and not two["interrupted"] and one["not_run"] == two["not_run"] == 0
+
+
+@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_run_stopped_at_the_first_failure_says_so_with_the_count_not_run(pytester, parallel):
+    make_suite(pytester, "STP", roles=("csms", "cs"), protocols=("ocpp2.0.1", "ocpp2.1"))
+    result = pytester.runpytest_subprocess("-x", "--reports-dir", "out", "-p", "no:cacheprovider", *parallel)
+    assert result.ret != pytest.ExitCode.OK
+    summary = summary_of(pytester)
+    assert summary["interrupted"] is True
+    assert summary["not_run"] == 28 - len(summary["results"]) > 0
+    if not parallel:   # serial order: four passes, four passes with a finding, then the first failure
+        assert summary["not_run"] == 19 and summary["counts"]["failed"] == 1
+    assert f"{summary['not_run']} tests not run" in (pytester.path / "out" / "conformance.md").read_text()
+    assert "This run was interrupted" in (pytester.path / "out" / "conformance.html").read_text()
+
+
+# ---------------------------------------------------------------------------- Allure
+def allure_results(pytester, directory="allure") -> dict[str, dict]:
+    results = [json.loads(p.read_text()) for p in (pytester.path / directory).glob("*-result.json")]
+    return {r["name"].partition("[")[0]: r for r in results}
+
+
+def labels_of(result: dict) -> list[tuple[str, str]]:
+    return [(label["name"], label["value"]) for label in result["labels"]]
+
+
+def test_allure_shows_findings_on_a_passed_test_with_its_category(pytester):
+    uc = make_suite(pytester, "ALF")
+    pytester.runpytest("--alluredir", "allure", "--reports-dir", "out")
+    result = allure_results(pytester)["test_passes_with_a_finding"]
+    assert result["status"] == "passed"
+    assert result["statusDetails"] == {"message": "Passed with 1 finding", "trace": finding(uc)}
+    assert ("finding", finding(uc)) in labels_of(result) and ("tag", "with findings") in labels_of(result)
+    categories = json.loads((pytester.path / "allure" / "categories.json").read_text())
+    category = next(c for c in categories if "passed" in c["matchedStatuses"])
+    assert re.fullmatch(category["messageRegex"], result["statusDetails"]["message"])
+    assert "statusDetails" not in allure_results(pytester)["test_passes"]
+    failed = allure_results(pytester)["test_fails"]["statusDetails"]["message"]
+    assert failed.startswith(f"{uc} [{uc}.status] idTokenInfo.status is wrong"), failed
+
+
+def test_allure_environment_names_the_sut_the_harness_and_the_redacted_profile(pytester):
+    make_suite(pytester, "ALE")
+    pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester))
+    text = (pytester.path / "allure" / "environment.properties").read_text(encoding="ascii")
+    lines = set(text.splitlines())
+    assert {r"SUT\ name=Acme CSMS", r"SUT\ vendor=Acme Charging", r"SUT\ version=4.2.0",
+            r"SUT\ role=csms", r"SUT\ protocol=ocpp2.0.1", "SUT\\ url=ws://127.0.0.1:1/ocpp",
+            f"harness=evse-conformance {__version__}", r"profile\ station.identity=ACME-1"} <= lines, text
+    assert r"profile\ station.password=\u00abredacted\u00bb" in lines
+    assert "acme-password-000001" not in text
+
+
+@pytest.mark.parametrize("skipped_by", ["feature", "role"])
+def test_a_test_that_does_not_apply_keeps_its_place_in_the_allure_tree(pytester, skipped_by):
+    """Skipped at collection (an undeclared feature, a role the use case has no side for), before any
+    fixture runs: the labels still put it under its protocol, block and use case."""
+    uc = make_suite(pytester, "ALN" + skipped_by[0].upper(), roles=("csms",) if skipped_by == "feature" else ("cs",))
+    pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester))
+    name, story, feature = ("test_reservation", uc + "R", "Reservation") if skipped_by == "feature" else \
+        ("test_passes", uc, "Demo block")
+    result = allure_results(pytester)[name]
+    assert result["status"] == "skipped"
+    assert {("epic", "OCPP 2.0.1"), ("feature", feature), ("story", story), ("sut_role", "csms")} <= \
+        set(labels_of(result))
+
+
+def test_allure_shows_no_plumbing_fixture_or_internal_finaliser_as_a_step(pytester):
+    make_suite(pytester, "ALP")
+    pytester.makepyfile(test_parameters="""
+        import pytest
+
+        @pytest.fixture
+        def arena(request):
+            yield request.param
+
+        @pytest.mark.parametrize("case", [1, 2])
+        @pytest.mark.parametrize("arena", ["a"], indirect=True)
+        def test_parametrized(case, arena):
+            pass
+    """)
+    pytester.runpytest("--alluredir", "allure", "--reports-dir", "out")
+    steps = []
+    for path in (pytester.path / "allure").glob("*-container.json"):
+        container = json.loads(path.read_text())
+        steps += [step["name"] for step in container.get("befores", []) + container.get("afters", [])]
+    assert "wirelog" not in steps and "target" not in steps and "sut_settings" not in steps
+    assert "case" not in steps, "a parameter shows as a set-up step"
+    assert "arena" in steps and "arena (tear-down)" in steps, "a fixture of the suite's own is hidden"
+    assert not [step for step in steps if step.startswith("_") or "<lambda>" in step or "::" in step], steps
+
+
+# ---------------------------------------------------------------------------- the customer's report
+class VisibleText(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.text, self.tags = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_the_html_report_rolls_up_per_use_case_before_the_tests_and_stands_alone(pytester):
+    uc = make_suite(pytester, "HTM")
+    pytester.runpytest("--reports-dir", "out", *real_sut_args(pytester))
+    html = (pytester.path / "out" / "conformance.html").read_text()
+    page = VisibleText()
+    page.feed(html)
+    text = "".join(page.text)
+    assert text.index("Use cases") < text.index("Tests") < text.index("Profile")
+    assert re.search(rf"{uc}\s*Demo block\s*failed\s*6\s*2\s*2\s*1\s*1\s*2\s*1", text), text
+    assert re.search(rf"{uc}R\s*Reservation\s*not applicable\s*1\s*0\s*0\s*0\s*1\s*1\s*0", text)
+    for fact in ("Acme CSMS", "Acme Charging", "4.2.0", "ws://127.0.0.1:1/ocpp", "CSMS", "OCPP 2.0.1",
+                 f"evse-conformance {__version__}", "expected: 'Blocked'", finding(uc), "The token gets its status.",
+                 "the actuator answered 501 for reserve_now", "«redacted»"):
+        assert fact in text, fact
+    assert "acme-password-000001" not in html
+    assert not re.search(r"\b[A-Z]\w*(Error|Exception|Failure|Violation)\b|harness\.\w+\.", text)
+    assert not re.search(r"\\[nu]|&\w+;|&#", text), "escaped characters show"
+    assert not [tag for tag, attrs in page.tags if tag in ("script", "link", "img", "iframe") or "src" in attrs]
+    assert "url(" not in html and "@import" not in html
+
+
+def test_the_markdown_and_json_summaries_carry_the_same_rollup(pytester):
+    uc = make_suite(pytester, "MDJ")
+    pytester.runpytest("--reports-dir", "out")
+    summary = summary_of(pytester)
+    rollup = {u["usecase"]: u for u in summary["usecases"]}
+    assert rollup[uc] | {"findings": None} == {
+        "usecase": uc, "block": "Demo block", "verdict": "failed", "tests": 6, "findings": None,
+        "counts": {"passed": 2, "failed": 2, "broken": 1, "skipped": 1},
+        "rules": [f"{uc}.status", f"{uc}.unknown"]}
+    assert rollup[uc]["findings"] == [finding(uc)]
+    markdown = (pytester.path / "out" / "conformance.md").read_text()
+    assert markdown.index("## Use cases") < markdown.index("## Tests")
+    assert f"| {uc} | Demo block | failed | 6 | 2 | 2 | 1 | 1 | 2 | 1 |" in markdown
+    assert f"| {uc}R | Reservation | not applicable | 1 | 0 | 0 | 0 | 1 | 1 | 0 |" in markdown
