@@ -124,11 +124,17 @@ def rules_of(item: pytest.Item, role: str | None = None) -> tuple[Rule, ...]:
     return tuple(r for r in rules if r.by in (None, role)) if role else rules
 
 
+# The load mode holds no rule table, needs the optional [load] extra, and its Locust glue patches the
+# standard library for gevent as it loads: only ``python -m harness.load`` and Locust import it.
+NO_RULES = ["harness", "load"]
+
+
 def load_rule_tables(*suite_dirs: Path) -> Registry:
     """Every rule table: the harness's modules and the suite files under ``suite_dirs`` (each table
     registers its rows as it is imported; an id defined twice raises ``DuplicateRule``)."""
     for info in pkgutil.walk_packages(harness.__path__, "harness."):
-        importlib.import_module(info.name)
+        if info.name.split(".")[:2] != NO_RULES:
+            importlib.import_module(info.name)
     for directory in suite_dirs:
         for path in sorted(Path(directory).rglob("test_*.py")):
             runpy.run_path(str(path), run_name=f"rules_of_{path.stem}")

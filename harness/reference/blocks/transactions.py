@@ -3,7 +3,8 @@
 Station 2.x (spec 001): a transaction starts with TransactionEvent Started (trigger Authorized,
 CablePluggedIn or RemoteStart) and ends with Ended; a TransactionEventResponse whose idTokenInfo is
 not Accepted ends it with triggerReason Deauthorized (spec 001 moves, offline-authorized transaction);
-pulling the cable ends it (EVCommunicationLost).
+pulling the cable ends it (EVCommunicationLost). While it runs, a TransactionEvent Updated carries the
+energy register every ``tx_updated_interval`` seconds (spec 001 J02; 0, the default: none).
 
 Charge point 1.6 (spec 002): StartTransaction, StopTransaction (reason, meter values in
 transactionData when StopTxnSampledData is set) and periodic MeterValues (MeterValueSampleInterval) go
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
+from harness.ocpp.meter16 import ENERGY
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
 from harness.reference.model import ChargeTransaction, Connector, EvseState, StationTransaction
@@ -44,6 +46,10 @@ from harness.transport.ws import Exchange
 class TransactionsStation2x(Block):
     versions = V2X
     requires = ("ProvisioningStation2x",)
+    # SampledDataCtrlr.TxUpdatedInterval: seconds between TransactionEvent Updated carrying the energy
+    # register while a transaction runs (spec 001 J02); 0: none
+    configurable = frozenset({"tx_updated_interval"})
+    tx_updated_interval = 0
 
     def _event(self, state: EvseState, event_type: str, trigger: str, **info: Any) -> dict:
         tx = state.transaction
@@ -65,8 +71,22 @@ class TransactionsStation2x(Block):
         payload = self._event(state, "Started", trigger, **info)
         if id_token is not None:
             payload["idToken"] = id_token
+        if self.tx_updated_interval:
+            self.background.spawn(self._sample(state, state.transaction))
         response = await self.call("TransactionEvent", payload)
         await self._after_event(state, response)
+
+    async def _sample(self, state: EvseState, tx: StationTransaction) -> None:
+        """TransactionEvent Updated (MeterValuePeriodic) with the energy register every tx_updated_interval."""
+        while True:
+            await asyncio.sleep(self.tx_updated_interval)
+            if state.transaction is not tx:
+                return
+            payload = self._event(state, "Updated", "MeterValuePeriodic", chargingState="Charging")
+            payload["meterValue"] = [{"timestamp": payload["timestamp"], "sampledValue": [{
+                "value": state.meter.advance(), "context": "Sample.Periodic", "measurand": ENERGY,
+                "location": "Outlet", "unitOfMeasure": {"unit": "Wh"}}]}]
+            await self.call("TransactionEvent", payload)
 
     async def end_transaction(self, state: EvseState, trigger: str, stopped_reason: str,
                               id_token: dict | None = None) -> None:
