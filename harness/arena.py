@@ -5,6 +5,11 @@ A use case is written once against the arena and played from either side:
 ``exchange(initiator, action, ...)`` sends the CALL itself when the harness is the
 initiator, and otherwise asks the actuator to make the SUT send it and waits for it on
 the wire; either way it returns the same ``Exchange`` (request and answer) to verify.
+
+What a test creates at the SUT is undone when it ends (``Arena.undo``): a charging profile or a
+configuration value the harness set at a station under test, a cable plugged in, and every
+transaction still running — the station under test's are stopped remotely, the harness's own
+station ends its own, so that a CSMS under test keeps none open.
 """
 
 from __future__ import annotations
@@ -15,26 +20,37 @@ from typing import Any
 
 from harness import clock
 from harness.actuators import Actuator, InProcessActuator
-from harness.arena_base import Arena, Trigger
+from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
-from harness.transport.ws import Exchange, Handshake, HandshakeSeen, OcppConnection
+from harness.transport.ws import CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
 from harness.rules import Rule, RuleTable, must
+from harness.verdict import violated
 from harness.wire import WireLog
 
 CSMS, CS = "csms", "cs"
 OCPP_ROLES = (CSMS, CS)
 # The Reset that restarts a station at once: 1.6 ResetType Hard, 2.x ResetEnumType Immediate.
 RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersion.V21: "Immediate"}
+# The CALL that stops a transaction at a station, by version
+REMOTE_STOP = {OcppVersion.V16: "RemoteStopTransaction", OcppVersion.V201: "RequestStopTransaction",
+               OcppVersion.V21: "RequestStopTransaction"}
 
 
 class Restart(RuleTable, namespace="restart"):
     """What the arena relies on when it restarts a station under test that did not boot on connecting."""
     boots = must("spec 002 What the service does 4 and Messages Reset; spec 001 B11/B12 (Reset)",
-                 "a station that accepted a Reset restarts, and a restarted station sends BootNotification")
+                 "a station that accepted a Reset restarts, and a restarted station sends BootNotification", by=CS)
+
+
+class Registration(RuleTable, namespace="registration"):
+    """What a CSMS under test must answer the harness's station's boot, when the profile says so."""
+    accepted = must("spec 002 Enumerations RegistrationStatus; OCPP 2.0.1 B01 (BootNotificationResponse)",
+                    "a CSMS answers the boot of the station the profile declares registered ([station] registered "
+                    "= true) Accepted", by=CSMS)
 
 
 @dataclass(frozen=True)
@@ -79,6 +95,7 @@ class OcppArena(Arena):
 
     # ------------------------------------------------------------------ setting up
     async def open(self, *, connect: bool = True) -> "OcppArena":
+        self.undo("end the transactions the test left running", self._end_transactions)
         if self.sut_role == CSMS:
             await self._open_csms_under_test(connect)
         else:
@@ -103,9 +120,22 @@ class OcppArena(Arena):
         if handshake.status is not None or handshake.subprotocol is None:
             raise HarnessError(f"prerequisite failed: {self._refusal(handshake)}")
         self.link = self.harness.connection
-        status = (self.harness.boot_response or {}).get("status")
-        if boot and status != "Accepted":
-            raise HarnessError(f"prerequisite failed: BootNotification answered {status!r}, not Accepted")
+        if boot:
+            self.boot_answered((self.harness.boot_response or {}).get("status"))
+
+    def boot_answered(self, status: str | None) -> None:
+        """The CSMS under test answered the harness's station's BootNotification ``status``; the test goes on
+        when it is Accepted. Pending and Rejected are the CSMS's right (RegistrationStatus): unless the profile
+        declares the station registered (then ``Registration.accepted`` is broken), the test cannot go on and
+        is broken, with the reason and the fix."""
+        if status == "Accepted":
+            return
+        if self.profile.registered:
+            violated(Registration.accepted, f"the CSMS answered the boot of station {self.profile.identity} "
+                     f"{status!r}", expected="Accepted", actual=status)
+        raise HarnessError(f"the CSMS under test answered the boot of station {self.profile.identity} {status!r}, "
+                           f"which it may; the test needs the station Accepted: register the station at the CSMS, "
+                           f"and set [station] registered = true in the profile to have a refusal judged")
 
     def _refusal(self, handshake: Handshake) -> str:
         """Why the CSMS under test refused the harness's station, as the profile setting to check."""
@@ -195,11 +225,71 @@ class OcppArena(Arena):
         async def send() -> Exchange:
             if payload is None:
                 raise HarnessError(f"the harness sends {action}: give its payload")
-            return await self.link.call_exchange(action, payload)
+            return await self.call_sut(action, payload)
 
         return await self.initiated(initiator, action, send=send, trigger=trigger, await_sut=lambda start: self.expect(
             action, sender=initiator, after=start, rule=rule, timeout=timeout,
             why=f"after the actuator action {trigger[0]}"))
+
+    async def call_sut(self, action: str, payload: dict[str, Any]) -> Exchange:
+        """A CALL of the harness on the link, answered. What it changes at a station under test (a charging
+        profile, a configuration value) is undone when the test ends."""
+        undo = await self._undo_of(action, payload) if self.is_sut(CS) else None
+        exchange = await self.link.call_exchange(action, payload)
+        if undo is not None and (exchange.response or {}).get("status") in ("Accepted", "RebootRequired"):
+            self.undo(*undo)
+        return exchange
+
+    async def _undo_of(self, action: str, payload: dict[str, Any]):
+        """(what, step) that puts back what ``action`` is about to change at the station under test."""
+        if action == "SetChargingProfile":
+            if self.version is OcppVersion.V16:
+                clear = {"id": payload["csChargingProfiles"]["chargingProfileId"]}
+            else:
+                clear = {"chargingProfileId": payload["chargingProfile"]["id"]}
+            return f"clear the charging profile {clear}", lambda: self.link.call_exchange("ClearChargingProfile", clear)
+        if action == "ChangeConfiguration":
+            key = payload["key"]
+            try:
+                known = (await self.link.call("GetConfiguration", {"key": [key]})).get("configurationKey", [])
+            except CallFailed:
+                known = []
+            old = known[0].get("value") if known and not known[0].get("readonly") else None
+            if old is None or old == payload["value"]:
+                return None
+            return f"restore {key}={old}", lambda: self.link.call_exchange("ChangeConfiguration",
+                                                                            {"key": key, "value": old})
+        return None
+
+    async def _end_transactions(self) -> None:
+        """No transaction the test started stays open at the SUT: the harness's own station ends its own
+        (the CSMS under test then closes them); a station under test is asked to stop each transaction it
+        started in this test and did not end, read off the wire."""
+        if not self.is_sut(CS):
+            await self.harness.end_transactions()
+            await self.drained(CLEANUP_TIMEOUT)
+            return
+        for transaction_id in self._running_at_sut():
+            mark = self.mark()
+            stop = await self.link.call_exchange(REMOTE_STOP[self.version], {"transactionId": transaction_id})
+            if (stop.response or {}).get("status") == "Accepted":
+                await self.link.wait_for(lambda e: e.incoming and _ends(e) == transaction_id, CLEANUP_TIMEOUT,
+                                         start=mark)
+
+    def _running_at_sut(self) -> list:
+        """The transactions the station under test started on the harness's connections in this test and
+        has not ended."""
+        started, ended = [], set()
+        for connection in self.harness.server.connections:
+            for exchange in connection.history:
+                if not exchange.incoming:
+                    continue
+                if exchange.action == "StartTransaction" and exchange.response:
+                    started.append(exchange.response["transactionId"])
+                elif exchange.action == "TransactionEvent":
+                    started.append(exchange.request["transactionInfo"]["transactionId"])
+                ended.add(_ends(exchange))
+        return [t for t in dict.fromkeys(started) if t not in ended]
 
     async def expect(self, action: str, *, sender: str, after: int, rule: Rule | None = None,
                      timeout: float | None = None, where=None, why: str = "") -> Exchange | None:
@@ -262,7 +352,10 @@ class OcppArena(Arena):
         charge point under test, whose ConfigurationStatus is returned; set directly in the harness's
         own charge point ("Accepted")."""
         if self.is_sut(CS):
-            return (await self.link.call("ChangeConfiguration", {"key": key, "value": value}))["status"]
+            answer = await self.call_sut("ChangeConfiguration", {"key": key, "value": value})
+            if answer.error is not None:
+                raise CallFailed(answer.call, answer.error)
+            return answer.response["status"]
         self.harness.config.set(key, value)
         return "Accepted"
 
@@ -347,3 +440,12 @@ class OcppArena(Arena):
             await self.link.release(exchange)
         else:
             self.link.answer(exchange, payload)
+
+
+def _ends(exchange: Exchange):
+    """The transaction ``exchange`` (a station's CALL) ends, if it ends one."""
+    if exchange.action == "StopTransaction":
+        return exchange.request["transactionId"]
+    if exchange.action == "TransactionEvent" and exchange.request["eventType"] == "Ended":
+        return exchange.request["transactionInfo"]["transactionId"]
+    return None

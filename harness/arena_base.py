@@ -6,10 +6,16 @@ A protocol's arena (``arena.OcppArena``, ``ocpi_arena.OcpiArena``) subclasses ``
 two ``roles``, builds ``harness`` (its reference playing the other role) and, in the embedded run,
 ``standin`` (a reference playing the SUT, driven by the in-process actuator), and defines
 ``mark()``: a point in what the harness has seen, from which a wait for the SUT starts.
+
+A test leaves the SUT as it found it: whatever a verb creates at the SUT registers its undoing
+(``undo``), and ``close`` runs what is registered, newest first, when the test ends — passed,
+failed, broken or skipped (the fixture closes the arena in every case). The test's own code never
+cleans up; a step that fails is logged in the wire log, never blamed.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -22,6 +28,13 @@ from harness.wire import WireLog
 
 T = TypeVar("T")
 Trigger = tuple[str, dict[str, Any]]   # (actuator action, its body)
+CLEANUP_TIMEOUT = 5.0   # seconds for one undo step at the end of a test
+# actuator actions whose effect at the SUT outlives the test, and the action (with its body, from the
+# action's body) that undoes it
+UNDONE_BY: dict[str, Callable[[dict[str, Any]], Trigger]] = {
+    "plug_in": lambda body: ("unplug", body),
+    "set_registration": lambda body: ("set_registration", {"status": "Accepted"}),
+}
 
 
 class Arena:
@@ -38,6 +51,7 @@ class Arena:
         self.actuator = options.actuator
         self.harness: Any = None   # the harness's own reference, playing ``harness_role``
         self.standin: Any = None   # the embedded run's reference playing the SUT
+        self._undo: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
 
     @property
     def harness_role(self) -> str:
@@ -68,7 +82,33 @@ class Arena:
             raise ActionUnsupported(f"no actuator performs {action!r} at the SUT in this run (no terminal for an "
                                 f"operator, none configured); give --actuator http --actuator-url URL, or "
                                 f"[actuator] in the profile")
-        return await self.actuator.perform(action, body)
+        result = await self.actuator.perform(action, body)
+        self._undone(f"{action} {body}")
+        undo_action, undo_body = UNDONE_BY[action](body) if action in UNDONE_BY else (action, body)
+        if (undo_action, undo_body) != (action, body):   # set_registration Accepted is its own undoing
+            self.undo(f"{undo_action} {undo_body}", lambda: self.act(role, undo_action, **undo_body))
+        return result
+
+    # ------------------------------------------------------------------ leaving the SUT as it was
+    def undo(self, what: str, step: Callable[[], Awaitable[Any]]) -> None:
+        """``step`` puts back what the test changed at the SUT; it runs when the test ends, whatever its
+        outcome, newest first (``what`` names it: registered once, and a later act that does the same
+        cancels it)."""
+        if all(name != what for name, _ in self._undo):
+            self._undo.append((what, step))
+
+    def _undone(self, what: str) -> None:
+        """The test did ``what`` itself: a registered step that does the same is no longer due."""
+        self._undo = [(name, step) for name, step in self._undo if name != what]
+
+    async def tidy(self) -> None:
+        """Run every registered undo step, newest first, each bounded; a step that fails is logged."""
+        steps, self._undo = self._undo, []
+        for what, step in reversed(steps):
+            try:
+                await asyncio.wait_for(step(), CLEANUP_TIMEOUT)
+            except Exception as error:   # cleanup never changes the verdict
+                self.wirelog.event(f"cleanup {self.sut_role}", f"could not {what}: {error!r}")
 
     def configure(self, **settings: Any) -> None:
         """Set how the harness's own side behaves for this test (the settings its reference lists in
@@ -102,6 +142,10 @@ class Arena:
 
     # ------------------------------------------------------------------ closing
     async def close(self) -> None:
-        for side in (self.standin, self.harness):
-            if side is not None:
-                await side.stop()
+        """Undo what the test changed at the SUT, then stop both sides."""
+        try:
+            await self.tidy()
+        finally:
+            for side in (self.standin, self.harness):
+                if side is not None:
+                    await side.stop()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
-from harness.arena_base import Arena, Trigger
+from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
 from harness.ocpi.headers import Party
@@ -37,7 +37,6 @@ CPO, EMSP = "cpo", "emsp"
 OCPI_ROLES = (CPO, EMSP)
 PROTOCOL = "ocpi2.2.1"
 _PEER_ROLE = {CPO: CPO_ROLE, EMSP: EMSP_ROLE}
-CLEANUP_TIMEOUT = 5.0
 _UNSET = object()
 
 # (versions URL, token A) of the profile that a registration in this run used up: a SUT discards
@@ -135,6 +134,8 @@ class OcpiArena(Arena):
                                   token_a=self.profile.get("ocpi.token_a"))
         if self.standin is not None:
             self.sut_versions_url = self.standin.versions_url
+        else:
+            self.undo("end the registration the test made", self._unregister_quietly)
         return self
 
     async def _serve(self, peer: OcpiPeer, host: str, port: int) -> str:
@@ -144,10 +145,8 @@ class OcpiArena(Arena):
 
     async def close(self) -> None:
         try:
-            if not self.embedded and self.harness is not None:
-                await self._unregister_quietly()
-        finally:
             await super().close()
+        finally:
             for server in self._servers:
                 await server.stop()
 

@@ -27,8 +27,8 @@ from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolati
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
-from harness.suite import USECASES, certification_of, rules_of
-from harness.verdict import CaseContext, enter_case, leave_case, record_finding
+from harness.suite import USECASES, Given, certification_of, rules_of
+from harness.verdict import CaseContext, combine, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog
 
 SETTINGS = pytest.StashKey[Settings]()
@@ -47,6 +47,7 @@ MARKERS = {
     "protocols(*versions)": "the protocol versions a test applies to",
     "requires(feature)": "the test applies only when the profile declares [features] feature = true",
     "real_clock(why)": "the test waits on another process or thread: it runs on the real clock in the embedded run too",
+    "needs(*conditions)": "what the test needs of the profile, checked before any connection (harness.suite.needs)",
 }
 
 
@@ -151,6 +152,12 @@ def _target(item: pytest.Item) -> Target | None:
     return target if isinstance(target, Target) else None
 
 
+def _rules(item: pytest.Item):
+    """The rules ``item`` judges the SUT by, in the role it plays."""
+    target = _target(item)
+    return rules_of(item, target.role if target else None)
+
+
 def _certification(item: pytest.Item) -> str | None:
     target = _target(item)
     return certification_of(item, target.role, target.protocol) if target else None
@@ -195,7 +202,7 @@ def _allure_labels(item: pytest.Item, usecase: str, info: dict) -> list[pytest.M
                           else "OCPI " + target.protocol.removeprefix("ocpi"))
     return report.label_marks(usecase=usecase, block=info.get("block"), protocol_label=protocol_label,
                               role=target.role if target else None, certification=_certification(item),
-                              severity=info.get("severity", "normal"), rules=rules_of(item))
+                              severity=info.get("severity", "normal"), rules=_rules(item))
 
 
 # ---------------------------------------------------------------------------- the event loop
@@ -312,6 +319,17 @@ def _conformance_case(request: pytest.FixtureRequest):
 # ---------------------------------------------------------------------------- verdicts
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
+    """What a test needs of the profile is checked before its fixtures open anything (``suite.needs``)."""
+    target = _target(item)
+    if target is not None:
+        params = {k: v for k, v in item.callspec.params.items() if k != "target"}
+        given = Given(item.config.stash[SETTINGS].profile, target.protocol, params)
+        for marker in item.iter_markers("needs"):
+            for condition in marker.args:
+                try:
+                    condition(given)
+                except NotApplicable as reason:
+                    pytest.skip(str(reason))
     try:
         return (yield)
     except NotApplicable as reason:
@@ -320,18 +338,29 @@ def pytest_runtest_setup(item: pytest.Item):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    """After the test body: rule breaks the connections saw in the background decide too."""
+    """After the test body: every violation the connections saw in the background decides too, in one
+    failure with the test's own first (``verdict.combine``); a failed handler of ours makes it broken."""
     log = item.stash.get(WIRELOG, None)
-    report.describe(getattr(getattr(item, "obj", None), "__doc__", None), rules_of(item))
+    report.describe(getattr(getattr(item, "obj", None), "__doc__", None), _rules(item))
+    own: BaseException | None = None
     try:
         result = yield
-    except NotApplicable as reason:
-        pytest.skip(str(reason))
+    except (KeyboardInterrupt, pytest.exit.Exception):
+        raise
+    except BaseException as error:   # the test's own outcome: failed, broken, skipped or not applicable
+        own = error
     finally:
         if log is not None:
             report.attach_wirelog(log)
-    if log is None:
-        return result
+    outcome = own if log is None else _with_background(item, log, own)
+    if isinstance(outcome, NotApplicable):
+        pytest.skip(str(outcome))
+    if outcome is not None:
+        raise outcome
+    return result
+
+
+def _with_background(item: pytest.Item, log: WireLog, own: BaseException | None) -> BaseException | None:
     violations = [v for c in log.connections for v in c.violations]
     context = item.stash.get(CONTEXT, None)
     token = enter_case(context) if context else None
@@ -339,16 +368,15 @@ def pytest_runtest_call(item: pytest.Item):
         for violation in violations:
             if not violation.strict:
                 record_finding(violation.rule, str(violation))
-        for connection in log.connections:
-            if connection.harness_errors:
-                raise HarnessError(f"the harness's own handler failed: {connection.harness_errors[0]!r}")
-        strict = [v for v in violations if v.strict]
-        if strict:
-            raise strict[0]
     finally:
         if token:
             leave_case(token)
-    return result
+    outcome = combine(own, [v for v in violations if v.strict], _rules(item))
+    errors = [e for c in log.connections for e in c.harness_errors]
+    if errors:
+        seen = f"; the SUT's violations meanwhile: {outcome}" if isinstance(outcome, PeerViolation) else ""
+        raise HarnessError(f"the harness's own handler failed: {errors[0]!r}{seen}") from errors[0]
+    return outcome
 
 
 def _verdict(report_: pytest.TestReport, call: pytest.CallInfo) -> str:
@@ -356,7 +384,10 @@ def _verdict(report_: pytest.TestReport, call: pytest.CallInfo) -> str:
         return "skipped"
     if report_.passed:
         return "passed"
-    if report_.when == "call" and call.excinfo is not None and isinstance(call.excinfo.value, AssertionError):
+    error = call.excinfo.value if call.excinfo is not None else None
+    if report_.when == "call" and isinstance(error, AssertionError):
+        return "failed"
+    if report_.when == "setup" and isinstance(error, PeerViolation):   # the SUT broke a rule the arena judges
         return "failed"
     return "broken"
 
@@ -403,7 +434,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         item.stash[VERDICT] = report.CaseResult(
             nodeid=item.nodeid, usecase=usecase, certification=_certification(item),
             role=target.role if target else None, protocol=target.protocol if target else None,
-            rules=[r.id for r in rules_of(item)], verdict=verdict, reason=reason,
+            rules=[r.id for r in _rules(item)], verdict=verdict, reason=reason,
             findings=[str(f) for f in context.findings] if context else [],
             block=info.get("block"), title=report.title_of(getattr(item, "obj", None)))
     result = item.stash[VERDICT]

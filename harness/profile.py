@@ -76,6 +76,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "authorization_key": {"type": "string", "pattern": "^[0-9A-Fa-f]{40}$",
                                   "hint": "write the 20-byte key as 40 hex digits"},
             "security_profile": {"enum": [0, 1]},
+            "registered": {"type": "boolean"},
             "vendor": {"type": "string", "maxLength": 50}, "model": {"type": "string", "maxLength": 20},
             "evse": {"type": "array", "items": _EVSE, "minItems": 1},
         }},
@@ -240,6 +241,12 @@ class Profile:
     @property
     def identity(self) -> str:
         return self.get("station.identity", "CS001")
+
+    @property
+    def registered(self) -> bool:
+        """[station] registered: the CSMS under test knows the station and must accept its boot (without it,
+        Pending or Rejected is the CSMS's right, and a test that needs the boot accepted cannot go on)."""
+        return bool(self.get("station.registered", False))
 
     @property
     def password(self) -> str | None:

@@ -13,7 +13,11 @@ A table is a class whose attributes are rules; the namespace prefixes their ids:
   levels, the row says so once (``levels={"ocpp1.6": SHOULD}``) and ``level_in(protocol)`` reads it;
 - every id is unique across the project: ``REGISTRY`` refuses a second definition of an id from
   another module (a test imports every table and checks the registry);
-- a rule is printed as its id; ``describe()`` adds its level, reference and text.
+- a rule is printed as its id; ``describe()`` adds its level, reference and text;
+- a row of a dialogue played from either side names the side it binds (``by="cs"``: what the
+  charging station must do): the verifiers blame the SUT only for a row of the role the SUT plays;
+  a broken row of the harness's own role is a self-check, *broken* (``harness.verdict``). A row
+  without ``by`` binds whichever side the check looks at, which is the SUT's.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from types import MappingProxyType
 
 MUST, SHOULD = "MUST", "SHOULD"
 LEVELS = (MUST, SHOULD)
+# the sides a row may bind: OCPP charging station and CSMS, OCPI CPO and eMSP
+SIDES = ("cs", "csms", "cpo", "emsp")
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class Rule:
     ref: str
     text: str
     levels: Mapping[str, str] = field(default_factory=dict, compare=False)
+    by: str | None = None   # the side the row binds (one of SIDES); None: the side the check looks at
 
     def level_in(self, protocol: str | None) -> str:
         """The level in ``protocol`` (for example ``ocpp1.6``): the row's exception, else its level."""
@@ -59,16 +66,17 @@ class _Draft:
     ref: str
     text: str
     levels: Mapping[str, str]
+    by: str | None
 
 
-def must(ref: str, text: str, *, levels: Mapping[str, str] | None = None) -> _Draft:
-    """A MUST/SHALL row: breaking it fails the test."""
-    return _Draft(MUST, ref, text, MappingProxyType(dict(levels or {})))
+def must(ref: str, text: str, *, levels: Mapping[str, str] | None = None, by: str | None = None) -> _Draft:
+    """A MUST/SHALL row: breaking it fails the test (``by``: the side it binds)."""
+    return _Draft(MUST, ref, text, MappingProxyType(dict(levels or {})), by)
 
 
-def should(ref: str, text: str, *, levels: Mapping[str, str] | None = None) -> _Draft:
-    """A SHOULD row: breaking it is a finding, never a failure."""
-    return _Draft(SHOULD, ref, text, MappingProxyType(dict(levels or {})))
+def should(ref: str, text: str, *, levels: Mapping[str, str] | None = None, by: str | None = None) -> _Draft:
+    """A SHOULD row: breaking it is a finding, never a failure (``by``: the side it binds)."""
+    return _Draft(SHOULD, ref, text, MappingProxyType(dict(levels or {})), by)
 
 
 class DuplicateRule(Exception):
@@ -127,7 +135,9 @@ class RuleTable:
             if isinstance(value, _Draft):
                 if value.level not in LEVELS or any(v not in LEVELS for v in value.levels.values()):
                     raise ValueError(f"{cls.namespace}.{name}: level must be MUST or SHOULD")
-                rule = Rule(f"{cls.namespace}.{name}", value.level, value.ref, value.text, value.levels)
+                if value.by is not None and value.by not in SIDES:
+                    raise ValueError(f"{cls.namespace}.{name}: by= names a side, one of {', '.join(SIDES)}")
+                rule = Rule(f"{cls.namespace}.{name}", value.level, value.ref, value.text, value.levels, value.by)
                 setattr(cls, name, rule)
                 REGISTRY.add(rule, origin)
 

@@ -12,7 +12,10 @@
 roles and protocol versions it can be played in and its Allure feature. ``checks`` declares, per
 test, the rules the test judges (listed in the report) and the public certification ids that
 correspond to it, per SUT role, for the versions the listing covers (all of the use case's
-versions when none are named).
+versions when none are named). ``needs`` declares what a test needs of the profile; it is checked
+before anything connects, so a test that does not apply is skipped the same way in every run::
+
+    @needs(lambda given: tag16(given.profile, "Accepted"))
 """
 
 from __future__ import annotations
@@ -20,13 +23,15 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import runpy
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import harness
+from harness.profile import Profile
 from harness.rules import REGISTRY, Registry, Rule
 
 OCPP2 = ("ocpp2.0.1", "ocpp2.1")
@@ -85,6 +90,23 @@ def checks(*rules: Rule, **certification: TC | str) -> pytest.MarkDecorator:
     return pytest.mark.checks(*rules, certification=ids)
 
 
+@dataclass(frozen=True)
+class Given:
+    """What decides, before any connection, whether a test applies: the profile, the protocol version the
+    test is played in and its parameters."""
+    profile: Profile
+    protocol: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def needs(*conditions: Callable[[Given], Any]) -> pytest.MarkDecorator:
+    """What a test needs of the profile: each condition raises ``NotApplicable`` (with the reason) when the
+    profile does not give it. Checked before the arena opens: the test is skipped before any connection."""
+    if not conditions or not all(callable(c) for c in conditions):
+        raise TypeError("needs() takes the conditions a test needs: callables of a Given")
+    return pytest.mark.needs.with_args(*conditions)
+
+
 def certification_of(item: pytest.Item, role: str | None, protocol: str | None) -> str | None:
     """The certification id of ``item`` when played with the SUT as ``role`` in ``protocol``."""
     marker = item.get_closest_marker("checks")
@@ -94,16 +116,25 @@ def certification_of(item: pytest.Item, role: str | None, protocol: str | None) 
     return tc.id if tc is not None and tc.applies_to(protocol) else None
 
 
-def rules_of(item: pytest.Item) -> tuple[Rule, ...]:
+def rules_of(item: pytest.Item, role: str | None = None) -> tuple[Rule, ...]:
+    """The rows ``item`` judges; with the SUT's ``role``, only those that bind that side (or either):
+    a row of the harness's side is a self-check there, not a rule the SUT is judged by."""
     marker = item.get_closest_marker("checks")
-    return tuple(marker.args) if marker else ()
+    rules = tuple(marker.args) if marker else ()
+    return tuple(r for r in rules if r.by in (None, role)) if role else rules
+
+
+# The load mode holds no rule table, needs the optional [load] extra, and its Locust glue patches the
+# standard library for gevent as it loads: only ``python -m harness.load`` and Locust import it.
+NO_RULES = ["harness", "load"]
 
 
 def load_rule_tables(*suite_dirs: Path) -> Registry:
     """Every rule table: the harness's modules and the suite files under ``suite_dirs`` (each table
     registers its rows as it is imported; an id defined twice raises ``DuplicateRule``)."""
     for info in pkgutil.walk_packages(harness.__path__, "harness."):
-        importlib.import_module(info.name)
+        if info.name.split(".")[:2] != NO_RULES:
+            importlib.import_module(info.name)
     for directory in suite_dirs:
         for path in sorted(Path(directory).rglob("test_*.py")):
             runpy.run_path(str(path), run_name=f"rules_of_{path.stem}")

@@ -5,6 +5,12 @@ a MUST/SHALL raises ``ConformanceFailure`` (a PeerViolation, hence an AssertionE
 it *failed*); a SHOULD is a ``Finding``: recorded, shown in the report, never a failure. The level
 is read in the running test's protocol version, so one row serves every version. Anything else a
 test raises is *broken*.
+
+Blame only what the SUT sent: a row names the side it binds (``by``); a broken row of the side the
+harness plays is a self-check that failed (``SelfCheckFailed``, *broken*), whatever its level.
+
+Every violation a test saw is reported, in one failure (``combine``): the test's own first (the one
+it raised, then those of the rules it declares), then the background ones the connections recorded.
 """
 
 from __future__ import annotations
@@ -15,8 +21,10 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import PeerViolation
+from harness.errors import HarnessError, PeerViolation
 from harness.rules import Rule
+
+SIDE_NAMES = {"cs": "charging station", "csms": "CSMS", "cpo": "CPO platform", "emsp": "eMSP platform"}
 
 
 @dataclass
@@ -76,11 +84,32 @@ def record_finding(rule: Rule, message: str) -> None:
     warnings.warn(FindingWarning(str(item)), stacklevel=3)
 
 
+class SelfCheckFailed(HarnessError):
+    """A row that binds the harness's own side was broken: the harness's reference (or what the SUT
+    did before made it) did not do what the row asks. Never the SUT's failure."""
+
+    def __init__(self, rule: Rule, message: str, *, expected: Any = None, actual: Any = None):
+        side = SIDE_NAMES.get(rule.by, rule.by)
+        super().__init__(f"self-check: [{rule.id}] binds the {side}, which the harness plays in this test: "
+                         f"{message} (expected {expected!r}, actual {actual!r}). The SUT is not blamed for the "
+                         f"harness's own side; the wire log shows what led to it")
+        self.rule = rule
+
+
+def _by_the_harness(rule: Rule) -> bool:
+    """``rule`` binds the side the harness plays in the running test."""
+    role = current().sut_role
+    return rule.by is not None and role is not None and rule.by != role
+
+
 def violated(rule: Rule, message: str, *, expected: Any = None, actual: Any = None) -> None:
     """The SUT broke ``rule``: a failure when the rule is a MUST in this test's protocol, else a finding
-    (the call then returns, and the test goes on)."""
+    (the call then returns, and the test goes on). A rule of the harness's own side was broken by the
+    harness: ``SelfCheckFailed``."""
     if not isinstance(rule, Rule):
         raise TypeError(f"a verifier takes a Rule from a rule table, not {rule!r}")
+    if _by_the_harness(rule):
+        raise SelfCheckFailed(rule, message, expected=expected, actual=actual)
     if rule.strict_in(current().protocol):
         raise ConformanceFailure(rule, message, expected=expected, actual=actual)
     detail = "" if expected is None and actual is None else f" (expected {expected!r}, actual {actual!r})"
@@ -113,3 +142,52 @@ def dig(payload: Any, path: str, default: Any = None) -> Any:
             return default
         value = value[part]
     return value
+
+
+# ---------------------------------------------------------------------------- every violation at once
+class ConformanceFailures(PeerViolation):
+    """Several rules broken in one test: each with expected vs actual, the test's own first."""
+
+    def __init__(self, violations: list[PeerViolation], note: str = ""):
+        first = violations[0]
+        super().__init__(first.rule, f"{len(violations)} rules broken", expected=first.expected, actual=first.actual)
+        self.violations, self.note = violations, note
+        self.strict = True
+
+    def __str__(self) -> str:
+        if len(self.violations) == 1:
+            lines = [_one(self.violations[0], "  ")]
+        else:
+            lines = [f"{len(self.violations)} violations: " + ", ".join(v.rule.id for v in self.violations)]
+            lines += [f"{number}. {_one(v, '   ')}" for number, v in enumerate(self.violations, 1)]
+        return "\n".join(lines + ([self.note] if self.note else []))
+
+
+def _one(violation: PeerViolation, indent: str) -> str:
+    text = f"[{violation.rule.id}] {violation.args[0]}"
+    if violation.expected is not None or violation.actual is not None:
+        text += f"\n{indent}expected: {violation.expected!r}\n{indent}actual:   {violation.actual!r}"
+    return text
+
+
+def combine(own: BaseException | None, background: list[PeerViolation], declared: tuple[Rule, ...] = (),
+            ) -> BaseException | None:
+    """The one outcome of a test that ended with ``own`` (None: its body passed) while its connections
+    recorded the strict ``background`` violations: every violation, the test's own first — the one it
+    raised, then the background ones of the rules it ``declared`` (in their order), then the others as
+    they came. Without a background violation the test's own outcome stands; a test that could not go
+    on (broken, not applicable) after violations fails with them and says why it stopped."""
+    raised = own if isinstance(own, PeerViolation) and own.strict else None
+    rest = [v for v in background if v is not raised and v not in getattr(raised, "violations", ())]
+    if not rest:
+        return own
+    rank = {rule: position for position, rule in enumerate(declared)}
+    rest.sort(key=lambda v: rank.get(v.rule, len(rank)))
+    violations = ([*raised.violations] if isinstance(raised, ConformanceFailures) else [raised] if raised else [])
+    violations += rest
+    note = ""
+    if own is None and not any(v.rule in rank for v in rest):
+        note = "the rules this test checks held; the violations above were recorded on its connections"
+    elif own is not None and raised is None:
+        note = f"after them the test could not go on: {type(own).__name__}: {own}"
+    return violations[0] if len(violations) == 1 and not note else ConformanceFailures(violations, note)

@@ -26,8 +26,9 @@ class Errors(RuleTable, namespace="ocpp.errors"):
                 "a refused CALL's code names a fault of its kind: a payload code for a payload that breaks its "
                 "schema, NotImplemented or NotSupported for an action the receiver does not know")
     exact = should("spec 002 Errors; OCPP 2.0.1 part 4 §4.3",
-                   "the code is the one the version gives the fault: occurrence, type or property constraint "
-                   "violation, FormationViolation (1.6) or FormatViolation (2.x), NotImplemented")
+                   "the code is one the version's text gives the fault (CODE_TABLE): occurrence, type or property "
+                   "constraint violation, FormationViolation (1.6) or FormatViolation (2.x), ProtocolError where "
+                   "the version's text words it for the fault, NotImplemented")
 
 OCCURRENCE_SPELLINGS = frozenset({"OccurenceConstraintViolation", "OccurrenceConstraintViolation"})
 
@@ -50,19 +51,26 @@ PROPERTY = "property"      # right type, value out of range, too long, not in th
 FRAME = "frame"            # a CALL frame whose elements have the wrong types (a payload that is no object)
 UNKNOWN_ACTION = "unknown action"   # an action the receiver does not know
 NOT_A_FRAME = "not a frame"         # text that is no frame, or has no usable message id
+UNKNOWN_TYPE = "unknown message type"   # a frame whose message type number the version does not define
 
-# The code each version names a kind of fault with (spec 002 Errors; OCPP 2.0.1/2.1 part 4 §4.3).
+# The codes each version's text names a kind of fault with (spec 002 Errors; OCPP 2.0.1/2.1 part 4 §4.3),
+# the one this harness sends first. The texts word some codes differently, and the table follows them:
+# 1.6 ProtocolError is "payload incomplete" (a missing field, like the occurrence code); 2.x ProtocolError
+# is "payload not conform the PDU structure" (a property the PDU lacks, a payload that is no object, like
+# FormatViolation, "syntactically incorrect"); 1.6 FormationViolation covers both. Where the texts agree the
+# codes, and so the level of the row that judges them (Errors.exact, a SHOULD), are the same in every version.
 # The occurrence code is given as the texts spell it; either spelling is accepted (OCCURRENCE_SPELLINGS).
-# 1.6 has no code for text that is no frame: None.
-#                  1.6                             2.0.1 and 2.1
-CODE_TABLE: dict[str, tuple[str | None, str]] = {
-    FORMAT:         ("FormationViolation",           "FormatViolation"),
-    FRAME:          ("FormationViolation",           "FormatViolation"),
-    OCCURRENCE:     ("OccurenceConstraintViolation", "OccurrenceConstraintViolation"),
-    TYPE:           ("TypeConstraintViolation",      "TypeConstraintViolation"),
-    PROPERTY:       ("PropertyConstraintViolation",  "PropertyConstraintViolation"),
-    UNKNOWN_ACTION: ("NotImplemented",               "NotImplemented"),
-    NOT_A_FRAME:    (None,                           "RpcFrameworkError"),
+# 1.6 has no code for text that is no frame: ().
+#                  1.6                                                2.0.1 and 2.1
+CODE_TABLE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    FORMAT:         (("FormationViolation",),                          ("FormatViolation", "ProtocolError")),
+    FRAME:          (("FormationViolation",),                          ("FormatViolation", "ProtocolError")),
+    OCCURRENCE:     (("OccurenceConstraintViolation", "ProtocolError"), ("OccurrenceConstraintViolation",)),
+    TYPE:           (("TypeConstraintViolation",),                     ("TypeConstraintViolation",)),
+    PROPERTY:       (("PropertyConstraintViolation",),                 ("PropertyConstraintViolation",)),
+    UNKNOWN_ACTION: (("NotImplemented",),                              ("NotImplemented",)),
+    NOT_A_FRAME:    ((),                                               ("RpcFrameworkError",)),
+    UNKNOWN_TYPE:   ((),                                               ("MessageTypeNotSupported",)),
 }
 
 # jsonschema keyword -> kind of violation it reveals.
@@ -76,9 +84,14 @@ KEYWORD_KIND = {
 }
 
 
-def table_code(version: OcppVersion, kind: str) -> str | None:
-    """The code the version's text gives a fault of ``kind`` (None: the version names none)."""
+def table_codes(version: OcppVersion, kind: str) -> tuple[str, ...]:
+    """The codes the version's text gives a fault of ``kind``, ours first (empty: the version names none)."""
     return CODE_TABLE[kind][version.is_2x]
+
+
+def table_code(version: OcppVersion, kind: str) -> str | None:
+    """The code this harness reads first in the version's text for a fault of ``kind`` (None: it names none)."""
+    return next(iter(table_codes(version, kind)), None)
 
 
 def canonical_code(version: OcppVersion, kind: str) -> str:
@@ -87,9 +100,10 @@ def canonical_code(version: OcppVersion, kind: str) -> str:
 
 
 def exact_codes(version: OcppVersion, kind: str) -> frozenset[str]:
-    """The codes that name a fault of ``kind`` exactly (Errors.exact): the table's, in either spelling."""
-    code = table_code(version, kind)
-    return OCCURRENCE_SPELLINGS if code in OCCURRENCE_SPELLINGS else frozenset({code} - {None})
+    """The codes that name a fault of ``kind`` exactly (Errors.exact): the table's, the occurrence code in
+    either spelling."""
+    codes = frozenset(table_codes(version, kind))
+    return codes | OCCURRENCE_SPELLINGS if codes & OCCURRENCE_SPELLINGS else codes
 
 
 def codes_for_payload_fault(version: OcppVersion) -> frozenset[str]:
@@ -109,12 +123,12 @@ def fitting_codes(version: OcppVersion, kind: str) -> frozenset[str]:
 
     An unknown action: NotImplemented, or NotSupported (the action may be known to it but not
     supported). A payload fault: any payload code. A CALL whose payload is no object: a payload
-    code, or in 2.x RpcFrameworkError (the CALL is no valid RPC request). Text that is no frame:
-    any code of the version.
+    code, or in 2.x RpcFrameworkError (the CALL is no valid RPC request). Text that is no frame, a
+    message type the version lacks: any code of the version.
     """
     if kind == UNKNOWN_ACTION:
         return frozenset({"NotImplemented", "NotSupported"})
-    if kind == NOT_A_FRAME:
+    if kind in (NOT_A_FRAME, UNKNOWN_TYPE):
         return ERROR_CODES[version]
     if kind == FRAME and version.is_2x:
         return codes_for_payload_fault(version) | {"RpcFrameworkError"}

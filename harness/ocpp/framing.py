@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any, Union
 
 from harness.errors import PeerViolation
-from harness.ocpp.errors import FRAME, NOT_A_FRAME, canonical_code
+from harness.ocpp.errors import FRAME, NOT_A_FRAME, UNKNOWN_TYPE, canonical_code
 from harness.ocpp.versions import OcppVersion
 from harness.rules import Rule, RuleTable, must, should
 
@@ -36,6 +36,9 @@ class Framing(RuleTable, namespace="framing"):
     framework_error = should("OCPP 2.0.1 part 4 §4.2.3 (RpcFrameworkError); facts ocpp-j.md",
                              "2.x: text that is no frame, or has no usable message id, is answered CALLERROR "
                              "RpcFrameworkError with message id \"-1\"")
+    type_not_supported = should("OCPP 2.0.1 part 4 §4.2.3 (MessageTypeNotSupported); facts ocpp-j.md",
+                                "2.x: a message of a type the receiver does not support is answered CALLERROR "
+                                "MessageTypeNotSupported with its message id")
 
 
 MAX_ID_LENGTH = 36
@@ -162,8 +165,7 @@ def parse(text: str | bytes, version: OcppVersion) -> Frame:
                      _framework_error(version, message_id, "message id too long") if kind == CALL else None,
                      message_id)
     if kind not in version.message_types:
-        reply = (CallError(message_id, "MessageTypeNotSupported", f"message type {kind}", {})
-                 if version.is_2x else _framework_error(version, message_id, f"message type {kind}"))
+        reply = CallError(message_id, canonical_code(version, UNKNOWN_TYPE), f"message type {kind}", {})
         raise broken(Framing.frame, f"message type {kind} does not exist in {version.value}", reply, message)
     return _build(kind, message_id, message, version)
 

@@ -199,8 +199,9 @@ class RpcEndpoint:
         try:
             frame = parse(text, self.version)
         except FrameError as error:
-            if error.reply is not None:
-                self._outbox.append(serialize(error.reply))
+            reply = self.frame_error_reply(error)
+            if reply is not None:
+                self._outbox.append(serialize(reply))
             return [Violation(error, _preview(text))]
         if frame.id in self._raw_pending and not isinstance(frame, (Call, Send)):
             del self._raw_pending[frame.id]
@@ -244,6 +245,10 @@ class RpcEndpoint:
     @property
     def unanswered_peer_calls(self) -> tuple[Call, ...]:
         return tuple(self._peer_unanswered.values())
+
+    def frame_error_reply(self, error: FrameError) -> CallError | None:
+        """The CALLERROR we answer a broken frame with (None: the rules say nothing is answered)."""
+        return error.reply
 
     def payload_error_code(self, problems: list[schemas.SchemaViolation]) -> str:
         """The CALLERROR code we answer a schema-invalid CALL with."""

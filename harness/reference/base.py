@@ -96,6 +96,9 @@ class StationBase(Dispatcher, Actions):
     def configuration_changed(self, key: str, value: str, status: str) -> None:
         """The CSMS asked to set ``key`` to ``value``; ``status`` is the answer it got."""
 
+    async def end_transactions(self) -> None:
+        """A test ended: end every transaction still running here, so the CSMS keeps none open."""
+
 
 @dataclass
 class StationSession:

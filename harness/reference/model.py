@@ -30,6 +30,7 @@ class EvseState:
     authorized: dict | None = None
     group: dict | None = None
     transaction: StationTransaction | None = None
+    meter: Register = field(default_factory=Register)
 
     @property
     def busy(self) -> bool:

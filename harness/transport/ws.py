@@ -9,11 +9,13 @@ its versions that the client offers, and offered none it completes the handshake
 Sec-WebSocket-Protocol and closes at once; compression is never negotiated (1.6 forbids its use; in
 2.x it is optional, so a station that merely offers it breaks no rule).
 
-Readings chosen: the texts word the 404 as advice (spec 002 Connection 3 SHOULD), but a server that
-opens a connection for an identity it does not know is judged failed (``unknown_identity``): it
-cannot have authenticated the station; the status is the SHOULD (``refusal_status``). A 1.6
-station that offers compression breaks only a SHOULD (``compression``): the harness declines it,
-so compression is never used.
+Severity from the texts, the same in every version: 1.6 (spec 002 Connection 3) and 2.0.1/2.1 (part 4
+§3.1.1) both word the refusal of an unknown identity as advice — the server SHOULD answer HTTP 404 and
+abort — so a server that opens a connection for an identity it does not know is a finding
+(``unknown_identity``), and so is another status than the one that names why (``refusal_status``).
+Whether a server checks credentials is ``wrong_password``, a MUST. A 1.6 station that offers
+compression breaks only a SHOULD (``compression``): the harness declines it, so compression is never
+used.
 """
 
 from __future__ import annotations
@@ -48,28 +50,30 @@ from harness.wire import REDACTOR, WireLog
 class Ws(RuleTable, namespace="ws"):
     """The WebSocket upgrade of an OCPP-J connection, in every version."""
     identity = must("spec 002 Connection 1; OCPP 2.0.1 part 4 §3.1.1",
-                    "the station's URL is the CSMS endpoint, a slash and its percent-encoded identity")
+                    "the station's URL is the CSMS endpoint, a slash and its percent-encoded identity", by="cs")
     known_station = must("spec 002 Connection 1-2 and Authentication 3; OCPP 2.0.1 part 4 §3.1, part 2 A00",
-                         "the server upgrades a station it is configured for that presents its credentials")
-    unknown_identity = must("spec 002 Connection 3 and Errors (handshake errors); OCPP 2.0.1 part 4 §3.1.1",
-                            "the server opens no connection for an identity it does not know")
-    refusal_status = should("spec 002 Connection 3; RFC 7235 §3.1",
+                         "the server upgrades a station it is configured for that presents its credentials", by="csms")
+    unknown_identity = should("spec 002 Connection 3 and Errors (handshake errors); OCPP 2.0.1 part 4 §3.1.1",
+                              "the server refuses an identity it does not know and opens no connection for it",
+                              by="csms")
+    refusal_status = should("spec 002 Connection 3; OCPP 2.0.1 part 4 §3.1.1; RFC 7235 §3.1",
                             "a refused upgrade gets the HTTP status that names why: 404 for an unknown identity, "
-                            "401 for wrong credentials")
+                            "401 for wrong credentials", by="csms")
     subprotocol_offered = must("spec 002 Connection 4 and Versioning 2; OCPP 2.0.1 part 4 §3.1.2",
-                               "the client offers the version's subprotocol in Sec-WebSocket-Protocol")
+                               "the client offers the version's subprotocol in Sec-WebSocket-Protocol", by="cs")
     subprotocol_picked = must("spec 002 Connection 4 and Versioning 2; OCPP 2.0.1 part 4 §3.1.2",
-                              "the server picks an offered subprotocol it speaks and names it in its answer")
+                              "the server picks an offered subprotocol it speaks and names it in its answer", by="csms")
     no_subprotocol = must("spec 002 Connection 4; OCPP 2.0.1 part 4 §3.1.2",
                           "offered no acceptable subprotocol, the server completes the handshake without "
-                          "Sec-WebSocket-Protocol and closes the connection at once")
+                          "Sec-WebSocket-Protocol and closes the connection at once", by="csms")
     basic_auth = must("spec 002 Authentication 3; OCPP 2.0.1 part 2 A00 (security profile 1)",
                       "the station's upgrade carries HTTP Basic auth: username its identity, password the "
-                      "configured one")
+                      "configured one", by="cs")
     wrong_password = must("spec 002 Authentication 3-4; OCPP 2.0.1 part 2 A00 (security profile 1); "
-                          "facts ocpp-j.md", "the server refuses an upgrade with a wrong Basic-auth password")
+                          "facts ocpp-j.md", "the server refuses an upgrade with a wrong Basic-auth password",
+                          by="csms")
     compression = should("spec 002 Connection 5", "a 1.6 station does not offer WebSocket compression, which "
-                         "1.6 forbids")
+                         "1.6 forbids", by="cs")
 
 
 HANDSHAKE_TIMEOUT = 10.0
@@ -516,7 +520,8 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
     if wirelog is not None:
         wirelog.event(identity, f"connect {url} offering {offered}" + (" with Basic auth" if password is not None else ""))
     try:
-        ws = await ws_connect(url, subprotocols=offered, additional_headers=headers, compression=None,
+        ws = await ws_connect(url, subprotocols=offered or None,   # none offered: no header at all, not an empty one
+                              additional_headers=headers, compression=None,
                               open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None)
     except InvalidStatus as refused:
         if wirelog is not None:

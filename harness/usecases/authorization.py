@@ -11,7 +11,8 @@ from harness.verdict import check_equal, dig
 
 class Authorization(RuleTable, namespace="authorize"):
     """The rule of the dialogue itself; what the answer must say is the calling use case's."""
-    sent = must("spec 001 Events: AuthorizeRequest", "a station sends AuthorizeRequest when a driver presents a token")
+    sent = must("spec 001 Events: AuthorizeRequest", "a station sends AuthorizeRequest when a driver presents a token",
+                by=CS)
 
 
 async def authorize(arena: OcppArena, token: Token, evse_id: int | None = None) -> Exchange:

@@ -9,7 +9,7 @@ link with ``arena.expect``, so a missing message blames whichever side had to se
 from __future__ import annotations
 
 from harness import clock
-from harness.arena import CS, OcppArena
+from harness.arena import CS, CSMS, OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import AUTHORIZATION_STATUSES, connector_ids
 from harness.profile import Profile, Token
@@ -24,13 +24,14 @@ class Core16(RuleTable, namespace="core16"):
     """The rules the shared 1.6 dialogues judge (spec 002)."""
     authorize = must("spec 002 What the service does 3; Messages Authorize; Primitive types IdToken",
                      "a presented idTag is sent in Authorize.req as presented (CiString20: compared "
-                     "case-insensitively)")
+                     "case-insensitively)", by=CS)
     accepted = must("spec 002 Classes IdTagInfo; Enumerations AuthorizationStatus",
-                    "the central system answers a valid idTag Accepted")
+                    "the central system answers a valid idTag Accepted", by=CSMS)
     start = must("spec 002 What the service does 3; Messages StartTransaction",
-                 "an Accepted idTag with the cable in starts a transaction, StartTransaction carrying that idTag")
+                 "an Accepted idTag with the cable in starts a transaction, StartTransaction carrying that idTag",
+                 by=CS)
     stop_answered = must("spec 002 Messages StopTransaction",
-                         "the central system answers a StopTransaction.req with StopTransaction.conf")
+                         "the central system answers a StopTransaction.req with StopTransaction.conf", by=CSMS)
 
 
 def usable16(token: Token) -> bool:
@@ -48,6 +49,16 @@ def tag16(profile: Profile, status: str) -> Token:
         raise NotApplicable(f"the profile declares no 1.6 idTag (not KeyCode, at most {ID_TAG_LENGTH} characters) "
                             f"that must get status {status}")
     return tokens[0]
+
+
+def tagged(status: str):
+    """The condition (``suite.needs``) that the profile declares a 1.6 idTag that must get ``status``."""
+    return lambda given: tag16(given.profile, status)
+
+
+def grouped(given) -> tuple[Token, Token]:
+    """The condition (``suite.needs``) that the profile declares two accepted 1.6 idTags of one group."""
+    return group16(given.profile)
 
 
 def group16(profile: Profile) -> tuple[Token, Token]:
@@ -73,19 +84,6 @@ async def configure_charge_point(arena: OcppArena, values: dict[str, str]) -> No
             raise NotApplicable(f"the charge point answers {key}={value} {status}")
 
 
-async def unplug(arena: OcppArena, connector_id: int) -> None:
-    """The cable is pulled at the end of a test. The harness's charge point delivers its StopTransactions
-    (this transaction's, and any other it queued) before the test ends: a real central system keeps a
-    transaction open otherwise, and the idTag would get ConcurrentTx in the next test."""
-    running = None if arena.is_sut(CS) else arena.transaction_at(connector_id)
-    mark = arena.mark()
-    await arena.act(CS, "unplug", connector_id=connector_id)
-    if running is not None:
-        await arena.expect("StopTransaction", sender=CS, after=mark, where=lambda p: p["transactionId"] == running,
-                           rule=Core16.stop_answered)
-    await arena.drained()
-
-
 async def authorize(arena: OcppArena, token: Token, connector_id: int | None = None) -> Exchange:
     """The idTag is presented; the charge point asks with Authorize (spec 002 What the service does 3)."""
     mark = arena.mark()
@@ -103,7 +101,9 @@ def same_tag(sent: str | None, id_tag: str) -> bool:
 
 
 async def start(arena: OcppArena, token: Token, connector_id: int) -> Exchange:
-    """Identification first: Authorize accepted, then the cable, then StartTransaction (TC_004_1)."""
+    """Identification first: Authorize accepted, then the cable, then StartTransaction (TC_004_1). A
+    central system under test accepts the valid idTag in both answers: a charge point whose start was
+    refused stops again (StopTransactionOnInvalidId), and what it answers later is no longer the SUT's doing."""
     mark = arena.mark()
     auth = await authorize(arena, token, connector_id)
     if not arena.is_sut(CS):
@@ -112,6 +112,8 @@ async def start(arena: OcppArena, token: Token, connector_id: int) -> Exchange:
     exchange = await arena.expect("StartTransaction", sender=CS, after=mark,
                                   where=lambda p: p["connectorId"] == connector_id, rule=Core16.start)
     check_equal(Core16.start, "StartTransaction.req idTag", token.id.casefold(), exchange.request["idTag"].casefold())
+    if not arena.is_sut(CS):
+        check_equal(Core16.accepted, "StartTransaction.conf idTagInfo.status", "Accepted", id_tag_status(exchange))
     return exchange
 
 

@@ -14,7 +14,7 @@ from harness.arena import OcppArena
 from harness.errors import NotApplicable
 from harness.profile import Profile
 from harness.rules import Rule, RuleTable, must
-from harness.suite import TC, checks
+from harness.suite import TC, checks, needs
 from harness.verdict import check_equal
 
 
@@ -43,8 +43,9 @@ CASES: dict[str, Rule] = {"unknown_vendor": DataTransfer.unknown_vendor,
 def cases(**certification: TC) -> list:
     """The cases as pytest params, each declaring its rules; ``certification`` (per SUT role) goes on
     the unknown vendor, the case the public test cases play."""
-    return [pytest.param(name, marks=checks(DataTransfer.sent, rule,
-                                            **(certification if name == "unknown_vendor" else {})))
+    return [pytest.param(name, marks=[checks(DataTransfer.sent, rule,
+                                             **(certification if name == "unknown_vendor" else {})),
+                                      needs(lambda given: transfer_case(given.profile, given.params["transfer"]))])
             for name, rule in CASES.items()]
 
 

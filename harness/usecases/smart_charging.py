@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from harness import clock
 from harness import smartcharging as sc
-from harness.arena import CSMS, OcppArena
+from harness.arena import CS, CSMS, OcppArena
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.transport.ws import Exchange
@@ -17,9 +17,9 @@ from harness.transport.ws import Exchange
 class ChargingProfiles(RuleTable, namespace="chargingprofile"):
     """Installing a profile (spec 001 SetChargingProfile rules and messages)."""
     sent = must("spec 001 Messages sent by the CSMS: SetChargingProfileRequest",
-                "the CSMS sends SetChargingProfile for the EVSE and profile its operator asked for")
+                "the CSMS sends SetChargingProfile for the EVSE and profile its operator asked for", by=CSMS)
     accepted = must("spec 001 SetChargingProfile rules 1-6; SetChargingProfileResponse",
-                    "a station accepts a profile that obeys the rules")
+                    "a station accepts a profile that obeys the rules", by=CS)
 
 
 def absolute_tx_default(profile_id: int, limits: list[tuple[int, str]], start: datetime,

@@ -9,7 +9,7 @@ from harness.arena import OcppArena
 from harness.ocpp.versions import OcppVersion
 from harness.rules import Rule
 from harness.transport.ws import CallErrorReply, Ws, open_station
-from harness.verdict import require
+from harness.verdict import require, violated
 
 
 def basic_password(arena: OcppArena) -> str | bytes | None:
@@ -19,14 +19,15 @@ def basic_password(arena: OcppArena) -> str | bytes | None:
 
 async def expect_refused(arena: OcppArena, identity: str, password: str | bytes | None, *,
                          rule: Rule, what: str, status: int) -> None:
-    """The upgrade of ``identity`` with ``password`` must not succeed (``rule``); a refusal with another
-    HTTP status than ``status`` breaks only the SHOULD ``ws.refusal_status``."""
+    """The upgrade of ``identity`` with ``password`` must not succeed (``rule``: a failure or, for a SHOULD
+    row, a finding); a refusal with another HTTP status than ``status`` breaks only the SHOULD
+    ``ws.refusal_status``."""
     handshake = await open_station(arena.sut_url, identity, password=password, versions=[arena.version],
                                    handler=None, wirelog=arena.wirelog)
     if handshake.connection is not None:
         await handshake.connection.close()
-    require(handshake.connection is None, rule, f"the server upgraded {what}", expected=f"HTTP {status}",
-            actual="101 Switching Protocols")
+        violated(rule, f"the server upgraded {what}", expected=f"HTTP {status}", actual="101 Switching Protocols")
+        return
     require(handshake.status == status, Ws.refusal_status, f"{what} should get HTTP {status}",
             expected=status, actual=handshake.status)
 

@@ -53,7 +53,8 @@ class CsmsChecksExpiredBeforeBlocked(ReferenceCsms):
 
 
 class CsmsIgnoresActiveTransactions(ReferenceCsms):
-    """Order of checks step 4: a token already in a transaction is not answered ConcurrentTx."""
+    """Order of checks step 4: a second transaction with a token already in a transaction is not answered
+    ConcurrentTx."""
 
     def id_token_info(self, session, id_token, *, current_tx=None):
         return self.tokens.decide(id_token, station=session.identity, in_transaction=False,
@@ -79,6 +80,14 @@ class CsmsTrustsTransactionEventTokens(ReferenceCsms):
         return answer
 
 
+class CsmsRefusesItsOwnCentralToken(ReferenceCsms):
+    """C05 remote start rule 1: the Central token the CSMS issued is answered Invalid in the TransactionEvent
+    (the harness's station then ends the transaction: its Rejected to the remote stop is not the SUT's)."""
+
+    def issued_by_us(self, session, id_token):
+        return False
+
+
 class CsmsRejectsUnknownVendor(ReferenceCsms):
     """DataTransfer: an unknown vendorId is answered Rejected instead of UnknownVendorId."""
 
@@ -95,10 +104,26 @@ class CsmsAcceptsAnyPassword(ReferenceCsms):
 
 
 class CsmsAcceptsAnyIdentity(ReferenceCsms):
-    """ws.unknown_identity: a charging station identity the CSMS does not know is connected."""
+    """ws.unknown_identity (a SHOULD in every version): a charging station identity the CSMS does not know is
+    connected."""
 
     def accepts_identity(self, identity):
         return True
+
+
+class CsmsServesWithoutSubprotocol(ReferenceCsms):
+    """ws.no_subprotocol: offered no subprotocol at all, the CSMS completes the handshake and serves the
+    connection in its own version."""
+
+    async def start(self, host="127.0.0.1", port=0):
+        serve = self.server._serve
+
+        async def serve_anyway(ws):
+            ws.protocol.subprotocol = ws.subprotocol or self.versions[0].subprotocol
+            await serve(ws)
+
+        self.server._serve = serve_anyway
+        return await super().start(host, port)
 
 
 class CsmsPipelinesDataTransfer(ReferenceCsms):
@@ -288,9 +313,13 @@ FAULTS: tuple[Fault, ...] = (
           "AuthorizeResponse lacks the token's groupIdToken"),
     Fault("csms-ignores-active-transactions", "C01.concurrent",
           CsmsIgnoresActiveTransactions, (_csms(C01, "test_token_in_a_transaction_is_concurrent"),),
-          "idTokenInfo.status of a token already in a transaction is wrong"),
+          "TransactionEventResponse idTokenInfo.status of a second transaction with the token is wrong"),
     Fault("csms-trusts-transaction-event-tokens", "C01.event_token",
           CsmsTrustsTransactionEventTokens, (_csms(C01, "test_token_is_checked_again_in_transaction_event"),),
+          "TransactionEventResponse idTokenInfo.status is wrong"),
+    Fault("csms-refuses-its-own-central-token", "C05.own_token", CsmsRefusesItsOwnCentralToken,
+          (_csms(C05, "test_remote_start_is_correlated_by_remote_start_id"),
+           _csms(C05, "test_remote_stop_ends_the_transaction")),
           "TransactionEventResponse idTokenInfo.status is wrong"),
     Fault("csms-rejects-unknown-vendor", "datatransfer.unknown_vendor",
           CsmsRejectsUnknownVendor, (_csms(P02, "test_data_transfer_to_csms", "unknown_vendor"),),
@@ -300,7 +329,10 @@ FAULTS: tuple[Fault, ...] = (
           "[ws.wrong_password] the server upgraded a wrong password"),
     Fault("csms-accepts-any-identity", "ws.unknown_identity", CsmsAcceptsAnyIdentity,
           (transport(CONN, "test_unknown_identity_is_refused_with_404", "csms", VERSION),),
-          "[ws.unknown_identity] the server upgraded an unknown identity"),
+          "[ws.unknown_identity] the server upgraded an unknown identity", verdict="finding"),
+    Fault("csms-serves-without-subprotocol", "ws.no_subprotocol", CsmsServesWithoutSubprotocol,
+          (transport(CONN, "test_csms_serves_no_connection_that_offered_no_subprotocol", "csms", VERSION),),
+          "[ws.no_subprotocol] the CSMS answered a CALL on a connection without a subprotocol"),
     Fault("csms-pipelines-calls", "rpc.one_at_a_time", CsmsPipelinesDataTransfer,
           (transport(RPC, "test_csms_waits_for_an_answer_before_its_next_call", "csms", VERSION),),
           "[rpc.one_at_a_time] the SUT sent CALLs while its RequestStartTransaction was unanswered"),

@@ -9,6 +9,7 @@ this folder is on ``PYTHONPATH`` for those runs and on ``sys.path`` here (see co
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from catalog import CONN, RPC, Fault, transport  # importable: conftest.py puts this folder on sys.path
@@ -69,6 +70,32 @@ class ChargePointSpellsFormatViolationThe2xWay(ReferenceStation16):
         endpoint.payload_error_code = lambda problems: \
             "FormatViolation" if problems[0].kind == FORMAT else type(endpoint).payload_error_code(endpoint, problems)
         return await super().boot()
+
+
+def answering_with(code: str):
+    """An endpoint's frame_error_reply that answers every broken frame it answers at all with ``code``."""
+    return lambda error: dataclasses.replace(error.reply, code=code) if error.reply is not None else None
+
+
+class ChargePointAnswersTheFrameworkErrorOf2x(ReferenceStation16):
+    """1.6 CALLERROR codes: text that is not JSON is answered RpcFrameworkError, a code only 2.x has."""
+
+    async def connected(self, connection):
+        connection.endpoint.frame_error_reply = answering_with("RpcFrameworkError")
+        await super().connected(connection)
+
+
+class CentralSystemAnswersMessageTypeNotSupported(ReferenceCsms16):
+    """1.6 CALLERROR codes: a message of a type 1.6 lacks is answered MessageTypeNotSupported, a 2.x code."""
+
+    def _on_connect(self, identity, version):
+        handler, attach = super()._on_connect(identity, version)
+
+        async def patched(connection):
+            connection.endpoint.frame_error_reply = answering_with("MessageTypeNotSupported")
+            await attach(connection)
+
+        return handler, patched
 
 
 class ChargePointChangesReadonlyKeys(ReferenceStation16):
@@ -146,6 +173,14 @@ class CentralSystemIgnoresChargingTags(ReferenceCsms16):
         return super().id_tag_info(session, id_tag)
 
 
+class CentralSystemRefusesStartedIdTags(ReferenceCsms16):
+    """IdTagInfo: a valid idTag, accepted in Authorize, is answered Invalid in StartTransaction.conf (the
+    harness's charge point then stops: its Rejected to a remote stop is not the SUT's)."""
+
+    def on_StartTransaction(self, session, payload):
+        return super().on_StartTransaction(session, payload) | {"idTagInfo": {"status": "Invalid"}}
+
+
 class CentralSystemRejectsUnknownVendor(ReferenceCsms16):
     """DataTransfer: an unknown vendorId is answered Rejected instead of UnknownVendorId."""
 
@@ -191,7 +226,7 @@ def node(path: str, test: str, role: str, *params: str) -> str:
 BOOT, AUTH, TX = "boot/test_BOOT16.py", "authorization/test_AUTH16.py", "transactions/test_TX16.py"
 OFFLINE, CONFIG = "transactions/test_OFFLINE16.py", "configuration/test_CONFIG16.py"
 SECURITY, DATA = "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
-RESET = "reset/test_RESET16.py"
+RESET, REMOTE = "reset/test_RESET16.py", "remote/test_REMOTE16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -233,6 +268,15 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-ignores-charging-tags", "AUTH16.concurrent",
             CentralSystemIgnoresChargingTags, (node(AUTH, "test_charging_tag_is_concurrent_at_start_transaction", "csms"),),
             "StartTransaction.conf idTagInfo.status for an idTag already charging is wrong"),
+    Fault16("cs-refuses-started-id-tags", "core16.accepted", CentralSystemRefusesStartedIdTags,
+            (node(REMOTE, "test_remote_stop_of_the_running_transaction", "csms"),),
+            "StartTransaction.conf idTagInfo.status is wrong"),
+    Fault16("cp-answers-the-framework-error-of-2x", "ocpp.errors.known", ChargePointAnswersTheFrameworkErrorOf2x,
+            (transport(RPC, "test_text_that_is_not_json_does_not_break_the_connection", "cs", VERSION),),
+            "[ocpp.errors.known] CALLERROR code 'RpcFrameworkError' does not exist in ocpp1.6"),
+    Fault16("cs-answers-message-type-not-supported", "ocpp.errors.known", CentralSystemAnswersMessageTypeNotSupported,
+            (transport(RPC, "test_unknown_message_type_is_refused_with_a_code_of_the_version", "csms", VERSION),),
+            "[ocpp.errors.known] CALLERROR code 'MessageTypeNotSupported' does not exist in ocpp1.6"),
     Fault16("cs-rejects-unknown-vendor", "datatransfer.unknown_vendor", CentralSystemRejectsUnknownVendor,
             (node(DATA, "test_data_transfer_to_central_system", "csms", "unknown_vendor"),),
             "DataTransferResponse status is wrong"),

@@ -64,7 +64,9 @@ LIBRARY_CODES = {"missing": "the SUT said ProtocolError", "unknown": "the SUT sa
 
 
 def malformed_findings(protocol: str) -> dict[str, str]:
-    return {f"{MALFORMED}[{{role}}-{protocol}-{fault}]": text for fault, text in LIBRARY_CODES.items()}
+    """In 1.6 ProtocolError is the text's own word for an incomplete payload (a missing field): no finding."""
+    return {f"{MALFORMED}[{{role}}-{protocol}-{fault}]": text for fault, text in LIBRARY_CODES.items()
+            if not (protocol == "ocpp1.6" and fault == "missing")}
 
 
 OCPP201 = Target(

@@ -143,7 +143,9 @@ def test_junit_tells_failed_from_broken_and_carries_the_facts_of_each_test(pytes
     assert failure.get("message") == (f"{uc} [{uc}.status] idTokenInfo.status is wrong\n  rule: the status is the "
                                       "token's (spec 001 demo)\n  expected: 'Blocked'\n  actual:   'Accepted'")
     background = only("test_fails_in_the_background", "failure")
-    assert background.get("message") == f"[{uc}.echo] X-Request-ID not echoed\n  expected: 'abc-1'\n  actual:   None"
+    assert background.get("message") == (f"[{uc}.echo] X-Request-ID not echoed\n  expected: 'abc-1'\n  actual:   None\n"
+                                         "the rules this test checks held; the violations above were recorded on "
+                                         "its connections")
     assert "Coroutine" not in background.text and "pytest_runtest_call" not in background.text
     broken = only("test_broken", "error")
     assert broken.get("message") == "the actuator answered HTTP 500"

@@ -13,6 +13,7 @@ LAYERS = {  # top-level name under harness → rank; a module may import ranks <
     "transport": 2,
     "reference": 3, "actuators": 3,
     "arena": 4, "arena_base": 4, "ocpi_arena": 4, "usecases": 4, "suite": 4,
+    "load": 4,   # the load mode: references and transport, beside the arena
     "plugin": 5, "settings": 5, "report": 5, "preflight": 5,
 }
 SUITES_RANK = 4  # suites may use the composition layer and below, never the plugin layer

@@ -5,10 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import PeerViolation
+from harness.errors import HarnessError, PeerViolation
 from harness.rules import MUST, REGISTRY, SHOULD, DuplicateRule, Registry, Rule, RuleTable, must, should
-from harness.suite import load_rule_tables
-from harness.verdict import CaseContext, ConformanceFailure, check_equal, enter_case, leave_case, require
+from harness.suite import checks, load_rule_tables, rules_of
+from harness.verdict import (
+    CaseContext, ConformanceFailure, ConformanceFailures, SelfCheckFailed, check_equal, combine, enter_case, leave_case,
+    require,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE_FILES = sorted((REPO / "suites").rglob("test_*.py"))
@@ -92,3 +95,79 @@ def test_every_verifier_call_names_a_rule_not_a_string(path):
     literal = [line for line, arg in _rule_arguments(path)
                if isinstance(arg, (ast.Constant, ast.JoinedStr, ast.BinOp))]
     assert not literal, f"{path.relative_to(REPO)}: a rule given as text at lines {literal}; name a row of a RuleTable"
+
+
+# ---------------------------------------------------------------------------- blame only what the SUT sent
+class Sides(RuleTable, namespace="test.sides"):
+    station = must("spec 999 §5", "the station accepts", by="cs")
+    station_advice = should("spec 999 §6", "the station should accept", by="cs")
+    csms = must("spec 999 §7", "the CSMS answers", by="csms")
+
+
+@pytest.mark.parametrize("rule", [Sides.station, Sides.station_advice])
+def test_a_broken_row_of_the_harness_side_is_a_self_check_not_a_failure(rule):
+    """SUT = CSMS: a row that binds the station judges the harness's own station. Breaking it (a MUST or a
+    SHOULD) is SelfCheckFailed, a HarnessError (*broken*), never the SUT's failure or finding."""
+    context = CaseContext(usecase="DEMO", sut_role="csms", protocol="ocpp2.0.1")
+    token = enter_case(context)
+    try:
+        with pytest.raises(SelfCheckFailed) as caught:
+            check_equal(rule, "RequestStopTransactionResponse status", "Accepted", "Rejected")
+        assert isinstance(caught.value, HarnessError) and not isinstance(caught.value, AssertionError)
+        assert f"[{rule.id}] binds the charging station, which the harness plays" in str(caught.value)
+        assert not context.findings
+        with pytest.raises(ConformanceFailure):   # the CSMS's own row still blames the SUT
+            check_equal(Sides.csms, "status", "Accepted", "Rejected")
+    finally:
+        leave_case(token)
+
+
+def test_every_row_of_an_ocpp_use_case_names_the_side_it_binds():
+    """A use case of suites/ocpp16 and suites/ocpp2 is played from either side: each row says whose behaviour it
+    judges (by=CS or by=CSMS), so that the harness's own side is never blamed on the SUT."""
+    load_rule_tables(REPO / "suites")
+    use_cases = [REPO / "suites" / "ocpp16", REPO / "suites" / "ocpp2"]
+    unbound = [rule.id for rule in REGISTRY if rule.by is None
+               and any(Path(REGISTRY.origin(rule.id)).is_relative_to(folder) for folder in use_cases)]
+    assert not unbound, f"name the side each row binds (by=CS or by=CSMS): {unbound}"
+
+
+def test_the_rules_a_test_is_reported_with_are_those_of_the_sut_side():
+    item = type("Item", (), {"get_closest_marker": lambda self, name: checks(Sides.station, Sides.csms,
+                                                                                Severity.strict).mark})()
+    assert rules_of(item, "csms") == (Sides.csms, Severity.strict)
+    assert rules_of(item) == (Sides.station, Sides.csms, Severity.strict)
+
+
+# ---------------------------------------------------------------------------- every violation, own first
+def _violation(rule, text):
+    return PeerViolation(rule, text, expected="x", actual="y")
+
+
+def test_every_violation_is_reported_in_one_failure_the_tests_own_first():
+    own = _violation(Sides.csms, "the test's own check")
+    background = [_violation(Severity.strict, "a schema fault elsewhere"), _violation(Sides.station, "declared")]
+    outcome = combine(own, background, (Sides.station,))
+    assert isinstance(outcome, ConformanceFailures)
+    assert [v.rule for v in outcome.violations] == [Sides.csms, Sides.station, Severity.strict]
+    text = str(outcome)
+    assert text.startswith("3 violations: test.sides.csms, test.sides.station, test.severity.strict")
+    assert "1. [test.sides.csms] the test's own check\n   expected: 'x'\n   actual:   'y'" in text
+
+
+def test_background_violations_fail_a_test_whose_own_rules_held_and_say_so():
+    outcome = combine(None, [_violation(Severity.strict, "X-Request-ID not echoed")], (Sides.csms,))
+    assert isinstance(outcome, ConformanceFailures) and "the rules this test checks held" in str(outcome)
+    assert combine(None, [], ()) is None
+
+
+def test_a_test_that_stops_after_violations_fails_with_them_and_says_why_it_stopped():
+    stopped = HarnessError("the harness's station could not go on")
+    outcome = combine(stopped, [_violation(Severity.strict, "schema fault")])
+    assert isinstance(outcome, ConformanceFailures) and "could not go on: HarnessError" in str(outcome)
+    assert combine(stopped, []) is stopped
+
+
+def test_the_violation_a_test_raised_is_not_reported_twice():
+    raised = _violation(Sides.csms, "raised and recorded")
+    assert combine(raised, [raised], ()) is raised

@@ -10,9 +10,11 @@ Charge point 1.6 (spec 002 "What the service does" 3, 8): the same with a bare i
 a group is an equal parentIdTag; an accepted idTag without the cable in makes the connector Preparing.
 
 CSMS: the TokenStore's order of checks (``harness.reference.tokens``); 2.x answers idTokenInfo (with
-groupIdToken, and ConcurrentTx for a token already in a transaction of the station), 1.6 answers
-IdTagInfo with the 1.6 statuses only and the group as parentIdTag (ConcurrentTx is decided at
-StartTransaction, by the transactions block).
+groupIdToken), 1.6 answers IdTagInfo with the 1.6 statuses only and the group as parentIdTag.
+ConcurrentTx is decided where a transaction starts, never in Authorize (a driver also authorizes to
+stop): in 2.x for the TransactionEvent Started of a token already in another transaction of the
+station (AuthorizationStatusEnumType: "only relevant for the response to a TransactionEvent Started"),
+in 1.6 at StartTransaction (AuthorizationStatus) — both by the transactions block.
 """
 
 from __future__ import annotations
@@ -131,10 +133,12 @@ class AuthorizationCsms2x(TokenDecisions):
     versions = V2X
 
     def id_token_info(self, session: StationSession, id_token: dict, *, current_tx: str | None = None) -> dict:
+        """The decision on ``id_token``; ``current_tx``: the transaction it starts (a TransactionEvent
+        Started), which makes a token already in another running transaction ConcurrentTx."""
         active = {token_key(t.id_token) for t in session.transactions.values()
                   if not t.ended and t.id_token and t.id != current_tx}
         return self.tokens.decide(id_token, station=session.identity, currents=self.currents(),
-                                  in_transaction=token_key(id_token) in active)
+                                  in_transaction=current_tx is not None and token_key(id_token) in active)
 
     def on_Authorize(self, session: StationSession, payload: dict) -> dict:
         return {"idTokenInfo": self.id_token_info(session, payload["idToken"])}

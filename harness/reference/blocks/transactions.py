@@ -3,7 +3,8 @@
 Station 2.x (spec 001): a transaction starts with TransactionEvent Started (trigger Authorized,
 CablePluggedIn or RemoteStart) and ends with Ended; a TransactionEventResponse whose idTokenInfo is
 not Accepted ends it with triggerReason Deauthorized (spec 001 moves, offline-authorized transaction);
-pulling the cable ends it (EVCommunicationLost).
+pulling the cable ends it (EVCommunicationLost). While it runs, a TransactionEvent Updated carries the
+energy register every ``tx_updated_interval`` seconds (spec 001 J02; 0, the default: none).
 
 Charge point 1.6 (spec 002): StartTransaction, StopTransaction (reason, meter values in
 transactionData when StopTxnSampledData is set) and periodic MeterValues (MeterValueSampleInterval) go
@@ -14,7 +15,8 @@ Accepted stops the transaction with reason DeAuthorized when StopTransactionOnIn
 (spec 002 moves); pulling the cable stops it when StopTransactionOnEVSideDisconnect is true.
 
 CSMS 2.x: a token carried in a TransactionEvent is checked again and answered with idTokenInfo
-(spec 001 Authorization rule 7, rule 9 for offline events), except a Central token it issued in a
+(spec 001 Authorization rule 7, rule 9 for offline events), ConcurrentTx when a Started event carries
+a token already in another running transaction, except a Central token it issued in a
 RequestStartTransaction on this connection. Central system 1.6: StartTransaction gets a fresh integer
 transactionId and IdTagInfo, ConcurrentTx for an idTag that already charges (AuthorizationStatus);
 StopTransaction ends it, answered with IdTagInfo when it carries an idTag.
@@ -31,6 +33,7 @@ from typing import Any
 
 from harness import clock
 from harness.errors import HarnessError, PeerViolation
+from harness.ocpp.meter16 import ENERGY
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
 from harness.reference.model import ChargeTransaction, Connector, EvseState, StationTransaction
@@ -43,6 +46,10 @@ from harness.transport.ws import Exchange
 class TransactionsStation2x(Block):
     versions = V2X
     requires = ("ProvisioningStation2x",)
+    # SampledDataCtrlr.TxUpdatedInterval: seconds between TransactionEvent Updated carrying the energy
+    # register while a transaction runs (spec 001 J02); 0: none
+    configurable = frozenset({"tx_updated_interval"})
+    tx_updated_interval = 0
 
     def _event(self, state: EvseState, event_type: str, trigger: str, **info: Any) -> dict:
         tx = state.transaction
@@ -64,8 +71,22 @@ class TransactionsStation2x(Block):
         payload = self._event(state, "Started", trigger, **info)
         if id_token is not None:
             payload["idToken"] = id_token
+        if self.tx_updated_interval:
+            self.background.spawn(self._sample(state, state.transaction))
         response = await self.call("TransactionEvent", payload)
         await self._after_event(state, response)
+
+    async def _sample(self, state: EvseState, tx: StationTransaction) -> None:
+        """TransactionEvent Updated (MeterValuePeriodic) with the energy register every tx_updated_interval."""
+        while True:
+            await asyncio.sleep(self.tx_updated_interval)
+            if state.transaction is not tx:
+                return
+            payload = self._event(state, "Updated", "MeterValuePeriodic", chargingState="Charging")
+            payload["meterValue"] = [{"timestamp": payload["timestamp"], "sampledValue": [{
+                "value": state.meter.advance(), "context": "Sample.Periodic", "measurand": ENERGY,
+                "location": "Outlet", "unitOfMeasure": {"unit": "Wh"}}]}]
+            await self.call("TransactionEvent", payload)
 
     async def end_transaction(self, state: EvseState, trigger: str, stopped_reason: str,
                               id_token: dict | None = None) -> None:
@@ -77,6 +98,11 @@ class TransactionsStation2x(Block):
         state.transaction, state.authorized, state.group = None, None, None
         self.transaction_ended(state.evse.id)
         await self.call("TransactionEvent", payload)
+
+    async def end_transactions(self) -> None:
+        await super().end_transactions()
+        for state in self.evses.values():
+            await self.end_transaction(state, "StopAuthorized", "Local")
 
     async def _after_event(self, state: EvseState, response: dict) -> None:
         status = response.get("idTokenInfo", {}).get("status", "Accepted")
@@ -237,6 +263,11 @@ class TransactionsStation16(Block):
         await self.set_status(connector, "Finishing" if connector.plugged else "Available")
         return await sent
 
+    async def end_transactions(self) -> None:
+        await super().end_transactions()
+        for connector in self._running(None):
+            await self.stop_charging(connector, "Local")
+
     async def _sample(self, connector: Connector, tx: ChargeTransaction) -> None:
         """Periodic MeterValues every MeterValueSampleInterval seconds (0: none)."""
         while connector.transaction is tx:
@@ -300,7 +331,8 @@ class TransactionsCsms2x(Block):
             tx.id_token = id_token
         if self.issued_by_us(session, id_token):
             return {"idTokenInfo": {"status": "Accepted"}}
-        return {"idTokenInfo": self.id_token_info(session, id_token, current_tx=tx.id)}
+        starting = tx.id if payload["eventType"] == "Started" else None
+        return {"idTokenInfo": self.id_token_info(session, id_token, current_tx=starting)}
 
     def issued_by_us(self, session: StationSession, id_token: dict) -> bool:
         """A Central token this CSMS sent in a RequestStartTransaction on this connection."""

@@ -10,11 +10,12 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, OcppArena
+from harness.arena import CS, CSMS, OcppArena, Registration
 from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
-from harness.suite import OCPP_ALL, TC, case, checks
+from harness.suite import OCPP_ALL, TC, case, checks, needs
+from harness.ocpp.framing import dumps
 from harness.transport.ws import Handshake, Ws, open_station
 from harness.usecases.transport import basic_password, expect_refused
 from harness.verdict import check_equal, check_in, require, violated
@@ -23,11 +24,11 @@ from harness.verdict import check_equal, check_in, require, violated
 class CONN(RuleTable):
     """The boot that follows the upgrade (OCPP 2.0.1 B01; spec 002 BootNotification and Registration)."""
     boots = must("OCPP 2.0.1 B01; OCPP 1.6 §4.2 BootNotification",
-                 "a station that connects after a (re)start announces itself with BootNotification")
-    accepted = must("OCPP 2.0.1 B01; spec 002 RegistrationStatus",
-                    "the CSMS accepts the boot of a station it is configured for")
+                 "a station that connects after a (re)start announces itself with BootNotification", by=CS)
+    answered = must("OCPP 2.0.1 B01; spec 002 Messages BootNotification",
+                    "the CSMS answers a station's BootNotification with its answer, not a CALLERROR", by=CSMS)
     interval = must("spec 002 Messages (BootNotification.conf interval); OCPP 2.0.1 B01",
-                    "an Accepted boot is answered with a positive heartbeat interval")
+                    "an Accepted boot is answered with a positive heartbeat interval", by=CSMS)
 
 
 pytestmark = case("CONN", block="Connection", roles=("csms", "cs"), protocols=OCPP_ALL)
@@ -41,19 +42,25 @@ async def _upgrade(arena: OcppArena, offered: list[str]) -> Handshake:
                               versions=offered, handler=None, wirelog=arena.wirelog)
 
 
+def _with_a_password(given) -> None:
+    """The profile gives the configured station a Basic-auth password of the version's kind."""
+    if given.protocol == OcppVersion.V16.value and not given.profile.authorization_key:
+        raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
+    if given.protocol != OcppVersion.V16.value and not given.profile.password:
+        raise NotApplicable("the profile sets no [station] password (security profile 1)")
+
+
 def _wrong_password(arena: OcppArena) -> str | bytes:
     """A password of the configured kind that is not the configured one."""
-    if not basic_password(arena):
-        raise NotApplicable("the profile sets no [station] " + (
-            "authorization_key (1.6 Basic auth)" if arena.version is OcppVersion.V16
-            else "password (security profile 1)"))
     return secrets.token_bytes(20) if arena.version is OcppVersion.V16 else "wrong-" + secrets.token_hex(10)
 
 
-@checks(CONN.accepted, CONN.interval, CONN.boots, Ws.known_station, csms=TC("TC_B_01_CSMS", "ocpp2.0.1"))
+@checks(CONN.answered, Registration.accepted, CONN.interval, CONN.boots, Ws.known_station,
+        csms=TC("TC_B_01_CSMS", "ocpp2.0.1"))
 async def test_boot_is_accepted(ocpp_unlinked):
-    """The configured station is upgraded, boots and is Accepted with a heartbeat interval; a station under
-    test boots when it connects (after a Reset if it reconnects without booting, which it may)."""
+    """The configured station is upgraded, boots and is answered; Accepted (with a heartbeat interval) when the
+    profile declares it registered — a CSMS may keep a station it does not know Pending. A station under test
+    boots when it connects (after a Reset if it reconnects without booting, which it may)."""
     arena = ocpp_unlinked
     if arena.is_sut(CS):
         await arena.connect_station_under_test()
@@ -63,9 +70,9 @@ async def test_boot_is_accepted(ocpp_unlinked):
     require(handshake.connection is not None, Ws.known_station, "the CSMS refused the configured station",
             expected="an upgraded connection", actual=f"HTTP {handshake.status}")
     boot = await arena.boot_harness_station()
-    require(boot.error is None, CONN.accepted, "the CSMS answered the BootNotification with a CALLERROR",
+    require(boot.error is None, CONN.answered, "the CSMS answered the BootNotification with a CALLERROR",
             expected="a BootNotification answer", actual=boot.error)
-    check_equal(CONN.accepted, "BootNotification answer status", "Accepted", boot.response["status"])
+    arena.boot_answered(boot.response["status"])
     require(boot.response["interval"] > 0, CONN.interval, "the BootNotification answer's interval is not positive",
             expected="> 0", actual=boot.response["interval"])
 
@@ -101,6 +108,30 @@ async def test_csms_without_acceptable_subprotocol_upgrades_then_closes(ocpp_unl
 
 
 @pytest.mark.sut_roles("csms")
+@checks(Ws.no_subprotocol)
+async def test_csms_serves_no_connection_that_offered_no_subprotocol(ocpp_unlinked):
+    """Offered no subprotocol at all (no Sec-WebSocket-Protocol header), the CSMS agrees none and never serves
+    the connection: a CALL on it is not answered, and it closes. (Refusing the upgrade serves nothing either:
+    whether a refusal is the right answer is the previous test's rule.)"""
+    arena = ocpp_unlinked
+    handshake = await _upgrade(arena, [])
+    if handshake.connection is None:
+        return
+    try:
+        check_equal(Ws.no_subprotocol, "Sec-WebSocket-Protocol in the 101 answer", None, handshake.subprotocol)
+        message_id = secrets.token_hex(8)
+        reply = await handshake.connection.send_raw(dumps([2, message_id, "Heartbeat", {}]), reply_id=message_id,
+                                                    timeout=arena.timeouts.quiet)
+        require(reply is None, Ws.no_subprotocol, "the CSMS answered a CALL on a connection without a subprotocol",
+                expected="no answer, the connection closed", actual=reply)
+        closed = await handshake.connection.wait_closed(arena.timeouts.quiet * 2)
+        require(closed, Ws.no_subprotocol, "the connection without a subprotocol stayed open", expected="closed",
+                actual="open")
+    finally:
+        await handshake.connection.close()
+
+
+@pytest.mark.sut_roles("csms")
 @checks(Ws.unknown_identity, Ws.refusal_status)
 async def test_unknown_identity_is_refused_with_404(ocpp_unlinked):
     """An identity the CSMS does not know is not connected, and gets HTTP 404 as the texts advise."""
@@ -111,6 +142,7 @@ async def test_unknown_identity_is_refused_with_404(ocpp_unlinked):
 
 @pytest.mark.sut_roles("csms")
 @checks(Ws.wrong_password, Ws.refusal_status)
+@needs(_with_a_password)
 async def test_wrong_password_is_refused(ocpp_unlinked):
     """Basic auth (2.x security profile 1; 1.6 the AuthorizationKey): the configured identity with a wrong
     password is refused, with HTTP 401."""

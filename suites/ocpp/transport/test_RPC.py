@@ -6,20 +6,24 @@ in every version and judged by the version's column of ``CODE_TABLE`` in harness
 002 Errors; OCPP 2.0.1 part 4 §4.3):
 
     fault                            1.6                             2.0.1 / 2.1
-    a required field missing         OccurenceConstraintViolation    OccurrenceConstraintViolation
+    a required field missing         OccurenceConstraintViolation,   OccurrenceConstraintViolation
+                                     ProtocolError ("incomplete")
     a field of the wrong type        TypeConstraintViolation         TypeConstraintViolation
     a value out of its constraints   PropertyConstraintViolation     PropertyConstraintViolation
-    a property the PDU lacks         FormationViolation              FormatViolation
-    a payload that is no object      FormationViolation              FormatViolation
+    a property the PDU lacks         FormationViolation              FormatViolation, ProtocolError
+    a payload that is no object      FormationViolation              FormatViolation, ProtocolError
     an unknown action                NotImplemented                  NotImplemented
     text that is not JSON            (none named)                    RpcFrameworkError, id "-1"
+    a message type no version has    (none named)                    MessageTypeNotSupported
 
 A CALLERROR is required (``rpc.refused``), its code must exist in the version (``ocpp.errors.known``;
 either spelling of the occurrence code) and fit the kind of fault (``ocpp.errors.fits``: any payload
 code, NotSupported for an unknown action, in 2.x RpcFrameworkError for a payload that is no object);
 the table's code is a SHOULD (``ocpp.errors.exact``), as the field answers with others (facts
-ocpp-j.md). Text that is not JSON: RpcFrameworkError is a SHOULD in 2.x; 1.6 names no answer, so only
-the code of a reply is judged. One CALL at a time is a SHALL in 2.x and a SHOULD in 1.6 (its row says so).
+ocpp-j.md). Text that is not JSON and a message type the version lacks: RpcFrameworkError and
+MessageTypeNotSupported are SHOULDs in 2.x; 1.6 names no answer, so only the code of a reply is judged —
+one of the 2.x-only codes on a 1.6 connection breaks ``ocpp.errors.known``. One CALL at a time is a
+SHALL in 2.x and a SHOULD in 1.6 (its row says so).
 """
 
 import asyncio
@@ -31,15 +35,15 @@ import pytest
 from harness.arena import CS, CSMS, OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.errors import (
-    FORMAT, FRAME, NOT_A_FRAME, OCCURRENCE, PROPERTY, TYPE, UNKNOWN_ACTION, Errors, exact_codes, fitting_codes,
-    is_known_code,
+    ERROR_CODES, FORMAT, FRAME, NOT_A_FRAME, OCCURRENCE, PROPERTY, TYPE, UNKNOWN_ACTION, UNKNOWN_TYPE, Errors,
+    exact_codes, fitting_codes, is_known_code,
 )
 from harness.ocpp.framing import MAX_ID_LENGTH, UNKNOWN_ID, CallError, Framing, dumps
 from harness.ocpp.rpc import Rpc
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.rules import RuleTable, must
-from harness.suite import OCPP_ALL, case, checks
+from harness.suite import OCPP_ALL, case, checks, needs
 from harness.transport.ws import Exchange
 from harness.usecases.core16 import connectors, tag16
 from harness.verdict import check_in, require
@@ -52,15 +56,16 @@ class RPC(RuleTable):
     asked = must("spec 002 Operations by direction; spec 001 Messages sent by the CSMS, DataTransfer",
                  "a side asked through its actuator sends the CALL it was asked for")
     status_after_boot = must("OCPP 1.6 §4.2 and §4.9; OCPP 2.0.1 B01",
-                             "once its boot is Accepted the station reports the status of its connectors")
+                             "once its boot is Accepted the station reports the status of its connectors", by=CS)
     one_decimal = must("spec 002 Limits (decimal limit and minChargingRate); OCPP 1.6 schema SetChargingProfile",
                        "1.6: a charging limit or minChargingRate has at most one fraction digit, judged on the "
-                       "digits sent: 16.1 is taken, 16.15 refused")
+                       "digits sent: 16.1 is taken, 16.15 refused", by=CS)
 
 
 pytestmark = case("RPC", block="Transport and framing", roles=("csms", "cs"), protocols=OCPP_ALL)
 
 PROBE_VENDOR = "org.evse-conformance.probe"
+UNDEFINED_TYPE = 9   # a message type number no OCPP-J version defines (1.6: 2-4, 2.0.1: 2-4, 2.1: 2-6)
 # fault → the CALL that carries it and the kind of fault it is; DataTransfer goes both ways in every
 # version, so one CALL serves both roles
 MALFORMED = {
@@ -116,21 +121,40 @@ async def test_malformed_call_is_refused_with_the_code_for_its_fault(ocpp, fault
     await _still_answers(ocpp)
 
 
+async def _judge_unanswerable(arena: OcppArena, text: str, reply_id: str, kind: str, rule, what: str) -> None:
+    """``text`` that is no CALL the SUT can take: its reply, if any, carries a code of the version (a 2.x
+    code on a 1.6 connection breaks Errors.known); where the version names the answer (2.x), ``rule`` (a
+    SHOULD) asks for it; either way the SUT keeps serving the connection."""
+    reply = await arena.link.send_raw(text, reply_id=reply_id, timeout=arena.timeouts.quiet)
+    answered = isinstance(reply, CallError)
+    if answered:
+        require(is_known_code(arena.version, reply.code), Errors.known,
+                f"CALLERROR code {reply.code!r} does not exist in {arena.version.value}",
+                expected=sorted(ERROR_CODES[arena.version]), actual=reply.code)
+    expected = exact_codes(arena.version, kind)
+    if expected:
+        require(answered and reply.code in expected, rule, f"{what} should be answered with CALLERROR "
+                f"{' or '.join(sorted(expected))}, id {reply_id!r}", expected=sorted(expected),
+                actual=reply.code if answered else reply)
+    await _still_answers(arena)
+
+
 @checks(Framing.framework_error, Errors.known, RPC.survives)
 async def test_text_that_is_not_json_does_not_break_the_connection(ocpp):
     """Text that is not JSON: 2.x answers RpcFrameworkError with id "-1" (a SHOULD); 1.6 names no answer, so
     only the code of a reply is judged; either way the SUT keeps serving the connection."""
-    reply = await ocpp.link.send_raw("this is not JSON", reply_id=UNKNOWN_ID, timeout=ocpp.timeouts.quiet)
-    answered = isinstance(reply, CallError)
-    if answered:
-        require(is_known_code(ocpp.version, reply.code), Errors.known,
-                f"CALLERROR code {reply.code!r} does not exist in {ocpp.version.value}", actual=reply.code)
-    expected = exact_codes(ocpp.version, NOT_A_FRAME)
-    if expected:
-        require(answered and reply.code in expected, Framing.framework_error,
-                'text that is not JSON should be answered with CALLERROR RpcFrameworkError, id "-1"',
-                expected=sorted(expected), actual=reply.code if answered else reply)
-    await _still_answers(ocpp)
+    await _judge_unanswerable(ocpp, "this is not JSON", UNKNOWN_ID, NOT_A_FRAME, Framing.framework_error,
+                              "text that is not JSON")
+
+
+@checks(Framing.type_not_supported, Errors.known, RPC.survives)
+async def test_unknown_message_type_is_refused_with_a_code_of_the_version(ocpp):
+    """A frame of a message type no version defines: 2.x answers MessageTypeNotSupported with its id (a
+    SHOULD); 1.6 names no answer, so only the code of a reply is judged (MessageTypeNotSupported and
+    RpcFrameworkError are no 1.6 codes); either way the SUT keeps serving the connection."""
+    message_id = secrets.token_hex(8)
+    await _judge_unanswerable(ocpp, dumps([UNDEFINED_TYPE, message_id, "Heartbeat", {}]), message_id, UNKNOWN_TYPE,
+                              Framing.type_not_supported, f"a message of type {UNDEFINED_TYPE}")
 
 
 @pytest.mark.sut_roles("cs")
@@ -158,6 +182,7 @@ def _remote_start(arena: OcppArena, profile: Profile) -> tuple[str, str, dict]:
 
 @pytest.mark.sut_roles("csms")
 @checks(Rpc.one_at_a_time, Rpc.queue, RPC.asked)
+@needs(lambda given: given.protocol != OcppVersion.V16.value or tag16(given.profile, "Accepted"))
 async def test_csms_waits_for_an_answer_before_its_next_call(ocpp, profile):
     """While its remote start is unanswered the CSMS sends no other CALL; once it is answered (Rejected) the
     DataTransfer it was asked for meanwhile goes out."""
@@ -202,7 +227,7 @@ def _charging_profile(limit: Decimal) -> dict:
 async def test_decimals_are_judged_on_their_digits(ocpp, profile):
     """16.1 A and 0.3 A are one-digit decimals (no constraint error); 16.15 A is refused."""
     connector = connectors(profile)[0]
-    valid = await ocpp.link.call_exchange("SetChargingProfile", {
+    valid = await ocpp.call_sut("SetChargingProfile", {
         "connectorId": connector, "csChargingProfiles": _charging_profile(Decimal("16.1"))})
     if valid.error is not None and valid.error.code in fitting_codes(ocpp.version, UNKNOWN_ACTION):
         raise NotApplicable(f"the charge point answers SetChargingProfile {valid.error.code}")

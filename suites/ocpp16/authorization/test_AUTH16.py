@@ -6,12 +6,12 @@ the table below.
 
 import pytest
 
-from harness.arena import CS
+from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, authorize, connectors, group16, id_tag_status, same_tag, start, tag16, unplug,
+    Core16, authorize, connectors, group16, grouped, id_tag_status, same_tag, start, tag16, tagged,
 )
 from harness.verdict import check_equal, dig, require
 
@@ -20,13 +20,14 @@ class AUTH16(RuleTable):
     """The rules of AUTH16."""
     status = must("spec 002 Enumerations AuthorizationStatus; Classes IdTagInfo",
                   "IdTagInfo carries the idTag's status: unknown Invalid, blocked Blocked, expired Expired, "
-                  "valid Accepted")
+                  "valid Accepted", by=CSMS)
     accepted_only = must("spec 002 What the service does 3; TC_023_CS",
-                         "a charge point starts a transaction for a presented idTag when it is Accepted, and only then")
+                         "a charge point starts a transaction for a presented idTag when it is Accepted, and only then",
+                         by=CS)
     group = must("spec 002 What the service does 8",
-                 "the members of a group are answered with the group, their common parentIdTag")
+                 "the members of a group are answered with the group, their common parentIdTag", by=CSMS)
     concurrent = must("spec 002 Enumerations AuthorizationStatus (ConcurrentTx)",
-                      "a StartTransaction with an idTag that already charges is answered ConcurrentTx")
+                      "a StartTransaction with an idTag that already charges is answered ConcurrentTx", by=CSMS)
 
 
 pytestmark = case("AUTH16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
@@ -38,7 +39,13 @@ STATUSES = [pytest.param("Accepted", marks=checks(*PRESENTED)),
             pytest.param("Blocked", marks=checks(*PRESENTED, csms=TC("TC_023_3_CSMS")))]
 
 
+def _two_connectors(profile):
+    if len(connectors(profile)) < 2:
+        raise NotApplicable("ConcurrentTx needs a second connector; the profile has one")
+
+
 @pytest.mark.parametrize("status", STATUSES)
+@needs(lambda given: tag16(given.profile, given.params["status"]))
 async def test_presented_tag_gets_its_status(ocpp, profile, status):
     """Each idTag of the profile is answered with the status the profile says it must get."""
     token = tag16(profile, status)
@@ -50,6 +57,7 @@ async def test_presented_tag_gets_its_status(ocpp, profile, status):
 
 @pytest.mark.sut_roles("csms")
 @checks(Core16.authorize, AUTH16.group)
+@needs(grouped)
 async def test_group_members_share_the_parent_tag(ocpp, profile):
     """Both members of a group are answered with the group as parentIdTag."""
     for token in group16(profile):
@@ -62,11 +70,10 @@ async def test_group_members_share_the_parent_tag(ocpp, profile):
 
 @pytest.mark.sut_roles("csms")
 @checks(Core16.authorize, Core16.accepted, Core16.start, AUTH16.status, AUTH16.concurrent)
+@needs(tagged("Accepted"), lambda given: _two_connectors(given.profile))
 async def test_charging_tag_is_concurrent_at_start_transaction(ocpp, profile):
     """A StartTransaction with an idTag already charging on another connector (authorized by the charge
     point on its own, without Authorize) gets ConcurrentTx."""
-    if len(connectors(profile)) < 2:
-        raise NotApplicable("ConcurrentTx needs a second connector; the profile has one")
     token, (first, second) = tag16(profile, "Accepted"), connectors(profile)[:2]
     started = await start(ocpp, token, first)
     check_equal(AUTH16.status, "StartTransaction.conf idTagInfo.status", "Accepted", id_tag_status(started))
@@ -76,8 +83,6 @@ async def test_charging_tag_is_concurrent_at_start_transaction(ocpp, profile):
                                    where=lambda p: p["connectorId"] == second, rule=AUTH16.concurrent)
     check_equal(AUTH16.concurrent, "StartTransaction.conf idTagInfo.status for an idTag already charging",
                 "ConcurrentTx", id_tag_status(concurrent))
-    for connector_id in (first, second):   # end the transaction: a real central system keeps it open
-        await unplug(ocpp, connector_id)
 
 
 @pytest.mark.sut_roles("cs")
@@ -85,6 +90,7 @@ async def test_charging_tag_is_concurrent_at_start_transaction(ocpp, profile):
                                       pytest.param(False, marks=checks(Core16.authorize, AUTH16.accepted_only,
                                                                        cs=TC("TC_023_CS")))],
                          ids=["accepted", "rejected"])
+@needs(lambda given: tag16(given.profile, "Accepted" if given.params["accepted"] else "Invalid"))
 async def test_charge_point_starts_only_for_an_accepted_tag(ocpp, profile, accepted):
     """Identification first, then the cable: a transaction starts only for an Accepted idTag."""
     token = tag16(profile, "Accepted" if accepted else "Invalid")
@@ -97,4 +103,3 @@ async def test_charge_point_starts_only_for_an_accepted_tag(ocpp, profile, accep
         await ocpp.expect("StartTransaction", sender=CS, after=mark, where=ours, rule=AUTH16.accepted_only)
     else:
         await ocpp.expect_none("StartTransaction", after=mark, where=ours, rule=AUTH16.accepted_only)
-    await unplug(ocpp, connector)   # a real charge point keeps its state

@@ -12,7 +12,7 @@ reads it.
 import asyncio
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.arena import CS, CSMS, Registration
 from harness.ocpp.v16 import interval_of
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks
@@ -23,31 +23,33 @@ from harness.verdict import check_equal, check_in, require, violated
 class BOOT16(RuleTable):
     """The rules of BOOT16."""
     registration = must("spec 002 Enumerations RegistrationStatus; Messages BootNotification",
-                        "the central system answers a BootNotification with the registration status it was set to")
+                        "the central system answers a BootNotification with the registration status it was set to",
+                        by=CSMS)
     interval = must("spec 002 Messages BootNotification; OCPP 1.6 section 4.2",
-                    "an Accepted BootNotification.conf carries a positive heartbeat interval")
-    heartbeat_time = must("spec 002 Messages Heartbeat", "Heartbeat.conf carries the central system's currentTime")
+                    "an Accepted BootNotification.conf carries a positive heartbeat interval", by=CSMS)
+    heartbeat_time = must("spec 002 Messages Heartbeat", "Heartbeat.conf carries the central system's currentTime",
+                          by=CSMS)
     status_answered = must("spec 002 Messages StatusNotification",
-                           "the central system answers a StatusNotification.req with StatusNotification.conf")
+                           "the central system answers a StatusNotification.req with StatusNotification.conf", by=CSMS)
     numbering = must("spec 002 What the service does 8; Limits",
-                     "connector ids start at 1 and are sequential without gaps")
+                     "connector ids start at 1 and are sequential without gaps", by=CS)
     connectors_reported = must("spec 002 States (connectorId 0 is the main controller); TC_001_CS",
-                               "after an Accepted boot the charge point reports connector 0 and each connector")
+                               "after an Accepted boot the charge point reports connector 0 and each connector", by=CS)
     main_controller = must("spec 002 States and transitions",
-                           "connector 0, the main controller, reports only Available, Unavailable or Faulted")
+                           "connector 0, the main controller, reports only Available, Unavailable or Faulted", by=CS)
     heartbeat = should("spec 002 Behavior rule 3; Messages BootNotification",
-                       "the charge point sends Heartbeat at the interval of the Accepted BootNotification.conf")
+                       "the charge point sends Heartbeat at the interval of the Accepted BootNotification.conf", by=CS)
     configures_pending = must("spec 002 States and transitions (Registration Pending); TC_002_CSMS",
-                              "asked by its operator, the central system configures a Pending charge point")
+                              "asked by its operator, the central system configures a Pending charge point", by=CSMS)
     answers_while_pending = should("spec 002 States and transitions (Registration Pending); OCPP 1.6 section "
                                    "4.2; TC_002_CS", "while Pending the charge point answers the central "
-                                                     "system's queries and configuration")
+                                                     "system's queries and configuration", by=CS)
     boots_again = must("spec 002 Enumerations RegistrationStatus; OCPP 1.6 section 4.2",
-                       "a charge point not Accepted sends BootNotification again after the interval")
+                       "a charge point not Accepted sends BootNotification again after the interval", by=CS)
     pending_wait = should("OCPP 1.6 section 4.2",
-                          "after Pending the charge point waits the interval before its next BootNotification")
+                          "after Pending the charge point waits the interval before its next BootNotification", by=CS)
     rejected_silence = must("OCPP 1.6 section 4.2",
-                            "after Rejected the charge point sends nothing before the interval has expired")
+                            "after Rejected the charge point sends nothing before the interval has expired", by=CS)
 
 
 pytestmark = case("BOOT16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
@@ -86,7 +88,7 @@ async def _reports_connectors(arena, boot):
                        rule=BOOT16.connectors_reported)
 
 
-@checks(BOOT16.registration, BOOT16.interval, BOOT16.status_answered, BOOT16.heartbeat_time,
+@checks(Registration.accepted, BOOT16.interval, BOOT16.status_answered, BOOT16.heartbeat_time,
         BOOT16.numbering, BOOT16.connectors_reported, BOOT16.main_controller, BOOT16.heartbeat,
         csms=TC("TC_001_CSMS"))
 async def test_boot_is_accepted(ocpp_unlinked, profile):
@@ -95,7 +97,7 @@ async def test_boot_is_accepted(ocpp_unlinked, profile):
     if arena.is_sut(CSMS):
         await _harness_boots(arena)
         response = await arena.send_boot()
-        check_equal(BOOT16.registration, "BootNotification.conf status", "Accepted", response["status"])
+        arena.boot_answered(response["status"])
         require(interval_of(response) > 0, BOOT16.interval, "BootNotification.conf interval is not positive",
                 expected="> 0", actual=interval_of(response))
         for connector in [0, *connectors(profile)]:

@@ -9,9 +9,9 @@ import pytest
 
 from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, connectors, id_tag_status, same_tag, start, tag16, transaction_id, unplug,
+    Core16, connectors, id_tag_status, same_tag, start, tag16, tagged, transaction_id,
 )
 from harness.verdict import check_equal
 
@@ -20,21 +20,21 @@ class REMOTE16(RuleTable):
     """The rules of REMOTE16."""
     sent_as_asked = must("spec 002 Messages RemoteStartTransaction, RemoteStopTransaction",
                          "the central system sends what it was asked: the idTag and connector of a remote start, "
-                         "the transactionId of a remote stop")
+                         "the transactionId of a remote stop", by=CSMS)
     start_accepted = must("spec 002 Messages RemoteStartTransaction; Enumerations RemoteStartStopStatus",
-                          "a remote start on a free connector the charge point has is Accepted")
+                          "a remote start on a free connector the charge point has is Accepted", by=CS)
     remote_started = must("spec 002 Messages RemoteStartTransaction, StartTransaction",
                           "after an accepted remote start the transaction starts on that connector with the remote "
-                          "idTag")
+                          "idTag", by=CS)
     unknown_connector = must("spec 002 What the service does 8; Enumerations RemoteStartStopStatus",
                              "a remote start on a connector the charge point does not have is Rejected and nothing "
-                             "starts")
+                             "starts", by=CS)
     stop_accepted = must("spec 002 Messages RemoteStopTransaction; Enumerations RemoteStartStopStatus",
-                         "a remote stop of the running transaction is Accepted")
+                         "a remote stop of the running transaction is Accepted", by=CS)
     remote_stopped = must("spec 002 Messages StopTransaction; Enumerations Reason",
-                          "a remotely stopped transaction ends with StopTransaction, reason Remote")
+                          "a remotely stopped transaction ends with StopTransaction, reason Remote", by=CS)
     unknown_transaction = must("spec 002 Enumerations RemoteStartStopStatus; TC_028",
-                               "a remote stop of a transactionId that does not run is Rejected")
+                               "a remote stop of a transactionId that does not run is Rejected", by=CS)
 
 
 pytestmark = case("REMOTE16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16, requires=["remote_start"])
@@ -63,13 +63,14 @@ async def _remote_stop(ocpp, tx_id):
 
 @checks(REMOTE16.sent_as_asked, REMOTE16.start_accepted, REMOTE16.remote_started, Core16.accepted,
         cs=TC("TC_010_CS"), csms=TC("TC_010_CSMS"))
+@needs(tagged("Accepted"))
 async def test_remote_start_with_the_cable_in(ocpp, profile):
     """Cable in, then a remote start: Accepted, and StartTransaction with the remote idTag."""
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
     mark = ocpp.mark()
     await ocpp.act(CS, "plug_in", connector_id=connector)
     exchange = await _remote_start(ocpp, token.id, connector)
-    check_equal(REMOTE16.start_accepted, "RemoteStartTransaction.conf status (TC_010_CS step 4)", "Accepted",
+    check_equal(REMOTE16.start_accepted, "RemoteStartTransaction.conf status", "Accepted",
                 exchange.response["status"])
     started = await ocpp.expect("StartTransaction", sender=CS, after=mark,
                                 where=lambda p: p["connectorId"] == connector, rule=REMOTE16.remote_started)
@@ -78,11 +79,11 @@ async def test_remote_start_with_the_cable_in(ocpp, profile):
     if ocpp.is_sut(CSMS):
         check_equal(Core16.accepted, "StartTransaction.conf idTagInfo.status (TC_010_CSMS step 10)", "Accepted",
                     id_tag_status(started))
-    await unplug(ocpp, connector)
 
 
 @checks(Core16.authorize, Core16.start, REMOTE16.sent_as_asked, REMOTE16.stop_accepted, REMOTE16.remote_stopped,
         cs=TC("TC_012_CS"), csms=TC("TC_012_CSMS"))
+@needs(tagged("Accepted"))
 async def test_remote_stop_of_the_running_transaction(ocpp, profile):
     """A remote stop of the running transaction is Accepted; StopTransaction has reason Remote."""
     connector = connectors(profile)[0]
@@ -90,13 +91,12 @@ async def test_remote_stop_of_the_running_transaction(ocpp, profile):
     tx_id = transaction_id(started)
     mark = ocpp.mark()
     exchange = await _remote_stop(ocpp, tx_id)
-    check_equal(REMOTE16.stop_accepted, "RemoteStopTransaction.conf status (TC_012_CS step 2)", "Accepted",
+    check_equal(REMOTE16.stop_accepted, "RemoteStopTransaction.conf status", "Accepted",
                 exchange.response["status"])
     stop = await ocpp.expect("StopTransaction", sender=CS, after=mark, where=lambda p: p["transactionId"] == tx_id,
                              rule=REMOTE16.remote_stopped)
-    check_equal(REMOTE16.remote_stopped, "StopTransaction.req reason (TC_012_CS step 3)", "Remote",
+    check_equal(REMOTE16.remote_stopped, "StopTransaction.req reason", "Remote",
                 stop.request.get("reason"))
-    await unplug(ocpp, connector)
 
 
 @checks(REMOTE16.sent_as_asked, REMOTE16.unknown_transaction, cs=TC("TC_028_CS"), csms=TC("TC_028_CSMS"))
@@ -104,12 +104,13 @@ async def test_remote_stop_of_an_unknown_transaction_is_rejected(ocpp):
     """A RemoteStopTransaction for a transactionId that does not run is Rejected."""
     unknown = 900_000_000 + secrets.randbelow(1_000_000)
     exchange = await _remote_stop(ocpp, unknown)
-    check_equal(REMOTE16.unknown_transaction, "RemoteStopTransaction.conf status (TC_028_CS)", "Rejected",
+    check_equal(REMOTE16.unknown_transaction, "RemoteStopTransaction.conf status", "Rejected",
                 exchange.response["status"])
 
 
 @pytest.mark.sut_roles("cs")
 @checks(REMOTE16.unknown_connector)
+@needs(tagged("Accepted"))
 async def test_remote_start_on_an_unknown_connector_is_rejected(ocpp, profile):
     """A remote start on a connector the charge point does not have is Rejected; nothing starts."""
     token, unknown = tag16(profile, "Accepted"), len(connectors(profile)) + 1

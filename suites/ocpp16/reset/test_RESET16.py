@@ -13,26 +13,26 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP16, TC, case, checks
-from harness.usecases.core16 import Core16, connectors, start, tag16, transaction_id, unplug
+from harness.suite import OCPP16, TC, case, checks, needs
+from harness.usecases.core16 import Core16, connectors, start, tag16, tagged, transaction_id
 from harness.verdict import check_equal, require, violated
 
 
 class RESET16(RuleTable):
     """The rules of RESET16."""
     type_as_asked = must("spec 002 Messages Reset; Enumerations ResetType",
-                         "the central system sends Reset with the type it was asked for")
-    answered = must("spec 002 Messages Reset; Framing 5", "a charge point answers Reset with Reset.conf")
+                         "the central system sends Reset with the type it was asked for", by=CSMS)
+    answered = must("spec 002 Messages Reset; Framing 5", "a charge point answers Reset with Reset.conf", by=CS)
     restarts = must("spec 002 Enumerations ResetStatus, ResetType; OCPP 1.6 section 4.2; TC_013_CS",
-                    "a charge point that accepted a Reset restarts, boots and reports its connectors")
+                    "a charge point that accepted a Reset restarts, boots and reports its connectors", by=CS)
     reboot_accepted = must("spec 002 Messages BootNotification; OCPP 1.6 section 4.2",
-                           "the central system accepts the boot of the restarted charge point")
+                           "the central system accepts the boot of the restarted charge point", by=CSMS)
     stops_transaction = must("spec 002 Enumerations ResetType; TC_015_CS",
-                             "a transaction running at a Reset ends with StopTransaction")
+                             "a transaction running at a Reset ends with StopTransaction", by=CS)
     reason = must("spec 002 Enumerations Reason",
-                  "a transaction stopped by a Reset has reason HardReset or SoftReset, as the reset's type")
+                  "a transaction stopped by a Reset has reason HardReset or SoftReset, as the reset's type", by=CS)
     soft_graceful = should("spec 002 Enumerations ResetType (Soft)",
-                           "a Soft reset stops a running transaction gracefully, before the restart")
+                           "a Soft reset stops a running transaction gracefully, before the restart", by=CS)
 
 
 pytestmark = case("RESET16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
@@ -90,6 +90,7 @@ async def test_reset_restarts_the_charge_point(ocpp, kind):
 
 @pytest.mark.parametrize("kind", [pytest.param("Hard", marks=checks(*STOP, cs=TC("TC_015_CS"))),
                                   pytest.param("Soft", marks=checks(*STOP, RESET16.soft_graceful))])
+@needs(tagged("Accepted"))
 async def test_reset_stops_the_running_transaction(ocpp, profile, kind):
     """The transaction running at the reset ends with StopTransaction, reason HardReset or SoftReset."""
     connector = connectors(profile)[0]
@@ -103,7 +104,6 @@ async def test_reset_stops_the_running_transaction(ocpp, profile, kind):
         stop = await ocpp.link.wait_for(ours, ocpp.timeouts.action)
         if stop is not None and kind == "Soft":
             violated(RESET16.soft_graceful, "the transaction was stopped after the restart, not gracefully before it")
-    require(stop is not None, RESET16.stops_transaction, "no StopTransaction for the running transaction "
-            "(TC_015_CS step 3)", expected=f"StopTransaction {tx_id}", actual="nothing")
+    require(stop is not None, RESET16.stops_transaction, "no StopTransaction for the running transaction",
+            expected=f"StopTransaction {tx_id}", actual="nothing")
     check_equal(RESET16.reason, "StopTransaction.req reason", f"{kind}Reset", stop.request.get("reason"))
-    await unplug(ocpp, connector)

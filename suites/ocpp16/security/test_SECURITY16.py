@@ -12,7 +12,7 @@ from harness.arena import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.v16 import AUTHORIZATION_KEY, KEY_BYTES, register_key
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.transport import expect_refused
 from harness.verdict import check_equal, require, violated
 
@@ -20,22 +20,24 @@ from harness.verdict import check_equal, require, violated
 class SECURITY16(RuleTable):
     """The rules of SECURITY16."""
     current_key_admitted = must("spec 002 Authentication 3",
-                                "the central system upgrades the connection of a charge point with its current key")
-    pending = must("spec 002 Authentication 4", "the central system answers the boot before the rotation Pending")
+                                "the central system upgrades the connection of a charge point with its current key",
+                                by=CSMS)
+    pending = must("spec 002 Authentication 4", "the central system answers the boot before the rotation Pending",
+                   by=CSMS)
     new_key_sent = must("spec 002 Authentication 4",
-                        "while Pending the central system sends ChangeConfiguration with key AuthorizationKey")
-    hex_key = must("spec 002 Authentication 4", "the new AuthorizationKey value is hexadecimal")
-    key_length = must("spec 002 Limits; Authentication 3", "the new authorization key is at most 20 bytes")
-    key_bytes = should("spec 002 Limits; Authentication 3", "the new authorization key is 20 bytes")
+                        "while Pending the central system sends ChangeConfiguration with key AuthorizationKey", by=CSMS)
+    hex_key = must("spec 002 Authentication 4", "the new AuthorizationKey value is hexadecimal", by=CSMS)
+    key_length = must("spec 002 Limits; Authentication 3", "the new authorization key is at most 20 bytes", by=CSMS)
+    key_bytes = should("spec 002 Limits; Authentication 3", "the new authorization key is 20 bytes", by=CSMS)
     key_accepted = must("spec 002 Authentication 4; TC_073_CS",
-                        "the charge point answers the new AuthorizationKey Accepted")
+                        "the charge point answers the new AuthorizationKey Accepted", by=CS)
     closes = must("spec 002 Authentication 4", "after the charge point accepted the new key the central system "
-                                               "closes the WebSocket")
+                                               "closes the WebSocket", by=CSMS)
     reconnects_with_new_key = must("spec 002 Authentication 4",
-                                   "the charge point reconnects with the new key and boots")
+                                   "the charge point reconnects with the new key and boots", by=CS)
     new_key_admitted = must("spec 002 Authentication 4",
-                            "the central system upgrades the connection with the new key and accepts the boot")
-    old_key_refused = must("spec 002 Authentication 4", "after the rotation the old key opens no connection")
+                            "the central system upgrades the connection with the new key and accepts the boot", by=CSMS)
+    old_key_refused = must("spec 002 Authentication 4", "after the rotation the old key opens no connection", by=CSMS)
 
 
 pytestmark = case("SECURITY16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16)
@@ -65,11 +67,15 @@ def _harness_answered(boot, status: str) -> None:
                            f"not {status!r}, in the key rotation")
 
 
+def _with_a_key(given):
+    if not given.profile.authorization_key:
+        raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
+
+
 @checks(*SECURITY16.rules(), csms=TC("TC_073_CSMS"), cs=TC("TC_073_CS"))
+@needs(_with_a_key)
 async def test_authorization_key_is_rotated(ocpp_unlinked, profile):
     """Pending, ChangeConfiguration AuthorizationKey, close, reconnect with the new key, old key refused."""
-    if not profile.authorization_key:
-        raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
     arena, old = ocpp_unlinked, profile.authorization_key
     if arena.is_sut(CSMS):
         arena.configure(reconnects=False)

@@ -15,34 +15,34 @@ from harness import clock
 from harness.arena import CS, CSMS
 from harness.ocpp.meter16 import parse_time
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, configure_charge_point, connectors, id_tag_status, start, tag16, transaction_id, unplug,
+    Core16, configure_charge_point, connectors, id_tag_status, start, tag16, tagged, transaction_id,
 )
 from harness.usecases.transport import failing
-from harness.verdict import check_equal, require, violated
+from harness.verdict import check_equal, check_in, require, violated
 
 
 class OFFLINE16(RuleTable):
     """The rules of OFFLINE16."""
     reconnects = must("spec 002 What the service does 6; Connection 2",
-                      "back online the charge point connects again")
+                      "back online the charge point connects again", by=CS)
     delivered = must("spec 002 Behavior rule 1",
-                     "offline the charge point queues its transaction messages and delivers them back online")
+                     "offline the charge point queues its transaction messages and delivers them back online", by=CS)
     in_order = should("spec 002 Behavior rule 1",
                       "queued transaction messages are delivered in chronological order, no MeterValues of a "
-                      "transaction after its StopTransaction")
+                      "transaction after its StopTransaction", by=CS)
     processed = must("spec 002 Behavior rule 1", "the central system processes queued historical messages like any "
-                                                 "other")
+                                                 "other", by=CSMS)
     no_boot = should("spec 002 Behavior rule 4",
-                     "after reconnecting the charge point does not send BootNotification unless a field changed")
+                     "after reconnecting the charge point does not send BootNotification unless a field changed", by=CS)
     retried = must("spec 002 Behavior rule 2",
                    "a transaction message the central system fails to process is sent again, up to "
-                   "TransactionMessageAttempts transmissions")
+                   "TransactionMessageAttempts transmissions", by=CS)
     retry_wait = must("spec 002 Behavior rule 2; Limits",
-                      "retry n waits TransactionMessageRetryInterval times the transmissions before it")
+                      "retry n waits TransactionMessageRetryInterval times the transmissions before it", by=CS)
     discarded = must("spec 002 Behavior rule 2",
-                     "after TransactionMessageAttempts failed transmissions the message is discarded")
+                     "after TransactionMessageAttempts failed transmissions the message is discarded", by=CS)
 
 
 pytestmark = case("OFFLINE16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
@@ -67,6 +67,7 @@ async def _reconnected(ocpp, before: int):
 
 @checks(Core16.authorize, Core16.start, OFFLINE16.reconnects, OFFLINE16.delivered, OFFLINE16.in_order,
         OFFLINE16.processed, OFFLINE16.no_boot, cs=TC("TC_038_CS"))
+@needs(tagged("Accepted"))
 async def test_queued_messages_arrive_in_order(ocpp, profile):
     """A transaction samples and stops while the link is down; back online the queue arrives in order."""
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
@@ -79,9 +80,11 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
         await asyncio.sleep(0.2)                      # the StopTransaction now waits in the queue
         await ocpp.restore()
         stop = await ocpp.expect("StopTransaction", sender=CS, after=0, rule=OFFLINE16.processed)
-        check_equal(OFFLINE16.processed, "StopTransaction.conf idTagInfo.status of a queued StopTransaction",
-                    "Accepted", id_tag_status(stop))
-        check_equal(OFFLINE16.processed, "StopTransaction.req transactionId", transaction_id(started),
+        require(stop.error is None, OFFLINE16.processed, "the queued StopTransaction was refused",
+                expected="StopTransaction.conf", actual=stop.error)
+        check_in(OFFLINE16.processed, "StopTransaction.conf idTagInfo.status of a queued StopTransaction (None: "
+                 "IdTagInfo left out, as it may be)", {None, "Accepted"}, id_tag_status(stop))
+        check_equal(OFFLINE16.delivered, "StopTransaction.req transactionId", transaction_id(started),
                     stop.request["transactionId"])
         return
     await configure_charge_point(ocpp, {"MeterValueSampleInterval": "1"})
@@ -107,11 +110,11 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
             expected=sorted(map(str, times)), actual=[str(t) for t in times])
     if any(e.action == "BootNotification" for e in ocpp.link.history):
         violated(OFFLINE16.no_boot, "the charge point booted again after reconnecting")
-    await unplug(ocpp, connector)
 
 
 @pytest.mark.sut_roles("cs")
 @checks(Core16.authorize, Core16.start, OFFLINE16.retried, OFFLINE16.retry_wait, OFFLINE16.discarded)
+@needs(tagged("Accepted"))
 async def test_failed_message_is_retried_then_discarded(ocpp, profile):
     """A StopTransaction the central system keeps refusing is retried at 1×, 2× the interval, then dropped."""
     await configure_charge_point(ocpp, {"TransactionMessageAttempts": str(ATTEMPTS),
@@ -139,4 +142,3 @@ async def test_failed_message_is_retried_then_discarded(ocpp, profile):
                                           start=mark, answered=False)
     require(extra is None, OFFLINE16.discarded, f"a transmission after {ATTEMPTS} failed attempts",
             expected="no more StopTransaction", actual=extra.request if extra else None)
-    await unplug(ocpp, connector)

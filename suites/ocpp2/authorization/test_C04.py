@@ -9,11 +9,11 @@ import secrets
 
 import pytest
 
-from harness.arena import CS
+from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.authorization import Authorization, authorize, check_presented_token
 from harness.verdict import check_equal
 from harness.wire import REDACTOR
@@ -22,9 +22,9 @@ from harness.wire import REDACTOR
 class C04(RuleTable):
     """The rules of C04 (spec 001 Authorization rule 1, IdTokenType)."""
     keycode = must("spec 001 IdTokenType (type values: KeyCode); Events: AuthorizeRequest",
-                   "a station asks about an entered PIN as it was entered, as an idToken of type KeyCode")
+                   "a station asks about an entered PIN as it was entered, as an idToken of type KeyCode", by=CS)
     lookup = must("spec 001 Authorization rule 1 (C04.FR.01)",
-                  "the CSMS answers a PIN it knows for this station Accepted and any other Invalid")
+                  "the CSMS answers a PIN it knows for this station Accepted and any other Invalid", by=CSMS)
 
 
 pytestmark = case("C04", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
@@ -38,6 +38,7 @@ def _pin(profile, status):
 
 
 @checks(C04.lookup, Authorization.sent, C04.keycode)
+@needs(lambda given: _pin(given.profile, "Accepted"))
 async def test_valid_pin_is_accepted(ocpp, profile):
     """A valid PIN is answered Accepted; a station sends it as type KeyCode."""
     pin = _pin(profile, "Accepted")

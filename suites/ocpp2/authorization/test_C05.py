@@ -10,8 +10,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CSMS
-from harness.errors import HarnessError
+from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
 from harness.verdict import check_equal, dig, require
@@ -21,26 +20,28 @@ class C05(RuleTable):
     """The rules of C05 (spec 001 Remote start rules 1-2, moves "Transaction started by app") and of
     the remote stop that ends such a transaction (spec 001 RequestStopTransaction)."""
     start_request = must("spec 001 Remote start rule 1",
-                         "the CSMS sends RequestStartTransaction with a remoteStartId for the EVSE the app asked for")
-    central_token = should("spec 001 Remote start rule 1", "an app start carries a fresh idToken of type Central")
+                         "the CSMS sends RequestStartTransaction with a remoteStartId for the EVSE the app asked for",
+                         by=CSMS)
+    central_token = should("spec 001 Remote start rule 1", "an app start carries a fresh idToken of type Central",
+                           by=CSMS)
     start_accepted = must("spec 001 Moves: Transaction started by app; Remote start rule 2",
-                          "a station accepts a remote start on a free, known EVSE")
+                          "a station accepts a remote start on a free, known EVSE", by=CS)
     remote_start_id = must("spec 001 Remote start rule 1",
-                           "the remoteStartId appears in a TransactionEvent of the transaction it started")
+                           "the remoteStartId appears in a TransactionEvent of the transaction it started", by=CS)
     trigger_reason = must("spec 001 Moves: Transaction started by app",
-                          "the transaction's TransactionEvent carries triggerReason RemoteStart")
+                          "the transaction's TransactionEvent carries triggerReason RemoteStart", by=CS)
     own_token = must("spec 001 Remote start rule 1; Authorization rule 7",
-                     "the CSMS answers the Central token it issued Accepted in the TransactionEvent")
+                     "the CSMS answers the Central token it issued Accepted in the TransactionEvent", by=CSMS)
     refused = must("spec 001 Remote start rule 2",
-                   "a station answers Rejected to a remote start it cannot serve, and starts nothing")
+                   "a station answers Rejected to a remote start it cannot serve, and starts nothing", by=CS)
     keeps_serving = must("spec 001 Remote start rule 2; spec 002 Messages: Heartbeat",
-                         "after a refused remote start the CSMS keeps answering the station")
+                         "after a refused remote start the CSMS keeps answering the station", by=CSMS)
     stop_request = must("spec 001 Other authorization messages: RequestStopTransactionRequest",
-                        "the CSMS sends RequestStopTransaction naming the transaction it was asked to stop")
+                        "the CSMS sends RequestStopTransaction naming the transaction it was asked to stop", by=CSMS)
     stop_accepted = must("spec 001 Other authorization messages: RequestStopTransactionResponse",
-                         "a station accepts a remote stop of its running transaction")
+                         "a station accepts a remote stop of its running transaction", by=CS)
     stop_ends = must("spec 001 Events: TransactionEvent (Ended)",
-                     "a remotely stopped transaction ends with TransactionEvent Ended, triggerReason RemoteStop")
+                     "a remotely stopped transaction ends with TransactionEvent Ended, triggerReason RemoteStop", by=CS)
 
 
 pytestmark = case("C05", block="Authorization", roles=("csms", "cs"), protocols=OCPP2, requires=["remote_start"])
@@ -76,19 +77,28 @@ async def test_remote_start_is_correlated_by_remote_start_id(ocpp, profile):
     event = await ocpp.expect("TransactionEvent", sender="cs", after=start, where=_carries(remote_start_id),
                               rule=C05.remote_start_id)
     check_equal(C05.trigger_reason, "TransactionEvent triggerReason", "RemoteStart", event.request["triggerReason"])
+    _check_own_token(ocpp, event)
+
+
+def _check_own_token(ocpp, event):
+    """A CSMS answers the Central token it issued Accepted (idTokenInfo is optional: absent, nothing is
+    refused); a station under test is judged on what it sends, not on the harness's answer."""
     if ocpp.is_sut(CSMS):
         status = dig(event.response, "idTokenInfo.status", "Accepted")
         check_equal(C05.own_token, "TransactionEventResponse idTokenInfo.status", "Accepted", status)
 
 
-@checks(C05.start_request, C05.remote_start_id, C05.stop_request, C05.stop_accepted, C05.stop_ends)
+@checks(C05.start_request, C05.remote_start_id, C05.own_token, C05.stop_request, C05.stop_accepted, C05.stop_ends)
 async def test_remote_stop_ends_the_transaction(ocpp, profile):
-    """RequestStopTransaction for the running transaction is Accepted and ends it (RemoteStop)."""
+    """RequestStopTransaction for the running transaction is Accepted and ends it (RemoteStop). A CSMS
+    must have accepted its own Central token first: a station whose transaction the CSMS refused ends it
+    (Deauthorized), and its Rejected to the stop would be the harness's, not the SUT's."""
     evse = profile.evses[0].id
     start = ocpp.mark()
     exchange = await _remote_start(ocpp, evse)
     event = await ocpp.expect("TransactionEvent", sender="cs", after=start,
                               where=_carries(exchange.request["remoteStartId"]), rule=C05.remote_start_id)
+    _check_own_token(ocpp, event)
     transaction_id = event.request["transactionInfo"]["transactionId"]
     stop_mark = ocpp.mark()
     stop = await ocpp.exchange(CSMS, "RequestStopTransaction", {"transactionId": transaction_id},
@@ -120,13 +130,12 @@ async def test_remote_start_on_unknown_evse_is_rejected(ocpp, profile):
 async def test_csms_survives_a_rejected_remote_start(ocpp, profile):
     """After the station answers Rejected the CSMS keeps serving it (heartbeat answered). The CSMS is
     judged on what it sends: the start for the EVSE it was asked about; the harness's station then
-    refuses it (its answer is the harness's, never the SUT's)."""
+    refuses it (C05.refused binds the station: a self-check here, never the SUT's failure)."""
     unknown_evse = max(e.id for e in profile.evses) + 1
     exchange = await _remote_start(ocpp, unknown_evse)
     check_equal(C05.start_request, "RequestStartTransactionRequest evseId", unknown_evse,
                 exchange.request.get("evseId"))
-    if exchange.response["status"] != "Rejected":
-        raise HarnessError(f"the harness's station answered {exchange.response} to a start on an unknown EVSE")
+    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.response["status"])
     heartbeat = await ocpp.link.call("Heartbeat", {})
     require("currentTime" in heartbeat, C05.keeps_serving, "HeartbeatResponse lacks currentTime",
             expected="currentTime", actual=heartbeat)

@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS
+from harness.arena import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must, should
 from harness.suite import case, checks
@@ -17,19 +17,22 @@ from harness.verdict import check_equal, violated
 
 class K01(RuleTable):
     """The rules of K01 (spec 001 SetChargingProfile rules, Purposes, Errors)."""
-    csms_profile = must("spec 001 SetChargingProfile rules 1-5", "the CSMS sends only profiles the rules allow")
-    replaces = must("spec 001 SetChargingProfile rule 6", "a profile with an installed id replaces it (Accepted)")
+    csms_profile = must("spec 001 SetChargingProfile rules 1-5", "the CSMS sends only profiles the rules allow",
+                        by=CSMS)
+    replaces = must("spec 001 SetChargingProfile rule 6", "a profile with an installed id replaces it (Accepted)",
+                    by=CS)
     external = must("spec 001 SetChargingProfile rule 1; Purposes",
-                    "a station refuses ChargingStationExternalConstraints from the CSMS")
+                    "a station refuses ChargingStationExternalConstraints from the CSMS", by=CS)
     tx_not_found = must("spec 001 SetChargingProfile rule 2; Errors (TxNotFound)",
-                        "a station refuses a TxProfile for a transaction it is not running")
+                        "a station refuses a TxProfile for a transaction it is not running", by=CS)
     station_max_evse = must("spec 001 SetChargingProfile rule 3; Purposes",
-                            "a station refuses a ChargingStationMaxProfile for an EVSE above 0")
+                            "a station refuses a ChargingStationMaxProfile for an EVSE above 0", by=CS)
     first_period = must("spec 001 SetChargingProfile rule 5; ChargingSchedulePeriodType",
-                        "a station refuses a schedule whose first startPeriod is not 0")
-    unknown_evse = must("spec 001 Errors (UnknownEVSE)", "a station refuses a profile for an EVSE it does not have")
+                        "a station refuses a schedule whose first startPeriod is not 0", by=CS)
+    unknown_evse = must("spec 001 Errors (UnknownEVSE)", "a station refuses a profile for an EVSE it does not have",
+                        by=CS)
     reason_code = should("spec 001 SetChargingProfileResponse; Errors",
-                         "a refusal carries the reasonCode the specification names for its cause")
+                         "a refusal carries the reasonCode the specification names for its cause", by=CS)
 
 
 pytestmark = case("K01", block="Smart charging", roles=("csms", "cs"), protocols=("ocpp2.0.1",),

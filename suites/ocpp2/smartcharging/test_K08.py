@@ -7,7 +7,7 @@ import secrets
 import pytest
 
 from harness import smartcharging as sc
-from harness.arena import CSMS
+from harness.arena import CS, CSMS
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
@@ -19,11 +19,11 @@ from harness.verdict import check_equal, require
 class K08(RuleTable):
     """The rules of K08 (spec 001 Smart charging messages: GetCompositeSchedule; Combination rules)."""
     request = must("spec 001 Smart charging messages: GetCompositeScheduleRequest",
-                   "the CSMS asks for the composite of the EVSE it was asked about, over a duration above 0 s")
+                   "the CSMS asks for the composite of the EVSE it was asked about, over a duration above 0 s", by=CSMS)
     accepted = must("spec 001 Smart charging messages: GetCompositeScheduleResponse",
-                    "a known EVSE and a supported unit give an Accepted answer with a schedule")
+                    "a known EVSE and a supported unit give an Accepted answer with a schedule", by=CS)
     combined = must("spec 001 Combination rules",
-                    "the composite follows, per purpose, the profile with the highest stackLevel")
+                    "the composite follows, per purpose, the profile with the highest stackLevel", by=CS)
 
 
 pytestmark = case("K08", block="Smart charging", roles=("csms", "cs"), protocols=("ocpp2.0.1",),

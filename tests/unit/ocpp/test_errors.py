@@ -86,16 +86,27 @@ def test_canonical_code_per_version_and_kind(version, kind, code):
 @pytest.mark.parametrize("version", list(OcppVersion))
 def test_every_code_of_the_table_is_a_code_of_its_version(version):
     """Codes: the table names each kind of fault with a code of the version (1.6 has none for text that is no frame)."""
-    for kind, (code_16, code_2x) in CODE_TABLE.items():
-        code = code_2x if version.is_2x else code_16
-        assert code is None or is_known_code(version, code), (kind, code)
+    for kind, (codes_16, codes_2x) in CODE_TABLE.items():
+        for code in codes_2x if version.is_2x else codes_16:
+            assert is_known_code(version, code), (kind, code)
         assert exact_codes(version, kind) <= fitting_codes(version, kind), kind
     assert exact_codes(OcppVersion.V16, NOT_A_FRAME) == frozenset()
 
 
 @pytest.mark.parametrize("version", list(OcppVersion))
 def test_either_occurrence_spelling_names_a_missing_field_exactly(version):
-    assert exact_codes(version, OCCURRENCE) == OCCURRENCE_SPELLINGS
+    assert OCCURRENCE_SPELLINGS <= exact_codes(version, OCCURRENCE)
+
+
+@pytest.mark.parametrize("version, kind, exact", [
+    (V16, OCCURRENCE, True), (V201, OCCURRENCE, False),   # 1.6: "payload incomplete"; 2.x: "not conform the PDU"
+    (V16, FORMAT, False), (V21, FORMAT, True), (V201, FRAME, True),
+])
+def test_protocol_error_is_exact_where_the_versions_text_words_it_for_the_fault(version, kind, exact):
+    """Severity from the text: ProtocolError names a missing field in 1.6 and a payload that does not conform
+    to the PDU in 2.x; elsewhere it fits the fault (a payload code) but is not the version's word for it."""
+    assert ("ProtocolError" in exact_codes(version, kind)) is exact
+    assert "ProtocolError" in fitting_codes(version, kind)
 
 
 @pytest.mark.parametrize("version, kind, extra, missing", [

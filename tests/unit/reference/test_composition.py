@@ -22,7 +22,7 @@ def _messages(cls: type) -> set[str]:
     (ReferenceStation,
      {"RequestStartTransaction", "RequestStopTransaction", "Reset", "DataTransfer", "SetChargingProfile",
       "GetCompositeSchedule", "ClearChargingProfile", "GetChargingProfiles"},
-     {"present_id_token", "plug_in", "unplug", "data_transfer"}, {"local_authorization"}),
+     {"present_id_token", "plug_in", "unplug", "data_transfer"}, {"local_authorization", "tx_updated_interval"}),
     (ReferenceStation16,
      {"RemoteStartTransaction", "RemoteStopTransaction", "Reset", "GetConfiguration", "ChangeConfiguration",
       "DataTransfer", "SetChargingProfile", "GetCompositeSchedule", "ClearChargingProfile"},

@@ -1,0 +1,241 @@
+"""The load mode's numbers, measured on loopback (issue #11): run one, read its report, print the numbers.
+
+    python bench/load_numbers.py held   --stations 10000 --ramp 200 --hold 120 --heartbeat 60
+    python bench/load_numbers.py memory --stations 5000  --ramp 200 --hold 60  --heartbeat 30
+    python bench/load_numbers.py soak   --stations 1000  --ramp 200 --hold 60  --heartbeat 1   # the issue: --hold 600
+    python bench/load_numbers.py locust --stations 200   --ramp 50  --hold 20  --heartbeat 1
+
+held    one load process holds N stations against the reference CSMS (python -m harness.load csms, its
+        own process): connections held, BootNotification and Heartbeat p50/p99, errors.
+memory  the same load against the reference CSMS and against the `ocpp` library's (bench/ocpp_lib_csms.py),
+        one after the other: each server's resident memory per connection, as the slope of its memory over
+        the connections held during the ramp, and as (memory held − memory before) / N.
+soak    N stations beating every --heartbeat seconds for --hold seconds: the server's memory after the
+        ramp, its lowest and highest, and the spread (highest − lowest) / lowest.
+locust  one Locust master and two workers on loopback against the reference CSMS; checks the report the
+        master wrote (every station held and booted, both workers measured, no error).
+
+Every process binds 127.0.0.1 only, is bounded in time (the servers stop themselves after the run's
+length plus a margin) and is stopped when the bench ends. Reports go to reports/bench-load/<name>/.
+Exit status 1 when a run's own checks fail (a station not held, an error), never on a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+MARGIN = 120    # seconds a server outlives the run it serves
+SLACK = 3       # a run may take this many times its planned length on a busy machine before it is stopped
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def server(command: list[str], ready: str, log: Path):
+    """A process started, awaited until it prints ``ready``, and stopped at the end."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") as out:
+        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=out, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            for line in process.stdout:
+                out.write(line)
+                if ready in line:
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{command[:4]} did not start: see {log}")
+            else:
+                raise RuntimeError(f"{command[:4]} ended before it was ready: see {log}")
+            yield process
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def reference_csms(args, port: int, seconds: float, name: str):
+    return server([PYTHON, "-m", "harness.load", "csms", "--stations", str(args.stations), "--port", str(port),
+                   "--seed", str(args.seed), "--seconds", str(seconds), "--protocol", args.protocol],
+                  "listening", REPO / "reports" / "bench-load" / name / "csms.log")
+
+
+def load(args, url: str, name: str, watch: int) -> dict:
+    """One single-process load run; its report."""
+    directory = REPO / "reports" / "bench-load" / name
+    command = [PYTHON, "-m", "harness.load", "run", "--url", url, "--stations", str(args.stations),
+               "--ramp", str(args.ramp), "--hold", str(args.hold), "--seed", str(args.seed),
+               "--protocol", args.protocol, "--interval", str(args.interval), "--report", str(directory),
+               "--watch", f"csms={watch}"]
+    if args.heartbeat:
+        command += ["--heartbeat", str(args.heartbeat)]
+    print("$ " + " ".join(command[1:]), flush=True)
+    subprocess.run(command, cwd=REPO, check=True, timeout=run_seconds(args) + MARGIN)
+    return json.loads((directory / "load.json").read_text())
+
+
+def run_seconds(args) -> float:
+    """The longest a run may take: its planned length (the ramp, then the hold) with room for a busy machine."""
+    return SLACK * (args.stations / args.ramp + args.hold)
+
+
+def server_memory(report: dict) -> list[tuple[float, int, float]]:
+    """(t, connections held, server RSS in MB) per interval, as the load process recorded them."""
+    return [(m["t"], m["connected"] or 0, m["processes"]["csms"]["rss_mb"]) for m in report["timeline"]
+            if "csms" in m["processes"]]
+
+
+def slope(points: list[tuple[float, float]]) -> float:
+    n = len(points)
+    mx, my = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
+    return sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+
+
+def checked(report: dict, stations: int) -> list[str]:
+    """What went wrong in a run, in words (empty: every station held and booted, no error)."""
+    problems = []
+    if report["summary"]["connections_held"]["peak"] != stations:
+        problems.append(f"held {report['summary']['connections_held']['peak']} of {stations} stations")
+    if report["actions"].get("BootNotification", {}).get("count") != stations:
+        problems.append(f"{report['actions'].get('BootNotification', {}).get('count', 0)} of {stations} booted")
+    if report["errors"]:
+        problems.append(f"errors: {report['errors']}")
+    return problems
+
+
+def summary(report: dict) -> str:
+    s = report["summary"]
+    lines = [f"stations held: peak {s['connections_held']['peak']:,}, at the end {s['connections_held']['end']:,}",
+             f"calls answered: {s['calls']:,}; errors: {s['errors']:,} {report['errors'] or ''}"]
+    for action, p in s["round_trip_ms"].items():
+        lines.append(f"  {action:<20} p50 {p['p50']:>9} ms   p99 {p['p99']:>9} ms   "
+                     f"({report['actions'][action]['count']:,} calls)")
+    for source, usage in report["processes"].items():
+        lines.append(f"  {source:<10} CPU mean {usage['cpu_percent_mean']} %, memory {usage['rss_mb_first']} → "
+                     f"peak {usage['rss_mb_peak']} MB")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------ the numbers
+def held(args) -> list[str]:
+    port = free_port()
+    with reference_csms(args, port, run_seconds(args) + MARGIN, "held") as csms:
+        report = load(args, f"ws://127.0.0.1:{port}/ocpp", "held", csms.pid)
+    print(summary(report))
+    return checked(report, args.stations)
+
+
+def memory(args) -> list[str]:
+    problems, per_connection = [], {}
+    servers = {"reference": lambda port, seconds: reference_csms(args, port, seconds, "memory-reference"),
+               "ocpp library": lambda port, seconds: server(
+                   [PYTHON, "bench/ocpp_lib_csms.py", "--stations", str(args.stations), "--port", str(port),
+                    "--seed", str(args.seed), "--seconds", str(seconds)], "listening",
+                   REPO / "reports" / "bench-load" / "memory-ocpp-lib" / "csms.log")}
+    for name, start in servers.items():
+        port = free_port()
+        with start(port, run_seconds(args) + MARGIN) as process:
+            report = load(args, f"ws://127.0.0.1:{port}/ocpp", f"memory-{name.replace(' ', '-')}", process.pid)
+        samples = server_memory(report)
+        ramp = [(c, rss) for _, c, rss in samples if 0.1 * args.stations <= c <= 0.95 * args.stations]
+        before = samples[0][2]
+        full = [rss for _, c, rss in samples if c == args.stations]
+        per_connection[name] = (slope(ramp) * 1024, (full[-1] - before) * 1024 / args.stations if full else None)
+        print(f"{name}: server memory {before} MB before, {full[-1] if full else '?'} MB with "
+              f"{args.stations:,} held", flush=True)
+        problems += [f"{name}: {p}" for p in checked(report, args.stations)]
+    print(f"\nserver memory per connection ({args.stations:,} stations, {args.protocol}):")
+    for name, (by_slope, by_delta) in per_connection.items():
+        print(f"  {name:<13} {by_slope:6.1f} KB (slope over the ramp)   "
+              f"{by_delta if by_delta is None else round(by_delta, 1)} KB ((held − before) / N)")
+    return problems
+
+
+def soak(args) -> list[str]:
+    port = free_port()
+    with reference_csms(args, port, run_seconds(args) + MARGIN, "soak") as csms:
+        report = load(args, f"ws://127.0.0.1:{port}/ocpp", "soak", csms.pid)
+    held_samples = [rss for _, c, rss in server_memory(report) if c == args.stations]
+    print(summary(report))
+    if held_samples:
+        low, high = min(held_samples), max(held_samples)
+        print(f"server memory over the hold ({len(held_samples)} samples, every {args.interval:g} s): first "
+              f"{held_samples[0]} MB, lowest {low} MB, highest {high} MB, last {held_samples[-1]} MB; "
+              f"spread {(high - low) / low:.1%}")
+    return checked(report, args.stations)
+
+
+def locust(args) -> list[str]:
+    port, master_port = free_port(), free_port()
+    directory = REPO / "reports" / "bench-load" / "locust"
+    base = [PYTHON, "-m", "harness.load", "locust"]
+    shared = ["--stations", str(args.stations), "--seed", str(args.seed), "--protocol", args.protocol,
+              "--interval", str(args.interval)] + (["--heartbeat", str(args.heartbeat)] if args.heartbeat else [])
+    seconds = run_seconds(args)
+    directory.mkdir(parents=True, exist_ok=True)
+    with reference_csms(args, port, seconds + MARGIN, "locust"):
+        worker = base + ["--worker", "--master-host", "127.0.0.1", "--master-port", str(master_port)]
+        logs = [open(directory / f"worker-{i}.log", "w") for i in range(2)]
+        workers = [subprocess.Popen(worker, cwd=REPO, stdout=log, stderr=log) for log in logs]
+        master = base + ["--master", "--headless", "--master-bind-host", "127.0.0.1", "--master-bind-port",
+                         str(master_port), "--expect-workers", "2", "--users", str(args.stations), "--spawn-rate",
+                         str(args.ramp), "--run-time", f"{round(seconds)}s", "--host", f"ws://127.0.0.1:{port}/ocpp",
+                         "--load-report", str(directory), "--only-summary", *shared]
+        print("$ " + " ".join(master[1:]), flush=True)
+        try:
+            subprocess.run(master, cwd=REPO, timeout=seconds + MARGIN)
+        finally:
+            for process, log in zip(workers, logs):
+                try:
+                    process.wait(30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                log.close()
+    report = json.loads((directory / "load.json").read_text())
+    print(summary(report))
+    problems = checked(report, args.stations)
+    measured = {s for s in report["processes"] if s.startswith("worker-")}
+    if measured != {"worker-0", "worker-1"}:
+        problems.append(f"the report has the measurements of {sorted(measured)}, not of both workers")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("number", choices=["held", "memory", "soak", "locust"])
+    parser.add_argument("--stations", type=int, required=True)
+    parser.add_argument("--ramp", type=float, default=200.0, help="stations started per second")
+    parser.add_argument("--hold", type=float, default=60.0, help="seconds after the last station started")
+    parser.add_argument("--heartbeat", type=float, default=None, help="seconds between Heartbeats")
+    parser.add_argument("--interval", type=float, default=5.0, help="the report's resolution, seconds")
+    parser.add_argument("--protocol", default="ocpp2.0.1")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    print(f"{args.number}: {args.stations:,} stations, ramp {args.ramp:g}/s, hold {args.hold:g} s, "
+          f"heartbeat {args.heartbeat or 'the CSMS interval'}; {os.cpu_count()} CPUs, open files "
+          f"{' / '.join(subprocess.run(['sh', '-c', 'ulimit -Sn; ulimit -Hn'], capture_output=True, text=True).stdout.split())}",
+          flush=True)
+    problems = {"held": held, "memory": memory, "soak": soak, "locust": locust}[args.number](args)
+    for problem in problems:
+        print(f"CHECK FAILED: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

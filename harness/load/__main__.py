@@ -1,0 +1,111 @@
+"""python -m harness.load: load a CSMS with simulated stations, serve the reference CSMS to load, export a roster.
+
+    python -m harness.load csms --stations 1000 --port 9300 --seconds 600      # the reference CSMS, for trying
+    python -m harness.load run --url ws://127.0.0.1:9300/ocpp --stations 1000 --ramp 200 --hold 60
+    python -m harness.load roster --stations 1000 > roster.csv                 # provision a CSMS under test
+    python -m harness.load locust --master ...  /  --worker ...                  # Locust, see the README
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+from harness.ocpp.versions import OcppVersion
+from harness.load import report
+from harness.load.csms import roster_csms
+from harness.load.fleet import Fleet, LoadSettings, raise_file_limit
+from harness.load.options import add_shared_arguments, mix_of
+from harness.load.recorder import Recorder
+from harness.load.roster import Roster
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["locust"]:   # a fresh process: Locust patches the standard library before anything loads
+        locustfile = Path(__file__).with_name("locustfile.py")
+        os.execv(sys.executable, [sys.executable, "-m", "locust", "-f", str(locustfile), *argv[1:]])
+    parser = argparse.ArgumentParser(prog="python -m harness.load", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="ramp simulated stations against a CSMS and write the report")
+    run.add_argument("--url", required=True, help="the CSMS endpoint, ws://host:port/path (the station identity is appended)")
+    run.add_argument("--stations", type=int, required=True, help="how many stations")
+    run.add_argument("--ramp", type=float, default=100.0, help="stations started per second (default 100)")
+    run.add_argument("--hold", type=float, default=60.0, help="seconds after the last station started (default 60)")
+    run.add_argument("--report", default="reports/load", help="where load.json and load.png go (default reports/load)")
+    run.add_argument("--watch", action="append", default=[], metavar="NAME=PID",
+                     help="also record this process's CPU and memory under NAME (the CSMS, when it runs here: "
+                          "csms=PID); repeatable")
+    add_shared_arguments(run)
+
+    csms = commands.add_parser("csms", help="serve the reference CSMS for the roster's stations, on 127.0.0.1")
+    csms.add_argument("--stations", type=int, required=True, help="the roster's size")
+    csms.add_argument("--port", type=int, default=9300)
+    csms.add_argument("--seconds", type=float, default=600.0, help="stop after this many seconds (default 600)")
+    csms.add_argument("--heartbeat-interval", type=int, default=300, help="the interval its boot answers give")
+    add_shared_arguments(csms)
+
+    roster = commands.add_parser("roster", help="print the roster as CSV: identity, password, serial, idToken")
+    roster.add_argument("--stations", type=int, required=True)
+    roster.add_argument("--seed", type=int, default=1)
+
+    args = parser.parse_args(argv)
+    if args.command == "roster":
+        sys.stdout.write(Roster(args.seed, args.stations).csv())
+        return 0
+    try:
+        return asyncio.run(load(args) if args.command == "run" else serve(args))
+    except ValueError as error:   # a setting out of range: the message says which and what to give
+        parser.error(str(error))
+
+
+async def load(args) -> int:
+    settings = LoadSettings(url=args.url, stations=args.stations, version=OcppVersion.parse(args.protocol),
+                            mix=mix_of(args), ramp=args.ramp, hold=args.hold, seed=args.seed,
+                            call_timeout=args.call_timeout, interval=args.interval)
+    recorder = Recorder(args.interval)
+    fleet = Fleet(settings, recorder, watch=watched(args.watch))
+    print(f"{settings.stations:,} stations → {settings.url} ({settings.version.value}), "
+          f"about {settings.seconds:,.0f} s", file=sys.stderr)
+    await fleet.run()
+    written = recorder.report(settings.describe())
+    data, picture = report.write(written, args.report)
+    print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
+    return 0
+
+
+def watched(pairs: list[str]) -> dict[str, int]:
+    named = {}
+    for pair in pairs:
+        name, _, pid = pair.rpartition("=")
+        if not name or not pid.isdigit():
+            raise ValueError(f"--watch {pair}: give NAME=PID, for example csms=4242")
+        named[name] = int(pid)
+    return named
+
+
+async def serve(args) -> int:
+    """The reference CSMS for the roster, on 127.0.0.1, until SIGINT/SIGTERM or ``--seconds``."""
+    raise_file_limit(args.stations + 256)
+    csms = roster_csms(OcppVersion.parse(args.protocol), Roster(args.seed, args.stations),
+                       call_timeout=args.call_timeout, heartbeat_interval=args.heartbeat_interval)
+    await csms.start("127.0.0.1", args.port)
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+    print(f"reference CSMS for {args.stations:,} stations (seed {args.seed}) listening on {csms.url}", flush=True)
+    try:
+        await asyncio.wait_for(stop.wait(), args.seconds)
+    except TimeoutError:
+        pass
+    await csms.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""One simulated station: the reference station (harness.reference) with a roster card, run to a plan.
+
+Everything the station says is the reference's: its boot (BootNotification, a StatusNotification per
+connector), its Authorize, its transactions through the actuator actions the suites use (``plug_in``,
+``present_id_token`` / ``present_id_tag``, ``unplug``) with meter values from its own sampler (2.x
+``tx_updated_interval``, 1.6 MeterValueSampleInterval), and its answers to whatever the CSMS sends. The
+load adds the card's identity, password and serial number, the plan's timing, and Heartbeats where the
+reference has no loop of its own (2.x; the 1.6 charge point beats by itself at HeartbeatInterval, which
+the load sets as an operator would, through ChangeConfiguration).
+
+Round trips are measured on the wire (``harness.load.wire``), so the reference's background CALLs count too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+from collections.abc import Callable
+
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpp.versions import OcppVersion
+from harness.profile import Profile
+from harness.profile import from_dict as profile_from_dict
+from harness.reference import references_for
+from harness.reference.base import StationBase
+from harness.transport.ws import CallFailed
+from harness.load.mix import Activity, Mix, Plan
+from harness.load.recorder import Recorder
+from harness.load.roster import Card
+from harness.load.wire import WireMeter, forget_answered
+
+RECONNECT_DELAY = 5.0    # seconds before a station whose connection failed or closed tries again
+_FOREVER = 10 * 365 * 86400.0
+EVSE = 1                 # every simulated station has one EVSE with one connector
+
+
+def load_profile(call_timeout: float) -> Profile:
+    """What every simulated station shares: the layout (one EVSE, one AC connector), vendor, model, timeouts."""
+    return profile_from_dict({"station": {"vendor": "evse-conformance", "model": "load", "evse": [{"id": EVSE}]},
+                              "timeouts": {"call": call_timeout}}, "<load>")
+
+
+@functools.cache
+def station_class(version: OcppVersion) -> type[StationBase]:
+    """The reference station of ``version``, with a roster card's serial number in its boot."""
+    reference = references_for(version)[1]
+
+    class LoadStation(reference):
+        serial = ""
+
+        def boot_payload(self) -> dict:
+            payload = super().boot_payload()
+            if version.is_2x:
+                payload["chargingStation"]["serialNumber"] = self.serial
+            else:
+                payload["chargePointSerialNumber"] = self.serial
+            return payload
+
+    LoadStation.__name__ = LoadStation.__qualname__ = f"Load{reference.__name__}"
+    return LoadStation
+
+
+class StationRunner:
+    """Connects one station, boots it, and performs its plan until cancelled."""
+
+    def __init__(self, card: Card, *, url: str, version: OcppVersion, mix: Mix, profile: Profile,
+                 meter: WireMeter, recorder: Recorder, clock: Callable[[], float], seed: int):
+        self.card = card
+        self.url = url
+        self.version = version
+        self.mix = mix
+        self.meter = meter
+        self.recorder = recorder
+        self.clock = clock
+        self.plan = Plan(mix, random.Random(f"{seed}/{card.index}"), clock())
+        self.station = station_class(version)(profile, version, identity=card.identity, password=card.basic_auth(version),
+                                              wirelog=meter)
+        self.station.serial = card.serial
+        if version.is_2x:
+            self.station.configure(tx_updated_interval=mix.meter_interval)
+        else:
+            self.station.configure(reconnects=False)   # the runner reconnects, alike in every version
+            self._operator_sets("MeterValueSampleInterval", mix.meter_interval)
+        self._booted = False        # a BootNotification went out (1.6: the charge point boots again by itself)
+        self._planned = False       # accepted, and the plan's heartbeat settled
+
+    async def run(self, on_change: Callable[[int], None]) -> None:
+        """The station's life, until the task is cancelled (the load is over); ``on_change(+1 / -1)`` as its
+        connection opens and closes."""
+        connected = False
+        try:
+            while True:
+                if await self._connect():
+                    on_change(+1)
+                    connected = True
+                    await self._live()
+                    connected = False
+                    on_change(-1)
+                    self.meter.unanswered(self.card.identity)
+                    self.recorder.error("connection closed by the CSMS", self.clock())
+                await asyncio.sleep(RECONNECT_DELAY)
+        finally:
+            if connected:
+                on_change(-1)
+            self.meter.unanswered(self.card.identity, count=False)
+            await self.station.stop()
+
+    async def _connect(self) -> bool:
+        started = self.clock()
+        try:
+            handshake = await self.station.connect(self.url, boot=False)
+        except HarnessError as error:
+            self.recorder.error(f"connect failed: {_reason(error)}", self.clock())
+            return False
+        if handshake.status is not None:
+            self.recorder.error(f"connect refused: HTTP {handshake.status}", self.clock())
+            return False
+        if handshake.subprotocol is None:
+            self.recorder.error(f"connect: the CSMS does not speak {self.version.value}", self.clock())
+            await self.station.stop()
+            return False
+        self.recorder.round_trip("connect", self.clock() - started, self.clock())
+        return True
+
+    async def _live(self) -> None:
+        connection = self.station.connection
+        closed = asyncio.ensure_future(connection.wait_closed(_FOREVER))
+        try:
+            while not connection.closed:
+                if not self._accepted():
+                    if self.version.is_2x or not self._booted:
+                        await self._step(self._boot())
+                    if not self._accepted():   # the boot interval is the least wait before the next (B02, 1.6 4.2)
+                        await asyncio.wait([closed], timeout=(self.station.boot_response or {}).get("interval")
+                                           or RECONNECT_DELAY)
+                        continue
+                if not self._planned:
+                    self._settle_heartbeat()
+                step = self.plan.next(self.clock())
+                await asyncio.wait([closed], timeout=None if step is None else max(0.0, step.at - self.clock()))
+                if step is not None and not connection.closed:
+                    await self._step(self._perform(step.activity))
+        finally:
+            closed.cancel()
+
+    def _accepted(self) -> bool:
+        if self.version.is_2x:
+            return (self.station.boot_response or {}).get("status") == "Accepted"
+        return self.station.registration == "Accepted"
+
+    async def _boot(self) -> None:
+        self._booted = True
+        response = await self.station.boot()
+        if response.get("status") != "Accepted":
+            self.recorder.error(f"boot answered {response.get('status')}", self.clock(), "BootNotification")
+
+    def _settle_heartbeat(self) -> None:
+        """Accepted: 2.x beats at the plan's period or the CSMS's interval; the 1.6 charge point at its
+        HeartbeatInterval, set to the plan's period when one is given."""
+        self._planned = True
+        if self.version.is_2x:
+            if self.mix.heartbeat is None:
+                self.plan.beat_every(self.station.boot_response["interval"], self.clock())
+        elif self.mix.heartbeat is not None:
+            self._operator_sets("HeartbeatInterval", self.mix.heartbeat)
+
+    async def _perform(self, activity: Activity) -> None:
+        station, card = self.station, self.card
+        if activity is Activity.HEARTBEAT:
+            if self.version.is_2x:   # the 1.6 charge point beats by itself
+                await station.call("Heartbeat", {})
+        elif activity is Activity.AUTHORIZE:
+            await station.authorize(card.token() if self.version.is_2x else card.id_token)
+        elif self.version.is_2x:
+            if activity is Activity.START:
+                await station.perform("plug_in", {"evse_id": EVSE})
+                await station.perform("present_id_token", {"id_token": card.token(), "evse_id": EVSE})
+            else:
+                await station.perform("unplug", {"evse_id": EVSE})
+        elif activity is Activity.START:
+            await station.perform("plug_in", {"connector_id": EVSE})
+            await station.perform("present_id_tag", {"id_tag": card.id_token, "connector_id": EVSE})
+        else:
+            await station.perform("unplug", {"connector_id": EVSE})
+
+    async def _step(self, work) -> None:
+        """Run one step; count what went wrong that the wire meter does not see (invalid answers, our errors)."""
+        try:
+            await work
+        except (CallFailed, PeerViolation):
+            pass     # a CALLERROR or no answer: counted on the wire; an invalid answer: below
+        except HarnessError as error:
+            if not self.station.connection.closed:
+                self.recorder.error(f"station: {_reason(error)}", self.clock())
+        self._collect()
+
+    def _collect(self) -> None:
+        """Count the peer's rule breaks and the station's own failures since the last step, then forget them
+        (and the answered exchanges: the load keeps no wire log)."""
+        connection = self.station.connection
+        for violation in connection.violations:
+            self.recorder.error(f"invalid answer [{violation.rule.id}]", self.clock())
+        connection.violations.clear()
+        for failure in self.station.background.failures:
+            if not isinstance(failure, (CallFailed, PeerViolation)) and not connection.closed:
+                self.recorder.error(f"station: {_reason(failure)}", self.clock())
+        self.station.background.failures.clear()
+        if not len(getattr(self.station, "queue", ())):   # 1.6: a queued message is read back by position
+            forget_answered(connection)
+
+    def _operator_sets(self, key: str, seconds: float) -> None:
+        """1.6: a configuration key set as the operator would, through the reference's ChangeConfiguration
+        (whole seconds: a period under a second is one second; 0 stays 0, none)."""
+        whole = max(1, round(seconds)) if seconds > 0 else 0
+        self.station.on_ChangeConfiguration(None, {"key": key, "value": str(whole)})
+
+
+def _reason(error: BaseException) -> str:
+    """An error's kind, never its text: the text names the station, and errors are counted by kind."""
+    return type(error.__cause__ or error).__name__

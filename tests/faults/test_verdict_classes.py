@@ -1,0 +1,155 @@
+"""Self-checks of the verdict classes of issue #10: the harness judges systems that are not the references
+right — it leaves the SUT as it found it (2), judges ConcurrentTx where a transaction starts (3), lets
+optional fields be left out (4), never fails a legal answer and skips what does not apply before it
+connects (5), takes the severity from the version's text (6), and reports every violation, the test's
+own first (8). Classes 1 (blame), 6 (the unknown identity) and 10 (missed deviations) are faults of the
+catalogs (catalog.py, catalog16.py: their records name the rule the failure must show).
+
+Each check plays a variant of ``verdict_variants.py`` (or a variant of the reference profile) as the
+embedded SUT in a fresh pytest subprocess, its tests in the order given — a variant that keeps its state
+sees what the tests before left behind — and reads the verdicts from the run's ``conformance.json``.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from test_fault_catalog import PARALLEL, REPO, run_suites
+
+V16, V201, OCPI = "ocpp1.6", "ocpp2.0.1", "ocpi2.2.1"
+REFERENCE_PROFILE = REPO / "harness" / "profiles" / "reference.toml"
+
+
+def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
+    return f"suites/{path}::{test}[{'-'.join((role, protocol, *params))}]"
+
+
+K01, K08 = "ocpp2/smartcharging/test_K01.py", "ocpp2/smartcharging/test_K08.py"
+C01, C05 = "ocpp2/authorization/test_C01.py", "ocpp2/authorization/test_C05.py"
+TX16, OFFLINE16 = "ocpp16/transactions/test_TX16.py", "ocpp16/transactions/test_OFFLINE16.py"
+RESET16, BOOT16 = "ocpp16/reset/test_RESET16.py", "ocpp16/boot/test_BOOT16.py"
+CONFIG16 = "ocpp16/configuration/test_CONFIG16.py"
+CONN, RPC = "ocpp/transport/test_CONN.py", "ocpp/transport/test_RPC.py"
+OCPI_AUTH = "ocpi/transport/test_OCPI_AUTH.py"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one test of a check must end with: its verdict and words of its reason, in this order."""
+    node: str
+    verdict: str
+    shows: tuple[str, ...] = ()
+    findings: bool = True   # False: the test must report no finding
+
+    def seen_in(self, result: dict) -> bool:
+        reason = result["reason"]
+        positions = [reason.find(words) for words in self.shows]
+        return (result["verdict"] == self.verdict and -1 not in positions and positions == sorted(positions)
+                and (self.findings or not result["findings"]))
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str                      # the class of issue #10 it checks, and what it plays
+    variant: str | None            # ``module:Class`` played as the embedded SUT; None: the references
+    verdicts: tuple[Verdict, ...]  # its tests, played in this order in one run
+    profile: str = "reference"     # a variant of the reference profile: see PROFILES
+
+
+def _without(*keys: str):
+    """The reference profile without the [station] ``registered`` line (when named) and the [tokens] table."""
+    def variant(text: str) -> str:
+        if "registered" in keys:
+            text = re.sub(r"^registered = .*\n", "", text, flags=re.M)
+        if "tokens" in keys:
+            text = re.sub(r"^\[tokens\]\n(?:(?!\[).*\n)*", "", text, flags=re.M)
+        return text
+    return variant
+
+
+PROFILES = {"reference": lambda text: text, "unregistered": _without("registered"),
+            "unregistered-without-tokens": _without("registered", "tokens")}
+
+CHECKS = (
+    # 2. Tests leave the SUT as they found it, whatever their verdict.
+    Check("2-a-station-that-keeps-its-profiles-and-transactions", "verdict_variants:StationThatKeepsItsState", (
+        Verdict(node(K01, "test_valid_profile_is_accepted_and_replaced_by_id", "cs", V201), "passed"),
+        Verdict(node(K08, "test_composite_is_the_installed_profiles_combined", "cs", V201), "passed"),
+        Verdict(node(C05, "test_remote_start_is_correlated_by_remote_start_id", "cs", V201), "passed"),
+        Verdict(node(C05, "test_remote_stop_ends_the_transaction", "cs", V201), "passed"))),
+    Check("2-a-central-system-that-remembers-after-skipped-tests", "verdict_variants:CentralSystemThatRemembers", (
+        Verdict(node(RESET16, "test_reset_stops_the_running_transaction", "csms", V16, "Hard"), "skipped",
+                ("does not implement the action 'reset'",)),
+        Verdict(node(TX16, "test_full_transaction_stopped_by_its_own_tag", "csms", V16), "passed"),
+        Verdict(node(BOOT16, "test_boot_pending_then_configured", "csms", V16), "skipped",
+                ("does not implement the action 'change_configuration'",)),
+        Verdict(node(BOOT16, "test_boot_is_accepted", "csms", V16), "passed"))),
+    # 3. ConcurrentTx is judged on a second TransactionEvent Started; Authorize may answer either reading.
+    Check("3-authorize-of-a-charging-token-accepted", "verdict_variants:CsmsAuthorizesAChargingTokenToStop", (
+        Verdict(node(C01, "test_token_in_a_transaction_is_concurrent", "csms", V201), "passed"),)),
+    Check("3-authorize-of-a-charging-token-concurrent", "verdict_variants:CsmsAnswersConcurrentTxOnAuthorize", (
+        Verdict(node(C01, "test_token_in_a_transaction_is_concurrent", "csms", V201), "passed"),)),
+    # 4. Optional means optional.
+    Check("4-stop-transaction-conf-without-id-tag-info", "verdict_variants:CentralSystemLeavesOutStopIdTagInfo", (
+        Verdict(node(TX16, "test_full_transaction_stopped_by_its_own_tag", "csms", V16), "passed"),
+        Verdict(node(OFFLINE16, "test_queued_messages_arrive_in_order", "csms", V16), "passed"))),
+    # 5. Legal answers are not violations, unless the profile declares what the SUT must do.
+    Check("5-pending-for-a-station-the-profile-declares-registered", "verdict_variants:CsmsKeepsStationsPending", (
+        Verdict(node(CONN, "test_boot_is_accepted", "csms", V201), "failed", ("[registration.accepted]", "'Pending'")),)),
+    Check("5-pending-for-a-station-the-profile-does-not-declare", "verdict_variants:CsmsKeepsStationsPending", (
+        Verdict(node(CONN, "test_boot_is_accepted", "csms", V201), "broken", ("'Pending'", "registered = true")),),
+          profile="unregistered"),
+    Check("5-not-applicable-before-any-connection", "verdict_variants:CsmsKeepsStationsPending", (
+        Verdict(node(C01, "test_token_is_checked_again_in_transaction_event", "csms", V201), "skipped",
+                ("no idToken that must get status Blocked",)),
+        Verdict(node(C01, "test_presented_token_gets_its_status", "csms", V201, "Expired"), "skipped",
+                ("no idToken that must get status Expired",))), profile="unregistered-without-tokens"),
+    Check("5-reboot-required-to-apply-a-value", "verdict_variants:ChargePointNeedsARebootForIntervals", (
+        Verdict(node(CONFIG16, "test_writable_key_is_changed", "cs", V16), "skipped", ("RebootRequired",)),)),
+    # 6. Severity from the version's text: 1.6 words ProtocolError for an incomplete payload.
+    Check("6-protocol-error-names-a-missing-field-in-16", "verdict_variants:ChargePointSaysProtocolErrorForAMissingField", (
+        Verdict(node(RPC, "test_malformed_call_is_refused_with_the_code_for_its_fault", "cs", V16, "missing"), "passed",
+                findings=False),)),
+    # 8. Every violation in one failure, the test's own first.
+    Check("8-own-rule-then-background-ocpp", "verdict_variants:CsmsAcceptsBlockedTokensAndSendsAStrayAnswer", (
+        Verdict(node(C01, "test_presented_token_gets_its_status", "csms", V201, "Blocked"), "failed",
+                ("[C01.status]", "[rpc.matches]")),)),
+    Check("8-own-rule-then-background-ocpi", "verdict_variants:Answers403AndForgetsTheRequestId", (
+        Verdict(node(OCPI_AUTH, "test_unknown_token_gets_401", "cpo", OCPI, "credentials"), "failed",
+                ("[ocpi.auth.header]", "HTTP 403", "[ocpi.headers.echo_ids]")),)),
+    Check("8-own-rules-held-background-ocpi", "catalog_ocpi:ForgetsTheRequestId", (
+        Verdict(node(OCPI_AUTH, "test_unknown_token_gets_401", "cpo", OCPI, "credentials"), "failed",
+                ("[ocpi.headers.echo_ids]", "the rules this test checks held")),)),
+)
+
+
+def _play(directory: Path, check: Check):
+    profile = directory / f"{check.profile}.toml"
+    profile.write_text(PROFILES[check.profile](REFERENCE_PROFILE.read_text(encoding="utf-8")), encoding="utf-8")
+    options = [f"--sut-profile={profile}"] + ([f"--embedded-sut={check.variant}"] if check.variant else [])
+    return run_suites(directory, [v.node for v in check.verdicts], *options)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        yield {check.name: pool.submit(_play, tmp_path_factory.mktemp(check.name), check) for check in CHECKS}
+
+
+def test_the_checks_name_tests_that_exist():
+    for check in CHECKS:
+        for verdict in check.verdicts:
+            assert (REPO / verdict.node.partition("::")[0]).is_file(), f"{check.name}: no suite file for {verdict.node}"
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.name)
+def test_the_verdict_class_holds(runs, check: Check):
+    result, verdicts = runs[check.name].result()
+    wrong = {v.node: (verdicts.get(v.node, {}).get("verdict"), verdicts.get(v.node, {}).get("reason", "")[:600],
+                      verdicts.get(v.node, {}).get("findings"))
+             for v in check.verdicts if v.node not in verdicts or not v.seen_in(verdicts[v.node])}
+    assert not wrong, f"{check.name}: {wrong}\n{result.stdout.str()[-3000:]}"

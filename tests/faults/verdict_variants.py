@@ -1,0 +1,136 @@
+"""Variants of the references for the self-checks of the verdict classes of issue #10
+(``test_verdict_classes.py``): systems the harness must judge right that are not the references.
+
+Most are NOT faults: a real system keeps its state from test to test, keeps a station it does not know
+Pending, leaves out an optional field, needs a reboot to apply a value, names a fault with the code its
+version's text gives it. The harness must not fail them. A few are faults whose verdict must show every
+rule they break. Imported as the top-level module ``verdict_variants`` (this folder is on the path, see
+conftest.py), played with ``--embedded-sut verdict_variants:<Class>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from catalog import CsmsAcceptsBlockedToken   # importable: conftest.py puts this folder on sys.path
+from catalog_ocpi import Answers403ForAnUnknownToken, ForgetsTheRequestId
+
+from harness.ocpp.errors import OCCURRENCE
+from harness.reference import ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16
+from harness.reference.tokens import token_key
+
+
+# ---------------------------------------------------------------------- 2: state that outlives a test
+class StationThatKeepsItsState(ReferenceStation):
+    """A 2.x station as real hardware is: its EVSEs (and their transactions) and its charging profiles stay
+    from one test to the next, whatever the harness's side is."""
+
+    kept: dict[str, Any] = {}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        kept = type(self).kept
+        self.evses = kept.setdefault("evses", self.evses)
+        self.profiles = kept.setdefault("profiles", self.profiles)
+        self.smart = kept.setdefault("smart", self.smart)
+
+
+class CentralSystemThatRemembers(ReferenceCsms16):
+    """A 1.6 central system as a real one is: the transactions it recorded and the registration status it was
+    set to stay from one test to the next; its actuator can neither reset a charge point nor change its
+    configuration (a test that needs that is not applicable after it started)."""
+
+    kept: dict[str, Any] = {"sessions": {}, "registration": "Accepted"}
+
+    def __init__(self, *args, **kwargs):
+        registration = self.kept["registration"]
+        super().__init__(*args, **kwargs)
+        self.sessions, self.registration = self.kept["sessions"], registration
+
+    @property
+    def registration(self) -> str:
+        return self.kept["registration"]
+
+    @registration.setter
+    def registration(self, status: str) -> None:
+        self.kept["registration"] = status
+
+    def supported_actions(self) -> set[str]:
+        return super().supported_actions() - {"reset", "change_configuration"}
+
+
+# ---------------------------------------------------------------------- 3: ConcurrentTx where a transaction starts
+class CsmsAuthorizesAChargingTokenToStop(ReferenceCsms):
+    """Authorize of a token already in a transaction is Accepted (a driver authorizes to stop it); a second
+    TransactionEvent Started with it is ConcurrentTx."""
+
+    def on_Authorize(self, session, payload):
+        return {"idTokenInfo": self.tokens.decide(payload["idToken"], station=session.identity,
+                                                  currents=self.currents(), in_transaction=False)}
+
+
+class CsmsAnswersConcurrentTxOnAuthorize(ReferenceCsms):
+    """The other reading: step 4 of the order of checks applies to Authorize too (ConcurrentTx there)."""
+
+    def on_Authorize(self, session, payload):
+        token = payload["idToken"]
+        charging = any(not t.ended and t.id_token and token_key(t.id_token) == token_key(token)
+                       for t in session.transactions.values())
+        return {"idTokenInfo": self.tokens.decide(token, station=session.identity, currents=self.currents(),
+                                                  in_transaction=charging)}
+
+
+# ---------------------------------------------------------------------- 4: optional fields left out
+class CentralSystemLeavesOutStopIdTagInfo(ReferenceCsms16):
+    """StopTransaction.conf without IdTagInfo, which is optional (spec 002 Messages StopTransaction)."""
+
+    def on_StopTransaction(self, session, payload):
+        super().on_StopTransaction(session, payload)
+        return {}
+
+
+# ---------------------------------------------------------------------- 5: legal answers
+class CsmsKeepsStationsPending(ReferenceCsms):
+    """A CSMS that does not (yet) know the station: every boot is answered Pending (RegistrationStatus)."""
+
+    def on_BootNotification(self, session, payload):
+        return super().on_BootNotification(session, payload) | {"status": "Pending", "interval": 1}
+
+
+class ChargePointNeedsARebootForIntervals(ReferenceStation16):
+    """MeterValueSampleInterval is changed but applied only after a reboot: RebootRequired (ConfigurationStatus)."""
+
+    def on_ChangeConfiguration(self, session, payload):
+        answer = super().on_ChangeConfiguration(session, payload)
+        return {"status": "RebootRequired"} if payload["key"] == "MeterValueSampleInterval" else answer
+
+
+# ---------------------------------------------------------------------- 6: severity from the version's text
+class ChargePointSaysProtocolErrorForAMissingField(ReferenceStation16):
+    """A missing required field is answered ProtocolError, 1.6's code for a payload that is incomplete."""
+
+    async def connected(self, connection):
+        endpoint = connection.endpoint
+        endpoint.payload_error_code = lambda problems: "ProtocolError" if problems[0].kind == OCCURRENCE else \
+            type(endpoint).payload_error_code(endpoint, problems)
+        await super().connected(connection)
+
+
+# ---------------------------------------------------------------------- 8: every violation, the test's own first
+class CsmsAcceptsBlockedTokensAndSendsAStrayAnswer(CsmsAcceptsBlockedToken):
+    """A blocked token is answered Accepted (C01.status), and after the boot the CSMS sends a CALLRESULT
+    that answers no CALL (rpc.matches): a background violation on the connection."""
+
+    def on_BootNotification(self, session, payload):
+        async def stray() -> None:
+            await asyncio.sleep(0.05)
+            await session.connection.send_raw('[3,"no-such-call",{}]')
+
+        self.background.spawn(stray())
+        return super().on_BootNotification(session, payload)
+
+
+class Answers403AndForgetsTheRequestId(Answers403ForAnUnknownToken, ForgetsTheRequestId):
+    """An unknown token gets HTTP 403 (ocpi.auth.header), and no answer repeats the request's X-Request-ID
+    (ocpi.headers.echo_ids, a background violation of every exchange)."""
