@@ -15,8 +15,9 @@ clock) and costs no wall time. It never jumps past work in flight: it polls its 
 thread handed over with ``call_soon_threadsafe``); while a socket of the loop holds bytes its
 peer has not acknowledged (not sent yet: Nagle's algorithm waiting for an ACK; or sent and not
 delivered yet: loopback delivers in a softirq that a busy machine defers), or a thread of its
-executor runs, it waits in real time and moves its clock by what it waited. A delayed ACK of
-bytes already read makes it wait needlessly, ~1 s of real time in a whole embedded run. What it
+executor runs, it waits in real time and moves its clock by what it waited. An ACK that a peer
+merely delays (the bytes are delivered: it waits for more to answer with) is asked for at once,
+with TCP_QUICKACK, so only bytes truly on their way cost real time. What it
 cannot see coming is another process or a thread of its own: a test that waits on one runs on the
 real clock (``real_clock``). A real SUT always runs on asyncio's own loop, on the real clock.
 """
@@ -24,6 +25,7 @@ real clock (``real_clock``). A real SUT always runs on asyncio's own loop, on th
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from datetime import datetime, timezone
 
@@ -99,8 +101,15 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         events = self._real_select(0)
         if events or timeout == 0:
             return events
-        if timeout is None or self._threads or self._bytes_in_flight():
+        if timeout is None or self._threads:
             return self._wait_for_real(timeout)
+        if self._unacknowledged():
+            self._ask_for_acks()
+            if self._unacknowledged():
+                return self._wait_for_real(timeout)
+            events = self._real_select(0)   # acknowledged means delivered: what just landed is readable now
+            if events:
+                return events
         self._virtual += timeout      # nothing can happen before the next timer: go there at once
         self.jumps += 1
         self.skipped += timeout
@@ -114,7 +123,12 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         self._virtual += time.monotonic() - started
         return events
 
-    def _bytes_in_flight(self) -> bool:
+    def _ask_for_acks(self) -> None:
+        """An ACK a socket of the loop merely delays (its bytes are delivered) goes out at once."""
+        for key in self._selector.get_map().values():
+            _ask_for_ack(key.fd)
+
+    def _unacknowledged(self) -> bool:
         """A socket of this loop holds bytes its peer has not acknowledged (see the module): they may
         reach their reader in this process later, in real time."""
         if fcntl is None:
@@ -126,3 +140,17 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
             except OSError:       # not a connected TCP socket (a listener, the loop's own pipe)
                 continue
         return False
+
+
+def _ask_for_ack(fd: int) -> None:
+    """Linux sends the ACK it is delaying on a TCP socket as soon as TCP_QUICKACK is set on it."""
+    try:
+        sock = socket.socket(fileno=fd)  # borrows the descriptor: detached below, never closed
+    except OSError:                      # not a socket (a pipe)
+        return
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+    except OSError:                      # not a TCP socket (the loop's own socket pair)
+        pass
+    finally:
+        sock.detach()
