@@ -85,7 +85,8 @@ def plot(report: dict[str, Any], path: Path) -> None:
     cpu = processes.twinx()
     for i, source in enumerate(report["processes"]):
         points = [(m["t"], m["processes"][source]) for m in timeline if source in m["processes"]]
-        processes.plot([x for x, _ in points], [p["rss_mb"] for _, p in points], color=f"C{i}", label=f"{source} memory")
+        processes.plot([x for x, _ in points], [p["rss_mb"] for _, p in points], color=f"C{i}",
+                       label=f"{source} memory")
         cpu.plot([x for x, _ in points], [p.get("cpu_percent", 0) for _, p in points], color=f"C{i}", linestyle=":",
                  label=f"{source} CPU")
     processes.set_ylim(bottom=0)
