@@ -227,10 +227,10 @@ def main() -> int:
     parser.add_argument("--protocol", default="ocpp2.0.1")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    limits = subprocess.run(["sh", "-c", "ulimit -Sn; ulimit -Hn"], capture_output=True, text=True).stdout.split()
     print(f"{args.number}: {args.stations:,} stations, ramp {args.ramp:g}/s, hold {args.hold:g} s, "
           f"heartbeat {args.heartbeat or 'the CSMS interval'}; {os.cpu_count()} CPUs, open files "
-          f"{' / '.join(subprocess.run(['sh', '-c', 'ulimit -Sn; ulimit -Hn'], capture_output=True, text=True).stdout.split())}",
-          flush=True)
+          f"{' / '.join(limits)}, load average {os.getloadavg()[0]:.1f}", flush=True)
     problems = {"held": held, "memory": memory, "soak": soak, "locust": locust}[args.number](args)
     for problem in problems:
         print(f"CHECK FAILED: {problem}")

@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("run", help="ramp simulated stations against a CSMS and write the report")
-    run.add_argument("--url", required=True, help="the CSMS endpoint, ws://host:port/path (the station identity is appended)")
+    run.add_argument("--url", required=True,
+                     help="the CSMS endpoint, ws://host:port/path (the station identity is appended)")
     run.add_argument("--stations", type=int, required=True, help="how many stations")
     run.add_argument("--ramp", type=float, default=100.0, help="stations started per second (default 100)")
     run.add_argument("--hold", type=float, default=60.0, help="seconds after the last station started (default 60)")

@@ -55,8 +55,9 @@ class LoadSettings:
         return ramp_start(self.stations - 1, self.ramp) + self.hold
 
     def describe(self) -> dict[str, Any]:
-        return {"url": self.url, "protocol": self.version.value, "stations": self.stations, "ramp_per_second": self.ramp,
-                "hold_seconds": self.hold, "seed": self.seed, "call_timeout_seconds": self.call_timeout,
+        return {"url": self.url, "protocol": self.version.value, "stations": self.stations,
+                "ramp_per_second": self.ramp, "hold_seconds": self.hold, "seed": self.seed,
+                "call_timeout_seconds": self.call_timeout,
                 "mix": asdict(self.mix)}
 
 

@@ -8,6 +8,7 @@ answered, what went wrong, and what CPU and memory each measured process used.
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     timeline = report["timeline"]
     t = [m["t"] for m in timeline]
     figure, axes = pyplot.subplots(PANELS, 1, figsize=(12, 15), sharex=True, constrained_layout=True)
-    figure.suptitle(f"Load on {report['run']['url']}\n" + headline(report).replace(" · ", "\n", 1), fontsize=12)
+    figure.suptitle(f"Load on {report['run']['url']}\n" + textwrap.fill(headline(report), 110), fontsize=12)
     held, latency, rate, errors, processes = axes
 
     held.plot(t, [m["connected"] or 0 for m in timeline], color="tab:blue", label="connected")
@@ -85,7 +86,8 @@ def plot(report: dict[str, Any], path: Path) -> None:
     cpu = processes.twinx()
     for i, source in enumerate(report["processes"]):
         points = [(m["t"], m["processes"][source]) for m in timeline if source in m["processes"]]
-        processes.plot([x for x, _ in points], [p["rss_mb"] for _, p in points], color=f"C{i}", label=f"{source} memory")
+        processes.plot([x for x, _ in points], [p["rss_mb"] for _, p in points], color=f"C{i}",
+                       label=f"{source} memory")
         cpu.plot([x for x, _ in points], [p.get("cpu_percent", 0) for _, p in points], color=f"C{i}", linestyle=":",
                  label=f"{source} CPU")
     processes.set_ylim(bottom=0)

@@ -74,8 +74,8 @@ class StationRunner:
         self.recorder = recorder
         self.clock = clock
         self.plan = Plan(mix, random.Random(f"{seed}/{card.index}"), clock())
-        self.station = station_class(version)(profile, version, identity=card.identity, password=card.basic_auth(version),
-                                              wirelog=meter)
+        self.station = station_class(version)(profile, version, identity=card.identity,
+                                              password=card.basic_auth(version), wirelog=meter)
         self.station.serial = card.serial
         if version.is_2x:
             self.station.configure(tx_updated_interval=mix.meter_interval)

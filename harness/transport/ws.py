@@ -169,7 +169,7 @@ class OcppConnection:
         self._waiters: dict[str, asyncio.Future] = {}
         self._raw_waiters: dict[str, asyncio.Future] = {}
         self._changed = asyncio.Event()
-        self._wake = asyncio.Event()       # a new deadline: the ticker recomputes its sleep
+        self._expiry: asyncio.TimerHandle | None = None   # at the next deadline of ours (see _expire)
         self._tasks: set[asyncio.Task] = set()
         self._reader = asyncio.create_task(self._read(), name=f"ocpp-reader-{self.name}")
         if wirelog is not None:
@@ -194,7 +194,7 @@ class OcppConnection:
         self._awaiting[call.id] = exchange
         future = asyncio.get_running_loop().create_future()
         self._waiters[call.id] = future
-        self._wake.set()
+        self._schedule_expiry()
         await self._flush()
         result = await future
         if isinstance(result, BaseException):
@@ -208,7 +208,7 @@ class OcppConnection:
             future = asyncio.get_running_loop().create_future()
             self._raw_waiters[reply_id] = future
         self.endpoint.send_raw(text, clock.now(), reply_id=reply_id)
-        self._wake.set()
+        self._schedule_expiry()
         await self._flush()
         if future is None:
             return None
@@ -286,38 +286,42 @@ class OcppConnection:
                 return
 
     async def _read(self) -> None:
-        ticker = asyncio.create_task(self._tick(), name=f"ocpp-ticker-{self.name}")
         try:
             while True:
                 text = await self.ws.recv()
                 if self.wirelog is not None:
                     self.wirelog.received(self.name, text if isinstance(text, str) else repr(text))
                 self._dispatch(self.endpoint.receive(text, clock.now()))
-                self._wake.set()   # an answer may have let the next CALL go, with a new deadline
+                self._schedule_expiry()   # an answer may have let the next CALL go, with a new deadline
                 await self._flush()
         except ConnectionClosed as closed:
             if self.wirelog is not None:
                 self.wirelog.event(self.name, f"connection closed ({closed.rcvd.code if closed.rcvd else 'no close frame'})")
         finally:
-            ticker.cancel()
+            if self._expiry is not None:
+                self._expiry.cancel()
             for future in list(self._waiters.values()) + list(self._raw_waiters.values()):
                 if not future.done():
                     future.set_result(HarnessError(f"connection {self.name} closed while waiting for an answer")
                                       if future in self._waiters.values() else None)
             self._changed.set()
 
-    async def _tick(self) -> None:
+    def _schedule_expiry(self) -> None:
+        """A timer at the endpoint's next deadline: a timer, not a task per connection, so that an idle
+        connection costs no task (a server holds thousands)."""
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
+        deadline = self.endpoint.next_deadline()
+        if deadline is not None and not self.closed:
+            self._expiry = asyncio.get_running_loop().call_later(max(0.0, deadline - clock.now()), self._expire)
+
+    def _expire(self) -> None:
         """Expire CALLs at their deadline, however quiet the peer is (Rpc.queue: timed out, the next goes)."""
-        while True:
-            deadline = self.endpoint.next_deadline()
-            wait = None if deadline is None else max(0.0, deadline - clock.now())
-            self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), wait)
-            except TimeoutError:
-                pass
-            self._dispatch(self.endpoint.poll(clock.now()))
-            await self._flush()
+        self._expiry = None
+        self._dispatch(self.endpoint.poll(clock.now()))
+        self._spawn(self._flush())
+        self._schedule_expiry()
 
     def _dispatch(self, events) -> None:
         for event in events:

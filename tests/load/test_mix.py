@@ -61,7 +61,8 @@ def test_a_transaction_ends_after_its_length_and_the_next_starts_after_it():
     taken = steps(Plan(mix, random.Random(11), start=0.0), 500 * 3600)
     kinds = [s.activity for s in taken]
     assert kinds[::2] == [Activity.START] * len(kinds[::2]) and kinds[1::2] == [Activity.STOP] * len(kinds[1::2])
-    assert [stop.at - start.at for start, stop in zip(taken[::2], taken[1::2])] == pytest.approx([900] * (len(taken) // 2))
+    lengths = [stop.at - start.at for start, stop in zip(taken[::2], taken[1::2])]
+    assert lengths == pytest.approx([900] * len(lengths))
     idle = [start.at - stop.at for stop, start in zip(taken[1::2], taken[2::2])]
     assert statistics.mean(idle) == pytest.approx(1800, rel=0.1)      # 2 an hour: 30 min between sessions
 
