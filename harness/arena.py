@@ -359,6 +359,34 @@ class OcppArena(Arena):
         self.harness.config.set(key, value)
         return "Accepted"
 
+    async def set_variable(self, component: str, variable: str, value: str) -> str:
+        """A 2.x station's device-model variable (its Actual attribute) for this test: sent in SetVariables
+        to a station under test, whose attributeStatus is returned and whose old value (read with
+        GetVariables) is set again when the test ends; set directly in the harness's own station
+        ("Accepted")."""
+        if not self.is_sut(CS):
+            self.harness.variables[(component, variable)] = value
+            return "Accepted"
+
+        def setting(attribute: str) -> dict[str, Any]:
+            return {"setVariableData": [{"component": {"name": component}, "variable": {"name": variable},
+                                         "attributeValue": attribute}]}
+
+        try:
+            read = await self.link.call("GetVariables", {"getVariableData": [
+                {"component": {"name": component}, "variable": {"name": variable}}]})
+            old = read["getVariableResult"][0].get("attributeValue")
+        except CallFailed:
+            old = None
+        answer = await self.link.call_exchange("SetVariables", setting(value))
+        if answer.error is not None:
+            raise CallFailed(answer.call, answer.error)
+        status = answer.response["setVariableResult"][0]["attributeStatus"]
+        if status in ("Accepted", "RebootRequired") and old is not None and old != value:
+            self.undo(f"restore {component}.{variable}={old}", lambda: self.link.call_exchange("SetVariables",
+                                                                                              setting(old)))
+        return status
+
     def connections(self) -> int:
         """How many connections the station has opened so far (the harness's station, or the station
         under test as the harness's CSMS accepted them): the mark ``reconnected`` counts from."""

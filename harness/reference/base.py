@@ -93,6 +93,9 @@ class StationBase(Dispatcher, Actions):
     def transaction_ended(self, outlet: int) -> None:
         """The transaction on ``outlet`` ended."""
 
+    def id_token_answered(self, id_token: dict, info: dict) -> None:
+        """The CSMS answered ``id_token`` with the 2.x idTokenInfo ``info`` (Authorize, TransactionEvent)."""
+
     def configuration_changed(self, key: str, value: str, status: str) -> None:
         """The CSMS asked to set ``key`` to ``value``; ``status`` is the answer it got."""
 

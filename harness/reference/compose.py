@@ -14,6 +14,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
 from harness.reference.blocks import (authorization, configuration, data_transfer, provisioning, remote_control,
                                       reset, security, smart_charging, transactions)
+from harness.reference.blocks import device_model
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
@@ -26,6 +27,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     security.SecurityStation16,
     data_transfer.DataTransferStation,
     smart_charging.SmartChargingStation2x, smart_charging.SmartChargingStation16,
+    device_model.DeviceModelStation2x,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from harness.arena import CS, OcppArena
-from harness.profile import Token
+from harness.errors import NotApplicable
+from harness.profile import Profile, Token
 from harness.rules import Rule, RuleTable, must
 from harness.transport.ws import Exchange
 from harness.verdict import check_equal, dig
@@ -28,3 +29,59 @@ def check_presented_token(exchange: Exchange, token: Token, rule: Rule) -> None:
     check_equal(rule, "AuthorizeRequest idToken.idToken (case-insensitive)", token.id.casefold(),
                 str(sent.get("idToken", "")).casefold())
     check_equal(rule, "AuthorizeRequest idToken.type", token.type, sent.get("type"))
+
+
+def token_with(profile: Profile, status: str, *, type: str | None = None) -> Token:
+    """The profile's first token that must get ``status`` (and is of ``type``, when given), and only that
+    status; not applicable when there is none."""
+    tokens = [t for t in profile.tokens_with(status) if not t.also and type in (None, t.type)]
+    if not tokens:
+        kind = f" of type {type}" if type else ""
+        raise NotApplicable(f"the profile declares no idToken{kind} that must get status {status}")
+    return tokens[0]
+
+
+async def cached_start(arena: OcppArena, token: Token, rule: Rule, evse: int | None = None) -> tuple[int, Exchange]:
+    """The harness's station starts a transaction with ``token`` on ``evse`` (default: the first),
+    accepted from its own cache (no AuthorizeRequest: the CSMS meets the token in the TransactionEvent
+    first); returns its EVSE and the TransactionEvent Started. ``rule`` is the rule the test judges (the
+    harness's own silence would be a harness error, never the SUT's)."""
+    evse = evse or arena.profile.evses[0].id
+    start = arena.mark()
+    arena.configure(local_authorization=True)
+    await arena.act(CS, "plug_in", evse_id=evse)
+    await arena.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    event = await arena.expect("TransactionEvent", sender=CS, after=start, rule=rule,
+                               where=lambda p: p["eventType"] == "Started" and p["evse"]["id"] == evse)
+    return evse, event
+
+
+def carries(token: Token):
+    """A TransactionEvent that carries ``token`` (idToken compared case-insensitively)."""
+    return lambda p: dig(p, "idToken.idToken", "").casefold() == token.id.casefold()
+
+
+async def starts_with(arena: OcppArena, token: Token, after: int, rule: Rule) -> Exchange:
+    """The station under test starts (or reports) a transaction carrying ``token`` after ``after``."""
+    return await arena.expect("TransactionEvent", sender=CS, after=after, where=carries(token), rule=rule)
+
+
+async def never_starts_with(arena: OcppArena, token: Token, after: int, rule: Rule) -> None:
+    """No TransactionEvent carries ``token`` while the harness watches (``quiet`` seconds)."""
+    await arena.expect_none("TransactionEvent", after=after, where=carries(token), rule=rule)
+
+
+async def station_cache_on(arena: OcppArena) -> None:
+    """A station under test with its authorization cache on, pre-authorizing from it (AuthCacheCtrlr.Enabled
+    and AuthCtrlr.LocalPreAuthorize true, put back when the test ends) and emptied (ClearCache), so that
+    no earlier test's entry decides; not applicable when the station refuses either."""
+    for component, variable in (("AuthCacheCtrlr", "Enabled"), ("AuthCtrlr", "LocalPreAuthorize")):
+        status = await arena.set_variable(component, variable, "true")
+        if status != "Accepted":
+            raise NotApplicable(f"the station answered SetVariables {component}.{variable}=true {status}: "
+                                f"the test needs its authorization cache on, pre-authorizing from it")
+    if arena.is_sut(CS):
+        cleared = await arena.call_sut("ClearCache", {})
+        if (cleared.response or {}).get("status") != "Accepted":
+            raise NotApplicable(f"the station did not clear its authorization cache ({cleared.response or cleared.error}):"
+                                f" the test needs it empty")

@@ -245,6 +245,40 @@ class StationAlreadyRegistered(ReferenceStation):
         return await super().connect(csms_url, boot=boot, offered=offered)
 
 
+# ------------------------------------------------------------- authorization faults (C01, C02, C06, C08-C12)
+class CsmsAnswersLanguage2Alone(ReferenceCsms):
+    """C01 / Authorization rule 10: idTokenInfo carries language2 without language1."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        return super().id_token_info(session, id_token, current_tx=current_tx) | {"language2": "en"}
+
+
+class StationIgnoresEvseRestriction(ReferenceStation):
+    """C01 / Order of checks step 7: the station charges an EVSE-restricted token at any EVSE."""
+
+    async def authorize(self, id_token):
+        info = await super().authorize(id_token)
+        info.pop("evseId", None)
+        return info
+
+
+class StationChargesStatusesItDoesNotKnow(ReferenceStation):
+    """C01 status values: only Invalid, Blocked and Expired count as refusals; Unknown, NoCredit and the
+    other statuses let the driver charge."""
+
+    async def authorize(self, id_token):
+        info = await super().authorize(id_token)
+        return info if info["status"] in ("Invalid", "Blocked", "Expired") else info | {"status": "Accepted"}
+
+
+class StationRefusesPersonalMessages(ReferenceStation):
+    """C01 IdTokenInfoType: an Accepted idTokenInfo with a personalMessage is taken for a refusal."""
+
+    async def authorize(self, id_token):
+        info = await super().authorize(id_token)
+        return info | {"status": "Invalid"} if "personalMessage" in info else info
+
+
 @dataclass(frozen=True)
 class Fault:
     """One faulty stand-in and how the suites must catch it."""
@@ -349,7 +383,7 @@ FAULTS: tuple[Fault, ...] = (
           (_csms(C05, "test_csms_survives_a_rejected_remote_start"),),
           "[rpc.answered] no answer to Heartbeat within"),
     Fault("station-starts-for-rejected-token", "C01.rejected_no_start",
-          StationStartsForRejectedToken, (_cs(C01, "test_station_starts_only_for_an_accepted_token", "rejected"),),
+          StationStartsForRejectedToken, (_cs(C01, "test_station_starts_only_for_an_accepted_token", "Invalid"),),
           "the SUT sent TransactionEvent when it must not"),
     Fault("station-sends-pin-as-iso14443", "C04.keycode",
           StationSendsEveryTokenAsIso14443, (_cs(C04, "test_valid_pin_is_accepted"),),
@@ -369,4 +403,17 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-answers-with-v16-error-code", "ocpp.errors.known", StationAnswersWithV16ErrorCode,
           (transport(RPC, "test_malformed_call_is_refused_with_the_code_for_its_fault", "cs", VERSION, "missing"),),
           "[ocpp.errors.known] CALLERROR code 'FormationViolation' does not exist in ocpp2.0.1"),
+    Fault("csms-answers-language2-alone", "C01.languages", CsmsAnswersLanguage2Alone,
+          (_csms(C01, "test_presented_token_gets_its_status", "Accepted"),),
+          "idTokenInfo has language2 without language1"),
+    Fault("station-ignores-evse-restriction", "C01.evse_only", StationIgnoresEvseRestriction,
+          (_cs(C01, "test_station_honours_the_evse_restriction", "other_evse"),),
+          "the SUT sent TransactionEvent when it must not"),
+    Fault("station-charges-statuses-it-does-not-know", "C01.rejected_no_start", StationChargesStatusesItDoesNotKnow,
+          (_cs(C01, "test_station_starts_only_for_an_accepted_token", "Unknown"),
+           _cs(C01, "test_station_starts_only_for_an_accepted_token", "NoCredit")),
+          "the SUT sent TransactionEvent when it must not"),
+    Fault("station-refuses-personal-messages", "C01.optional_fields", StationRefusesPersonalMessages,
+          (_cs(C01, "test_station_charges_with_every_optional_field"),),
+          "the SUT did not send TransactionEvent within"),
 )

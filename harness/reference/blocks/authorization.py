@@ -19,26 +19,73 @@ in 1.6 at StartTransaction (AuthorizationStatus) — both by the transactions bl
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from harness import clock
 from harness.reference.base import StationSession
 from harness.reference.common import EVERY_VERSION, V2X, V16, Block
 from harness.reference.model import EvseState
 from harness.reference.tokens import TokenStore, token_key
 
+NO_AUTHORIZATION = {"idToken": "", "type": "NoAuthorization"}   # the start button's token (Authorization rule 2)
+UNCACHED_TYPES = ("Central", "NoAuthorization")   # never in the authorization cache (C10; Remote start rule 1)
+
 
 # -------------------------------------------------------------------------------------- the station
 class AuthorizationStation2x(Block):
     versions = V2X
-    requires = ("TransactionsStation2x",)
+    requires = ("TransactionsStation2x", "DeviceModelStation2x")
     # local_authorization: a presented token counts as accepted by the station's own cache or local list,
     # and a transaction starts without AuthorizeRequest (spec 001 C12/C14, Authorization rule 7)
     configurable = frozenset({"local_authorization"})
     local_authorization = False
 
-    async def authorize(self, id_token: dict) -> dict:
-        return (await self.call("Authorize", {"idToken": id_token}))["idTokenInfo"]
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.cache: dict[tuple[str, str], dict] = {}   # the authorization cache: token key → idTokenInfo
 
+    async def authorize(self, id_token: dict) -> dict:
+        info = (await self.call("Authorize", {"idToken": id_token}))["idTokenInfo"]
+        self.id_token_answered(id_token, info)
+        return info
+
+    # ------------------------------------------------------------ the authorization cache (C10, C11, C12)
+    def id_token_answered(self, id_token: dict, info: dict) -> None:
+        """Every idTokenInfo the CSMS answers updates the cache (C10), but for tokens that are never cached:
+        Central (Remote start rule 1) and NoAuthorization (Authorization rule 2)."""
+        super().id_token_answered(id_token, info)
+        if self.flag("AuthCacheCtrlr", "Enabled") and id_token.get("type") not in UNCACHED_TYPES:
+            self.cache[token_key(id_token)] = info
+
+    def cached(self, id_token: dict) -> dict | None:
+        """The cache's idTokenInfo of ``id_token``; None when absent, the cache is off, or its
+        cacheExpiryDateTime has passed (the entry counts as expired: the CSMS is asked again)."""
+        info = self.cache.get(token_key(id_token)) if self.flag("AuthCacheCtrlr", "Enabled") else None
+        expiry = (info or {}).get("cacheExpiryDateTime")
+        if expiry is not None and datetime.fromisoformat(expiry.replace("Z", "+00:00")) <= clock.utcnow():
+            return None
+        return info
+
+    async def decision(self, id_token: dict) -> dict:
+        """The idTokenInfo a transaction may start on: the station's own (local_authorization), a cached
+        Accepted one when LocalPreAuthorize is on (no AuthorizeRequest), else the CSMS's answer (a cached
+        refusal is asked about again: the CSMS may have changed its mind)."""
+        if self.local_authorization:
+            return {"status": "Accepted"}
+        cached = self.cached(id_token)
+        if cached is not None and cached["status"] == "Accepted" and self.flag("AuthCtrlr", "LocalPreAuthorize"):
+            return cached
+        return await self.authorize(id_token)
+
+    def on_ClearCache(self, _: None, payload: dict) -> dict:
+        """Rejected while the cache is disabled (Authorization rule 12)."""
+        if not self.flag("AuthCacheCtrlr", "Enabled"):
+            return {"status": "Rejected"}
+        self.cache.clear()
+        return {"status": "Accepted"}
+
+    # ------------------------------------------------------------ a driver at the station
     def _evse_for_token(self, id_token: dict, evse_id: int | None) -> EvseState:
         if evse_id is not None:
             return self.evses[evse_id]
@@ -59,18 +106,31 @@ class AuthorizationStation2x(Block):
                     and token_key(info["groupIdToken"]) == token_key(tx.group):
                 await self.end_transaction(state, "StopAuthorized", "Local", id_token)
             return
-        info = {"status": "Accepted"} if self.local_authorization else await self.authorize(id_token)
+        info = await self.decision(id_token)
         if info["status"] != "Accepted":
             return
         allowed = info.get("evseId")
         if allowed and state.evse.id not in allowed:
             return
-        state.authorized, state.group = id_token, info.get("groupIdToken")
+        await self._authorized(state, id_token, info.get("groupIdToken"))
+
+    async def _authorized(self, state: EvseState, id_token: dict, group: dict | None) -> None:
+        state.authorized, state.group = id_token, group
         if state.plugged:
             await self.start_transaction(state, "Authorized", id_token)
 
     async def act_present_id_token(self, id_token: dict, evse_id: int | None = None) -> None:
         self.background.spawn(self._present(id_token, evse_id))
+
+    async def act_press_start_button(self, evse_id: int = 1) -> None:
+        """The start button: no identification, no AuthorizeRequest; the transaction carries an empty
+        idToken of type NoAuthorization (Authorization rule 2)."""
+        self.background.spawn(self._authorized(self.evses[evse_id], dict(NO_AUTHORIZATION), None))
+
+    async def act_plug_in_hlc(self, evse_id: int = 1) -> None:
+        """An EV with ISO 15118 high-level communication plugs in; a driver then identifies with external
+        means (C08), handled exactly as C01."""
+        await self.act_plug_in(evse_id)
 
 
 class AuthorizationStation16(Block):
@@ -131,14 +191,25 @@ class TokenDecisions(Block):
 
 class AuthorizationCsms2x(TokenDecisions):
     versions = V2X
+    # token_status: {idToken: status} a test gives tokens instead of the profile's (a token the station
+    # cached as Accepted is Blocked now: C12); id_token_info_extra: fields added to every idTokenInfo
+    # (cacheExpiryDateTime, language1, personalMessage, ...: C01, C10)
+    configurable = frozenset({"token_status", "id_token_info_extra"})
+    token_status: dict[str, str] = {}
+    id_token_info_extra: dict[str, Any] = {}
 
     def id_token_info(self, session: StationSession, id_token: dict, *, current_tx: str | None = None) -> dict:
         """The decision on ``id_token``; ``current_tx``: the transaction it starts (a TransactionEvent
         Started), which makes a token already in another running transaction ConcurrentTx."""
         active = {token_key(t.id_token) for t in session.transactions.values()
                   if not t.ended and t.id_token and t.id != current_tx}
-        return self.tokens.decide(id_token, station=session.identity, currents=self.currents(),
+        info = self.tokens.decide(id_token, station=session.identity, currents=self.currents(),
                                   in_transaction=current_tx is not None and token_key(id_token) in active)
+        overridden = {k.casefold(): v for k, v in self.token_status.items()}.get(id_token.get("idToken", "").casefold())
+        return info | ({"status": overridden} if overridden else {}) | self.id_token_info_extra
+
+    async def act_clear_cache(self, station: str | None = None) -> None:
+        self.send(station, "ClearCache", {})
 
     def on_Authorize(self, session: StationSession, payload: dict) -> dict:
         return {"idTokenInfo": self.id_token_info(session, payload["idToken"])}

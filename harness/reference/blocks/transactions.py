@@ -74,6 +74,7 @@ class TransactionsStation2x(Block):
         if self.tx_updated_interval:
             self.background.spawn(self._sample(state, state.transaction))
         response = await self.call("TransactionEvent", payload)
+        self._answered(payload, response)
         await self._after_event(state, response)
 
     async def _sample(self, state: EvseState, tx: StationTransaction) -> None:
@@ -97,7 +98,13 @@ class TransactionsStation2x(Block):
             payload["idToken"] = id_token
         state.transaction, state.authorized, state.group = None, None, None
         self.transaction_ended(state.evse.id)
-        await self.call("TransactionEvent", payload)
+        self._answered(payload, await self.call("TransactionEvent", payload))
+
+    def _answered(self, payload: dict, response: dict) -> None:
+        """The idTokenInfo of a TransactionEventResponse goes where the station keeps what it knows of
+        the token (its authorization cache: spec 001 Authorization rule 7)."""
+        if "idToken" in payload and "idTokenInfo" in response:
+            self.id_token_answered(payload["idToken"], response["idTokenInfo"])
 
     async def end_transactions(self) -> None:
         await super().end_transactions()

@@ -13,14 +13,19 @@ answered Accepted (a driver also authorizes to stop) or ConcurrentTx (step 4 of 
 read as applying to every decision): both readings are accepted.
 """
 
+import re
+from datetime import timedelta
+
 import pytest
 
+from harness import clock
 from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import TOKEN_STATUSES
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs
-from harness.usecases.authorization import Authorization, authorize, check_presented_token
+from harness.usecases.authorization import (Authorization, authorize, cached_start, check_presented_token,
+                                            never_starts_with, starts_with, token_with)
 from harness.verdict import check_equal, check_in, dig, require
 
 
@@ -45,6 +50,17 @@ class C01(RuleTable):
                            "an accepted driver's transaction starts, with the token, once the cable is in", by=CS)
     rejected_no_start = must("spec 001 Authorization status values (every other status rejects charging)",
                              "a rejected token starts no transaction", by=CS)
+    evse_only = must("spec 001 IdTokenInfoType evseId; Order of checks, step 7",
+                     "a token accepted with evseId starts a transaction at the EVSEs listed and at no other", by=CS)
+    languages = must("spec 001 Authorization rule 10; IdTokenInfoType language1, language2",
+                     "language2 comes only with language1 and differs from it; both are RFC 5646 tags", by=CSMS)
+    personal_message = must("spec 001 IdTokenInfoType personalMessage (MessageContent); Limits",
+                            "a personalMessage has a format of ASCII, HTML, URI, UTF8 or QRCODE, content of at most "
+                            "1024 characters (512 in 2.0.1's schema) and a language of at most 8", by=CSMS)
+    optional_fields = must("spec 001 IdTokenInfoType; Limits; Authorization status values (Accepted)",
+                           "a station charges an Accepted token whose idTokenInfo carries the optional fields at their "
+                           "limits (cacheExpiryDateTime, chargingPriority, language1/2, a 1024-character "
+                           "personalMessage)", by=CS)
 
 
 pytestmark = case("C01", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
@@ -52,13 +68,6 @@ pytestmark = case("C01", block="Authorization", roles=("csms", "cs"), protocols=
 STATIC_STATUSES = [s for s in TOKEN_STATUSES if s != "ConcurrentTx"]
 # the public test case that asks a CSMS for each status (OCPP 2.0.1 Part 6, block C)
 STATUS_CASES = {"Invalid": "TC_C_02_CSMS", "Blocked": "TC_C_06_CSMS", "Expired": "TC_C_07_CSMS"}
-
-
-def _token_with(profile, status):
-    tokens = [t for t in profile.tokens_with(status) if not t.also]
-    if not tokens:
-        raise NotApplicable(f"the profile declares no idToken that must get status {status}")
-    return tokens[0]
 
 
 def _blocked_and_expired(profile):
@@ -81,33 +90,18 @@ def _two_evses(profile):
         raise NotApplicable("ConcurrentTx needs a second EVSE; the profile declares one")
 
 
-async def _harness_station_starts(ocpp, profile, token, rule, evse=None):
-    """The harness's station starts a transaction with ``token`` on ``evse`` (default: the first),
-    accepted from its own cache (no AuthorizeRequest: the CSMS meets the token in the TransactionEvent
-    first); returns its EVSE and the TransactionEvent Started. ``rule`` is the rule the test judges (the
-    harness's own silence would be a harness error, never the SUT's)."""
-    evse = evse or profile.evses[0].id
-    start = ocpp.mark()
-    ocpp.configure(local_authorization=True)
-    await ocpp.act("cs", "plug_in", evse_id=evse)
-    await ocpp.act("cs", "present_id_token", id_token=token.wire(), evse_id=evse)
-    event = await ocpp.expect("TransactionEvent", sender="cs", after=start, rule=rule,
-                              where=lambda p: p["eventType"] == "Started" and p["evse"]["id"] == evse)
-    return evse, event
-
-
 def _status_param(status):
     """A CSMS is judged on its answer, a station on the request it sends."""
     certification = {"csms": TC(STATUS_CASES[status], "ocpp2.0.1")} if status in STATUS_CASES else {}
-    return pytest.param(status, marks=checks(C01.status, C01.evse_restriction, Authorization.sent, C01.presented,
-                                             **certification))
+    return pytest.param(status, marks=checks(C01.status, C01.evse_restriction, C01.languages, C01.personal_message,
+                                             Authorization.sent, C01.presented, **certification))
 
 
 @pytest.mark.parametrize("status", [_status_param(s) for s in STATIC_STATUSES])
-@needs(lambda given: _token_with(given.profile, given.params["status"]))
+@needs(lambda given: token_with(given.profile, given.params["status"]))
 async def test_presented_token_gets_its_status(ocpp, profile, status):
     """Each token of the profile is answered with the status the profile says it must get."""
-    token = _token_with(profile, status)
+    token = token_with(profile, status)
     exchange = await authorize(ocpp, token)
     if ocpp.is_sut(CS):
         check_presented_token(exchange, token, C01.presented)
@@ -116,6 +110,35 @@ async def test_presented_token_gets_its_status(ocpp, profile, status):
     check_equal(C01.status, f"idTokenInfo.status for the {token.name} token", status, info["status"])
     if status == "Accepted" and token.evse_ids:
         check_equal(C01.evse_restriction, "idTokenInfo.evseId", sorted(token.evse_ids), sorted(info.get("evseId", [])))
+    check_languages(info, MESSAGE_LIMIT[ocpp.target.protocol])
+
+
+# RFC 5646 language tag: a primary subtag of 2-8 letters, then subtags of 1-8 letters or digits
+LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$")
+MESSAGE_FORMATS = {"ASCII", "HTML", "URI", "UTF8", "QRCODE"}
+MESSAGE_LIMIT = {"ocpp2.0.1": 512, "ocpp2.1": 1024}   # MessageContentType.content maxLength of each version
+
+
+def check_languages(info, message_limit):
+    """Authorization rule 10 and the personalMessage limits on one idTokenInfo (each optional)."""
+    first, second = info.get("language1"), info.get("language2")
+    for name, tag in (("language1", first), ("language2", second)):
+        require(tag is None or LANGUAGE_TAG.match(tag), C01.languages, f"idTokenInfo.{name} is no RFC 5646 tag",
+                expected="a tag such as de or en-GB", actual=tag)
+    if second is not None:
+        require(first is not None, C01.languages, "idTokenInfo has language2 without language1",
+                expected="language1 set", actual=info)
+        require(first is None or first.casefold() != second.casefold(), C01.languages,
+                "idTokenInfo language2 repeats language1", expected=f"a language other than {first}", actual=second)
+    message = info.get("personalMessage")
+    if message is not None:
+        check_in(C01.personal_message, "personalMessage.format", MESSAGE_FORMATS, message.get("format"))
+        require(len(message.get("content", "")) <= message_limit, C01.personal_message,
+                f"personalMessage.content is longer than {message_limit} characters", expected=f"at most {message_limit}",
+                actual=len(message.get("content", "")))
+        require(len(message.get("language", "")) <= 8, C01.personal_message,
+                "personalMessage.language is longer than 8 characters", expected="at most 8",
+                actual=message.get("language"))
 
 
 @checks(C01.blocked_first)
@@ -130,17 +153,17 @@ async def test_blocked_is_checked_before_expired(ocpp, profile):
 
 @checks(C01.concurrent, C01.status)
 @pytest.mark.sut_roles("csms")
-@needs(lambda given: _two_evses(given.profile), lambda given: _token_with(given.profile, "Accepted"))
+@needs(lambda given: _two_evses(given.profile), lambda given: token_with(given.profile, "Accepted"))
 async def test_token_in_a_transaction_is_concurrent(ocpp, profile):
     """A valid token already charging on one EVSE starts a second transaction on another: its
     TransactionEvent Started is answered ConcurrentTx (step 4). Authorized meanwhile, the token gets
     Accepted or ConcurrentTx (both readings, see the module's docstring), never another status."""
-    token = _token_with(profile, "Accepted")
-    await _harness_station_starts(ocpp, profile, token, C01.concurrent)
+    token = token_with(profile, "Accepted")
+    await cached_start(ocpp, token, C01.concurrent)
     exchange = await authorize(ocpp, token)
     check_in(C01.status, "idTokenInfo.status of an AuthorizeRequest for a token already in a transaction",
              {"Accepted", "ConcurrentTx"}, dig(exchange.response, "idTokenInfo.status"))
-    _, second = await _harness_station_starts(ocpp, profile, token, C01.concurrent, evse=profile.evses[1].id)
+    _, second = await cached_start(ocpp, token, C01.concurrent, evse=profile.evses[1].id)
     check_equal(C01.concurrent, "TransactionEventResponse idTokenInfo.status of a second transaction with the token",
                 "ConcurrentTx", dig(second.response, "idTokenInfo.status"))
 
@@ -156,7 +179,7 @@ async def test_group_token_is_answered_with_its_group(ocpp, profile):
     require(group is not None and group.casefold() == token.group.casefold(),
             C01.group, "AuthorizeResponse lacks the token's groupIdToken",
             expected=token.group, actual=dig(exchange.response, "idTokenInfo.groupIdToken"))
-    _, event = await _harness_station_starts(ocpp, profile, token, C01.group)
+    _, event = await cached_start(ocpp, token, C01.group)
     group = dig(event.response, "idTokenInfo.groupIdToken.idToken")
     require(group is not None and group.casefold() == token.group.casefold(),
             C01.group, "TransactionEventResponse lacks the token's groupIdToken",
@@ -165,36 +188,85 @@ async def test_group_token_is_answered_with_its_group(ocpp, profile):
 
 @checks(C01.event_token)
 @pytest.mark.sut_roles("csms")
-@needs(lambda given: _token_with(given.profile, "Blocked"))
+@needs(lambda given: token_with(given.profile, "Blocked"))
 async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
     """A blocked token that arrives in a TransactionEvent is answered Blocked (rule 7)."""
-    token = _token_with(profile, "Blocked")
-    _, event = await _harness_station_starts(ocpp, profile, token, C01.event_token)
+    token = token_with(profile, "Blocked")
+    _, event = await cached_start(ocpp, token, C01.event_token)
     check_equal(C01.event_token, "TransactionEventResponse idTokenInfo.status", "Blocked",
                 dig(event.response, "idTokenInfo.status"))
 
 
+def _station_param(status):
+    rules = (C01.accepted_starts,) if status == "Accepted" else (C01.rejected_no_start,)
+    return pytest.param(status, marks=checks(Authorization.sent, C01.presented, *rules))
+
+
 @pytest.mark.sut_roles("cs")
-@pytest.mark.parametrize("accepted", [
-    pytest.param(True, id="accepted", marks=checks(Authorization.sent, C01.presented, C01.accepted_starts)),
-    pytest.param(False, id="rejected", marks=checks(Authorization.sent, C01.presented, C01.rejected_no_start)),
-])
-@needs(lambda given: _token_with(given.profile, "Accepted" if given.params["accepted"] else "Invalid"))
-async def test_station_starts_only_for_an_accepted_token(ocpp, profile, accepted):
-    """Card then cable: a transaction starts with the token only when the CSMS accepted it."""
-    token = _token_with(profile, "Accepted" if accepted else "Invalid")
+@pytest.mark.parametrize("status", [_station_param(s) for s in STATIC_STATUSES])
+@needs(lambda given: token_with(given.profile, given.params["status"]))
+async def test_station_starts_only_for_an_accepted_token(ocpp, profile, status):
+    """Card then cable: a transaction starts with the token only when the CSMS accepted it; every other
+    status the CSMS can answer (Blocked, Expired, Invalid, NoCredit, NotAllowedTypeEVSE, NotAtThisLocation,
+    NotAtThisTime, Unknown) starts none."""
+    token = token_with(profile, status)
     evse = profile.evses[0].id
     exchange = await authorize(ocpp, token, evse_id=evse)
     check_presented_token(exchange, token, C01.presented)
     start = ocpp.mark()
     await ocpp.act("cs", "plug_in", evse_id=evse)
-    started = lambda p: p["eventType"] == "Started" or dig(p, "idToken.idToken", "").casefold() == token.id.casefold()
-    if accepted:
-        event = await ocpp.expect("TransactionEvent", sender="cs", after=start, where=started,
-                                  rule=C01.accepted_starts)
+    if status == "Accepted":
+        event = await starts_with(ocpp, token, start, C01.accepted_starts)
         check_equal(C01.accepted_starts, "TransactionEvent idToken.idToken", token.id.casefold(),
                     dig(event.request, "idToken.idToken", "").casefold())
     else:
-        await ocpp.expect_none("TransactionEvent", after=start,
-                               where=lambda p: dig(p, "idToken.idToken", "").casefold() == token.id.casefold(),
-                               rule=C01.rejected_no_start)
+        await never_starts_with(ocpp, token, start, C01.rejected_no_start)
+
+
+def _restricted(profile):
+    """A token allowed at some EVSEs only, and an EVSE of the profile it is not allowed at."""
+    for token in profile.tokens.values():
+        other = [e.id for e in profile.evses if e.id not in token.evse_ids]
+        if token.status == "Accepted" and token.evse_ids and other:
+            return token, other[0]
+    raise NotApplicable("the profile declares no Accepted token restricted (evse_ids) to some of its EVSEs only")
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("allowed", [
+    pytest.param(True, id="listed_evse", marks=checks(Authorization.sent, C01.evse_only)),
+    pytest.param(False, id="other_evse", marks=checks(Authorization.sent, C01.evse_only)),
+])
+@needs(lambda given: _restricted(given.profile))
+async def test_station_honours_the_evse_restriction(ocpp, profile, allowed):
+    """A token the CSMS accepts with evseId charges at a listed EVSE; presented at another, the station
+    starts nothing there (step 7: the restriction is the station's to apply)."""
+    token, other = _restricted(profile)
+    evse = token.evse_ids[0] if allowed else other
+    await authorize(ocpp, token, evse_id=evse)
+    start = ocpp.mark()
+    await ocpp.act("cs", "plug_in", evse_id=evse)
+    if allowed:
+        event = await starts_with(ocpp, token, start, C01.evse_only)
+        check_equal(C01.evse_only, "TransactionEvent evse.id", evse, dig(event.request, "evse.id"))
+    else:
+        await never_starts_with(ocpp, token, start, C01.evse_only)
+
+
+@checks(Authorization.sent, C01.optional_fields)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: token_with(given.profile, "Accepted"))
+async def test_station_charges_with_every_optional_field(ocpp, profile):
+    """The harness's CSMS accepts the token with cacheExpiryDateTime, chargingPriority 9, two languages and a
+    personalMessage as long as the version allows: the station still charges (a valid answer is never a
+    refusal)."""
+    token = token_with(profile, "Accepted")
+    expiry = (clock.utcnow() + timedelta(hours=1)).isoformat(timespec="seconds").replace("+00:00", "Z")
+    ocpp.configure(id_token_info_extra={
+        "cacheExpiryDateTime": expiry, "chargingPriority": 9, "language1": "de", "language2": "en-GB",
+        "personalMessage": {"format": "UTF8", "language": "de", "content": "Willkommen! " + "ä" * (MESSAGE_LIMIT[ocpp.target.protocol] - 12)}})
+    evse = profile.evses[0].id
+    await authorize(ocpp, token, evse_id=evse)
+    start = ocpp.mark()
+    await ocpp.act("cs", "plug_in", evse_id=evse)
+    await starts_with(ocpp, token, start, C01.optional_fields)
