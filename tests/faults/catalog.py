@@ -279,6 +279,26 @@ class StationRefusesPersonalMessages(ReferenceStation):
         return info | {"status": "Invalid"} if "personalMessage" in info else info
 
 
+class CsmsRefusesNoAuthorization(ReferenceCsms):
+    """C02 / Authorization rule 2: the start button's empty NoAuthorization token is looked up like a card
+    and answered Invalid."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload.get("idToken", {}).get("type") == "NoAuthorization":
+            answer["idTokenInfo"] = {"status": "Invalid"}
+        return answer
+
+
+class StationAuthorizesStartButton(ReferenceStation):
+    """C02 / Authorization rule 2: the start button sends an AuthorizeRequest for its NoAuthorization token."""
+
+    async def _authorized(self, state, id_token, group):
+        if id_token.get("type") == "NoAuthorization":
+            await self.authorize(id_token)
+        await super()._authorized(state, id_token, group)
+
+
 @dataclass(frozen=True)
 class Fault:
     """One faulty stand-in and how the suites must catch it."""
@@ -333,6 +353,8 @@ def transport(file: str, test: str, role: str, version: str, *params: str) -> st
 
 
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
+C02, C06, C08, C09 = (f"authorization/test_{c}.py" for c in ("C02", "C06", "C08", "C09"))
+C10, C11, C12 = (f"authorization/test_{c}.py" for c in ("C10", "C11", "C12"))
 P02 = "datatransfer/test_P02.py"
 
 FAULTS: tuple[Fault, ...] = (
@@ -416,4 +438,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-refuses-personal-messages", "C01.optional_fields", StationRefusesPersonalMessages,
           (_cs(C01, "test_station_charges_with_every_optional_field"),),
           "the SUT did not send TransactionEvent within"),
+    Fault("csms-refuses-no-authorization", "C02.accepted", CsmsRefusesNoAuthorization,
+          (_csms(C02, "test_start_button_starts_without_authorization", "cable_first"),),
+          "TransactionEventResponse idTokenInfo.status for a NoAuthorization idToken is wrong"),
+    Fault("station-authorizes-start-button", "C02.no_authorize", StationAuthorizesStartButton,
+          (_cs(C02, "test_start_button_starts_without_authorization", "button_first"),),
+          "the SUT sent Authorize when it must not"),
 )
