@@ -16,10 +16,12 @@ class Authorization(RuleTable, namespace="authorize"):
                 by=CS)
 
 
-async def authorize(arena: OcppArena, token: Token, evse_id: int | None = None) -> Exchange:
-    """The station presents ``token`` and asks the CSMS (C01 main flow, steps 1-2)."""
-    body = {"id_token": token.wire()} | ({"evse_id": evse_id} if evse_id is not None else {})
-    return await arena.exchange(CS, "Authorize", {"idToken": token.wire()}, trigger=("present_id_token", body),
+async def authorize(arena: OcppArena, token: Token | dict, evse_id: int | None = None) -> Exchange:
+    """The station presents ``token`` (a profile token, or an IdTokenType as the test writes it) and asks
+    the CSMS (C01 main flow, steps 1-2)."""
+    id_token = token.wire() if isinstance(token, Token) else token
+    body = {"id_token": id_token} | ({"evse_id": evse_id} if evse_id is not None else {})
+    return await arena.exchange(CS, "Authorize", {"idToken": id_token}, trigger=("present_id_token", body),
                                 rule=Authorization.sent)
 
 

@@ -299,6 +299,25 @@ class StationAuthorizesStartButton(ReferenceStation):
         await super()._authorized(state, id_token, group)
 
 
+class CsmsMindsTheCase(ReferenceCsms):
+    """C06 / IdTokenType: the CSMS looks tokens up case-sensitively (another case is unknown: Invalid)."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        known = {(t.id, t.type) for t in self.profile.tokens.values()}
+        if (id_token.get("idToken"), id_token.get("type")) not in known:
+            return {"status": "Invalid"}
+        return super().id_token_info(session, id_token, current_tx=current_tx)
+
+
+class CsmsComparesAdditionalInfo(ReferenceCsms):
+    """C06 / IdTokenType: a token with additionalInfo the CSMS does not know is taken for another token."""
+
+    def on_Authorize(self, session, payload):
+        if payload["idToken"].get("additionalInfo"):
+            return {"idTokenInfo": {"status": "Invalid"}}
+        return super().on_Authorize(session, payload)
+
+
 @dataclass(frozen=True)
 class Fault:
     """One faulty stand-in and how the suites must catch it."""
@@ -444,4 +463,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-authorizes-start-button", "C02.no_authorize", StationAuthorizesStartButton,
           (_cs(C02, "test_start_button_starts_without_authorization", "button_first"),),
           "the SUT sent Authorize when it must not"),
+    Fault("csms-minds-the-case", "C06.case_insensitive", CsmsMindsTheCase,
+          (_csms(C06, "test_id_token_comparison_is_case_insensitive", "Accepted"),),
+          "idTokenInfo.status of valid with its idToken as aa00000001 is wrong"),
+    Fault("csms-compares-additional-info", "C06.additional_info", CsmsComparesAdditionalInfo,
+          (_csms(C06, "test_additional_info_is_ignored", "Blocked"),),
+          "idTokenInfo.status of blocked with additionalInfo is wrong"),
 )
