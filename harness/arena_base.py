@@ -33,6 +33,7 @@ CLEANUP_TIMEOUT = 5.0   # seconds for one undo step at the end of a test
 # action's body) that undoes it
 UNDONE_BY: dict[str, Callable[[dict[str, Any]], Trigger]] = {
     "plug_in": lambda body: ("unplug", body),
+    "plug_in_hlc": lambda body: ("unplug", body),
     "set_registration": lambda body: ("set_registration", {"status": "Accepted"}),
 }
 

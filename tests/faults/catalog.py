@@ -318,6 +318,21 @@ class CsmsComparesAdditionalInfo(ReferenceCsms):
         return super().on_Authorize(session, payload)
 
 
+class StationTrustsEveryTokenOverHlc(ReferenceStation):
+    """C08 / Authorization rule 4: with the EV communicating over ISO 15118 the station charges whatever the
+    CSMS answers about the driver's token."""
+
+    hlc = False
+
+    async def act_plug_in_hlc(self, evse_id=1):
+        self.hlc = True
+        await super().act_plug_in_hlc(evse_id)
+
+    async def authorize(self, id_token):
+        info = await super().authorize(id_token)
+        return info | {"status": "Accepted"} if self.hlc else info
+
+
 @dataclass(frozen=True)
 class Fault:
     """One faulty stand-in and how the suites must catch it."""
@@ -469,4 +484,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-compares-additional-info", "C06.additional_info", CsmsComparesAdditionalInfo,
           (_csms(C06, "test_additional_info_is_ignored", "Blocked"),),
           "idTokenInfo.status of blocked with additionalInfo is wrong"),
+    Fault("station-trusts-every-token-over-hlc", "C08.starts", StationTrustsEveryTokenOverHlc,
+          (_cs(C08, "test_external_identification_with_hlc", "Blocked"),),
+          "the SUT sent TransactionEvent when it must not"),
 )
