@@ -333,6 +333,26 @@ class StationTrustsEveryTokenOverHlc(ReferenceStation):
         return info | {"status": "Accepted"} if self.hlc else info
 
 
+class CsmsGroupsOfTypeLocal(ReferenceCsms):
+    """C09 / IdTokenInfoType: the groupIdToken comes as type Local instead of Central (a SHOULD: a finding)."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        if "groupIdToken" in info:
+            info["groupIdToken"] = info["groupIdToken"] | {"type": "Local"}
+        return info
+
+
+class StationLetsOnlyTheStarterStop(ReferenceStation):
+    """C09 / Authorization rule 5: another member of the starter's group cannot stop the transaction."""
+
+    async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
+        tx = state.transaction
+        if trigger == "StopAuthorized" and tx is not None and id_token is not None and tx.id_token != id_token:
+            return
+        await super().end_transaction(state, trigger, stopped_reason, id_token)
+
+
 @dataclass(frozen=True)
 class Fault:
     """One faulty stand-in and how the suites must catch it."""
@@ -487,4 +507,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-trusts-every-token-over-hlc", "C08.starts", StationTrustsEveryTokenOverHlc,
           (_cs(C08, "test_external_identification_with_hlc", "Blocked"),),
           "the SUT sent TransactionEvent when it must not"),
+    Fault("csms-groups-of-type-local", "C09.central", CsmsGroupsOfTypeLocal,
+          (_csms(C09, "test_members_are_answered_with_their_group"),),
+          "groupIdToken.type for group_member_a is wrong", verdict="finding"),
+    Fault("station-lets-only-the-starter-stop", "C09.member_stops", StationLetsOnlyTheStarterStop,
+          (_cs(C09, "test_member_stops_another_members_transaction", "a_then_b"),),
+          "the SUT did not send TransactionEvent within"),
 )

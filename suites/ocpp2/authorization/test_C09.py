@@ -1,0 +1,97 @@
+"""C09 — Authorization by groupIdToken.
+
+Tokens of one group (a family, a fleet) are answered with their groupIdToken, in the AuthorizeResponse
+and the TransactionEventResponse; any member may stop a transaction another member started: the
+station asks about the second token and, the group matching, ends the transaction with it (spec 001
+Authorization rule 5). The groupIdToken's type SHOULD be Central (IdTokenInfoType).
+"""
+
+import pytest
+
+from harness.arena import CS, CSMS
+from harness.errors import NotApplicable
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP2, case, checks, needs
+from harness.usecases.authorization import Authorization, authorize, cached_start, starts_with
+from harness.verdict import check_equal, dig, require
+
+
+class C09(RuleTable):
+    """The rules of C09 (spec 001 Authorization rule 5, IdTokenInfoType groupIdToken)."""
+    group = must("spec 001 Authorization rule 5; Endpoints: AuthorizeRequest",
+                 "every member of a group is answered with the group's groupIdToken", by=CSMS)
+    central = should("spec 001 IdTokenInfoType groupIdToken (type SHOULD be Central)",
+                     "a groupIdToken is of type Central", by=CSMS)
+    member_accepted = must("spec 001 Authorization rule 5; Order of checks",
+                           "a member presented while another member charges is Accepted with the group (it is in no "
+                           "transaction itself), so the station lets it stop", by=CSMS)
+    member_stops = must("spec 001 Authorization rule 5",
+                        "a member's token stops the transaction another member of its group started: the station "
+                        "asks about it, then ends the transaction with it", by=CS)
+
+
+pytestmark = case("C09", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
+
+
+def _members(profile):
+    """Two Accepted tokens of one group."""
+    groups = {}
+    for token in profile.tokens.values():
+        if token.group and token.status == "Accepted" and not token.also:
+            groups.setdefault(token.group.casefold(), []).append(token)
+    pair = next((members for members in groups.values() if len(members) >= 2), None)
+    if pair is None:
+        raise NotApplicable("the profile declares no two Accepted tokens of one group (group = \"...\")")
+    return pair[0], pair[1]
+
+
+def _group_of(response):
+    return dig(response, "idTokenInfo.groupIdToken.idToken")
+
+
+def _check_group(rule, what, token, response):
+    group = _group_of(response)
+    require(group is not None and group.casefold() == token.group.casefold(), rule,
+            f"{what} for {token.name} lacks its groupIdToken", expected=token.group,
+            actual=dig(response, "idTokenInfo"))
+
+
+@checks(C09.group, C09.central)
+@pytest.mark.sut_roles("csms")
+@needs(lambda given: _members(given.profile))
+async def test_members_are_answered_with_their_group(ocpp, profile):
+    """Both members get the group's groupIdToken, of type Central (SHOULD)."""
+    for token in _members(profile):
+        exchange = await authorize(ocpp, token)
+        _check_group(C09.group, "AuthorizeResponse", token, exchange.response)
+        check_equal(C09.central, f"groupIdToken.type for {token.name}", "Central",
+                    dig(exchange.response, "idTokenInfo.groupIdToken.type"))
+
+
+@pytest.mark.parametrize("starter", [0, 1], ids=["a_then_b", "b_then_a"])
+@checks(C09.member_accepted, C09.group, Authorization.sent, C09.member_stops)
+@needs(lambda given: _members(given.profile))
+async def test_member_stops_another_members_transaction(ocpp, profile, starter):
+    """One member charges; the other presents its token at the same EVSE: asked about, Accepted with the
+    same group, and the transaction ends carrying the second token."""
+    first, second = _members(profile)[starter], _members(profile)[1 - starter]
+    evse = profile.evses[0].id
+    if ocpp.is_sut(CS):
+        await authorize(ocpp, first, evse_id=evse)
+        start = ocpp.mark()
+        await ocpp.act(CS, "plug_in", evse_id=evse)
+        await starts_with(ocpp, first, start, C09.member_stops)
+    else:
+        _, event = await cached_start(ocpp, first, C09.group, evse)
+        _check_group(C09.group, "TransactionEventResponse", first, event.response)
+    stop = ocpp.mark()
+    exchange = await authorize(ocpp, second, evse_id=evse)
+    if ocpp.is_sut(CSMS):
+        check_equal(C09.member_accepted, f"AuthorizeResponse idTokenInfo.status for {second.name}", "Accepted",
+                    dig(exchange.response, "idTokenInfo.status"))
+        _check_group(C09.member_accepted, "AuthorizeResponse", second, exchange.response)
+        return
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, rule=C09.member_stops,
+                              where=lambda p: p["eventType"] == "Ended")
+    check_equal(C09.member_stops, "TransactionEvent Ended idToken.idToken", second.id.casefold(),
+                dig(ended.request, "idToken.idToken", "").casefold())
