@@ -87,3 +87,25 @@ async def station_cache_on(arena: OcppArena) -> None:
         if (cleared.response or {}).get("status") != "Accepted":
             raise NotApplicable(f"the station did not clear its authorization cache ({cleared.response or cleared.error}):"
                                 f" the test needs it empty")
+
+
+async def charge_once(arena: OcppArena, token: Token, evse: int, rule: Rule) -> None:
+    """At a station under test: ``token`` is presented and asked about (the answer fills the station's
+    cache), a transaction starts with it once the cable is in and ends when the cable is pulled, leaving
+    the EVSE free and the token cached. ``rule``: the row whose steps these are."""
+    await authorize(arena, token, evse_id=evse)
+    start = arena.mark()
+    await arena.act(CS, "plug_in", evse_id=evse)
+    await starts_with(arena, token, start, rule)
+    stop = arena.mark()
+    await arena.act(CS, "unplug", evse_id=evse)
+    await arena.expect("TransactionEvent", sender=CS, after=stop, rule=rule, where=lambda p: p["eventType"] == "Ended")
+
+
+async def present_again(arena: OcppArena, token: Token, evse: int) -> int:
+    """The cable in, ``token`` is presented once more; returns the mark taken before (to judge whether the
+    station asked the CSMS or started from its cache)."""
+    start = arena.mark()
+    await arena.act(CS, "plug_in", evse_id=evse)
+    await arena.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    return start

@@ -353,6 +353,38 @@ class StationLetsOnlyTheStarterStop(ReferenceStation):
         await super().end_transaction(state, trigger, stopped_reason, id_token)
 
 
+class CsmsAnswersCachedStartsWithoutStatus(ReferenceCsms):
+    """C12 / Authorization rule 7: a TransactionEvent Started with an idToken is answered without idTokenInfo
+    (the token is not checked again)."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        return {} if payload["eventType"] == "Started" else answer
+
+
+class StationIgnoresItsCache(ReferenceStation):
+    """C12 / LocalPreAuthorize: a token the cache holds as Accepted is still asked about before it starts."""
+
+    def cached(self, id_token):
+        info = super().cached(id_token)
+        return None if info is not None and info["status"] == "Accepted" else info
+
+
+class StationKeepsChargingWhenDeauthorized(ReferenceStation):
+    """C12 / Authorization rule 7: the station charges on when the CSMS refuses a cached start."""
+
+    async def _after_event(self, state, response):
+        return None
+
+
+class StationTrustsCachedRefusals(ReferenceStation):
+    """C12 / C12.FR.05: a token the cache holds refused is refused at once, without asking the CSMS again."""
+
+    async def decision(self, id_token):
+        cached = self.cached(id_token)
+        return cached if cached is not None and cached["status"] != "Accepted" else await super().decision(id_token)
+
+
 @dataclass(frozen=True)
 class Fault:
     """One faulty stand-in and how the suites must catch it."""
@@ -513,4 +545,17 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-lets-only-the-starter-stop", "C09.member_stops", StationLetsOnlyTheStarterStop,
           (_cs(C09, "test_member_stops_another_members_transaction", "a_then_b"),),
           "the SUT did not send TransactionEvent within"),
+    Fault("csms-answers-cached-starts-without-status", "C12.rechecked", CsmsAnswersCachedStartsWithoutStatus,
+          (_csms(C12, "test_cached_start_is_checked_again", "Blocked"),),
+          "the TransactionEventResponse of a transaction with an idToken lacks idTokenInfo"),
+    Fault("station-ignores-its-cache", "C12.cached_start", StationIgnoresItsCache,
+          (_cs(C12, "test_cached_token_starts_without_authorize"),),
+          "the SUT sent Authorize when it must not"),
+    Fault("station-keeps-charging-when-deauthorized", "C12.deauthorized", StationKeepsChargingWhenDeauthorized,
+          (_cs(C12, "test_refused_cached_start_is_stopped", "Blocked"),
+           _cs(C12, "test_refused_cached_start_is_stopped", "NoCredit")),
+          "the SUT did not send TransactionEvent within"),
+    Fault("station-trusts-cached-refusals", "C12.asked_again", StationTrustsCachedRefusals,
+          (_cs(C12, "test_cached_refusal_is_asked_again", "Blocked"),),
+          "the SUT did not send Authorize within"),
 )
