@@ -43,8 +43,10 @@ def token_with(profile: Profile, status: str, *, type: str | None = None) -> Tok
     return tokens[0]
 
 
-async def cached_start(arena: OcppArena, token: Token, rule: Rule, evse: int | None = None) -> tuple[int, Exchange]:
-    """The harness's station starts a transaction with ``token`` on ``evse`` (default: the first),
+async def cached_start(arena: OcppArena, token: Token | dict, rule: Rule,
+                       evse: int | None = None) -> tuple[int, Exchange]:
+    """The harness's station starts a transaction with ``token`` (a profile token, or an IdTokenType) on
+    ``evse`` (default: the first),
     accepted from its own cache (no AuthorizeRequest: the CSMS meets the token in the TransactionEvent
     first); returns its EVSE and the TransactionEvent Started. ``rule`` is the rule the test judges (the
     harness's own silence would be a harness error, never the SUT's)."""
@@ -52,7 +54,8 @@ async def cached_start(arena: OcppArena, token: Token, rule: Rule, evse: int | N
     start = arena.mark()
     arena.configure(local_authorization=True)
     await arena.act(CS, "plug_in", evse_id=evse)
-    await arena.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    await arena.act(CS, "present_id_token", id_token=token.wire() if isinstance(token, Token) else token,
+                    evse_id=evse)
     event = await arena.expect("TransactionEvent", sender=CS, after=start, rule=rule,
                                where=lambda p: p["eventType"] == "Started" and p["evse"]["id"] == evse)
     return evse, event

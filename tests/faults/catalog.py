@@ -22,6 +22,7 @@ from typing import Any
 from harness.ocpp.framing import Call, serialize
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.reference.base import CsmsBase
+from harness.reference.tokens import token_key
 from harness.transport.ws import OcppConnection
 
 MODULE = "catalog"      # the name this file is imported under, in every run (see above)
@@ -385,6 +386,59 @@ class StationTrustsCachedRefusals(ReferenceStation):
         return cached if cached is not None and cached["status"] != "Accepted" else await super().decision(id_token)
 
 
+class CsmsEchoesAdditionalInfoInGroups(ReferenceCsms):
+    """C10 / Authorization rule 8: the groupIdToken of an answer meant for caching carries additionalInfo."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        if "groupIdToken" in info and id_token.get("additionalInfo"):
+            info["groupIdToken"] = info["groupIdToken"] | {"additionalInfo": id_token["additionalInfo"]}
+        return info
+
+
+class CsmsNeverClearsCaches(ReferenceCsms):
+    """C11: the operator's clear-cache command never reaches the station."""
+
+    async def act_clear_cache(self, station=None):
+        return None
+
+
+class StationIgnoresCacheExpiry(ReferenceStation):
+    """C10 / Authorization rule 8: an entry past its cacheExpiryDateTime still starts a transaction."""
+
+    def cached(self, id_token):
+        return self.cache.get(token_key(id_token))
+
+
+class StationCachesOnlyAuthorizeAnswers(ReferenceStation):
+    """C10 / Authorization rule 7: the cache is not updated from TransactionEventResponses."""
+
+    def _answered(self, payload, response):
+        return None
+
+
+class StationPreAuthorizesRegardless(ReferenceStation):
+    """C10.FR.11: a cached Accepted token starts without AuthorizeRequest although LocalPreAuthorize is false."""
+
+    def flag(self, component, name):
+        return True if (component, name) == ("AuthCtrlr", "LocalPreAuthorize") else super().flag(component, name)
+
+
+class StationClearsDisabledCache(ReferenceStation):
+    """C11 / Authorization rule 12: ClearCache is Accepted with the cache off."""
+
+    def on_ClearCache(self, session, payload):
+        self.cache.clear()
+        return {"status": "Accepted"}
+
+
+class StationAcceptsClearCacheButKeepsEntries(ReferenceStation):
+    """C11: ClearCache is Accepted and the cache kept."""
+
+    def on_ClearCache(self, session, payload):
+        return {"status": "Accepted" if self.flag("AuthCacheCtrlr", "Enabled") else "Rejected"}
+
+
 @dataclass(frozen=True)
 class Fault:
     """One faulty stand-in and how the suites must catch it."""
@@ -557,5 +611,27 @@ FAULTS: tuple[Fault, ...] = (
           "the SUT did not send TransactionEvent within"),
     Fault("station-trusts-cached-refusals", "C12.asked_again", StationTrustsCachedRefusals,
           (_cs(C12, "test_cached_refusal_is_asked_again", "Blocked"),),
+          "the SUT did not send Authorize within"),
+    Fault("csms-echoes-additional-info-in-groups", "C10.no_additional_info", CsmsEchoesAdditionalInfoInGroups,
+          (_csms(C10, "test_answers_for_the_cache_carry_no_additional_info", "Authorize"),
+           _csms(C10, "test_answers_for_the_cache_carry_no_additional_info", "TransactionEvent")),
+          "idTokenInfo.groupIdToken carries additionalInfo"),
+    Fault("csms-never-clears-caches", "C11.sent", CsmsNeverClearsCaches,
+          (_csms(C11, "test_clear_cache", "enabled"),),
+          "the SUT did not send ClearCache within"),
+    Fault("station-ignores-cache-expiry", "C10.expiry", StationIgnoresCacheExpiry,
+          (_cs(C10, "test_expired_entry_is_not_used"),),
+          "the SUT did not send Authorize within"),
+    Fault("station-caches-only-authorize-answers", "C10.updated", StationCachesOnlyAuthorizeAnswers,
+          (_cs(C10, "test_cache_follows_transaction_event_answers"),),
+          "the SUT did not send Authorize within"),
+    Fault("station-pre-authorizes-regardless", "C10.pre_authorize", StationPreAuthorizesRegardless,
+          (_cs(C10, "test_cache_without_local_pre_authorize_asks"),),
+          "the SUT did not send Authorize within"),
+    Fault("station-clears-disabled-cache", "C11.status", StationClearsDisabledCache,
+          (_cs(C11, "test_clear_cache", "disabled"),),
+          "ClearCacheResponse status is wrong"),
+    Fault("station-accepts-clear-cache-but-keeps-entries", "C11.emptied", StationAcceptsClearCacheButKeepsEntries,
+          (_cs(C11, "test_cleared_cache_asks_again"),),
           "the SUT did not send Authorize within"),
 )
