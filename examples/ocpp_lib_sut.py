@@ -206,7 +206,7 @@ class Csms:
         """The profile's status for a known token, Invalid for an unknown one; ConcurrentTx for an
         accepted token already in another open transaction; groupIdToken and evseId when configured."""
         key = token_key(id_token)
-        if key in self.issued:
+        if key in self.issued or wire_token(id_token)["type"] == "NoAuthorization":   # the start button (C02)
             return {"status": "Accepted"}
         token = self.tokens.get(key)
         if token is None:
@@ -425,6 +425,12 @@ class StationConnection(ExampleChargePoint):
         if evse.plugged and evse.tx is None:
             await self.start_transaction(evse, "Authorized", id_token)
 
+    async def start_button(self, evse: Evse) -> None:
+        """C02: no identification, no Authorize; the transaction carries an empty NoAuthorization token."""
+        evse.authorized = {"idToken": "", "type": "NoAuthorization"}
+        if evse.plugged and evse.tx is None:
+            await self.start_transaction(evse, "Authorized", evse.authorized)
+
     async def plug(self, evse: Evse) -> None:
         evse.plugged = True
         await self.status(evse, "Occupied")
@@ -439,7 +445,7 @@ class StationConnection(ExampleChargePoint):
 
 class Station:
     """The station process: one StationConnection per connection, reconnecting after every close."""
-    ACTIONS = ("present_id_token", "plug_in", "unplug", "data_transfer")
+    ACTIONS = ("present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -477,6 +483,10 @@ class Station:
     async def plug_in(self, evse_id: int, connector_id: int | None = None) -> None:
         cp = await self.ready()
         cp.spawn(cp.plug(cp.evses[evse_id]))
+
+    async def press_start_button(self, evse_id: int = 1) -> None:
+        cp = await self.ready()
+        cp.spawn(cp.start_button(cp.evses[evse_id]))
 
     async def unplug(self, evse_id: int, connector_id: int | None = None) -> None:
         cp = await self.ready()
