@@ -76,15 +76,21 @@ async def never_starts_with(arena: OcppArena, token: Token, after: int, rule: Ru
     await arena.expect_none("TransactionEvent", after=after, where=carries(token), rule=rule)
 
 
+async def station_variable(arena: OcppArena, component: str, variable: str, value: str) -> None:
+    """The station's device-model variable set for this test (put back afterwards); not applicable when the
+    station refuses it."""
+    status = await arena.set_variable(component, variable, value)
+    if status != "Accepted":
+        raise NotApplicable(f"the station answered SetVariables {component}.{variable}={value} {status}: "
+                            f"the test needs that setting")
+
+
 async def station_cache_on(arena: OcppArena) -> None:
     """A station under test with its authorization cache on, pre-authorizing from it (AuthCacheCtrlr.Enabled
     and AuthCtrlr.LocalPreAuthorize true, put back when the test ends) and emptied (ClearCache), so that
     no earlier test's entry decides; not applicable when the station refuses either."""
     for component, variable in (("AuthCacheCtrlr", "Enabled"), ("AuthCtrlr", "LocalPreAuthorize")):
-        status = await arena.set_variable(component, variable, "true")
-        if status != "Accepted":
-            raise NotApplicable(f"the station answered SetVariables {component}.{variable}=true {status}: "
-                                f"the test needs its authorization cache on, pre-authorizing from it")
+        await station_variable(arena, component, variable, "true")
     if arena.is_sut(CS):
         cleared = await arena.call_sut("ClearCache", {})
         if (cleared.response or {}).get("status") != "Accepted":

@@ -12,8 +12,6 @@ The station under test gets its cache on and pre-authorizing for the test (put b
 emptied first (ClearCache).
 """
 
-from datetime import timedelta
-
 import pytest
 
 from harness import clock
@@ -22,7 +20,8 @@ from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import (Authorization, authorize, cached_start, carries, charge_once,
-                                            present_again, starts_with, station_cache_on, token_with)
+                                            present_again, starts_with, station_cache_on, station_variable,
+                                            token_with)
 from harness.verdict import dig, require
 
 
@@ -91,9 +90,7 @@ async def test_cache_without_local_pre_authorize_asks(ocpp, profile):
     token, evse = token_with(profile, "Accepted"), profile.evses[0].id
     await station_cache_on(ocpp)
     await charge_once(ocpp, token, evse, C10.pre_authorize)
-    status = await ocpp.set_variable("AuthCtrlr", "LocalPreAuthorize", "false")
-    if status != "Accepted":
-        raise NotApplicable(f"the station answered SetVariables AuthCtrlr.LocalPreAuthorize=false {status}")
+    await station_variable(ocpp, "AuthCtrlr", "LocalPreAuthorize", "false")
     start = await present_again(ocpp, token, evse)
     await ocpp.expect("Authorize", sender=CS, after=start, rule=C10.pre_authorize, where=carries(token))
 

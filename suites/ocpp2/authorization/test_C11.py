@@ -11,11 +11,10 @@ not applicable.
 import pytest
 
 from harness.arena import CS, CSMS
-from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import (Authorization, carries, charge_once, present_again, station_cache_on,
-                                            token_with)
+                                            station_variable, token_with)
 from harness.verdict import check_equal
 
 
@@ -39,13 +38,6 @@ async def clear_cache(ocpp):
     return await ocpp.exchange(CSMS, "ClearCache", {}, trigger=("clear_cache", {}), rule=C11.sent)
 
 
-async def _cache_enabled(ocpp, enabled):
-    value = "true" if enabled else "false"
-    status = await ocpp.set_variable("AuthCacheCtrlr", "Enabled", value)
-    if status != "Accepted":
-        raise NotApplicable(f"the station answered SetVariables AuthCacheCtrlr.Enabled={value} {status}")
-
-
 @pytest.mark.parametrize("enabled, answer", [
     pytest.param(True, "Accepted", id="enabled",
                  marks=checks(C11.sent, C11.status, csms=TC("TC_C_37_CSMS", "ocpp2.0.1"))),
@@ -56,7 +48,7 @@ async def _cache_enabled(ocpp, enabled):
 async def test_clear_cache(ocpp, profile, enabled, answer):
     """ClearCache reaches the station, which answers Accepted with its cache on and Rejected with it off
     (a CSMS is judged on sending it, whatever the answer)."""
-    await _cache_enabled(ocpp, enabled)
+    await station_variable(ocpp, "AuthCacheCtrlr", "Enabled", "true" if enabled else "false")
     exchange = await clear_cache(ocpp)
     check_equal(C11.status, "ClearCacheResponse status", answer, exchange.response["status"])
 
