@@ -4,12 +4,17 @@ Station 2.x (spec 001 C01, C09): a presented idToken is authorized with Authoriz
 accepted and the cable is in, a transaction starts; an EVSE restriction in idTokenInfo.evseId is
 honoured (order of checks, step 7). The token that started a transaction stops it without a new
 AuthorizeRequest; another token is authorized first and stops it when its groupIdToken matches
-(Authorization rule 5).
+(Authorization rule 5). The authorization cache (C10-C12; AuthCacheCtrlr.Enabled, on by default) keeps
+the idTokenInfo of every answer about a token but Central and NoAuthorization ones, until its
+cacheExpiryDateTime; with AuthCtrlr.LocalPreAuthorize a cached Accepted token starts without
+AuthorizeRequest, a cached refusal is asked about again; ClearCache empties it, Rejected while it is off
+(rule 12). The start button starts with an empty NoAuthorization token and asks nobody (rule 2).
 
 Charge point 1.6 (spec 002 "What the service does" 3, 8): the same with a bare idTag and Authorize;
 a group is an equal parentIdTag; an accepted idTag without the cable in makes the connector Preparing.
 
-CSMS: the TokenStore's order of checks (``harness.reference.tokens``); 2.x answers idTokenInfo (with
+CSMS: the TokenStore's order of checks (``harness.reference.tokens``), with the statuses and idTokenInfo
+fields a test gives tokens on top (``token_status``, ``id_token_info_extra``); 2.x answers idTokenInfo (with
 groupIdToken), 1.6 answers IdTagInfo with the 1.6 statuses only and the group as parentIdTag.
 ConcurrentTx is decided where a transaction starts, never in Authorize (a driver also authorizes to
 stop): in 2.x for the TransactionEvent Started of a token already in another transaction of the
