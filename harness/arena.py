@@ -6,8 +6,8 @@ A use case is written once against the arena and played from either side:
 initiator, and otherwise asks the actuator to make the SUT send it and waits for it on
 the wire; either way it returns the same ``Exchange`` (request and answer) to verify.
 
-What a test creates at the SUT is undone when it ends (``Arena.undo``): a charging profile or a
-configuration value the harness set at a station under test, a cable plugged in, and every
+What a test creates at the SUT is undone when it ends (``Arena.undo``): a charging profile, a
+configuration value or a 2.x device-model variable the harness set at a station under test, a cable plugged in, and every
 transaction still running — the station under test's are stopped remotely, the harness's own
 station ends its own, so that a CSMS under test keeps none open.
 """
