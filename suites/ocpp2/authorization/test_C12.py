@@ -4,7 +4,8 @@ A token the station's cache holds as Accepted starts a transaction at once, with
 (AuthCtrlr.LocalPreAuthorize); the CSMS meets the token first in the TransactionEvent and SHALL check
 it again, answering its status now (spec 001 Authorization rule 7): a token blocked since it was
 cached is refused there, and the station then stops the transaction or suspends its energy
-(StopTxOnInvalidId; moves "Offline-authorized transaction"). A token the cache holds with a refusal
+(StopTxOnInvalidId; moves "Offline-authorized transaction") — ConcurrentTx too, the status a
+TransactionEvent Started alone can get. A token the cache holds with a refusal
 is asked about again (AuthorizeRequest), and starts nothing while the CSMS refuses it.
 
 The station under test gets its cache on and pre-authorizing for the test (AuthCacheCtrlr.Enabled,
@@ -66,18 +67,24 @@ def _stopped(payload):
         or dig(payload, "transactionInfo.chargingState") == "SuspendedEVSE"
 
 
+def _refused_at_start(profile, status):
+    """The token the CSMS refuses with ``status`` at a transaction's start: the profile's, or for
+    ConcurrentTx (a status only a TransactionEvent Started gets) an Accepted one."""
+    return token_with(profile, "Accepted" if status == "ConcurrentTx" else status)
+
+
 @pytest.mark.sut_roles("cs")
-@pytest.mark.parametrize("status", REFUSALS)
+@pytest.mark.parametrize("status", REFUSALS + ["ConcurrentTx"])
 @checks(Authorization.sent, C12.cached_start, C12.deauthorized)
-@needs(lambda given: token_with(given.profile, given.params["status"]))
+@needs(lambda given: _refused_at_start(given.profile, given.params["status"]))
 async def test_refused_cached_start_is_stopped(ocpp, profile, status):
     """The token was Accepted when cached; the CSMS now answers the cached start's TransactionEvent with
     ``status``: the station ends the transaction or suspends its energy."""
-    token, evse = token_with(profile, status), profile.evses[0].id
+    token, evse = _refused_at_start(profile, status), profile.evses[0].id
     await station_cache_on(ocpp)
     ocpp.configure(token_status={token.id: "Accepted"})
     await charge_once(ocpp, token, evse, C12.cached_start)
-    ocpp.configure(token_status={})
+    ocpp.configure(token_status={token.id: status})
     start = await present_again(ocpp, token, evse)
     started = await starts_with(ocpp, token, start, C12.cached_start)
     transaction = started.request["transactionInfo"]["transactionId"]
