@@ -28,9 +28,9 @@ from harness.verdict import require, violated
 MAX_PAGES = 200   # a walk longer than this is the SUT looping, not paging
 
 
-async def get(arena: OcpiArena, url: str) -> HttpExchange:
-    """A GET of the SUT's locations endpoint with the token of the registration."""
-    return await arena.send("GET", url, token=arena.token_to_sut, module=LOCATIONS)
+async def get(arena: OcpiArena, url: str, module: str = LOCATIONS) -> HttpExchange:
+    """A GET of the SUT's ``module`` endpoint with the token of the registration."""
+    return await arena.send("GET", url, token=arena.token_to_sut, module=module)
 
 
 async def read_object(arena: OcpiArena, ids: tuple[str, ...]) -> tuple[dict[str, Any], HttpExchange]:
@@ -51,19 +51,22 @@ async def sut_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ pull
-async def walk(arena: OcpiArena, **query: Any) -> PageWalker:
-    """Every page of the SUT's Location list for ``query``, each Location valid, the pages chained
-    by the pagination rules."""
-    base = arena.sut_url(LOCATIONS)
+async def walk(arena: OcpiArena, *, listing: tuple[str, str, Rule] = (LOCATIONS, "location", LocationRules.listed),
+               **query: Any) -> PageWalker:
+    """Every page of the SUT's list of ``listing`` (module, object schema, the rule of its list;
+    Locations by default) for ``query``, each object valid, the pages chained by the pagination
+    rules."""
+    module, kind, rule = listing
+    base = arena.sut_url(module)
     walker = PageWalker(f"{base}?{urlencode(query)}" if query else base)
     while walker.next_url is not None:
         url = walker.next_url
-        exchange = await get(arena, url)
+        exchange = await get(arena, url, module)
         items = expect_success(exchange.status, exchange.response_body)
-        require(isinstance(items, list), LocationRules.listed, f"page {walker.pages + 1} holds no list of Locations",
+        require(isinstance(items, list), rule, f"page {walker.pages + 1} holds no list of {module}",
                 expected="a JSON array", actual=type(items).__name__)
         for item in items:
-            schemas.check("location", item)
+            schemas.check(kind, item)
         walker.feed(url, exchange.response_headers, items)
         _report(walker)
         require(walker.pages < MAX_PAGES or walker.next_url is None, PaginationRules.complete,

@@ -27,7 +27,8 @@ from harness.transport.http import HttpExchange, HttpRequest
 # ------------------------------------------------------------------------------ test data
 def build_location(country_code: str, party_id: str, location_id: str,
                    evses: Iterable[tuple[str, Sequence[str]]], last_updated: str) -> dict[str, Any]:
-    """A complete, valid Location with AC connectors on each EVSE."""
+    """A complete, valid Location with AC connectors on each EVSE; the first EVSE takes charging
+    preferences (CHARGING_PREFERENCES_CAPABLE), the others do not."""
     def connector(connector_id: str) -> dict[str, Any]:
         return {"id": connector_id, "standard": "IEC_62196_T2", "format": "SOCKET", "power_type": "AC_3_PHASE",
                 "max_voltage": 230, "max_amperage": 32, "tariff_ids": ["AC-STANDARD"], "last_updated": last_updated}
@@ -38,9 +39,10 @@ def build_location(country_code: str, party_id: str, location_id: str,
         "postal_code": "3511 ED", "country": "NLD",
         "coordinates": {"latitude": "52.089444", "longitude": "5.110278"},
         "parking_type": "PARKING_LOT", "time_zone": "Europe/Amsterdam",
-        "evses": [{"uid": uid, "status": "AVAILABLE", "capabilities": ["RFID_READER"],
+        "evses": [{"uid": uid, "status": "AVAILABLE",
+                   "capabilities": ["RFID_READER"] + (["CHARGING_PREFERENCES_CAPABLE"] if index == 0 else []),
                    "connectors": [connector(c) for c in connectors], "last_updated": last_updated}
-                  for uid, connectors in evses],
+                  for index, (uid, connectors) in enumerate(evses)],
         "last_updated": last_updated,
     }
 

@@ -513,12 +513,12 @@ class OcpiPeer(Actions):
         offered = {name for handler in self.handlers.values() for name in handler.actions()}
         return super().supported_actions() | offered
 
-    async def perform(self, action: str, body: dict[str, Any]) -> None:
+    async def perform(self, action: str, body: dict[str, Any]) -> Any:
+        """What the module's action answers (a handler's push: its exchange)."""
         for handler in self.handlers.values():
             if action in handler.actions():
-                await handler.actions()[action](**body)
-                return
-        await super().perform(action, body)
+                return await handler.actions()[action](**body)
+        return await super().perform(action, body)
 
     async def _actuate(self, request: HttpRequest, action: str) -> HttpResponse:
         """The http actuator contract (docs/actuators.md), for a peer run on its own."""
