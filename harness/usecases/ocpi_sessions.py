@@ -21,7 +21,7 @@ from harness.ocpi.envelope import expect_success
 from harness.ocpi.sessions import (
     CHARGING_PREFERENCES, SESSIONS, SessionRules, repeated_periods, unchanged_fields)
 from harness.ocpi.timestamps import format_datetime, parse_datetime
-from harness.ocpi_arena import CPO, EMSP, OcpiArena
+from harness.ocpi_arena import CPO, EMSP, OcpiArena, check_answer
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
 from harness.usecases import ocpi_locations as loc
@@ -39,12 +39,16 @@ def _pushed(push: HttpExchange | None, rule: Rule, what: str) -> dict[str, Any]:
 
 
 async def _cpo_does(arena: OcpiArena, action: str, method: str, ids: tuple[str, ...], *, rule: Rule,
-                    **body: Any) -> HttpExchange | None:
+                    accepted: Rule, **body: Any) -> HttpExchange | None:
     """The CPO performs ``action``: a CPO under test through its actuator (its ``method`` request
-    awaited), the harness's own CPO directly (the request it sent; None when it sent none)."""
+    awaited), the harness's own CPO directly (the request it sent, which the eMSP under test must
+    have accepted: ``accepted``)."""
     if arena.is_sut(CPO):
         return await arena.exchange(CPO, method, SESSIONS, ids, trigger=(action, body), rule=rule)
-    return await arena.act(CPO, action, **body)
+    push = await arena.act(CPO, action, **body)
+    if push is not None:
+        check_answer(push, accepted, f"the Session {method} ({action})", success=True)
+    return push
 
 
 def _stop_at_end(arena: OcpiArena, session_id: str) -> None:
@@ -55,14 +59,16 @@ def _stop_at_end(arena: OcpiArena, session_id: str) -> None:
 async def start(arena: OcpiArena, *, rule: Rule = SessionRules.pushed, **body: Any) -> dict[str, Any]:
     """The CPO starts a Session (``body``: status, authorization_reference, location_id, ...) and
     PUTs it: the Session it pushed."""
-    session = _pushed(await _cpo_does(arena, "start_session", "PUT", (), rule=rule, **body), rule, "PUT")
+    session = _pushed(await _cpo_does(arena, "start_session", "PUT", (), rule=rule, accepted=SessionRules.put_stored,
+                                      **body), rule, "PUT")
     _stop_at_end(arena, session["id"])
     return session
 
 
-async def reserve(arena: OcpiArena, *, rule: Rule = SessionRules.reservation, **body: Any) -> dict[str, Any]:
+async def reserve(arena: OcpiArena, *, rule: Rule = SessionRules.reservation, accepted: Rule = SessionRules.put_stored,
+                  **body: Any) -> dict[str, Any]:
     """A driver reserves (``body``: location_id, evse_uid): the RESERVATION Session the CPO PUT."""
-    session = _pushed(await _cpo_does(arena, "reserve", "PUT", (), rule=rule, **body), rule, "PUT")
+    session = _pushed(await _cpo_does(arena, "reserve", "PUT", (), rule=rule, accepted=accepted, **body), rule, "PUT")
     _stop_at_end(arena, session["id"])
     return session
 
@@ -74,8 +80,8 @@ async def change(arena: OcpiArena, session_id: str, action: str = "update_sessio
     only what changed, and no ChargingPeriod pushed before (judged against the Session as the
     harness held it before the PATCH)."""
     before = copy.deepcopy(held_by_harness(arena, session_id)) if arena.is_sut(CPO) else None
-    patch = _pushed(await _cpo_does(arena, action, "PATCH", (session_id,), rule=rule, session_id=session_id, **body),
-                    rule, "PATCH")
+    patch = _pushed(await _cpo_does(arena, action, "PATCH", (session_id,), rule=rule, accepted=SessionRules.patch_applied,
+                                    session_id=session_id, **body), rule, "PATCH")
     if before is not None:
         repeated = repeated_periods(before, patch)
         require(not repeated, SessionRules.periods_only_new, "the PATCH repeats ChargingPeriods pushed before: the "

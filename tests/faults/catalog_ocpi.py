@@ -25,9 +25,13 @@ from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore
 from harness.ocpi.pagination import PaginationRules
+from harness.ocpi.sessions import (
+    ACTIVE, COMPLETED, NA, PENDING, RESERVATION, SESSIONS, SessionRules, SessionStore)
 from harness.ocpi.timestamps import format_datetime
 from harness.reference.ocpi import VERSION, OcpiPeer
+from harness.reference.ocpi.handler import Reply
 from harness.reference.ocpi.locations import LocationsSender
+from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
 from harness.transport.http import HttpResponse
 
 MODULE = "catalog_ocpi"
@@ -281,6 +285,260 @@ class StoresIdsLowerCased(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _LowerCasingStore)
 
 
+# ------------------------------------------------------------------------------ sessions: the CPO
+class _SessionPatchesWithoutLastUpdated(SessionsSender):
+    async def push(self, method, session_id, body):
+        if method == "PATCH":
+            body = {k: v for k, v in body.items() if k != "last_updated"}
+        return await super().push(method, session_id, body)
+
+
+class SessionPatchesWithoutLastUpdated(OcpiPeer):
+    """The CPO's Session PATCH carries no last_updated."""
+
+    modules = OcpiPeer.modules.with_handler(_SessionPatchesWithoutLastUpdated)
+
+
+class _ResendsAllPeriods(SessionsSender):
+    async def push(self, method, session_id, body):
+        if method == "PATCH" and body.get("charging_periods"):
+            body = {**body, "charging_periods": self.store.owned(session_id)["charging_periods"]}
+        return await super().push(method, session_id, body)
+
+
+class ResendsAllChargingPeriods(OcpiPeer):
+    """Every Session PATCH carries all the ChargingPeriods so far, not only the new one."""
+
+    modules = OcpiPeer.modules.with_handler(_ResendsAllPeriods)
+
+
+class _KeepsTheCreationTime(SessionsSender):
+    async def push(self, method, session_id, body):
+        return await super().push(method, session_id, {k: v for k, v in body.items()
+                                                       if method == "PUT" or k != "start_date_time"})
+
+
+class KeepsTheCreationTimeOnActivation(OcpiPeer):
+    """PENDING → ACTIVE leaves start_date_time at the creation time."""
+
+    modules = OcpiPeer.modules.with_handler(_KeepsTheCreationTime)
+
+
+class _PushesAfterCompleted(SessionsSender):
+    async def _patch(self, session_id, changes):
+        session = self.store.owned(session_id)
+        if session is not None and session["status"] == COMPLETED:
+            return await self.push("PATCH", session["id"], {**changes, "last_updated": format_datetime(utcnow())})
+        return await super()._patch(session_id, changes)
+
+
+class PushesChangesAfterCompleted(OcpiPeer):
+    """Still PATCHes a Session after it is COMPLETED."""
+
+    modules = OcpiPeer.modules.with_handler(_PushesAfterCompleted)
+
+
+class _NewTokenOnActivation(SessionsSender):
+    async def push(self, method, session_id, body):
+        if method == "PATCH" and body.get("status") == ACTIVE:
+            body = {**body, "cdr_token": self._token()}
+        return await super().push(method, session_id, body)
+
+
+class NewTokenOnActivation(OcpiPeer):
+    """A Session that goes ACTIVE (a reservation used) names another Token."""
+
+    modules = OcpiPeer.modules.with_handler(_NewTokenOnActivation)
+
+
+class _KeepsTheFirstReference(SessionsSender):
+    async def push(self, method, session_id, body):
+        return await super().push(method, session_id, {k: v for k, v in body.items()
+                                                       if method == "PUT" or k != "authorization_reference"})
+
+
+class KeepsTheFirstAuthorizationReference(OcpiPeer):
+    """A later authorization_reference from the eMSP never reaches the Session."""
+
+    modules = OcpiPeer.modules.with_handler(_KeepsTheFirstReference)
+
+
+class _ReservesAsPending(SessionsSender):
+    async def push(self, method, session_id, body):
+        if method == "PUT" and body.get("status") == RESERVATION:
+            body = {**body, "status": PENDING}
+        return await super().push(method, session_id, body)
+
+
+class ReservesAsPending(OcpiPeer):
+    """A reservation is pushed as a PENDING Session, not RESERVATION."""
+
+    modules = OcpiPeer.modules.with_handler(_ReservesAsPending)
+
+
+class _NaWhenActive(SessionsSender):
+    async def push(self, method, session_id, body):
+        return await super().push(method, session_id, {k: v for k, v in body.items()
+                                                       if k not in ("evse_uid", "connector_id") or method == "PUT"})
+
+
+class ChargesWithoutAnEvse(OcpiPeer):
+    """A #NA reservation goes ACTIVE without naming the EVSE it charges at."""
+
+    modules = OcpiPeer.modules.with_handler(_NaWhenActive)
+
+
+class _DropsCompleted(SessionsSender):
+    def listed(self):
+        return [session for session in super().listed() if session["status"] != COMPLETED]
+
+
+class DropsCompletedSessionsFromTheList(OcpiPeer):
+    """The Sender's list leaves COMPLETED Sessions out."""
+
+    modules = OcpiPeer.modules.with_handler(_DropsCompleted)
+
+
+class _RepeatsUnchangedFields(SessionsSender):
+    async def push(self, method, session_id, body):
+        if method == "PATCH":
+            body = {**body, "currency": self.store.owned(session_id)["currency"]}
+        return await super().push(method, session_id, body)
+
+
+class PatchesUnchangedFields(OcpiPeer):
+    """Every Session PATCH also carries the currency, which never changed."""
+
+    modules = OcpiPeer.modules.with_handler(_RepeatsUnchangedFields)
+
+
+# ------------------------------------------------------------------------------ sessions: the eMSP
+class _ReplacesPeriodsOnPatch(SessionStore):
+    def patch(self, country_code, party_id, session_id, changes):
+        held = self.get(country_code, party_id, session_id)
+        if held is not None and isinstance(changes, dict) and changes.get("charging_periods"):
+            held["charging_periods"] = []
+        return super().patch(country_code, party_id, session_id, changes)
+
+
+class ReplacesChargingPeriodsOnPatch(OcpiPeer):
+    """A PATCH's charging_periods replace the stored ones instead of being appended."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _ReplacesPeriodsOnPatch)
+
+
+class _LenientSessionStore(SessionStore):
+    def patch(self, country_code, party_id, session_id, changes):
+        if isinstance(changes, dict) and "last_updated" not in changes:
+            changes = {**changes, "last_updated": format_datetime(utcnow())}
+        return super().patch(country_code, party_id, session_id, changes)
+
+
+class AcceptsASessionPatchWithoutLastUpdated(OcpiPeer):
+    """The Receiver applies a Session PATCH that has no last_updated instead of answering 2001."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _LenientSessionStore)
+
+
+class _TrustsTheUrl(SessionStore):
+    def put(self, country_code, party_id, session_id, session):
+        if isinstance(session, dict):
+            session = {**session, "country_code": country_code, "party_id": party_id, "id": session_id}
+        return super().put(country_code, party_id, session_id, session)
+
+
+class StoresUnderTheUrlIds(OcpiPeer):
+    """A PUT whose URL ids differ from the Session's is stored under the URL's, not refused."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _TrustsTheUrl)
+
+
+class _FreeWhenAbsent(SessionStore):
+    def put(self, country_code, party_id, session_id, session):
+        if isinstance(session, dict) and session.get("total_cost") is None:
+            session = {**session, "total_cost": {"excl_vat": 0.0, "incl_vat": 0.0}}
+        return super().put(country_code, party_id, session_id, session)
+
+
+class ReadsAnAbsentTotalCostAsFree(OcpiPeer):
+    """A Session pushed without total_cost is stored as free (0.00)."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _FreeWhenAbsent)
+
+
+class _RefusesNa(SessionStore):
+    def put(self, country_code, party_id, session_id, session):
+        if isinstance(session, dict) and NA in (session.get("evse_uid"), session.get("connector_id")):
+            raise StatusError(SessionRules.na_accepted, "unknown EVSE #NA", status_code=StatusCode.INVALID_PARAMETERS)
+        return super().put(country_code, party_id, session_id, session)
+
+
+class RefusesNaReservations(OcpiPeer):
+    """A RESERVATION whose evse_uid and connector_id are #NA is refused."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _RefusesNa)
+
+
+class _CreatesOnPatch(SessionStore):
+    def patch(self, country_code, party_id, session_id, changes):
+        if self.get(country_code, party_id, session_id) is None:
+            return {}
+        return super().patch(country_code, party_id, session_id, changes)
+
+
+class AcceptsAPatchOfAnUnknownSession(OcpiPeer):
+    """A PATCH of a Session it never got is answered with success (and dropped)."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _CreatesOnPatch)
+
+
+class _ReopensCompleted(SessionStore):
+    @staticmethod
+    def _check_change(held, after):
+        return None
+
+
+class ReopensACompletedSession(OcpiPeer):
+    """Applies any status change, a COMPLETED Session's too."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _ReopensCompleted)
+
+
+class _DeletesSessions(SessionsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "DELETE":
+            return Reply(200, build())
+        return await super().serve(request, rest)
+
+
+class AcceptsASessionDelete(OcpiPeer):
+    """Answers a Session DELETE with success."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesSessions)
+
+
+class _PatchesInnerObjects(SessionsReceiver):
+    async def serve(self, request, rest):
+        return await super().serve(request, rest[:3])
+
+
+class PatchesThroughExtraSegments(OcpiPeer):
+    """A PATCH at {session_id}/charging_periods is applied to the Session instead of refused."""
+
+    modules = OcpiPeer.modules.with_handler(_PatchesInnerObjects)
+
+
+class _AnyParty(SessionsReceiver):
+    def _check_party(self, country_code, party_id):
+        return None
+
+
+class AcceptsPushesUnderAnyParty(OcpiPeer):
+    """Stores Sessions pushed under any party, not only the pushing CPO's."""
+
+    modules = OcpiPeer.modules.with_handler(_AnyParty)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -350,6 +608,8 @@ AUTH, FORMAT = "transport/test_OCPI_AUTH.py", "transport/test_OCPI_FORMAT.py"
 OCPI_AUTH_UNDECLARED = "OCPI_AUTH.undeclared_form_refused"   # a use case's row: its table lives in the suite
 CREDS = "credentials/test_OCPI_CREDENTIALS.py"
 PULL, PUSH = "locations/test_OCPI_LOCATIONS_PULL.py", "locations/test_OCPI_LOCATIONS_PUSH.py"
+S_PUSH, S_PULL = "sessions/test_OCPI_SESSIONS_PUSH.py", "sessions/test_OCPI_SESSIONS_PULL.py"
+S_RECEIVER = "sessions/test_OCPI_SESSIONS_RECEIVER.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -422,6 +682,70 @@ FAULTS: tuple[Fault, ...] = (
     Fault("patch-without-last-updated-accepted", LocationRules.patch_last_updated.id,
           AcceptsAPatchWithoutLastUpdated, (node(PUSH, "test_patch_without_last_updated_gets_2001", "emsp"),),
           "a PATCH without last_updated: status_code 1000 where 2001 (invalid or missing parameters) is due"),
+    Fault("session-patch-without-last-updated", SessionRules.patch_last_updated.id, SessionPatchesWithoutLastUpdated,
+          (node(S_PUSH, "test_change_is_patched_with_last_updated", "cpo"),),
+          "the PATCH has no last_updated"),
+    Fault("session-patch-resends-all-periods", SessionRules.periods_only_new.id, ResendsAllChargingPeriods,
+          (node(S_PUSH, "test_charging_periods_are_appended", "cpo"),),
+          "the PATCH repeats ChargingPeriods pushed before"),
+    Fault("session-start-not-moved-on-activation", SessionRules.activation_start.id, KeepsTheCreationTimeOnActivation,
+          (node(S_PUSH, "test_pending_becomes_active_at_the_moment_of_activation", "cpo"),),
+          "start_date_time was not moved to the moment of activation"),
+    Fault("session-changed-after-completed", SessionRules.final.id, PushesChangesAfterCompleted,
+          (node(S_PUSH, "test_completed_is_final", "cpo"),),
+          "the SUT sent a sessions PATCH when it must not"),
+    Fault("session-token-changed-on-activation", SessionRules.reservation_token.id, NewTokenOnActivation,
+          (node(S_PUSH, "test_reservation_becomes_active_with_the_same_token", "cpo"),),
+          "cdr_token uid after activation is wrong"),
+    Fault("session-authorization-reference-not-updated", SessionRules.authorization_reference.id,
+          KeepsTheFirstAuthorizationReference,
+          (node(S_PUSH, "test_authorization_reference_is_the_last_given", "cpo"),),
+          "authorization_reference held is wrong"),
+    Fault("session-reservation-pushed-as-pending", SessionRules.reservation.id, ReservesAsPending,
+          (node(S_PUSH, "test_reservation_becomes_active_with_the_same_token", "cpo"),),
+          "status of the reservation's Session is wrong"),
+    Fault("session-active-without-an-evse", SessionRules.na_only_reservation.id, ChargesWithoutAnEvse,
+          (node(S_PUSH, "test_reservation_without_an_evse_is_na_until_charging", "cpo"),),
+          "#NA in a ACTIVE Session"),
+    Fault("session-completed-dropped-from-the-list", SessionRules.still_listed.id, DropsCompletedSessionsFromTheList,
+          (node(S_PULL, "test_completed_session_stays_listed", "cpo"),),
+          "the COMPLETED Session is gone from the list"),
+    Fault("session-patch-repeats-unchanged-fields", SessionRules.patch_only_changed.id, PatchesUnchangedFields,
+          (node(S_PUSH, "test_change_is_patched_with_last_updated", "cpo"),),
+          "the PATCH carries fields that did not change", "finding"),
+    Fault("session-periods-replaced-by-patch", SessionRules.periods_appended.id, ReplacesChargingPeriodsOnPatch,
+          (node(S_PUSH, "test_charging_periods_are_appended", "emsp"),
+           node(S_RECEIVER, "test_put_replaces_the_charging_periods", "emsp")),
+          "charging_periods"),
+    Fault("session-patch-without-last-updated-accepted", SessionRules.patch_refused_without_last_updated.id,
+          AcceptsASessionPatchWithoutLastUpdated,
+          (node(S_RECEIVER, "test_patch_without_last_updated_gets_2001", "emsp"),),
+          "a PATCH without last_updated: status_code 1000 where 2001 (invalid or missing parameters) is due"),
+    Fault("session-url-ids-trusted", SessionRules.mismatch_refused.id, StoresUnderTheUrlIds,
+          (node(S_RECEIVER, "test_put_whose_url_differs_from_the_body_is_refused", "emsp", "country_code"),
+           node(S_RECEIVER, "test_put_whose_url_differs_from_the_body_is_refused", "emsp", "id")),
+          "differs between URL and body carries a success status_code"),
+    Fault("session-absent-total-cost-read-as-free", SessionRules.total_cost.id, ReadsAnAbsentTotalCostAsFree,
+          (node(S_RECEIVER, "test_total_cost_is_kept_as_sent", "emsp", "unknown"),),
+          "total_cost of a Session pushed without one is wrong"),
+    Fault("session-na-reservation-refused", SessionRules.na_accepted.id, RefusesNaReservations,
+          (node(S_PUSH, "test_reservation_without_an_evse_is_na_until_charging", "emsp"),),
+          "was refused"),
+    Fault("session-unknown-patch-accepted", SessionRules.patch_unknown.id, AcceptsAPatchOfAnUnknownSession,
+          (node(S_RECEIVER, "test_unknown_session_patch_refused_then_validated_and_put", "emsp"),),
+          "a PATCH of an unknown Session carries a success status_code"),
+    Fault("session-completed-reopened", SessionRules.completed_kept.id, ReopensACompletedSession,
+          (node(S_PUSH, "test_completed_is_final", "emsp"),),
+          "status is wrong", "finding"),
+    Fault("session-delete-accepted", SessionRules.never_deleted.id, AcceptsASessionDelete,
+          (node(S_RECEIVER, "test_delete_is_refused_and_the_session_stays", "emsp"),),
+          "a DELETE of a Session carries a success status_code"),
+    Fault("session-patch-through-extra-segments", SessionRules.patch_whole_session.id, PatchesThroughExtraSegments,
+          (node(S_RECEIVER, "test_patch_on_an_inner_object_is_refused", "emsp"),),
+          "a PATCH on the Session's charging_periods carries a success status_code"),
+    Fault("session-pushed-under-any-party", SessionRules.party_registered.id, AcceptsPushesUnderAnyParty,
+          (node(S_RECEIVER, "test_push_under_another_party_is_refused", "emsp"),),
+          "a PUT under a party the harness never declared carries a success status_code"),
 )
 
 

@@ -211,10 +211,6 @@ class SessionsSender(ModuleHandler):
     async def push(self, method: str, session_id: str, body: Mapping[str, Any]) -> HttpExchange:
         return await self.peer.call(method, SESSIONS, (session_id,), body)
 
-    def changes(self, session: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
-        """What a PATCH carries: ``changes`` and last_updated."""
-        return {**changes, "last_updated": format_datetime(utcnow())}
-
     async def _patch(self, session_id: str, changes: dict[str, Any]) -> HttpExchange | None:
         """Change our Session (the store checks the status table), then PATCH the change; nothing is
         pushed for a COMPLETED Session (final)."""
@@ -223,7 +219,7 @@ class SessionsSender(ModuleHandler):
             raise StatusError(SessionRules.pushed, f"no Session {session_id} here", status_code=StatusCode.CLIENT_ERROR)
         if session["status"] == COMPLETED:
             return None
-        body = self.changes(session, changes)
+        body = {**changes, "last_updated": format_datetime(utcnow())}
         self.store.patch(*self.owner, session["id"], body)
         return await self.push("PATCH", session["id"], body)
 

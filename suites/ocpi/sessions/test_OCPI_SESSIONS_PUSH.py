@@ -132,7 +132,7 @@ async def test_reservation_without_an_evse_is_na_until_charging(ocpi):
     EVSE. A Receiver stores the #NA as sent."""
     await creds.registered(ocpi)
     where = ses.located(ocpi, capable=True)
-    reserved = await ses.reserve(ocpi, location_id=where["location_id"])
+    reserved = await ses.reserve(ocpi, accepted=Ses.na_accepted, location_id=where["location_id"])
     held = await ses.held_by_sut(ocpi, reserved)
     for field in ("evse_uid", "connector_id"):
         check_equal(Ses.na_accepted if ocpi.is_sut(EMSP) else Ses.listed, field, reserved[field], held[field])
