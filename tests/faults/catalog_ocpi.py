@@ -539,6 +539,40 @@ class AcceptsPushesUnderAnyParty(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_AnyParty)
 
 
+class _PreferencesEverywhere(SessionsSender):
+    def _preferences(self, session_id, preferences):
+        return Reply(200, build("ACCEPTED"))
+
+
+class AcceptsPreferencesWithoutTheCapability(OcpiPeer):
+    """Accepts ChargingPreferences at an EVSE without CHARGING_PREFERENCES_CAPABLE (no 404, 2001)."""
+
+    modules = OcpiPeer.modules.with_handler(_PreferencesEverywhere)
+
+
+class _AnswersOk(SessionsSender):
+    def _preferences(self, session_id, preferences):
+        reply = super()._preferences(session_id, preferences)
+        return Reply(reply.status, build("OK"))
+
+
+class AnswersPreferencesWithAnUnknownValue(OcpiPeer):
+    """Answers ChargingPreferences with "OK", no ChargingPreferencesResponse value."""
+
+    modules = OcpiPeer.modules.with_handler(_AnswersOk)
+
+
+class _IgnoresTheCapability(SessionsReceiver):
+    def takes_preferences(self, session):
+        return True
+
+
+class SendsPreferencesWithoutTheCapability(OcpiPeer):
+    """The eMSP PUTs ChargingPreferences whatever the EVSE's capabilities."""
+
+    modules = OcpiPeer.modules.with_handler(_IgnoresTheCapability)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -610,6 +644,7 @@ CREDS = "credentials/test_OCPI_CREDENTIALS.py"
 PULL, PUSH = "locations/test_OCPI_LOCATIONS_PULL.py", "locations/test_OCPI_LOCATIONS_PUSH.py"
 S_PUSH, S_PULL = "sessions/test_OCPI_SESSIONS_PUSH.py", "sessions/test_OCPI_SESSIONS_PULL.py"
 S_RECEIVER = "sessions/test_OCPI_SESSIONS_RECEIVER.py"
+S_PREFS = "sessions/test_OCPI_CHARGING_PREFERENCES.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -746,6 +781,18 @@ FAULTS: tuple[Fault, ...] = (
     Fault("session-pushed-under-any-party", SessionRules.party_registered.id, AcceptsPushesUnderAnyParty,
           (node(S_RECEIVER, "test_push_under_another_party_is_refused", "emsp"),),
           "a PUT under a party the harness never declared carries a success status_code"),
+    Fault("preferences-accepted-without-the-capability", SessionRules.preferences_not_capable.id,
+          AcceptsPreferencesWithoutTheCapability,
+          (node(S_PREFS, "test_no_preferences_without_the_capability", "cpo"),),
+          "HTTP 200 where HTTP 404 is due"),
+    Fault("preferences-answered-with-an-unknown-value", SessionRules.preferences_answer.id,
+          AnswersPreferencesWithAnUnknownValue,
+          (node(S_PREFS, "test_preferences_are_answered_with_a_response_value", "cpo", "ACCEPTED"),),
+          "is not one of the accepted values"),
+    Fault("preferences-sent-without-the-capability", SessionRules.preferences_only_capable.id,
+          SendsPreferencesWithoutTheCapability,
+          (node(S_PREFS, "test_no_preferences_without_the_capability", "emsp"),),
+          "the SUT sent a sessions PUT when it must not"),
 )
 
 

@@ -313,6 +313,11 @@ class SessionsReceiver(ModuleHandler):
                               f"pushing CPO ({party.country_code}/{party.party_id})",
                               status_code=StatusCode.INVALID_PARAMETERS, http_status=404)
 
+    def takes_preferences(self, session: Mapping[str, Any]) -> bool:
+        """The Session's EVSE lists CHARGING_PREFERENCES_CAPABLE in the Locations its CPO pushed us."""
+        owner = (session["country_code"], session["party_id"])
+        return capable(_evse(self.peer, session["location_id"], session["evse_uid"], owner=owner))
+
     async def act_set_charging_preferences(self, session_id: str, profile_type: str,
                                            departure_time: str | None = None, energy_need: float | None = None
                                            ) -> HttpExchange | None:
@@ -321,8 +326,7 @@ class SessionsReceiver(ModuleHandler):
         session = next((s for s in self.store.all() if s["id"].lower() == session_id.lower()), None)
         if session is None:
             return None
-        owner = (session["country_code"], session["party_id"])
-        if not capable(_evse(self.peer, session["location_id"], session["evse_uid"], owner=owner)):
+        if not self.takes_preferences(session):
             return None
         preferences = {"profile_type": profile_type, "departure_time": departure_time, "energy_need": energy_need}
         body = {k: v for k, v in preferences.items() if v is not None}
