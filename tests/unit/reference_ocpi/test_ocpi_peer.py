@@ -50,7 +50,8 @@ async def test_versions_and_details_list_the_modules_by_role():
     assert versions.json()["data"] == [{"version": "2.2.1", "url": cpo.details_url}]
     details = (await emsp.send("GET", cpo.details_url, token=TOKEN_A)).json()["data"]
     assert {(e["identifier"], e["role"]) for e in details["endpoints"]} == {("credentials", "SENDER"),
-                                                                          ("locations", "SENDER")}
+                                                                          ("locations", "SENDER"),
+                                                                          ("sessions", "SENDER")}
     assert {e["role"] for e in emsp.endpoints()} == {"SENDER", "RECEIVER"}
 
 
