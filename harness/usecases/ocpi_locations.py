@@ -20,9 +20,10 @@ from harness.ocpi.envelope import expect_success
 from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules
 from harness.ocpi.pagination import PageWalker, PaginationRules
 from harness.ocpi.timestamps import format_datetime
-from harness.ocpi_arena import CPO, OcpiArena
+from harness.ocpi_arena import CPO, OcpiArena, check_answer
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
+from harness.usecases import ocpi_credentials
 from harness.verdict import require, violated
 
 MAX_PAGES = 200   # a walk longer than this is the SUT looping, not paging
@@ -114,6 +115,34 @@ async def patch_connector(arena: OcpiArena, location_id: str, evse_uid: str, con
     return await _patch(arena, (location_id, evse_uid, connector_id), {"tariff_ids": tariff_ids}, "patch_connector",
                         rule, location_id=location_id, evse_uid=evse_uid, connector_id=connector_id,
                         tariff_ids=tariff_ids)
+
+
+def _own_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
+    """The harness's own EVSE or Connector at ``ids``, stamped as changed now."""
+    found: dict[str, Any] = _own_location(arena, ids[0])
+    for key, child_id in zip(("evses", "connectors"), ids[1:]):
+        id_field = "uid" if key == "evses" else "id"
+        found = next(child for child in found[key] if child[id_field].lower() == child_id.lower())
+    return {**found, "last_updated": format_datetime(utcnow())}
+
+
+async def push_object(arena: OcpiArena, ids: tuple[str, ...], *, rule: Rule) -> HttpExchange:
+    """The CPO PUTs a whole EVSE (location, evse) or Connector (location, evse, connector) to the
+    Receiver, stamped as changed now (``push_evse``, ``push_connector``)."""
+    action, names = (("push_evse", ("location_id", "evse_uid")) if len(ids) == 2 else
+                     ("push_connector", ("location_id", "evse_uid", "connector_id")))
+    body = None if arena.is_sut(CPO) else _own_object(arena, ids)
+    return await arena.exchange(CPO, "PUT", LOCATIONS, ids, body, rule=rule, trigger=(action, dict(zip(names, ids))))
+
+
+async def location_pushed(arena: OcpiArena, *, rule: Rule) -> tuple[tuple[str, str, str], HttpExchange]:
+    """Registered, and the CPO's first Location PUT to the Receiver and accepted: its ids
+    (``pushed_location``), and the PUT."""
+    await ocpi_credentials.registered(arena)
+    ids = pushed_location(arena)
+    push = await push_location(arena, ids[0], rule=rule)
+    check_answer(push, LocationRules.put, f"the PUT of {ids[0]}", success=True)
+    return ids, push
 
 
 def pushed_location(arena: OcpiArena) -> tuple[str, str, str]:

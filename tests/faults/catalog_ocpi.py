@@ -30,7 +30,7 @@ from harness.ocpi.sessions import (
 from harness.ocpi.timestamps import format_datetime
 from harness.reference.ocpi import VERSION, OcpiPeer
 from harness.reference.ocpi.handler import Reply
-from harness.reference.ocpi.locations import LocationsSender
+from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
 from harness.transport.http import HttpResponse
 
@@ -573,6 +573,59 @@ class SendsPreferencesWithoutTheCapability(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_IgnoresTheCapability)
 
 
+# ------------------------------------------------------------------------------ locations: objects
+class _DropsNewEvses(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        if target.kind == "evse" and self.get(country_code, party_id, target) is None:
+            return True
+        return super().put(country_code, party_id, target, obj)
+
+
+class DropsANewEvse(OcpiPeer):
+    """An EVSE PUT with a uid it has not seen is answered with success and dropped."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _DropsNewEvses)
+
+
+class _DeletesEvses(LocationsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "DELETE":
+            return Reply(200, build())
+        return await super().serve(request, rest)
+
+
+class AcceptsAnEvseDelete(OcpiPeer):
+    """Answers an EVSE DELETE with success."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesEvses)
+
+
+class _TrustsTheLocationUrl(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        if isinstance(obj, dict) and target.kind == "location":
+            obj = {**obj, "country_code": country_code, "party_id": party_id}
+        return super().put(country_code, party_id, target, obj)
+
+
+class StoresALocationUnderTheUrlParty(OcpiPeer):
+    """A Location PUT whose party differs from the URL's is stored under the URL's, not refused."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _TrustsTheLocationUrl)
+
+
+class _RenamesParking(LocationStore):
+    def all(self):
+        return [{**location, "parking_places": [{**place, "id": f"{place['id']}-OLD"}
+                                                for place in location.get("parking_places", [])]}
+                for location in super().all()]
+
+
+class ReferencesParkingThatIsNotThere(OcpiPeer):
+    """Its EVSEs reference Parking ids that its Locations list under other ids."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _RenamesParking)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -645,6 +698,7 @@ PULL, PUSH = "locations/test_OCPI_LOCATIONS_PULL.py", "locations/test_OCPI_LOCAT
 S_PUSH, S_PULL = "sessions/test_OCPI_SESSIONS_PUSH.py", "sessions/test_OCPI_SESSIONS_PULL.py"
 S_RECEIVER = "sessions/test_OCPI_SESSIONS_RECEIVER.py"
 S_PREFS = "sessions/test_OCPI_CHARGING_PREFERENCES.py"
+OBJECTS = "locations/test_OCPI_LOCATIONS_OBJECTS.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -793,6 +847,18 @@ FAULTS: tuple[Fault, ...] = (
           SendsPreferencesWithoutTheCapability,
           (node(S_PREFS, "test_no_preferences_without_the_capability", "emsp"),),
           "the SUT sent a sessions PUT when it must not"),
+    Fault("location-new-evse-dropped", LocationRules.put.id, DropsANewEvse,
+          (node(OBJECTS, "test_new_evse_put_joins_its_location", "emsp"),),
+          "the new EVSE in its Location is wrong"),
+    Fault("location-evse-delete-accepted", LocationRules.removal.id, AcceptsAnEvseDelete,
+          (node(OBJECTS, "test_evse_delete_is_refused_and_it_stays", "emsp"),),
+          "a DELETE of an EVSE carries a success status_code"),
+    Fault("location-url-party-trusted", LocationRules.put.id, StoresALocationUnderTheUrlParty,
+          (node(OBJECTS, "test_location_whose_party_differs_from_the_url_gets_2001", "emsp"),),
+          "status_code 1000 where 2001 (invalid or missing parameters) is due"),
+    Fault("location-parking-reference-dangling", LocationRules.parking_reference.id, ReferencesParkingThatIsNotThere,
+          (node(OBJECTS, "test_parking_references_name_parking_of_the_location", "cpo"),),
+          "which the Location lacks"),
 )
 
 
