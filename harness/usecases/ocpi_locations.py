@@ -17,14 +17,14 @@ from harness.clock import utcnow
 from harness.errors import NotApplicable
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
-from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules
-from harness.ocpi.pagination import PageWalker, PaginationRules
+from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules, last_updated
+from harness.ocpi.pagination import PageWalker, PaginationRules, object_key
 from harness.ocpi.timestamps import format_datetime
 from harness.ocpi_arena import CPO, OcpiArena, check_answer
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
 from harness.usecases import ocpi_credentials
-from harness.verdict import require, violated
+from harness.verdict import check_equal, require, violated
 
 MAX_PAGES = 200   # a walk longer than this is the SUT looping, not paging
 
@@ -73,6 +73,25 @@ async def walk(arena: OcpiArena, *, listing: tuple[str, str, Rule] = (LOCATIONS,
         require(walker.pages < MAX_PAGES or walker.next_url is None, PaginationRules.complete,
                 f"the pages did not end after {MAX_PAGES} pages", actual=walker.next_url)
     return walker
+
+
+async def check_date_filter(arena: OcpiArena, everything: list[dict[str, Any]], bound: str, *,
+                            listing: tuple[str, str, Rule] = (LOCATIONS, "location", LocationRules.listed),
+                            **fixed: Any) -> None:
+    """The list walked with ``bound`` (date_from or date_to) at the middle last_updated of
+    ``everything`` holds exactly the objects on its side: date_from keeps last_updated >= it
+    (inclusive), date_to keeps last_updated < it (exclusive). ``fixed``: filters every request
+    carries (such as the date_from a list requires)."""
+    stamps = sorted({last_updated(item) for item in everything})
+    if len(stamps) < 2:
+        raise NotApplicable(f"the SUT's {listing[0]} share one last_updated: no filter can split them")
+    pivot = stamps[len(stamps) // 2]
+    text = next(item["last_updated"] for item in everything if last_updated(item) == pivot)
+    keep = (lambda stamp: stamp >= pivot) if bound == "date_from" else (lambda stamp: stamp < pivot)
+    expected = [item for item in everything if keep(last_updated(item))]
+    filtered = await walk(arena, listing=listing, **{**fixed, bound: text, "limit": 1})
+    check_equal(PaginationRules.date_filters, f"{listing[0]} listed with {bound}={text}",
+                sorted(object_key(item) for item in expected), sorted(object_key(item) for item in filtered.items))
 
 
 def _report(walker: PageWalker) -> None:

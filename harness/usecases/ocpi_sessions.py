@@ -80,8 +80,9 @@ async def change(arena: OcpiArena, session_id: str, action: str = "update_sessio
     only what changed, and no ChargingPeriod pushed before (judged against the Session as the
     harness held it before the PATCH)."""
     before = copy.deepcopy(held_by_harness(arena, session_id)) if arena.is_sut(CPO) else None
-    patch = _pushed(await _cpo_does(arena, action, "PATCH", (session_id,), rule=rule, accepted=SessionRules.patch_applied,
-                                    session_id=session_id, **body), rule, "PATCH")
+    push = await _cpo_does(arena, action, "PATCH", (session_id,), rule=rule, accepted=SessionRules.patch_applied,
+                           session_id=session_id, **body)
+    patch = _pushed(push, rule, "PATCH")
     if before is not None:
         repeated = repeated_periods(before, patch)
         require(not repeated, SessionRules.periods_only_new, "the PATCH repeats ChargingPeriods pushed before: the "

@@ -286,42 +286,38 @@ class StoresIdsLowerCased(OcpiPeer):
 
 
 # ------------------------------------------------------------------------------ sessions: the CPO
-class _SessionPatchesWithoutLastUpdated(SessionsSender):
-    async def push(self, method, session_id, body):
-        if method == "PATCH":
-            body = {k: v for k, v in body.items() if k != "last_updated"}
-        return await super().push(method, session_id, body)
+def _pushing(change) -> type:
+    """A CPO's Sessions Sender whose pushes go out as ``change(sender, method, session_id, body)`` makes them."""
+    class Faulty(SessionsSender):
+        async def push(self, method, session_id, body):
+            return await super().push(method, session_id, change(self, method, session_id, body))
+    return Faulty
+
+
+def _without(body, *fields):
+    return {k: v for k, v in body.items() if k not in fields}
 
 
 class SessionPatchesWithoutLastUpdated(OcpiPeer):
     """The CPO's Session PATCH carries no last_updated."""
 
-    modules = OcpiPeer.modules.with_handler(_SessionPatchesWithoutLastUpdated)
-
-
-class _ResendsAllPeriods(SessionsSender):
-    async def push(self, method, session_id, body):
-        if method == "PATCH" and body.get("charging_periods"):
-            body = {**body, "charging_periods": self.store.owned(session_id)["charging_periods"]}
-        return await super().push(method, session_id, body)
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: _without(body, "last_updated") if method == "PATCH" else body))
 
 
 class ResendsAllChargingPeriods(OcpiPeer):
     """Every Session PATCH carries all the ChargingPeriods so far, not only the new one."""
 
-    modules = OcpiPeer.modules.with_handler(_ResendsAllPeriods)
-
-
-class _KeepsTheCreationTime(SessionsSender):
-    async def push(self, method, session_id, body):
-        return await super().push(method, session_id, {k: v for k, v in body.items()
-                                                       if method == "PUT" or k != "start_date_time"})
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "charging_periods": sender.store.owned(session_id)[
+            "charging_periods"]} if method == "PATCH" and body.get("charging_periods") else body))
 
 
 class KeepsTheCreationTimeOnActivation(OcpiPeer):
     """PENDING → ACTIVE leaves start_date_time at the creation time."""
 
-    modules = OcpiPeer.modules.with_handler(_KeepsTheCreationTime)
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: _without(body, "start_date_time") if method == "PATCH" else body))
 
 
 class _PushesAfterCompleted(SessionsSender):
@@ -338,54 +334,36 @@ class PushesChangesAfterCompleted(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_PushesAfterCompleted)
 
 
-class _NewTokenOnActivation(SessionsSender):
-    async def push(self, method, session_id, body):
-        if method == "PATCH" and body.get("status") == ACTIVE:
-            body = {**body, "cdr_token": self._token()}
-        return await super().push(method, session_id, body)
-
-
 class NewTokenOnActivation(OcpiPeer):
     """A Session that goes ACTIVE (a reservation used) names another Token."""
 
-    modules = OcpiPeer.modules.with_handler(_NewTokenOnActivation)
-
-
-class _KeepsTheFirstReference(SessionsSender):
-    async def push(self, method, session_id, body):
-        return await super().push(method, session_id, {k: v for k, v in body.items()
-                                                       if method == "PUT" or k != "authorization_reference"})
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "cdr_token": sender._token()}
+        if method == "PATCH" and body.get("status") == ACTIVE else body))
 
 
 class KeepsTheFirstAuthorizationReference(OcpiPeer):
     """A later authorization_reference from the eMSP never reaches the Session."""
 
-    modules = OcpiPeer.modules.with_handler(_KeepsTheFirstReference)
-
-
-class _ReservesAsPending(SessionsSender):
-    async def push(self, method, session_id, body):
-        if method == "PUT" and body.get("status") == RESERVATION:
-            body = {**body, "status": PENDING}
-        return await super().push(method, session_id, body)
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: _without(body, "authorization_reference") if method == "PATCH"
+        else body))
 
 
 class ReservesAsPending(OcpiPeer):
     """A reservation is pushed as a PENDING Session, not RESERVATION."""
 
-    modules = OcpiPeer.modules.with_handler(_ReservesAsPending)
-
-
-class _NaWhenActive(SessionsSender):
-    async def push(self, method, session_id, body):
-        return await super().push(method, session_id, {k: v for k, v in body.items()
-                                                       if k not in ("evse_uid", "connector_id") or method == "PUT"})
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "status": PENDING}
+        if method == "PUT" and body.get("status") == RESERVATION else body))
 
 
 class ChargesWithoutAnEvse(OcpiPeer):
     """A #NA reservation goes ACTIVE without naming the EVSE it charges at."""
 
-    modules = OcpiPeer.modules.with_handler(_NaWhenActive)
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: _without(body, "evse_uid", "connector_id") if method == "PATCH"
+        else body))
 
 
 class _DropsCompleted(SessionsSender):
@@ -399,17 +377,12 @@ class DropsCompletedSessionsFromTheList(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_DropsCompleted)
 
 
-class _RepeatsUnchangedFields(SessionsSender):
-    async def push(self, method, session_id, body):
-        if method == "PATCH":
-            body = {**body, "currency": self.store.owned(session_id)["currency"]}
-        return await super().push(method, session_id, body)
-
-
 class PatchesUnchangedFields(OcpiPeer):
     """Every Session PATCH also carries the currency, which never changed."""
 
-    modules = OcpiPeer.modules.with_handler(_RepeatsUnchangedFields)
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "currency": sender.store.owned(session_id)["currency"]}
+        if method == "PATCH" else body))
 
 
 # ------------------------------------------------------------------------------ sessions: the eMSP

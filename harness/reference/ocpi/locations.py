@@ -38,6 +38,7 @@ def build_location(country_code: str, party_id: str, location_id: str,
         return {"id": connector_id, "standard": "IEC_62196_T2", "format": "SOCKET", "power_type": "AC_3_PHASE",
                 "max_voltage": 230, "max_amperage": 32, "tariff_ids": ["AC-STANDARD"], "last_updated": last_updated}
 
+    parking_id = f"{location_id}-P1"
     return {
         "country_code": country_code, "party_id": party_id, "id": location_id, "publish": True,
         "name": f"Reference site {location_id}", "address": "Stationsplein 1", "city": "Utrecht",
@@ -47,9 +48,9 @@ def build_location(country_code: str, party_id: str, location_id: str,
         "evses": [{"uid": uid, "status": "AVAILABLE",
                    "capabilities": ["RFID_READER"] + (["CHARGING_PREFERENCES_CAPABLE"] if index == 0 else []),
                    "connectors": [connector(c) for c in connectors], "last_updated": last_updated,
-                   **({"parking": [{"parking_id": f"{location_id}-P1", "evse_position": "LEFT"}]} if index == 0 else {})}
+                   **({"parking": [{"parking_id": parking_id, "evse_position": "LEFT"}]} if index == 0 else {})}
                   for index, (uid, connectors) in enumerate(evses)],
-        "parking_places": [{"id": f"{location_id}-P1", "vehicle_types": ["PERSONAL_VEHICLE"], "restricted_to_type": False,
+        "parking_places": [{"id": parking_id, "vehicle_types": ["PERSONAL_VEHICLE"], "restricted_to_type": False,
                             "reservation_required": False, "roofed": False}],
         "last_updated": last_updated,
     }
