@@ -46,6 +46,9 @@ class LocationRules(RuleTable, namespace="ocpi.locations"):
     removal = must("spec 000 Operating rules for Locations 4, EVSE removal", "an EVSE is removed by status REMOVED "
                    "and stays readable; DELETE is not defined (HTTP 405)")
     stored = must(f"{_MODULE}, Receiver interface GET", "the Receiver answers an object as it was stored")
+    version_offered = should("spec 000 Versioning 1 (locations at 2.3.0; the version is part of each module "
+                             "endpoint URL), Endpoints (URLs from the version details)", "the platform lists version "
+                             "2.3.0, whose details list its locations endpoint")
     parking_reference = must("spec 000 EVSE parking (references to parking spaces usable at this EVSE), Parking id "
                              "(unique among the Parking objects of the same Location)", "every parking reference of "
                              "an EVSE names a Parking object of its Location, and a Location's Parking ids are "

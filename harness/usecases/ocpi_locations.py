@@ -20,6 +20,7 @@ from harness.ocpi.envelope import expect_success
 from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules, last_updated
 from harness.ocpi.pagination import PageWalker, PaginationRules, object_key
 from harness.ocpi.timestamps import format_datetime
+from harness.ocpi.versions import VersionDetails, read_details, read_versions
 from harness.ocpi_arena import CPO, OcpiArena, check_answer
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
@@ -53,12 +54,12 @@ async def sut_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------ pull
 async def walk(arena: OcpiArena, *, listing: tuple[str, str, Rule] = (LOCATIONS, "location", LocationRules.listed),
-               **query: Any) -> PageWalker:
+               endpoints: VersionDetails | None = None, **query: Any) -> PageWalker:
     """Every page of the SUT's list of ``listing`` (module, object schema, the rule of its list;
     Locations by default) for ``query``, each object valid, the pages chained by the pagination
-    rules."""
+    rules; at the endpoint ``endpoints`` list (by default the registration's)."""
     module, kind, rule = listing
-    base = arena.sut_url(module)
+    base = arena.sut_url(module, endpoints=endpoints)
     walker = PageWalker(f"{base}?{urlencode(query)}" if query else base)
     while walker.next_url is not None:
         url = walker.next_url
@@ -92,6 +93,16 @@ async def check_date_filter(arena: OcpiArena, everything: list[dict[str, Any]], 
     filtered = await walk(arena, listing=listing, **{**fixed, bound: text, "limit": 1})
     check_equal(PaginationRules.date_filters, f"{listing[0]} listed with {bound}={text}",
                 sorted(object_key(item) for item in expected), sorted(object_key(item) for item in filtered.items))
+
+
+async def sut_details(arena: OcpiArena, version: str) -> VersionDetails | None:
+    """The SUT's details of ``version`` (with the registration's token), None when it does not list it."""
+    listing = await arena.send("GET", arena.sut_versions_url, token=arena.token_to_sut)
+    found = [v for v in read_versions(expect_success(listing.status, listing.response_body)) if v.version == version]
+    if not found:
+        return None
+    details = await arena.send("GET", found[0].url, token=arena.token_to_sut)
+    return read_details(expect_success(details.status, details.response_body))
 
 
 def _report(walker: PageWalker) -> None:

@@ -599,6 +599,13 @@ class ReferencesParkingThatIsNotThere(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _RenamesParking)
 
 
+class ListsLocationsOnlyAt221(OcpiPeer):
+    """Lists 2.3.0, but its details there carry no locations endpoint (the module only under 2.2.1)."""
+
+    def endpoints(self, version=VERSION):
+        return [e for e in super().endpoints(version) if version == VERSION or e["identifier"] != LOCATIONS]
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -672,6 +679,7 @@ S_PUSH, S_PULL = "sessions/test_OCPI_SESSIONS_PUSH.py", "sessions/test_OCPI_SESS
 S_RECEIVER = "sessions/test_OCPI_SESSIONS_RECEIVER.py"
 S_PREFS = "sessions/test_OCPI_CHARGING_PREFERENCES.py"
 OBJECTS = "locations/test_OCPI_LOCATIONS_OBJECTS.py"
+LOC_VERSION = "locations/test_OCPI_LOCATIONS_VERSION.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -832,6 +840,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("location-parking-reference-dangling", LocationRules.parking_reference.id, ReferencesParkingThatIsNotThere,
           (node(OBJECTS, "test_parking_references_name_parking_of_the_location", "cpo"),),
           "which the Location lacks"),
+    Fault("locations-not-listed-at-2.3.0", LocationRules.version_offered.id, ListsLocationsOnlyAt221,
+          (node(LOC_VERSION, "test_2_3_0_is_listed_with_the_locations_endpoint", "cpo"),
+           node(LOC_VERSION, "test_2_3_0_is_listed_with_the_locations_endpoint", "emsp")),
+          "details list no locations endpoint", "finding"),
 )
 
 

@@ -89,6 +89,7 @@ class LocationsSender(ModuleHandler):
     """The CPO's own Locations: served by list and by ids, pushed to the eMSP's Receiver."""
 
     module, role, interface = LOCATIONS, CPO, SENDER
+    listed_at = ("2.2.1", "2.3.0")   # the module is 2.3.0; listed at 2.2.1 too, the relationship's version
     store: LocationStore
 
     @classmethod
@@ -154,6 +155,7 @@ class LocationsReceiver(ModuleHandler):
     """What CPOs pushed to the eMSP, by their party: stored by PUT, changed by PATCH, read by GET."""
 
     module, role, interface = LOCATIONS, EMSP, RECEIVER
+    listed_at = ("2.2.1", "2.3.0")
     store: LocationStore
 
     async def serve(self, request: HttpRequest, rest: list[str]) -> Reply:
