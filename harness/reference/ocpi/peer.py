@@ -9,7 +9,8 @@ in ``modules.py`` (see ``handler.py``). Behaviour:
 - versions at ``{base}/ocpi/versions``, details of 2.2.1 at ``{base}/ocpi/2.2.1``: the
   credentials endpoint and, per registered handler, its module as SENDER or RECEIVER; details of
   2.3.0 (the locations module's version) at ``{base}/ocpi/2.3.0``: credentials and the handlers
-  listed there (``listed_at``), served by the same handlers. A relationship is negotiated at 2.2.1;
+  listed there (``listed_at``), served by the same handlers. Our client negotiates 2.2.1 (the version of
+  credentials and sessions); our server accepts credentials at either version;
 - credentials: a platform that registers with this one meets the ``CredentialsServer``, whose
   connect-back goes out over HTTP; registering with another platform drives a
   ``CredentialsClient``. One relationship at a time: PUT and DELETE are accepted from the platform
