@@ -10,6 +10,7 @@ imported as the top-level module ``catalog_ocpi`` (this folder is put on the pat
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from harness.ocpi.sessions import (
     ACTIVE, COMPLETED, NA, PENDING, RESERVATION, SESSIONS, SessionRules, SessionStore)
 from harness.ocpi.timestamps import format_datetime
 from harness.reference.ocpi import VERSION, OcpiPeer
+from harness.reference.ocpi.peer import LOCATIONS_VERSION
 from harness.reference.ocpi.handler import Reply
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
@@ -606,6 +608,14 @@ class ListsLocationsOnlyAt221(OcpiPeer):
         return [e for e in super().endpoints(version) if version == VERSION or e["identifier"] != LOCATIONS]
 
 
+class StaysAt221OnAPut(OcpiPeer):
+    """Serves a credentials PUT at its 2.3.0 endpoint as one at 2.2.1: the version never switches."""
+
+    async def _serve_credentials(self, request, token):
+        moved = request.url.replace(f"/ocpi/{LOCATIONS_VERSION}/", f"/ocpi/{VERSION}/")
+        return await super()._serve_credentials(dataclasses.replace(request, url=moved), token)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -844,6 +854,10 @@ FAULTS: tuple[Fault, ...] = (
           (node(LOC_VERSION, "test_2_3_0_is_listed_with_the_locations_endpoint", "cpo"),
            node(LOC_VERSION, "test_2_3_0_is_listed_with_the_locations_endpoint", "emsp")),
           "details list no locations endpoint", "finding"),
+    Fault("version-not-switched-by-put", "OCPI_LOCATIONS_VERSION.switched", StaysAt221OnAPut,
+          (node(LOC_VERSION, "test_credentials_put_at_2_3_0_switches_the_version", "cpo"),
+           node(LOC_VERSION, "test_credentials_put_at_2_3_0_switches_the_version", "emsp")),
+          "the SUT did not fetch the harness's 2.3.0 details"),
 )
 
 

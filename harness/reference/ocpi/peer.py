@@ -330,10 +330,14 @@ class OcpiPeer(Actions):
                                             token_factory=self._offer)
             return await self._drive(self.client.register())
 
-    async def update_registration(self) -> dict[str, Any]:
-        """Versions, details, PUT: new tokens both ways."""
+    async def update_registration(self, version: str | None = None) -> dict[str, Any]:
+        """Versions, details, PUT: new tokens both ways; at ``version`` when given (a switch of the
+        relationship's version: the other platform must list it), else at the latest mutual one."""
         async with self._credentials_lock:
-            return await self._drive(self._registered_client().update())
+            client = self._registered_client()
+            if version is not None:
+                client.versions = (version,)
+            return await self._drive(client.update())
 
     async def unregister_from(self) -> None:
         async with self._credentials_lock:

@@ -11,14 +11,24 @@ registration's endpoint.
 """
 
 from harness.errors import NotApplicable
+from harness.ocpi.credentials import CredentialsRules as Creds
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs
 from harness.ocpi.pagination import PaginationRules as Pages, object_key
 from harness.ocpi.versions import RECEIVER, SENDER, VersionRules
 from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.rules import RuleTable, must
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_locations as loc
 from harness.verdict import check_equal, require
+
+class OCPI_LOCATIONS_VERSION(RuleTable):
+    """What the version use case judges beyond the rows of ``LocationRules`` and ``CredentialsRules``."""
+    switched = must("spec 000 Versioning 3, 5; Credentials registration table (PUT: the server switches to this "
+                    "endpoint's version and re-fetches the client's endpoints)", "a credentials PUT at the 2.3.0 "
+                    "endpoint switches the relationship to 2.3.0: the server fetches the client's 2.3.0 details "
+                    "before it answers with new credentials")
+
 
 pytestmark = case("OCPI_LOCATIONS_VERSION", block="Locations", roles=(CPO, EMSP), protocols=OCPI)
 
@@ -75,3 +85,27 @@ async def test_the_2_3_0_endpoint_holds_the_same_locations(ocpi):
     held = await loc.sut_object(ocpi, (location["id"],))
     check_equal(Locs.stored, "last_updated of the Location PUT at 2.3.0", location["last_updated"],
                 held["last_updated"])
+
+
+@checks(OCPI_LOCATIONS_VERSION.switched, Creds.connect_back, Creds.rotation, Locs.listed, Locs.put)
+async def test_credentials_put_at_2_3_0_switches_the_version(ocpi):
+    """The harness, registered at 2.2.1, PUTs its credentials at the SUT's 2.3.0 credentials
+    endpoint: the SUT fetches the harness's 2.3.0 details before it answers with new credentials,
+    and the relationship is at 2.3.0 from then on (its Locations answer at the 2.3.0 endpoint with
+    the new token)."""
+    await _details(ocpi)
+    before = (await loc.walk(ocpi)).items if ocpi.is_sut(CPO) else None
+    start = ocpi.mark()
+    await ocpi.harness_updates_registration(version=VERSION)
+    fetched = [s.exchange.path for s in ocpi.requests_since(start) if s.module == "version_details"]
+    require(any(f"/{VERSION}" in path.rstrip("/") + "/" for path in fetched), OCPI_LOCATIONS_VERSION.switched,
+            f"the SUT did not fetch the harness's {VERSION} details while it served the PUT",
+            expected=f"GET of the {VERSION} details", actual=fetched)
+    if ocpi.is_sut(CPO):   # the relationship's locations endpoint is now the 2.3.0 one
+        after = (await loc.walk(ocpi)).items
+        check_equal(Locs.listed, f"Locations listed at {VERSION} with the new token", sorted(map(object_key, before)),
+                    sorted(map(object_key, after)))
+        return
+    location = ocpi.harness_objects(LOCATIONS)[0]
+    answer = await loc.push_location(ocpi, location["id"], rule=Locs.put)
+    check_answer(answer, Locs.put, f"the PUT of {location['id']} after the switch to {VERSION}", success=True)
