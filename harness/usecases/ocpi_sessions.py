@@ -18,8 +18,9 @@ from typing import Any
 from harness.errors import NotApplicable
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
+from harness.ocpi.locations import LOCATIONS
 from harness.ocpi.sessions import (
-    CHARGING_PREFERENCES, SESSIONS, SessionRules, repeated_periods, unchanged_fields)
+    CHARGING_PREFERENCES, PREFERENCES_CAPABLE, SESSIONS, SessionRules, repeated_periods, unchanged_fields)
 from harness.ocpi.timestamps import format_datetime, parse_datetime
 from harness.ocpi_arena import CPO, EMSP, OcpiArena, check_answer
 from harness.rules import Rule
@@ -160,8 +161,8 @@ def located(arena: OcpiArena, capable: bool) -> dict[str, str]:
                                 "Session at")
         location_id, evse_uid = where.split("/", 1)
         return {"location_id": location_id, "evse_uid": evse_uid}
-    for location in arena.harness_objects("locations"):
+    for location in arena.harness_objects(LOCATIONS):
         for evse in location.get("evses", []):
-            if ("CHARGING_PREFERENCES_CAPABLE" in evse.get("capabilities", [])) == capable:
+            if (PREFERENCES_CAPABLE in evse.get("capabilities", [])) == capable:
                 return {"location_id": location["id"], "evse_uid": evse["uid"]}
     raise NotApplicable("the harness's Locations hold no such EVSE")
