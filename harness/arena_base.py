@@ -73,12 +73,12 @@ class Arena:
     async def act(self, role: str, action: str, **body: Any) -> Any:
         """Something happens at ``role``'s end that the protocol cannot cause (a card presented, an
         operator's command): the SUT's actuator when ``role`` is the SUT, the harness's own reference
-        otherwise. Returns what the SUT's actuator returned (see ``Actuator.perform``)."""
+        otherwise. Returns what the SUT's actuator returned (see ``Actuator.perform``), or what the
+        harness's reference did (an OCPI push: its exchange)."""
         if role not in self.roles:
             raise HarnessError(f"act: {role!r} is none of the roles {', '.join(self.roles)}")
         if not self.is_sut(role):
-            await self.harness.perform(action, body)
-            return None
+            return await self.harness.perform(action, body)
         if self.actuator is None:
             raise ActionUnsupported(f"no actuator performs {action!r} at the SUT in this run (no terminal for an "
                                 f"operator, none configured); give --actuator http --actuator-url URL, or "

@@ -247,9 +247,10 @@ class OcpiArena(Arena):
         _SPENT_TOKENS_A.add((self.sut_versions_url, token_a))
         return credentials
 
-    async def harness_updates_registration(self) -> dict[str, Any]:
-        """The harness PUTs new credentials to the SUT; the SUT's new Credentials."""
-        return await self.harness.update_registration()
+    async def harness_updates_registration(self, version: str | None = None) -> dict[str, Any]:
+        """The harness PUTs new credentials to the SUT (at the credentials endpoint of ``version``
+        when given: the relationship switches to it); the SUT's new Credentials."""
+        return await self.harness.update_registration(version)
 
     async def harness_unregisters(self) -> None:
         await self.harness.unregister_from()

@@ -106,6 +106,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
                            "hint": "write the base URL the SUT reaches the harness at, such as "
                                    "http://harness.example:9100"},
             "locations": {"type": "array", "items": _OCPI_LOCATION},
+            **{name: {"type": "string", "pattern": "^[^/]+/[^/]+$", "hint": "write it as location_id/evse_uid"}
+               for name in ("preferences_evse", "no_preferences_evse")},
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},

@@ -46,6 +46,13 @@ class LocationRules(RuleTable, namespace="ocpi.locations"):
     removal = must("spec 000 Operating rules for Locations 4, EVSE removal", "an EVSE is removed by status REMOVED "
                    "and stays readable; DELETE is not defined (HTTP 405)")
     stored = must(f"{_MODULE}, Receiver interface GET", "the Receiver answers an object as it was stored")
+    version_offered = should("spec 000 Versioning 1 (locations at 2.3.0; the version is part of each module "
+                             "endpoint URL), Endpoints (URLs from the version details)", "the platform lists version "
+                             "2.3.0, whose details list its locations endpoint")
+    parking_reference = must("spec 000 EVSE parking (references to parking spaces usable at this EVSE), Parking id "
+                             "(unique among the Parking objects of the same Location)", "every parking reference of "
+                             "an EVSE names a Parking object of its Location, and a Location's Parking ids are "
+                             "unique", by="cpo")
     ids_as_sent = should("spec 000 Notation (CiString), Location (id never changed), EVSE (uid never changed); "
                          "facts/ocpi-wire.md Other rules (compare CiStrings ignoring case, echo them as sent)",
                          "a Location's country_code, party_id and id, an EVSE's uid and a Connector's id come back "
@@ -84,6 +91,16 @@ def _later(a: str, b: str) -> str:
 
 def last_updated(obj: Mapping[str, Any]) -> datetime:
     return parse_datetime(obj["last_updated"])
+
+
+def parking_problems(location: Mapping[str, Any]) -> list[str]:
+    """What is wrong with a Location's Parking places and its EVSEs' references to them."""
+    ids = [str(place.get("id")).lower() for place in location.get("parking_places") or []]
+    problems = [f"Parking id {name} repeats" for name in sorted({i for i in ids if ids.count(i) > 1})]
+    for evse in location.get("evses") or []:
+        problems += [f"EVSE {evse.get('uid')} references Parking {ref.get('parking_id')}, which the Location lacks"
+                     for ref in evse.get("parking") or [] if str(ref.get("parking_id")).lower() not in ids]
+    return problems
 
 
 # ------------------------------------------------------------------------------ the store

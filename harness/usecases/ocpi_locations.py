@@ -17,20 +17,22 @@ from harness.clock import utcnow
 from harness.errors import NotApplicable
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
-from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules
-from harness.ocpi.pagination import PageWalker, PaginationRules
+from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules, last_updated
+from harness.ocpi.pagination import PageWalker, PaginationRules, object_key
 from harness.ocpi.timestamps import format_datetime
-from harness.ocpi_arena import CPO, OcpiArena
+from harness.ocpi.versions import VersionDetails, read_details, read_versions
+from harness.ocpi_arena import CPO, OcpiArena, check_answer
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
-from harness.verdict import require, violated
+from harness.usecases import ocpi_credentials
+from harness.verdict import check_equal, require, violated
 
 MAX_PAGES = 200   # a walk longer than this is the SUT looping, not paging
 
 
-async def get(arena: OcpiArena, url: str) -> HttpExchange:
-    """A GET of the SUT's locations endpoint with the token of the registration."""
-    return await arena.send("GET", url, token=arena.token_to_sut, module=LOCATIONS)
+async def get(arena: OcpiArena, url: str, module: str = LOCATIONS) -> HttpExchange:
+    """A GET of the SUT's ``module`` endpoint with the token of the registration."""
+    return await arena.send("GET", url, token=arena.token_to_sut, module=module)
 
 
 async def read_object(arena: OcpiArena, ids: tuple[str, ...]) -> tuple[dict[str, Any], HttpExchange]:
@@ -51,24 +53,56 @@ async def sut_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ pull
-async def walk(arena: OcpiArena, **query: Any) -> PageWalker:
-    """Every page of the SUT's Location list for ``query``, each Location valid, the pages chained
-    by the pagination rules."""
-    base = arena.sut_url(LOCATIONS)
+async def walk(arena: OcpiArena, *, listing: tuple[str, str, Rule] = (LOCATIONS, "location", LocationRules.listed),
+               endpoints: VersionDetails | None = None, **query: Any) -> PageWalker:
+    """Every page of the SUT's list of ``listing`` (module, object schema, the rule of its list;
+    Locations by default) for ``query``, each object valid, the pages chained by the pagination
+    rules; at the endpoint ``endpoints`` list (by default the registration's)."""
+    module, kind, rule = listing
+    base = arena.sut_url(module, endpoints=endpoints)
     walker = PageWalker(f"{base}?{urlencode(query)}" if query else base)
     while walker.next_url is not None:
         url = walker.next_url
-        exchange = await get(arena, url)
+        exchange = await get(arena, url, module)
         items = expect_success(exchange.status, exchange.response_body)
-        require(isinstance(items, list), LocationRules.listed, f"page {walker.pages + 1} holds no list of Locations",
+        require(isinstance(items, list), rule, f"page {walker.pages + 1} holds no list of {module}",
                 expected="a JSON array", actual=type(items).__name__)
         for item in items:
-            schemas.check("location", item)
+            schemas.check(kind, item)
         walker.feed(url, exchange.response_headers, items)
         _report(walker)
         require(walker.pages < MAX_PAGES or walker.next_url is None, PaginationRules.complete,
                 f"the pages did not end after {MAX_PAGES} pages", actual=walker.next_url)
     return walker
+
+
+async def check_date_filter(arena: OcpiArena, everything: list[dict[str, Any]], bound: str, *,
+                            listing: tuple[str, str, Rule] = (LOCATIONS, "location", LocationRules.listed),
+                            **fixed: Any) -> None:
+    """The list walked with ``bound`` (date_from or date_to) at the middle last_updated of
+    ``everything`` holds exactly the objects on its side: date_from keeps last_updated >= it
+    (inclusive), date_to keeps last_updated < it (exclusive). ``fixed``: filters every request
+    carries (such as the date_from a list requires)."""
+    stamps = sorted({last_updated(item) for item in everything})
+    if len(stamps) < 2:
+        raise NotApplicable(f"the SUT's {listing[0]} share one last_updated: no filter can split them")
+    pivot = stamps[len(stamps) // 2]
+    text = next(item["last_updated"] for item in everything if last_updated(item) == pivot)
+    keep = (lambda stamp: stamp >= pivot) if bound == "date_from" else (lambda stamp: stamp < pivot)
+    expected = [item for item in everything if keep(last_updated(item))]
+    filtered = await walk(arena, listing=listing, **{**fixed, bound: text, "limit": 1})
+    check_equal(PaginationRules.date_filters, f"{listing[0]} listed with {bound}={text}",
+                sorted(object_key(item) for item in expected), sorted(object_key(item) for item in filtered.items))
+
+
+async def sut_details(arena: OcpiArena, version: str) -> VersionDetails | None:
+    """The SUT's details of ``version`` (with the registration's token), None when it does not list it."""
+    listing = await arena.send("GET", arena.sut_versions_url, token=arena.token_to_sut)
+    found = [v for v in read_versions(expect_success(listing.status, listing.response_body)) if v.version == version]
+    if not found:
+        return None
+    details = await arena.send("GET", found[0].url, token=arena.token_to_sut)
+    return read_details(expect_success(details.status, details.response_body))
 
 
 def _report(walker: PageWalker) -> None:
@@ -111,6 +145,34 @@ async def patch_connector(arena: OcpiArena, location_id: str, evse_uid: str, con
     return await _patch(arena, (location_id, evse_uid, connector_id), {"tariff_ids": tariff_ids}, "patch_connector",
                         rule, location_id=location_id, evse_uid=evse_uid, connector_id=connector_id,
                         tariff_ids=tariff_ids)
+
+
+def _own_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
+    """The harness's own EVSE or Connector at ``ids``, stamped as changed now."""
+    found: dict[str, Any] = _own_location(arena, ids[0])
+    for key, child_id in zip(("evses", "connectors"), ids[1:]):
+        id_field = "uid" if key == "evses" else "id"
+        found = next(child for child in found[key] if child[id_field].lower() == child_id.lower())
+    return {**found, "last_updated": format_datetime(utcnow())}
+
+
+async def push_object(arena: OcpiArena, ids: tuple[str, ...], *, rule: Rule) -> HttpExchange:
+    """The CPO PUTs a whole EVSE (location, evse) or Connector (location, evse, connector) to the
+    Receiver, stamped as changed now (``push_evse``, ``push_connector``)."""
+    action, names = (("push_evse", ("location_id", "evse_uid")) if len(ids) == 2 else
+                     ("push_connector", ("location_id", "evse_uid", "connector_id")))
+    body = None if arena.is_sut(CPO) else _own_object(arena, ids)
+    return await arena.exchange(CPO, "PUT", LOCATIONS, ids, body, rule=rule, trigger=(action, dict(zip(names, ids))))
+
+
+async def location_pushed(arena: OcpiArena, *, rule: Rule) -> tuple[tuple[str, str, str], HttpExchange]:
+    """Registered, and the CPO's first Location PUT to the Receiver and accepted: its ids
+    (``pushed_location``), and the PUT."""
+    await ocpi_credentials.registered(arena)
+    ids = pushed_location(arena)
+    push = await push_location(arena, ids[0], rule=rule)
+    check_answer(push, LocationRules.put, f"the PUT of {ids[0]}", success=True)
+    return ids, push
 
 
 def pushed_location(arena: OcpiArena) -> tuple[str, str, str]:

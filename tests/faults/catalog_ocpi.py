@@ -10,6 +10,7 @@ imported as the top-level module ``catalog_ocpi`` (this folder is put on the pat
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +26,14 @@ from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore
 from harness.ocpi.pagination import PaginationRules
+from harness.ocpi.sessions import (
+    ACTIVE, COMPLETED, NA, PENDING, RESERVATION, SESSIONS, SessionRules, SessionStore)
 from harness.ocpi.timestamps import format_datetime
 from harness.reference.ocpi import VERSION, OcpiPeer
-from harness.reference.ocpi.locations import LocationsSender
+from harness.reference.ocpi.peer import LOCATIONS_VERSION
+from harness.reference.ocpi.handler import Reply
+from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
+from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
 from harness.transport.http import HttpResponse
 
 MODULE = "catalog_ocpi"
@@ -281,6 +287,335 @@ class StoresIdsLowerCased(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _LowerCasingStore)
 
 
+# ------------------------------------------------------------------------------ sessions: the CPO
+def _pushing(change) -> type:
+    """A CPO's Sessions Sender whose pushes go out as ``change(sender, method, session_id, body)`` makes them."""
+    class Faulty(SessionsSender):
+        async def push(self, method, session_id, body):
+            return await super().push(method, session_id, change(self, method, session_id, body))
+    return Faulty
+
+
+def _without(body, *fields):
+    return {k: v for k, v in body.items() if k not in fields}
+
+
+class SessionPatchesWithoutLastUpdated(OcpiPeer):
+    """The CPO's Session PATCH carries no last_updated."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: _without(body, "last_updated") if method == "PATCH" else body))
+
+
+class ResendsAllChargingPeriods(OcpiPeer):
+    """Every Session PATCH carries all the ChargingPeriods so far, not only the new one."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "charging_periods": sender.store.owned(session_id)[
+            "charging_periods"]} if method == "PATCH" and body.get("charging_periods") else body))
+
+
+class KeepsTheCreationTimeOnActivation(OcpiPeer):
+    """PENDING → ACTIVE leaves start_date_time at the creation time."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: _without(body, "start_date_time") if method == "PATCH" else body))
+
+
+class _PushesAfterCompleted(SessionsSender):
+    async def _patch(self, session_id, changes):
+        session = self.store.owned(session_id)
+        if session is not None and session["status"] == COMPLETED:
+            return await self.push("PATCH", session["id"], {**changes, "last_updated": format_datetime(utcnow())})
+        return await super()._patch(session_id, changes)
+
+
+class PushesChangesAfterCompleted(OcpiPeer):
+    """Still PATCHes a Session after it is COMPLETED."""
+
+    modules = OcpiPeer.modules.with_handler(_PushesAfterCompleted)
+
+
+class NewTokenOnActivation(OcpiPeer):
+    """A Session that goes ACTIVE (a reservation used) names another Token."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "cdr_token": sender._token()}
+        if method == "PATCH" and body.get("status") == ACTIVE else body))
+
+
+class KeepsTheFirstAuthorizationReference(OcpiPeer):
+    """A later authorization_reference from the eMSP never reaches the Session."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: _without(body, "authorization_reference") if method == "PATCH"
+        else body))
+
+
+class ReservesAsPending(OcpiPeer):
+    """A reservation is pushed as a PENDING Session, not RESERVATION."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "status": PENDING}
+        if method == "PUT" and body.get("status") == RESERVATION else body))
+
+
+class ChargesWithoutAnEvse(OcpiPeer):
+    """A #NA reservation goes ACTIVE without naming the EVSE it charges at."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: _without(body, "evse_uid", "connector_id") if method == "PATCH"
+        else body))
+
+
+class _DropsCompleted(SessionsSender):
+    def listed(self):
+        return [session for session in super().listed() if session["status"] != COMPLETED]
+
+
+class DropsCompletedSessionsFromTheList(OcpiPeer):
+    """The Sender's list leaves COMPLETED Sessions out."""
+
+    modules = OcpiPeer.modules.with_handler(_DropsCompleted)
+
+
+class PatchesUnchangedFields(OcpiPeer):
+    """Every Session PATCH also carries the currency, which never changed."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "currency": sender.store.owned(session_id)["currency"]}
+        if method == "PATCH" else body))
+
+
+# ------------------------------------------------------------------------------ sessions: the eMSP
+class _ReplacesPeriodsOnPatch(SessionStore):
+    def patch(self, country_code, party_id, session_id, changes):
+        held = self.get(country_code, party_id, session_id)
+        if held is not None and isinstance(changes, dict) and changes.get("charging_periods"):
+            held["charging_periods"] = []
+        return super().patch(country_code, party_id, session_id, changes)
+
+
+class ReplacesChargingPeriodsOnPatch(OcpiPeer):
+    """A PATCH's charging_periods replace the stored ones instead of being appended."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _ReplacesPeriodsOnPatch)
+
+
+class _LenientSessionStore(SessionStore):
+    def patch(self, country_code, party_id, session_id, changes):
+        if isinstance(changes, dict) and "last_updated" not in changes:
+            changes = {**changes, "last_updated": format_datetime(utcnow())}
+        return super().patch(country_code, party_id, session_id, changes)
+
+
+class AcceptsASessionPatchWithoutLastUpdated(OcpiPeer):
+    """The Receiver applies a Session PATCH that has no last_updated instead of answering 2001."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _LenientSessionStore)
+
+
+class _TrustsTheUrl(SessionStore):
+    def put(self, country_code, party_id, session_id, session):
+        if isinstance(session, dict):
+            session = {**session, "country_code": country_code, "party_id": party_id, "id": session_id}
+        return super().put(country_code, party_id, session_id, session)
+
+
+class StoresUnderTheUrlIds(OcpiPeer):
+    """A PUT whose URL ids differ from the Session's is stored under the URL's, not refused."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _TrustsTheUrl)
+
+
+class _FreeWhenAbsent(SessionStore):
+    def put(self, country_code, party_id, session_id, session):
+        if isinstance(session, dict) and session.get("total_cost") is None:
+            session = {**session, "total_cost": {"excl_vat": 0.0, "incl_vat": 0.0}}
+        return super().put(country_code, party_id, session_id, session)
+
+
+class ReadsAnAbsentTotalCostAsFree(OcpiPeer):
+    """A Session pushed without total_cost is stored as free (0.00)."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _FreeWhenAbsent)
+
+
+class _RefusesNa(SessionStore):
+    def put(self, country_code, party_id, session_id, session):
+        if isinstance(session, dict) and NA in (session.get("evse_uid"), session.get("connector_id")):
+            raise StatusError(SessionRules.na_accepted, "unknown EVSE #NA", status_code=StatusCode.INVALID_PARAMETERS)
+        return super().put(country_code, party_id, session_id, session)
+
+
+class RefusesNaReservations(OcpiPeer):
+    """A RESERVATION whose evse_uid and connector_id are #NA is refused."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _RefusesNa)
+
+
+class _CreatesOnPatch(SessionStore):
+    def patch(self, country_code, party_id, session_id, changes):
+        if self.get(country_code, party_id, session_id) is None:
+            return {}
+        return super().patch(country_code, party_id, session_id, changes)
+
+
+class AcceptsAPatchOfAnUnknownSession(OcpiPeer):
+    """A PATCH of a Session it never got is answered with success (and dropped)."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _CreatesOnPatch)
+
+
+class _ReopensCompleted(SessionStore):
+    @staticmethod
+    def _check_change(held, after):
+        return None
+
+
+class ReopensACompletedSession(OcpiPeer):
+    """Applies any status change, a COMPLETED Session's too."""
+
+    modules = OcpiPeer.modules.with_store(SESSIONS, _ReopensCompleted)
+
+
+class _DeletesSessions(SessionsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "DELETE":
+            return Reply(200, build())
+        return await super().serve(request, rest)
+
+
+class AcceptsASessionDelete(OcpiPeer):
+    """Answers a Session DELETE with success."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesSessions)
+
+
+class _PatchesInnerObjects(SessionsReceiver):
+    async def serve(self, request, rest):
+        return await super().serve(request, rest[:3])
+
+
+class PatchesThroughExtraSegments(OcpiPeer):
+    """A PATCH at {session_id}/charging_periods is applied to the Session instead of refused."""
+
+    modules = OcpiPeer.modules.with_handler(_PatchesInnerObjects)
+
+
+class _AnyParty(SessionsReceiver):
+    def _check_party(self, country_code, party_id):
+        return None
+
+
+class AcceptsPushesUnderAnyParty(OcpiPeer):
+    """Stores Sessions pushed under any party, not only the pushing CPO's."""
+
+    modules = OcpiPeer.modules.with_handler(_AnyParty)
+
+
+class _PreferencesEverywhere(SessionsSender):
+    def _preferences(self, session_id, preferences):
+        return Reply(200, build("ACCEPTED"))
+
+
+class AcceptsPreferencesWithoutTheCapability(OcpiPeer):
+    """Accepts ChargingPreferences at an EVSE without CHARGING_PREFERENCES_CAPABLE (no 404, 2001)."""
+
+    modules = OcpiPeer.modules.with_handler(_PreferencesEverywhere)
+
+
+class _AnswersOk(SessionsSender):
+    def _preferences(self, session_id, preferences):
+        reply = super()._preferences(session_id, preferences)
+        return Reply(reply.status, build("OK"))
+
+
+class AnswersPreferencesWithAnUnknownValue(OcpiPeer):
+    """Answers ChargingPreferences with "OK", no ChargingPreferencesResponse value."""
+
+    modules = OcpiPeer.modules.with_handler(_AnswersOk)
+
+
+class _IgnoresTheCapability(SessionsReceiver):
+    def takes_preferences(self, session):
+        return True
+
+
+class SendsPreferencesWithoutTheCapability(OcpiPeer):
+    """The eMSP PUTs ChargingPreferences whatever the EVSE's capabilities."""
+
+    modules = OcpiPeer.modules.with_handler(_IgnoresTheCapability)
+
+
+# ------------------------------------------------------------------------------ locations: objects
+class _DropsNewEvses(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        if target.kind == "evse" and self.get(country_code, party_id, target) is None:
+            return True
+        return super().put(country_code, party_id, target, obj)
+
+
+class DropsANewEvse(OcpiPeer):
+    """An EVSE PUT with a uid it has not seen is answered with success and dropped."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _DropsNewEvses)
+
+
+class _DeletesEvses(LocationsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "DELETE":
+            return Reply(200, build())
+        return await super().serve(request, rest)
+
+
+class AcceptsAnEvseDelete(OcpiPeer):
+    """Answers an EVSE DELETE with success."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesEvses)
+
+
+class _TrustsTheLocationUrl(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        if isinstance(obj, dict) and target.kind == "location":
+            obj = {**obj, "country_code": country_code, "party_id": party_id}
+        return super().put(country_code, party_id, target, obj)
+
+
+class StoresALocationUnderTheUrlParty(OcpiPeer):
+    """A Location PUT whose party differs from the URL's is stored under the URL's, not refused."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _TrustsTheLocationUrl)
+
+
+class _RenamesParking(LocationStore):
+    def all(self):
+        return [{**location, "parking_places": [{**place, "id": f"{place['id']}-OLD"}
+                                                for place in location.get("parking_places", [])]}
+                for location in super().all()]
+
+
+class ReferencesParkingThatIsNotThere(OcpiPeer):
+    """Its EVSEs reference Parking ids that its Locations list under other ids."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _RenamesParking)
+
+
+class ListsLocationsOnlyAt221(OcpiPeer):
+    """Lists 2.3.0, but its details there carry no locations endpoint (the module only under 2.2.1)."""
+
+    def endpoints(self, version=VERSION):
+        return [e for e in super().endpoints(version) if version == VERSION or e["identifier"] != LOCATIONS]
+
+
+class StaysAt221OnAPut(OcpiPeer):
+    """Serves a credentials PUT at its 2.3.0 endpoint as one at 2.2.1: the version never switches."""
+
+    async def _serve_credentials(self, request, token):
+        moved = request.url.replace(f"/ocpi/{LOCATIONS_VERSION}/", f"/ocpi/{VERSION}/")
+        return await super()._serve_credentials(dataclasses.replace(request, url=moved), token)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -350,6 +685,11 @@ AUTH, FORMAT = "transport/test_OCPI_AUTH.py", "transport/test_OCPI_FORMAT.py"
 OCPI_AUTH_UNDECLARED = "OCPI_AUTH.undeclared_form_refused"   # a use case's row: its table lives in the suite
 CREDS = "credentials/test_OCPI_CREDENTIALS.py"
 PULL, PUSH = "locations/test_OCPI_LOCATIONS_PULL.py", "locations/test_OCPI_LOCATIONS_PUSH.py"
+S_PUSH, S_PULL = "sessions/test_OCPI_SESSIONS_PUSH.py", "sessions/test_OCPI_SESSIONS_PULL.py"
+S_RECEIVER = "sessions/test_OCPI_SESSIONS_RECEIVER.py"
+S_PREFS = "sessions/test_OCPI_CHARGING_PREFERENCES.py"
+OBJECTS = "locations/test_OCPI_LOCATIONS_OBJECTS.py"
+LOC_VERSION = "locations/test_OCPI_LOCATIONS_VERSION.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -422,6 +762,102 @@ FAULTS: tuple[Fault, ...] = (
     Fault("patch-without-last-updated-accepted", LocationRules.patch_last_updated.id,
           AcceptsAPatchWithoutLastUpdated, (node(PUSH, "test_patch_without_last_updated_gets_2001", "emsp"),),
           "a PATCH without last_updated: status_code 1000 where 2001 (invalid or missing parameters) is due"),
+    Fault("session-patch-without-last-updated", SessionRules.patch_last_updated.id, SessionPatchesWithoutLastUpdated,
+          (node(S_PUSH, "test_change_is_patched_with_last_updated", "cpo"),),
+          "the PATCH has no last_updated"),
+    Fault("session-patch-resends-all-periods", SessionRules.periods_only_new.id, ResendsAllChargingPeriods,
+          (node(S_PUSH, "test_charging_periods_are_appended", "cpo"),),
+          "the PATCH repeats ChargingPeriods pushed before"),
+    Fault("session-start-not-moved-on-activation", SessionRules.activation_start.id, KeepsTheCreationTimeOnActivation,
+          (node(S_PUSH, "test_pending_becomes_active_at_the_moment_of_activation", "cpo"),),
+          "start_date_time was not moved to the moment of activation"),
+    Fault("session-changed-after-completed", SessionRules.final.id, PushesChangesAfterCompleted,
+          (node(S_PUSH, "test_completed_is_final", "cpo"),),
+          "the SUT sent a sessions PATCH when it must not"),
+    Fault("session-token-changed-on-activation", SessionRules.reservation_token.id, NewTokenOnActivation,
+          (node(S_PUSH, "test_reservation_becomes_active_with_the_same_token", "cpo"),),
+          "cdr_token uid after activation is wrong"),
+    Fault("session-authorization-reference-not-updated", SessionRules.authorization_reference.id,
+          KeepsTheFirstAuthorizationReference,
+          (node(S_PUSH, "test_authorization_reference_is_the_last_given", "cpo"),),
+          "authorization_reference held is wrong"),
+    Fault("session-reservation-pushed-as-pending", SessionRules.reservation.id, ReservesAsPending,
+          (node(S_PUSH, "test_reservation_becomes_active_with_the_same_token", "cpo"),),
+          "status of the reservation's Session is wrong"),
+    Fault("session-active-without-an-evse", SessionRules.na_only_reservation.id, ChargesWithoutAnEvse,
+          (node(S_PUSH, "test_reservation_without_an_evse_is_na_until_charging", "cpo"),),
+          "#NA in a ACTIVE Session"),
+    Fault("session-completed-dropped-from-the-list", SessionRules.still_listed.id, DropsCompletedSessionsFromTheList,
+          (node(S_PULL, "test_completed_session_stays_listed", "cpo"),),
+          "the COMPLETED Session is gone from the list"),
+    Fault("session-patch-repeats-unchanged-fields", SessionRules.patch_only_changed.id, PatchesUnchangedFields,
+          (node(S_PUSH, "test_change_is_patched_with_last_updated", "cpo"),),
+          "the PATCH carries fields that did not change", "finding"),
+    Fault("session-periods-replaced-by-patch", SessionRules.periods_appended.id, ReplacesChargingPeriodsOnPatch,
+          (node(S_PUSH, "test_charging_periods_are_appended", "emsp"),
+           node(S_RECEIVER, "test_put_replaces_the_charging_periods", "emsp")),
+          "charging_periods"),
+    Fault("session-patch-without-last-updated-accepted", SessionRules.patch_refused_without_last_updated.id,
+          AcceptsASessionPatchWithoutLastUpdated,
+          (node(S_RECEIVER, "test_patch_without_last_updated_gets_2001", "emsp"),),
+          "a PATCH without last_updated: status_code 1000 where 2001 (invalid or missing parameters) is due"),
+    Fault("session-url-ids-trusted", SessionRules.mismatch_refused.id, StoresUnderTheUrlIds,
+          (node(S_RECEIVER, "test_put_whose_url_differs_from_the_body_is_refused", "emsp", "country_code"),
+           node(S_RECEIVER, "test_put_whose_url_differs_from_the_body_is_refused", "emsp", "id")),
+          "differs between URL and body carries a success status_code"),
+    Fault("session-absent-total-cost-read-as-free", SessionRules.total_cost.id, ReadsAnAbsentTotalCostAsFree,
+          (node(S_RECEIVER, "test_total_cost_is_kept_as_sent", "emsp", "unknown"),),
+          "total_cost of a Session pushed without one is wrong"),
+    Fault("session-na-reservation-refused", SessionRules.na_accepted.id, RefusesNaReservations,
+          (node(S_PUSH, "test_reservation_without_an_evse_is_na_until_charging", "emsp"),),
+          "was refused"),
+    Fault("session-unknown-patch-accepted", SessionRules.patch_unknown.id, AcceptsAPatchOfAnUnknownSession,
+          (node(S_RECEIVER, "test_unknown_session_patch_refused_then_validated_and_put", "emsp"),),
+          "a PATCH of an unknown Session carries a success status_code"),
+    Fault("session-completed-reopened", SessionRules.completed_kept.id, ReopensACompletedSession,
+          (node(S_PUSH, "test_completed_is_final", "emsp"),),
+          "status is wrong", "finding"),
+    Fault("session-delete-accepted", SessionRules.never_deleted.id, AcceptsASessionDelete,
+          (node(S_RECEIVER, "test_delete_is_refused_and_the_session_stays", "emsp"),),
+          "a DELETE of a Session carries a success status_code"),
+    Fault("session-patch-through-extra-segments", SessionRules.patch_whole_session.id, PatchesThroughExtraSegments,
+          (node(S_RECEIVER, "test_patch_on_an_inner_object_is_refused", "emsp"),),
+          "a PATCH on the Session's charging_periods carries a success status_code"),
+    Fault("session-pushed-under-any-party", SessionRules.party_registered.id, AcceptsPushesUnderAnyParty,
+          (node(S_RECEIVER, "test_push_under_another_party_is_refused", "emsp"),),
+          "a PUT under a party the harness never declared carries a success status_code"),
+    Fault("preferences-accepted-without-the-capability", SessionRules.preferences_not_capable.id,
+          AcceptsPreferencesWithoutTheCapability,
+          (node(S_PREFS, "test_no_preferences_without_the_capability", "cpo"),),
+          "HTTP 200 where HTTP 404 is due"),
+    Fault("preferences-answered-with-an-unknown-value", SessionRules.preferences_answer.id,
+          AnswersPreferencesWithAnUnknownValue,
+          (node(S_PREFS, "test_preferences_are_answered_with_a_response_value", "cpo", "ACCEPTED"),),
+          "is not one of the accepted values"),
+    Fault("preferences-sent-without-the-capability", SessionRules.preferences_only_capable.id,
+          SendsPreferencesWithoutTheCapability,
+          (node(S_PREFS, "test_no_preferences_without_the_capability", "emsp"),),
+          "the SUT sent a sessions PUT when it must not"),
+    Fault("location-new-evse-dropped", LocationRules.put.id, DropsANewEvse,
+          (node(OBJECTS, "test_new_evse_put_joins_its_location", "emsp"),),
+          "the new EVSE in its Location is wrong"),
+    Fault("location-evse-delete-accepted", LocationRules.removal.id, AcceptsAnEvseDelete,
+          (node(OBJECTS, "test_evse_delete_is_refused_and_it_stays", "emsp"),),
+          "a DELETE of an EVSE carries a success status_code"),
+    Fault("location-url-party-trusted", LocationRules.put.id, StoresALocationUnderTheUrlParty,
+          (node(OBJECTS, "test_location_whose_party_differs_from_the_url_gets_2001", "emsp"),),
+          "status_code 1000 where 2001 (invalid or missing parameters) is due"),
+    Fault("location-parking-reference-dangling", LocationRules.parking_reference.id, ReferencesParkingThatIsNotThere,
+          (node(OBJECTS, "test_parking_references_name_parking_of_the_location", "cpo"),),
+          "which the Location lacks"),
+    Fault("locations-not-listed-at-2.3.0", LocationRules.version_offered.id, ListsLocationsOnlyAt221,
+          (node(LOC_VERSION, "test_2_3_0_is_listed_with_the_locations_endpoint", "cpo"),
+           node(LOC_VERSION, "test_2_3_0_is_listed_with_the_locations_endpoint", "emsp")),
+          "details list no locations endpoint", "finding"),
+    Fault("version-not-switched-by-put", "OCPI_LOCATIONS_VERSION.switched", StaysAt221OnAPut,
+          (node(LOC_VERSION, "test_credentials_put_at_2_3_0_switches_the_version", "cpo"),
+           node(LOC_VERSION, "test_credentials_put_at_2_3_0_switches_the_version", "emsp")),
+          "the SUT did not fetch the harness's 2.3.0 details"),
 )
 
 

@@ -38,6 +38,7 @@ class ModuleHandler:
     module: ClassVar[str]      # the module identifier, as version details list it
     role: ClassVar[str]        # the platform role that plays it: CPO or EMSP
     interface: ClassVar[str]   # SENDER or RECEIVER, as version details list it
+    listed_at: ClassVar[tuple[str, ...]] = ("2.2.1",)   # the interface versions whose details list it
 
     def __init__(self, peer: "OcpiPeer", store: Any):
         self.peer = peer

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from faker import Faker
+
 from harness.clock import utcnow
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
@@ -24,33 +26,53 @@ from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply
 from harness.transport.http import HttpExchange, HttpRequest
 
 
+SEED = 2301   # faker's seed for the sample Locations
+
 # ------------------------------------------------------------------------------ test data
 def build_location(country_code: str, party_id: str, location_id: str,
                    evses: Iterable[tuple[str, Sequence[str]]], last_updated: str) -> dict[str, Any]:
-    """A complete, valid Location with AC connectors on each EVSE."""
+    """A complete, valid Location with AC connectors on each EVSE and one Parking place (2.3.0)
+    that the first EVSE references; the first EVSE takes charging preferences
+    (CHARGING_PREFERENCES_CAPABLE), the others do not."""
     def connector(connector_id: str) -> dict[str, Any]:
         return {"id": connector_id, "standard": "IEC_62196_T2", "format": "SOCKET", "power_type": "AC_3_PHASE",
                 "max_voltage": 230, "max_amperage": 32, "tariff_ids": ["AC-STANDARD"], "last_updated": last_updated}
 
+    parking_id = f"{location_id}-P1"
     return {
         "country_code": country_code, "party_id": party_id, "id": location_id, "publish": True,
         "name": f"Reference site {location_id}", "address": "Stationsplein 1", "city": "Utrecht",
         "postal_code": "3511 ED", "country": "NLD",
         "coordinates": {"latitude": "52.089444", "longitude": "5.110278"},
         "parking_type": "PARKING_LOT", "time_zone": "Europe/Amsterdam",
-        "evses": [{"uid": uid, "status": "AVAILABLE", "capabilities": ["RFID_READER"],
-                   "connectors": [connector(c) for c in connectors], "last_updated": last_updated}
-                  for uid, connectors in evses],
+        "evses": [{"uid": uid, "status": "AVAILABLE",
+                   "capabilities": ["RFID_READER"] + (["CHARGING_PREFERENCES_CAPABLE"] if index == 0 else []),
+                   "connectors": [connector(c) for c in connectors], "last_updated": last_updated,
+                   **({"parking": [{"parking_id": parking_id, "evse_position": "LEFT"}]} if index == 0 else {})}
+                  for index, (uid, connectors) in enumerate(evses)],
+        "parking_places": [{"id": parking_id, "vehicle_types": ["PERSONAL_VEHICLE"], "restricted_to_type": False,
+                            "reservation_required": False, "roofed": False}],
         "last_updated": last_updated,
     }
 
 
+def site(fake: Faker) -> dict[str, Any]:
+    """Where a Location is, drawn from ``fake`` (a Dutch locale): name, street, city, postcode and
+    coordinates of a real Dutch place (6 decimals, as GeoLocation allows)."""
+    latitude, longitude, city, _, time_zone = fake.local_latlng(country_code="NL")
+    return {"name": f"{fake.company()} {city}"[:255], "address": fake.street_address()[:45], "city": city[:45],
+            "postal_code": fake.postcode()[:10], "time_zone": time_zone,
+            "coordinates": {"latitude": f"{float(latitude):.6f}", "longitude": f"{float(longitude):.6f}"}}
+
+
 def sample_locations(country_code: str, party_id: str, count: int = 5,
                      first: datetime = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)) -> list[dict[str, Any]]:
-    """``count`` Locations a day apart, each with two EVSEs of one connector."""
-    return [build_location(country_code, party_id, f"LOC-{n:04d}",
-                           [(f"EVSE-{n:04d}-{e}", ["1"]) for e in (1, 2)],
-                           format_datetime(first + timedelta(days=n - 1)))
+    """``count`` Locations a day apart, each with two EVSEs of one connector, at places drawn from
+    faker seeded with ``SEED``."""
+    fake = Faker("nl_NL")
+    fake.seed_instance(SEED)
+    return [{**build_location(country_code, party_id, f"LOC-{n:04d}", [(f"EVSE-{n:04d}-{e}", ["1"]) for e in (1, 2)],
+                              format_datetime(first + timedelta(days=n - 1))), **site(fake)}
             for n in range(1, count + 1)]
 
 
@@ -67,6 +89,7 @@ class LocationsSender(ModuleHandler):
     """The CPO's own Locations: served by list and by ids, pushed to the eMSP's Receiver."""
 
     module, role, interface = LOCATIONS, CPO, SENDER
+    listed_at = ("2.2.1", "2.3.0")   # the module is 2.3.0; listed at 2.2.1 too, the relationship's version
     store: LocationStore
 
     @classmethod
@@ -102,6 +125,20 @@ class LocationsSender(ModuleHandler):
         self.store.patch(identity.country_code, identity.party_id, Target(ids), body)
         return await self.push("PATCH", ids, body)
 
+    async def push_object(self, ids: tuple[str, ...]) -> HttpExchange:
+        """Stamp one of our EVSEs or Connectors as changed now (its parents follow), then PUT it whole."""
+        identity = self.peer.identity
+        target = Target(ids)
+        obj = {**self.store.get_owned(target), "last_updated": format_datetime(utcnow())}
+        self.store.put(identity.country_code, identity.party_id, target, obj)
+        return await self.push("PUT", ids, obj)
+
+    async def act_push_evse(self, location_id: str, evse_uid: str) -> None:
+        self.peer.background.spawn(self.push_object((location_id, evse_uid)))
+
+    async def act_push_connector(self, location_id: str, evse_uid: str, connector_id: str) -> None:
+        self.peer.background.spawn(self.push_object((location_id, evse_uid, connector_id)))
+
     async def act_push_location(self, location_id: str) -> None:
         self.peer.background.spawn(self.push_location(location_id))
 
@@ -118,6 +155,7 @@ class LocationsReceiver(ModuleHandler):
     """What CPOs pushed to the eMSP, by their party: stored by PUT, changed by PATCH, read by GET."""
 
     module, role, interface = LOCATIONS, EMSP, RECEIVER
+    listed_at = ("2.2.1", "2.3.0")
     store: LocationStore
 
     async def serve(self, request: HttpRequest, rest: list[str]) -> Reply:

@@ -7,7 +7,10 @@ pagination, locations, schemas); this class moves what they decide on and off HT
 credentials; each functional module is a handler with its store, registered per (module, role)
 in ``modules.py`` (see ``handler.py``). Behaviour:
 - versions at ``{base}/ocpi/versions``, details of 2.2.1 at ``{base}/ocpi/2.2.1``: the
-  credentials endpoint and, per registered handler, its module as SENDER or RECEIVER;
+  credentials endpoint and, per registered handler, its module as SENDER or RECEIVER; details of
+  2.3.0 (the locations module's version) at ``{base}/ocpi/2.3.0``: credentials and the handlers
+  listed there (``listed_at``), served by the same handlers. Our client negotiates 2.2.1 (the version of
+  credentials and sessions); our server accepts credentials at either version;
 - credentials: a platform that registers with this one meets the ``CredentialsServer``, whose
   connect-back goes out over HTTP; registering with another platform drives a
   ``CredentialsClient``. One relationship at a time: PUT and DELETE are accepted from the platform
@@ -48,7 +51,9 @@ from harness.transport.http import (
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
-VERSION = "2.2.1"
+VERSION = "2.2.1"                  # the version of every relationship: credentials, sessions, locations
+LOCATIONS_VERSION = "2.3.0"        # also offered: its details list credentials and the locations module
+OFFERED = (VERSION, LOCATIONS_VERSION)
 _UNSET = object()
 
 
@@ -139,7 +144,7 @@ class OcpiPeer(Actions):
     # ------------------------------------------------------------------ where it is served
     def bind(self, base_url: str, *, token_a: str | None = None) -> "OcpiPeer":
         self.base_url = base_url.rstrip("/")
-        self.server = CredentialsServer(versions=(VERSION,), url=self.versions_url,
+        self.server = CredentialsServer(versions=OFFERED, url=self.versions_url,
                                         roles=[self.identity.credentials_role()], token_factory=secret_token)
         if token_a is not None:
             self.accept_token_a(token_a)
@@ -161,11 +166,18 @@ class OcpiPeer(Actions):
             raise HarnessError("the OCPI peer is not served yet: bind it to its base URL first")
         return self.base_url
 
-    def endpoints(self) -> list[dict[str, str]]:
-        """What our version details list: credentials, then every module we play."""
-        return [{"identifier": CREDENTIALS, "role": SENDER, "url": self.module_url(CREDENTIALS)}] + [
-            {"identifier": handler.module, "role": handler.interface, "url": self.module_url(handler.module)}
-            for handler in self.handlers.values()]
+    def endpoints(self, version: str = VERSION) -> list[dict[str, str]]:
+        """What our details of ``version`` list: credentials, then every module we play at that version."""
+        credentials = self.at_version(version, self.module_url(CREDENTIALS))
+        return [{"identifier": CREDENTIALS, "role": SENDER, "url": credentials}] + [
+            {"identifier": handler.module, "role": handler.interface,
+             "url": self.at_version(version, self.module_url(handler.module))}
+            for handler in self.handlers.values() if version in handler.listed_at]
+
+    @staticmethod
+    def at_version(version: str, url: str) -> str:
+        """One of our URLs of the relationship's version, moved to ``version``."""
+        return url.replace(f"/ocpi/{VERSION}", f"/ocpi/{version}", 1)
 
     def store(self, module: str) -> Any:
         """The objects we keep for ``module``."""
@@ -318,10 +330,14 @@ class OcpiPeer(Actions):
                                             token_factory=self._offer)
             return await self._drive(self.client.register())
 
-    async def update_registration(self) -> dict[str, Any]:
-        """Versions, details, PUT: new tokens both ways."""
+    async def update_registration(self, version: str | None = None) -> dict[str, Any]:
+        """Versions, details, PUT: new tokens both ways; at ``version`` when given (a switch of the
+        relationship's version: the other platform must list it), else at the latest mutual one."""
         async with self._credentials_lock:
-            return await self._drive(self._registered_client().update())
+            client = self._registered_client()
+            if version is not None:
+                client.versions = (version,)
+            return await self._drive(client.update())
 
     async def unregister_from(self) -> None:
         async with self._credentials_lock:
@@ -358,10 +374,10 @@ class OcpiPeer(Actions):
             return "actuator", parts[1:]
         if parts == ["ocpi", "versions"]:
             return "versions", []
-        if parts[:2] == ["ocpi", VERSION]:
+        if parts[:1] == ["ocpi"] and len(parts) >= 2 and parts[1] in OFFERED:
             if len(parts) == 2:
-                return "version_details", []
-            if parts[2] == CREDENTIALS or parts[2] in self.handlers:
+                return "version_details", [parts[1]]
+            if parts[2] == CREDENTIALS or parts[1] in getattr(self.handlers.get(parts[2]), "listed_at", ()):
                 return parts[2], parts[3:]
         return None
 
@@ -450,10 +466,11 @@ class OcpiPeer(Actions):
     async def _serve(self, request: HttpRequest, module: str, rest: list[str], presented: PresentedToken) -> Reply:
         if module == "versions":
             self.only(request, "GET")
-            return Reply(200, build([{"version": VERSION, "url": self.details_url}]))
+            return Reply(200, build([{"version": version, "url": self.at_version(version, self.details_url)}
+                                     for version in OFFERED]))
         if module == "version_details":
             self.only(request, "GET")
-            return Reply(200, build({"version": VERSION, "endpoints": self.endpoints()}))
+            return Reply(200, build({"version": rest[0], "endpoints": self.endpoints(rest[0])}))
         if module != CREDENTIALS:
             return await self.handlers[module].serve(request, rest)
         if rest:
@@ -474,7 +491,8 @@ class OcpiPeer(Actions):
             self.only(request, "GET")
             return Reply(200, build(self.server.own_credentials(token)))
         self._remember_secret(request.body)
-        effect = self.server.handle_request(request.method, token, request.body, version=VERSION)
+        version = request.path.split("/ocpi/", 1)[-1].split("/", 1)[0]   # the credentials endpoint's version
+        effect = self.server.handle_request(request.method, token, request.body, version=version)
         while isinstance(effect, Send):
             try:
                 exchange = await self.send(effect.method, effect.url, token=effect.token)
@@ -513,12 +531,12 @@ class OcpiPeer(Actions):
         offered = {name for handler in self.handlers.values() for name in handler.actions()}
         return super().supported_actions() | offered
 
-    async def perform(self, action: str, body: dict[str, Any]) -> None:
+    async def perform(self, action: str, body: dict[str, Any]) -> Any:
+        """What the module's action answers (a handler's push: its exchange)."""
         for handler in self.handlers.values():
             if action in handler.actions():
-                await handler.actions()[action](**body)
-                return
-        await super().perform(action, body)
+                return await handler.actions()[action](**body)
+        return await super().perform(action, body)
 
     async def _actuate(self, request: HttpRequest, action: str) -> HttpResponse:
         """The http actuator contract (docs/actuators.md), for a peer run on its own."""

@@ -40,11 +40,7 @@ ASKED = OCPI_LOCATIONS_PUSH.pushes_when_asked
 
 async def _pushed(ocpi):
     """Registered, and the CPO's first Location PUT to the Receiver: its ids, and the PUT."""
-    await creds.registered(ocpi)
-    ids = loc.pushed_location(ocpi)
-    push = await loc.push_location(ocpi, ids[0], rule=ASKED)
-    check_answer(push, Locs.put, f"the PUT of {ids[0]}", success=True)
-    return ids, push
+    return await loc.location_pushed(ocpi, rule=ASKED)
 
 
 def _stamp(push):

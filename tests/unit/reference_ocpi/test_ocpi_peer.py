@@ -47,10 +47,15 @@ def status(exchange) -> tuple[int, int | None]:
 async def test_versions_and_details_list_the_modules_by_role():
     cpo, emsp = peers()
     versions = await emsp.send("GET", cpo.versions_url, token=TOKEN_A)
-    assert versions.json()["data"] == [{"version": "2.2.1", "url": cpo.details_url}]
+    assert versions.json()["data"] == [{"version": "2.2.1", "url": cpo.details_url},
+                                       {"version": "2.3.0", "url": cpo.details_url.replace("2.2.1", "2.3.0")}]
+    later = (await emsp.send("GET", cpo.details_url.replace("2.2.1", "2.3.0"), token=TOKEN_A)).json()["data"]
+    assert later["version"] == "2.3.0" and {(e["identifier"], e["role"]) for e in later["endpoints"]} == {
+        ("credentials", "SENDER"), ("locations", "SENDER")}
     details = (await emsp.send("GET", cpo.details_url, token=TOKEN_A)).json()["data"]
     assert {(e["identifier"], e["role"]) for e in details["endpoints"]} == {("credentials", "SENDER"),
-                                                                          ("locations", "SENDER")}
+                                                                          ("locations", "SENDER"),
+                                                                          ("sessions", "SENDER")}
     assert {e["role"] for e in emsp.endpoints()} == {"SENDER", "RECEIVER"}
 
 

@@ -1,0 +1,109 @@
+"""The sessions core's store and status table, and the reference peer's Session test data and
+charging-preferences policy: worked through by hand on one small Session."""
+
+import copy
+
+import pytest
+
+from harness.ocpi import schemas
+from harness.ocpi.envelope import StatusCode, StatusError
+from harness.ocpi.sessions import (
+    ACTIVE, COMPLETED, INVALID, NA, PENDING, RESERVATION, SessionRules, SessionStore, repeated_periods,
+    transition_problem, unchanged_fields)
+from harness.reference.ocpi.locations import sample_locations
+from harness.reference.ocpi.sessions import _fake, build_session, cdr_token, preferences_answer, sample_sessions
+
+T0 = "2024-03-01T09:00:00Z"
+PERIOD = {"start_date_time": T0, "dimensions": [{"type": "ENERGY", "volume": 2.0}]}
+
+
+def session(status: str = ACTIVE, place=("LOC-1", "E1", "1")) -> dict:
+    fake = _fake()
+    return build_session(fake, ("NL", "CPO"), "Ses-1", status, cdr_token(fake, "NL", "EMS"), place, T0)
+
+
+def store(status: str = ACTIVE) -> SessionStore:
+    return SessionStore([session(status)])
+
+
+def refused(call) -> StatusError:
+    with pytest.raises(StatusError) as error:
+        call()
+    return error.value
+
+
+def test_built_and_sample_sessions_are_valid_and_ordered():
+    sessions = sample_sessions(("NL", "REF"), sample_locations("NL", "REF", 2))
+    for item in [session(), *sessions]:
+        assert schemas.validate("session", item) == []
+    stamps = [item["last_updated"] for item in sessions]
+    assert stamps == sorted(set(stamps))
+    assert sample_sessions(("NL", "REF"), sample_locations("NL", "REF", 2)) == sessions   # seeded
+
+
+def test_status_table():
+    assert transition_problem(PENDING, ACTIVE) is None
+    assert transition_problem(RESERVATION, COMPLETED) is None
+    assert transition_problem(ACTIVE, INVALID) is None
+    assert transition_problem(ACTIVE, PENDING) and transition_problem(ACTIVE, RESERVATION)
+    assert transition_problem(COMPLETED, ACTIVE)
+
+
+def test_patch_appends_periods_and_keeps_the_rest():
+    sessions = store()
+    sessions.patch("nl", "cpo", "SES-1", {"kwh": 2.0, "charging_periods": [PERIOD], "last_updated": T0})
+    held = sessions.patch("NL", "CPO", "ses-1", {"charging_periods": [PERIOD], "last_updated": T0})
+    assert held["charging_periods"] == [PERIOD, PERIOD] and held["kwh"] == 2.0 and held["id"] == "Ses-1"
+
+
+def test_put_replaces_periods():
+    sessions = store()
+    sessions.patch("NL", "CPO", "Ses-1", {"charging_periods": [PERIOD], "last_updated": T0})
+    assert not sessions.put("NL", "CPO", "Ses-1", session())
+    assert sessions.get("NL", "CPO", "Ses-1")["charging_periods"] == []
+
+
+@pytest.mark.parametrize("changes, rule", [
+    ({"kwh": 1.0}, SessionRules.patch_last_updated),
+    ({"status": PENDING, "last_updated": T0}, SessionRules.transitions),
+    ({"id": "Other", "last_updated": T0}, SessionRules.put_ids),
+])
+def test_patch_refusals_are_2001(changes, rule):
+    error = refused(lambda: store().patch("NL", "CPO", "Ses-1", changes))
+    assert (error.rule, error.status_code) == (rule, StatusCode.INVALID_PARAMETERS)
+
+
+def test_completed_is_final_and_unknown_is_404():
+    assert refused(lambda: store(COMPLETED).patch("NL", "CPO", "Ses-1", {"kwh": 9.0, "last_updated": T0})).rule \
+        == SessionRules.final
+    error = refused(lambda: store().patch("NL", "CPO", "Nope", {"kwh": 1.0, "last_updated": T0}))
+    assert (error.rule, error.http_status) == (SessionRules.pushed, 404)
+
+
+def test_na_only_in_a_reservation():
+    reserved = SessionStore()
+    assert reserved.put("NL", "CPO", "Ses-1", session(RESERVATION, ("LOC-1", NA, NA)))
+    assert refused(lambda: reserved.patch("NL", "CPO", "Ses-1", {"status": ACTIVE, "last_updated": T0})).rule \
+        == SessionRules.na_only_reservation
+
+
+def test_put_ids_must_match_the_url():
+    assert refused(lambda: SessionStore().put("NL", "XXX", "Ses-1", session())).rule == SessionRules.put_ids
+
+
+def test_patch_judgements():
+    held = {**session(), "charging_periods": [PERIOD]}
+    assert unchanged_fields(held, {"currency": "EUR", "kwh": 3.0, "last_updated": T0, "id": "Ses-1"}) == ["currency"]
+    assert repeated_periods(held, {"charging_periods": [PERIOD, {**PERIOD, "start_date_time": "x"}]}) == [PERIOD]
+
+
+@pytest.mark.parametrize("preferences, status, answer", [
+    ({"profile_type": "FAST"}, ACTIVE, "ACCEPTED"),
+    ({"profile_type": "FAST"}, COMPLETED, "NOT_POSSIBLE"),
+    ({"profile_type": "GREEN"}, ACTIVE, "PROFILE_TYPE_NOT_SUPPORTED"),
+    ({"profile_type": "CHEAP"}, ACTIVE, "DEPARTURE_REQUIRED"),
+    ({"profile_type": "CHEAP", "departure_time": "2999-01-01T00:00:00Z"}, ACTIVE, "ENERGY_NEED_REQUIRED"),
+    ({"profile_type": "CHEAP", "departure_time": "2000-01-01T00:00:00Z", "energy_need": 5}, ACTIVE, "NOT_POSSIBLE"),
+])
+def test_reference_preferences_policy(preferences, status, answer):
+    assert preferences_answer(copy.deepcopy({**session(), "status": status}), preferences) == answer
