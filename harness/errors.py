@@ -53,3 +53,8 @@ class PeerViolation(AssertionError):
 
 class NotApplicable(Exception):
     """The test does not apply to this SUT (undeclared feature, actuator answered 501)."""
+
+
+class LimitExceeded(HarnessError):
+    """The peer went past a bound the harness keeps to stay alive (frame size, HTTP body size): no
+    rule of the protocol sets it, so the test is *broken*, and the message says what the peer sent."""
