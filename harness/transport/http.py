@@ -100,7 +100,7 @@ class _Partial:
 def _json_or_none(body: bytes):
     try:
         return json.loads(body or b"null")
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

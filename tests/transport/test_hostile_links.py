@@ -245,3 +245,9 @@ async def test_a_huge_body_is_refused_at_the_limit_as_such():
             await asyncio.wait_for(HttpClient(timeout=20).request("GET", url), BOUND)
     finally:
         server.close()
+
+
+def test_an_ocpi_body_nested_past_the_parsers_depth_is_not_valid_json_not_a_recursion_error():
+    from harness.ocpi.envelope import parse
+    with pytest.raises(PeerViolation, match="not valid JSON"):
+        parse(b"[" * 100_000 + b"]" * 100_000)
