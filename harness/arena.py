@@ -21,7 +21,7 @@ from typing import Any
 from harness import clock
 from harness.actuators import Actuator, InProcessActuator
 from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
-from harness.errors import HarnessError
+from harness.errors import HarnessError, clip
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference import references_for
@@ -116,7 +116,12 @@ class OcppArena(Arena):
         """The harness's station connects to the CSMS under test for a test's setup, and boots unless
         ``boot`` is False. A refused handshake there is the profile's to fix, never the SUT's fault: the
         test is broken with the fix (the transport tests judge the handshake itself, with ``connect_station``)."""
-        handshake = await self.harness.connect(self.sut_url, boot=boot)
+        try:
+            handshake = await self.harness.connect(self.sut_url, boot=boot)
+        except CallFailed as refused:   # no answer the boot can go on with: the test's prerequisite fails
+            raise HarnessError(f"prerequisite failed: the CSMS under test answered the boot of station "
+                               f"{self.profile.identity} with CALLERROR {refused.error.code} "
+                               f"({clip(refused.error.description, 200)!r})") from None
         if handshake.status is not None or handshake.subprotocol is None:
             raise HarnessError(f"prerequisite failed: {self._refusal(handshake)}")
         self.link = self.harness.connection

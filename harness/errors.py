@@ -19,6 +19,15 @@ if TYPE_CHECKING:
     from harness.rules import Rule
 
 
+CLIPPED = 500   # characters of a peer's value a message embeds; the rest is cut, its size stated
+
+
+def clip(text: str, limit: int = CLIPPED) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was: a SUT's 50 MB answer must not fill
+    the failure text, the JUnit file and every report."""
+    return text if len(text) <= limit else f"{text[:limit]}… (cut: {len(text)} characters in all)"
+
+
 class HarnessError(Exception):
     """Our side failed: the verdict is *broken*, the SUT is not blamed."""
 
@@ -47,9 +56,14 @@ class PeerViolation(AssertionError):
     def __str__(self) -> str:
         text = f"[{self.rule.id}] {self.args[0]}"
         if self.expected is not None or self.actual is not None:
-            text += f"\n  expected: {self.expected!r}\n  actual:   {self.actual!r}"
+            text += f"\n  expected: {clip(repr(self.expected))}\n  actual:   {clip(repr(self.actual))}"
         return text
 
 
 class NotApplicable(Exception):
     """The test does not apply to this SUT (undeclared feature, actuator answered 501)."""
+
+
+class LimitExceeded(HarnessError):
+    """The peer went past a bound the harness keeps to stay alive (frame size, HTTP body size): no
+    rule of the protocol sets it, so the test is *broken*, and the message says what the peer sent."""

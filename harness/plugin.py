@@ -23,7 +23,7 @@ from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
 from harness.clock import VirtualClockLoop
-from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation
+from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation, clip
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
@@ -397,7 +397,7 @@ def _reason(rep: pytest.TestReport, call: pytest.CallInfo) -> str:
         return rep.longrepr[2].removeprefix("Skipped: ").removeprefix("not applicable: ")   # the verdict says it
     if rep.passed:
         return ""
-    return (report.plain_reason(call.excinfo.value) if call.excinfo else str(rep.longrepr))[:2000]
+    return clip(report.plain_reason(call.excinfo.value) if call.excinfo else str(rep.longrepr), 2000)
 
 
 def _show_reason(item: pytest.Item, rep: pytest.TestReport, call: pytest.CallInfo, reason: str) -> None:

@@ -34,6 +34,7 @@ from allure_commons.model2 import Label, Status, StatusDetails
 from harness import __version__
 from harness.errors import HarnessError, NotApplicable, PeerViolation
 from harness.rules import Rule
+from harness.transport.ws import CallFailed
 from harness.wire import REDACTOR, WireLog
 
 VERDICTS = ("failed", "broken", "passed", "skipped")   # worst first: a use case takes its worst test's verdict
@@ -79,6 +80,8 @@ def plain_reason(error: BaseException) -> str:
     text = str(error).strip()
     if isinstance(error, (PeerViolation, HarnessError, NotApplicable, AssertionError, OSError)):
         return text
+    if isinstance(error, CallFailed):   # the SUT's CALLERROR left the test nothing to go on with
+        return f"the SUT {text}; the test cannot go on without an answer"
     if isinstance(error, TimeoutError):
         return "the harness timed out" + (f": {text}" if text else "")
     return "the harness stopped on an unexpected error" + (f": {text}" if text else "") + \

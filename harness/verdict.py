@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import contextvars
 import warnings
+from collections import Counter
 from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import HarnessError, PeerViolation
+from harness.errors import HarnessError, PeerViolation, clip
 from harness.rules import Rule
 
 SIDE_NAMES = {"cs": "charging station", "csms": "CSMS", "cpo": "CPO platform", "emsp": "eMSP platform"}
@@ -158,15 +159,23 @@ class ConformanceFailures(PeerViolation):
         if len(self.violations) == 1:
             lines = [_one(self.violations[0], "  ")]
         else:
-            lines = [f"{len(self.violations)} violations: " + ", ".join(v.rule.id for v in self.violations)]
-            lines += [f"{number}. {_one(v, '   ')}" for number, v in enumerate(self.violations, 1)]
+            counts = Counter(v.rule.id for v in self.violations)
+            lines = [f"{len(self.violations)} violations: " + ", ".join(
+                rule if n == 1 else f"{rule} ×{n}" for rule, n in counts.items())]
+            lines += [f"{number}. {_one(v, '   ')}" for number, v in enumerate(self.violations[:LISTED], 1)]
+            if len(self.violations) > LISTED:
+                lines.append(f"… and {len(self.violations) - LISTED} more")
         return "\n".join(lines + ([self.note] if self.note else []))
+
+
+LISTED = 10   # violations a failure spells out; the rest are counted (a flood breaks one rule a thousand times)
 
 
 def _one(violation: PeerViolation, indent: str) -> str:
     text = f"[{violation.rule.id}] {violation.args[0]}"
     if violation.expected is not None or violation.actual is not None:
-        text += f"\n{indent}expected: {violation.expected!r}\n{indent}actual:   {violation.actual!r}"
+        text += (f"\n{indent}expected: {clip(repr(violation.expected))}"
+                 f"\n{indent}actual:   {clip(repr(violation.actual))}")
     return text
 
 

@@ -259,7 +259,7 @@ class CredentialsServer(_Party):
             return Respond(200, build())
         try:
             credentials = read_credentials(json.loads(body or b""))
-        except ValueError:
+        except (ValueError, RecursionError):   # nested past the parser's depth: unreadable too
             return _reject(400, EnvelopeRules.request_json, "request body is not valid JSON",
                            StatusCode.INVALID_PARAMETERS)
         except PeerViolation as violation:

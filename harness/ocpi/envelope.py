@@ -157,7 +157,7 @@ def parse(body: str | bytes) -> Envelope:
     """A received response body as an Envelope; PeerViolation names the first fault."""
     try:
         value = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):   # nested past the parser's depth: unreadable too
         text = body if isinstance(body, str) else body[:200].decode("utf-8", "replace")
         raise PeerViolation(EnvelopeRules.json_object, "response body is not valid JSON", actual=text[:200]) from None
     if not isinstance(value, dict):

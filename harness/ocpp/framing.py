@@ -25,6 +25,11 @@ from harness.ocpp.versions import OcppVersion
 from harness.rules import Rule, RuleTable, must, should
 
 
+MAX_ID_LENGTH = 36
+UNKNOWN_ID = "-1"
+MAX_DEPTH = 64   # levels of arrays and objects in one message: the deepest schema has about ten
+
+
 class Framing(RuleTable, namespace="framing"):
     """What every OCPP-J message looks like, in every version."""
     text = must("spec 002 Framing 1; OCPP 2.0.1 part 4 §4.1", "a message is valid JSON sent as UTF-8 text")
@@ -36,13 +41,14 @@ class Framing(RuleTable, namespace="framing"):
     framework_error = should("OCPP 2.0.1 part 4 §4.2.3 (RpcFrameworkError); facts ocpp-j.md",
                              "2.x: text that is no frame, or has no usable message id, is answered CALLERROR "
                              "RpcFrameworkError with message id \"-1\"")
+    depth = must("spec 002 Resources and Messages; OCPP 2.0.1/2.1 JSON schemas (facts ocpp-j.md)",
+                 f"a message nests no deeper than its schema allows: no OCPP message nests {MAX_DEPTH} levels "
+                 f"deep, the most the harness reads")
     type_not_supported = should("OCPP 2.0.1 part 4 §4.2.3 (MessageTypeNotSupported); facts ocpp-j.md",
                                 "2.x: a message of a type the receiver does not support is answered CALLERROR "
                                 "MessageTypeNotSupported with its message id")
 
 
-MAX_ID_LENGTH = 36
-UNKNOWN_ID = "-1"
 
 CALL, CALLRESULT, CALLERROR, CALLRESULTERROR, SEND = 2, 3, 4, 5, 6
 
@@ -153,6 +159,11 @@ def parse(text: str | bytes, version: OcppVersion) -> Frame:
     except ValueError:
         raise broken(Framing.text, "message is not valid JSON",
                      _framework_error(version, UNKNOWN_ID, "invalid JSON"), text[:200]) from None
+    except RecursionError:   # deeper than the parser's own stack allows: far past MAX_DEPTH
+        message = _TOO_DEEP
+    if message is _TOO_DEEP or (text.count("[") + text.count("{") > MAX_DEPTH and _deeper_than(message, MAX_DEPTH)):
+        raise broken(Framing.depth, f"message nested deeper than {MAX_DEPTH} levels",
+                     _framework_error(version, UNKNOWN_ID, "message nested too deep"), text[:200])
     if not isinstance(message, list) or len(message) < 3 or not isinstance(message[0], int) or isinstance(message[0], bool):
         raise broken(Framing.frame, "message is not an array starting with a message type number",
                      _framework_error(version, UNKNOWN_ID, "not an OCPP-J frame"), message)
@@ -168,6 +179,22 @@ def parse(text: str | bytes, version: OcppVersion) -> Frame:
         reply = CallError(message_id, canonical_code(version, UNKNOWN_TYPE), f"message type {kind}", {})
         raise broken(Framing.frame, f"message type {kind} does not exist in {version.value}", reply, message)
     return _build(kind, message_id, message, version)
+
+
+_TOO_DEEP = object()
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep (iterative: a deep
+    value must not exhaust the stack that judges it)."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            if level > limit:
+                return True
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 _LENGTH = {CALL: 4, SEND: 4, CALLRESULT: 3, CALLERROR: 5, CALLRESULTERROR: 5}

@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from harness import clock
-from harness.errors import HarnessError
+from harness.errors import HarnessError, LimitExceeded
 from harness.ocpi.auth import PresentedToken
 from harness.ocpi.headers import header_map
 from harness.wire import WireLog
@@ -39,6 +39,7 @@ from harness.wire import WireLog
 DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
+MAX_BODY = 8 * 2 ** 20   # bytes of an answer's body the client reads; a longer one is refused (LimitExceeded)
 _LOGGED_BODY = 4000   # characters of a body written to the wire log
 _PLUMBING = frozenset({"accept", "accept-encoding", "connection", "user-agent", "host", "content-length"})
 
@@ -89,10 +90,17 @@ class HttpExchange:
         return _json_or_none(self.request_body)
 
 
+@dataclass
+class _Partial:
+    """How far an answer got: its status once the headers came, the body bytes so far."""
+    status: int | None = None
+    received: int = 0
+
+
 def _json_or_none(body: bytes):
     try:
         return json.loads(body or b"null")
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -201,20 +209,44 @@ class HttpClient:
                      if k.decode("latin-1").lower() not in _PLUMBING)
         if self.wirelog is not None:
             self.wirelog.sent(self.channel, request_line(method, url, sent, body))
-        try:
-            response = await http.send(request)
-        except httpx.TimeoutException:
-            reason = f"no answer within {timeout or self.timeout:g} s"
+        limit = timeout or self.timeout
+        partial = _Partial()
+        try:   # the whole request is bounded, not each read: a body trickled for ever ends at the limit too
+            response, content = await asyncio.wait_for(self._send(http, request, partial), limit)
+        except (TimeoutError, httpx.TimeoutException):
+            reason = (f"HTTP {partial.status} began but its body did not end within {limit:g} s "
+                      f"({partial.received} bytes came)" if partial.status is not None
+                      else f"no answer within {limit:g} s")
             self._log_event(f"{method} {url}: {reason}")
             raise NoAnswer(method, url, reason) from None
+        except LimitExceeded as too_long:
+            self._log_event(str(too_long))
+            raise
         except httpx.HTTPError as error:
             reason = f"{type(error).__name__}: {error}"
             self._log_event(f"{method} {url}: {reason}")
             raise NoAnswer(method, url, reason) from None
         received = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw)
         if self.wirelog is not None:
-            self.wirelog.received(self.channel, response_line(response.status_code, received, response.content))
-        return HttpExchange(method, url, sent, body, response.status_code, received, response.content)
+            self.wirelog.received(self.channel, response_line(response.status_code, received, content))
+        return HttpExchange(method, url, sent, body, response.status_code, received, content)
+
+    @staticmethod
+    async def _send(http: httpx.AsyncClient, request: httpx.Request, partial: "_Partial") -> tuple[httpx.Response, bytes]:
+        """The response and its body, read up to ``MAX_BODY`` bytes (``partial`` tells how far it got)."""
+        response = await http.send(request, stream=True)
+        partial.status = response.status_code
+        chunks = []
+        try:
+            async for chunk in response.aiter_bytes():
+                partial.received += len(chunk)
+                if partial.received > MAX_BODY:
+                    raise LimitExceeded(f"{request.method} {request.url}: the body of the HTTP {response.status_code} "
+                                        f"answer passed the harness's limit of {MAX_BODY} bytes; the SUT sent more")
+                chunks.append(chunk)
+        finally:
+            await response.aclose()
+        return response, b"".join(chunks)
 
     def _log_event(self, text: str) -> None:
         if self.wirelog is not None:

@@ -34,8 +34,8 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from harness import clock
-from harness.errors import HarnessError, PeerViolation
-from harness.ocpp.framing import Call, CallError
+from harness.errors import HarnessError, LimitExceeded, PeerViolation
+from harness.ocpp.framing import Call, CallError, FrameError
 from harness.ocpp.rpc import (
     REMEMBERED, CallReceived, CallTimedOut, ErrorReceived, RawReplyReceived, ResultErrorReceived,
     ResultReceived, Rpc, RpcEndpoint, SendReceived, Violation,
@@ -77,11 +77,15 @@ class Ws(RuleTable, namespace="ws"):
 
 
 HANDSHAKE_TIMEOUT = 10.0
+MAX_FRAME = 2 ** 20   # bytes of one incoming message; a larger one closes the link with 1009 (websockets' default)
 # Memory stays bounded however long a connection or a server lives: a connection keeps its newest
 # exchanges (and remembers as many of the peer's CALL ids); a server its newest upgrade requests and
 # refusals, and only its open connections. Far above what one test exchanges.
 HISTORY_KEPT = REMEMBERED
 HANDSHAKES_KEPT = 1_000
+
+
+STRAYS_NAMED = 3   # answers to no CALL of ours that a NoAnswer names (see OcppConnection._note_instead)
 
 
 class CallErrorReply(Exception):
@@ -102,6 +106,10 @@ class CallFailed(Exception):
 
 class NoAnswer(PeerViolation):
     """The peer did not answer a CALL within the call timeout."""
+
+
+class ConnectionLost(PeerViolation):
+    """The peer closed the connection (or let it drop) with a CALL of ours unanswered."""
 
 
 Handler = Callable[[Call], Awaitable[dict[str, Any]]]
@@ -171,6 +179,10 @@ class OcppConnection:
         self._changed = asyncio.Event()
         self._expiry: asyncio.TimerHandle | None = None   # at the next deadline of ours (see _expire)
         self._tasks: set[asyncio.Task] = set()
+        self._closing = False                     # close() was called: an end from here on is ours
+        self._end: tuple[str, str] | None = None  # (who ended the link: peer, limit, harness; how), once ended
+        self._strays: list[str] = []              # answers to no CALL of ours while ours in flight waits
+        self._garbage = 0                         # frames that are not OCPP-J, meanwhile
         self._reader = asyncio.create_task(self._read(), name=f"ocpp-reader-{self.name}")
         if wirelog is not None:
             wirelog.connections.append(self)
@@ -188,6 +200,8 @@ class OcppConnection:
         return exchange.response
 
     async def call_exchange(self, action: str, payload: dict[str, Any], *, validate: bool | None = None) -> Exchange:
+        if self.closed:   # nothing would ever answer: fail at once, blaming whoever ended the link
+            raise self._ended_error(action, sent=False)
         call = self.endpoint.call(action, payload, clock.now(), validate=validate)
         exchange = Exchange(call, incoming=False)
         self.history.append(exchange)
@@ -203,6 +217,8 @@ class OcppConnection:
 
     async def send_raw(self, text: str, *, reply_id: str | None = None, timeout: float | None = None):
         """Send any text as is (a deliberately malformed frame); return the reply frame or None."""
+        if self.closed:
+            return None
         future = None
         if reply_id is not None:
             future = asyncio.get_running_loop().create_future()
@@ -261,6 +277,7 @@ class OcppConnection:
         return True
 
     async def close(self, code: int = 1000) -> None:
+        self._closing = True
         try:
             await asyncio.wait_for(self.ws.close(code), HANDSHAKE_TIMEOUT)
         except (TimeoutError, ConnectionClosed):
@@ -295,16 +312,49 @@ class OcppConnection:
                 self._schedule_expiry()   # an answer may have let the next CALL go, with a new deadline
                 await self._flush()
         except ConnectionClosed as closed:
+            self._end = self._who_closed(closed)
             if self.wirelog is not None:
-                self.wirelog.event(self.name, f"connection closed ({closed.rcvd.code if closed.rcvd else 'no close frame'})")
+                self.wirelog.event(self.name, self._end[1])
+        except Exception as bug:   # our core failed on what the peer sent: the link is of no more use
+            self.harness_errors.append(bug)
+            self._end = ("harness", f"the harness's reader failed: {bug!r}")
+            if self.wirelog is not None:
+                self.wirelog.event(self.name, self._end[1])
+            self._spawn(self.ws.close(1011))
         finally:
+            if self._end is None:
+                self._end = ("harness", "the harness closed the connection")
             if self._expiry is not None:
                 self._expiry.cancel()
-            for future in list(self._waiters.values()) + list(self._raw_waiters.values()):
+            for call_id, future in list(self._waiters.items()):
+                exchange = self._awaiting.get(call_id)
                 if not future.done():
-                    future.set_result(HarnessError(f"connection {self.name} closed while waiting for an answer")
-                                      if future in self._waiters.values() else None)
+                    future.set_result(self._ended_error(exchange.action if exchange else "a CALL", sent=True))
+            for future in self._raw_waiters.values():
+                if not future.done():
+                    future.set_result(None)
             self._changed.set()
+
+    def _who_closed(self, closed: ConnectionClosed) -> tuple[str, str]:
+        if closed.sent is not None and closed.sent.code == 1009 and not self._closing:
+            return ("limit", f"the peer sent a message larger than the harness's limit of {MAX_FRAME} bytes "
+                             f"(the harness closed the connection with 1009)")
+        if self._closing:
+            return ("harness", "the harness closed the connection")
+        if closed.rcvd is not None:
+            reason = f" {closed.rcvd.reason}" if closed.rcvd.reason else ""
+            return ("peer", f"the peer closed the connection ({closed.rcvd.code}{reason})")
+        return ("peer", "the connection dropped without a close frame from the peer")
+
+    def _ended_error(self, action: str, *, sent: bool) -> BaseException:
+        """Why a CALL of ours gets no answer on a link that ended, with the blame in its type: the peer
+        ended it (failed, ``Rpc.answered``), it went past a limit of ours, or the harness ended it (broken)."""
+        who, how = self._end or ("harness", "the connection is closed")
+        what = f"{how} before answering {action}" if sent else f"{how}; {action} could not be sent"
+        if who == "peer":
+            return ConnectionLost(Rpc.answered, what, expected="a CALLRESULT or CALLERROR", actual=how,
+                                  protocol=self.version.value)
+        return (LimitExceeded if who == "limit" else HarnessError)(f"{self.name}: {what}")
 
     def _schedule_expiry(self) -> None:
         """A timer at the endpoint's next deadline: a timer, not a task per connection, so that an idle
@@ -331,6 +381,7 @@ class OcppConnection:
                 if self.handler is not None and event.call.action not in self.held:
                     self._spawn(self._handle(exchange))
             elif isinstance(event, (ResultReceived, ErrorReceived)):
+                self._strays, self._garbage = [], 0
                 exchange = self._awaiting.pop(event.call.id)
                 exchange.answered = True
                 if isinstance(event, ResultReceived):
@@ -341,19 +392,39 @@ class OcppConnection:
                 self._resolve(event.call.id, event.violations[0] if event.violations else None)
             elif isinstance(event, CallTimedOut):
                 self._awaiting.pop(event.call.id, None)
+                instead = self._sent_instead()
                 self._resolve(event.call.id, NoAnswer(
-                    Rpc.answered, f"no answer to {event.call.action} within {self.endpoint.call_timeout:g} s",
-                    expected="a CALLRESULT or CALLERROR", actual="silence", protocol=self.version.value))
+                    Rpc.answered, f"no answer to {event.call.action} within {self.endpoint.call_timeout:g} s"
+                    + ("" if instead == "silence" else f"; the peer sent instead {instead}"),
+                    expected="a CALLRESULT or CALLERROR", actual=instead, protocol=self.version.value))
             elif isinstance(event, RawReplyReceived):
                 future = self._raw_waiters.get(event.reply_id)
                 if future and not future.done():
                     future.set_result(event.frame)
             elif isinstance(event, Violation):
                 self.violations.append(event.error)
+                self._note_instead(event.error)
             elif isinstance(event, (SendReceived, ResultErrorReceived)):
                 if self.wirelog is not None:
                     self.wirelog.event(self.name, type(event).__name__)
         self._changed.set()
+
+    def _note_instead(self, error: PeerViolation) -> None:
+        """What the peer sent that is no answer, while a CALL of ours waits for one (for NoAnswer's reason)."""
+        if self.endpoint.in_flight is None:
+            return
+        if isinstance(error, FrameError):
+            self._garbage += 1
+        elif error.rule in (Rpc.matches, Rpc.late) and len(self._strays) < STRAYS_NAMED:
+            self._strays.append(f"an answer with message id {error.actual!r} (ours was {error.expected!r})")
+
+    def _sent_instead(self) -> str:
+        """'silence', or what came instead of the answer: wrong message ids, frames that are not OCPP-J."""
+        garbage, strays = self._garbage, self._strays
+        self._strays, self._garbage = [], 0
+        parts = strays + ([f"{garbage} frame{'s that are' if garbage > 1 else ' that is'} not OCPP-J"]
+                          if garbage else [])
+        return "; ".join(parts) or "silence"
 
     def _resolve(self, call_id: str, outcome: BaseException | None) -> None:
         future = self._waiters.pop(call_id, None)
@@ -422,7 +493,7 @@ class OcppServer:
         self._server = await serve(
             self._serve, host, port, process_request=self._process_request,
             select_subprotocol=self._select_subprotocol, compression=None,
-            open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None)
+            open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None, max_size=MAX_FRAME)
         return self
 
     @property
@@ -526,7 +597,7 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
     try:
         ws = await ws_connect(url, subprotocols=offered or None,   # none offered: no header at all, not an empty one
                               additional_headers=headers, compression=None,
-                              open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None)
+                              open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None, max_size=MAX_FRAME)
     except InvalidStatus as refused:
         if wirelog is not None:
             wirelog.event(identity, f"handshake refused: HTTP {refused.response.status_code}")

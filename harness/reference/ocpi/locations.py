@@ -176,7 +176,7 @@ class LocationsReceiver(ModuleHandler):
         self.peer.only(request, "GET", "PUT", "PATCH")
         try:
             body = json.loads(request.body)
-        except ValueError:
+        except (ValueError, RecursionError):   # nested past the parser's depth: unreadable too
             raise StatusError(EnvelopeRules.request_json, "request body is not valid JSON",
                               status_code=StatusCode.INVALID_PARAMETERS, http_status=400) from None
         if request.method == "PUT":

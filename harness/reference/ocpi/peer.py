@@ -508,7 +508,7 @@ class OcpiPeer(Actions):
     def _remember_secret(body: bytes) -> None:
         try:
             value = json.loads(body or b"null")
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         if isinstance(value, dict) and isinstance(value.get("token"), str):
             REDACTOR.register(value["token"])
