@@ -5,8 +5,8 @@ TxProfiles).
 Station 2.x (spec 001 K01-K08): SetChargingProfile, GetCompositeSchedule, ClearChargingProfile and
 GetChargingProfiles (whose profiles go out in ReportChargingProfiles), per EVSE; the engine speaks
 2.0.1 smart charging, whose fields 2.1 keeps. Charge point 1.6 (Smart Charging profile): the first
-three, per connector, in 1.6. CSMS 2.x: the station's reports answered empty; SetChargingProfile and
-GetCompositeSchedule as actuator actions.
+three, per connector, in 1.6. CSMS 2.x: the station's reports answered empty; SetChargingProfile, GetCompositeSchedule,
+GetChargingProfiles and ClearChargingProfile as actuator actions (the operator's steps).
 """
 
 from __future__ import annotations
@@ -108,3 +108,20 @@ class SmartChargingCsms2x(Block):
         if charging_rate_unit is not None:
             payload["chargingRateUnit"] = charging_rate_unit
         self.send(station, "GetCompositeSchedule", payload)
+
+    async def act_get_charging_profiles(self, request_id: int, charging_profile: dict, evse_id: int | None = None,
+                                        station: str | None = None) -> None:
+        payload: dict[str, Any] = {"requestId": request_id, "chargingProfile": charging_profile}
+        if evse_id is not None:
+            payload["evseId"] = evse_id
+        self.send(station, "GetChargingProfiles", payload)
+
+    async def act_clear_charging_profile(self, charging_profile_id: int | None = None,
+                                         charging_profile_criteria: dict | None = None,
+                                         station: str | None = None) -> None:
+        payload: dict[str, Any] = {}
+        if charging_profile_id is not None:
+            payload["chargingProfileId"] = charging_profile_id
+        if charging_profile_criteria is not None:
+            payload["chargingProfileCriteria"] = charging_profile_criteria
+        self.send(station, "ClearChargingProfile", payload)
