@@ -15,14 +15,18 @@ run of this folder finds it through its own ``conftest.py`` (see there).
 from __future__ import annotations
 
 import asyncio
+import copy
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from harness import clock
+from harness import smartcharging as sc
 from harness.ocpp.framing import Call, serialize
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.reference.base import CsmsBase
 from harness.transport.ws import OcppConnection
+from harness.verdict import dig
 
 MODULE = "catalog"      # the name this file is imported under, in every run (see above)
 VERSION = "ocpp2.0.1"   # the faults are played in 2.0.1, in the role where the faulty side is the SUT
@@ -369,4 +373,147 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-answers-with-v16-error-code", "ocpp.errors.known", StationAnswersWithV16ErrorCode,
           (transport(RPC, "test_malformed_call_is_refused_with_the_code_for_its_fault", "cs", VERSION, "missing"),),
           "[ocpp.errors.known] CALLERROR code 'FormationViolation' does not exist in ocpp2.0.1"),
+)
+
+
+# ------------------------------------------------------------------ smart charging (K01-K10), both sides
+def _composite_of(station: ReferenceStation, payload: dict, change) -> dict:
+    """The reference's GetCompositeSchedule answer computed over its profiles as ``change`` alters each
+    ``Installed`` entry (None drops it): a station that gets one combination rule wrong."""
+    kept = (change(e) for e in station.profiles.installed())
+    store = sc.ProfileStore({e.profile.id: e for e in kept if e is not None})
+    return sc.answer_get_composite_schedule(store, station.smart, payload, station.engine_version, clock.utcnow())
+
+
+def _profile_changed(entry: sc.Installed, **fields) -> sc.Installed:
+    return replace(entry, profile=replace(entry.profile, **fields))
+
+
+class StationAcceptsExternalConstraints(ReferenceStation):
+    """K01 rule 1: a ChargingStationExternalConstraints profile from the CSMS is Accepted (not installed)."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if payload["chargingProfile"]["chargingProfilePurpose"] == "ChargingStationExternalConstraints":
+            return {"status": "Accepted"}
+        return super().on_SetChargingProfile(session, payload)
+
+
+class StationMissesDuplicates(ReferenceStation):
+    """K01 rule 4: an overlapping twin (same stackLevel, purpose and EVSE) is Accepted, not DuplicateProfile."""
+
+    def on_SetChargingProfile(self, session, payload):
+        answer = super().on_SetChargingProfile(session, payload)
+        return {"status": "Accepted"} if dig(answer, "statusInfo.reasonCode") == "DuplicateProfile" else answer
+
+
+class StationRefusesReplacement(ReferenceStation):
+    """K01 rule 6: a profile with an installed id is Rejected instead of replacing it."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if any(e.profile.id == payload["chargingProfile"]["id"] for e in self.profiles.installed()):
+            return {"status": "Rejected", "statusInfo": {"reasonCode": "DuplicateProfile"}}
+        return super().on_SetChargingProfile(session, payload)
+
+
+class StationGivesOneReasonCode(ReferenceStation):
+    """K01 Errors (a SHOULD): every refusal says InvalidProfile, whatever its cause (an unknown EVSE too)."""
+
+    def on_SetChargingProfile(self, session, payload):
+        answer = super().on_SetChargingProfile(session, payload)
+        return answer | {"statusInfo": {"reasonCode": "InvalidProfile"}} if "statusInfo" in answer else answer
+
+
+class StationCompositeIgnoresStationMax(ReferenceStation):
+    """K08 combination rules: the composite leaves the ChargingStationMaxProfile out of the minimum."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: None if e.profile.purpose is sc.Purpose.STATION_MAX else e)
+
+
+class StationCompositeIgnoresValidTo(ReferenceStation):
+    """K08: a profile still leads the composite after its validTo."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: _profile_changed(e, valid_to=None))
+
+
+class StationCompositeIgnoresRecurrence(ReferenceStation):
+    """K08: a Recurring profile runs once from its startSchedule, as if Absolute."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: _profile_changed(e, kind=sc.Kind.ABSOLUTE, recurrency_kind=None)
+                             if e.profile.kind is sc.Kind.RECURRING else e)
+
+
+class StationCompositeLabelsWithoutConverting(ReferenceStation):
+    """K08 (W<->A): asked for W of profiles in A, it reports the amps figures labelled W."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        answer = super().on_GetCompositeSchedule(session, {k: v for k, v in payload.items() if k != "chargingRateUnit"})
+        if "schedule" in answer and "chargingRateUnit" in payload:
+            answer["schedule"]["chargingRateUnit"] = payload["chargingRateUnit"]
+        return answer
+
+
+class CsmsSetsProfilesAtStationLevel(ReferenceCsms):
+    """K01: the operator's profile for an EVSE goes out with evseId 0."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        await super().act_set_charging_profile(0, charging_profile, station)
+
+
+class CsmsRoundsLimits(ReferenceCsms):
+    """K01: the operator's limits go out rounded to whole numbers (12.5 A becomes 12)."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        rounded = copy.deepcopy(charging_profile)
+        for schedule in rounded["chargingSchedule"]:
+            for period in schedule["chargingSchedulePeriod"]:
+                period["limit"] = int(period["limit"])
+        await super().act_set_charging_profile(evse_id, rounded, station)
+
+
+class CsmsAsksCompositesInItsOwnUnit(ReferenceCsms):
+    """K08: the operator's unit is left out of GetCompositeScheduleRequest."""
+
+    async def act_get_composite_schedule(self, evse_id, duration, charging_rate_unit=None, station=None):
+        await super().act_get_composite_schedule(evse_id, duration, None, station)
+
+
+K01, K08 = "smartcharging/test_K01.py", "smartcharging/test_K08.py"
+
+FAULTS += (
+    Fault("station-accepts-external-constraints", "K01.refused", StationAcceptsExternalConstraints,
+          (_cs(K01, "test_invalid_profile_is_rejected", "external-constraints-from-csms"),),
+          "SetChargingProfileResponse status (external-from-csms"),
+    Fault("station-misses-duplicates", "K01.duplicate", StationMissesDuplicates,
+          (_cs(K01, "test_overlapping_twin_is_a_duplicate", "same-level-overlapping"),),
+          "SetChargingProfileResponse status of the second profile is wrong"),
+    Fault("station-refuses-replacement", "K01.replaces", StationRefusesReplacement,
+          (_cs(K01, "test_profile_with_an_installed_id_replaces_it"),),
+          "SetChargingProfileResponse status for an installed id is wrong"),
+    Fault("station-gives-one-reason-code", "K01.reason_code", StationGivesOneReasonCode,
+          (_cs(K01, "test_invalid_profile_is_rejected", "unknown-evse"),),
+          "reasonCode (unknown-evse) is not one of the accepted values", verdict="finding"),
+    Fault("station-composite-ignores-station-max", "K08.combined", StationCompositeIgnoresStationMax,
+          (_cs(K08, "test_composite_is_the_installed_profiles_combined", "minimum-across-purposes"),),
+          "composite periods (startPeriod, limit A)"),
+    Fault("station-composite-ignores-valid-to", "K08.combined", StationCompositeIgnoresValidTo,
+          (_cs(K08, "test_composite_is_the_installed_profiles_combined", "valid-to"),),
+          "composite periods (startPeriod, limit A)"),
+    Fault("station-composite-ignores-recurrence", "K08.combined", StationCompositeIgnoresRecurrence,
+          (_cs(K08, "test_composite_is_the_installed_profiles_combined", "recurring-daily"),),
+          "composite periods (startPeriod, limit A)"),
+    Fault("station-composite-labels-without-converting", "K08.combined", StationCompositeLabelsWithoutConverting,
+          (_cs(K08, "test_composite_is_the_installed_profiles_combined", "watts-asked-of-amps"),),
+          "composite periods (startPeriod, limit W)"),
+    Fault("csms-sets-profiles-at-station-level", "chargingprofile.sent", CsmsSetsProfilesAtStationLevel,
+          (_csms(K01, "test_valid_profile_is_sent_as_asked_and_accepted", "tx-default-at-evse"),),
+          "SetChargingProfileRequest evseId is wrong"),
+    Fault("csms-rounds-limits", "chargingprofile.sent", CsmsRoundsLimits,
+          (_csms(K01, "test_valid_profile_is_sent_as_asked_and_accepted", "recurring-daily"),),
+          "SetChargingProfileRequest chargingProfile (as a model) is wrong"),
+    Fault("csms-asks-composites-in-its-own-unit", "K08.request", CsmsAsksCompositesInItsOwnUnit,
+          (_csms(K08, "test_csms_asks_for_the_composite_it_was_asked_for", "evse-in-amps"),),
+          "GetCompositeScheduleRequest (evseId, duration, chargingRateUnit) is wrong"),
 )
