@@ -90,6 +90,10 @@ class Installed:
     def decide(self, evse_id: int, wire: dict) -> sc.Decision:
         return self.store.validate(self.station, evse_id, sc.from_v201(wire), ENGINE)
 
+    def clear(self, request: dict) -> sc.ClearResult:
+        """What a ClearChargingProfileRequest removes of the profiles the test installed."""
+        return self.store.clear(sc.clear_criteria(request, ENGINE))
+
 
 async def set_profile(arena: OcppArena, evse_id: int, charging_profile: dict) -> Exchange:
     return await arena.exchange(
@@ -127,8 +131,9 @@ def judge_sent_profile(arena: OcppArena, exchange: Exchange, evse_id: int, asked
 
 async def get_profiles(arena: OcppArena, request: dict) -> tuple[Exchange, list[dict]]:
     """GetChargingProfiles (``request`` on the wire) and the reports that answer it, up to the one
-    without tbc. A station under test is judged on its reports; the harness's own station reports too."""
-    body = {"request_id": request["requestId"], "charging_profile": request["chargingProfile"]}
+    without tbc; a station under test sends none after that one (a split without tbc). A CSMS under
+    test gets the harness's station's reports."""
+    body = {"charging_profile": request["chargingProfile"]}
     if "evseId" in request:
         body["evse_id"] = request["evseId"]
     mark = arena.mark()
@@ -141,10 +146,14 @@ async def get_profiles(arena: OcppArena, request: dict) -> tuple[Exchange, list[
     while not reports or reports[-1].get("tbc", False):
         seen = list(reports)
         report = await arena.expect(
-            "ReportChargingProfiles", sender=CS, after=mark, rule=ChargingProfiles.tbc,
+            "ReportChargingProfiles", sender=CS, after=mark,
+            rule=ChargingProfiles.tbc if reports else ChargingProfiles.reported,
             where=lambda p, seen=seen: p.get("requestId") == request_id and all(p is not s for s in seen),
             why=f"for requestId {request_id}" + (" after a report with tbc true" if reports else ""))
         reports.append(report.request)
+    if arena.is_sut(CS):
+        await arena.expect_none("ReportChargingProfiles", after=mark, rule=ChargingProfiles.tbc,
+                                where=lambda p: p.get("requestId") == request_id and all(p is not r for r in reports))
     return exchange, reports
 
 
@@ -156,20 +165,20 @@ def reported_ids(reports: list[dict]) -> dict[tuple[int, str], set[int]]:
     return out
 
 
-def judge_reports(installed: Installed, request: dict, status: str, reports: list[dict]) -> None:
-    """The reports answer ``request`` as the engine does for the profiles the test installed: each of
-    them the criteria select is reported at its EVSE and source, no other of them is; profiles the
-    station held before the test are not judged (a station in the field holds its own)."""
+def judge_reports(installed: Installed, exchange: Exchange, reports: list[dict],
+                  rule: Rule = ChargingProfiles.reported) -> None:
+    """The reports answer the GetChargingProfiles of ``exchange`` as the engine does for the profiles the
+    test installed: each of them the criteria select is reported at its EVSE and source, no other of them
+    is (else ``rule`` is broken); profiles the station held before the test are not judged (a station in
+    the field holds its own)."""
+    request = exchange.request
     expected = installed.store.report(sc.report_criteria(request))
     mine = {key: ids & installed.ids for key, ids in reported_ids(reports).items()}
-    expected_ids = reported_ids(list(expected.requests))
-    check_equal(ChargingProfiles.reported, "reported profiles of this test by (evseId, chargingLimitSource)",
-                expected_ids, {k: v for k, v in mine.items() if v})
+    check_equal(rule, "reported profiles of this test by (evseId, chargingLimitSource)",
+                reported_ids(list(expected.requests)), {k: v for k, v in mine.items() if v})
     if expected.requests:
-        check_equal(ChargingProfiles.reported, "GetChargingProfilesResponse status", "Accepted", status)
-    for report in reports:
-        check_equal(ChargingProfiles.reported, "ReportChargingProfilesRequest requestId", request["requestId"],
-                    report["requestId"])
+        check_equal(ChargingProfiles.reported, "GetChargingProfilesResponse status", "Accepted",
+                    exchange.response["status"])
     judge_tbc(reports)
 
 

@@ -517,3 +517,86 @@ FAULTS += (
           (_csms(K08, "test_csms_asks_for_the_composite_it_was_asked_for", "evse-in-amps"),),
           "GetCompositeScheduleRequest (evseId, duration, chargingRateUnit) is wrong"),
 )
+
+
+def _report_as(station: ReferenceStation, payload: dict, criteria: sc.ReportCriteria, change=lambda r: r) -> dict:
+    """The reference's GetChargingProfiles answer for ``criteria``, each report altered by ``change``."""
+    report = station.profiles.report(criteria)
+
+    async def send_reports():
+        for request in report.requests:
+            await station.call("ReportChargingProfiles", change(request))
+
+    station.background.spawn(send_reports())
+    return report.response()
+
+
+class StationSplitsReportsWithoutTbc(ReferenceStation):
+    """K09: a report split over several messages says tbc false on every one of them."""
+
+    def on_GetChargingProfiles(self, session, payload):
+        return _report_as(self, payload, sc.report_criteria(payload), lambda r: r | {"tbc": False})
+
+
+class StationReportsEveryEvseForZero(ReferenceStation):
+    """K09: evseId 0 is read as "every EVSE" instead of the station level only."""
+
+    def on_GetChargingProfiles(self, session, payload):
+        criteria = sc.report_criteria(payload)
+        return _report_as(self, payload, replace(criteria, evse_id=None) if criteria.evse_id == 0 else criteria)
+
+
+class StationClearIgnoresEvse(ReferenceStation):
+    """K10: a clear by criteria ignores their evseId (clears at every EVSE)."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        criteria = dict(payload.get("chargingProfileCriteria") or {})
+        criteria.pop("evseId", None)
+        return super().on_ClearChargingProfile(session, payload | {"chargingProfileCriteria": criteria})
+
+
+class StationClearAlwaysAccepted(ReferenceStation):
+    """K10: ClearChargingProfile is Accepted when nothing matched (instead of Unknown)."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        super().on_ClearChargingProfile(session, payload)
+        return {"status": "Accepted"}
+
+
+class CsmsAsksForEveryProfile(ReferenceCsms):
+    """K09: the operator's criteria are left out of GetChargingProfilesRequest (an empty filter)."""
+
+    async def act_get_charging_profiles(self, charging_profile, evse_id=None, station=None):
+        await super().act_get_charging_profiles({}, evse_id, station)
+
+
+class CsmsClearsByCriteriaInsteadOfId(ReferenceCsms):
+    """K10: asked to clear one profile by id, the CSMS clears every profile at the station level."""
+
+    async def act_clear_charging_profile(self, charging_profile_id=None, charging_profile_criteria=None,
+                                         station=None):
+        await super().act_clear_charging_profile(None, charging_profile_criteria or {"evseId": 0}, station)
+
+
+K09, K10 = "smartcharging/test_K09.py", "smartcharging/test_K10.py"
+
+FAULTS += (
+    Fault("station-splits-reports-without-tbc", "chargingprofile.tbc", StationSplitsReportsWithoutTbc,
+          (_cs(K09, "test_reports_are_what_the_criteria_select", "every-evse"),),
+          "the SUT sent ReportChargingProfiles"),
+    Fault("station-reports-every-evse-for-zero", "chargingprofile.reported", StationReportsEveryEvseForZero,
+          (_cs(K09, "test_reports_are_what_the_criteria_select", "station-level"),),
+          "reported profiles of this test by (evseId, chargingLimitSource) is wrong"),
+    Fault("station-clear-ignores-evse", "K10.cleared", StationClearIgnoresEvse,
+          (_cs(K10, "test_clear_removes_what_it_selects", "one-evse"),),
+          "reported profiles of this test by (evseId, chargingLimitSource) is wrong"),
+    Fault("station-clear-always-accepted", "K10.unknown", StationClearAlwaysAccepted,
+          (_cs(K10, "test_clear_of_nothing_is_unknown"),),
+          "ClearChargingProfileResponse status is wrong"),
+    Fault("csms-asks-for-every-profile", "chargingprofile.report_sent", CsmsAsksForEveryProfile,
+          (_csms(K09, "test_csms_asks_for_the_profiles_it_was_asked_for", "purpose-at-station-level"),),
+          "GetChargingProfilesRequest (evseId, chargingProfile) is wrong"),
+    Fault("csms-clears-by-criteria-instead-of-id", "K10.request", CsmsClearsByCriteriaInsteadOfId,
+          (_csms(K10, "test_csms_clears_what_it_was_asked_to", "by-id"),),
+          "ClearChargingProfileRequest (chargingProfileId, chargingProfileCriteria) is wrong"),
+)

@@ -11,6 +11,8 @@ GetChargingProfiles and ClearChargingProfile as actuator actions (the operator's
 
 from __future__ import annotations
 
+import itertools
+import secrets
 from typing import Any
 
 from harness import clock
@@ -90,6 +92,10 @@ class SmartChargingStation16(ChargingProfiles):
 class SmartChargingCsms2x(Block):
     versions = V2X
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._request_ids = itertools.count(secrets.randbelow(10_000) + 1)
+
     def on_ReportChargingProfiles(self, session: StationSession, payload: dict) -> dict:
         return {}
 
@@ -109,9 +115,9 @@ class SmartChargingCsms2x(Block):
             payload["chargingRateUnit"] = charging_rate_unit
         self.send(station, "GetCompositeSchedule", payload)
 
-    async def act_get_charging_profiles(self, request_id: int, charging_profile: dict, evse_id: int | None = None,
+    async def act_get_charging_profiles(self, charging_profile: dict, evse_id: int | None = None,
                                         station: str | None = None) -> None:
-        payload: dict[str, Any] = {"requestId": request_id, "chargingProfile": charging_profile}
+        payload: dict[str, Any] = {"requestId": next(self._request_ids), "chargingProfile": charging_profile}
         if evse_id is not None:
             payload["evseId"] = evse_id
         self.send(station, "GetChargingProfiles", payload)
