@@ -93,6 +93,11 @@ class StationBase(Dispatcher, Actions):
     def transaction_ended(self, outlet: int) -> None:
         """The transaction on ``outlet`` ended."""
 
+    def remote_start_refusal(self, outlet: int, charging_profile: dict) -> dict | None:
+        """A remote start on ``outlet`` carries ``charging_profile``: the answer that refuses the start for
+        it, or None (the profile is then the smart-charging block's to apply; without one, ignored)."""
+        return None
+
     def configuration_changed(self, key: str, value: str, status: str) -> None:
         """The CSMS asked to set ``key`` to ``value``; ``status`` is the answer it got."""
 

@@ -600,3 +600,84 @@ FAULTS += (
           (_csms(K10, "test_csms_clears_what_it_was_asked_to", "by-id"),),
           "ClearChargingProfileRequest (chargingProfileId, chargingProfileCriteria) is wrong"),
 )
+
+
+class StationKeepsTxProfileAfterTransaction(ReferenceStation):
+    """K02 rule 7: a TxProfile outlives its transaction (the engine is not told the transaction ended)."""
+
+    def transaction_ended(self, outlet):
+        self.smart.transactions.pop(outlet, None)
+        super().transaction_ended(outlet)
+
+
+class StationCompositeIgnoresTxProfile(ReferenceStation):
+    """K02: the composite of a charging EVSE follows its TxDefaultProfile, not the transaction's TxProfile."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: None if e.profile.purpose is sc.Purpose.TX else e)
+
+
+class StationAcceptsTxProfileOfAnyTransaction(ReferenceStation):
+    """K02 / Errors: a TxProfile naming a transaction the EVSE is not running is Accepted (not TxNotFound)."""
+
+    def on_SetChargingProfile(self, session, payload):
+        answer = super().on_SetChargingProfile(session, payload)
+        return {"status": "Accepted"} if dig(answer, "statusInfo.reasonCode") == "TxNotFound" else answer
+
+
+class StationStartsDespiteAnInvalidProfile(ReferenceStation):
+    """K05 rule 9: a remote start whose profile the rules refuse starts anyway (the profile is dropped)."""
+
+    def remote_start_refusal(self, outlet, charging_profile):
+        return None
+
+
+class StationForgetsTheStartProfile(ReferenceStation):
+    """K05 rule 9: the profile of an accepted remote start is never installed for the transaction."""
+
+    def transaction_started(self, outlet, transaction_id):
+        self.start_profiles.pop(outlet, None)
+        super().transaction_started(outlet, transaction_id)
+
+
+class CsmsDropsTheStartProfile(ReferenceCsms):
+    """K05: the operator's profile is left out of RequestStartTransactionRequest."""
+
+    async def act_request_start_transaction(self, evse_id=None, id_token=None, remote_start_id=None,
+                                            charging_profile=None, station=None):
+        await super().act_request_start_transaction(evse_id, id_token, remote_start_id, None, station)
+
+
+class CsmsSendsStationMaxPerEvse(ReferenceCsms):
+    """K04 rule 3: the operator's station limit goes out for EVSE 1 instead of evseId 0."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        at = 1 if charging_profile["chargingProfilePurpose"] == "ChargingStationMaxProfile" else evse_id
+        await super().act_set_charging_profile(at, charging_profile, station)
+
+
+K02, K04, K05 = "smartcharging/test_K02.py", "smartcharging/test_K04.py", "smartcharging/test_K05.py"
+
+FAULTS += (
+    Fault("station-keeps-tx-profile-after-transaction", "K02.deleted", StationKeepsTxProfileAfterTransaction,
+          (_cs(K02, "test_tx_profile_is_deleted_when_its_transaction_ends"),),
+          "profiles reported after the transaction ended (GetChargingProfiles status, ids) is wrong"),
+    Fault("station-composite-ignores-tx-profile", "K02.overrules", StationCompositeIgnoresTxProfile,
+          (_cs(K02, "test_tx_profile_overrules_the_default"),),
+          "composite periods of the charging EVSE (startPeriod, limit A) is wrong"),
+    Fault("station-accepts-tx-profile-of-any-transaction", "K02.refused", StationAcceptsTxProfileOfAnyTransaction,
+          (_cs(K02, "test_tx_profile_that_does_not_fit_the_transaction_is_rejected", "another-transaction"),),
+          "SetChargingProfileResponse status (tx-not-found) is wrong"),
+    Fault("station-starts-despite-an-invalid-profile", "K05.refused", StationStartsDespiteAnInvalidProfile,
+          (_cs(K05, "test_remote_start_with_an_invalid_profile_is_rejected", "first-period-not-0"),),
+          "RequestStartTransactionResponse status is wrong"),
+    Fault("station-forgets-the-start-profile", "K05.applied", StationForgetsTheStartProfile,
+          (_cs(K05, "test_remote_start_applies_its_profile"),),
+          "the start profile as reported (evseId, purpose, transactionId) is wrong"),
+    Fault("csms-drops-the-start-profile", "K05.request", CsmsDropsTheStartProfile,
+          (_csms(K05, "test_csms_starts_with_the_profile_it_was_asked_for"),),
+          "RequestStartTransactionRequest chargingProfile is wrong"),
+    Fault("csms-sends-station-max-per-evse", "chargingprofile.sent", CsmsSendsStationMaxPerEvse,
+          (_csms(K04, "test_csms_sets_the_station_max_at_evse_0"),),
+          "SetChargingProfileRequest evseId is wrong"),
+)

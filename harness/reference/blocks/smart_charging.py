@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
+from dataclasses import replace
 from typing import Any
 
 from harness import clock
@@ -66,6 +67,33 @@ class ChargingProfiles(Block):
 class SmartChargingStation2x(ChargingProfiles):
     versions = V2X
     engine_version = OcppVersion.V201
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.start_profiles: dict[int, sc.ChargingProfile] = {}   # EVSE: the TxProfile of a remote start
+
+    def remote_start_refusal(self, outlet: int, charging_profile: dict) -> dict | None:
+        """Spec 001 rule 9 (K05): without smart charging the profile is ignored; with it, a profile the
+        rules refuse for a transaction on ``outlet`` refuses the start (its reasonCode), else it is
+        installed for the transaction once it starts."""
+        if not self.smart.smart_charging:
+            return None
+        profile = sc.from_v201(charging_profile)
+        pending = sc.Transaction("remote-start", clock.utcnow())
+        station = replace(self.smart, transactions=self.smart.transactions | {outlet: pending})
+        decision = self.profiles.validate(station, outlet, replace(profile, transaction_id=pending.id),
+                                          self.engine_version)
+        if not decision.accepted:
+            return {"status": "Rejected", "statusInfo": {"reasonCode": decision.rule.reason_code or "InvalidProfile",
+                                                         "additionalInfo": decision.detail[:512]}}
+        self.start_profiles[outlet] = profile
+        return None
+
+    def transaction_started(self, outlet: int, transaction_id: str) -> None:
+        super().transaction_started(outlet, transaction_id)
+        if outlet in self.start_profiles:
+            profile = replace(self.start_profiles.pop(outlet), transaction_id=transaction_id)
+            self.profiles.install(self.smart, outlet, profile, self.engine_version)
 
     def outlets(self) -> frozenset[int]:
         return frozenset(e.id for e in self.profile.evses)
