@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from harness import clock
@@ -42,6 +43,9 @@ class ChargingProfiles(RuleTable, namespace="chargingprofile"):
                "every report but the last of a request says tbc true; the last says false or nothing", by=CS)
     transaction = must("spec 001 Events: TransactionEventRequest (Started)",
                        "a transaction the CSMS started remotely begins with TransactionEvent Started", by=CS)
+    notified = must("spec 001 Smart charging messages: NotifyChargingLimitRequest; Events",
+                    "a station tells the CSMS of an external limit in NotifyChargingLimit, with the limit's source "
+                    "(EMS, Other or SO, never CSO) and EVSE", by=CS)
 
 
 def new_id() -> int:
@@ -232,3 +236,38 @@ def two_evses(given) -> None:
 def require_accepted(rule: Rule, what: str, exchange: Exchange) -> None:
     require(exchange.response.get("status") == "Accepted", rule, f"{what} was not Accepted",
             expected="Accepted", actual=exchange.response)
+
+
+async def external_limit(arena: OcppArena, installed: Installed, evse_id: int, source: str,
+                         limit: str) -> Exchange:
+    """An external system limits ``evse_id`` to ``limit`` A from now on (the station's actuator, or the
+    harness's station): the NotifyChargingLimit that tells the CSMS, the limit mirrored in the engine."""
+    since = clock.utcnow().replace(microsecond=0)
+    exchange = await arena.exchange(
+        CS, "NotifyChargingLimit", {"chargingLimit": {"chargingLimitSource": source}, "evseId": evse_id},
+        trigger=("set_external_limit", {"evse_id": evse_id, "source": source, "limit": float(limit)}),
+        rule=ChargingProfiles.notified)
+    installed.store.install_external(installed.station, evse_id, sc.ChargingProfile(
+        id=-new_id(), stack_level=0, purpose=sc.Purpose.EXTERNAL, kind=sc.Kind.ABSOLUTE, schedules=(
+            sc.ChargingSchedule("A", (sc.SchedulePeriod(0, Decimal(limit)),), id=1, start_schedule=since),)), source)
+    return exchange
+
+
+async def composite(arena: OcppArena, evse_id: int, duration: int, unit: str | None, rule: Rule) -> Exchange:
+    """GetCompositeSchedule for ``evse_id``: sent by the harness, or asked of a CSMS under test."""
+    payload = {"evseId": evse_id, "duration": duration} | ({"chargingRateUnit": unit} if unit else {})
+    body = {"evse_id": evse_id, "duration": duration} | ({"charging_rate_unit": unit} if unit else {})
+    return await arena.exchange(CSMS, "GetCompositeSchedule", payload, trigger=("get_composite_schedule", body),
+                                rule=rule)
+
+
+def judge_composite(installed: Installed, exchange: Exchange, unit: str, status_rule: Rule, rule: Rule,
+                    what: str = "composite periods") -> sc.CompositeSchedule:
+    """An Accepted composite equal, period by period, to the engine's at the reported scheduleStart."""
+    check_equal(status_rule, "GetCompositeScheduleResponse status", "Accepted", exchange.response["status"])
+    reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
+    check_equal(rule, f"{what} of EVSE {reported.evse_id} (startPeriod, limit {unit}) from "
+                f"{iso(reported.schedule_start)}",
+                composite_periods(expected_composite(installed, reported, reported.duration, unit)),
+                composite_periods(reported))
+    return reported

@@ -497,16 +497,16 @@ FAULTS += (
           "reasonCode (unknown-evse) is not one of the accepted values", verdict="finding"),
     Fault("station-composite-ignores-station-max", "K08.combined", StationCompositeIgnoresStationMax,
           (_cs(K08, "test_composite_is_the_installed_profiles_combined", "minimum-across-purposes"),),
-          "composite periods (startPeriod, limit A)"),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
     Fault("station-composite-ignores-valid-to", "K08.combined", StationCompositeIgnoresValidTo,
           (_cs(K08, "test_composite_is_the_installed_profiles_combined", "valid-to"),),
-          "composite periods (startPeriod, limit A)"),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
     Fault("station-composite-ignores-recurrence", "K08.combined", StationCompositeIgnoresRecurrence,
           (_cs(K08, "test_composite_is_the_installed_profiles_combined", "recurring-daily"),),
-          "composite periods (startPeriod, limit A)"),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
     Fault("station-composite-labels-without-converting", "K08.combined", StationCompositeLabelsWithoutConverting,
           (_cs(K08, "test_composite_is_the_installed_profiles_combined", "watts-asked-of-amps"),),
-          "composite periods (startPeriod, limit W)"),
+          "composite periods of EVSE 1 (startPeriod, limit W)"),
     Fault("csms-sets-profiles-at-station-level", "chargingprofile.sent", CsmsSetsProfilesAtStationLevel,
           (_csms(K01, "test_valid_profile_is_sent_as_asked_and_accepted", "tx-default-at-evse"),),
           "SetChargingProfileRequest evseId is wrong"),
@@ -664,7 +664,7 @@ FAULTS += (
           "profiles reported after the transaction ended (GetChargingProfiles status, ids) is wrong"),
     Fault("station-composite-ignores-tx-profile", "K02.overrules", StationCompositeIgnoresTxProfile,
           (_cs(K02, "test_tx_profile_overrules_the_default"),),
-          "composite periods of the charging EVSE (startPeriod, limit A) is wrong"),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
     Fault("station-accepts-tx-profile-of-any-transaction", "K02.refused", StationAcceptsTxProfileOfAnyTransaction,
           (_cs(K02, "test_tx_profile_that_does_not_fit_the_transaction_is_rejected", "another-transaction"),),
           "SetChargingProfileResponse status (tx-not-found) is wrong"),
@@ -677,7 +677,81 @@ FAULTS += (
     Fault("csms-drops-the-start-profile", "K05.request", CsmsDropsTheStartProfile,
           (_csms(K05, "test_csms_starts_with_the_profile_it_was_asked_for"),),
           "RequestStartTransactionRequest chargingProfile is wrong"),
+    Fault("station-composite-above-the-station-max", "K04.bounded", StationCompositeIgnoresStationMax,
+          (_cs(K04, "test_no_composite_exceeds_the_station_max", "each-evse"),),
+          "the composite of EVSE 1 exceeds the station max"),
     Fault("csms-sends-station-max-per-evse", "chargingprofile.sent", CsmsSendsStationMaxPerEvse,
           (_csms(K04, "test_csms_sets_the_station_max_at_evse_0"),),
           "SetChargingProfileRequest evseId is wrong"),
+)
+
+
+class StationClearsExternalConstraints(ReferenceStation):
+    """K10: a clear whose criteria select external constraints removes them (Accepted, not Unknown)."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        answer = super().on_ClearChargingProfile(session, payload)
+        evse_id = sc.clear_criteria(payload, self.engine_version).evse_id
+        gone = [self.profiles.release_external(e.evse_id, e.source) for e in self.profiles.installed()
+                if e.profile.purpose is sc.Purpose.EXTERNAL and evse_id in (None, e.evse_id)]
+        return {"status": "Accepted"} if gone else answer
+
+
+class StationNotifiesExternalLimitAsCso(ReferenceStation):
+    """K12: NotifyChargingLimit names the source CSO (the CSMS's own), whatever set the limit."""
+
+    async def act_set_external_limit(self, evse_id, source, limit, unit="A"):
+        await self.call("NotifyChargingLimit", {"chargingLimit": {"chargingLimitSource": "CSO"}, "evseId": evse_id})
+
+
+class StationIgnoresExternalLimit(ReferenceStation):
+    """K12 rule 12: the external limit is notified but never applied (the composite ignores it)."""
+
+    async def act_set_external_limit(self, evse_id, source, limit, unit="A"):
+        await self.call("NotifyChargingLimit", {"chargingLimit": {"chargingLimitSource": source}, "evseId": evse_id})
+
+
+class StationReleasesSilently(ReferenceStation):
+    """K13: a released external limit is dropped without ClearedChargingLimit."""
+
+    async def act_release_external_limit(self, evse_id, source):
+        self.profiles.release_external(evse_id, sc.LimitSource(source))
+
+
+class StationKeepsReleasedLimit(ReferenceStation):
+    """K13: ClearedChargingLimit is sent, but the released limit still bounds the composite."""
+
+    async def act_release_external_limit(self, evse_id, source):
+        await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
+
+
+class CsmsAnswersChargingLimitsWithAStatus(ReferenceCsms):
+    """K12: NotifyChargingLimit is answered with a status the (empty) response does not have."""
+
+    def on_NotifyChargingLimit(self, session, payload):
+        session.connection.endpoint.validate = False
+        return {"status": "Accepted"}
+
+
+K12, K13 = "smartcharging/test_K12.py", "smartcharging/test_K13.py"
+
+FAULTS += (
+    Fault("station-clears-external-constraints", "K10.unknown", StationClearsExternalConstraints,
+          (_cs(K10, "test_clear_of_only_external_constraints_is_unknown"),),
+          "ClearChargingProfileResponse status is wrong"),
+    Fault("station-notifies-external-limit-as-cso", "chargingprofile.notified", StationNotifiesExternalLimitAsCso,
+          (_cs(K12, "test_external_limit_is_notified", "EMS"),),
+          "chargingLimitSource is not one of the accepted values"),
+    Fault("station-ignores-external-limit", "K12.bounded", StationIgnoresExternalLimit,
+          (_cs(K12, "test_external_limit_bounds_the_composite"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-releases-silently", "K13.cleared", StationReleasesSilently,
+          (_cs(K13, "test_released_limit_is_notified", "EMS"),),
+          "the SUT did not send ClearedChargingLimit within"),
+    Fault("station-keeps-released-limit", "K13.released", StationKeepsReleasedLimit,
+          (_cs(K13, "test_released_limit_no_longer_bounds_the_composite"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("csms-answers-charging-limits-with-a-status", "rpc.schema", CsmsAnswersChargingLimitsWithAStatus,
+          (_csms(K12, "test_external_limit_is_notified", "EMS"),),
+          "NotifyChargingLimit response breaks its schema"),
 )

@@ -2,8 +2,10 @@
 a transaction's start and end reach the engine through the transaction hooks (its end deletes its
 TxProfiles).
 
-Station 2.x (spec 001 K01-K08): SetChargingProfile, GetCompositeSchedule, ClearChargingProfile and
-GetChargingProfiles (whose profiles go out in ReportChargingProfiles), per EVSE; the engine speaks
+Station 2.x (spec 001 K01-K13): SetChargingProfile, GetCompositeSchedule, ClearChargingProfile and
+GetChargingProfiles (whose profiles go out in ReportChargingProfiles), per EVSE; a remote start's
+TxProfile (K05); external limits set and released as actuator actions (NotifyChargingLimit,
+ClearedChargingLimit); the engine speaks
 2.0.1 smart charging, whose fields 2.1 keeps. Charge point 1.6 (Smart Charging profile): the first
 three, per connector, in 1.6. CSMS 2.x: the station's reports answered empty; SetChargingProfile, GetCompositeSchedule,
 GetChargingProfiles and ClearChargingProfile as actuator actions (the operator's steps).
@@ -18,6 +20,7 @@ from typing import Any
 
 from harness import clock
 from harness import smartcharging as sc
+from harness.errors import HarnessError
 from harness.ocpp.v16 import connector_ids
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
@@ -88,6 +91,23 @@ class SmartChargingStation2x(ChargingProfiles):
                                                          "additionalInfo": decision.detail[:512]}}
         self.start_profiles[outlet] = profile
         return None
+
+    async def act_set_external_limit(self, evse_id: int, source: str, limit: float, unit: str = "A") -> None:
+        """An external system (an EMS, the grid operator, ...) limits ``evse_id`` (0: the station) from now
+        on (K12): the limit becomes a ChargingStationExternalConstraints profile of that source, and the
+        CSMS hears of it in NotifyChargingLimit."""
+        profile = sc.ChargingProfile(
+            id=secrets.randbelow(10**6) + 10**6, stack_level=0, purpose=sc.Purpose.EXTERNAL, kind=sc.Kind.ABSOLUTE,
+            schedules=(sc.ChargingSchedule(unit, (sc.SchedulePeriod(0, limit),), id=1, start_schedule=clock.utcnow()),))
+        decision = self.profiles.install_external(self.smart, evse_id, profile, sc.LimitSource(source))
+        if not decision.accepted:
+            raise HarnessError(f"the external limit cannot be installed: {decision.detail}")
+        await self.call("NotifyChargingLimit", {"chargingLimit": {"chargingLimitSource": source}, "evseId": evse_id})
+
+    async def act_release_external_limit(self, evse_id: int, source: str) -> None:
+        """The external system releases its limit on ``evse_id`` (K13): ClearedChargingLimit."""
+        self.profiles.release_external(evse_id, sc.LimitSource(source))
+        await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
 
     def transaction_started(self, outlet: int, transaction_id: str) -> None:
         super().transaction_started(outlet, transaction_id)

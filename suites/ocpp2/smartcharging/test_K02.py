@@ -6,15 +6,13 @@ refuses one for a transaction it is not running (TxNotFound) or a second one at 
 
 import pytest
 
-from harness import smartcharging as sc
 from harness.arena import CS, CSMS
 from harness.errors import HarnessError
-from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks, needs
-from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite_periods,
-                                             expected_composite, get_profiles, install, judge_sent_profile, new_id,
-                                             oracle_station, set_profile, start_transaction, two_evses)
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, get_profiles,
+                                             install, judge_composite, judge_sent_profile, new_id, oracle_station,
+                                             set_profile, start_transaction, two_evses)
 from harness.verdict import check_equal, check_in, dig, require
 
 
@@ -59,13 +57,8 @@ async def test_tx_profile_overrules_the_default(ocpp, profile):
     installed, transaction_id = await _charging(ocpp, evse_id)
     await install(ocpp, installed, evse_id, charging_profile(new_id(), [(0, "16.0")], stack_level=5))
     await install(ocpp, installed, evse_id, _tx_profile(transaction_id))
-    exchange = await ocpp.exchange(CSMS, "GetCompositeSchedule", {"evseId": evse_id, "duration": 1800,
-                                                                  "chargingRateUnit": "A"})
-    check_equal(K02.overrules, "GetCompositeScheduleResponse status", "Accepted", exchange.response["status"])
-    reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
-    check_equal(K02.overrules, "composite periods of the charging EVSE (startPeriod, limit A)",
-                composite_periods(expected_composite(installed, reported, reported.duration, "A")),
-                composite_periods(reported))
+    judge_composite(installed, await composite(ocpp, evse_id, 1800, "A", K02.tx_profile), "A", K02.overrules,
+                    K02.overrules)
 
 
 @pytest.mark.sut_roles("cs")

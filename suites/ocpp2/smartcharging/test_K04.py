@@ -10,9 +10,8 @@ from harness.arena import CS, CSMS
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
-from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite_periods,
-                                             expected_composite, install, judge_sent_profile, new_id, oracle_station,
-                                             set_profile)
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, install,
+                                             judge_sent_profile, new_id, oracle_station, set_profile)
 from harness.verdict import check_equal, require
 
 
@@ -37,7 +36,8 @@ def _station_max():
 @checks(ChargingProfiles.accepted, K04.bounded)
 async def test_no_composite_exceeds_the_station_max(ocpp, profile, level):
     """A 20 A then 12 A station max over TxDefaultProfiles of 16 A (station level) and 32 A (each EVSE):
-    every composite equals the engine's and never exceeds the max."""
+    no composite exceeds the max (the station may share it among EVSEs as it likes: the engine's exact
+    composite is K08's to check)."""
     installed = Installed(oracle_station(ocpp))
     station_max = _station_max()
     await install(ocpp, installed, 0, station_max)
@@ -45,17 +45,13 @@ async def test_no_composite_exceeds_the_station_max(ocpp, profile, level):
     for evse in profile.evses:
         await install(ocpp, installed, evse.id, charging_profile(new_id(), [(0, "32.0")], stack_level=1))
     for evse_id in ([e.id for e in profile.evses] if level == "each-evse" else [0]):
-        exchange = await ocpp.exchange(CSMS, "GetCompositeSchedule", {"evseId": evse_id, "duration": 3600,
-                                                                      "chargingRateUnit": "A"})
+        exchange = await composite(ocpp, evse_id, 3600, "A", K04.station_max)
         check_equal(K04.bounded, f"GetCompositeScheduleResponse status of EVSE {evse_id}", "Accepted",
                     exchange.response["status"])
         reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
-        over = [(p.start_period, p.limit) for p in reported.periods if p.limit > 20]
+        over = [(p.start_period, p.limit) for p in reported.periods if p.limit > (20 if p.start_period < 1200 else 12)]
         require(not over, K04.bounded, f"the composite of EVSE {evse_id} exceeds the station max",
-                expected="at most 20 A, then 12 A", actual=over)
-        check_equal(K04.bounded, f"composite periods of EVSE {evse_id} (startPeriod, limit A)",
-                    composite_periods(expected_composite(installed, reported, reported.duration, "A")),
-                    composite_periods(reported))
+                expected="at most 20 A, then 12 A from 1200 s", actual=over)
 
 
 @pytest.mark.sut_roles("csms")

@@ -10,15 +10,13 @@ from datetime import timedelta
 import pytest
 
 from harness import clock
-from harness import smartcharging as sc
 from harness.arena import CS, CSMS
-from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.smartcharging.wire import iso
 from harness.suite import OCPP2, case, checks, needs
-from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite_periods,
-                                             expected_composite, install, new_id, oracle_station, two_evses)
-from harness.verdict import check_equal
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, install,
+                                             judge_composite, new_id, oracle_station, two_evses)
+from harness.verdict import check_equal, dig
 
 
 class K08(RuleTable):
@@ -81,13 +79,6 @@ SCENARIOS = {
 }
 
 
-async def _composite(ocpp, evse_id: int, duration: int, unit: str | None, rule):
-    payload = {"evseId": evse_id, "duration": duration} | ({"chargingRateUnit": unit} if unit else {})
-    body = {"evse_id": evse_id, "duration": duration} | ({"charging_rate_unit": unit} if unit else {})
-    return await ocpp.exchange(CSMS, "GetCompositeSchedule", payload, trigger=("get_composite_schedule", body),
-                               rule=rule)
-
-
 @pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("name", list(SCENARIOS))
 @checks(ChargingProfiles.accepted, K08.accepted, K08.combined)
@@ -97,14 +88,11 @@ async def test_composite_is_the_installed_profiles_combined(ocpp, profile, name)
     installed = Installed(oracle_station(ocpp))
     for at, wire in installs:
         await install(ocpp, installed, at, wire)
-    exchange = await _composite(ocpp, evse_id, duration, unit, K08.request)
-    check_equal(K08.accepted, "GetCompositeScheduleResponse status", "Accepted", exchange.response["status"])
-    reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
-    check_equal(K08.accepted, "composite schedule (evseId, chargingRateUnit)", (evse_id, unit),
-                (reported.evse_id, reported.rate_unit.value))
-    expected = expected_composite(installed, reported, reported.duration, unit)
-    check_equal(K08.combined, f"composite periods (startPeriod, limit {unit}) from {iso(reported.schedule_start)}",
-                composite_periods(expected), composite_periods(reported))
+    exchange = await composite(ocpp, evse_id, duration, unit, K08.request)
+    check_equal(K08.accepted, "GetCompositeScheduleResponse (status, schedule.evseId, schedule.chargingRateUnit)",
+                ("Accepted", evse_id, unit), (exchange.response["status"], dig(exchange.response, "schedule.evseId"),
+                                              dig(exchange.response, "schedule.chargingRateUnit")))
+    judge_composite(installed, exchange, unit, K08.accepted, K08.combined)
 
 
 @pytest.mark.sut_roles("cs")
@@ -117,12 +105,8 @@ async def test_profile_of_one_evse_leaves_the_other_alone(ocpp, profile):
     await install(ocpp, installed, first, _tx_default([(0, "6.0")], stack_level=1))
     await install(ocpp, installed, second, _tx_default([(0, "11.0")], stack_level=1))
     for evse_id in (first, second):
-        exchange = await _composite(ocpp, evse_id, 1800, "A", K08.request)
-        check_equal(K08.accepted, "GetCompositeScheduleResponse status", "Accepted", exchange.response["status"])
-        reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
-        check_equal(K08.combined, f"composite periods of EVSE {evse_id} (startPeriod, limit A)",
-                    composite_periods(expected_composite(installed, reported, reported.duration, "A")),
-                    composite_periods(reported))
+        judge_composite(installed, await composite(ocpp, evse_id, 1800, "A", K08.request), "A", K08.accepted,
+                        K08.combined)
 
 
 @pytest.mark.sut_roles("cs")
@@ -130,7 +114,7 @@ async def test_profile_of_one_evse_leaves_the_other_alone(ocpp, profile):
 async def test_composite_of_an_unknown_evse_is_rejected(ocpp, profile):
     """An evseId the station does not have gets Rejected (and no schedule)."""
     unknown = max(e.id for e in profile.evses) + 1
-    exchange = await _composite(ocpp, unknown, 3600, "A", K08.request)
+    exchange = await composite(ocpp, unknown, 3600, "A", K08.request)
     check_equal(K08.unknown_evse, f"GetCompositeScheduleResponse status for EVSE {unknown}", "Rejected",
                 exchange.response["status"])
 
@@ -150,7 +134,7 @@ async def test_csms_asks_for_the_composite_it_was_asked_for(ocpp, profile, name)
     """The CSMS's GetCompositeScheduleRequest carries the evseId, duration and unit (none when none was
     asked for) of its operator's request."""
     evse_id, duration, unit = REQUESTS[name](profile.evses[0].id)
-    exchange = await _composite(ocpp, evse_id, duration, unit, K08.request)
+    exchange = await composite(ocpp, evse_id, duration, unit, K08.request)
     check_equal(K08.request, "GetCompositeScheduleRequest (evseId, duration, chargingRateUnit)",
                 (evse_id, duration, unit), (exchange.request["evseId"], exchange.request["duration"],
                                             exchange.request.get("chargingRateUnit")))

@@ -9,8 +9,8 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
-from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, get_profiles, install,
-                                             judge_reports, new_id, oracle_station)
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, external_limit,
+                                             get_profiles, install, judge_reports, new_id, oracle_station)
 from harness.verdict import check_equal
 
 
@@ -20,8 +20,9 @@ class K10(RuleTable):
                    "the CSMS clears by the id or the criteria its operator asked for", by=CSMS)
     cleared = must("spec 001 Smart charging messages: ClearChargingProfileRequest, ClearChargingProfileResponse",
                    "a station removes exactly the profiles the id or criteria select, and answers Accepted", by=CS)
-    unknown = must("spec 001 Errors (ClearChargingProfileResponse Unknown)",
-                   "a station answers Unknown when no profile matches", by=CS)
+    unknown = must("spec 001 Errors (ClearChargingProfileResponse Unknown); Smart charging messages: "
+                   "ClearChargingProfileRequest", "a station answers Unknown when no profile matches, or only "
+                   "ChargingStationExternalConstraints profiles do (which it keeps)", by=CS)
 
 
 pytestmark = case("K10", block="Smart charging", roles=("csms", "cs"), protocols=OCPP2, requires=["smart_charging"])
@@ -81,6 +82,22 @@ async def test_clear_of_nothing_is_unknown(ocpp, profile):
     """A clear by an id no profile has removes nothing: Unknown."""
     exchange = await _clear(ocpp, {"chargingProfileId": new_id()})
     check_equal(K10.unknown, "ClearChargingProfileResponse status", "Unknown", exchange.response["status"])
+
+
+@pytest.mark.sut_roles("cs")
+@checks(ChargingProfiles.notified, K10.unknown, ChargingProfiles.tbc)
+async def test_clear_of_only_external_constraints_is_unknown(ocpp, profile):
+    """An external limit on the EVSE is the only match of the criteria: Unknown, and it is still reported."""
+    evse_id = profile.evses[0].id
+    await external_limit(ocpp, Installed(oracle_station(ocpp)), evse_id, "EMS", "10.0")
+    exchange = await _clear(ocpp, {"chargingProfileCriteria": {
+        "evseId": evse_id, "chargingProfilePurpose": "ChargingStationExternalConstraints"}})
+    check_equal(K10.unknown, "ClearChargingProfileResponse status", "Unknown", exchange.response["status"])
+    _, reports = await get_profiles(ocpp, {"requestId": new_id(), "evseId": evse_id,
+                                           "chargingProfile": {"chargingLimitSource": ["EMS"]}})
+    check_equal(K10.unknown, "external constraints still reported at the EVSE", True, any(
+        p["chargingProfilePurpose"] == "ChargingStationExternalConstraints" for r in reports
+        for p in r["chargingProfile"]))
 
 
 @pytest.mark.sut_roles("csms")
