@@ -755,3 +755,19 @@ FAULTS += (
           (_csms(K12, "test_external_limit_is_notified", "EMS"),),
           "NotifyChargingLimit response breaks its schema"),
 )
+
+
+class StationSilentOnRateChanges(ReferenceStation):
+    """K11: an external limit cuts a charging transaction's rate, and no ChargingRateChanged event follows."""
+
+    async def charging_rate_changed(self, evse_id):
+        return None
+
+
+K11 = "smartcharging/test_K11.py"
+
+FAULTS += (
+    Fault("station-silent-on-rate-changes", "K11.rate_changed", StationSilentOnRateChanges,
+          (_cs(K11, "test_external_limit_changes_the_rate_of_a_transaction", "station"),),
+          "the SUT did not send TransactionEvent within"),
+)

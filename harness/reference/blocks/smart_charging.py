@@ -69,6 +69,7 @@ class ChargingProfiles(Block):
 
 class SmartChargingStation2x(ChargingProfiles):
     versions = V2X
+    requires = ("TransactionsStation2x",)
     engine_version = OcppVersion.V201
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -95,7 +96,8 @@ class SmartChargingStation2x(ChargingProfiles):
     async def act_set_external_limit(self, evse_id: int, source: str, limit: float, unit: str = "A") -> None:
         """An external system (an EMS, the grid operator, ...) limits ``evse_id`` (0: the station) from now
         on (K12): the limit becomes a ChargingStationExternalConstraints profile of that source, and the
-        CSMS hears of it in NotifyChargingLimit."""
+        CSMS hears of it in NotifyChargingLimit; a transaction it limits reports ChargingRateChanged (K11:
+        this station's LimitChangeSignificance is 0, every change counts)."""
         profile = sc.ChargingProfile(
             id=secrets.randbelow(10**6) + 10**6, stack_level=0, purpose=sc.Purpose.EXTERNAL, kind=sc.Kind.ABSOLUTE,
             schedules=(sc.ChargingSchedule(unit, (sc.SchedulePeriod(0, limit),), id=1, start_schedule=clock.utcnow()),))
@@ -103,6 +105,8 @@ class SmartChargingStation2x(ChargingProfiles):
         if not decision.accepted:
             raise HarnessError(f"the external limit cannot be installed: {decision.detail}")
         await self.call("NotifyChargingLimit", {"chargingLimit": {"chargingLimitSource": source}, "evseId": evse_id})
+        for outlet in sorted(self.smart.transactions) if evse_id == 0 else [evse_id]:
+            await self.charging_rate_changed(outlet)
 
     async def act_release_external_limit(self, evse_id: int, source: str) -> None:
         """The external system releases its limit on ``evse_id`` (K13): ClearedChargingLimit."""
