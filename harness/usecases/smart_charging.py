@@ -119,14 +119,19 @@ async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: di
     return exchange
 
 
-def judge_sent_profile(arena: OcppArena, exchange: Exchange, evse_id: int, asked: dict, station: sc.Station,
+def judge_sent_profile(exchange: Exchange, evse_id: int, asked: dict, station: sc.Station,
                        rule: Rule) -> None:
     """A CSMS under test sent what its operator asked for (the actuator body), and the rules accept it."""
     sent = exchange.request
     check_equal(ChargingProfiles.sent, "SetChargingProfileRequest evseId", evse_id, sent["evseId"])
     check_equal(ChargingProfiles.sent, "SetChargingProfileRequest chargingProfile (as a model)",
                 sc.from_v201(asked), sc.from_v201(sent["chargingProfile"]))
-    decision = sc.ProfileStore().validate(station, sent["evseId"], sc.from_v201(sent["chargingProfile"]), ENGINE)
+    judge_allowed(station, sent["evseId"], sent["chargingProfile"], rule)
+
+
+def judge_allowed(station: sc.Station, evse_id: int, wire: dict, rule: Rule) -> None:
+    """The rules allow a profile a CSMS under test sent (to a station with no profile yet)."""
+    decision = sc.ProfileStore().validate(station, evse_id, sc.from_v201(wire), ENGINE)
     if not decision.accepted:
         violated(rule, f"the CSMS sent a profile the rules refuse: {decision.rule.summary} "
                  f"({decision.rule.id}; {decision.rule.source})", expected="a valid charging profile",

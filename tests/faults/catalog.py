@@ -771,3 +771,32 @@ FAULTS += (
           (_cs(K11, "test_external_limit_changes_the_rate_of_a_transaction", "station"),),
           "the SUT did not send TransactionEvent within"),
 )
+
+
+class CsmsExceedsMaxScheduleTuples(ReferenceCsms):
+    """K15 rule 13: the TxProfile answering an EV's needs has more periods than the EV's maxScheduleTuples."""
+
+    def send(self, station, action, payload):
+        if action == "SetChargingProfile":
+            periods = payload["chargingProfile"]["chargingSchedule"][0]["chargingSchedulePeriod"]
+            periods += [{"startPeriod": 600 * i, "limit": periods[0]["limit"]} for i in (1, 2)]
+        super().send(station, action, payload)
+
+
+class StationDropsMaxScheduleTuples(ReferenceStation):
+    """K15: the EV's maxScheduleTuples is left out of NotifyEVChargingNeeds."""
+
+    async def act_ev_charging_needs(self, evse_id, charging_needs, max_schedule_tuples=None):
+        await super().act_ev_charging_needs(evse_id, charging_needs)
+
+
+K15 = "smartcharging/test_K15.py"
+
+FAULTS += (
+    Fault("csms-exceeds-max-schedule-tuples", "K15.schedule", CsmsExceedsMaxScheduleTuples,
+          (_csms(K15, "test_charging_needs_lead_to_a_schedule", "ac"),),
+          "the TxProfile has 1 schedules of [3] periods"),
+    Fault("station-drops-max-schedule-tuples", "K15.needs", StationDropsMaxScheduleTuples,
+          (_cs(K15, "test_charging_needs_lead_to_a_schedule", "dc"),),
+          "NotifyEVChargingNeedsRequest (evseId, chargingNeeds, maxScheduleTuples) is wrong"),
+)

@@ -25,6 +25,7 @@ from harness.ocpp.v16 import connector_ids
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import EVERY_VERSION, V2X, V16, Block
+from harness.smartcharging.wire import iso
 from harness.transport.ws import CallErrorReply
 
 
@@ -113,6 +114,14 @@ class SmartChargingStation2x(ChargingProfiles):
         self.profiles.release_external(evse_id, sc.LimitSource(source))
         await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
 
+    async def act_ev_charging_needs(self, evse_id: int, charging_needs: dict,
+                                    max_schedule_tuples: int | None = None) -> None:
+        """The EV on ``evse_id`` states its charging needs over ISO 15118 (K15): NotifyEVChargingNeeds."""
+        payload: dict[str, Any] = {"evseId": evse_id, "chargingNeeds": charging_needs}
+        if max_schedule_tuples is not None:
+            payload["maxScheduleTuples"] = max_schedule_tuples
+        await self.call("NotifyEVChargingNeeds", payload)
+
     def transaction_started(self, outlet: int, transaction_id: str) -> None:
         super().transaction_started(outlet, transaction_id)
         if outlet in self.start_profiles:
@@ -143,6 +152,7 @@ class SmartChargingStation16(ChargingProfiles):
 
 class SmartChargingCsms2x(Block):
     versions = V2X
+    requires = ("TransactionsCsms2x",)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -150,6 +160,25 @@ class SmartChargingCsms2x(Block):
 
     def on_ReportChargingProfiles(self, session: StationSession, payload: dict) -> dict:
         return {}
+
+    def on_NotifyEVChargingNeeds(self, session: StationSession, payload: dict) -> dict:
+        """Spec 001 rule 13 (K15): Processing, then a TxProfile for the EVSE's transaction within the EV's
+        limits (its maximum current, or for DC its maximum power), one period (within maxScheduleTuples);
+        Rejected when no transaction runs there."""
+        running = [t for t in session.transactions.values() if t.evse_id == payload["evseId"] and not t.ended]
+        if not running:
+            return {"status": "Rejected"}
+        needs = payload["chargingNeeds"]
+        dc = needs.get("dcChargingParameters")
+        unit, limit = (("W", dc["evMaxPower"]) if dc and "evMaxPower" in dc
+                       else ("A", (dc or needs.get("acChargingParameters") or {}).get("evMaxCurrent", 16)))
+        profile_id = secrets.randbelow(10**6) + 1
+        self.send(session.identity, "SetChargingProfile", {"evseId": payload["evseId"], "chargingProfile": {
+            "id": profile_id, "stackLevel": 1, "chargingProfilePurpose": "TxProfile", "chargingProfileKind": "Absolute",
+            "transactionId": running[-1].id, "chargingSchedule": [{
+                "id": profile_id, "startSchedule": iso(clock.utcnow().replace(microsecond=0)),
+                "chargingRateUnit": unit, "chargingSchedulePeriod": [{"startPeriod": 0, "limit": float(limit)}]}]}})
+        return {"status": "Processing"}
 
     def on_NotifyChargingLimit(self, session: StationSession, payload: dict) -> dict:
         return {}

@@ -316,6 +316,7 @@ class Transaction:
     id: str
     id_token: dict | None
     ended: bool = False
+    evse_id: int | None = None   # 2.x: the EVSE of its first event that names one
 
 
 class TransactionsCsms2x(Block):
@@ -328,6 +329,8 @@ class TransactionsCsms2x(Block):
         if tx is None:
             tx = Transaction(info["transactionId"], payload.get("idToken"))
             session.transactions[tx.id] = tx
+        if tx.evse_id is None and "evse" in payload:
+            tx.evse_id = payload["evse"]["id"]
         if payload["eventType"] == "Ended":
             tx.ended = True
         id_token = payload.get("idToken")

@@ -64,7 +64,7 @@ async def test_valid_profile_is_sent_as_asked_and_accepted(ocpp, profile, name):
     asked = make()
     if ocpp.is_sut(CSMS):
         exchange = await set_profile(ocpp, evse_id, asked)
-        judge_sent_profile(ocpp, exchange, evse_id, asked, oracle_station(ocpp), K01.csms_profile)
+        judge_sent_profile(exchange, evse_id, asked, oracle_station(ocpp), K01.csms_profile)
         return
     await install(ocpp, Installed(oracle_station(ocpp)), evse_id, asked)
 

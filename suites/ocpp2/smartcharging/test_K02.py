@@ -125,4 +125,4 @@ async def test_csms_limits_the_running_transaction(ocpp, profile):
     installed, transaction_id = await _charging(ocpp, evse_id)
     asked = _tx_profile(transaction_id)
     exchange = await set_profile(ocpp, evse_id, asked)
-    judge_sent_profile(ocpp, exchange, evse_id, asked, installed.station, K02.tx_profile)
+    judge_sent_profile(exchange, evse_id, asked, installed.station, K02.tx_profile)

@@ -61,4 +61,4 @@ async def test_csms_sets_the_station_max_at_evse_0(ocpp, profile):
     the rules allow (not Relative)."""
     asked = _station_max()
     exchange = await set_profile(ocpp, 0, asked)
-    judge_sent_profile(ocpp, exchange, 0, asked, oracle_station(ocpp), K04.station_max)
+    judge_sent_profile(exchange, 0, asked, oracle_station(ocpp), K04.station_max)
