@@ -276,3 +276,15 @@ def judge_composite(installed: Installed, exchange: Exchange, unit: str, status_
                 composite_periods(expected_composite(installed, reported, reported.duration, unit)),
                 composite_periods(reported))
     return reported
+
+
+async def ev_charging_needs(arena: OcppArena, evse_id: int, needs: dict, max_schedule_tuples: int | None,
+                            rule: Rule) -> Exchange:
+    """The EV on ``evse_id`` states its needs over ISO 15118 (at the station under test, or the harness's,
+    which then also negotiates the CSMS's TxProfile with its EV): the NotifyEVChargingNeeds that follows."""
+    body: dict[str, Any] = {"evse_id": evse_id, "charging_needs": needs}
+    if max_schedule_tuples is not None:
+        body["max_schedule_tuples"] = max_schedule_tuples
+    mark = arena.mark()
+    await arena.act(CS, "ev_charging_needs", **body)
+    return await arena.expect("NotifyEVChargingNeeds", sender=CS, after=mark, rule=rule)

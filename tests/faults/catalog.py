@@ -800,3 +800,30 @@ FAULTS += (
           (_cs(K15, "test_charging_needs_lead_to_a_schedule", "dc"),),
           "NotifyEVChargingNeedsRequest (evseId, chargingNeeds, maxScheduleTuples) is wrong"),
 )
+
+
+class StationSilentAfterRenegotiation(ReferenceStation):
+    """K16 rule 14: an updated TxProfile is Accepted, but the EV's schedule is never reported."""
+
+    def on_SetChargingProfile(self, session, payload):
+        self.iso15118.clear()
+        return super().on_SetChargingProfile(session, payload)
+
+
+class CsmsRejectsEvSchedules(ReferenceCsms):
+    """K16 (a SHOULD): the EV's schedule in NotifyEVChargingSchedule is answered Rejected."""
+
+    def on_NotifyEVChargingSchedule(self, session, payload):
+        return {"status": "Rejected"}
+
+
+K16 = "smartcharging/test_K16.py"
+
+FAULTS += (
+    Fault("station-silent-after-renegotiation", "K16.reported", StationSilentAfterRenegotiation,
+          (_cs(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),),
+          "the SUT did not send NotifyEVChargingSchedule within"),
+    Fault("csms-rejects-ev-schedules", "K16.acknowledged", CsmsRejectsEvSchedules,
+          (_csms(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),),
+          "NotifyEVChargingScheduleResponse status is wrong", verdict="finding"),
+)

@@ -76,6 +76,19 @@ class SmartChargingStation2x(ChargingProfiles):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.start_profiles: dict[int, sc.ChargingProfile] = {}   # EVSE: the TxProfile of a remote start
+        self.iso15118: set[int] = set()   # EVSEs whose EV stated its needs (K15) in the running transaction
+
+    def on_SetChargingProfile(self, session: None, payload: dict) -> dict:
+        """As every station; a TxProfile for an EV that stated its needs is negotiated with the EV, which
+        accepts its first schedule as it is (K15/K16): NotifyEVChargingSchedule reports it."""
+        answer = super().on_SetChargingProfile(session, payload)
+        profile = payload["chargingProfile"]
+        if (answer["status"] == "Accepted" and payload["evseId"] in self.iso15118
+                and profile["chargingProfilePurpose"] == "TxProfile"):
+            self.background.spawn(self.call("NotifyEVChargingSchedule", {
+                "timeBase": iso(clock.utcnow()), "evseId": payload["evseId"],
+                "chargingSchedule": profile["chargingSchedule"][0]}))
+        return answer
 
     def remote_start_refusal(self, outlet: int, charging_profile: dict) -> dict | None:
         """Spec 001 rule 9 (K05): without smart charging the profile is ignored; with it, a profile the
@@ -120,7 +133,12 @@ class SmartChargingStation2x(ChargingProfiles):
         payload: dict[str, Any] = {"evseId": evse_id, "chargingNeeds": charging_needs}
         if max_schedule_tuples is not None:
             payload["maxScheduleTuples"] = max_schedule_tuples
+        self.iso15118.add(evse_id)
         await self.call("NotifyEVChargingNeeds", payload)
+
+    def transaction_ended(self, outlet: int) -> None:
+        super().transaction_ended(outlet)
+        self.iso15118.discard(outlet)
 
     def transaction_started(self, outlet: int, transaction_id: str) -> None:
         super().transaction_started(outlet, transaction_id)
@@ -179,6 +197,10 @@ class SmartChargingCsms2x(Block):
                 "id": profile_id, "startSchedule": iso(clock.utcnow().replace(microsecond=0)),
                 "chargingRateUnit": unit, "chargingSchedulePeriod": [{"startPeriod": 0, "limit": float(limit)}]}]}})
         return {"status": "Processing"}
+
+    def on_NotifyEVChargingSchedule(self, session: StationSession, payload: dict) -> dict:
+        """Received (not approved: spec 001 rule 14)."""
+        return {"status": "Accepted"}
 
     def on_NotifyChargingLimit(self, session: StationSession, payload: dict) -> dict:
         return {}

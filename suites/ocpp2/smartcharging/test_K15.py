@@ -10,7 +10,8 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
-from harness.usecases.smart_charging import ChargingProfiles, judge_allowed, oracle_station, start_transaction
+from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_allowed, oracle_station,
+                                             start_transaction)
 from harness.verdict import check_equal, require
 
 
@@ -47,11 +48,8 @@ async def test_charging_needs_lead_to_a_schedule(ocpp, profile, kind):
     exchange, transaction_id = await start_transaction(ocpp, evse_id)
     require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
             expected="Accepted", actual=exchange.response)
-    payload = {"evseId": evse_id, "chargingNeeds": NEEDS[kind], "maxScheduleTuples": MAX_SCHEDULE_TUPLES}
     mark = ocpp.mark()
-    notified = await ocpp.exchange(CS, "NotifyEVChargingNeeds", payload, rule=K15.needs, trigger=(
-        "ev_charging_needs", {"evse_id": evse_id, "charging_needs": NEEDS[kind],
-                              "max_schedule_tuples": MAX_SCHEDULE_TUPLES}))
+    notified = await ev_charging_needs(ocpp, evse_id, NEEDS[kind], MAX_SCHEDULE_TUPLES, K15.needs)
     if ocpp.is_sut(CS):
         check_equal(K15.needs, "NotifyEVChargingNeedsRequest (evseId, chargingNeeds, maxScheduleTuples)",
                     (evse_id, NEEDS[kind], MAX_SCHEDULE_TUPLES), (notified.request["evseId"],
