@@ -288,3 +288,18 @@ async def ev_charging_needs(arena: OcppArena, evse_id: int, needs: dict, max_sch
     mark = arena.mark()
     await arena.act(CS, "ev_charging_needs", **body)
     return await arena.expect("NotifyEVChargingNeeds", sender=CS, after=mark, rule=rule)
+
+
+def judge_needs_schedule(arena: OcppArena, request: dict, evse_id: int, transaction_id: str, max_schedule_tuples: int,
+                         rule: Rule) -> None:
+    """The CSMS's SetChargingProfile answering an EV's needs (spec 001 rule 13): a TxProfile for the
+    EVSE's transaction, at most 3 schedules of at most ``max_schedule_tuples`` periods, allowed by the rules."""
+    wire = request["chargingProfile"]
+    check_equal(rule, "SetChargingProfileRequest (evseId, purpose, transactionId)",
+                (evse_id, "TxProfile", transaction_id),
+                (request["evseId"], wire["chargingProfilePurpose"], wire.get("transactionId")))
+    periods = [len(s["chargingSchedulePeriod"]) for s in wire["chargingSchedule"]]
+    require(len(periods) <= 3 and max(periods) <= max_schedule_tuples, rule,
+            f"the TxProfile has {len(periods)} schedules of {periods} periods",
+            expected=f"at most 3 schedules of at most {max_schedule_tuples} periods", actual=periods)
+    judge_allowed(oracle_station(arena, {evse_id: transaction_id}), evse_id, wire, rule)

@@ -827,3 +827,32 @@ FAULTS += (
           (_csms(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),),
           "NotifyEVChargingScheduleResponse status is wrong", verdict="finding"),
 )
+
+
+class StationPassesOnlyTheFirstNeeds(ReferenceStation):
+    """K17: the EV's new needs in a running transaction are never passed on to the CSMS."""
+
+    async def act_ev_charging_needs(self, evse_id, charging_needs, max_schedule_tuples=None):
+        if evse_id not in self.iso15118:
+            await super().act_ev_charging_needs(evse_id, charging_needs, max_schedule_tuples)
+
+
+class CsmsIgnoresRenegotiation(ReferenceCsms):
+    """K17 rule 13: new needs of an EV it already scheduled are answered Processing, and no TxProfile follows."""
+
+    def on_NotifyEVChargingNeeds(self, session, payload):
+        if self._needs_profiles:
+            return {"status": "Processing"}
+        return super().on_NotifyEVChargingNeeds(session, payload)
+
+
+K17 = "smartcharging/test_K17.py"
+
+FAULTS += (
+    Fault("station-passes-only-the-first-needs", "K17.needs", StationPassesOnlyTheFirstNeeds,
+          (_cs(K17, "test_ev_renegotiates_its_schedule"),),
+          "the SUT did not send NotifyEVChargingNeeds within"),
+    Fault("csms-ignores-renegotiation", "K17.schedule", CsmsIgnoresRenegotiation,
+          (_csms(K17, "test_ev_renegotiates_its_schedule"),),
+          "the SUT did not send SetChargingProfile within"),
+)

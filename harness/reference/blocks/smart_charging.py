@@ -175,6 +175,7 @@ class SmartChargingCsms2x(Block):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._request_ids = itertools.count(secrets.randbelow(10_000) + 1)
+        self._needs_profiles: dict[tuple[str, str], int] = {}   # (station, transaction): its K15 TxProfile id
 
     def on_ReportChargingProfiles(self, session: StationSession, payload: dict) -> dict:
         return {}
@@ -190,7 +191,8 @@ class SmartChargingCsms2x(Block):
         dc = needs.get("dcChargingParameters")
         unit, limit = (("W", dc["evMaxPower"]) if dc and "evMaxPower" in dc
                        else ("A", (dc or needs.get("acChargingParameters") or {}).get("evMaxCurrent", 16)))
-        profile_id = secrets.randbelow(10**6) + 1
+        # a renegotiation (K17) replaces the transaction's TxProfile by its id (rule 6)
+        profile_id = self._needs_profiles.setdefault((session.identity, running[-1].id), secrets.randbelow(10**6) + 1)
         self.send(session.identity, "SetChargingProfile", {"evseId": payload["evseId"], "chargingProfile": {
             "id": profile_id, "stackLevel": 1, "chargingProfilePurpose": "TxProfile", "chargingProfileKind": "Absolute",
             "transactionId": running[-1].id, "chargingSchedule": [{

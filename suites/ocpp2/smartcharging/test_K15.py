@@ -10,7 +10,7 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
-from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_allowed, oracle_station,
+from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_needs_schedule,
                                              start_transaction)
 from harness.verdict import check_equal, require
 
@@ -61,16 +61,4 @@ async def test_charging_needs_lead_to_a_schedule(ocpp, profile, kind):
         check_equal(ChargingProfiles.accepted, "SetChargingProfileResponse status", "Accepted",
                     sent.response["status"])
         return
-    _judge_schedule(ocpp, sent.request, evse_id, transaction_id)
-
-
-def _judge_schedule(ocpp, request: dict, evse_id: int, transaction_id: str) -> None:
-    wire = request["chargingProfile"]
-    check_equal(K15.schedule, "SetChargingProfileRequest (evseId, purpose, transactionId)",
-                (evse_id, "TxProfile", transaction_id),
-                (request["evseId"], wire["chargingProfilePurpose"], wire.get("transactionId")))
-    periods = [len(s["chargingSchedulePeriod"]) for s in wire["chargingSchedule"]]
-    require(len(periods) <= 3 and max(periods) <= MAX_SCHEDULE_TUPLES, K15.schedule,
-            f"the TxProfile has {len(periods)} schedules of {periods} periods",
-            expected=f"at most 3 schedules of at most {MAX_SCHEDULE_TUPLES} periods", actual=periods)
-    judge_allowed(oracle_station(ocpp, {evse_id: transaction_id}), evse_id, wire, K15.schedule)
+    judge_needs_schedule(ocpp, sent.request, evse_id, transaction_id, MAX_SCHEDULE_TUPLES, K15.schedule)
