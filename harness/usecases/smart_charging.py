@@ -119,6 +119,20 @@ async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: di
     return exchange
 
 
+async def install_all(arena: OcppArena, installs: list[tuple[int, dict]]) -> Installed:
+    """Each (EVSE, profile) installed in turn (each must be Accepted); the engine's mirror of them."""
+    installed = Installed(oracle_station(arena))
+    for evse_id, wire in installs:
+        await install(arena, installed, evse_id, wire)
+    return installed
+
+
+def judge_empty_answer(rule: Rule, action: str, exchange: Exchange) -> None:
+    """A CSMS answers ``action`` with an empty response (customData aside)."""
+    check_equal(rule, f"{action}Response fields (customData aside)", [],
+                sorted(k for k in exchange.response if k != "customData"))
+
+
 def judge_sent_profile(exchange: Exchange, evse_id: int, asked: dict, station: sc.Station,
                        rule: Rule) -> None:
     """A CSMS under test sent what its operator asked for (the actuator body), and the rules accept it."""
@@ -194,6 +208,14 @@ def judge_reports(installed: Installed, exchange: Exchange, reports: list[dict],
 def judge_tbc(reports: list[dict]) -> None:
     flags = [r.get("tbc", False) for r in reports]
     check_equal(ChargingProfiles.tbc, "tbc of the reports, in order", [True] * (len(flags) - 1) + [False], flags)
+
+
+async def charging(arena: OcppArena, evse_id: int) -> str:
+    """A transaction running on ``evse_id``, started by the CSMS: its id."""
+    exchange, transaction_id = await start_transaction(arena, evse_id)
+    require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
+            expected="Accepted", actual=exchange.response)
+    return transaction_id
 
 
 async def start_transaction(arena: OcppArena, evse_id: int, charging_profile: dict | None = None,

@@ -10,10 +10,10 @@ from harness.arena import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks, needs
-from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, get_profiles,
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging, charging_profile, composite, get_profiles,
                                              install, judge_composite, judge_sent_profile, new_id, oracle_station,
-                                             set_profile, start_transaction, two_evses)
-from harness.verdict import check_equal, check_in, dig, require
+                                             set_profile, two_evses)
+from harness.verdict import check_equal, check_in, dig
 
 
 class K02(RuleTable):
@@ -43,9 +43,7 @@ def _tx_profile(transaction_id: str, limits=((0, "8.0"), (900, "12.0")), stack_l
 
 async def _charging(ocpp, evse_id: int) -> tuple[Installed, str]:
     """A transaction on ``evse_id`` and the engine's model of the station running it."""
-    exchange, transaction_id = await start_transaction(ocpp, evse_id)
-    require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
-            expected="Accepted", actual=exchange.response)
+    transaction_id = await charging(ocpp, evse_id)
     return Installed(oracle_station(ocpp, {evse_id: transaction_id})), transaction_id
 
 

@@ -15,7 +15,7 @@ from harness.rules import RuleTable, must
 from harness.smartcharging.wire import iso
 from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, install,
-                                             judge_composite, new_id, oracle_station, two_evses)
+                                             install_all, judge_composite, new_id, oracle_station, two_evses)
 from harness.verdict import check_equal, dig
 
 
@@ -85,9 +85,7 @@ SCENARIOS = {
 async def test_composite_is_the_installed_profiles_combined(ocpp, profile, name):
     """The installed profiles' composite, period by period, equals the engine's at the reported scheduleStart."""
     installs, (evse_id, duration, unit) = SCENARIOS[name](profile.evses[0].id)
-    installed = Installed(oracle_station(ocpp))
-    for at, wire in installs:
-        await install(ocpp, installed, at, wire)
+    installed = await install_all(ocpp, installs)
     exchange = await composite(ocpp, evse_id, duration, unit, K08.request)
     check_equal(K08.accepted, "GetCompositeScheduleResponse (status, schedule.evseId, schedule.chargingRateUnit)",
                 ("Accepted", evse_id, unit), (exchange.response["status"], dig(exchange.response, "schedule.evseId"),

@@ -6,11 +6,11 @@ source with tbc on all but the last; NoProfiles and no report when nothing match
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.arena import CS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, get_profiles, install,
-                                             judge_reports, new_id, oracle_station)
+                                             install_all, judge_reports, new_id, oracle_station)
 from harness.verdict import check_equal
 
 
@@ -52,10 +52,8 @@ def _request(evse_id, criteria) -> dict:
 @checks(ChargingProfiles.accepted, ChargingProfiles.reported, ChargingProfiles.tbc)
 async def test_reports_are_what_the_criteria_select(ocpp, profile, name):
     """Three profiles at two levels; the criteria's selection is reported, split by EVSE and source."""
-    installed = Installed(oracle_station(ocpp))
     evse_id = profile.evses[0].id
-    for at, wire in _installs(evse_id):
-        await install(ocpp, installed, at, wire)
+    installed = await install_all(ocpp, _installs(evse_id))
     request = _request(*CRITERIA[name](evse_id, sorted(installed.ids)))
     exchange, reports = await get_profiles(ocpp, request)
     judge_reports(installed, exchange, reports)

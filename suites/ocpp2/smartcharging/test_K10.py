@@ -10,7 +10,7 @@ from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, external_limit,
-                                             get_profiles, install, judge_reports, new_id, oracle_station)
+                                             get_profiles, install, install_all, judge_reports, new_id, oracle_station)
 from harness.verdict import check_equal
 
 
@@ -62,11 +62,9 @@ async def _clear(ocpp, request: dict):
 @checks(ChargingProfiles.accepted, K10.cleared, ChargingProfiles.tbc)
 async def test_clear_removes_what_it_selects(ocpp, profile, name):
     """Four profiles at two levels; the clear is Accepted and, read back, exactly the others remain."""
-    installed = Installed(oracle_station(ocpp))
     evse_id = profile.evses[0].id
     wires = _installs(evse_id)
-    for at, wire in wires:
-        await install(ocpp, installed, at, wire)
+    installed = await install_all(ocpp, wires)
     request = CLEARS[name](evse_id, wires)
     expected = installed.clear(request)
     exchange = await _clear(ocpp, request)

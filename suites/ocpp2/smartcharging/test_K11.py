@@ -11,7 +11,7 @@ from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,
-                                             install, judge_composite, new_id, oracle_station, start_transaction)
+                                             charging, install, judge_composite, new_id, oracle_station)
 from harness.verdict import check_equal, require
 
 
@@ -39,9 +39,7 @@ async def test_external_limit_changes_the_rate_of_a_transaction(ocpp, profile, s
     both answered; the EVSE's composite obeys the limit."""
     evse_id = profile.evses[0].id
     limited = evse_id if scope == "evse" else 0
-    exchange, transaction_id = await start_transaction(ocpp, evse_id)
-    require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
-            expected="Accepted", actual=exchange.response)
+    transaction_id = await charging(ocpp, evse_id)
     if not ocpp.is_sut(CS):
         mark = ocpp.mark()
         await ocpp.act(CS, "set_external_limit", evse_id=limited, source="EMS", limit=6.0)

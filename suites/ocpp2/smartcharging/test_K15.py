@@ -11,8 +11,8 @@ from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_needs_schedule,
-                                             start_transaction)
-from harness.verdict import check_equal, require
+                                             charging)
+from harness.verdict import check_equal
 
 
 class K15(RuleTable):
@@ -45,9 +45,7 @@ async def test_charging_needs_lead_to_a_schedule(ocpp, profile, kind):
     follows, within 3 schedules and maxScheduleTuples periods (an Accepted or Rejected answer ends the
     dialogue: both are legal)."""
     evse_id = profile.evses[0].id
-    exchange, transaction_id = await start_transaction(ocpp, evse_id)
-    require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
-            expected="Accepted", actual=exchange.response)
+    transaction_id = await charging(ocpp, evse_id)
     mark = ocpp.mark()
     notified = await ev_charging_needs(ocpp, evse_id, NEEDS[kind], MAX_SCHEDULE_TUPLES, K15.needs)
     if ocpp.is_sut(CS):

@@ -7,8 +7,8 @@ from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, charging_profile, ev_charging_needs, judge_sent_profile,
-                                             new_id, oracle_station, set_profile, start_transaction)
-from harness.verdict import check_equal, require
+                                             new_id, oracle_station, set_profile, charging)
+from harness.verdict import check_equal
 
 
 class K16(RuleTable):
@@ -34,9 +34,7 @@ async def test_updated_tx_profile_is_renegotiated_with_the_ev(ocpp, profile):
     """The EV states its needs; the CSMS's updated TxProfile (the id of its first one when it sent one: a
     replacement, rule 6) is Accepted, the EV's schedule for the EVSE follows, and is acknowledged."""
     evse_id = profile.evses[0].id
-    exchange, transaction_id = await start_transaction(ocpp, evse_id)
-    require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
-            expected="Accepted", actual=exchange.response)
+    transaction_id = await charging(ocpp, evse_id)
     mark = ocpp.mark()
     needs = await ev_charging_needs(ocpp, evse_id, AC_NEEDS, None, K16.reported)
     first = (await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=K16.update)

@@ -7,8 +7,8 @@ from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_needs_schedule,
-                                             start_transaction)
-from harness.verdict import check_equal, require
+                                             charging)
+from harness.verdict import check_equal
 
 
 class K17(RuleTable):
@@ -37,9 +37,7 @@ async def test_ev_renegotiates_its_schedule(ocpp, profile):
     """Needs, then new needs from the EV in the same transaction: the new needs are passed on as stated;
     after Processing the TxProfile for the transaction follows and the EV's schedule is reported."""
     evse_id = profile.evses[0].id
-    exchange, transaction_id = await start_transaction(ocpp, evse_id)
-    require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
-            expected="Accepted", actual=exchange.response)
+    transaction_id = await charging(ocpp, evse_id)
     mark = ocpp.mark()
     first = await ev_charging_needs(ocpp, evse_id, FIRST, TUPLES, K17.needs)
     if first.response["status"] == "Processing":   # the first negotiation ends with the EV's schedule
