@@ -35,6 +35,8 @@ UNDONE_BY: dict[str, Callable[[dict[str, Any]], Trigger]] = {
     "plug_in": lambda body: ("unplug", body),
     "plug_in_hlc": lambda body: ("unplug", body),
     "set_registration": lambda body: ("set_registration", {"status": "Accepted"}),
+    "set_external_limit": lambda body: ("release_external_limit", {"evse_id": body["evse_id"],
+                                                                   "source": body["source"]}),
 }
 
 

@@ -95,6 +95,10 @@ class StationBase(Dispatcher, Actions):
 
     def id_token_answered(self, id_token: dict, info: dict) -> None:
         """The CSMS answered ``id_token`` with the 2.x idTokenInfo ``info`` (Authorize, TransactionEvent)."""
+    def remote_start_refusal(self, outlet: int, charging_profile: dict) -> dict | None:
+        """A remote start on ``outlet`` carries ``charging_profile``: the answer that refuses the start for
+        it, or None (the profile is then the smart-charging block's to apply; without one, ignored)."""
+        return None
 
     def configuration_changed(self, key: str, value: str, status: str) -> None:
         """The CSMS asked to set ``key`` to ``value``; ``status`` is the answer it got."""

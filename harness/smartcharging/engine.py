@@ -107,6 +107,9 @@ Clear and report
      0 is the station level only, absent means every EVSE. ClearChargingProfile schemas; doc 001.
   K2 ExternalConstraints profiles are never cleared by the CSMS; nothing cleared answers Unknown.
      doc 001 ClearChargingProfile; doc 002 ClearChargingProfileStatus.
+  K4 A released external limit (ClearedChargingLimit, K13) removes the station's
+     ExternalConstraints profiles of that source at that EVSE, and nothing else. doc 001 Smart
+     charging messages (ClearedChargingLimitRequest); rule 12.
   K3 GetChargingProfiles: every given criterion filters (the schema describes each as a filter);
      one ReportChargingProfiles per (evseId, chargingLimitSource), tbc on all but the last;
      a CSMS-installed profile has source CSO. doc 001; ReportChargingProfilesRequest schema.
@@ -448,6 +451,14 @@ class ProfileStore:
         for e in removed:
             del self._by_id[e.profile.id]
         return ClearResult(removed)
+
+    def release_external(self, evse_id: int, source: LimitSource) -> tuple[Installed, ...]:
+        """K4: the external limit of ``source`` at ``evse_id`` is released; what it removed."""
+        released = tuple(e for e in self.installed() if e.profile.purpose is Purpose.EXTERNAL
+                         and e.evse_id == evse_id and e.source is LimitSource(source))
+        for e in released:
+            del self._by_id[e.profile.id]
+        return released
 
     def report(self, criteria: ReportCriteria) -> ProfileReport:
         """K3: the ReportChargingProfilesRequest payloads answering a GetChargingProfilesRequest."""

@@ -1,48 +1,102 @@
-"""Smart-charging dialogues (K01, K08), with the charging-profile engine as the oracle:
-what a station must accept and what composite it must report are computed, not hard-coded.
-The rules of the SetChargingProfile dialogue that several use cases play are this module's."""
+"""Smart-charging dialogues (K01-K10), with the charging-profile engine as the oracle: what a
+station must accept, report, clear and compose is computed from what the test installed, never
+hard-coded. The rules of the dialogues that several use cases play are this module's.
+
+OCPP 2.1 keeps the 2.0.1 smart-charging fields the tests send (its additions, such as the
+PriorityCharging purpose or the Dynamic kind, are never sent), so the engine judges both versions
+with its 2.0.1 rules (``ENGINE``)."""
 
 from __future__ import annotations
 
+import secrets
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
 
 from harness import clock
 from harness import smartcharging as sc
 from harness.arena import CS, CSMS, OcppArena
+from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.versions import OcppVersion
-from harness.rules import RuleTable, must
+from harness.rules import Rule, RuleTable, must
+from harness.smartcharging.wire import iso
 from harness.transport.ws import Exchange
+from harness.verdict import check_equal, dig, require, violated
+
+ENGINE = OcppVersion.V201   # the engine's rules for 2.0.1 and 2.1 alike (see the module's docstring)
 
 
 class ChargingProfiles(RuleTable, namespace="chargingprofile"):
-    """Installing a profile (spec 001 SetChargingProfile rules and messages)."""
+    """Installing, reading back and starting with a profile (spec 001 SetChargingProfile rules and messages)."""
     sent = must("spec 001 Messages sent by the CSMS: SetChargingProfileRequest",
                 "the CSMS sends SetChargingProfile for the EVSE and profile its operator asked for", by=CSMS)
     accepted = must("spec 001 SetChargingProfile rules 1-6; SetChargingProfileResponse",
                     "a station accepts a profile that obeys the rules", by=CS)
+    report_sent = must("spec 001 Smart charging messages: GetChargingProfilesRequest",
+                       "the CSMS sends GetChargingProfiles with the requestId and criteria its operator asked for",
+                       by=CSMS)
+    reported = must("spec 001 Smart charging messages: GetChargingProfilesRequest, ReportChargingProfilesRequest",
+                    "a station reports exactly the profiles the criteria select, under the request's requestId",
+                    by=CS)
+    tbc = must("spec 001 Smart charging messages: ReportChargingProfilesRequest (tbc)",
+               "every report but the last of a request says tbc true; the last says false or nothing", by=CS)
+    transaction = must("spec 001 Events: TransactionEventRequest (Started)",
+                       "a transaction the CSMS started remotely begins with TransactionEvent Started", by=CS)
+    notified = must("spec 001 Smart charging messages: NotifyChargingLimitRequest; Events",
+                    "a station tells the CSMS of an external limit in NotifyChargingLimit, with the limit's source "
+                    "(EMS, Other or SO, never CSO) and EVSE", by=CS)
 
 
-def absolute_tx_default(profile_id: int, limits: list[tuple[int, str]], start: datetime,
-                        stack_level: int = 0) -> dict:
-    """A 2.0.1 TxDefaultProfile, Absolute, one schedule in A, started at ``start``."""
-    return {
-        "id": profile_id, "stackLevel": stack_level, "chargingProfilePurpose": "TxDefaultProfile",
-        "chargingProfileKind": "Absolute",
-        "chargingSchedule": [{
-            "id": profile_id, "startSchedule": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "duration": 86400,
-            "chargingRateUnit": "A",
-            "chargingSchedulePeriod": [{"startPeriod": at, "limit": float(limit)} for at, limit in limits],
-        }],
-    }
+def new_id() -> int:
+    """A profile id unlikely to be installed at the station already."""
+    return secrets.randbelow(10**6) + 1
 
 
 def recent_start() -> datetime:
     return (clock.utcnow() - timedelta(minutes=1)).replace(microsecond=0)
 
 
-def oracle_station(arena: OcppArena) -> sc.Station:
-    """The engine's model of the SUT station from its profile: its EVSEs, no transaction."""
-    return sc.Station(evse_ids=frozenset(e.id for e in arena.profile.evses))
+def charging_profile(profile_id: int, limits: list[tuple[int, str]], *, purpose: str = "TxDefaultProfile",
+                     kind: str = "Absolute", start: datetime | None = None, unit: str = "A", stack_level: int = 0,
+                     duration: int | None = 86400, **fields: Any) -> dict:
+    """A 2.0.1 ChargingProfileType with one schedule (id = the profile's id). ``start`` defaults to a
+    minute ago (none for Relative); ``fields`` are further wire fields (validFrom, transactionId, ...)."""
+    schedule: dict[str, Any] = {"id": profile_id, "chargingRateUnit": unit,
+                                "chargingSchedulePeriod": [{"startPeriod": at, "limit": float(limit)}
+                                                           for at, limit in limits]}
+    if kind != "Relative":
+        schedule["startSchedule"] = iso(start or recent_start())
+    if duration is not None:
+        schedule["duration"] = duration
+    return {"id": profile_id, "stackLevel": stack_level, "chargingProfilePurpose": purpose,
+            "chargingProfileKind": kind, **fields, "chargingSchedule": [schedule]}
+
+
+def oracle_station(arena: OcppArena, transactions: dict[int, str] | None = None) -> sc.Station:
+    """The engine's model of the SUT station from its profile: its EVSEs and the given running
+    transactions (EVSE id: transaction id)."""
+    return sc.Station(evse_ids=frozenset(e.id for e in arena.profile.evses),
+                      transactions={evse: sc.Transaction(tx, clock.utcnow()) for evse, tx in (transactions or {}).items()})
+
+
+@dataclass
+class Installed:
+    """What a test installed at the station, mirrored in the engine (the oracle of every later answer)."""
+    station: sc.Station
+    store: sc.ProfileStore = field(default_factory=sc.ProfileStore)
+    ids: set[int] = field(default_factory=set)
+
+    def add(self, evse_id: int, wire: dict) -> sc.Decision:
+        self.ids.add(wire["id"])
+        return self.store.install(self.station, evse_id, sc.from_v201(wire), ENGINE)
+
+    def decide(self, evse_id: int, wire: dict) -> sc.Decision:
+        return self.store.validate(self.station, evse_id, sc.from_v201(wire), ENGINE)
+
+    def clear(self, request: dict) -> sc.ClearResult:
+        """What a ClearChargingProfileRequest removes of the profiles the test installed."""
+        return self.store.clear(sc.clear_criteria(request, ENGINE))
 
 
 async def set_profile(arena: OcppArena, evse_id: int, charging_profile: dict) -> Exchange:
@@ -52,10 +106,222 @@ async def set_profile(arena: OcppArena, evse_id: int, charging_profile: dict) ->
         rule=ChargingProfiles.sent)
 
 
-def expected_decision(installed: list[tuple[int, dict]], evse_id: int, charging_profile: dict,
-                      station: sc.Station) -> sc.Decision:
-    """What the rules say about installing ``charging_profile`` after ``installed``."""
-    store = sc.ProfileStore()
-    for at, wire in installed:
-        store.install(station, at, sc.from_v201(wire), OcppVersion.V201)
-    return store.validate(station, evse_id, sc.from_v201(charging_profile), OcppVersion.V201)
+async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: dict) -> Exchange:
+    """SetChargingProfile of a profile the rules accept (checked first: else the test data is wrong);
+    the station must accept it, and the engine installs it too."""
+    if not installed.decide(evse_id, wire).accepted:
+        raise HarnessError(f"test data error: the rules refuse profile {wire['id']} at EVSE {evse_id}: "
+                            f"{installed.decide(evse_id, wire).detail}")
+    exchange = await set_profile(arena, evse_id, wire)
+    check_equal(ChargingProfiles.accepted, f"SetChargingProfileResponse status for profile {wire['id']}",
+                "Accepted", exchange.response["status"])
+    installed.add(evse_id, wire)
+    return exchange
+
+
+async def install_all(arena: OcppArena, installs: list[tuple[int, dict]]) -> Installed:
+    """Each (EVSE, profile) installed in turn (each must be Accepted); the engine's mirror of them."""
+    installed = Installed(oracle_station(arena))
+    for evse_id, wire in installs:
+        await install(arena, installed, evse_id, wire)
+    return installed
+
+
+def judge_empty_answer(rule: Rule, action: str, exchange: Exchange) -> None:
+    """A CSMS answers ``action`` with an empty response (customData aside)."""
+    check_equal(rule, f"{action}Response fields (customData aside)", [],
+                sorted(k for k in exchange.response if k != "customData"))
+
+
+def judge_sent_profile(exchange: Exchange, evse_id: int, asked: dict, station: sc.Station,
+                       rule: Rule) -> None:
+    """A CSMS under test sent what its operator asked for (the actuator body), and the rules accept it."""
+    sent = exchange.request
+    check_equal(ChargingProfiles.sent, "SetChargingProfileRequest evseId", evse_id, sent["evseId"])
+    check_equal(ChargingProfiles.sent, "SetChargingProfileRequest chargingProfile (as a model)",
+                sc.from_v201(asked), sc.from_v201(sent["chargingProfile"]))
+    judge_allowed(station, sent["evseId"], sent["chargingProfile"], rule)
+
+
+def judge_allowed(station: sc.Station, evse_id: int, wire: dict, rule: Rule) -> None:
+    """The rules allow a profile a CSMS under test sent (to a station with no profile yet)."""
+    decision = sc.ProfileStore().validate(station, evse_id, sc.from_v201(wire), ENGINE)
+    if not decision.accepted:
+        violated(rule, f"the CSMS sent a profile the rules refuse: {decision.rule.summary} "
+                 f"({decision.rule.id}; {decision.rule.source})", expected="a valid charging profile",
+                 actual=decision.detail)
+
+
+async def get_profiles(arena: OcppArena, request: dict) -> tuple[Exchange, list[dict]]:
+    """GetChargingProfiles (``request`` on the wire) and the reports that answer it, up to the one
+    without tbc; a station under test sends none after that one (a split without tbc). A CSMS under
+    test gets the harness's station's reports."""
+    body = {"charging_profile": request["chargingProfile"]}
+    if "evseId" in request:
+        body["evse_id"] = request["evseId"]
+    mark = arena.mark()
+    exchange = await arena.exchange(CSMS, "GetChargingProfiles", request, trigger=("get_charging_profiles", body),
+                                    rule=ChargingProfiles.report_sent)
+    reports: list[dict] = []
+    if exchange.response.get("status") != "Accepted":
+        return exchange, reports
+    request_id = exchange.request["requestId"]
+    while not reports or reports[-1].get("tbc", False):
+        seen = list(reports)
+        report = await arena.expect(
+            "ReportChargingProfiles", sender=CS, after=mark,
+            rule=ChargingProfiles.tbc if reports else ChargingProfiles.reported,
+            where=lambda p, seen=seen: p.get("requestId") == request_id and all(p is not s for s in seen),
+            why=f"for requestId {request_id}" + (" after a report with tbc true" if reports else ""))
+        reports.append(report.request)
+    if arena.is_sut(CS):
+        await arena.expect_none("ReportChargingProfiles", after=mark, rule=ChargingProfiles.tbc,
+                                where=lambda p: p.get("requestId") == request_id and all(p is not r for r in reports))
+    return exchange, reports
+
+
+def reported_ids(reports: list[dict]) -> dict[tuple[int, str], set[int]]:
+    """{(evseId, chargingLimitSource): profile ids} over the reports."""
+    out: dict[tuple[int, str], set[int]] = {}
+    for r in reports:
+        out.setdefault((r["evseId"], r["chargingLimitSource"]), set()).update(p["id"] for p in r["chargingProfile"])
+    return out
+
+
+def judge_reports(installed: Installed, exchange: Exchange, reports: list[dict],
+                  rule: Rule = ChargingProfiles.reported) -> None:
+    """The reports answer the GetChargingProfiles of ``exchange`` as the engine does for the profiles the
+    test installed: each of them the criteria select is reported at its EVSE and source, no other of them
+    is (else ``rule`` is broken); profiles the station held before the test are not judged (a station in
+    the field holds its own)."""
+    request = exchange.request
+    expected = installed.store.report(sc.report_criteria(request))
+    mine = {key: ids & installed.ids for key, ids in reported_ids(reports).items()}
+    check_equal(rule, "reported profiles of this test by (evseId, chargingLimitSource)",
+                reported_ids(list(expected.requests)), {k: v for k, v in mine.items() if v})
+    if expected.requests:
+        check_equal(ChargingProfiles.reported, "GetChargingProfilesResponse status", "Accepted",
+                    exchange.response["status"])
+    judge_tbc(reports)
+
+
+def judge_tbc(reports: list[dict]) -> None:
+    flags = [r.get("tbc", False) for r in reports]
+    check_equal(ChargingProfiles.tbc, "tbc of the reports, in order", [True] * (len(flags) - 1) + [False], flags)
+
+
+async def charging(arena: OcppArena, evse_id: int) -> str:
+    """A transaction running on ``evse_id``, started by the CSMS: its id."""
+    exchange, transaction_id = await start_transaction(arena, evse_id)
+    require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
+            expected="Accepted", actual=exchange.response)
+    return transaction_id
+
+
+async def start_transaction(arena: OcppArena, evse_id: int, charging_profile: dict | None = None,
+                            rule: Rule = ChargingProfiles.transaction) -> tuple[Exchange, str | None]:
+    """A transaction on ``evse_id`` started by the CSMS (RequestStartTransaction, optionally with a
+    profile): (the request's exchange, the transactionId of the Started event; None when it was not
+    Accepted). Ended by the arena when the test ends."""
+    token = {"idToken": "APP-" + secrets.token_hex(6).upper(), "type": "Central"}
+    payload: dict[str, Any] = {"idToken": token, "remoteStartId": secrets.randbelow(10**6) + 1, "evseId": evse_id}
+    body: dict[str, Any] = {"evse_id": evse_id}
+    if charging_profile is not None:
+        payload["chargingProfile"] = body["charging_profile"] = charging_profile
+    mark = arena.mark()
+    exchange = await arena.exchange(CSMS, "RequestStartTransaction", payload,
+                                    trigger=("request_start_transaction", body), rule=rule)
+    if exchange.response.get("status") != "Accepted":
+        return exchange, None
+    started = await arena.expect("TransactionEvent", sender=CS, after=mark, rule=ChargingProfiles.transaction,
+                                 where=lambda p: p.get("eventType") == "Started"
+                                 and dig(p, "evse.id", evse_id) == evse_id)
+    return exchange, started.request["transactionInfo"]["transactionId"]
+
+
+def composite_periods(composite: sc.CompositeSchedule) -> list[tuple[int, Any]]:
+    return [(p.start_period, p.limit) for p in composite.periods]
+
+
+def expected_composite(installed: Installed, reported: sc.CompositeSchedule, duration: int,
+                       unit: str | None) -> sc.CompositeSchedule:
+    """The engine's composite of what the test installed, at the scheduleStart the station reported."""
+    return sc.composite_schedule(installed.store, installed.station, reported.evse_id, reported.schedule_start,
+                                 duration, unit)
+
+
+def first_evse(arena: OcppArena) -> int:
+    return arena.profile.evses[0].id
+
+
+def two_evses(given) -> None:
+    """``needs`` condition: the station has two EVSEs."""
+    if len(given.profile.evses) < 2:
+        raise NotApplicable("the test needs two EVSEs: the profile's [station] evse lists one")
+
+
+def require_accepted(rule: Rule, what: str, exchange: Exchange) -> None:
+    require(exchange.response.get("status") == "Accepted", rule, f"{what} was not Accepted",
+            expected="Accepted", actual=exchange.response)
+
+
+async def external_limit(arena: OcppArena, installed: Installed, evse_id: int, source: str,
+                         limit: str) -> Exchange:
+    """An external system limits ``evse_id`` to ``limit`` A from now on (the station's actuator, or the
+    harness's station): the NotifyChargingLimit that tells the CSMS, the limit mirrored in the engine."""
+    since = clock.utcnow().replace(microsecond=0)
+    exchange = await arena.exchange(
+        CS, "NotifyChargingLimit", {"chargingLimit": {"chargingLimitSource": source}, "evseId": evse_id},
+        trigger=("set_external_limit", {"evse_id": evse_id, "source": source, "limit": float(limit)}),
+        rule=ChargingProfiles.notified)
+    installed.store.install_external(installed.station, evse_id, sc.ChargingProfile(
+        id=-new_id(), stack_level=0, purpose=sc.Purpose.EXTERNAL, kind=sc.Kind.ABSOLUTE, schedules=(
+            sc.ChargingSchedule("A", (sc.SchedulePeriod(0, Decimal(limit)),), id=1, start_schedule=since),)), source)
+    return exchange
+
+
+async def composite(arena: OcppArena, evse_id: int, duration: int, unit: str | None, rule: Rule) -> Exchange:
+    """GetCompositeSchedule for ``evse_id``: sent by the harness, or asked of a CSMS under test."""
+    payload = {"evseId": evse_id, "duration": duration} | ({"chargingRateUnit": unit} if unit else {})
+    body = {"evse_id": evse_id, "duration": duration} | ({"charging_rate_unit": unit} if unit else {})
+    return await arena.exchange(CSMS, "GetCompositeSchedule", payload, trigger=("get_composite_schedule", body),
+                                rule=rule)
+
+
+def judge_composite(installed: Installed, exchange: Exchange, unit: str, status_rule: Rule, rule: Rule,
+                    what: str = "composite periods") -> sc.CompositeSchedule:
+    """An Accepted composite equal, period by period, to the engine's at the reported scheduleStart."""
+    check_equal(status_rule, "GetCompositeScheduleResponse status", "Accepted", exchange.response["status"])
+    reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
+    check_equal(rule, f"{what} of EVSE {reported.evse_id} (startPeriod, limit {unit}) from "
+                f"{iso(reported.schedule_start)}",
+                composite_periods(expected_composite(installed, reported, reported.duration, unit)),
+                composite_periods(reported))
+    return reported
+
+
+async def ev_charging_needs(arena: OcppArena, evse_id: int, needs: dict, max_schedule_tuples: int | None,
+                            rule: Rule) -> Exchange:
+    """The EV on ``evse_id`` states its needs over ISO 15118 (at the station under test, or the harness's,
+    which then also negotiates the CSMS's TxProfile with its EV): the NotifyEVChargingNeeds that follows."""
+    body: dict[str, Any] = {"evse_id": evse_id, "charging_needs": needs}
+    if max_schedule_tuples is not None:
+        body["max_schedule_tuples"] = max_schedule_tuples
+    mark = arena.mark()
+    await arena.act(CS, "ev_charging_needs", **body)
+    return await arena.expect("NotifyEVChargingNeeds", sender=CS, after=mark, rule=rule)
+
+
+def judge_needs_schedule(arena: OcppArena, request: dict, evse_id: int, transaction_id: str, max_schedule_tuples: int,
+                         rule: Rule) -> None:
+    """The CSMS's SetChargingProfile answering an EV's needs (spec 001 rule 13): a TxProfile for the
+    EVSE's transaction, at most 3 schedules of at most ``max_schedule_tuples`` periods, allowed by the rules."""
+    wire = request["chargingProfile"]
+    check_equal(rule, "SetChargingProfileRequest (evseId, purpose, transactionId)",
+                (evse_id, "TxProfile", transaction_id),
+                (request["evseId"], wire["chargingProfilePurpose"], wire.get("transactionId")))
+    periods = [len(s["chargingSchedulePeriod"]) for s in wire["chargingSchedule"]]
+    require(len(periods) <= 3 and max(periods) <= max_schedule_tuples, rule,
+            f"the TxProfile has {len(periods)} schedules of {periods} periods",
+            expected=f"at most 3 schedules of at most {max_schedule_tuples} periods", actual=periods)
+    judge_allowed(oracle_station(arena, {evse_id: transaction_id}), evse_id, wire, rule)

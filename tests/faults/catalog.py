@@ -15,15 +15,19 @@ run of this folder finds it through its own ``conftest.py`` (see there).
 from __future__ import annotations
 
 import asyncio
+import copy
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from harness import clock
+from harness import smartcharging as sc
 from harness.ocpp.framing import Call, serialize
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.reference.base import CsmsBase
 from harness.reference.tokens import token_key
 from harness.transport.ws import OcppConnection
+from harness.verdict import dig
 
 MODULE = "catalog"      # the name this file is imported under, in every run (see above)
 VERSION = "ocpp2.0.1"   # the faults are played in 2.0.1, in the role where the faulty side is the SUT
@@ -635,4 +639,486 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-accepts-clear-cache-but-keeps-entries", "C11.emptied", StationAcceptsClearCacheButKeepsEntries,
           (_cs(C11, "test_cleared_cache_asks_again"),),
           "the SUT did not send Authorize within"),
+)
+
+
+# ------------------------------------------------------------------ smart charging (K01-K10), both sides
+def _composite_of(station: ReferenceStation, payload: dict, change) -> dict:
+    """The reference's GetCompositeSchedule answer computed over its profiles as ``change`` alters each
+    ``Installed`` entry (None drops it): a station that gets one combination rule wrong."""
+    kept = (change(e) for e in station.profiles.installed())
+    store = sc.ProfileStore({e.profile.id: e for e in kept if e is not None})
+    return sc.answer_get_composite_schedule(store, station.smart, payload, station.engine_version, clock.utcnow())
+
+
+def _profile_changed(entry: sc.Installed, **fields) -> sc.Installed:
+    return replace(entry, profile=replace(entry.profile, **fields))
+
+
+class StationAcceptsExternalConstraints(ReferenceStation):
+    """K01 rule 1: a ChargingStationExternalConstraints profile from the CSMS is Accepted (not installed)."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if payload["chargingProfile"]["chargingProfilePurpose"] == "ChargingStationExternalConstraints":
+            return {"status": "Accepted"}
+        return super().on_SetChargingProfile(session, payload)
+
+
+class StationMissesDuplicates(ReferenceStation):
+    """K01 rule 4: an overlapping twin (same stackLevel, purpose and EVSE) is Accepted, not DuplicateProfile."""
+
+    def on_SetChargingProfile(self, session, payload):
+        answer = super().on_SetChargingProfile(session, payload)
+        return {"status": "Accepted"} if dig(answer, "statusInfo.reasonCode") == "DuplicateProfile" else answer
+
+
+class StationRefusesReplacement(ReferenceStation):
+    """K01 rule 6: a profile with an installed id is Rejected instead of replacing it."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if any(e.profile.id == payload["chargingProfile"]["id"] for e in self.profiles.installed()):
+            return {"status": "Rejected", "statusInfo": {"reasonCode": "DuplicateProfile"}}
+        return super().on_SetChargingProfile(session, payload)
+
+
+class StationGivesOneReasonCode(ReferenceStation):
+    """K01 Errors (a SHOULD): every refusal says InvalidProfile, whatever its cause (an unknown EVSE too)."""
+
+    def on_SetChargingProfile(self, session, payload):
+        answer = super().on_SetChargingProfile(session, payload)
+        return answer | {"statusInfo": {"reasonCode": "InvalidProfile"}} if "statusInfo" in answer else answer
+
+
+class StationCompositeIgnoresStationMax(ReferenceStation):
+    """K08 combination rules: the composite leaves the ChargingStationMaxProfile out of the minimum."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: None if e.profile.purpose is sc.Purpose.STATION_MAX else e)
+
+
+class StationCompositeIgnoresValidTo(ReferenceStation):
+    """K08: a profile still leads the composite after its validTo."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: _profile_changed(e, valid_to=None))
+
+
+class StationCompositeIgnoresRecurrence(ReferenceStation):
+    """K08: a Recurring profile runs once from its startSchedule, as if Absolute."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: _profile_changed(e, kind=sc.Kind.ABSOLUTE, recurrency_kind=None)
+                             if e.profile.kind is sc.Kind.RECURRING else e)
+
+
+class StationCompositeLabelsWithoutConverting(ReferenceStation):
+    """K08 (W<->A): asked for W of profiles in A, it reports the amps figures labelled W."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        answer = super().on_GetCompositeSchedule(session, {k: v for k, v in payload.items() if k != "chargingRateUnit"})
+        if "schedule" in answer and "chargingRateUnit" in payload:
+            answer["schedule"]["chargingRateUnit"] = payload["chargingRateUnit"]
+        return answer
+
+
+class CsmsSetsProfilesAtStationLevel(ReferenceCsms):
+    """K01: the operator's profile for an EVSE goes out with evseId 0."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        await super().act_set_charging_profile(0, charging_profile, station)
+
+
+class CsmsRoundsLimits(ReferenceCsms):
+    """K01: the operator's limits go out rounded to whole numbers (12.5 A becomes 12)."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        rounded = copy.deepcopy(charging_profile)
+        for schedule in rounded["chargingSchedule"]:
+            for period in schedule["chargingSchedulePeriod"]:
+                period["limit"] = int(period["limit"])
+        await super().act_set_charging_profile(evse_id, rounded, station)
+
+
+class CsmsAsksCompositesInItsOwnUnit(ReferenceCsms):
+    """K08: the operator's unit is left out of GetCompositeScheduleRequest."""
+
+    async def act_get_composite_schedule(self, evse_id, duration, charging_rate_unit=None, station=None):
+        await super().act_get_composite_schedule(evse_id, duration, None, station)
+
+
+K01, K08 = "smartcharging/test_K01.py", "smartcharging/test_K08.py"
+
+FAULTS += (
+    Fault("station-accepts-external-constraints", "K01.refused", StationAcceptsExternalConstraints,
+          (_cs(K01, "test_invalid_profile_is_rejected", "external-constraints-from-csms"),),
+          "SetChargingProfileResponse status (external-from-csms"),
+    Fault("station-misses-duplicates", "K01.duplicate", StationMissesDuplicates,
+          (_cs(K01, "test_overlapping_twin_is_a_duplicate", "same-level-overlapping"),),
+          "SetChargingProfileResponse status of the second profile is wrong"),
+    Fault("station-refuses-replacement", "K01.replaces", StationRefusesReplacement,
+          (_cs(K01, "test_profile_with_an_installed_id_replaces_it"),),
+          "SetChargingProfileResponse status for an installed id is wrong"),
+    Fault("station-gives-one-reason-code", "K01.reason_code", StationGivesOneReasonCode,
+          (_cs(K01, "test_invalid_profile_is_rejected", "unknown-evse"),),
+          "reasonCode (unknown-evse) is not one of the accepted values", verdict="finding"),
+    Fault("station-composite-ignores-station-max", "K08.combined", StationCompositeIgnoresStationMax,
+          (_cs(K08, "test_composite_is_the_installed_profiles_combined", "minimum-across-purposes"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-composite-ignores-valid-to", "K08.combined", StationCompositeIgnoresValidTo,
+          (_cs(K08, "test_composite_is_the_installed_profiles_combined", "valid-to"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-composite-ignores-recurrence", "K08.combined", StationCompositeIgnoresRecurrence,
+          (_cs(K08, "test_composite_is_the_installed_profiles_combined", "recurring-daily"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-composite-labels-without-converting", "K08.combined", StationCompositeLabelsWithoutConverting,
+          (_cs(K08, "test_composite_is_the_installed_profiles_combined", "watts-asked-of-amps"),),
+          "composite periods of EVSE 1 (startPeriod, limit W)"),
+    Fault("csms-sets-profiles-at-station-level", "chargingprofile.sent", CsmsSetsProfilesAtStationLevel,
+          (_csms(K01, "test_valid_profile_is_sent_as_asked_and_accepted", "tx-default-at-evse"),),
+          "SetChargingProfileRequest evseId is wrong"),
+    Fault("csms-rounds-limits", "chargingprofile.sent", CsmsRoundsLimits,
+          (_csms(K01, "test_valid_profile_is_sent_as_asked_and_accepted", "recurring-daily"),),
+          "SetChargingProfileRequest chargingProfile (as a model) is wrong"),
+    Fault("csms-asks-composites-in-its-own-unit", "K08.request", CsmsAsksCompositesInItsOwnUnit,
+          (_csms(K08, "test_csms_asks_for_the_composite_it_was_asked_for", "evse-in-amps"),),
+          "GetCompositeScheduleRequest (evseId, duration, chargingRateUnit) is wrong"),
+)
+
+
+def _report_as(station: ReferenceStation, payload: dict, criteria: sc.ReportCriteria, change=lambda r: r) -> dict:
+    """The reference's GetChargingProfiles answer for ``criteria``, each report altered by ``change``."""
+    report = station.profiles.report(criteria)
+
+    async def send_reports():
+        for request in report.requests:
+            await station.call("ReportChargingProfiles", change(request))
+
+    station.background.spawn(send_reports())
+    return report.response()
+
+
+class StationSplitsReportsWithoutTbc(ReferenceStation):
+    """K09: a report split over several messages says tbc false on every one of them."""
+
+    def on_GetChargingProfiles(self, session, payload):
+        return _report_as(self, payload, sc.report_criteria(payload), lambda r: r | {"tbc": False})
+
+
+class StationReportsEveryEvseForZero(ReferenceStation):
+    """K09: evseId 0 is read as "every EVSE" instead of the station level only."""
+
+    def on_GetChargingProfiles(self, session, payload):
+        criteria = sc.report_criteria(payload)
+        return _report_as(self, payload, replace(criteria, evse_id=None) if criteria.evse_id == 0 else criteria)
+
+
+class StationClearIgnoresEvse(ReferenceStation):
+    """K10: a clear by criteria ignores their evseId (clears at every EVSE)."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        criteria = dict(payload.get("chargingProfileCriteria") or {})
+        criteria.pop("evseId", None)
+        return super().on_ClearChargingProfile(session, payload | {"chargingProfileCriteria": criteria})
+
+
+class StationClearAlwaysAccepted(ReferenceStation):
+    """K10: ClearChargingProfile is Accepted when nothing matched (instead of Unknown)."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        super().on_ClearChargingProfile(session, payload)
+        return {"status": "Accepted"}
+
+
+class CsmsAsksForEveryProfile(ReferenceCsms):
+    """K09: the operator's criteria are left out of GetChargingProfilesRequest (an empty filter)."""
+
+    async def act_get_charging_profiles(self, charging_profile, evse_id=None, station=None):
+        await super().act_get_charging_profiles({}, evse_id, station)
+
+
+class CsmsClearsByCriteriaInsteadOfId(ReferenceCsms):
+    """K10: asked to clear one profile by id, the CSMS clears every profile at the station level."""
+
+    async def act_clear_charging_profile(self, charging_profile_id=None, charging_profile_criteria=None,
+                                         station=None):
+        await super().act_clear_charging_profile(None, charging_profile_criteria or {"evseId": 0}, station)
+
+
+K09, K10 = "smartcharging/test_K09.py", "smartcharging/test_K10.py"
+
+FAULTS += (
+    Fault("station-splits-reports-without-tbc", "chargingprofile.tbc", StationSplitsReportsWithoutTbc,
+          (_cs(K09, "test_reports_are_what_the_criteria_select", "every-evse"),),
+          "the SUT sent ReportChargingProfiles"),
+    Fault("station-reports-every-evse-for-zero", "chargingprofile.reported", StationReportsEveryEvseForZero,
+          (_cs(K09, "test_reports_are_what_the_criteria_select", "station-level"),),
+          "reported profiles of this test by (evseId, chargingLimitSource) is wrong"),
+    Fault("station-clear-ignores-evse", "K10.cleared", StationClearIgnoresEvse,
+          (_cs(K10, "test_clear_removes_what_it_selects", "one-evse"),),
+          "reported profiles of this test by (evseId, chargingLimitSource) is wrong"),
+    Fault("station-clear-always-accepted", "K10.unknown", StationClearAlwaysAccepted,
+          (_cs(K10, "test_clear_of_nothing_is_unknown"),),
+          "ClearChargingProfileResponse status is wrong"),
+    Fault("csms-asks-for-every-profile", "chargingprofile.report_sent", CsmsAsksForEveryProfile,
+          (_csms(K09, "test_csms_asks_for_the_profiles_it_was_asked_for", "purpose-at-station-level"),),
+          "GetChargingProfilesRequest (evseId, chargingProfile) is wrong"),
+    Fault("csms-clears-by-criteria-instead-of-id", "K10.request", CsmsClearsByCriteriaInsteadOfId,
+          (_csms(K10, "test_csms_clears_what_it_was_asked_to", "by-id"),),
+          "ClearChargingProfileRequest (chargingProfileId, chargingProfileCriteria) is wrong"),
+)
+
+
+class StationKeepsTxProfileAfterTransaction(ReferenceStation):
+    """K02 rule 7: a TxProfile outlives its transaction (the engine is not told the transaction ended)."""
+
+    def transaction_ended(self, outlet):
+        self.smart.transactions.pop(outlet, None)
+        super().transaction_ended(outlet)
+
+
+class StationCompositeIgnoresTxProfile(ReferenceStation):
+    """K02: the composite of a charging EVSE follows its TxDefaultProfile, not the transaction's TxProfile."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: None if e.profile.purpose is sc.Purpose.TX else e)
+
+
+class StationAcceptsTxProfileOfAnyTransaction(ReferenceStation):
+    """K02 / Errors: a TxProfile naming a transaction the EVSE is not running is Accepted (not TxNotFound)."""
+
+    def on_SetChargingProfile(self, session, payload):
+        answer = super().on_SetChargingProfile(session, payload)
+        return {"status": "Accepted"} if dig(answer, "statusInfo.reasonCode") == "TxNotFound" else answer
+
+
+class StationStartsDespiteAnInvalidProfile(ReferenceStation):
+    """K05 rule 9: a remote start whose profile the rules refuse starts anyway (the profile is dropped)."""
+
+    def remote_start_refusal(self, outlet, charging_profile):
+        return None
+
+
+class StationForgetsTheStartProfile(ReferenceStation):
+    """K05 rule 9: the profile of an accepted remote start is never installed for the transaction."""
+
+    def transaction_started(self, outlet, transaction_id):
+        self.start_profiles.pop(outlet, None)
+        super().transaction_started(outlet, transaction_id)
+
+
+class CsmsDropsTheStartProfile(ReferenceCsms):
+    """K05: the operator's profile is left out of RequestStartTransactionRequest."""
+
+    async def act_request_start_transaction(self, evse_id=None, id_token=None, remote_start_id=None,
+                                            charging_profile=None, station=None):
+        await super().act_request_start_transaction(evse_id, id_token, remote_start_id, None, station)
+
+
+class CsmsSendsStationMaxPerEvse(ReferenceCsms):
+    """K04 rule 3: the operator's station limit goes out for EVSE 1 instead of evseId 0."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        at = 1 if charging_profile["chargingProfilePurpose"] == "ChargingStationMaxProfile" else evse_id
+        await super().act_set_charging_profile(at, charging_profile, station)
+
+
+K02, K04, K05 = "smartcharging/test_K02.py", "smartcharging/test_K04.py", "smartcharging/test_K05.py"
+
+FAULTS += (
+    Fault("station-keeps-tx-profile-after-transaction", "K02.deleted", StationKeepsTxProfileAfterTransaction,
+          (_cs(K02, "test_tx_profile_is_deleted_when_its_transaction_ends"),),
+          "profiles reported after the transaction ended (GetChargingProfiles status, ids) is wrong"),
+    Fault("station-composite-ignores-tx-profile", "K02.overrules", StationCompositeIgnoresTxProfile,
+          (_cs(K02, "test_tx_profile_overrules_the_default"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-accepts-tx-profile-of-any-transaction", "K02.refused", StationAcceptsTxProfileOfAnyTransaction,
+          (_cs(K02, "test_tx_profile_that_does_not_fit_the_transaction_is_rejected", "another-transaction"),),
+          "SetChargingProfileResponse status (tx-not-found) is wrong"),
+    Fault("station-starts-despite-an-invalid-profile", "K05.refused", StationStartsDespiteAnInvalidProfile,
+          (_cs(K05, "test_remote_start_with_an_invalid_profile_is_rejected", "first-period-not-0"),),
+          "RequestStartTransactionResponse status is wrong"),
+    Fault("station-forgets-the-start-profile", "K05.applied", StationForgetsTheStartProfile,
+          (_cs(K05, "test_remote_start_applies_its_profile"),),
+          "the start profile as reported (evseId, purpose, transactionId) is wrong"),
+    Fault("csms-drops-the-start-profile", "K05.request", CsmsDropsTheStartProfile,
+          (_csms(K05, "test_csms_starts_with_the_profile_it_was_asked_for"),),
+          "RequestStartTransactionRequest chargingProfile is wrong"),
+    Fault("station-composite-above-the-station-max", "K04.bounded", StationCompositeIgnoresStationMax,
+          (_cs(K04, "test_no_composite_exceeds_the_station_max", "each-evse"),),
+          "the composite of EVSE 1 exceeds the station max"),
+    Fault("csms-sends-station-max-per-evse", "chargingprofile.sent", CsmsSendsStationMaxPerEvse,
+          (_csms(K04, "test_csms_sets_the_station_max_at_evse_0"),),
+          "SetChargingProfileRequest evseId is wrong"),
+)
+
+
+class StationClearsExternalConstraints(ReferenceStation):
+    """K10: a clear whose criteria select external constraints removes them (Accepted, not Unknown)."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        answer = super().on_ClearChargingProfile(session, payload)
+        evse_id = sc.clear_criteria(payload, self.engine_version).evse_id
+        gone = [self.profiles.release_external(e.evse_id, e.source) for e in self.profiles.installed()
+                if e.profile.purpose is sc.Purpose.EXTERNAL and evse_id in (None, e.evse_id)]
+        return {"status": "Accepted"} if gone else answer
+
+
+class StationNotifiesExternalLimitAsCso(ReferenceStation):
+    """K12: NotifyChargingLimit names the source CSO (the CSMS's own), whatever set the limit."""
+
+    async def act_set_external_limit(self, evse_id, source, limit, unit="A"):
+        await self.call("NotifyChargingLimit", {"chargingLimit": {"chargingLimitSource": "CSO"}, "evseId": evse_id})
+
+
+class StationIgnoresExternalLimit(ReferenceStation):
+    """K12 rule 12: the external limit is notified but never applied (the composite ignores it)."""
+
+    async def act_set_external_limit(self, evse_id, source, limit, unit="A"):
+        await self.call("NotifyChargingLimit", {"chargingLimit": {"chargingLimitSource": source}, "evseId": evse_id})
+
+
+class StationReleasesSilently(ReferenceStation):
+    """K13: a released external limit is dropped without ClearedChargingLimit."""
+
+    async def act_release_external_limit(self, evse_id, source):
+        self.profiles.release_external(evse_id, sc.LimitSource(source))
+
+
+class StationKeepsReleasedLimit(ReferenceStation):
+    """K13: ClearedChargingLimit is sent, but the released limit still bounds the composite."""
+
+    async def act_release_external_limit(self, evse_id, source):
+        await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
+
+
+class CsmsAnswersChargingLimitsWithAStatus(ReferenceCsms):
+    """K12: NotifyChargingLimit is answered with a status the (empty) response does not have."""
+
+    def on_NotifyChargingLimit(self, session, payload):
+        session.connection.endpoint.validate = False
+        return {"status": "Accepted"}
+
+
+K12, K13 = "smartcharging/test_K12.py", "smartcharging/test_K13.py"
+
+FAULTS += (
+    Fault("station-clears-external-constraints", "K10.unknown", StationClearsExternalConstraints,
+          (_cs(K10, "test_clear_of_only_external_constraints_is_unknown"),),
+          "ClearChargingProfileResponse status is wrong"),
+    Fault("station-notifies-external-limit-as-cso", "chargingprofile.notified", StationNotifiesExternalLimitAsCso,
+          (_cs(K12, "test_external_limit_is_notified", "EMS"),),
+          "chargingLimitSource is not one of the accepted values"),
+    Fault("station-ignores-external-limit", "K12.bounded", StationIgnoresExternalLimit,
+          (_cs(K12, "test_external_limit_bounds_the_composite"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-releases-silently", "K13.cleared", StationReleasesSilently,
+          (_cs(K13, "test_released_limit_is_notified", "EMS"),),
+          "the SUT did not send ClearedChargingLimit within"),
+    Fault("station-keeps-released-limit", "K13.released", StationKeepsReleasedLimit,
+          (_cs(K13, "test_released_limit_no_longer_bounds_the_composite"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("csms-answers-charging-limits-with-a-status", "rpc.schema", CsmsAnswersChargingLimitsWithAStatus,
+          (_csms(K12, "test_external_limit_is_notified", "EMS"),),
+          "NotifyChargingLimit response breaks its schema"),
+)
+
+
+class StationSilentOnRateChanges(ReferenceStation):
+    """K11: an external limit cuts a charging transaction's rate, and no ChargingRateChanged event follows."""
+
+    async def charging_rate_changed(self, evse_id):
+        return None
+
+
+K11 = "smartcharging/test_K11.py"
+
+FAULTS += (
+    Fault("station-silent-on-rate-changes", "K11.rate_changed", StationSilentOnRateChanges,
+          (_cs(K11, "test_external_limit_changes_the_rate_of_a_transaction", "station"),),
+          "the SUT did not send TransactionEvent within"),
+)
+
+
+class CsmsExceedsMaxScheduleTuples(ReferenceCsms):
+    """K15 rule 13: the TxProfile answering an EV's needs has more periods than the EV's maxScheduleTuples."""
+
+    def send(self, station, action, payload):
+        if action == "SetChargingProfile":
+            periods = payload["chargingProfile"]["chargingSchedule"][0]["chargingSchedulePeriod"]
+            periods += [{"startPeriod": 600 * i, "limit": periods[0]["limit"]} for i in (1, 2)]
+        super().send(station, action, payload)
+
+
+class StationDropsMaxScheduleTuples(ReferenceStation):
+    """K15: the EV's maxScheduleTuples is left out of NotifyEVChargingNeeds."""
+
+    async def act_ev_charging_needs(self, evse_id, charging_needs, max_schedule_tuples=None):
+        await super().act_ev_charging_needs(evse_id, charging_needs)
+
+
+K15 = "smartcharging/test_K15.py"
+
+FAULTS += (
+    Fault("csms-exceeds-max-schedule-tuples", "K15.schedule", CsmsExceedsMaxScheduleTuples,
+          (_csms(K15, "test_charging_needs_lead_to_a_schedule", "ac"),),
+          "the TxProfile has 1 schedules of [3] periods"),
+    Fault("station-drops-max-schedule-tuples", "K15.needs", StationDropsMaxScheduleTuples,
+          (_cs(K15, "test_charging_needs_lead_to_a_schedule", "dc"),),
+          "NotifyEVChargingNeedsRequest (evseId, chargingNeeds, maxScheduleTuples) is wrong"),
+)
+
+
+class StationSilentAfterRenegotiation(ReferenceStation):
+    """K16 rule 14: an updated TxProfile is Accepted, but the EV's schedule is never reported."""
+
+    def on_SetChargingProfile(self, session, payload):
+        self.iso15118.clear()
+        return super().on_SetChargingProfile(session, payload)
+
+
+class CsmsRejectsEvSchedules(ReferenceCsms):
+    """K16 (a SHOULD): the EV's schedule in NotifyEVChargingSchedule is answered Rejected."""
+
+    def on_NotifyEVChargingSchedule(self, session, payload):
+        return {"status": "Rejected"}
+
+
+K16 = "smartcharging/test_K16.py"
+
+FAULTS += (
+    Fault("station-silent-after-renegotiation", "K16.reported", StationSilentAfterRenegotiation,
+          (_cs(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),),
+          "the SUT did not send NotifyEVChargingSchedule within"),
+    Fault("csms-rejects-ev-schedules", "K16.acknowledged", CsmsRejectsEvSchedules,
+          (_csms(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),),
+          "NotifyEVChargingScheduleResponse status is wrong", verdict="finding"),
+)
+
+
+class StationPassesOnlyTheFirstNeeds(ReferenceStation):
+    """K17: the EV's new needs in a running transaction are never passed on to the CSMS."""
+
+    async def act_ev_charging_needs(self, evse_id, charging_needs, max_schedule_tuples=None):
+        if evse_id not in self.iso15118:
+            await super().act_ev_charging_needs(evse_id, charging_needs, max_schedule_tuples)
+
+
+class CsmsIgnoresRenegotiation(ReferenceCsms):
+    """K17 rule 13: new needs of an EV it already scheduled are answered Processing, and no TxProfile follows."""
+
+    def on_NotifyEVChargingNeeds(self, session, payload):
+        if self._needs_profiles:
+            return {"status": "Processing"}
+        return super().on_NotifyEVChargingNeeds(session, payload)
+
+
+K17 = "smartcharging/test_K17.py"
+
+FAULTS += (
+    Fault("station-passes-only-the-first-needs", "K17.needs", StationPassesOnlyTheFirstNeeds,
+          (_cs(K17, "test_ev_renegotiates_its_schedule"),),
+          "the SUT did not send NotifyEVChargingNeeds within"),
+    Fault("csms-ignores-renegotiation", "K17.schedule", CsmsIgnoresRenegotiation,
+          (_csms(K17, "test_ev_renegotiates_its_schedule"),),
+          "the SUT did not send SetChargingProfile within"),
 )

@@ -3,8 +3,9 @@
 Station 2.x (spec 001 Remote start): RequestStartTransaction is Accepted on a free, known EVSE (or
 any free one), then TransactionEvent Started with triggerReason RemoteStart and the same
 remoteStartId; Rejected otherwise (rule 2: the station refuses what it cannot do).
-RequestStopTransaction is Accepted for a running transaction, which then ends with triggerReason
-RemoteStop; Rejected otherwise.
+A chargingProfile in the request is the smart-charging block's (``remote_start_refusal``: spec 001
+SetChargingProfile rule 9). RequestStopTransaction is Accepted for a running transaction, which then
+ends with triggerReason RemoteStop; Rejected otherwise.
 
 Charge point 1.6 (spec 002): RemoteStartTransaction is Accepted on a free known connector (or any
 free one), authorized first when AuthorizeRemoteTxRequests is true, and the transaction starts once
@@ -36,6 +37,10 @@ class RemoteControlStation2x(Block):
             next((s for s in self.evses.values() if not s.busy), None)
         if state is None or state.busy:
             return {"status": "Rejected"}
+        if "chargingProfile" in payload:
+            refusal = self.remote_start_refusal(state.evse.id, payload["chargingProfile"])
+            if refusal is not None:
+                return refusal
         self.background.spawn(self.start_transaction(
             state, "RemoteStart", payload["idToken"], remote_start_id=payload["remoteStartId"]))
         return {"status": "Accepted"}
@@ -93,12 +98,15 @@ class RemoteControlCsms2x(Block):
         return {"idToken": "APP-" + secrets.token_hex(8).upper(), "type": "Central"}
 
     async def act_request_start_transaction(self, evse_id: int | None = None, id_token: dict | None = None,
-                                            remote_start_id: int | None = None, station: str | None = None) -> None:
+                                            remote_start_id: int | None = None, charging_profile: dict | None = None,
+                                            station: str | None = None) -> None:
         payload: dict[str, Any] = {"idToken": id_token or self.central_id_token(),
                                    "remoteStartId": remote_start_id if remote_start_id is not None
                                    else next(self._remote_start_ids)}
         if evse_id is not None:
             payload["evseId"] = evse_id
+        if charging_profile is not None:
+            payload["chargingProfile"] = charging_profile
         self.send(station, "RequestStartTransaction", payload)
 
     async def act_request_stop_transaction(self, transaction_id: str, station: str | None = None) -> None:

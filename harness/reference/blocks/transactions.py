@@ -111,6 +111,14 @@ class TransactionsStation2x(Block):
         for state in self.evses.values():
             await self.end_transaction(state, "StopAuthorized", "Local")
 
+    async def charging_rate_changed(self, evse_id: int) -> None:
+        """The limit of EVSE ``evse_id`` changed beyond LimitChangeSignificance while it charges (spec 001
+        rule 12, K11): TransactionEvent Updated with triggerReason ChargingRateChanged."""
+        state = self.evses.get(evse_id)
+        if state is not None and state.transaction is not None:
+            await self.call("TransactionEvent", self._event(state, "Updated", "ChargingRateChanged",
+                                                            chargingState="Charging"))
+
     async def _after_event(self, state: EvseState, response: dict) -> None:
         status = response.get("idTokenInfo", {}).get("status", "Accepted")
         if status != "Accepted" and state.transaction is not None:
@@ -315,6 +323,7 @@ class Transaction:
     id: str
     id_token: dict | None
     ended: bool = False
+    evse_id: int | None = None   # 2.x: the EVSE of its first event that names one
 
 
 class TransactionsCsms2x(Block):
@@ -327,6 +336,8 @@ class TransactionsCsms2x(Block):
         if tx is None:
             tx = Transaction(info["transactionId"], payload.get("idToken"))
             session.transactions[tx.id] = tx
+        if tx.evse_id is None and "evse" in payload:
+            tx.evse_id = payload["evse"]["id"]
         if payload["eventType"] == "Ended":
             tx.ended = True
         id_token = payload.get("idToken")

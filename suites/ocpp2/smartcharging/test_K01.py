@@ -1,95 +1,190 @@
 """K01 — SetChargingProfile: the station installs what the rules allow and refuses the rest
-(spec 001 "SetChargingProfile rules" 1-6 and "Errors"). The charging-profile engine
-(harness/smartcharging/engine.py) decides the expected answer; its rule names the cause."""
+(spec 001 "SetChargingProfile rules" 1-6 and "Errors"); a CSMS sends the profile its operator asked
+for, and only one the rules allow. The charging-profile engine (harness/smartcharging/engine.py)
+decides every expected answer; its rule names the cause."""
 
-import secrets
+from datetime import timedelta
 
 import pytest
 
+from harness import clock
 from harness.arena import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must, should
-from harness.suite import case, checks
-from harness.usecases.smart_charging import (ChargingProfiles, absolute_tx_default, expected_decision, oracle_station,
-                                             recent_start, set_profile)
-from harness.verdict import check_equal, violated
+from harness.smartcharging.wire import iso
+from harness.suite import OCPP2, case, checks
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, get_profiles, install,
+                                             judge_sent_profile, new_id, oracle_station, set_profile)
+from harness.verdict import check_equal, check_in
 
 
 class K01(RuleTable):
-    """The rules of K01 (spec 001 SetChargingProfile rules, Purposes, Errors)."""
+    """The rules of K01 (spec 001 SetChargingProfile rules, Purposes, Errors, Limits)."""
     csms_profile = must("spec 001 SetChargingProfile rules 1-5", "the CSMS sends only profiles the rules allow",
                         by=CSMS)
-    replaces = must("spec 001 SetChargingProfile rule 6", "a profile with an installed id replaces it (Accepted)",
-                    by=CS)
-    external = must("spec 001 SetChargingProfile rule 1; Purposes",
-                    "a station refuses ChargingStationExternalConstraints from the CSMS", by=CS)
-    tx_not_found = must("spec 001 SetChargingProfile rule 2; Errors (TxNotFound)",
-                        "a station refuses a TxProfile for a transaction it is not running", by=CS)
-    station_max_evse = must("spec 001 SetChargingProfile rule 3; Purposes",
-                            "a station refuses a ChargingStationMaxProfile for an EVSE above 0", by=CS)
-    first_period = must("spec 001 SetChargingProfile rule 5; ChargingSchedulePeriodType",
-                        "a station refuses a schedule whose first startPeriod is not 0", by=CS)
-    unknown_evse = must("spec 001 Errors (UnknownEVSE)", "a station refuses a profile for an EVSE it does not have",
-                        by=CS)
+    replaces = must("spec 001 SetChargingProfile rule 6",
+                    "a profile with an installed id replaces it: Accepted, and only the new one is reported", by=CS)
+    refused = must("spec 001 SetChargingProfile rules 1-5; Purposes; Limits; Errors",
+                   "a station answers Rejected to a profile the rules refuse", by=CS)
+    duplicate = must("spec 001 SetChargingProfile rule 4; Combination rules",
+                     "a station refuses a second profile of the same stackLevel, purpose and EVSE valid at the same "
+                     "time, and accepts one whose validity does not overlap", by=CS)
     reason_code = should("spec 001 SetChargingProfileResponse; Errors",
                          "a refusal carries the reasonCode the specification names for its cause", by=CS)
 
 
-pytestmark = case("K01", block="Smart charging", roles=("csms", "cs"), protocols=("ocpp2.0.1",),
-                  requires=["smart_charging"])
+pytestmark = case("K01", block="Smart charging", roles=("csms", "cs"), protocols=OCPP2, requires=["smart_charging"])
 
 
-def _id() -> int:
-    return secrets.randbelow(10**6) + 1
+def _in(minutes: int) -> str:
+    return iso((clock.utcnow() + timedelta(minutes=minutes)).replace(microsecond=0))
 
 
-def _valid(limits=((0, "10.0"),)) -> dict:
-    return absolute_tx_default(_id(), list(limits), recent_start())
+# name: (EVSE, the profile the operator asks for) — each one the rules accept
+VALID = {
+    "tx-default-at-station": (0, lambda: charging_profile(new_id(), [(0, "10.0"), (1800, "6.0")])),
+    "tx-default-at-evse": (1, lambda: charging_profile(new_id(), [(0, "16.0")], stack_level=2)),
+    "station-max": (0, lambda: charging_profile(new_id(), [(0, "32.0")], purpose="ChargingStationMaxProfile")),
+    "recurring-daily": (0, lambda: charging_profile(new_id(), [(0, "8.0"), (3600, "12.5")], kind="Recurring",
+                                                    recurrencyKind="Daily", duration=7200)),
+    "valid-window": (1, lambda: charging_profile(new_id(), [(0, "11.0")], stack_level=3,
+                                                 validFrom=_in(-1), validTo=_in(60))),
+    "watts": (0, lambda: charging_profile(new_id(), [(0, "11000.0"), (900, "7400.0")], unit="W", stack_level=1)),
+    "relative": (1, lambda: charging_profile(new_id(), [(0, "6.0"), (600, "13.0")], kind="Relative",
+                                             stack_level=4, duration=None)),
+}
 
 
-@checks(ChargingProfiles.sent, K01.csms_profile, ChargingProfiles.accepted, K01.replaces)
-async def test_valid_profile_is_accepted_and_replaced_by_id(ocpp, profile):
-    """A valid TxDefaultProfile is accepted (rules 1-5); the same id again replaces it (rule 6)."""
-    profile_id = _id()
-    first = absolute_tx_default(profile_id, [(0, "10.0"), (1800, "6.0")], recent_start())
-    exchange = await set_profile(ocpp, 0, first)
-    if not ocpp.is_sut(CS):
-        decision = expected_decision([], 0, exchange.request["chargingProfile"], oracle_station(ocpp))
-        if not decision.accepted:
-            violated(K01.csms_profile, f"the CSMS sent a profile the rules refuse: {decision.rule.summary} "
-                     f"({decision.rule.id}; {decision.rule.source})",
-                     expected="a valid charging profile", actual=decision.detail)
+@pytest.mark.parametrize("name", list(VALID))
+@checks(ChargingProfiles.sent, K01.csms_profile, ChargingProfiles.accepted)
+async def test_valid_profile_is_sent_as_asked_and_accepted(ocpp, profile, name):
+    """A CSMS sends exactly the profile and EVSE its operator asked for (compared as profiles: 10 and 10.0
+    are one limit), and the rules allow it; a station accepts it."""
+    evse_id, make = VALID[name]
+    asked = make()
+    if ocpp.is_sut(CSMS):
+        exchange = await set_profile(ocpp, evse_id, asked)
+        judge_sent_profile(exchange, evse_id, asked, oracle_station(ocpp), K01.csms_profile)
         return
-    check_equal(ChargingProfiles.accepted, "SetChargingProfileResponse status", "Accepted", exchange.response["status"])
-    again = await set_profile(ocpp, 0, absolute_tx_default(profile_id, [(0, "8.0")], recent_start()))
-    check_equal(K01.replaces, "SetChargingProfileResponse status for the same id", "Accepted", again.response["status"])
+    await install(ocpp, Installed(oracle_station(ocpp)), evse_id, asked)
 
 
-# name: (EVSE, the profile that breaks the rule, the rule)
+def _summary(wire: dict) -> tuple:
+    schedule = wire["chargingSchedule"][0]
+    return (wire["chargingProfilePurpose"], wire["stackLevel"], schedule["chargingRateUnit"],
+            [(p["startPeriod"], float(p["limit"])) for p in schedule["chargingSchedulePeriod"]])
+
+
+@pytest.mark.sut_roles("cs")
+@checks(ChargingProfiles.accepted, K01.replaces, ChargingProfiles.reported, ChargingProfiles.tbc)
+async def test_profile_with_an_installed_id_replaces_it(ocpp, profile):
+    """The same id again, with another stackLevel, EVSE and schedule, replaces the first (rule 6): read back
+    through GetChargingProfiles (K09), the id is reported once, at the new EVSE, with the new schedule."""
+    installed = Installed(oracle_station(ocpp))
+    profile_id = new_id()
+    await install(ocpp, installed, 0, charging_profile(profile_id, [(0, "10.0"), (1800, "6.0")]))
+    second = charging_profile(profile_id, [(0, "8.0")], stack_level=5)
+    exchange = await set_profile(ocpp, profile.evses[0].id, second)
+    check_equal(K01.replaces, "SetChargingProfileResponse status for an installed id", "Accepted",
+                exchange.response["status"])
+    _, reports = await get_profiles(ocpp, {"requestId": new_id(), "chargingProfile": {"chargingProfileId": [profile_id]}})
+    found = [(r["evseId"], _summary(p)) for r in reports for p in r["chargingProfile"] if p["id"] == profile_id]
+    check_equal(K01.replaces, f"profile {profile_id} as reported (evseId, purpose, stackLevel, unit, periods)",
+                [(profile.evses[0].id, _summary(second))], found)
+
+
+def _with(**fields):
+    return lambda: charging_profile(new_id(), [(0, "10.0")]) | fields
+
+
+def _schedule(**fields):
+    def make():
+        wire = charging_profile(new_id(), [(0, "10.0")])
+        wire["chargingSchedule"][0] |= fields
+        return wire
+    return make
+
+
+def _periods(*limits):
+    return lambda: charging_profile(new_id(), list(limits))
+
+
+# name: (EVSE, the profile that breaks a rule, other reasonCodes a correct station may give). Where two
+# rules are broken at once (a TxProfile without transactionId where none runs) the specification does not
+# order them: either code is accepted.
 REFUSALS = {
-    "first-period-not-0": (1, lambda: _valid([(30, "10.0")]), K01.first_period),
-    "station-max-on-an-evse": (1, lambda: _valid() | {"chargingProfilePurpose": "ChargingStationMaxProfile"},
-                               K01.station_max_evse),
-    "tx-profile-without-transaction": (1, lambda: _valid() | {"chargingProfilePurpose": "TxProfile",
-                                                              "transactionId": "no-such-transaction"},
-                                       K01.tx_not_found),
-    "external-constraints-from-csms": (0, lambda: _valid() | {
-        "chargingProfilePurpose": "ChargingStationExternalConstraints"}, K01.external),
-    "unknown-evse": (99, _valid, K01.unknown_evse),
+    "first-period-not-0": (1, _periods((30, "10.0")), ()),
+    "periods-not-increasing": (1, _periods((0, "10.0"), (600, "8.0"), (300, "6.0")), ()),
+    "two-fraction-digits": (1, _periods((0, "10.25")), ()),
+    "station-max-on-an-evse": (1, _with(chargingProfilePurpose="ChargingStationMaxProfile"), ()),
+    "station-max-relative": (0, lambda: charging_profile(new_id(), [(0, "16.0")], kind="Relative", duration=None,
+                                                         purpose="ChargingStationMaxProfile"), ()),
+    "tx-profile-for-unknown-transaction": (1, _with(chargingProfilePurpose="TxProfile",
+                                                    transactionId="no-such-transaction"), ()),
+    "tx-profile-without-transaction-id": (1, _with(chargingProfilePurpose="TxProfile"), ("TxNotFound",)),
+    "tx-profile-at-station-level": (0, _with(chargingProfilePurpose="TxProfile", transactionId="no-such-transaction"),
+                                    ("TxNotFound",)),
+    "transaction-id-on-tx-default": (1, _with(transactionId="no-such-transaction"), ()),
+    "external-constraints-from-csms": (0, _with(chargingProfilePurpose="ChargingStationExternalConstraints"), ()),
+    "unknown-evse": (99, _periods((0, "10.0")), ()),
+    "absolute-without-start": (1, _schedule(startSchedule=None), ()),
+    "relative-with-start": (1, _with(chargingProfileKind="Relative"), ()),
+    "recurring-without-recurrency-kind": (1, _with(chargingProfileKind="Recurring"), ()),
+}
+
+
+def _drop_none(wire: dict) -> dict:
+    for schedule in wire["chargingSchedule"]:
+        for key in [k for k, v in schedule.items() if v is None]:
+            del schedule[key]
+    return wire
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("name", list(REFUSALS))
+@checks(K01.refused, K01.reason_code)
+async def test_invalid_profile_is_rejected(ocpp, profile, name):
+    """Each broken rule gets Rejected (MUST); the reasonCode the engine's rule names is expected (a
+    SHOULD: another code is a finding)."""
+    evse_id, make, also = REFUSALS[name]
+    wire = _drop_none(make())
+    expected = Installed(oracle_station(ocpp)).decide(evse_id, wire)
+    if expected.accepted:
+        raise HarnessError(f"test data error: the rules accept the {name} profile")
+    exchange = await set_profile(ocpp, evse_id, wire)
+    check_equal(K01.refused, f"SetChargingProfileResponse status ({expected.rule.id}: {expected.rule.summary})",
+                "Rejected", exchange.response["status"])
+    check_in(K01.reason_code, f"SetChargingProfileResponse statusInfo.reasonCode ({expected.rule.id})",
+             (expected.rule.reason_code, *also), (exchange.response.get("statusInfo") or {}).get("reasonCode"))
+
+
+# name: (the second profile's stackLevel, the first's and the second's further fields, whether the rules
+# accept the second)
+DUPLICATES = {
+    "same-level-overlapping": (6, lambda: ({}, {}), False),
+    "same-level-disjoint-validity": (6, lambda: ({"validTo": _in(30)}, {"validFrom": _in(30)}), True),
+    "other-stack-level": (7, lambda: ({}, {}), True),
 }
 
 
 @pytest.mark.sut_roles("cs")
-@pytest.mark.parametrize("name", [pytest.param(name, marks=checks(rule, K01.reason_code))
-                                  for name, (_, _, rule) in REFUSALS.items()])
-async def test_invalid_profile_is_rejected(ocpp, profile, name):
-    """Each broken rule gets Rejected; the reasonCode the spec names is expected (else a finding)."""
-    evse_id, make, rule = REFUSALS[name]
-    charging_profile = make()
-    expected = expected_decision([], evse_id, charging_profile, oracle_station(ocpp))
-    if expected.accepted:
-        raise HarnessError(f"test data error: the rules accept the {name} profile")
-    exchange = await set_profile(ocpp, evse_id, charging_profile)
-    check_equal(rule, "SetChargingProfileResponse status", "Rejected", exchange.response["status"])
-    check_equal(K01.reason_code, f"SetChargingProfileResponse statusInfo.reasonCode ({expected.rule.id})",
-                expected.rule.reason_code, (exchange.response.get("statusInfo") or {}).get("reasonCode"))
+@pytest.mark.parametrize("name", list(DUPLICATES))
+@checks(ChargingProfiles.accepted, K01.duplicate, K01.reason_code)
+async def test_overlapping_twin_is_a_duplicate(ocpp, profile, name):
+    """Rule 4: a second TxDefaultProfile (another id) with the same stackLevel on the same EVSE is refused
+    with DuplicateProfile while both would be valid at once; a disjoint validity or another stackLevel
+    is accepted."""
+    stack_level, fields, accepted = DUPLICATES[name]
+    first_fields, second_fields = fields()
+    evse_id = profile.evses[0].id
+    installed = Installed(oracle_station(ocpp))
+    await install(ocpp, installed, evse_id, charging_profile(new_id(), [(0, "10.0")], stack_level=6, **first_fields))
+    second = charging_profile(new_id(), [(0, "12.0")], stack_level=stack_level, **second_fields)
+    if installed.decide(evse_id, second).accepted != accepted:
+        raise HarnessError(f"test data error: the rules disagree with the {name} case")
+    exchange = await set_profile(ocpp, evse_id, second)
+    check_equal(K01.duplicate, "SetChargingProfileResponse status of the second profile",
+                "Accepted" if accepted else "Rejected", exchange.response["status"])
+    if not accepted:
+        check_equal(K01.reason_code, "SetChargingProfileResponse statusInfo.reasonCode", "DuplicateProfile",
+                    (exchange.response.get("statusInfo") or {}).get("reasonCode"))

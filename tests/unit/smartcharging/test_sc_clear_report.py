@@ -115,3 +115,14 @@ def test_reported_txprofile_keeps_its_transaction():
         "chargingProfilePurpose": "TxProfile"}}))
     [request] = report.requests
     assert request["chargingProfile"][0]["transactionId"] == "tx-1"
+
+
+@pytest.mark.parametrize("evse, source, released", [
+    (0, LimitSource.EMS, {5}), (1, LimitSource.SO, {6}),
+    (1, LimitSource.EMS, set()),   # K4: another source's limit stays
+    (0, LimitSource.SO, set()),    # K4: the same source at another EVSE stays
+])
+def test_release_external_removes_that_source_at_that_evse_only(evse, source, released):
+    store = installed()
+    assert {e.profile.id for e in store.release_external(evse, source)} == released
+    assert {e.profile.id for e in store.installed()} == ALL - released

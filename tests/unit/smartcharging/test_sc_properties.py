@@ -15,7 +15,7 @@ from decimal import ROUND_FLOOR, Decimal
 from hypothesis import given, settings, strategies as st
 
 from harness.smartcharging import (
-    ChargingProfile, ChargingSchedule, ClearCriteria, Kind, ProfileStore, Purpose, RateUnit, Recurrency,
+    ChargingProfile, ChargingSchedule, ClearCriteria, Kind, LimitSource, ProfileStore, Purpose, RateUnit, Recurrency,
     SchedulePeriod, Station, Transaction, composite_schedule,
 )
 from sc_builders import T0, V201, at
@@ -206,3 +206,19 @@ def test_the_brute_force_agrees_with_a_hand_computed_point():
     station = Station()
     assert truth(station, [(1, p)], 1, at(86400 + 5400), T0, RateUnit.A)[1] == (10, 3, None)
     assert truth(station, [(1, p)], 1, at(86400 + 3 * 3600), T0, RateUnit.A)[1] == (32, 3, None)
+
+
+@FAST
+@given(scenarios(), EVSES)
+def test_releasing_an_external_limit_equals_never_installing_it(scenario, evse):
+    """K4: releasing the EMS limit at an EVSE leaves what installing everything else would have."""
+    station, installs, start, duration = scenario
+    released = fill(ProfileStore(), station, installs)
+    gone = {e.profile.id for e in released.release_external(evse, LimitSource.EMS)}
+    rest = [(e, p) for e, p in installs if p.id not in gone]
+    assert all(p.purpose is EXT and e == evse for e, p in installs if p.id in gone)
+    never = fill(ProfileStore(), station, rest)
+    assert released.installed() == never.installed()
+    for e in (0, 1, 2):
+        assert composite_schedule(released, station, e, start, duration) == composite_schedule(
+            never, station, e, start, duration)

@@ -1,0 +1,64 @@
+"""K04 — Internal load balancing: the CSMS sets the station's physical limit as a
+ChargingStationMaxProfile at evseId 0 (spec 001 SetChargingProfile rules 3 and 8); no EVSE's
+composite, nor the station's, then exceeds it, whatever its TxDefaultProfiles allow. The engine
+(harness/smartcharging/engine.py, composite rule C5) computes each expected composite."""
+
+import pytest
+
+from harness import smartcharging as sc
+from harness.arena import CS, CSMS
+from harness.ocpp.versions import OcppVersion
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, case, checks
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, install,
+                                             judge_sent_profile, new_id, oracle_station, set_profile)
+from harness.verdict import check_equal, require
+
+
+class K04(RuleTable):
+    """The rules of K04 (spec 001 SetChargingProfile rules 3 and 8; Purposes)."""
+    station_max = must("spec 001 SetChargingProfile rules 3 and 8",
+                       "the CSMS sets the station limit as a ChargingStationMaxProfile at evseId 0, never Relative",
+                       by=CSMS)
+    bounded = must("spec 001 SetChargingProfile rule 8; Combination rules",
+                   "no EVSE's composite, nor the station's, exceeds the ChargingStationMaxProfile", by=CS)
+
+
+pytestmark = case("K04", block="Smart charging", roles=("csms", "cs"), protocols=OCPP2, requires=["smart_charging"])
+
+
+def _station_max():
+    return charging_profile(new_id(), [(0, "20.0"), (1200, "12.0")], purpose="ChargingStationMaxProfile")
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("level", ["each-evse", "station"])
+@checks(ChargingProfiles.accepted, K04.bounded)
+async def test_no_composite_exceeds_the_station_max(ocpp, profile, level):
+    """A 20 A then 12 A station max over TxDefaultProfiles of 16 A (station level) and 32 A (each EVSE):
+    no composite exceeds the max (the station may share it among EVSEs as it likes: the engine's exact
+    composite is K08's to check)."""
+    installed = Installed(oracle_station(ocpp))
+    station_max = _station_max()
+    await install(ocpp, installed, 0, station_max)
+    await install(ocpp, installed, 0, charging_profile(new_id(), [(0, "16.0")]))
+    for evse in profile.evses:
+        await install(ocpp, installed, evse.id, charging_profile(new_id(), [(0, "32.0")], stack_level=1))
+    for evse_id in ([e.id for e in profile.evses] if level == "each-evse" else [0]):
+        exchange = await composite(ocpp, evse_id, 3600, "A", K04.station_max)
+        check_equal(K04.bounded, f"GetCompositeScheduleResponse status of EVSE {evse_id}", "Accepted",
+                    exchange.response["status"])
+        reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
+        over = [(p.start_period, p.limit) for p in reported.periods if p.limit > (20 if p.start_period < 1200 else 12)]
+        require(not over, K04.bounded, f"the composite of EVSE {evse_id} exceeds the station max",
+                expected="at most 20 A, then 12 A from 1200 s", actual=over)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(ChargingProfiles.sent, K04.station_max)
+async def test_csms_sets_the_station_max_at_evse_0(ocpp, profile):
+    """The operator sets the grid limit: the CSMS sends it as asked, a ChargingStationMaxProfile at evseId 0
+    the rules allow (not Relative)."""
+    asked = _station_max()
+    exchange = await set_profile(ocpp, 0, asked)
+    judge_sent_profile(exchange, 0, asked, oracle_station(ocpp), K04.station_max)

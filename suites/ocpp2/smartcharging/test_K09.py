@@ -1,0 +1,85 @@
+"""K09 — GetChargingProfiles: the station reports, in ReportChargingProfiles under the request's
+requestId, exactly the profiles the criteria select (evseId 0: the station level only; omitted: every
+EVSE; above 0: that EVSE; purpose, stackLevel, ids and source as filters), one report per EVSE and
+source with tbc on all but the last; NoProfiles and no report when nothing matches. The engine
+(harness/smartcharging/engine.py, rule K3) computes the expected reports from what the test installed."""
+
+import pytest
+
+from harness.arena import CS
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, case, checks
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, get_profiles, install,
+                                             install_all, judge_reports, new_id, oracle_station)
+from harness.verdict import check_equal
+
+
+class K09(RuleTable):
+    """The rules of K09 (spec 001 Smart charging messages: GetChargingProfiles, ReportChargingProfiles)."""
+    no_profiles = must("spec 001 Smart charging messages: GetChargingProfilesRequest; GetChargingProfilesResponse",
+                       "when no profile matches the station answers NoProfiles and sends no report", by=CS)
+
+
+pytestmark = case("K09", block="Smart charging", roles=("csms", "cs"), protocols=OCPP2, requires=["smart_charging"])
+
+
+def _installs(evse_id: int) -> list[tuple[int, dict]]:
+    """A TxDefaultProfile at the station level (stack 0), one at the EVSE (stack 1), the station max."""
+    return [(0, charging_profile(new_id(), [(0, "16.0")])),
+            (evse_id, charging_profile(new_id(), [(0, "10.0")], stack_level=1)),
+            (0, charging_profile(new_id(), [(0, "32.0")], purpose="ChargingStationMaxProfile"))]
+
+
+# name: the request's (evseId or None, criteria), given the EVSE and the installed profiles' ids
+CRITERIA = {
+    "every-evse": lambda e, ids: (None, {}),
+    "station-level": lambda e, ids: (0, {}),
+    "one-evse": lambda e, ids: (e, {}),
+    "purpose": lambda e, ids: (None, {"chargingProfilePurpose": "TxDefaultProfile"}),
+    "stack-level": lambda e, ids: (None, {"stackLevel": 1}),
+    "ids": lambda e, ids: (None, {"chargingProfileId": [ids[0], ids[1]]}),
+    "source-cso": lambda e, ids: (None, {"chargingLimitSource": ["CSO"]}),
+    "purpose-at-station-level": lambda e, ids: (0, {"chargingProfilePurpose": "ChargingStationMaxProfile"}),
+}
+
+
+def _request(evse_id, criteria) -> dict:
+    return {"requestId": new_id(), "chargingProfile": criteria} | ({} if evse_id is None else {"evseId": evse_id})
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("name", list(CRITERIA))
+@checks(ChargingProfiles.accepted, ChargingProfiles.reported, ChargingProfiles.tbc)
+async def test_reports_are_what_the_criteria_select(ocpp, profile, name):
+    """Three profiles at two levels; the criteria's selection is reported, split by EVSE and source."""
+    evse_id = profile.evses[0].id
+    installed = await install_all(ocpp, _installs(evse_id))
+    request = _request(*CRITERIA[name](evse_id, sorted(installed.ids)))
+    exchange, reports = await get_profiles(ocpp, request)
+    judge_reports(installed, exchange, reports)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(K09.no_profiles)
+async def test_nothing_selected_is_no_profiles(ocpp, profile):
+    """An id no profile has selects nothing: NoProfiles, and no ReportChargingProfiles for the request."""
+    request = _request(None, {"chargingProfileId": [new_id()]})
+    mark = ocpp.mark()
+    exchange, _ = await get_profiles(ocpp, request)
+    check_equal(K09.no_profiles, "GetChargingProfilesResponse status", "NoProfiles", exchange.response["status"])
+    await ocpp.expect_none("ReportChargingProfiles", after=mark, rule=K09.no_profiles,
+                           where=lambda p: p.get("requestId") == request["requestId"])
+
+
+@pytest.mark.sut_roles("csms")
+@pytest.mark.parametrize("name", ["every-evse", "station-level", "purpose-at-station-level", "ids"])
+@checks(ChargingProfiles.report_sent)
+async def test_csms_asks_for_the_profiles_it_was_asked_for(ocpp, profile, name):
+    """The CSMS's GetChargingProfilesRequest carries the evseId (none when none was asked for) and the
+    criteria of its operator's request, with a requestId of its own; it answers the reports that follow
+    (the station holds the profile the operator set first)."""
+    evse_id, criteria = CRITERIA[name](profile.evses[0].id, [new_id(), new_id()])
+    await install(ocpp, Installed(oracle_station(ocpp)), 0, charging_profile(new_id(), [(0, "16.0")]))
+    exchange, _ = await get_profiles(ocpp, _request(evse_id, criteria))
+    check_equal(ChargingProfiles.report_sent, "GetChargingProfilesRequest (evseId, chargingProfile)",
+                (evse_id, criteria), (exchange.request.get("evseId"), exchange.request["chargingProfile"]))

@@ -1,0 +1,64 @@
+"""K13 — Reset / release of an external charging limit (spec 001 Smart charging messages:
+ClearedChargingLimit; rule 12): when the external system releases its limit the station tells the
+CSMS in ClearedChargingLimit, with the limit's source and EVSE, and no longer applies it: the
+composite is the engine's without it. A CSMS answers ClearedChargingLimit with an empty response."""
+
+import pytest
+
+from harness.arena import CS, CSMS
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, case, checks
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,
+                                             install, judge_composite, judge_empty_answer, new_id, oracle_station)
+from harness.smartcharging import LimitSource
+from harness.verdict import check_equal
+
+
+class K13(RuleTable):
+    """The rules of K13 (spec 001 ClearedChargingLimitRequest; rule 12)."""
+    cleared = must("spec 001 Smart charging messages: ClearedChargingLimitRequest; Events",
+                   "a station tells the CSMS of a released external limit in ClearedChargingLimit, with its source "
+                   "and EVSE", by=CS)
+    released = must("spec 001 SetChargingProfile rule 12; Combination rules",
+                    "a released external limit no longer bounds the composite", by=CS)
+    answered = must("spec 001 Smart charging messages: ClearedChargingLimitRequest",
+                    "the CSMS answers ClearedChargingLimit with an empty response", by=CSMS)
+
+
+pytestmark = case("K13", block="Smart charging", roles=("csms", "cs"), protocols=OCPP2, requires=["smart_charging"])
+
+
+async def _release(ocpp, installed: Installed, evse_id: int, source: str):
+    exchange = await ocpp.exchange(CS, "ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id},
+                                   trigger=("release_external_limit", {"evse_id": evse_id, "source": source}),
+                                   rule=K13.cleared)
+    installed.store.release_external(evse_id, LimitSource(source))
+    return exchange
+
+
+@pytest.mark.parametrize("source", ["EMS", "SO"])
+@checks(ChargingProfiles.notified, K13.cleared, K13.answered)
+async def test_released_limit_is_notified(ocpp, profile, source):
+    """ClearedChargingLimit names the released limit's source and EVSE; the CSMS answers it empty."""
+    evse_id = profile.evses[0].id
+    installed = Installed(oracle_station(ocpp))
+    await external_limit(ocpp, installed, evse_id, source, "10.0")
+    exchange = await _release(ocpp, installed, evse_id, source)
+    if ocpp.is_sut(CS):
+        check_equal(K13.cleared, "ClearedChargingLimitRequest (chargingLimitSource, evseId)", (source, evse_id),
+                    (exchange.request["chargingLimitSource"], exchange.request.get("evseId")))
+        return
+    judge_empty_answer(K13.answered, "ClearedChargingLimit", exchange)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(ChargingProfiles.accepted, K13.cleared, K13.released)
+async def test_released_limit_no_longer_bounds_the_composite(ocpp, profile):
+    """A 16 A TxDefaultProfile under an external 10 A limit; once released the composite is 16 A again."""
+    evse_id = profile.evses[0].id
+    installed = Installed(oracle_station(ocpp))
+    await install(ocpp, installed, evse_id, charging_profile(new_id(), [(0, "16.0")], stack_level=1))
+    await external_limit(ocpp, installed, evse_id, "EMS", "10.0")
+    await _release(ocpp, installed, evse_id, "EMS")
+    judge_composite(installed, await composite(ocpp, evse_id, 1800, "A", K13.released), "A", K13.released,
+                    K13.released)
