@@ -50,3 +50,8 @@ def register_key(key: bytes, identity: str | None = None) -> None:
     """An AuthorizationKey is never shown: raw, hex (either case), base64, in a Basic header."""
     REDACTOR.register(key, identity=identity)
     REDACTOR.register(key.hex().upper())   # the hex form a peer may send in capitals
+
+
+def unsupported_measurands(supported: list[str]) -> list[str]:
+    """The valid Measurand values outside ``supported`` (what a charge point declares it can sample)."""
+    return [m for m in MEASURANDS if m not in supported]
