@@ -138,7 +138,72 @@ class ChargePointAcceptsResetButKeepsRunning(ReferenceStation16):
         return None
 
 
+class ChargePointStaysAvailable(ReferenceStation16):
+    """ChangeAvailability: Inoperative is answered Accepted, but the connector never reports Unavailable."""
+
+    def on_ChangeAvailability(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class ChargePointStopsForInoperative(ReferenceStation16):
+    """ChangeAvailability: a charging connector made Inoperative is answered Accepted instead of Scheduled."""
+
+    def on_ChangeAvailability(self, session, payload):
+        return super().on_ChangeAvailability(session, payload) | {"status": "Accepted"}
+
+
+class ChargePointUnlocksWithoutStopping(ReferenceStation16):
+    """UnlockConnector: the connector is unlocked while its transaction runs on (no StopTransaction)."""
+
+    def on_UnlockConnector(self, session, payload):
+        return {"status": "Unlocked"}
+
+
+class ChargePointUnlocksUnknownConnectors(ReferenceStation16):
+    """UnlockStatus: a connector the charge point does not have is answered UnlockFailed, not NotSupported."""
+
+    def on_UnlockConnector(self, session, payload):
+        answer = super().on_UnlockConnector(session, payload)
+        return {"status": "UnlockFailed"} if payload["connectorId"] not in self.connectors else answer
+
+
+class ChargePointIgnoresStopTransactionOnInvalidId(ReferenceStation16):
+    """StopTransactionOnInvalidId true: a refused StartTransaction leaves the transaction running."""
+
+    async def start_charging(self, connector):
+        self.config.set("StopTransactionOnInvalidId", "false")
+        return await super().start_charging(connector)
+
+
+class ChargePointKeepsItsCache(ReferenceStation16):
+    """ClearCache: answered Accepted, the cache kept (a cached idTag still starts without Authorize)."""
+
+    def on_ClearCache(self, session, payload):
+        return {"status": "Accepted"}
+
+
 # ---------------------------------------------------------------------------- central system faults
+class CentralSystemAddressesTheWholeChargePoint(ReferenceCsms16):
+    """ChangeAvailability: asked for one connector, the central system sends connectorId 0."""
+
+    async def act_change_availability(self, connector_id, type, station=None):
+        await super().act_change_availability(0, type, station)
+
+
+class CentralSystemUnlocksTheNextConnector(ReferenceCsms16):
+    """UnlockConnector: the central system sends the connector after the one it was asked to unlock."""
+
+    async def act_unlock_connector(self, connector_id, station=None):
+        await super().act_unlock_connector(connector_id + 1, station)
+
+
+class CentralSystemAcceptsEveryStart(ReferenceCsms16):
+    """IdTagInfo: every StartTransaction is Accepted, whatever the idTag's status."""
+
+    def on_StartTransaction(self, session, payload):
+        return super().on_StartTransaction(session, payload) | {"idTagInfo": {"status": "Accepted"}}
+
+
 class CentralSystemNeverPending(ReferenceCsms16):
     """Registration: a central system configured to answer Pending answers Accepted."""
 
@@ -227,6 +292,8 @@ BOOT, AUTH, TX = "boot/test_BOOT16.py", "authorization/test_AUTH16.py", "transac
 OFFLINE, CONFIG = "transactions/test_OFFLINE16.py", "configuration/test_CONFIG16.py"
 SECURITY, DATA = "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
 RESET, REMOTE = "reset/test_RESET16.py", "remote/test_REMOTE16.py"
+AVAIL, UNLOCK = "availability/test_AVAIL16.py", "unlock/test_UNLOCK16.py"
+INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -280,4 +347,25 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-rejects-unknown-vendor", "datatransfer.unknown_vendor", CentralSystemRejectsUnknownVendor,
             (node(DATA, "test_data_transfer_to_central_system", "csms", "unknown_vendor"),),
             "DataTransferResponse status is wrong"),
+    Fault16("cp-stays-available", "AVAIL16.unavailable", ChargePointStaysAvailable,
+            (node(AVAIL, "test_connector_made_inoperative_then_operative", "cs"),), "did not send StatusNotification"),
+    Fault16("cp-stops-for-inoperative", "AVAIL16.scheduled", ChargePointStopsForInoperative,
+            (node(AVAIL, "test_change_while_charging_is_scheduled", "cs"),), "ChangeAvailability.conf status is wrong"),
+    Fault16("cs-addresses-the-whole-charge-point", "ops16.sent_as_asked", CentralSystemAddressesTheWholeChargePoint,
+            (node(AVAIL, "test_connector_made_inoperative_then_operative", "csms"),), "ChangeAvailability.req is wrong"),
+    Fault16("cp-unlocks-without-stopping", "UNLOCK16.stops_transaction", ChargePointUnlocksWithoutStopping,
+            (node(UNLOCK, "test_unlock_stops_the_running_transaction", "cs"),), "did not send StopTransaction"),
+    Fault16("cp-unlocks-unknown-connectors", "UNLOCK16.unknown_connector", ChargePointUnlocksUnknownConnectors,
+            (node(UNLOCK, "test_unlock_of_an_unknown_connector_is_not_supported", "cs"),),
+            "UnlockConnector.conf status for connector 3 is wrong"),
+    Fault16("cs-unlocks-the-next-connector", "ops16.sent_as_asked", CentralSystemUnlocksTheNextConnector,
+            (node(UNLOCK, "test_unlock_without_transaction", "csms"),), "UnlockConnector.req is wrong"),
+    Fault16("cp-ignores-stop-transaction-on-invalid-id", "INVALIDID16.stopped",
+            ChargePointIgnoresStopTransactionOnInvalidId,
+            (node(INVALID, "test_refused_start_stops_the_transaction", "cs"),), "did not send StopTransaction"),
+    Fault16("cs-accepts-every-start", "INVALIDID16.refused", CentralSystemAcceptsEveryStart,
+            (node(INVALID, "test_start_with_a_tag_that_is_not_valid_is_refused", "csms", "Invalid"),),
+            "StartTransaction.conf idTagInfo.status for the invalid idTag is wrong"),
+    Fault16("cp-keeps-its-cache", "CACHE16.cleared", ChargePointKeepsItsCache,
+            (node(CACHE, "test_cleared_identifier_is_authorized_again", "cs"),), "did not send Authorize"),
 )
