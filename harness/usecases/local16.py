@@ -8,7 +8,6 @@ import asyncio
 
 from harness.arena import CS, OcppArena
 from harness.rules import Rule
-from harness.transport.ws import Exchange
 from harness.verdict import require
 
 NOTICE = 0.5   # seconds for the charge point to act on what changed (the link down, a card, a cable)
@@ -29,8 +28,3 @@ async def presented_offline(arena: OcppArena, id_tag: str, connector_id: int, *,
         require(connection is not None, reconnects, "the charge point did not connect again once the link was back",
                 expected="a connection", actual=f"refused: {arena.refused()[-3:]}")
 
-
-def started_with(arena: OcppArena, id_tag: str) -> Exchange | None:
-    """The StartTransaction with ``id_tag`` on the current link, if one came."""
-    return next((e for e in arena.link.history if e.action == "StartTransaction"
-                 and str(e.request.get("idTag", "")).casefold() == id_tag.casefold()), None)

@@ -182,6 +182,30 @@ class ChargePointKeepsItsCache(ReferenceStation16):
         return {"status": "Accepted"}
 
 
+class ChargePointTakesOldDifferentialVersions(ReferenceStation16):
+    """UpdateStatus VersionMismatch: a Differential update of the list's own version is Accepted."""
+
+    def on_SendLocalList(self, session, payload):
+        if payload["updateType"] == "Differential" and payload["listVersion"] <= self.local_list.version:
+            self.local_list.version = payload["listVersion"] - 1
+        return super().on_SendLocalList(session, payload)
+
+
+class ChargePointAcceptsEveryoneOffline(ReferenceStation16):
+    """Behaviour rule 8: offline every identifier is accepted, even one the list holds as not valid."""
+
+    def local_decision(self, id_tag):
+        return super().local_decision(id_tag) if self.online else {"status": "Accepted"}
+
+
+class ChargePointHidesListConflicts(ReferenceStation16):
+    """Local list conflict: a StartTransaction.conf contradicting the list is not reported (LocalListConflict)."""
+
+    def id_tag_info_received(self, id_tag, info, action):
+        if action != "StartTransaction":
+            super().id_tag_info_received(id_tag, info, action)
+
+
 # ---------------------------------------------------------------------------- central system faults
 class CentralSystemAddressesTheWholeChargePoint(ReferenceCsms16):
     """ChangeAvailability: asked for one connector, the central system sends connectorId 0."""
@@ -195,6 +219,13 @@ class CentralSystemUnlocksTheNextConnector(ReferenceCsms16):
 
     async def act_unlock_connector(self, connector_id, station=None):
         await super().act_unlock_connector(connector_id + 1, station)
+
+
+class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
+    """SendLocalList: asked for a Differential update, the central system sends a Full one."""
+
+    async def act_send_local_list(self, list_version, update_type, local_authorization_list=None, station=None):
+        await super().act_send_local_list(list_version, "Full", local_authorization_list, station)
 
 
 class CentralSystemAcceptsEveryStart(ReferenceCsms16):
@@ -294,6 +325,7 @@ SECURITY, DATA = "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
 RESET, REMOTE = "reset/test_RESET16.py", "remote/test_REMOTE16.py"
 AVAIL, UNLOCK = "availability/test_AVAIL16.py", "unlock/test_UNLOCK16.py"
 INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16.py"
+LOCALLIST = "authorization/test_LOCALLIST16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -368,4 +400,15 @@ FAULTS: tuple[Fault16, ...] = (
             "StartTransaction.conf idTagInfo.status for the invalid idTag is wrong"),
     Fault16("cp-keeps-its-cache", "CACHE16.cleared", ChargePointKeepsItsCache,
             (node(CACHE, "test_cleared_identifier_is_authorized_again", "cs"),), "did not send Authorize"),
+    Fault16("cp-takes-old-differential-versions", "LOCALLIST16.version_mismatch",
+            ChargePointTakesOldDifferentialVersions,
+            (node(LOCALLIST, "test_differential_update_of_an_old_version_is_a_mismatch", "cs"),),
+            "SendLocalList.conf status (Differential, same version) is wrong"),
+    Fault16("cp-accepts-everyone-offline", "LOCALLIST16.not_valid_refused", ChargePointAcceptsEveryoneOffline,
+            (node(LOCALLIST, "test_listed_identifier_that_is_not_valid_is_refused_offline", "cs", "Blocked"),),
+            "the SUT sent StartTransaction when it must not"),
+    Fault16("cp-hides-list-conflicts", "LOCALLIST16.conflict", ChargePointHidesListConflicts,
+            (node(LOCALLIST, "test_conflict_with_the_list_is_reported", "cs"),), "did not send StatusNotification"),
+    Fault16("cs-sends-only-full-lists", "ops16.sent_as_asked", CentralSystemSendsOnlyFullLists,
+            (node(LOCALLIST, "test_differential_update_is_accepted", "csms"),), "SendLocalList.req is wrong"),
 )
