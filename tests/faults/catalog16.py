@@ -206,6 +206,36 @@ class ChargePointHidesListConflicts(ReferenceStation16):
             super().id_tag_info_received(id_tag, info, action)
 
 
+class ChargePointLetsAnyoneUseTheReservation(ReferenceStation16):
+    """Reservation: a reserved connector starts a transaction for another idTag."""
+
+    def reservation_refuses(self, connector, id_tag, parent):
+        return False
+
+
+class ChargePointDropsTheReservationId(ReferenceStation16):
+    """StartTransaction: the transaction that uses a reservation does not carry its reservationId."""
+
+    def claim_reservation(self, connector, id_tag, parent):
+        super().claim_reservation(connector, id_tag, parent)
+        return None
+
+
+class ChargePointKeepsExpiredReservations(ReferenceStation16):
+    """Reservation expiry: the connector stays Reserved after the expiryDate."""
+
+    async def _expire(self, connector, reservation):
+        return None
+
+
+class ChargePointCancelsAnyReservation(ReferenceStation16):
+    """CancelReservationStatus: a reservationId that is not active is answered Accepted."""
+
+    def on_CancelReservation(self, session, payload):
+        super().on_CancelReservation(session, payload)
+        return {"status": "Accepted"}
+
+
 # ---------------------------------------------------------------------------- central system faults
 class CentralSystemAddressesTheWholeChargePoint(ReferenceCsms16):
     """ChangeAvailability: asked for one connector, the central system sends connectorId 0."""
@@ -226,6 +256,14 @@ class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
 
     async def act_send_local_list(self, list_version, update_type, local_authorization_list=None, station=None):
         await super().act_send_local_list(list_version, "Full", local_authorization_list, station)
+
+
+class CentralSystemDropsTheReservationGroup(ReferenceCsms16):
+    """ReserveNow: asked for a reservation with a parentIdTag, the central system leaves it out."""
+
+    async def act_reserve_now(self, connector_id, expiry_date, id_tag, reservation_id, parent_id_tag=None,
+                              station=None):
+        await super().act_reserve_now(connector_id, expiry_date, id_tag, reservation_id, None, station)
 
 
 class CentralSystemAcceptsEveryStart(ReferenceCsms16):
@@ -325,7 +363,7 @@ SECURITY, DATA = "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
 RESET, REMOTE = "reset/test_RESET16.py", "remote/test_REMOTE16.py"
 AVAIL, UNLOCK = "availability/test_AVAIL16.py", "unlock/test_UNLOCK16.py"
 INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16.py"
-LOCALLIST = "authorization/test_LOCALLIST16.py"
+LOCALLIST, RESERVE = "authorization/test_LOCALLIST16.py", "reservation/test_RESERVE16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -411,4 +449,17 @@ FAULTS: tuple[Fault16, ...] = (
             (node(LOCALLIST, "test_conflict_with_the_list_is_reported", "cs"),), "did not send StatusNotification"),
     Fault16("cs-sends-only-full-lists", "ops16.sent_as_asked", CentralSystemSendsOnlyFullLists,
             (node(LOCALLIST, "test_differential_update_is_accepted", "csms"),), "SendLocalList.req is wrong"),
+    Fault16("cp-lets-anyone-use-the-reservation", "RESERVE16.other_refused", ChargePointLetsAnyoneUseTheReservation,
+            (node(RESERVE, "test_reserved_connector_serves_only_its_id_tag", "cs"),),
+            "the SUT sent StartTransaction when it must not"),
+    Fault16("cp-drops-the-reservation-id", "RESERVE16.reservation_used", ChargePointDropsTheReservationId,
+            (node(RESERVE, "test_remote_start_uses_the_reservation", "cs"),),
+            "StartTransaction.req reservationId is wrong"),
+    Fault16("cp-keeps-expired-reservations", "RESERVE16.expires", ChargePointKeepsExpiredReservations,
+            (node(RESERVE, "test_reservation_expires", "cs"),), "did not send StatusNotification"),
+    Fault16("cp-cancels-any-reservation", "RESERVE16.cancel_unknown", ChargePointCancelsAnyReservation,
+            (node(RESERVE, "test_cancel_of_an_unknown_reservation_is_rejected", "cs"),),
+            "CancelReservation.conf status is wrong"),
+    Fault16("cs-drops-the-reservation-group", "ops16.sent_as_asked", CentralSystemDropsTheReservationGroup,
+            (node(RESERVE, "test_group_member_uses_the_reservation", "csms"),), "ReserveNow.req is wrong"),
 )
