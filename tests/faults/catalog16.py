@@ -236,6 +236,30 @@ class ChargePointCancelsAnyReservation(ReferenceStation16):
         return {"status": "Accepted"}
 
 
+class ChargePointAcceptsTriggersSilently(ReferenceStation16):
+    """TriggerMessage: Accepted, and the requested message never sent."""
+
+    def on_TriggerMessage(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class ChargePointReportsAnOldUpload(ReferenceStation16):
+    """DiagnosticsStatus Idle: a triggered DiagnosticsStatusNotification says Uploaded though nothing uploads."""
+
+    async def _send_triggered(self, message, chosen, every):
+        if message == "DiagnosticsStatusNotification":
+            await self.call(message, {"status": "Uploaded"})
+        else:
+            await super()._send_triggered(message, chosen, every)
+
+
+class ChargePointTriggersUnknownConnectors(ReferenceStation16):
+    """TriggerMessage: a connector the charge point does not have is answered Accepted."""
+
+    def on_TriggerMessage(self, session, payload):
+        return super().on_TriggerMessage(session, payload) | {"status": "Accepted"}
+
+
 # ---------------------------------------------------------------------------- central system faults
 class CentralSystemAddressesTheWholeChargePoint(ReferenceCsms16):
     """ChangeAvailability: asked for one connector, the central system sends connectorId 0."""
@@ -264,6 +288,13 @@ class CentralSystemDropsTheReservationGroup(ReferenceCsms16):
     async def act_reserve_now(self, connector_id, expiry_date, id_tag, reservation_id, parent_id_tag=None,
                               station=None):
         await super().act_reserve_now(connector_id, expiry_date, id_tag, reservation_id, None, station)
+
+
+class CentralSystemTriggersHeartbeats(ReferenceCsms16):
+    """TriggerMessage: whatever it is asked to trigger, the central system asks for a Heartbeat."""
+
+    async def act_trigger_message(self, requested_message, connector_id=None, station=None):
+        await super().act_trigger_message("Heartbeat", connector_id, station)
 
 
 class CentralSystemAcceptsEveryStart(ReferenceCsms16):
@@ -364,6 +395,7 @@ RESET, REMOTE = "reset/test_RESET16.py", "remote/test_REMOTE16.py"
 AVAIL, UNLOCK = "availability/test_AVAIL16.py", "unlock/test_UNLOCK16.py"
 INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16.py"
 LOCALLIST, RESERVE = "authorization/test_LOCALLIST16.py", "reservation/test_RESERVE16.py"
+TRIGGER = "trigger/test_TRIGGER16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -462,4 +494,14 @@ FAULTS: tuple[Fault16, ...] = (
             "CancelReservation.conf status is wrong"),
     Fault16("cs-drops-the-reservation-group", "ops16.sent_as_asked", CentralSystemDropsTheReservationGroup,
             (node(RESERVE, "test_group_member_uses_the_reservation", "csms"),), "ReserveNow.req is wrong"),
+    Fault16("cp-accepts-triggers-silently", "TRIGGER16.follows", ChargePointAcceptsTriggersSilently,
+            (node(TRIGGER, "test_triggered_message_follows", "cs", "Heartbeat"),), "did not send Heartbeat"),
+    Fault16("cp-reports-an-old-upload", "TRIGGER16.idle", ChargePointReportsAnOldUpload,
+            (node(TRIGGER, "test_triggered_message_follows", "cs", "DiagnosticsStatusNotification"),),
+            "DiagnosticsStatusNotification.req status is wrong"),
+    Fault16("cp-triggers-unknown-connectors", "TRIGGER16.unknown_connector", ChargePointTriggersUnknownConnectors,
+            (node(TRIGGER, "test_trigger_for_an_unknown_connector_is_refused", "cs"),), "was Accepted"),
+    Fault16("cs-triggers-heartbeats", "ops16.sent_as_asked", CentralSystemTriggersHeartbeats,
+            (node(TRIGGER, "test_triggered_message_follows", "csms", "StatusNotification"),),
+            "TriggerMessage.req is wrong"),
 )
