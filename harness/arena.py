@@ -39,6 +39,8 @@ RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersio
 REMOTE_STOP = {OcppVersion.V16: "RemoteStopTransaction", OcppVersion.V201: "RequestStopTransaction",
                OcppVersion.V21: "RequestStopTransaction"}
 
+# the answers after which what the harness set at a station under test is to be undone
+UNDONE_WHEN = ("Accepted", "RebootRequired", "Scheduled")
 
 class Restart(RuleTable, namespace="restart"):
     """What the arena relies on when it restarts a station under test that did not boot on connecting."""
@@ -236,7 +238,7 @@ class OcppArena(Arena):
         profile, a configuration value) is undone when the test ends."""
         undo = await self._undo_of(action, payload) if self.is_sut(CS) else None
         exchange = await self.link.call_exchange(action, payload)
-        if undo is not None and (exchange.response or {}).get("status") in ("Accepted", "RebootRequired", "Scheduled"):
+        if undo is not None and (exchange.response or {}).get("status") in UNDONE_WHEN:
             self.undo(*undo)
         return exchange
 

@@ -42,7 +42,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     configuration.ConfigurationCsms16,
     security.SecurityCsms16,
     data_transfer.DataTransferCsms,
-    smart_charging.SmartChargingCsms2x,
+    smart_charging.SmartChargingCsms2x, smart_charging.SmartChargingCsms16,
     availability.AvailabilityCsms16,
     local_authorization.LocalAuthorizationCsms16,
     reservation.ReservationCsms16,

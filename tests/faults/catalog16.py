@@ -260,6 +260,23 @@ class ChargePointTriggersUnknownConnectors(ReferenceStation16):
         return super().on_TriggerMessage(session, payload) | {"status": "Accepted"}
 
 
+class ChargePointTakesMaxProfilesAnywhere(ReferenceStation16):
+    """Smart charging rule 11: a ChargePointMaxProfile for a connector above 0 is Accepted."""
+
+    def on_SetChargingProfile(self, session, payload):
+        answer = super().on_SetChargingProfile(session, payload)
+        purpose = payload["csChargingProfiles"]["chargingProfilePurpose"]
+        return {"status": "Accepted"} if purpose == "ChargePointMaxProfile" else answer
+
+
+class ChargePointClearsWhatIsNotThere(ReferenceStation16):
+    """ClearChargingProfileStatus: clearing a profile that is no longer installed is Accepted, not Unknown."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        super().on_ClearChargingProfile(session, payload)
+        return {"status": "Accepted"}
+
+
 # ---------------------------------------------------------------------------- central system faults
 class CentralSystemAddressesTheWholeChargePoint(ReferenceCsms16):
     """ChangeAvailability: asked for one connector, the central system sends connectorId 0."""
@@ -295,6 +312,13 @@ class CentralSystemTriggersHeartbeats(ReferenceCsms16):
 
     async def act_trigger_message(self, requested_message, connector_id=None, station=None):
         await super().act_trigger_message("Heartbeat", connector_id, station)
+
+
+class CentralSystemSetsProfilesForTheWholeChargePoint(ReferenceCsms16):
+    """SetChargingProfile: asked for a connector, the central system sends connectorId 0."""
+
+    async def act_set_charging_profile(self, connector_id, cs_charging_profiles, station=None):
+        await super().act_set_charging_profile(0, cs_charging_profiles, station)
 
 
 class CentralSystemAcceptsEveryStart(ReferenceCsms16):
@@ -395,7 +419,7 @@ RESET, REMOTE = "reset/test_RESET16.py", "remote/test_REMOTE16.py"
 AVAIL, UNLOCK = "availability/test_AVAIL16.py", "unlock/test_UNLOCK16.py"
 INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16.py"
 LOCALLIST, RESERVE = "authorization/test_LOCALLIST16.py", "reservation/test_RESERVE16.py"
-TRIGGER = "trigger/test_TRIGGER16.py"
+TRIGGER, SC = "trigger/test_TRIGGER16.py", "smartcharging/test_SC16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -454,7 +478,8 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-stops-for-inoperative", "AVAIL16.scheduled", ChargePointStopsForInoperative,
             (node(AVAIL, "test_change_while_charging_is_scheduled", "cs"),), "ChangeAvailability.conf status is wrong"),
     Fault16("cs-addresses-the-whole-charge-point", "ops16.sent_as_asked", CentralSystemAddressesTheWholeChargePoint,
-            (node(AVAIL, "test_connector_made_inoperative_then_operative", "csms"),), "ChangeAvailability.req is wrong"),
+            (node(AVAIL, "test_connector_made_inoperative_then_operative", "csms"),),
+            "ChangeAvailability.req is wrong"),
     Fault16("cp-unlocks-without-stopping", "UNLOCK16.stops_transaction", ChargePointUnlocksWithoutStopping,
             (node(UNLOCK, "test_unlock_stops_the_running_transaction", "cs"),), "did not send StopTransaction"),
     Fault16("cp-unlocks-unknown-connectors", "UNLOCK16.unknown_connector", ChargePointUnlocksUnknownConnectors,
@@ -504,4 +529,11 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-triggers-heartbeats", "ops16.sent_as_asked", CentralSystemTriggersHeartbeats,
             (node(TRIGGER, "test_triggered_message_follows", "csms", "StatusNotification"),),
             "TriggerMessage.req is wrong"),
+    Fault16("cp-takes-max-profiles-anywhere", "SC16.max_at_zero", ChargePointTakesMaxProfilesAnywhere,
+            (node(SC, "test_charge_point_max_profile_only_at_connector_0", "cs"),), "was Accepted"),
+    Fault16("cp-clears-what-is-not-there", "SC16.cleared", ChargePointClearsWhatIsNotThere,
+            (node(SC, "test_cleared_profile_is_gone", "cs"),), "ClearChargingProfile.conf status is wrong"),
+    Fault16("cs-sets-profiles-for-the-whole-charge-point", "ops16.sent_as_asked",
+            CentralSystemSetsProfilesForTheWholeChargePoint,
+            (node(SC, "test_tx_profile_for_the_running_transaction", "csms"),), "SetChargingProfile.req is wrong"),
 )

@@ -14,8 +14,8 @@ does (``unlock_result``: Unlocked, UnlockFailed, or NotSupported for a fixed cab
 a connector it does not have; a transaction running on the connector is stopped first, reason
 UnlockCommand.
 
-CSMS: both (and the 1.6 UnlockConnector) as actuator actions; a 2.x remote start carries a fresh server-generated Central idToken
-and a unique remoteStartId (spec 001 Remote start rule 1).
+CSMS: both (and the 1.6 UnlockConnector) as actuator actions; a 2.x remote start carries a fresh
+server-generated Central idToken and a unique remoteStartId (spec 001 Remote start rule 1).
 """
 
 from __future__ import annotations

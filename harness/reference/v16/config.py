@@ -26,6 +26,11 @@ from harness.ocpp.v16 import (AUTHORIZATION_KEY, KEY_BYTES, LOCAL_AUTH_LIST, REM
 from harness.reference.v16.local_auth import MAX_LENGTH
 
 
+# The smart-charging discovery keys (spec 002 rule 15) the reference reports with the Smart Charging
+# profile, and the limits its charging-profile engine keeps.
+DISCOVERY_KEYS = {"ChargeProfileMaxStackLevel": "8", "ChargingScheduleAllowedChargingRateUnit": "Current,Power",
+                  "ChargingScheduleMaxPeriods": "24", "MaxChargingProfilesInstalled": "16"}
+
 # The measurands the reference meter reports (spec 002 Measurand; rule 16 metering keys).
 SUPPORTED_MEASURANDS = frozenset({"Energy.Active.Import.Register"})
 
@@ -107,6 +112,8 @@ class ConfigurationStore:
             Key(AUTHORIZATION_KEY, authorization_key.hex() if authorization_key else None, accepts=hex_key,
                 secret=True),
         ]
+        if smart_charging:
+            keys += [Key(name, value, readonly=True) for name, value in DISCOVERY_KEYS.items()]
         return cls(keys)
 
     # ------------------------------------------------------------ K1

@@ -103,7 +103,8 @@ async def test_list_version_is_reported(ocpp):
 @needs(tagged("Accepted"), tagged("Blocked"))
 async def test_full_update_is_accepted(ocpp, profile):
     """A Full list (a valid and a blocked idTag) is Accepted, and its version is reported after."""
-    version = await _full(ocpp, [_entry(tag16(profile, "Accepted").id), _entry(tag16(profile, "Blocked").id, "Blocked")])
+    valid, blocked = tag16(profile, "Accepted").id, tag16(profile, "Blocked").id
+    version = await _full(ocpp, [_entry(valid), _entry(blocked, "Blocked")])
     check_equal(LOCALLIST16.version, "GetLocalListVersion.conf listVersion", version, await _version(ocpp))
 
 

@@ -82,7 +82,8 @@ async def test_start_with_a_tag_that_is_not_valid_is_refused(ocpp, profile, stat
     token, connector = tag16(profile, status), connectors(profile)[0]
     mark = ocpp.mark()
     await ocpp.act(CS, "start_locally_authorized", id_tag=token.id, connector_id=connector)
-    started = await ocpp.expect("StartTransaction", sender=CS, after=mark, where=lambda p: p["connectorId"] == connector)
+    started = await ocpp.expect("StartTransaction", sender=CS, after=mark,
+                                where=lambda p: p["connectorId"] == connector)
     check_equal(INVALIDID16.refused, f"StartTransaction.conf idTagInfo.status for the {token.name} idTag", status,
                 id_tag_status(started))
     stop = await ocpp.expect("StopTransaction", sender=CS, after=mark,
