@@ -29,6 +29,10 @@ class Operations16(RuleTable, namespace="ops16"):
                     "not a CALLERROR)", by=CS)
 
 
+# the rows every test of an operation judges (its @checks start with them)
+ASKED = (Operations16.sent_as_asked, Operations16.answered)
+
+
 def snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

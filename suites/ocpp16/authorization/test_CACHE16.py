@@ -15,7 +15,7 @@ from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import Core16, authorize, configure_charge_point, connectors, id_tag_status, tag16, tagged
 from harness.usecases.local16 import presented_offline
-from harness.usecases.operations16 import Operations16, operate, status_of
+from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
 from harness.verdict import check_equal, violated
 
 
@@ -44,7 +44,7 @@ def _two_connectors(profile):
     return connectors(profile)[:2] if len(connectors(profile)) > 1 else connectors(profile) * 2
 
 
-@checks(*(Operations16.sent_as_asked, Operations16.answered), csms=TC("TC_061_CSMS"))
+@checks(*ASKED, csms=TC("TC_061_CSMS"))
 async def test_clear_cache_is_answered(ocpp):
     """ClearCache is sent as asked and answered with ClearCache.conf (Accepted, or Rejected by a charge point
     without a cache)."""

@@ -19,7 +19,7 @@ from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import Core16, configure_charge_point, connectors, id_tag_status, same_tag, tag16, tagged
 from harness.usecases.local16 import NOTICE, presented_offline
-from harness.usecases.operations16 import Operations16, operate, status_of
+from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
 from harness.verdict import check_equal, check_in, require
 
 
@@ -61,8 +61,6 @@ class LOCALLIST16(RuleTable):
 
 pytestmark = case("LOCALLIST16", block="Local Auth List Management (1.6)", roles=("csms", "cs"), protocols=OCPP16,
                   requires=["local_list"])
-
-ASKED = (Operations16.sent_as_asked, Operations16.answered)
 
 
 def _entry(id_tag: str, status: str | None = "Accepted") -> dict:

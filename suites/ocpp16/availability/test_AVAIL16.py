@@ -18,7 +18,7 @@ from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks, needs
 from harness.usecases.core16 import Core16, connectors, same_tag, start, tag16, tagged, transaction_id
-from harness.usecases.operations16 import Operations16, operate, status_of
+from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
 from harness.verdict import check_equal, require
 
 
@@ -47,8 +47,6 @@ class AVAIL16(RuleTable):
 
 
 pytestmark = case("AVAIL16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
-
-ASKED = (Operations16.sent_as_asked, Operations16.answered)
 
 
 async def _change(ocpp, connector_id: int, kind: str):

@@ -21,7 +21,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks, needs
 from harness.usecases.core16 import Core16, connectors, start, tag16, tagged, transaction_id
-from harness.usecases.operations16 import Operations16, operate, status_of
+from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
 from harness.usecases.smart_charging import recent_start
 from harness.verdict import check_equal, require
 
@@ -52,8 +52,6 @@ class SC16(RuleTable):
 
 pytestmark = case("SC16", block="Smart Charging (1.6)", roles=("csms", "cs"), protocols=OCPP16,
                   requires=["smart_charging"])
-
-ASKED = (Operations16.sent_as_asked, Operations16.answered)
 
 
 def _profile(purpose: str, limits: list[tuple[int, float]], *, stack_level: int = 0,

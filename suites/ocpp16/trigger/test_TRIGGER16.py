@@ -18,7 +18,7 @@ from harness.ocpp.v16 import MESSAGE_TRIGGERS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import connectors
-from harness.usecases.operations16 import Operations16, operate, status_of
+from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
 from harness.verdict import check_equal, require
 
 PER_CONNECTOR = ("MeterValues", "StatusNotification")   # the triggers sent here with a connectorId
@@ -42,8 +42,6 @@ class TRIGGER16(RuleTable):
 
 pytestmark = case("TRIGGER16", block="Remote Trigger (1.6)", roles=("csms", "cs"), protocols=OCPP16,
                   requires=["remote_trigger"])
-
-ASKED = (Operations16.sent_as_asked, Operations16.answered)
 
 
 def _trigger_checks(message: str):

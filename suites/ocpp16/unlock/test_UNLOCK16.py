@@ -15,7 +15,7 @@ from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import Core16, connectors, start, tag16, tagged, transaction_id
-from harness.usecases.operations16 import Operations16, operate, status_of
+from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
 from harness.verdict import check_equal
 
 
@@ -35,8 +35,6 @@ class UNLOCK16(RuleTable):
 
 
 pytestmark = case("UNLOCK16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
-
-ASKED = (Operations16.sent_as_asked, Operations16.answered)
 
 
 async def _unlock(ocpp, connector_id: int):
