@@ -14,9 +14,13 @@ csms  a 1.6 central system: stations are ``ocpp.v16.ChargePoint`` objects answer
       AuthorizationKey; key rotation: the next boot is Pending, ChangeConfiguration AuthorizationKey,
       close, and only the new key opens a connection.
       Actions: set_registration, rotate_authorization_key, remote_start_transaction,
-      remote_stop_transaction, get_configuration, change_configuration, reset, data_transfer.
+      remote_stop_transaction, get_configuration, change_configuration, reset, data_transfer,
+      change_availability, unlock_connector, clear_cache, and the optional profiles' get_local_list_version,
+      send_local_list, reserve_now, cancel_reservation, trigger_message (sent as asked).
 cs    a 1.6 charge point with the profile's identity, AuthorizationKey and connectors (numbered 1..N
-      over the [station] evse list). Actions: present_id_tag, plug_in, unplug, data_transfer.
+      over the [station] evse list). Actions: present_id_tag, plug_in, unplug, data_transfer. Core only:
+      ChangeAvailability (Scheduled while charging), UnlockConnector (the transaction stopped first),
+      ClearCache Rejected (it keeps no authorization cache).
       Like a real charge point its state (transactions, configuration, key, the queue of
       StartTransaction/MeterValues/StopTransaction) outlives a connection; it reconnects 0.2 s after
       a close, and boots only after a start or a Reset, or while not yet Accepted (behaviour rule 4).
@@ -111,10 +115,20 @@ class CentralLink(ExampleChargePoint16):
         self.central.open_tx.pop(transaction_id, None)
         return call_result.StopTransaction(id_tag_info=self.central.id_tag_info(id_tag) if id_tag else None)
 
+    @on(Action.diagnostics_status_notification)
+    def on_diagnostics_status_notification(self, **_):
+        return call_result.DiagnosticsStatusNotification()
+
+    @on(Action.firmware_status_notification)
+    def on_firmware_status_notification(self, **_):
+        return call_result.FirmwareStatusNotification()
+
 
 class CentralSystem:
     ACTIONS = ("set_registration", "rotate_authorization_key", "remote_start_transaction",
-               "remote_stop_transaction", "get_configuration", "change_configuration", "reset", "data_transfer")
+               "remote_stop_transaction", "get_configuration", "change_configuration", "reset", "data_transfer",
+               "change_availability", "unlock_connector", "clear_cache", "get_local_list_version", "send_local_list",
+               "reserve_now", "cancel_reservation", "trigger_message")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -207,6 +221,42 @@ class CentralSystem:
                             station: str | None = None) -> None:
         self.send(station, call.DataTransfer(vendor_id=vendor_id, message_id=message_id, data=data))
 
+    async def change_availability(self, connector_id: int, type: str, station: str | None = None) -> None:
+        self.send(station, call.ChangeAvailability(connector_id=connector_id, type=type))
+
+    async def unlock_connector(self, connector_id: int, station: str | None = None) -> None:
+        self.send(station, call.UnlockConnector(connector_id=connector_id))
+
+    async def clear_cache(self, station: str | None = None) -> None:
+        self.send(station, call.ClearCache())
+
+    async def get_local_list_version(self, station: str | None = None) -> None:
+        self.send(station, call.GetLocalListVersion())
+
+    async def send_local_list(self, list_version: int, update_type: str, local_authorization_list=None,
+                              station: str | None = None) -> None:
+        # AuthorizationData arrives in 1.6 camelCase; the library wants its snake_case keys
+        entries = [{"id_tag": e["idTag"], **({"id_tag_info": {snake(k): v for k, v in e["idTagInfo"].items()}}
+                                             if "idTagInfo" in e else {})} for e in local_authorization_list or []]
+        self.send(station, call.SendLocalList(list_version=list_version, update_type=update_type,
+                                              local_authorization_list=entries))
+
+    async def reserve_now(self, connector_id: int, expiry_date: str, id_tag: str, reservation_id: int,
+                          parent_id_tag: str | None = None, station: str | None = None) -> None:
+        self.send(station, call.ReserveNow(connector_id=connector_id, expiry_date=expiry_date, id_tag=id_tag,
+                                           reservation_id=reservation_id, parent_id_tag=parent_id_tag))
+
+    async def cancel_reservation(self, reservation_id: int, station: str | None = None) -> None:
+        self.send(station, call.CancelReservation(reservation_id=reservation_id))
+
+    async def trigger_message(self, requested_message: str, connector_id: int | None = None,
+                              station: str | None = None) -> None:
+        self.send(station, call.TriggerMessage(requested_message=requested_message, connector_id=connector_id))
+
+
+def snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
 
 # ====================================================================== the charge point
 MEASURANDS = {"Energy.Active.Import.Register"}
@@ -260,6 +310,7 @@ class Connector:
     authorized: tuple[str, str | None] | None = None   # (idTag, parentIdTag) accepted, waiting for the cable
     tx: Transaction | None = None
     status: str = "Available"
+    operative: bool = True            # ChangeAvailability: an Inoperative connector is Unavailable when idle
 
     def read(self) -> int:
         self.register += 10 + secrets.randbelow(10)
@@ -317,6 +368,31 @@ class ChargePointLink(ExampleChargePoint16):
                           if c.authorized and c.authorized[0] == id_tag and c.tx is None), None)
         if connector is not None and connector.plugged:
             self.station.tasks.spawn(self.station.start(connector))
+
+    @on(Action.change_availability)
+    def on_change_availability(self, connector_id: int, type: str, **_):
+        chosen = self.station.connectors_at(connector_id)
+        if not chosen:
+            return call_result.ChangeAvailability(status="Rejected")
+        for connector in chosen:
+            connector.operative = type == "Operative"
+            if connector.tx is None:
+                self.station.tasks.spawn(self.station.set_status(connector, "Available", changed_only=True))
+        busy = type == "Inoperative" and any(c.tx is not None for c in chosen)
+        return call_result.ChangeAvailability(status="Scheduled" if busy else "Accepted")
+
+    @on(Action.clear_cache)
+    def on_clear_cache(self, **_):
+        return call_result.ClearCache(status="Rejected")      # this example keeps no authorization cache
+
+    @on(Action.unlock_connector)
+    def on_unlock_connector(self, connector_id: int, **_):
+        connector = self.station.connectors.get(connector_id)
+        if connector is None:
+            return call_result.UnlockConnector(status="NotSupported")
+        if connector.tx is not None:                           # the transaction is stopped first
+            self.station.tasks.spawn(self.station.stop(connector, "UnlockCommand"))
+        return call_result.UnlockConnector(status="Unlocked")
 
     @on(Action.remote_stop_transaction)
     async def on_remote_stop_transaction(self, transaction_id: int, **_):
@@ -438,10 +514,21 @@ class ChargePoint16:
         await link.call(call.StatusNotification(connector_id=connector.id, error_code="NoError",
                                                 status=connector.status, timestamp=now()))
 
-    async def set_status(self, connector: Connector, status: str) -> None:
+    async def set_status(self, connector: Connector, status: str, *, changed_only: bool = False) -> None:
+        """Available reads Unavailable on an Inoperative connector; ``changed_only``: only a change is reported."""
+        if status == "Available" and not connector.operative:
+            status = "Unavailable"
+        if changed_only and status == connector.status:
+            return
         connector.status = status
-        if self.accepted.is_set() and self.link is not None:    # offline: reported after the next boot
+        if self.registered and self.link is not None:    # offline: reported after the next boot
             await self.report(self.link, connector)
+
+    def connectors_at(self, connector_id: int) -> list[Connector]:
+        """The connectors ``connector_id`` addresses: all for 0 (the whole charge point), else that one (or none)."""
+        if connector_id == 0:
+            return list(self.connectors.values())
+        return [self.connectors[connector_id]] if connector_id in self.connectors else []
 
     # ---- transaction messages: in order, retried, kept while offline (behaviour rules 1 and 2)
     def enqueue(self, item: Queued) -> None:
@@ -476,9 +563,9 @@ class ChargePoint16:
     # ---- what happens at the charge point
     def free_connector(self, connector_id: int | None) -> Connector | None:
         if connector_id is None:
-            return next((c for c in self.connectors.values() if c.tx is None), None)
+            return next((c for c in self.connectors.values() if c.tx is None and c.operative), None)
         connector = self.connectors.get(connector_id)
-        return connector if connector is not None and connector.tx is None else None
+        return connector if connector is not None and connector.tx is None and connector.operative else None
 
     def running(self, transaction_id: int) -> Connector | None:
         return next((c for c in self.connectors.values() if c.tx and c.tx.id == transaction_id), None)
@@ -493,7 +580,7 @@ class ChargePoint16:
         connector = self.connectors[connector_id] if connector_id is not None else next(
             (c for c in self.connectors.values() if c.tx and same_tag(c.tx.id_tag, id_tag)), None) \
             or self.free_connector(None)
-        if connector is None:
+        if connector is None or (connector.tx is None and not connector.operative):
             return
         tx = connector.tx
         if tx is not None and same_tag(tx.id_tag, id_tag):
@@ -517,7 +604,7 @@ class ChargePoint16:
         connector.plugged = True
         if connector.authorized and connector.tx is None:
             await self.start(connector)
-        else:
+        elif connector.operative:
             await self.set_status(connector, "Preparing")
 
     async def cable_out(self, connector: Connector) -> None:

@@ -39,6 +39,8 @@ RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersio
 REMOTE_STOP = {OcppVersion.V16: "RemoteStopTransaction", OcppVersion.V201: "RequestStopTransaction",
                OcppVersion.V21: "RequestStopTransaction"}
 
+# the answers after which what the harness set at a station under test is to be undone
+UNDONE_WHEN = ("Accepted", "RebootRequired", "Scheduled")
 
 class Restart(RuleTable, namespace="restart"):
     """What the arena relies on when it restarts a station under test that did not boot on connecting."""
@@ -241,7 +243,7 @@ class OcppArena(Arena):
         profile, a configuration value) is undone when the test ends."""
         undo = await self._undo_of(action, payload) if self.is_sut(CS) else None
         exchange = await self.link.call_exchange(action, payload)
-        if undo is not None and (exchange.response or {}).get("status") in ("Accepted", "RebootRequired"):
+        if undo is not None and (exchange.response or {}).get("status") in UNDONE_WHEN:
             self.undo(*undo)
         return exchange
 
@@ -264,6 +266,26 @@ class OcppArena(Arena):
                 return None
             return f"restore {key}={old}", lambda: self.link.call_exchange("ChangeConfiguration",
                                                                             {"key": key, "value": old})
+        return await self._undo_of16(action, payload) if self.version is OcppVersion.V16 else None
+
+    async def _undo_of16(self, action: str, payload: dict[str, Any]):
+        """A 1.6 connector made Inoperative is made Operative again, a reservation cancelled; the local list,
+        whose entries 1.6 cannot read back, is emptied at the version it had."""
+        if action == "ChangeAvailability" and payload["type"] == "Inoperative":
+            operative = {"connectorId": payload["connectorId"], "type": "Operative"}
+            return f"make connector {payload['connectorId']} operative", \
+                lambda: self.link.call_exchange("ChangeAvailability", operative)
+        if action == "ReserveNow":
+            cancel = {"reservationId": payload["reservationId"]}
+            return f"cancel the reservation {cancel}", lambda: self.link.call_exchange("CancelReservation", cancel)
+        if action == "SendLocalList":
+            try:
+                version = (await self.link.call("GetLocalListVersion", {}))["listVersion"]
+            except CallFailed:
+                return None
+            emptied = {"listVersion": max(version, 0), "updateType": "Full", "localAuthorizationList": []}
+            return f"empty the local list at version {version}", \
+                lambda: self.link.call_exchange("SendLocalList", emptied)
         return None
 
     async def _end_transactions(self) -> None:

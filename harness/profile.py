@@ -78,6 +78,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "security_profile": {"enum": [0, 1]},
             "registered": {"type": "boolean"},
             "vendor": {"type": "string", "maxLength": 50}, "model": {"type": "string", "maxLength": 20},
+            # OCPP 1.6: the measurands the charge point can sample (spec 002 Measurand, behaviour rule 14)
+            "measurands": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 50}},
             "evse": {"type": "array", "items": _EVSE, "minItems": 1},
         }},
         "tokens": {"type": "object", "additionalProperties": _TOKEN},
@@ -89,7 +91,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "features": {**_SECTION, "properties": {
             name: {"type": "boolean"} for name in (
                 "authorization_cache", "local_list", "smart_charging", "reservations",
-                "iso15118", "payment_terminal", "remote_start", "data_transfer")
+                "iso15118", "payment_terminal", "remote_start", "data_transfer", "remote_trigger")
         }},
         "ocpi": {**_SECTION, "properties": {
             "versions_url": {"type": "string", "pattern": "^https?://[^/\\s]",

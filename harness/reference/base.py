@@ -103,6 +103,10 @@ class StationBase(Dispatcher, Actions):
     def configuration_changed(self, key: str, value: str, status: str) -> None:
         """The CSMS asked to set ``key`` to ``value``; ``status`` is the answer it got."""
 
+    def id_tag_info_received(self, id_tag: str, info: dict, action: str) -> None:
+        """The 1.6 central system answered ``action`` (Authorize, StartTransaction, StopTransaction) for
+        ``id_tag`` with the IdTagInfo ``info``."""
+
     async def end_transactions(self) -> None:
         """A test ended: end every transaction still running here, so the CSMS keeps none open."""
 

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
-from harness.reference.blocks import (authorization, configuration, data_transfer, provisioning, remote_control,
+from harness.reference.blocks import (authorization, availability, configuration, data_transfer,
+                                      local_authorization, provisioning, remote_control, remote_trigger, reservation,
                                       reset, security, smart_charging, transactions)
 from harness.reference.blocks import device_model
 from harness.reference.common import V2X, V16, Block
@@ -28,6 +29,10 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     data_transfer.DataTransferStation,
     smart_charging.SmartChargingStation2x, smart_charging.SmartChargingStation16,
     device_model.DeviceModelStation2x,
+    availability.AvailabilityStation16,
+    local_authorization.LocalAuthorizationStation16,
+    reservation.ReservationStation16,
+    remote_trigger.RemoteTriggerStation16,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -39,7 +44,11 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     configuration.ConfigurationCsms16,
     security.SecurityCsms16,
     data_transfer.DataTransferCsms,
-    smart_charging.SmartChargingCsms2x,
+    smart_charging.SmartChargingCsms2x, smart_charging.SmartChargingCsms16,
+    availability.AvailabilityCsms16,
+    local_authorization.LocalAuthorizationCsms16,
+    reservation.ReservationCsms16,
+    remote_trigger.RemoteTriggerCsms16,
 )
 
 

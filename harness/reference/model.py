@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from harness.profile import Evse, Profile
 from harness.reference.v16.meter import Register
@@ -57,3 +58,17 @@ class Connector:
     parent: str | None = None
     transaction: ChargeTransaction | None = None
     meter: Register = field(default_factory=Register)
+    operative: bool = True            # ChangeAvailability: False once Inoperative (Unavailable when idle)
+    faulted: bool = False
+    reservation: Reservation | None = None
+
+
+@dataclass
+class Reservation:
+    """A ReserveNow the charge point accepted, held by the connector it is stored on; ``requested`` is the
+    connectorId asked for (0: any connector)."""
+    id: int
+    requested: int
+    id_tag: str
+    parent: str | None
+    expiry: datetime

@@ -138,7 +138,196 @@ class ChargePointAcceptsResetButKeepsRunning(ReferenceStation16):
         return None
 
 
+class ChargePointStaysAvailable(ReferenceStation16):
+    """ChangeAvailability: Inoperative is answered Accepted, but the connector never reports Unavailable."""
+
+    def on_ChangeAvailability(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class ChargePointStopsForInoperative(ReferenceStation16):
+    """ChangeAvailability: a charging connector made Inoperative is answered Accepted instead of Scheduled."""
+
+    def on_ChangeAvailability(self, session, payload):
+        return super().on_ChangeAvailability(session, payload) | {"status": "Accepted"}
+
+
+class ChargePointUnlocksWithoutStopping(ReferenceStation16):
+    """UnlockConnector: the connector is unlocked while its transaction runs on (no StopTransaction)."""
+
+    def on_UnlockConnector(self, session, payload):
+        return {"status": "Unlocked"}
+
+
+class ChargePointUnlocksUnknownConnectors(ReferenceStation16):
+    """UnlockStatus: a connector the charge point does not have is answered UnlockFailed, not NotSupported."""
+
+    def on_UnlockConnector(self, session, payload):
+        answer = super().on_UnlockConnector(session, payload)
+        return {"status": "UnlockFailed"} if payload["connectorId"] not in self.connectors else answer
+
+
+class ChargePointIgnoresStopTransactionOnInvalidId(ReferenceStation16):
+    """StopTransactionOnInvalidId true: a refused StartTransaction leaves the transaction running."""
+
+    async def start_charging(self, connector):
+        self.config.set("StopTransactionOnInvalidId", "false")
+        return await super().start_charging(connector)
+
+
+class ChargePointKeepsItsCache(ReferenceStation16):
+    """ClearCache: answered Accepted, the cache kept (a cached idTag still starts without Authorize)."""
+
+    def on_ClearCache(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class ChargePointTakesOldDifferentialVersions(ReferenceStation16):
+    """UpdateStatus VersionMismatch: a Differential update of the list's own version is Accepted."""
+
+    def on_SendLocalList(self, session, payload):
+        if payload["updateType"] == "Differential" and payload["listVersion"] <= self.local_list.version:
+            self.local_list.version = payload["listVersion"] - 1
+        return super().on_SendLocalList(session, payload)
+
+
+class ChargePointAcceptsEveryoneOffline(ReferenceStation16):
+    """Behaviour rule 8: offline every identifier is accepted, even one the list holds as not valid."""
+
+    def local_decision(self, id_tag):
+        return super().local_decision(id_tag) if self.online else {"status": "Accepted"}
+
+
+class ChargePointHidesListConflicts(ReferenceStation16):
+    """Local list conflict: a StartTransaction.conf contradicting the list is not reported (LocalListConflict)."""
+
+    def id_tag_info_received(self, id_tag, info, action):
+        if action != "StartTransaction":
+            super().id_tag_info_received(id_tag, info, action)
+
+
+class ChargePointLetsAnyoneUseTheReservation(ReferenceStation16):
+    """Reservation: a reserved connector starts a transaction for another idTag."""
+
+    def reservation_refuses(self, connector, id_tag, parent):
+        return False
+
+
+class ChargePointDropsTheReservationId(ReferenceStation16):
+    """StartTransaction: the transaction that uses a reservation does not carry its reservationId."""
+
+    def claim_reservation(self, connector, id_tag, parent):
+        super().claim_reservation(connector, id_tag, parent)
+        return None
+
+
+class ChargePointKeepsExpiredReservations(ReferenceStation16):
+    """Reservation expiry: the connector stays Reserved after the expiryDate."""
+
+    async def _expire(self, connector, reservation):
+        return None
+
+
+class ChargePointCancelsAnyReservation(ReferenceStation16):
+    """CancelReservationStatus: a reservationId that is not active is answered Accepted."""
+
+    def on_CancelReservation(self, session, payload):
+        super().on_CancelReservation(session, payload)
+        return {"status": "Accepted"}
+
+
+class ChargePointAcceptsTriggersSilently(ReferenceStation16):
+    """TriggerMessage: Accepted, and the requested message never sent."""
+
+    def on_TriggerMessage(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class ChargePointReportsAnOldUpload(ReferenceStation16):
+    """DiagnosticsStatus Idle: a triggered DiagnosticsStatusNotification says Uploaded though nothing uploads."""
+
+    async def _send_triggered(self, message, chosen, every):
+        if message == "DiagnosticsStatusNotification":
+            await self.call(message, {"status": "Uploaded"})
+        else:
+            await super()._send_triggered(message, chosen, every)
+
+
+class ChargePointTriggersUnknownConnectors(ReferenceStation16):
+    """TriggerMessage: a connector the charge point does not have is answered Accepted."""
+
+    def on_TriggerMessage(self, session, payload):
+        return super().on_TriggerMessage(session, payload) | {"status": "Accepted"}
+
+
+class ChargePointTakesMaxProfilesAnywhere(ReferenceStation16):
+    """Smart charging rule 11: a ChargePointMaxProfile for a connector above 0 is Accepted."""
+
+    def on_SetChargingProfile(self, session, payload):
+        answer = super().on_SetChargingProfile(session, payload)
+        purpose = payload["csChargingProfiles"]["chargingProfilePurpose"]
+        return {"status": "Accepted"} if purpose == "ChargePointMaxProfile" else answer
+
+
+class ChargePointClearsWhatIsNotThere(ReferenceStation16):
+    """ClearChargingProfileStatus: clearing a profile that is no longer installed is Accepted, not Unknown."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        super().on_ClearChargingProfile(session, payload)
+        return {"status": "Accepted"}
+
+
 # ---------------------------------------------------------------------------- central system faults
+class CentralSystemAddressesTheWholeChargePoint(ReferenceCsms16):
+    """ChangeAvailability: asked for one connector, the central system sends connectorId 0."""
+
+    async def act_change_availability(self, connector_id, type, station=None):
+        await super().act_change_availability(0, type, station)
+
+
+class CentralSystemUnlocksTheNextConnector(ReferenceCsms16):
+    """UnlockConnector: the central system sends the connector after the one it was asked to unlock."""
+
+    async def act_unlock_connector(self, connector_id, station=None):
+        await super().act_unlock_connector(connector_id + 1, station)
+
+
+class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
+    """SendLocalList: asked for a Differential update, the central system sends a Full one."""
+
+    async def act_send_local_list(self, list_version, update_type, local_authorization_list=None, station=None):
+        await super().act_send_local_list(list_version, "Full", local_authorization_list, station)
+
+
+class CentralSystemDropsTheReservationGroup(ReferenceCsms16):
+    """ReserveNow: asked for a reservation with a parentIdTag, the central system leaves it out."""
+
+    async def act_reserve_now(self, connector_id, expiry_date, id_tag, reservation_id, parent_id_tag=None,
+                              station=None):
+        await super().act_reserve_now(connector_id, expiry_date, id_tag, reservation_id, None, station)
+
+
+class CentralSystemTriggersHeartbeats(ReferenceCsms16):
+    """TriggerMessage: whatever it is asked to trigger, the central system asks for a Heartbeat."""
+
+    async def act_trigger_message(self, requested_message, connector_id=None, station=None):
+        await super().act_trigger_message("Heartbeat", connector_id, station)
+
+
+class CentralSystemSetsProfilesForTheWholeChargePoint(ReferenceCsms16):
+    """SetChargingProfile: asked for a connector, the central system sends connectorId 0."""
+
+    async def act_set_charging_profile(self, connector_id, cs_charging_profiles, station=None):
+        await super().act_set_charging_profile(0, cs_charging_profiles, station)
+
+
+class CentralSystemAcceptsEveryStart(ReferenceCsms16):
+    """IdTagInfo: every StartTransaction is Accepted, whatever the idTag's status."""
+
+    def on_StartTransaction(self, session, payload):
+        return super().on_StartTransaction(session, payload) | {"idTagInfo": {"status": "Accepted"}}
+
+
 class CentralSystemNeverPending(ReferenceCsms16):
     """Registration: a central system configured to answer Pending answers Accepted."""
 
@@ -227,6 +416,10 @@ BOOT, AUTH, TX = "boot/test_BOOT16.py", "authorization/test_AUTH16.py", "transac
 OFFLINE, CONFIG = "transactions/test_OFFLINE16.py", "configuration/test_CONFIG16.py"
 SECURITY, DATA = "security/test_SECURITY16.py", "datatransfer/test_DATA16.py"
 RESET, REMOTE = "reset/test_RESET16.py", "remote/test_REMOTE16.py"
+AVAIL, UNLOCK = "availability/test_AVAIL16.py", "unlock/test_UNLOCK16.py"
+INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16.py"
+LOCALLIST, RESERVE = "authorization/test_LOCALLIST16.py", "reservation/test_RESERVE16.py"
+TRIGGER, SC = "trigger/test_TRIGGER16.py", "smartcharging/test_SC16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -280,4 +473,67 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-rejects-unknown-vendor", "datatransfer.unknown_vendor", CentralSystemRejectsUnknownVendor,
             (node(DATA, "test_data_transfer_to_central_system", "csms", "unknown_vendor"),),
             "DataTransferResponse status is wrong"),
+    Fault16("cp-stays-available", "AVAIL16.unavailable", ChargePointStaysAvailable,
+            (node(AVAIL, "test_connector_made_inoperative_then_operative", "cs"),), "did not send StatusNotification"),
+    Fault16("cp-stops-for-inoperative", "AVAIL16.scheduled", ChargePointStopsForInoperative,
+            (node(AVAIL, "test_change_while_charging_is_scheduled", "cs"),), "ChangeAvailability.conf status is wrong"),
+    Fault16("cs-addresses-the-whole-charge-point", "ops16.sent_as_asked", CentralSystemAddressesTheWholeChargePoint,
+            (node(AVAIL, "test_connector_made_inoperative_then_operative", "csms"),),
+            "ChangeAvailability.req is wrong"),
+    Fault16("cp-unlocks-without-stopping", "UNLOCK16.stops_transaction", ChargePointUnlocksWithoutStopping,
+            (node(UNLOCK, "test_unlock_stops_the_running_transaction", "cs"),), "did not send StopTransaction"),
+    Fault16("cp-unlocks-unknown-connectors", "UNLOCK16.unknown_connector", ChargePointUnlocksUnknownConnectors,
+            (node(UNLOCK, "test_unlock_of_an_unknown_connector_is_not_supported", "cs"),),
+            "UnlockConnector.conf status for connector 3 is wrong"),
+    Fault16("cs-unlocks-the-next-connector", "ops16.sent_as_asked", CentralSystemUnlocksTheNextConnector,
+            (node(UNLOCK, "test_unlock_without_transaction", "csms"),), "UnlockConnector.req is wrong"),
+    Fault16("cp-ignores-stop-transaction-on-invalid-id", "INVALIDID16.stopped",
+            ChargePointIgnoresStopTransactionOnInvalidId,
+            (node(INVALID, "test_refused_start_stops_the_transaction", "cs"),), "did not send StopTransaction"),
+    Fault16("cs-accepts-every-start", "INVALIDID16.refused", CentralSystemAcceptsEveryStart,
+            (node(INVALID, "test_start_with_a_tag_that_is_not_valid_is_refused", "csms", "Invalid"),),
+            "StartTransaction.conf idTagInfo.status for the invalid idTag is wrong"),
+    Fault16("cp-keeps-its-cache", "CACHE16.cleared", ChargePointKeepsItsCache,
+            (node(CACHE, "test_cleared_identifier_is_authorized_again", "cs"),), "did not send Authorize"),
+    Fault16("cp-takes-old-differential-versions", "LOCALLIST16.version_mismatch",
+            ChargePointTakesOldDifferentialVersions,
+            (node(LOCALLIST, "test_differential_update_of_an_old_version_is_a_mismatch", "cs"),),
+            "SendLocalList.conf status (Differential, same version) is wrong"),
+    Fault16("cp-accepts-everyone-offline", "LOCALLIST16.not_valid_refused", ChargePointAcceptsEveryoneOffline,
+            (node(LOCALLIST, "test_listed_identifier_that_is_not_valid_is_refused_offline", "cs", "Blocked"),),
+            "the SUT sent StartTransaction when it must not"),
+    Fault16("cp-hides-list-conflicts", "LOCALLIST16.conflict", ChargePointHidesListConflicts,
+            (node(LOCALLIST, "test_conflict_with_the_list_is_reported", "cs"),), "did not send StatusNotification"),
+    Fault16("cs-sends-only-full-lists", "ops16.sent_as_asked", CentralSystemSendsOnlyFullLists,
+            (node(LOCALLIST, "test_differential_update_is_accepted", "csms"),), "SendLocalList.req is wrong"),
+    Fault16("cp-lets-anyone-use-the-reservation", "RESERVE16.other_refused", ChargePointLetsAnyoneUseTheReservation,
+            (node(RESERVE, "test_reserved_connector_serves_only_its_id_tag", "cs"),),
+            "the SUT sent StartTransaction when it must not"),
+    Fault16("cp-drops-the-reservation-id", "RESERVE16.reservation_used", ChargePointDropsTheReservationId,
+            (node(RESERVE, "test_remote_start_uses_the_reservation", "cs"),),
+            "StartTransaction.req reservationId is wrong"),
+    Fault16("cp-keeps-expired-reservations", "RESERVE16.expires", ChargePointKeepsExpiredReservations,
+            (node(RESERVE, "test_reservation_expires", "cs"),), "did not send StatusNotification"),
+    Fault16("cp-cancels-any-reservation", "RESERVE16.cancel_unknown", ChargePointCancelsAnyReservation,
+            (node(RESERVE, "test_cancel_of_an_unknown_reservation_is_rejected", "cs"),),
+            "CancelReservation.conf status is wrong"),
+    Fault16("cs-drops-the-reservation-group", "ops16.sent_as_asked", CentralSystemDropsTheReservationGroup,
+            (node(RESERVE, "test_group_member_uses_the_reservation", "csms"),), "ReserveNow.req is wrong"),
+    Fault16("cp-accepts-triggers-silently", "TRIGGER16.follows", ChargePointAcceptsTriggersSilently,
+            (node(TRIGGER, "test_triggered_message_follows", "cs", "Heartbeat"),), "did not send Heartbeat"),
+    Fault16("cp-reports-an-old-upload", "TRIGGER16.idle", ChargePointReportsAnOldUpload,
+            (node(TRIGGER, "test_triggered_message_follows", "cs", "DiagnosticsStatusNotification"),),
+            "DiagnosticsStatusNotification.req status is wrong"),
+    Fault16("cp-triggers-unknown-connectors", "TRIGGER16.unknown_connector", ChargePointTriggersUnknownConnectors,
+            (node(TRIGGER, "test_trigger_for_an_unknown_connector_is_refused", "cs"),), "was Accepted"),
+    Fault16("cs-triggers-heartbeats", "ops16.sent_as_asked", CentralSystemTriggersHeartbeats,
+            (node(TRIGGER, "test_triggered_message_follows", "csms", "StatusNotification"),),
+            "TriggerMessage.req is wrong"),
+    Fault16("cp-takes-max-profiles-anywhere", "SC16.max_at_zero", ChargePointTakesMaxProfilesAnywhere,
+            (node(SC, "test_charge_point_max_profile_only_at_connector_0", "cs"),), "was Accepted"),
+    Fault16("cp-clears-what-is-not-there", "SC16.cleared", ChargePointClearsWhatIsNotThere,
+            (node(SC, "test_cleared_profile_is_gone", "cs"),), "ClearChargingProfile.conf status is wrong"),
+    Fault16("cs-sets-profiles-for-the-whole-charge-point", "ops16.sent_as_asked",
+            CentralSystemSetsProfilesForTheWholeChargePoint,
+            (node(SC, "test_tx_profile_for_the_running_transaction", "csms"),), "SetChargingProfile.req is wrong"),
 )

@@ -10,8 +10,10 @@ cacheExpiryDateTime; with AuthCtrlr.LocalPreAuthorize a cached Accepted token st
 AuthorizeRequest, a cached refusal is asked about again; ClearCache empties it, Rejected while it is off
 (rule 12). The start button starts with an empty NoAuthorization token and asks nobody (rule 2).
 
-Charge point 1.6 (spec 002 "What the service does" 3, 8): the same with a bare idTag and Authorize;
-a group is an equal parentIdTag; an accepted idTag without the cable in makes the connector Preparing.
+Charge point 1.6 (spec 002 "What the service does" 3, 8): the same with a bare idTag and Authorize,
+unless the charge point decides on its own (its cache or local list, offline rules: the local
+authorization block); a group is an equal parentIdTag; an accepted idTag without the cable in makes
+the connector Preparing.
 
 CSMS: the TokenStore's order of checks (``harness.reference.tokens``), with the statuses and idTokenInfo
 fields a test gives tokens on top (``token_status``, ``id_token_info_extra``); 2.x answers idTokenInfo (with
@@ -140,16 +142,26 @@ class AuthorizationStation2x(Block):
 
 class AuthorizationStation16(Block):
     versions = V16
-    requires = ("TransactionsStation16",)
+    requires = ("TransactionsStation16", "LocalAuthorizationStation16", "ReservationStation16")
 
     async def authorize(self, id_tag: str) -> dict:
-        return (await self.call("Authorize", {"idTag": id_tag}))["idTagInfo"]
+        """The IdTagInfo the charge point goes by: its own local decision, else Authorize's answer."""
+        decided = self.local_decision(id_tag)
+        if decided is not None:
+            return decided
+        info = (await self.call("Authorize", {"idTag": id_tag}))["idTagInfo"]
+        self.id_tag_info_received(id_tag, info, "Authorize")
+        return info
 
     async def present(self, id_tag: str, connector_id: int | None = None) -> None:
         same = [c for c in self._running(connector_id) if c.transaction.id_tag.casefold() == id_tag.casefold()]
         if same:   # the idTag that started it stops it, without Authorize
             await self.stop_charging(same[0], "Local", id_tag)
             return
+        target = self.connectors.get(connector_id)
+        if target is not None and target.transaction is None and self.reservation_refuses(target, id_tag, None) \
+                and target.reservation.parent is None:
+            return   # reserved for another idTag: refused without asking
         info = await self.authorize(id_tag)
         if info.get("status") != "Accepted":
             return
@@ -160,7 +172,7 @@ class AuthorizationStation16(Block):
             await self.stop_charging(group[0], "Local", id_tag)
             return
         connector = self._free(connector_id)
-        if connector is None:
+        if connector is None or self.reservation_refuses(connector, id_tag, parent):
             return
         connector.authorized, connector.parent = id_tag, parent
         if connector.plugged:

@@ -95,6 +95,7 @@ class ProvisioningStation16(Block):
         super().__init__(*args, **kwargs)
         self.connectors = {n: Connector(n) for n in connector_ids(self.profile)}
         self.registration: str | None = None
+        self.main_operative = True
         self.reconnects = True
         self.links: list[OcppConnection] = []
         self._beat = asyncio.Event()
@@ -158,7 +159,8 @@ class ProvisioningStation16(Block):
     async def registered(self, response: dict) -> None:
         """Accepted: the heartbeat interval is the central system's; report every connector."""
         self.config.set("HeartbeatInterval", str(interval_of(response)))
-        await self.call("StatusNotification", self.connector_status(MAIN_CONTROLLER, "Available"))
+        await self.call("StatusNotification", self.connector_status(
+            MAIN_CONTROLLER, "Available" if self.main_operative else "Unavailable"))
         for connector in self.connectors.values():
             await self.call("StatusNotification", self.connector_status(connector.id, connector.status))
         self.went_online()
@@ -192,10 +194,33 @@ class ProvisioningStation16(Block):
     def connector_status(self, connector_id: int, status: str, error_code: str = "NoError") -> dict:
         return {"connectorId": connector_id, "errorCode": error_code, "status": status, "timestamp": now_iso()}
 
-    async def set_status(self, connector: Connector, status: str) -> None:
+    def idle_status(self, connector: Connector) -> str:
+        """What a connector without a transaction shows instead of Available: Faulted, Unavailable once
+        Inoperative (ChangeAvailability), Reserved (ReserveNow)."""
+        if connector.faulted:
+            return "Faulted"
+        if not connector.operative:
+            return "Unavailable"
+        return "Reserved" if connector.reservation is not None else "Available"
+
+    async def set_status(self, connector: Connector, status: str, *, changed_only: bool = False) -> None:
+        """``status`` reported for ``connector`` (Available as its idle status); ``changed_only``: only
+        when it differs from the one reported last."""
+        if status == "Available":
+            status = self.idle_status(connector)
+        if changed_only and status == connector.status:
+            return
         connector.status = status
         if self.online:
             await self.call("StatusNotification", self.connector_status(connector.id, status))
+
+    async def set_main_status(self, operative: bool) -> None:
+        """The main controller (connector 0): Available or Unavailable."""
+        if operative != self.main_operative:
+            self.main_operative = operative
+            if self.online:
+                await self.call("StatusNotification", self.connector_status(
+                    MAIN_CONTROLLER, "Available" if operative else "Unavailable"))
 
 
 # ----------------------------------------------------------------------------------------- the CSMS

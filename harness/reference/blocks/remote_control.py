@@ -10,10 +10,13 @@ ends with triggerReason RemoteStop; Rejected otherwise.
 Charge point 1.6 (spec 002): RemoteStartTransaction is Accepted on a free known connector (or any
 free one), authorized first when AuthorizeRemoteTxRequests is true, and the transaction starts once
 the cable is in; RemoteStopTransaction is Accepted for a running transaction, which stops with reason
-Remote; Rejected otherwise.
+Remote; Rejected otherwise. UnlockConnector (spec 002 UnlockStatus) is answered with what the lock
+does (``unlock_result``: Unlocked, UnlockFailed, or NotSupported for a fixed cable), NotSupported for
+a connector it does not have; a transaction running on the connector is stopped first, reason
+UnlockCommand.
 
-CSMS: both as actuator actions; a 2.x remote start carries a fresh server-generated Central idToken
-and a unique remoteStartId (spec 001 Remote start rule 1).
+CSMS: both (and the 1.6 UnlockConnector) as actuator actions; a 2.x remote start carries a fresh
+server-generated Central idToken and a unique remoteStartId (spec 001 Remote start rule 1).
 """
 
 from __future__ import annotations
@@ -55,11 +58,13 @@ class RemoteControlStation2x(Block):
 
 class RemoteControlStation16(Block):
     versions = V16
-    requires = ("TransactionsStation16", "AuthorizationStation16", "ConfigurationStation16")
+    requires = ("TransactionsStation16", "AuthorizationStation16", "ConfigurationStation16", "ReservationStation16")
+    configurable = frozenset({"unlock_result"})
+    unlock_result = "Unlocked"
 
     def on_RemoteStartTransaction(self, _: None, payload: dict) -> dict:
         connector = self._free(payload.get("connectorId"))
-        if connector is None:
+        if connector is None or self.reservation_refuses(connector, payload["idTag"], None):
             return {"status": "Rejected"}
         self.background.spawn(self._remote_start(connector, payload["idTag"]))
         return {"status": "Accepted"}
@@ -70,6 +75,14 @@ class RemoteControlStation16(Block):
                 self.background.spawn(self.stop_charging(connector, "Remote"))
                 return {"status": "Accepted"}
         return {"status": "Rejected"}
+
+    def on_UnlockConnector(self, _: None, payload: dict) -> dict:
+        connector = self.connectors.get(payload["connectorId"])
+        if connector is None or self.unlock_result == "NotSupported":
+            return {"status": "NotSupported"}
+        if connector.transaction is not None:
+            self.background.spawn(self.stop_charging(connector, "UnlockCommand"))
+        return {"status": self.unlock_result}
 
     async def _remote_start(self, connector: Connector, id_tag: str) -> None:
         parent = None
@@ -123,3 +136,6 @@ class RemoteControlCsms16(Block):
 
     async def act_remote_stop_transaction(self, transaction_id: int, station: str | None = None) -> None:
         self.send(station, "RemoteStopTransaction", {"transactionId": transaction_id})
+
+    async def act_unlock_connector(self, connector_id: int, station: str | None = None) -> None:
+        self.send(station, "UnlockConnector", {"connectorId": connector_id})

@@ -7,8 +7,10 @@ GetChargingProfiles (whose profiles go out in ReportChargingProfiles), per EVSE;
 TxProfile (K05); external limits set and released as actuator actions (NotifyChargingLimit,
 ClearedChargingLimit); the engine speaks
 2.0.1 smart charging, whose fields 2.1 keeps. Charge point 1.6 (Smart Charging profile): the first
-three, per connector, in 1.6. CSMS 2.x: the station's reports answered empty; SetChargingProfile, GetCompositeSchedule,
-GetChargingProfiles and ClearChargingProfile as actuator actions (the operator's steps).
+three, per connector, in 1.6, within the limits its discovery keys report (spec 002 rule 15). CSMS 2.x: the
+station's reports answered empty; SetChargingProfile, GetCompositeSchedule, GetChargingProfiles and
+ClearChargingProfile as actuator actions (the operator's steps). Central system 1.6: SetChargingProfile,
+GetCompositeSchedule and ClearChargingProfile as actuator actions.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import EVERY_VERSION, V2X, V16, Block
 from harness.smartcharging.wire import iso
+from harness.reference.v16.config import DISCOVERY_KEYS
 from harness.transport.ws import CallErrorReply
 
 
@@ -164,8 +167,35 @@ class SmartChargingStation16(ChargingProfiles):
     versions = V16
     engine_version = OcppVersion.V16
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.smart.max_stack_level, self.smart.max_profiles, self.smart.max_periods = (
+            int(DISCOVERY_KEYS[key]) for key in
+            ("ChargeProfileMaxStackLevel", "MaxChargingProfilesInstalled", "ChargingScheduleMaxPeriods"))
+
     def outlets(self) -> frozenset[int]:
         return frozenset(connector_ids(self.profile))
+
+
+class SmartChargingCsms16(Block):
+    versions = V16
+
+    async def act_set_charging_profile(self, connector_id: int, cs_charging_profiles: dict,
+                                       station: str | None = None) -> None:
+        self.send(station, "SetChargingProfile",
+                  {"connectorId": connector_id, "csChargingProfiles": cs_charging_profiles})
+
+    async def act_get_composite_schedule(self, connector_id: int, duration: int, charging_rate_unit: str | None = None,
+                                         station: str | None = None) -> None:
+        self.send(station, "GetCompositeSchedule", {"connectorId": connector_id, "duration": duration}
+                  | ({"chargingRateUnit": charging_rate_unit} if charging_rate_unit else {}))
+
+    async def act_clear_charging_profile(self, id: int | None = None, connector_id: int | None = None,
+                                         charging_profile_purpose: str | None = None, stack_level: int | None = None,
+                                         station: str | None = None) -> None:
+        criteria = {"id": id, "connectorId": connector_id, "chargingProfilePurpose": charging_profile_purpose,
+                    "stackLevel": stack_level}
+        self.send(station, "ClearChargingProfile", {k: v for k, v in criteria.items() if v is not None})
 
 
 class SmartChargingCsms2x(Block):

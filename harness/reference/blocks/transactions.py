@@ -150,7 +150,7 @@ class TransactionsStation2x(Block):
 
 class TransactionsStation16(Block):
     versions = V16
-    requires = ("ProvisioningStation16", "ConfigurationStation16")
+    requires = ("ProvisioningStation16", "ConfigurationStation16", "ReservationStation16")
     queue_class = TransactionQueue
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -222,6 +222,9 @@ class TransactionsStation16(Block):
             if item.action == "StartTransaction":
                 tx.id = exchange.response.get("transactionId")
                 self.transaction_started(tx.connector_id, str(tx.id))
+            if "idTagInfo" in exchange.response:
+                self.id_tag_info_received(payload.get("idTag", tx.id_tag), exchange.response["idTagInfo"],
+                                          item.action)
             future.set_result(exchange)
         elif self.queue.failed(clock.now(), attempts=self.config.integer("TransactionMessageAttempts", 1),
                                retry_interval=self.config.integer("TransactionMessageRetryInterval")):
@@ -233,14 +236,20 @@ class TransactionsStation16(Block):
                 if c.transaction is not None and connector_id in (None, c.id)]
 
     def _free(self, connector_id: int | None) -> Connector | None:
+        """The connector a new transaction may use: operative, not faulted, without a transaction."""
+        usable = lambda c: c.transaction is None and c.operative and not c.faulted
         if connector_id is not None:
             connector = self.connectors.get(connector_id)
-            return connector if connector is not None and connector.transaction is None else None
-        return next((c for c in self.connectors.values() if c.transaction is None and c.authorized is None), None)
+            return connector if connector is not None and usable(connector) else None
+        return next((c for c in self.connectors.values() if usable(c) and c.authorized is None
+                     and c.reservation is None), None)
 
     async def start_charging(self, connector: Connector) -> Exchange | None:
         payload = {"connectorId": connector.id, "idTag": connector.authorized, "meterStart": connector.meter.wh,
                    "timestamp": now_iso()}
+        reservation_id = self.claim_reservation(connector, connector.authorized, connector.parent)
+        if reservation_id is not None:
+            payload["reservationId"] = reservation_id
         tx = ChargeTransaction(connector.id, connector.authorized, connector.parent, payload)
         connector.transaction, connector.authorized = tx, None
         tx.sampler = self.background.spawn(self._sample(connector, tx))
@@ -375,6 +384,10 @@ def charging_tags(session: StationSession) -> set[str]:
 class TransactionsCsms16(Block):
     versions = V16
     requires = ("AuthorizationCsms16",)
+    # start_refused: the IdTagInfo status every StartTransaction gets instead (Invalid: an idTag accepted
+    # at Authorize refused once its transaction runs, as StopTransactionOnInvalidId is about)
+    configurable = frozenset({"start_refused"})
+    start_refused: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -383,6 +396,8 @@ class TransactionsCsms16(Block):
     def on_StartTransaction(self, session: StationSession, payload: dict) -> dict:
         charging = payload["idTag"].casefold() in charging_tags(session)
         info = self.id_tag_info(session, payload["idTag"], charging=charging)
+        if self.start_refused is not None:
+            info = {"status": self.start_refused}
         tx = CentralTransaction(next(self._transaction_ids), payload["idTag"])
         session.transactions[tx.id] = tx
         return {"transactionId": tx.id, "idTagInfo": info}

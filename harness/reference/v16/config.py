@@ -21,8 +21,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.ocpp.v16 import AUTHORIZATION_KEY, KEY_BYTES, register_key
+from harness.ocpp.v16 import (AUTHORIZATION_KEY, KEY_BYTES, LOCAL_AUTH_LIST, REMOTE_TRIGGER, RESERVATION,
+                              SMART_CHARGING, register_key)
+from harness.reference.v16.local_auth import MAX_LENGTH
 
+
+# The smart-charging discovery keys (spec 002 rule 15) the reference reports with the Smart Charging
+# profile, and the limits its charging-profile engine keeps.
+DISCOVERY_KEYS = {"ChargeProfileMaxStackLevel": "8", "ChargingScheduleAllowedChargingRateUnit": "Current,Power",
+                  "ChargingScheduleMaxPeriods": "24", "MaxChargingProfilesInstalled": "16"}
 
 # The measurands the reference meter reports (spec 002 Measurand; rule 16 metering keys).
 SUPPORTED_MEASURANDS = frozenset({"Energy.Active.Import.Register"})
@@ -79,7 +86,9 @@ class ConfigurationStore:
     @classmethod
     def for_charge_point(cls, connectors: int, authorization_key: bytes | None, *,
                          smart_charging: bool = False) -> "ConfigurationStore":
-        """The Core keys the reference charge point keeps (1.6 section 9.1, as named in rules 14-17)."""
+        """The keys the reference charge point keeps (1.6 section 9.1, as named in rules 14-17): Core,
+        Local Auth List Management, Reservation and Remote Trigger, and Smart Charging when asked."""
+        profiles = ["Core", LOCAL_AUTH_LIST, RESERVATION, REMOTE_TRIGGER] + ([SMART_CHARGING] if smart_charging else [])
         energy = ",".join(sorted(SUPPORTED_MEASURANDS))
         keys = [Key(name, value, accepts=natural) for name, value in {
             "ClockAlignedDataInterval": "0", "ConnectionTimeOut": "60", "HeartbeatInterval": "86400",
@@ -87,6 +96,7 @@ class ConfigurationStore:
             "TransactionMessageRetryInterval": "1"}.items()]
         keys += [Key(name, value, accepts=boolean) for name, value in {
             "AuthorizeRemoteTxRequests": "false", "LocalAuthorizeOffline": "false", "LocalPreAuthorize": "false",
+            "AuthorizationCacheEnabled": "true", "LocalAuthListEnabled": "true", "AllowOfflineTxForUnknownId": "false",
             "StopTransactionOnEVSideDisconnect": "true", "StopTransactionOnInvalidId": "true",
             "UnlockConnectorOnEVSideDisconnect": "true"}.items()]
         keys += [Key(name, energy, accepts=measurands) for name in (
@@ -94,11 +104,16 @@ class ConfigurationStore:
         keys += [
             Key("GetConfigurationMaxKeys", "50", readonly=True),
             Key("NumberOfConnectors", str(connectors), readonly=True),
-            Key("SupportedFeatureProfiles", "Core" + (",SmartCharging" if smart_charging else ""), readonly=True),
+            Key("SupportedFeatureProfiles", ",".join(profiles), readonly=True),
+            Key("LocalAuthListMaxLength", str(MAX_LENGTH), readonly=True),
+            Key("SendLocalListMaxLength", str(MAX_LENGTH), readonly=True),
+            Key("ReserveConnectorZeroSupported", "true", readonly=True),
             Key("WebSocketPingInterval", "0", accepts=natural, reboot=True),
             Key(AUTHORIZATION_KEY, authorization_key.hex() if authorization_key else None, accepts=hex_key,
                 secret=True),
         ]
+        if smart_charging:
+            keys += [Key(name, value, readonly=True) for name, value in DISCOVERY_KEYS.items()]
         return cls(keys)
 
     # ------------------------------------------------------------ K1

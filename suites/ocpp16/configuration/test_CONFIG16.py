@@ -12,8 +12,9 @@ import pytest
 
 from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
+from harness.ocpp.v16 import unsupported_measurands
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP16, TC, case, checks
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.verdict import check_equal, require
 
 
@@ -131,13 +132,24 @@ async def test_unknown_key_is_not_supported(ocpp):
                 await _change(ocpp, "NoSuchKey" + secrets.token_hex(4), "1"))
 
 
+def _unsupported_measurand(profile) -> str:
+    """A valid Measurand the charge point does not sample, by the profile's [station] measurands."""
+    supported = profile.get("station.measurands")
+    if not supported:
+        raise NotApplicable("the profile does not list the measurands the charge point samples ([station] "
+                            "measurands): the test cannot name one it does not support")
+    return unsupported_measurands(supported)[0]
+
+
 @pytest.mark.sut_roles("cs")
 @checks(CONFIG16.unsupported_measurand)
-async def test_unsupported_measurand_is_rejected(ocpp):
-    """A measurand list with a measurand the charge point cannot sample is Rejected and changes nothing."""
+@needs(lambda given: _unsupported_measurand(given.profile))
+async def test_unsupported_measurand_is_rejected(ocpp, profile):
+    """A measurand list with a valid measurand the charge point cannot sample (none of the profile's
+    [station] measurands) is Rejected and changes nothing."""
     key = "MeterValuesSampledData"
     before, _ = await _get(ocpp, [key])
-    status = await _change(ocpp, key, "Energy.Active.Import.Register,NoSuch.Measurand")
+    status = await _change(ocpp, key, ",".join([*profile.get("station.measurands"), _unsupported_measurand(profile)]))
     check_equal(CONFIG16.unsupported_measurand, "ChangeConfiguration.conf status", "Rejected", status)
     after, _ = await _get(ocpp, [key])
     check_equal(CONFIG16.unsupported_measurand, f"{key} value", before.get(key, {}).get("value"),

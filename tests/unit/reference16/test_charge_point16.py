@@ -53,7 +53,7 @@ def test_2x_only_actions_are_not_offered_in_16():
     csms = ReferenceCsms16(PROFILE, [OcppVersion.V16])
     assert {"remote_start_transaction", "set_registration", "rotate_authorization_key", "data_transfer"} \
         <= csms.supported_actions()
-    assert not {"request_start_transaction", "set_charging_profile"} & csms.supported_actions()
+    assert not {"request_start_transaction", "request_stop_transaction"} & csms.supported_actions()
 
 
 def test_the_basic_auth_password_is_the_authorization_key():

@@ -1,0 +1,84 @@
+"""Remote Trigger (1.6): TriggerMessage, and the two firmware-management notifications it can ask for.
+
+Charge point 1.6 (spec 002 TriggerMessage; MessageTrigger; TriggerMessageStatus; Events;
+DiagnosticsStatus and FirmwareStatus Idle): a TriggerMessage for a connector it does not have is
+Rejected; otherwise it is Accepted and the requested message follows the answer: BootNotification
+(the registration stays as it is), Heartbeat, StatusNotification of the connector (of connector 0
+and every connector when none is given), MeterValues of the connector's register (every connector's
+when none is given; with the transactionId while one runs), DiagnosticsStatusNotification and
+FirmwareStatusNotification with status Idle (nothing is uploading or installing). ``trigger_answer``
+makes every TriggerMessage answered with that status instead (Rejected, NotImplemented), nothing
+sent.
+
+Central system 1.6: TriggerMessage as an actuator action; DiagnosticsStatusNotification and
+FirmwareStatusNotification answered empty.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from harness.ocpp.v16 import WHOLE_CHARGE_POINT
+from harness.reference.base import StationSession
+from harness.reference.common import V16, Block
+from harness.reference.model import Connector
+
+IDLE = {"status": "Idle"}
+
+
+class RemoteTriggerStation16(Block):
+    versions = V16
+    requires = ("ProvisioningStation16", "TransactionsStation16")
+    configurable = frozenset({"trigger_answer"})
+    trigger_answer: str | None = None
+
+    def on_TriggerMessage(self, _: None, payload: dict) -> dict:
+        connector_id = payload.get("connectorId")
+        if self.trigger_answer is not None:
+            return {"status": self.trigger_answer}
+        if connector_id is not None and connector_id != WHOLE_CHARGE_POINT and connector_id not in self.connectors:
+            return {"status": "Rejected"}
+        chosen = list(self.connectors.values()) if connector_id in (None, WHOLE_CHARGE_POINT) \
+            else [self.connectors[connector_id]]
+        self.background.spawn(self._send_triggered(payload["requestedMessage"], chosen, connector_id is None))
+        return {"status": "Accepted"}
+
+    async def _send_triggered(self, message: str, chosen: list[Connector], every: bool) -> None:
+        await asyncio.sleep(0)   # the TriggerMessage.conf goes out first
+        if message == "BootNotification":
+            await self.call("BootNotification", self.boot_payload())
+        elif message == "Heartbeat":
+            await self.call("Heartbeat", {})
+        elif message in ("DiagnosticsStatusNotification", "FirmwareStatusNotification"):
+            await self.call(message, IDLE)
+        elif message == "StatusNotification":
+            if every:
+                await self.call("StatusNotification", self.connector_status(
+                    WHOLE_CHARGE_POINT, "Available" if self.main_operative else "Unavailable"))
+            for connector in chosen:
+                await self.call("StatusNotification", self.connector_status(connector.id, connector.status))
+        elif message == "MeterValues":
+            for connector in chosen:
+                payload: dict[str, Any] = {"connectorId": connector.id,
+                                           "meterValue": [connector.meter.sample("Trigger")]}
+                if connector.transaction is not None and connector.transaction.id is not None:
+                    payload["transactionId"] = connector.transaction.id
+                await self.call("MeterValues", payload)
+
+
+class RemoteTriggerCsms16(Block):
+    versions = V16
+
+    def on_DiagnosticsStatusNotification(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    def on_FirmwareStatusNotification(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    async def act_trigger_message(self, requested_message: str, connector_id: int | None = None,
+                                  station: str | None = None) -> None:
+        payload: dict[str, Any] = {"requestedMessage": requested_message}
+        if connector_id is not None:
+            payload["connectorId"] = connector_id
+        self.send(station, "TriggerMessage", payload)

@@ -1,0 +1,122 @@
+"""Reservation (1.6): ReserveNow and CancelReservation.
+
+Charge point 1.6 (spec 002 ReserveNow, CancelReservation; ReservationStatus, CancelReservationStatus;
+Behavior rule 9; the Reservation moves):
+- ReserveNow on a connector, or on connector 0 (any connector: held on the first free one, and the
+  reserved idTag may charge on any connector), until expiryDate, for an idTag and optionally its group
+  (parentIdTag); a new reservation with the id of an existing one replaces it;
+- the answer: Faulted, Unavailable (Inoperative) or Occupied (a transaction, a cable, an idTag or
+  another reservation already there) when no connector asked for is free; Rejected for a connector it
+  does not have, or when ``reservations_refused`` (not configured for reservations); else Accepted,
+  and the connector reports Reserved;
+- a reserved connector refuses every other idTag without asking the central system, unless the
+  reservation names a group: then the idTag is authorized and refused unless its parentIdTag is the
+  group's; the reservation's idTag (or group) starts a transaction whose StartTransaction carries the
+  reservationId, which releases the reservation;
+- at the expiry the reservation is released and the connector reports Available;
+- CancelReservation of an active reservation releases it (Accepted), otherwise Rejected.
+
+Central system 1.6: both messages as actuator actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from harness import clock
+from harness.ocpp.meter16 import parse_time
+from harness.ocpp.v16 import WHOLE_CHARGE_POINT
+from harness.reference.common import V16, Block
+from harness.reference.model import Connector, Reservation
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    return a is not None and b is not None and a.casefold() == b.casefold()
+
+
+def for_tag(reservation: Reservation, id_tag: str, parent: str | None) -> bool:
+    """The reservation is ``id_tag``'s, or its group's (equal parentIdTag)."""
+    return _same(reservation.id_tag, id_tag) or _same(reservation.parent, parent)
+
+
+class ReservationStation16(Block):
+    versions = V16
+    requires = ("ProvisioningStation16", "TransactionsStation16", "ConfigurationStation16")
+    configurable = frozenset({"reservations_refused"})
+    reservations_refused = False
+
+    def on_ReserveNow(self, _: None, payload: dict) -> dict:
+        requested = payload["connectorId"]
+        if self.reservations_refused or not (requested in self.connectors or (
+                requested == WHOLE_CHARGE_POINT and self.config.flag("ReserveConnectorZeroSupported"))):
+            return {"status": "Rejected"}
+        reservation = Reservation(payload["reservationId"], requested, payload["idTag"], payload.get("parentIdTag"),
+                                  parse_time(payload["expiryDate"]))
+        self._release(reservation.id)
+        asked = list(self.connectors.values()) if requested == WHOLE_CHARGE_POINT else [self.connectors[requested]]
+        free = [c for c in asked if c.operative and not c.faulted and c.transaction is None and not c.plugged
+                and c.authorized is None and c.reservation is None]
+        if not free:
+            return {"status": "Faulted" if all(c.faulted for c in asked) else
+                    "Unavailable" if all(not c.operative for c in asked) else "Occupied"}
+        connector = free[0]
+        connector.reservation = reservation
+        self.background.spawn(self.set_status(connector, "Available"))
+        self.background.spawn(self._expire(connector, reservation))
+        return {"status": "Accepted"}
+
+    def on_CancelReservation(self, _: None, payload: dict) -> dict:
+        return {"status": "Accepted" if self._release(payload["reservationId"]) else "Rejected"}
+
+    def _holder(self, reservation_id: int) -> Connector | None:
+        return next((c for c in self.connectors.values()
+                     if c.reservation is not None and c.reservation.id == reservation_id), None)
+
+    def _release(self, reservation_id: int) -> bool:
+        """The reservation is over: its connector reports its idle status again. False: none had the id."""
+        connector = self._holder(reservation_id)
+        if connector is None:
+            return False
+        connector.reservation = None
+        if connector.transaction is None:
+            self.background.spawn(self.set_status(connector, "Available"))
+        return True
+
+    async def _expire(self, connector: Connector, reservation: Reservation) -> None:
+        await asyncio.sleep(max(0.0, (reservation.expiry - clock.utcnow()).total_seconds()))
+        if connector.reservation is reservation:
+            self._release(reservation.id)
+
+    def reservation_refuses(self, connector: Connector, id_tag: str, parent: str | None) -> bool:
+        """A connector reserved for another idTag (and not for the group of ``parent``) refuses it."""
+        return connector.reservation is not None and not for_tag(connector.reservation, id_tag, parent)
+
+    def claim_reservation(self, connector: Connector, id_tag: str, parent: str | None) -> int | None:
+        """The reservation a transaction of ``id_tag`` at ``connector`` uses (its own connector's, or one
+        on connector 0), released; its id for StartTransaction.reservationId. None: none."""
+        holders = [connector] + [c for c in self.connectors.values() if c is not connector and c.reservation
+                                 and c.reservation.requested == WHOLE_CHARGE_POINT]
+        holder = next((c for c in holders if c.reservation and for_tag(c.reservation, id_tag, parent)), None)
+        if holder is None:
+            return None
+        reservation_id = holder.reservation.id
+        holder.reservation = None
+        if holder is not connector:
+            self.background.spawn(self.set_status(holder, "Available"))
+        return reservation_id
+
+
+class ReservationCsms16(Block):
+    versions = V16
+
+    async def act_reserve_now(self, connector_id: int, expiry_date: str, id_tag: str, reservation_id: int,
+                              parent_id_tag: str | None = None, station: str | None = None) -> None:
+        payload: dict[str, Any] = {"connectorId": connector_id, "expiryDate": expiry_date, "idTag": id_tag,
+                                   "reservationId": reservation_id}
+        if parent_id_tag is not None:
+            payload["parentIdTag"] = parent_id_tag
+        self.send(station, "ReserveNow", payload)
+
+    async def act_cancel_reservation(self, reservation_id: int, station: str | None = None) -> None:
+        self.send(station, "CancelReservation", {"reservationId": reservation_id})

@@ -1,0 +1,30 @@
+"""1.6 dialogues of local authorization shared by CACHE16 and LOCALLIST16, played from either side: an
+idTag presented while the charge point is offline, and what it sends once it is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from harness.arena import CS, OcppArena
+from harness.rules import Rule
+from harness.verdict import require
+
+NOTICE = 0.5   # seconds for the charge point to act on what changed (the link down, a card, a cable)
+
+
+async def presented_offline(arena: OcppArena, id_tag: str, connector_id: int, *, reconnects: Rule) -> None:
+    """The link is cut; ``id_tag`` is presented at ``connector_id`` and the cable plugged in; the link is
+    restored and the charge point connects again (``reconnects`` breaks when it does not)."""
+    before = arena.connections()
+    await arena.cut()
+    await asyncio.sleep(NOTICE)
+    await arena.act(CS, "present_id_tag", id_tag=id_tag, connector_id=connector_id)
+    await arena.act(CS, "plug_in", connector_id=connector_id)
+    await asyncio.sleep(NOTICE)
+    await arena.restore()
+    if arena.is_sut(CS):
+        connection = await arena.reconnected(before)
+        require(connection is not None, reconnects, "the charge point did not connect again once the link was back",
+                expected="a connection", actual=f"refused: {arena.refused()[-3:]}")
+
