@@ -23,6 +23,9 @@ from harness.wire import REDACTOR
 TOKEN_STATUSES = ("Accepted", "Blocked", "Expired", "Invalid", "ConcurrentTx", "NoCredit",
                   "NotAllowedTypeEVSE", "NotAtThisLocation", "NotAtThisTime", "Unknown")
 
+# TxStartPoint / TxStopPoint values (OCPP 2.x TxCtrlr)
+TX_POINTS = ("ParkingBayOccupancy", "EVConnected", "Authorized", "DataSigned", "PowerPathClosed", "EnergyTransfer")
+
 _TOKEN = {
     "type": "object", "additionalProperties": False, "required": ["id", "type", "status"],
     "properties": {
@@ -35,6 +38,7 @@ _TOKEN = {
         "stations": {"type": "array", "items": {"type": "string"}},
         "secret": {"type": "boolean"},
         "also": {"type": "array", "items": {"enum": list(TOKEN_STATUSES)}},
+        "balance": {"type": "number"},   # a prepaid token's remaining credit (spec 001 moves, C17)
     },
 }
 _EVSE = {
@@ -106,6 +110,14 @@ PROFILE_SCHEMA: dict[str, Any] = {
                            "hint": "write the base URL the SUT reaches the harness at, such as "
                                    "http://harness.example:9100"},
             "locations": {"type": "array", "items": _OCPI_LOCATION},
+        }},
+        # the station's authorization settings as the tests find them (spec 001 Configuration variables named)
+        "authorization": {**_SECTION, "properties": {
+            "offline_tx_for_unknown_id": {"type": "boolean"},   # OfflineTxForUnknownIdEnabled
+            "stop_tx_on_invalid_id": {"type": "boolean"},       # StopTxOnInvalidId
+            "tx_stop_point": {"type": "array", "items": {"enum": list(TX_POINTS)}},   # TxStopPoint
+            "max_energy_on_invalid_id": {"type": "integer", "minimum": 0},   # MaxEnergyOnInvalidId, Wh; 0: unset
+            "master_pass_group_id": {"type": "string", "minLength": 1, "maxLength": 255},   # MasterPassGroupId
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
@@ -196,6 +208,7 @@ class Token:
     stations: tuple[str, ...] = ()
     secret: bool = False
     also: tuple[str, ...] = ()   # other conditions it meets; ``status`` is what the order of checks picks
+    balance: float | None = None   # prepaid: the remaining credit; None: not a prepaid token
 
     def wire(self) -> dict[str, str]:
         """As an OCPP 2.x IdTokenType."""
@@ -268,6 +281,10 @@ class Profile:
     def feature(self, name: str) -> bool:
         return bool(self.get(f"features.{name}", False))
 
+    def authorization(self, name: str, default: Any = None) -> Any:
+        """A setting of the station's authorization ([authorization] in the profile), or ``default``."""
+        return self.get(f"authorization.{name}", default)
+
     def token(self, name: str) -> Token:
         try:
             return self.tokens[name]
@@ -300,7 +317,7 @@ def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
     tokens = {name: Token(name=name, id=t["id"], type=t["type"], status=t["status"], group=t.get("group"),
                           evse_ids=tuple(t.get("evse_ids", ())), current=t.get("current"),
                           stations=tuple(t.get("stations", ())), secret=t.get("secret", t["type"] == "KeyCode"),
-                          also=tuple(t.get("also", ())))
+                          also=tuple(t.get("also", ())), balance=t.get("balance"))
               for name, t in data.get("tokens", {}).items()}
     for token in tokens.values():
         if token.secret:

@@ -12,12 +12,13 @@ from collections.abc import Iterable
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
-from harness.reference.blocks import (authorization, configuration, data_transfer, provisioning, remote_control,
-                                      reset, security, smart_charging, transactions)
+from harness.reference.blocks import (authorization, configuration, data_transfer, local_list, offline, provisioning,
+                                      remote_control, reset, security, smart_charging, transactions)
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
     provisioning.ProvisioningStation2x, provisioning.ProvisioningStation16,
+    local_list.LocalListStation2x,   # before authorization: its decision on a token comes first
     authorization.AuthorizationStation2x, authorization.AuthorizationStation16,
     transactions.TransactionsStation2x, transactions.TransactionsStation16,
     remote_control.RemoteControlStation2x, remote_control.RemoteControlStation16,
@@ -26,6 +27,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     security.SecurityStation16,
     data_transfer.DataTransferStation,
     smart_charging.SmartChargingStation2x, smart_charging.SmartChargingStation16,
+    offline.OfflineStation2x,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -38,6 +40,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     security.SecurityCsms16,
     data_transfer.DataTransferCsms,
     smart_charging.SmartChargingCsms2x,
+    local_list.LocalListCsms2x,
 )
 
 

@@ -231,6 +231,38 @@ class StationAnswersWithV16ErrorCode(ReferenceStation):
         return handshake
 
 
+# ------------------------------------------------ local list, offline, master pass, prepaid (C13-C17)
+class CsmsSendsLocalListVersionZero(ReferenceCsms):
+    """D01.FR.18: a SendLocalList at versionNumber 0 (the version that means "no list")."""
+
+    async def act_send_local_list(self, update_type, entries, version_number=None, station=None):
+        await super().act_send_local_list(update_type, entries, version_number=0, station=station)
+
+
+class CsmsSendsFullListWithoutInfo(ReferenceCsms):
+    """Moves "Local list": a Full update whose entries lack their idTokenInfo."""
+
+    async def act_send_local_list(self, update_type, entries, version_number=None, station=None):
+        bare = [{"id_token": entry["id_token"]} for entry in entries]
+        await super().act_send_local_list(update_type, bare, version_number=version_number, station=station)
+
+
+class StationAppliesStaleDifferentials(ReferenceStation):
+    """D01.FR.19: a Differential update at a version not above the current one is applied (Accepted)."""
+
+    def on_SendLocalList(self, session, payload):
+        if payload["updateType"] == "Differential":
+            self.local_list_version = payload["versionNumber"] - 1
+        return super().on_SendLocalList(session, payload)
+
+
+class StationForgetsItsListVersion(ReferenceStation):
+    """D02.FR.01: GetLocalListVersion answers 0 whatever list is installed."""
+
+    def on_GetLocalListVersion(self, session, payload):
+        return {"versionNumber": 0}
+
+
 # ------------------------------------------------------------------------------------- the records
 # ------------------------------------------------------------------------------ a conformant variant
 class StationAlreadyRegistered(ReferenceStation):
@@ -300,6 +332,7 @@ def transport(file: str, test: str, role: str, version: str, *params: str) -> st
 
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
 P02 = "datatransfer/test_P02.py"
+C13 = "authorization/test_C13.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -369,4 +402,15 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-answers-with-v16-error-code", "ocpp.errors.known", StationAnswersWithV16ErrorCode,
           (transport(RPC, "test_malformed_call_is_refused_with_the_code_for_its_fault", "cs", VERSION, "missing"),),
           "[ocpp.errors.known] CALLERROR code 'FormationViolation' does not exist in ocpp2.0.1"),
+    Fault("csms-sends-local-list-version-zero", "C13.version_positive", CsmsSendsLocalListVersionZero,
+          (_csms(C13, "test_full_update_installs_the_list"),), "SendLocalListRequest versionNumber is not above 0"),
+    Fault("csms-sends-full-list-without-info", "C13.full_list", CsmsSendsFullListWithoutInfo,
+          (_csms(C13, "test_full_update_installs_the_list"),), "the Full list's idTokenInfo.status of"),
+    Fault("station-applies-stale-differentials", "C13.mismatch", StationAppliesStaleDifferentials,
+          (_cs(C13, "test_stale_differential_update_is_a_version_mismatch", "same_version"),
+           _cs(C13, "test_stale_differential_update_is_a_version_mismatch", "older_version")),
+          "SendLocalListResponse status of a Differential update at version"),
+    Fault("station-forgets-its-list-version", "C13.reports_version", StationForgetsItsListVersion,
+          (_cs(C13, "test_full_update_installs_the_list"),),
+          "GetLocalListVersionResponse versionNumber after the Full update is wrong"),
 )
