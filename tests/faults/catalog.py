@@ -263,6 +263,35 @@ class StationForgetsItsListVersion(ReferenceStation):
         return {"versionNumber": 0}
 
 
+class StationIgnoresItsLocalListOnline(ReferenceStation):
+    """C14.FR.02: online, every presented token is asked about, also one the local list holds as Accepted."""
+
+    async def authorize(self, id_token):
+        if self.online:
+            return (await self.call("Authorize", {"idToken": id_token}))["idTokenInfo"]
+        return await super().authorize(id_token)
+
+
+class StationHidesThatItWasOffline(ReferenceStation):
+    """TransactionEventRequest offline: what happened while offline is reported without offline true."""
+
+    async def _queued(self, payload):
+        future = asyncio.get_running_loop().create_future()
+        self._waiting.append((payload, future))
+        self._send_waiting()
+        return await future
+
+
+class CsmsRefusesOfflineEvents(ReferenceCsms):
+    """Authorization rule 9: a TransactionEvent with offline true is refused, whatever its token."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload.get("offline") and "idTokenInfo" in answer:
+            answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": "Invalid"}
+        return answer
+
+
 # ------------------------------------------------------------------------------------- the records
 # ------------------------------------------------------------------------------ a conformant variant
 class StationAlreadyRegistered(ReferenceStation):
@@ -332,7 +361,7 @@ def transport(file: str, test: str, role: str, version: str, *params: str) -> st
 
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
 P02 = "datatransfer/test_P02.py"
-C13 = "authorization/test_C13.py"
+C13, C14 = "authorization/test_C13.py", "authorization/test_C14.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -413,4 +442,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-forgets-its-list-version", "C13.reports_version", StationForgetsItsListVersion,
           (_cs(C13, "test_full_update_installs_the_list"),),
           "GetLocalListVersionResponse versionNumber after the Full update is wrong"),
+    Fault("station-ignores-its-local-list-online", "C14.started_without_authorize", StationIgnoresItsLocalListOnline,
+          (_cs(C14, "test_listed_token_starts_without_authorize", "unknown"),),
+          "[C14.started_without_authorize] the SUT did not send TransactionEvent within"),
+    Fault("station-hides-that-it-was-offline", "C14.offline_flag", StationHidesThatItWasOffline,
+          (_cs(C14, "test_listed_token_starts_offline"),), "TransactionEvent offline is wrong"),
+    Fault("csms-refuses-offline-events", "C14.offline_checked", CsmsRefusesOfflineEvents,
+          (_csms(C14, "test_listed_token_starts_offline"),),
+          "TransactionEventResponse idTokenInfo.status of an offline event is wrong"),
 )
