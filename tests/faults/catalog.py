@@ -22,6 +22,7 @@ from typing import Any
 from harness.ocpp.framing import Call, serialize
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.reference.base import CsmsBase
+from harness.reference.tokens import token_key
 from harness.transport.ws import OcppConnection
 
 MODULE = "catalog"      # the name this file is imported under, in every run (see above)
@@ -292,6 +293,32 @@ class CsmsRefusesOfflineEvents(ReferenceCsms):
         return answer
 
 
+class StationSuspendsInsteadOfEnding(ReferenceStation):
+    """Moves "Offline-authorized transaction": with StopTxOnInvalidId and TxStopPoint Authorized, a refused
+    transaction is only suspended, never ended."""
+
+    async def deauthorized(self, state):
+        await self.suspend(state, "Deauthorized")
+
+
+class StationStartsNothingOfflineForUnknownTokens(ReferenceStation):
+    """C15.FR.01: offline, an unknown token is refused although OfflineTxForUnknownIdEnabled is true."""
+
+    async def authorize(self, id_token):
+        info = await super().authorize(id_token)
+        return info if self.online or self.local_list.get(token_key(id_token)) else {"status": "Unknown"}
+
+
+class CsmsAcceptsOfflineEvents(ReferenceCsms):
+    """Authorization rule 9: a TransactionEvent with offline true is answered Accepted, its token unchecked."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload.get("offline") and "idTokenInfo" in answer:
+            answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": "Accepted"}
+        return answer
+
+
 # ------------------------------------------------------------------------------------- the records
 # ------------------------------------------------------------------------------ a conformant variant
 class StationAlreadyRegistered(ReferenceStation):
@@ -361,7 +388,7 @@ def transport(file: str, test: str, role: str, version: str, *params: str) -> st
 
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
 P02 = "datatransfer/test_P02.py"
-C13, C14 = "authorization/test_C13.py", "authorization/test_C14.py"
+C13, C14, C15 = "authorization/test_C13.py", "authorization/test_C14.py", "authorization/test_C15.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -450,4 +477,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-refuses-offline-events", "C14.offline_checked", CsmsRefusesOfflineEvents,
           (_csms(C14, "test_listed_token_starts_offline"),),
           "TransactionEventResponse idTokenInfo.status of an offline event is wrong"),
+    Fault("station-suspends-instead-of-ending", "C15.ended", StationSuspendsInsteadOfEnding,
+          (_cs(C15, "test_refused_offline_transaction_moves_as_configured"),), "TransactionEvent eventType is wrong"),
+    Fault("station-starts-nothing-offline-for-unknown-tokens", "C15.unknown_started",
+          StationStartsNothingOfflineForUnknownTokens,
+          (_cs(C15, "test_unknown_token_starts_offline_and_is_refused_once_back"),),
+          "[C15.unknown_started] the SUT did not send TransactionEvent within"),
+    Fault("csms-accepts-offline-events", "C15.rejected", CsmsAcceptsOfflineEvents,
+          (_csms(C15, "test_unknown_token_starts_offline_and_is_refused_once_back"),),
+          "TransactionEventResponse idTokenInfo.status of an offline event with an unknown token is wrong"),
 )
