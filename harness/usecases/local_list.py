@@ -66,3 +66,9 @@ def carries(token: Token, event_type: str | None = None):
     wanted = token.id.casefold()
     return lambda p: (event_type in (None, p["eventType"])
                       and str(p.get("idToken", {}).get("idToken", "")).casefold() == wanted)
+
+
+def asks_about(token: Token):
+    """An AuthorizeRequest payload filter: ``token`` in it (case-insensitive)."""
+    wanted = token.id.casefold()
+    return lambda p: str(p.get("idToken", {}).get("idToken", "")).casefold() == wanted

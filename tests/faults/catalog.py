@@ -319,6 +319,21 @@ class CsmsAcceptsOfflineEvents(ReferenceCsms):
         return answer
 
 
+class StationEndsMasterPassStopsAsLocal(ReferenceStation):
+    """C16.FR.03: a transaction a master pass stopped ends with stoppedReason Local."""
+
+    async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
+        await super().end_transaction(state, trigger, "Local" if stopped_reason == "MasterPass" else stopped_reason,
+                                      id_token)
+
+
+class StationTakesTheMasterPassForADriver(ReferenceStation):
+    """C16.FR.04: a master pass is taken for an ordinary driver and starts a transaction."""
+
+    async def master_pass(self, id_token, info):
+        return False
+
+
 # ------------------------------------------------------------------------------------- the records
 # ------------------------------------------------------------------------------ a conformant variant
 class StationAlreadyRegistered(ReferenceStation):
@@ -389,6 +404,7 @@ def transport(file: str, test: str, role: str, version: str, *params: str) -> st
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
 P02 = "datatransfer/test_P02.py"
 C13, C14, C15 = "authorization/test_C13.py", "authorization/test_C14.py", "authorization/test_C15.py"
+C16 = "authorization/test_C16.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -486,4 +502,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-offline-events", "C15.rejected", CsmsAcceptsOfflineEvents,
           (_csms(C15, "test_unknown_token_starts_offline_and_is_refused_once_back"),),
           "TransactionEventResponse idTokenInfo.status of an offline event with an unknown token is wrong"),
+    Fault("station-ends-master-pass-stops-as-local", "C16.reason", StationEndsMasterPassStopsAsLocal,
+          (_cs(C16, "test_master_pass_stops_every_transaction"),),
+          "TransactionEvent transactionInfo.stoppedReason is wrong"),
+    Fault("station-takes-the-master-pass-for-a-driver", "C16.no_start", StationTakesTheMasterPassForADriver,
+          (_cs(C16, "test_master_pass_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
+    Fault("csms-drops-the-master-pass-group", "C16.group", CsmsDropsGroupIdToken,
+          (_csms(C16, "test_master_pass_is_answered_with_its_group"),),
+          "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive) is wrong"),
 )
