@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from harness import clock
 from harness.ocpp.framing import Call, serialize
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.reference.base import CsmsBase
@@ -334,6 +336,25 @@ class StationTakesTheMasterPassForADriver(ReferenceStation):
         return False
 
 
+class CsmsLetsPrepaidAnswersBeCached(ReferenceCsms):
+    """Moves "Prepaid token": a prepaid token's answer may be cached for a day (cacheExpiryDateTime a day on)."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        if "cacheExpiryDateTime" in info:
+            info["cacheExpiryDateTime"] = (clock.utcnow() + timedelta(days=1)).isoformat().replace("+00:00", "Z")
+        return info
+
+
+class CsmsLeavesPrepaidTransactionsUnlimited(ReferenceCsms):
+    """Moves "Prepaid transaction" (2.1): the first Started event of a prepaid token gets no maxCost."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        answer.pop("transactionLimit", None)
+        return answer
+
+
 # ------------------------------------------------------------------------------------- the records
 # ------------------------------------------------------------------------------ a conformant variant
 class StationAlreadyRegistered(ReferenceStation):
@@ -404,7 +425,7 @@ def transport(file: str, test: str, role: str, version: str, *params: str) -> st
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
 P02 = "datatransfer/test_P02.py"
 C13, C14, C15 = "authorization/test_C13.py", "authorization/test_C14.py", "authorization/test_C15.py"
-C16 = "authorization/test_C16.py"
+C16, C17 = "authorization/test_C16.py", "authorization/test_C17.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -510,4 +531,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-drops-the-master-pass-group", "C16.group", CsmsDropsGroupIdToken,
           (_csms(C16, "test_master_pass_is_answered_with_its_group"),),
           "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive) is wrong"),
+    Fault("csms-lets-prepaid-answers-be-cached", "C17.expires", CsmsLetsPrepaidAnswersBeCached,
+          (_csms(C17, "test_prepaid_answer_expires_at_once", "credit"),
+           _csms(C17, "test_prepaid_answer_expires_at_once", "no_credit")),
+          "a prepaid token's cacheExpiryDateTime is not the time of the answer"),
+    Fault("csms-leaves-prepaid-transactions-unlimited", "C17.max_cost", CsmsLeavesPrepaidTransactionsUnlimited,
+          (f"suites/ocpp2/{C17}::test_prepaid_transaction_is_limited_to_its_balance[csms-ocpp2.1]",),
+          "transactionLimit.maxCost of the first Started event is wrong"),
+    Fault("station-charges-without-credit", "C17.no_start", StationStartsForRejectedToken,
+          (_cs(C17, "test_no_credit_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
 )
