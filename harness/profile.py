@@ -119,6 +119,15 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "max_energy_on_invalid_id": {"type": "integer", "minimum": 0},   # MaxEnergyOnInvalidId, Wh; 0: unset
             "master_pass_group_id": {"type": "string", "minLength": 1, "maxLength": 255},   # MasterPassGroupId
         }},
+        # the QR code of C25 (2.1) as the SUT generates or checks it: the choices spec 001 leaves open
+        "qr_code": {**_SECTION, "required": ["totp_secret"], "properties": {
+            "totp_secret": {"type": "string", "minLength": 16, "maxLength": 255},   # the HMAC-SHA256 key
+            "interval": {"type": "integer", "minimum": 1},         # seconds a TOTP is valid (default 30)
+            "length": {"type": "integer", "minimum": 4, "maximum": 20},   # base62 characters (default 8)
+            "url": {"type": "string", "pattern": "^https?://[^/\\s]",
+                    "hint": "write the payment page the QR code opens, such as https://pay.example/qr"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 8},   # the URL's version parameter
+        }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
             "base_url": {"type": "string", "pattern": "^https?://[^/\\s]",
@@ -132,7 +141,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
     },
 }
 
-SECRET_KEYS = frozenset({"password", "authorization_key", "token_a"})   # their values never reach a message
+SECRET_KEYS = frozenset({"password", "authorization_key", "token_a", "totp_secret"})   # their values never reach a message
 _KINDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
           "object": "a table", "array": "an array"}
 
@@ -303,7 +312,7 @@ class Profile:
 def _mask(value: Any) -> Any:
     if isinstance(value, dict):
         secret = value.get("secret") is True or value.get("type") == "KeyCode"
-        return {k: ("«redacted»" if (k in ("password", "authorization_key", "token_a") or (secret and k == "id")) else _mask(v))
+        return {k: ("«redacted»" if (k in SECRET_KEYS or (secret and k == "id")) else _mask(v))
                 for k, v in value.items()}
     if isinstance(value, list):
         return [_mask(v) for v in value]
@@ -323,6 +332,7 @@ def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
         if token.secret:
             REDACTOR.register(token.id)
     REDACTOR.register(data.get("ocpi", {}).get("token_a"))
+    REDACTOR.register(data.get("qr_code", {}).get("totp_secret"))
     password = data.get("station", {}).get("password")
     if password:
         REDACTOR.register(password, identity=data.get("station", {}).get("identity"))

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
-from harness.reference.blocks import (authorization, configuration, data_transfer, local_list, offline, provisioning,
-                                      remote_control, reset, security, smart_charging, transactions)
+from harness.reference.blocks import (authorization, configuration, data_transfer, local_list, offline, payment,
+                                      provisioning, remote_control, reset, security, smart_charging, transactions)
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
@@ -31,6 +31,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
+    payment.PaymentCsms2x,   # before transactions: it adds the limits of what was paid
     provisioning.ProvisioningCsms2x, provisioning.ProvisioningCsms16,
     authorization.AuthorizationCsms2x, authorization.AuthorizationCsms16,
     transactions.TransactionsCsms2x, transactions.TransactionsCsms16,

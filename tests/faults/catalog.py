@@ -21,6 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from harness import clock
+from harness.ocpp import totp
 from harness.ocpp.framing import Call, serialize
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.reference.base import CsmsBase
@@ -355,6 +356,32 @@ class CsmsLeavesPrepaidTransactionsUnlimited(ReferenceCsms):
         return answer
 
 
+class CsmsAcceptsAnyQrCode(ReferenceCsms):
+    """QR-code payment rule 2: the TOTP of a scanned QR code is not checked."""
+
+    async def act_scan_qr_code(self, url, station=None):
+        parameters = totp.parse_qr_url(url)
+        await self._start_paid(int(parameters["evse"]), totp.transaction_limit(parameters), station)
+
+
+class CsmsAcceptsOnlyTheCurrentInterval(ReferenceCsms):
+    """QR-code payment rule 2: the previous interval's TOTP (clock skew) is refused."""
+
+    async def act_scan_qr_code(self, url, station=None):
+        qr = self.profile.get("qr_code")
+        current = totp.totp(qr["totp_secret"].encode(), clock.wall(), interval=qr["interval"], length=qr["length"])
+        if totp.parse_qr_url(url).get("totp") in (current, totp.totp(
+                qr["totp_secret"].encode(), clock.wall(), interval=qr["interval"], length=qr["length"], offset=1)):
+            await super().act_scan_qr_code(url, station)
+
+
+class CsmsForgetsWhatWasPaid(ReferenceCsms):
+    """Remote start rule 3, QR-code payment rule 4: a paid transaction's Started event gets no transactionLimit."""
+
+    def transaction_limit(self, id_token):
+        return None if id_token.get("type") == "DirectPayment" else super().transaction_limit(id_token)
+
+
 # ------------------------------------------------------------------------------------- the records
 # ------------------------------------------------------------------------------ a conformant variant
 class StationAlreadyRegistered(ReferenceStation):
@@ -426,6 +453,12 @@ C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "autho
 P02 = "datatransfer/test_P02.py"
 C13, C14, C15 = "authorization/test_C13.py", "authorization/test_C14.py", "authorization/test_C15.py"
 C16, C17 = "authorization/test_C16.py", "authorization/test_C17.py"
+C24, C25 = "authorization/test_C24.py", "authorization/test_C25.py"
+
+
+def _csms21(path: str, test: str, *params: str) -> str:
+    """A node played in 2.1 (the payment use cases are 2.1's)."""
+    return f"suites/ocpp2/{path}::{test}[{'-'.join(('csms', 'ocpp2.1', *params))}]"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -536,8 +569,21 @@ FAULTS: tuple[Fault, ...] = (
            _csms(C17, "test_prepaid_answer_expires_at_once", "no_credit")),
           "a prepaid token's cacheExpiryDateTime is not the time of the answer"),
     Fault("csms-leaves-prepaid-transactions-unlimited", "C17.max_cost", CsmsLeavesPrepaidTransactionsUnlimited,
-          (f"suites/ocpp2/{C17}::test_prepaid_transaction_is_limited_to_its_balance[csms-ocpp2.1]",),
+          (_csms21(C17, "test_prepaid_transaction_is_limited_to_its_balance"),),
           "transactionLimit.maxCost of the first Started event is wrong"),
     Fault("station-charges-without-credit", "C17.no_start", StationStartsForRejectedToken,
           (_cs(C17, "test_no_credit_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
+    Fault("csms-accepts-any-qr-code", "C25.refused", CsmsAcceptsAnyQrCode,
+          (_csms21(C25, "test_other_code_starts_nothing", "two_intervals_ago"),
+           _csms21(C25, "test_other_code_starts_nothing", "not_a_code")),
+          "the SUT sent RequestStartTransaction when it must not"),
+    Fault("csms-accepts-only-the-current-interval", "C25.started", CsmsAcceptsOnlyTheCurrentInterval,
+          (_csms21(C25, "test_valid_code_starts_a_paid_transaction", "previous"),),
+          "[C25.started] the SUT did not send RequestStartTransaction within"),
+    Fault("csms-forgets-what-was-paid-by-qr-code", "C25.limits", CsmsForgetsWhatWasPaid,
+          (_csms21(C25, "test_valid_code_starts_a_paid_transaction", "current"),),
+          "TransactionEventResponse transactionLimit is wrong"),
+    Fault("csms-forgets-what-was-paid-at-the-terminal", "C24.max_cost", CsmsForgetsWhatWasPaid,
+          (_csms21(C24, "test_ad_hoc_payment_starts_a_limited_transaction"),),
+          "TransactionEventResponse transactionLimit.maxCost is wrong"),
 )

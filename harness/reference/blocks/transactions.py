@@ -362,19 +362,25 @@ class TransactionsCsms2x(Block):
             return {"idTokenInfo": {"status": "Accepted"}}
         if tx.id_token is None:
             tx.id_token = id_token
-        if self.issued_by_us(session, id_token):
-            return {"idTokenInfo": {"status": "Accepted"}}
         starting = tx.id if payload["eventType"] == "Started" else None
-        answer: dict[str, Any] = {"idTokenInfo": self.id_token_info(session, id_token, current_tx=starting)}
-        if starting is not None and session.version is OcppVersion.V21 and answer["idTokenInfo"]["status"] == "Accepted":
-            record = self.tokens.lookup(id_token)
-            if record is not None and record.balance is not None:   # prepaid: limited to its balance
-                answer["transactionLimit"] = {"maxCost": record.balance}
-        return answer
+        if self.issued_by_us(session, id_token):
+            answer: dict[str, Any] = {"idTokenInfo": {"status": "Accepted"}}
+        else:
+            answer = {"idTokenInfo": self.id_token_info(session, id_token, current_tx=starting)}
+        limit = self.transaction_limit(id_token) if starting is not None and session.version is OcppVersion.V21 \
+            and answer["idTokenInfo"]["status"] == "Accepted" else None
+        return answer | ({"transactionLimit": limit} if limit else {})
+
+    def transaction_limit(self, id_token: dict) -> dict | None:
+        """The transactionLimit of a transaction ``id_token`` starts (2.1): a prepaid token's balance as
+        maxCost (spec 001 moves "Prepaid transaction"); the payment block adds what a payment authorized."""
+        record = self.tokens.lookup(id_token)
+        return {"maxCost": record.balance} if record is not None and record.balance is not None else None
 
     def issued_by_us(self, session: StationSession, id_token: dict) -> bool:
-        """A Central token this CSMS sent in a RequestStartTransaction on this connection."""
-        if id_token.get("type") != "Central" or session.connection is None:
+        """A Central (app) or DirectPayment (paid) token this CSMS sent in a RequestStartTransaction on this
+        connection."""
+        if id_token.get("type") not in ("Central", "DirectPayment") or session.connection is None:
             return False
         return any(not e.incoming and e.action == "RequestStartTransaction"
                    and token_key(e.request["idToken"]) == token_key(id_token) for e in session.connection.history)
