@@ -6,12 +6,23 @@ import asyncio
 from typing import Any
 
 from harness.arena import CS, CSMS, OcppArena
+from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import Rule
 from harness.transport.ws import Exchange
 from harness.verdict import check_equal, dig
 
 Entry = tuple[Token, "dict | None"]   # a token and its idTokenInfo (None: delete it, Differential only)
+
+
+def plain_token(profile, status: str) -> Token:
+    """The profile's first token with ``status`` and nothing else to it (no group, EVSE, station or current
+    restriction, balance or second condition): one whose outcome only its status decides."""
+    for token in profile.tokens_with(status):
+        if not (token.also or token.group or token.evse_ids or token.stations or token.current
+                or token.balance is not None):
+            return token
+    raise NotApplicable(f"the profile declares no plain idToken with status {status}")
 
 
 async def list_version(arena: OcppArena, rule: Rule) -> Exchange:

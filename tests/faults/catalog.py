@@ -289,10 +289,12 @@ class StationHidesThatItWasOffline(ReferenceStation):
 class CsmsRefusesOfflineEvents(ReferenceCsms):
     """Authorization rule 9: a TransactionEvent with offline true is refused, whatever its token."""
 
+    offline_status = "Invalid"
+
     def on_TransactionEvent(self, session, payload):
         answer = super().on_TransactionEvent(session, payload)
         if payload.get("offline") and "idTokenInfo" in answer:
-            answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": "Invalid"}
+            answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": self.offline_status}
         return answer
 
 
@@ -312,14 +314,10 @@ class StationStartsNothingOfflineForUnknownTokens(ReferenceStation):
         return info if self.online or self.local_list.get(token_key(id_token)) else {"status": "Unknown"}
 
 
-class CsmsAcceptsOfflineEvents(ReferenceCsms):
+class CsmsAcceptsOfflineEvents(CsmsRefusesOfflineEvents):
     """Authorization rule 9: a TransactionEvent with offline true is answered Accepted, its token unchecked."""
 
-    def on_TransactionEvent(self, session, payload):
-        answer = super().on_TransactionEvent(session, payload)
-        if payload.get("offline") and "idTokenInfo" in answer:
-            answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": "Accepted"}
-        return answer
+    offline_status = "Accepted"
 
 
 class StationEndsMasterPassStopsAsLocal(ReferenceStation):

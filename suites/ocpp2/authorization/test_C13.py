@@ -16,10 +16,9 @@ import secrets
 import pytest
 
 from harness.arena import CS, CSMS
-from harness.errors import NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks, needs
-from harness.usecases.local_list import install_list, list_version, send_local_list
+from harness.usecases.local_list import install_list, list_version, plain_token, send_local_list
 from harness.verdict import check_equal, dig, require
 
 
@@ -61,15 +60,8 @@ pytestmark = case("C13", block="Authorization", roles=("csms", "cs"), protocols=
 
 
 def _tokens(profile, *statuses):
-    """One plain token of the profile per status (no group, restriction, balance or second condition)."""
-    found = []
-    for status in statuses:
-        plain = [t for t in profile.tokens_with(status) if not (t.also or t.group or t.evse_ids or t.stations
-                                                                or t.current or t.balance is not None)]
-        if not plain:
-            raise NotApplicable(f"the profile declares no plain idToken with status {status}")
-        found.append(plain[0])
-    return found
+    """One plain token of the profile per status."""
+    return [plain_token(profile, status) for status in statuses]
 
 
 def _info(token):

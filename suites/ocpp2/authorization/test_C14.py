@@ -14,10 +14,9 @@ refuses may end or suspend the transaction afterwards (C15): only the Started ev
 import pytest
 
 from harness.arena import CS, CSMS
-from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs
-from harness.usecases.local_list import asks_about, carries, install_list, present_offline
+from harness.usecases.local_list import asks_about, carries, install_list, plain_token, present_offline
 from harness.verdict import check_equal, dig
 
 
@@ -45,14 +44,6 @@ class C14(RuleTable):
 pytestmark = case("C14", block="Authorization", roles=("csms", "cs"), protocols=OCPP2, requires=["local_list"])
 
 
-def _plain(profile, status):
-    plain = [t for t in profile.tokens_with(status) if not (t.also or t.group or t.evse_ids or t.stations
-                                                            or t.current or t.balance is not None)]
-    if not plain:
-        raise NotApplicable(f"the profile declares no plain idToken with status {status}")
-    return plain[0]
-
-
 async def _listed_start(ocpp, profile, token, *, offline=False):
     """``token`` is in the station's local list as Accepted; a driver presents it and plugs in (while the
     link is down when ``offline``). Returns the mark the station's messages are looked for after and the
@@ -78,11 +69,11 @@ async def _listed_start(ocpp, profile, token, *, offline=False):
     pytest.param("Accepted", id="known", marks=checks(C14.listed, C14.started_without_authorize, C14.checked)),
     pytest.param("Invalid", id="unknown", marks=checks(C14.listed, C14.started_without_authorize, C14.checked)),
 ])
-@needs(lambda given: _plain(given.profile, given.params["status"]))
+@needs(lambda given: plain_token(given.profile, given.params["status"]))
 async def test_listed_token_starts_without_authorize(ocpp, profile, status):
     """A station starts for a listed token without asking, even for one the CSMS does not know; the CSMS
     answers the TransactionEvent with the token's own status."""
-    token = _plain(profile, status)
+    token = plain_token(profile, status)
     start, event = await _listed_start(ocpp, profile, token)
     if ocpp.is_sut(CSMS):
         check_equal(C14.checked, f"TransactionEventResponse idTokenInfo.status for the {token.name} token", status,
@@ -94,10 +85,10 @@ async def test_listed_token_starts_without_authorize(ocpp, profile, status):
 
 @checks(C14.listed, C14.listed_refused_asks)
 @pytest.mark.sut_roles("cs")
-@needs(lambda given: _plain(given.profile, "Accepted"))
+@needs(lambda given: plain_token(given.profile, "Accepted"))
 async def test_token_listed_as_refused_is_asked_about_online(ocpp, profile):
     """A token the list holds as Blocked, presented while online, goes to the CSMS in an AuthorizeRequest."""
-    token = _plain(profile, "Accepted")
+    token = plain_token(profile, "Accepted")
     await install_list(ocpp, [(token, {"status": "Blocked"})], C14.listed)
     start = ocpp.mark()
     await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=profile.evses[0].id)
@@ -105,11 +96,11 @@ async def test_token_listed_as_refused_is_asked_about_online(ocpp, profile):
 
 
 @checks(C14.listed, C14.offline_start, C14.offline_flag, C14.offline_checked)
-@needs(lambda given: _plain(given.profile, "Accepted"))
+@needs(lambda given: plain_token(given.profile, "Accepted"))
 async def test_listed_token_starts_offline(ocpp, profile):
     """Offline, a listed token starts a transaction; once back the station reports it with offline true,
     and the CSMS answers the token's status (Accepted) as for any event."""
-    token = _plain(profile, "Accepted")
+    token = plain_token(profile, "Accepted")
     _, event = await _listed_start(ocpp, profile, token, offline=True)
     if ocpp.is_sut(CSMS):
         check_equal(C14.offline_checked, "TransactionEventResponse idTokenInfo.status of an offline event",
