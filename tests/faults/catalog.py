@@ -286,16 +286,18 @@ class StationHidesThatItWasOffline(ReferenceStation):
         return await future
 
 
+def offline_answered(answer: dict, payload: dict, status: str) -> dict:
+    """``answer`` to a TransactionEvent, its idTokenInfo.status ``status`` when the event is offline."""
+    if payload.get("offline") and "idTokenInfo" in answer:
+        answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": status}
+    return answer
+
+
 class CsmsRefusesOfflineEvents(ReferenceCsms):
     """Authorization rule 9: a TransactionEvent with offline true is refused, whatever its token."""
 
-    offline_status = "Invalid"
-
     def on_TransactionEvent(self, session, payload):
-        answer = super().on_TransactionEvent(session, payload)
-        if payload.get("offline") and "idTokenInfo" in answer:
-            answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": self.offline_status}
-        return answer
+        return offline_answered(super().on_TransactionEvent(session, payload), payload, "Invalid")
 
 
 class StationSuspendsInsteadOfEnding(ReferenceStation):
@@ -314,10 +316,11 @@ class StationStartsNothingOfflineForUnknownTokens(ReferenceStation):
         return info if self.online or self.local_list.get(token_key(id_token)) else {"status": "Unknown"}
 
 
-class CsmsAcceptsOfflineEvents(CsmsRefusesOfflineEvents):
+class CsmsAcceptsOfflineEvents(ReferenceCsms):
     """Authorization rule 9: a TransactionEvent with offline true is answered Accepted, its token unchecked."""
 
-    offline_status = "Accepted"
+    def on_TransactionEvent(self, session, payload):
+        return offline_answered(super().on_TransactionEvent(session, payload), payload, "Accepted")
 
 
 class StationEndsMasterPassStopsAsLocal(ReferenceStation):
@@ -326,6 +329,25 @@ class StationEndsMasterPassStopsAsLocal(ReferenceStation):
     async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
         await super().end_transaction(state, trigger, "Local" if stopped_reason == "MasterPass" else stopped_reason,
                                       id_token)
+
+
+class CsmsHidesTheMasterPassGroup(ReferenceCsms):
+    """Authorization rule 6: the master pass is Accepted without its group (MasterPassGroupId)."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        group = self.profile.authorization("master_pass_group_id", "")
+        if info.get("groupIdToken", {}).get("idToken", "").casefold() == group.casefold():
+            info.pop("groupIdToken")
+        return info
+
+
+class StationChargesWithoutCredit(ReferenceStation):
+    """Authorization status values: a token answered NoCredit is charged all the same."""
+
+    async def authorize(self, id_token):
+        info = await super().authorize(id_token)
+        return info | {"status": "Accepted"} if info["status"] == "NoCredit" else info
 
 
 class StationTakesTheMasterPassForADriver(ReferenceStation):
@@ -374,10 +396,17 @@ class CsmsAcceptsOnlyTheCurrentInterval(ReferenceCsms):
 
 
 class CsmsForgetsWhatWasPaid(ReferenceCsms):
-    """Remote start rule 3, QR-code payment rule 4: a paid transaction's Started event gets no transactionLimit."""
+    """QR-code payment rule 4: a paid transaction's Started event gets no transactionLimit."""
 
     def transaction_limit(self, id_token):
         return None if id_token.get("type") == "DirectPayment" else super().transaction_limit(id_token)
+
+
+class CsmsForgetsTheTerminalAmount(ReferenceCsms):
+    """Remote start rule 3: an ad hoc payment's transaction is not limited to the authorized amount."""
+
+    async def act_ad_hoc_payment(self, evse_id, amount, psp_ref=None, station=None):
+        await self._start_paid(evse_id, {}, station, psp_ref)
 
 
 # ------------------------------------------------------------------------------------- the records
@@ -405,6 +434,7 @@ class Fault:
     verdict: str = "failed"     # "failed": a MUST row, the SUT is blamed; "finding": a SHOULD row, the test
                                 # passes with a finding that names it; never "broken" (the harness's fault)
     known_miss: str = ""        # why the harness cannot catch it yet: its test is a strict xfail
+    version: str = VERSION      # the version its tests are played in (the payment use cases are 2.1's)
 
     def outcome(self, result: dict) -> str:
         """What a test's conformance.json entry shows of this fault: its verdict, with the text that
@@ -454,9 +484,12 @@ C16, C17 = "authorization/test_C16.py", "authorization/test_C17.py"
 C24, C25 = "authorization/test_C24.py", "authorization/test_C25.py"
 
 
+V21 = "ocpp2.1"
+
+
 def _csms21(path: str, test: str, *params: str) -> str:
-    """A node played in 2.1 (the payment use cases are 2.1's)."""
-    return f"suites/ocpp2/{path}::{test}[{'-'.join(('csms', 'ocpp2.1', *params))}]"
+    """A node played in 2.1 (its record says version=V21)."""
+    return f"suites/ocpp2/{path}::{test}[{'-'.join(('csms', V21, *params))}]"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -559,7 +592,7 @@ FAULTS: tuple[Fault, ...] = (
           "TransactionEvent transactionInfo.stoppedReason is wrong"),
     Fault("station-takes-the-master-pass-for-a-driver", "C16.no_start", StationTakesTheMasterPassForADriver,
           (_cs(C16, "test_master_pass_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
-    Fault("csms-drops-the-master-pass-group", "C16.group", CsmsDropsGroupIdToken,
+    Fault("csms-hides-the-master-pass-group", "C16.group", CsmsHidesTheMasterPassGroup,
           (_csms(C16, "test_master_pass_is_answered_with_its_group"),),
           "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive) is wrong"),
     Fault("csms-lets-prepaid-answers-be-cached", "C17.expires", CsmsLetsPrepaidAnswersBeCached,
@@ -568,20 +601,20 @@ FAULTS: tuple[Fault, ...] = (
           "a prepaid token's cacheExpiryDateTime is not the time of the answer"),
     Fault("csms-leaves-prepaid-transactions-unlimited", "C17.max_cost", CsmsLeavesPrepaidTransactionsUnlimited,
           (_csms21(C17, "test_prepaid_transaction_is_limited_to_its_balance"),),
-          "transactionLimit.maxCost of the first Started event is wrong"),
-    Fault("station-charges-without-credit", "C17.no_start", StationStartsForRejectedToken,
+          "transactionLimit.maxCost of the first Started event is wrong", version=V21),
+    Fault("station-charges-without-credit", "C17.no_start", StationChargesWithoutCredit,
           (_cs(C17, "test_no_credit_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
     Fault("csms-accepts-any-qr-code", "C25.refused", CsmsAcceptsAnyQrCode,
           (_csms21(C25, "test_other_code_starts_nothing", "two_intervals_ago"),
            _csms21(C25, "test_other_code_starts_nothing", "not_a_code")),
-          "the SUT sent RequestStartTransaction when it must not"),
+          "the SUT sent RequestStartTransaction when it must not", version=V21),
     Fault("csms-accepts-only-the-current-interval", "C25.started", CsmsAcceptsOnlyTheCurrentInterval,
           (_csms21(C25, "test_valid_code_starts_a_paid_transaction", "previous"),),
-          "[C25.started] the SUT did not send RequestStartTransaction within"),
+          "[C25.started] the SUT did not send RequestStartTransaction within", version=V21),
     Fault("csms-forgets-what-was-paid-by-qr-code", "C25.limits", CsmsForgetsWhatWasPaid,
           (_csms21(C25, "test_valid_code_starts_a_paid_transaction", "current"),),
-          "TransactionEventResponse transactionLimit is wrong"),
-    Fault("csms-forgets-what-was-paid-at-the-terminal", "C24.max_cost", CsmsForgetsWhatWasPaid,
+          "TransactionEventResponse transactionLimit is wrong", version=V21),
+    Fault("csms-forgets-the-terminal-amount", "C24.max_cost", CsmsForgetsTheTerminalAmount,
           (_csms21(C24, "test_ad_hoc_payment_starts_a_limited_transaction"),),
-          "TransactionEventResponse transactionLimit.maxCost is wrong"),
+          "TransactionEventResponse transactionLimit.maxCost is wrong", version=V21),
 )
