@@ -6,8 +6,9 @@ not Accepted moves it as StopTxOnInvalidId, TxStopPoint and MaxEnergyOnInvalidId
 "Offline-authorized transaction", C15.FR.03-07; from the profile's [authorization]): ended with
 stoppedReason DeAuthorized when it stops and TxStopPoint holds Authorized, PowerPathClosed or
 EnergyTransfer; else suspended (Updated, triggerReason Deauthorized, SuspendedEVSE); when it does not
-stop, it goes on with MaxEnergyOnInvalidId set (the reference does not meter the limit) and is
-suspended without it; pulling the cable ends it (EVCommunicationLost). While it runs, a TransactionEvent Updated carries the
+stop, it goes on with MaxEnergyOnInvalidId set until the register has counted that much more energy
+(then suspended, triggerReason EnergyLimitReached: the register advances with each TxUpdatedInterval
+sample), and is suspended at once without it; pulling the cable ends it (EVCommunicationLost). While it runs, a TransactionEvent Updated carries the
 energy register every ``tx_updated_interval`` seconds (spec 001 J02; 0, the default: none).
 
 Charge point 1.6 (spec 002): StartTransaction, StopTransaction (reason, meter values in
@@ -105,6 +106,9 @@ class TransactionsStation2x(Block):
                 "value": state.meter.advance(), "context": "Sample.Periodic", "measurand": ENERGY,
                 "location": "Outlet", "unitOfMeasure": {"unit": "Wh"}}]}]
             await self.call("TransactionEvent", payload)
+            if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit:
+                tx.energy_limit = None
+                await self.suspend(state, "EnergyLimitReached")
 
     async def end_transaction(self, state: EvseState, trigger: str, stopped_reason: str,
                               id_token: dict | None = None) -> None:
@@ -135,7 +139,9 @@ class TransactionsStation2x(Block):
                 await self.end_transaction(state, "Deauthorized", "DeAuthorized")
             else:
                 await self.suspend(state, "Deauthorized")
-        elif not self.max_energy_on_invalid_id:
+        elif self.max_energy_on_invalid_id:
+            state.transaction.energy_limit = state.meter.wh + self.max_energy_on_invalid_id
+        else:
             await self.suspend(state, "ChargingStateChanged")
 
     async def suspend(self, state: EvseState, trigger: str) -> None:

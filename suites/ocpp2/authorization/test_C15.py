@@ -45,8 +45,7 @@ class C15(RuleTable):
                      "energy stops: TransactionEvent Updated with triggerReason Deauthorized and chargingState "
                      "SuspendedEVSE", by=CS)
     continues = must("spec 001 Moves: Offline-authorized transaction (StopTxOnInvalidId false, MaxEnergyOnInvalidId "
-                     "set)", "the refused transaction goes on until the energy limit: neither ended nor suspended",
-                     by=CS)
+                     "set)", "the refused transaction goes on until the energy limit: it is not ended", by=CS)
     paused = must("spec 001 Moves: Offline-authorized transaction (StopTxOnInvalidId false, MaxEnergyOnInvalidId "
                   "unset)", "energy stops: a TransactionEvent with chargingState SuspendedEVSE", by=CS)
 
@@ -131,9 +130,8 @@ async def test_refused_offline_transaction_moves_as_configured(ocpp, profile):
     transaction_id = started.request["transactionInfo"]["transactionId"]
     ours = lambda p: p["transactionInfo"]["transactionId"] == transaction_id and p["eventType"] != "Started"
     rule = _move(profile)
-    if rule is C15.continues:
-        await ocpp.expect_none("TransactionEvent", after=0, rule=rule, where=lambda p: ours(p) and (
-            p["eventType"] == "Ended" or dig(p, "transactionInfo.chargingState") == "SuspendedEVSE"))
+    if rule is C15.continues:   # energy may stop at the limit (how soon depends on the EV): only an end is wrong
+        await ocpp.expect_none("TransactionEvent", after=0, rule=rule, where=lambda p: ours(p) and p["eventType"] == "Ended")
         return
     moved = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=ours, rule=rule)
     if rule is C15.ended:
