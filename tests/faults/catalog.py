@@ -409,6 +409,29 @@ class CsmsForgetsTheTerminalAmount(ReferenceCsms):
         await self._start_paid(evse_id, {}, station, psp_ref)
 
 
+def sent_keeping_entries(station: ReferenceStation, session, payload: dict, update_type: str) -> dict:
+    """``station`` answers the SendLocalList ``payload``, but an update of ``update_type`` drops no entry."""
+    kept = dict(station.local_list)
+    answer = ReferenceStation.on_SendLocalList(station, session, payload)
+    if payload["updateType"] == update_type:
+        station.local_list = kept | station.local_list
+    return answer
+
+
+class StationMergesFullUpdates(ReferenceStation):
+    """D01.FR.15: a Full update adds to the local list instead of replacing it."""
+
+    def on_SendLocalList(self, session, payload):
+        return sent_keeping_entries(self, session, payload, "Full")
+
+
+class StationKeepsDeletedTokens(ReferenceStation):
+    """D01.FR.17: a Differential entry without idTokenInfo does not delete the token."""
+
+    def on_SendLocalList(self, session, payload):
+        return sent_keeping_entries(self, session, payload, "Differential")
+
+
 # ------------------------------------------------------------------------------------- the records
 # ------------------------------------------------------------------------------ a conformant variant
 class StationAlreadyRegistered(ReferenceStation):
@@ -567,6 +590,11 @@ FAULTS: tuple[Fault, ...] = (
           (_cs(C13, "test_stale_differential_update_is_a_version_mismatch", "same_version"),
            _cs(C13, "test_stale_differential_update_is_a_version_mismatch", "older_version")),
           "SendLocalListResponse status of a Differential update at version"),
+    Fault("station-merges-full-updates", "C13.full_replaces", StationMergesFullUpdates,
+          (_cs(C13, "test_full_update_replaces_the_list"),), "[C13.full_replaces] the SUT did not send Authorize within"),
+    Fault("station-keeps-deleted-tokens", "C13.deleted", StationKeepsDeletedTokens,
+          (_cs(C13, "test_differential_delete_removes_the_token"),),
+          "[C13.deleted] the SUT did not send Authorize within"),
     Fault("station-forgets-its-list-version", "C13.reports_version", StationForgetsItsListVersion,
           (_cs(C13, "test_full_update_installs_the_list"),),
           "GetLocalListVersionResponse versionNumber after the Full update is wrong"),

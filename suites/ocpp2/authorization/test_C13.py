@@ -18,7 +18,7 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks, needs
-from harness.usecases.local_list import install_list, list_version, plain_token, send_local_list
+from harness.usecases.local_list import asks_about, carries, install_list, list_version, plain_token, send_local_list
 from harness.verdict import check_equal, dig, require
 
 
@@ -51,6 +51,14 @@ class C13(RuleTable):
                                 "Accepted", by=CS)
     empty_differential = must("OCPP 2.0.1 D01.FR.05",
                               "a Differential update without entries is Accepted and takes the new version", by=CS)
+    full_replaces = must("spec 001 Moves: Local list (SendLocalList Full: list replaced); OCPP 2.0.1 D01.FR.15",
+                         "a token only the replaced list held is no longer accepted from the list: it is asked about",
+                         by=CS)
+    deleted = must("spec 001 Moves: Local list (Differential, entry without idTokenInfo: deleted); OCPP 2.0.1 "
+                   "D01.FR.17", "a token deleted from the list is asked about when presented", by=CS)
+    updated = must("spec 001 Moves: Local list (Differential, entry with idTokenInfo: added or updated); OCPP 2.0.1 "
+                   "D01.FR.16", "a token a Differential update made Accepted starts a transaction without an "
+                   "AuthorizeRequest", by=CS)
     mismatch = must("spec 001 Authorization rule 11; SendLocalListResponse VersionMismatch; OCPP 2.0.1 D01.FR.19",
                     "a Differential update whose version is not above the current one is answered VersionMismatch "
                     "and leaves the version as it was", by=CS)
@@ -187,3 +195,58 @@ async def test_differential_update_without_entries_takes_the_version(ocpp, profi
                 "Accepted", exchange.response["status"])
     reported = (await list_version(ocpp, C13.reports_version)).response["versionNumber"]
     check_equal(C13.reports_version, "GetLocalListVersionResponse versionNumber", version + 1, reported)
+
+
+async def _asked_about(ocpp, profile, token, rule):
+    """``token`` presented at the first EVSE: the station must ask the CSMS about it (it is not in its list)."""
+    start = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=profile.evses[0].id)
+    await ocpp.expect("Authorize", sender=CS, after=start, where=asks_about(token), rule=rule)
+
+
+@checks(C13.full_applied, C13.full_replaces)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: _tokens(given.profile, "Invalid", "Accepted"))
+async def test_full_update_replaces_the_list(ocpp, profile):
+    """After a second Full update without it, a token of the first list is no longer the station's to
+    accept: presented, it is asked about (D01.FR.15)."""
+    unknown, accepted = _tokens(profile, "Invalid", "Accepted")
+    version = await install_list(ocpp, [(unknown, {"status": "Accepted"})], C13.full_applied)
+    exchange = await send_local_list(ocpp, "Full", [(accepted, _info(accepted))], C13.full_applied, version=version + 1)
+    check_equal(C13.full_applied, "SendLocalListResponse status of the second Full update", "Accepted",
+                exchange.response["status"])
+    await _asked_about(ocpp, profile, unknown, C13.full_replaces)
+
+
+@checks(C13.full_applied, C13.differential_applied, C13.deleted)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: _tokens(given.profile, "Invalid"))
+async def test_differential_delete_removes_the_token(ocpp, profile):
+    """A token deleted by a Differential update (no idTokenInfo) is asked about again when presented
+    (D01.FR.17)."""
+    [unknown] = _tokens(profile, "Invalid")
+    version = await install_list(ocpp, [(unknown, {"status": "Accepted"})], C13.full_applied)
+    exchange = await send_local_list(ocpp, "Differential", [(unknown, None)], C13.differential_applied,
+                                     version=version + 1)
+    check_equal(C13.differential_applied, "SendLocalListResponse status", "Accepted", exchange.response["status"])
+    await _asked_about(ocpp, profile, unknown, C13.deleted)
+
+
+@checks(C13.full_applied, C13.differential_applied, C13.updated)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: _tokens(given.profile, "Invalid", "Accepted"))
+async def test_differential_update_makes_a_token_accepted(ocpp, profile):
+    """A token the list held as Blocked and a Differential update makes Accepted starts a transaction
+    without an AuthorizeRequest (D01.FR.16), although the CSMS does not know it."""
+    unknown, accepted = _tokens(profile, "Invalid", "Accepted")
+    version = await install_list(ocpp, [(unknown, {"status": "Blocked"}), (accepted, _info(accepted))],
+                                 C13.full_applied)
+    exchange = await send_local_list(ocpp, "Differential", [(unknown, {"status": "Accepted"})],
+                                     C13.differential_applied, version=version + 1)
+    check_equal(C13.differential_applied, "SendLocalListResponse status", "Accepted", exchange.response["status"])
+    evse, start = profile.evses[0].id, ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=unknown.wire(), evse_id=evse)
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    await ocpp.expect("TransactionEvent", sender=CS, after=start, where=carries(unknown, "Started"), rule=C13.updated)
+    await ocpp.expect_none("Authorize", after=start, rule=C13.updated, within=0.01,
+                           where=asks_about(unknown))   # it would have come before the Started event
