@@ -7,7 +7,8 @@ initiator, and otherwise asks the actuator to make the SUT send it and waits for
 the wire; either way it returns the same ``Exchange`` (request and answer) to verify.
 
 What a test creates at the SUT is undone when it ends (``Arena.undo``): a charging profile, a
-configuration value or a 2.x device-model variable the harness set at a station under test, a cable plugged in, and every
+configuration value, a 2.x device-model variable or a local list the harness set at a station under test, a cable
+plugged in, and every
 transaction still running — the station under test's are stopped remotely, the harness's own
 station ends its own, so that a CSMS under test keeps none open.
 """
@@ -255,6 +256,8 @@ class OcppArena(Arena):
             else:
                 clear = {"chargingProfileId": payload["chargingProfile"]["id"]}
             return f"clear the charging profile {clear}", lambda: self.link.call_exchange("ClearChargingProfile", clear)
+        if action == "SendLocalList":
+            return "clear the local list the test installed", self._clear_local_list
         if action == "ChangeConfiguration":
             key = payload["key"]
             try:
@@ -287,6 +290,12 @@ class OcppArena(Arena):
             return f"empty the local list at version {version}", \
                 lambda: self.link.call_exchange("SendLocalList", emptied)
         return None
+
+    async def _clear_local_list(self) -> None:
+        """A Full update without entries, at the next version, empties the station's local list (OCPP 2.0.1
+        D01.FR.04): the list it had before the test cannot be read back, so it is not restored."""
+        version = (await self.link.call("GetLocalListVersion", {}))["versionNumber"]
+        await self.link.call_exchange("SendLocalList", {"versionNumber": version + 1, "updateType": "Full"})
 
     async def _end_transactions(self) -> None:
         """No transaction the test started stays open at the SUT: the harness's own station ends its own

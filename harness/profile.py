@@ -23,6 +23,9 @@ from harness.wire import REDACTOR
 TOKEN_STATUSES = ("Accepted", "Blocked", "Expired", "Invalid", "ConcurrentTx", "NoCredit",
                   "NotAllowedTypeEVSE", "NotAtThisLocation", "NotAtThisTime", "Unknown")
 
+# TxStartPoint / TxStopPoint values (OCPP 2.x TxCtrlr)
+TX_POINTS = ("ParkingBayOccupancy", "EVConnected", "Authorized", "DataSigned", "PowerPathClosed", "EnergyTransfer")
+
 _TOKEN = {
     "type": "object", "additionalProperties": False, "required": ["id", "type", "status"],
     "properties": {
@@ -35,6 +38,7 @@ _TOKEN = {
         "stations": {"type": "array", "items": {"type": "string"}},
         "secret": {"type": "boolean"},
         "also": {"type": "array", "items": {"enum": list(TOKEN_STATUSES)}},
+        "balance": {"type": "number"},   # a prepaid token's remaining credit (spec 001 moves, C17)
     },
 }
 _EVSE = {
@@ -111,6 +115,23 @@ PROFILE_SCHEMA: dict[str, Any] = {
             **{name: {"type": "string", "pattern": "^[^/]+/[^/]+$", "hint": "write it as location_id/evse_uid"}
                for name in ("preferences_evse", "no_preferences_evse")},
         }},
+        # the station's authorization settings as the tests find them (spec 001 Configuration variables named)
+        "authorization": {**_SECTION, "properties": {
+            "offline_tx_for_unknown_id": {"type": "boolean"},   # OfflineTxForUnknownIdEnabled
+            "stop_tx_on_invalid_id": {"type": "boolean"},       # StopTxOnInvalidId
+            "tx_stop_point": {"type": "array", "items": {"enum": list(TX_POINTS)}},   # TxStopPoint
+            "max_energy_on_invalid_id": {"type": "integer", "minimum": 0},   # MaxEnergyOnInvalidId, Wh; 0: unset
+            "master_pass_group_id": {"type": "string", "minLength": 1, "maxLength": 255},   # MasterPassGroupId
+        }},
+        # the QR code of C25 (2.1) as the SUT generates or checks it: the choices spec 001 leaves open
+        "qr_code": {**_SECTION, "required": ["totp_secret"], "properties": {
+            "totp_secret": {"type": "string", "minLength": 16, "maxLength": 255},   # the HMAC-SHA256 key
+            "interval": {"type": "integer", "minimum": 1},         # seconds a TOTP is valid (default 30)
+            "length": {"type": "integer", "minimum": 4, "maximum": 20},   # base62 characters (default 8)
+            "url": {"type": "string", "pattern": "^https?://[^/\\s]",
+                    "hint": "write the payment page the QR code opens, such as https://pay.example/qr"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 8},   # the URL's version parameter
+        }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
             "base_url": {"type": "string", "pattern": "^https?://[^/\\s]",
@@ -124,7 +145,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
     },
 }
 
-SECRET_KEYS = frozenset({"password", "authorization_key", "token_a"})   # their values never reach a message
+SECRET_KEYS = frozenset({"password", "authorization_key", "token_a", "totp_secret"})   # their values never reach a message
 _KINDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
           "object": "a table", "array": "an array"}
 
@@ -200,6 +221,7 @@ class Token:
     stations: tuple[str, ...] = ()
     secret: bool = False
     also: tuple[str, ...] = ()   # other conditions it meets; ``status`` is what the order of checks picks
+    balance: float | None = None   # prepaid: the remaining credit; None: not a prepaid token
 
     def wire(self) -> dict[str, str]:
         """As an OCPP 2.x IdTokenType."""
@@ -272,6 +294,10 @@ class Profile:
     def feature(self, name: str) -> bool:
         return bool(self.get(f"features.{name}", False))
 
+    def authorization(self, name: str, default: Any = None) -> Any:
+        """A setting of the station's authorization ([authorization] in the profile), or ``default``."""
+        return self.get(f"authorization.{name}", default)
+
     def token(self, name: str) -> Token:
         try:
             return self.tokens[name]
@@ -290,7 +316,7 @@ class Profile:
 def _mask(value: Any) -> Any:
     if isinstance(value, dict):
         secret = value.get("secret") is True or value.get("type") == "KeyCode"
-        return {k: ("«redacted»" if (k in ("password", "authorization_key", "token_a") or (secret and k == "id")) else _mask(v))
+        return {k: ("«redacted»" if (k in SECRET_KEYS or (secret and k == "id")) else _mask(v))
                 for k, v in value.items()}
     if isinstance(value, list):
         return [_mask(v) for v in value]
@@ -304,12 +330,13 @@ def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
     tokens = {name: Token(name=name, id=t["id"], type=t["type"], status=t["status"], group=t.get("group"),
                           evse_ids=tuple(t.get("evse_ids", ())), current=t.get("current"),
                           stations=tuple(t.get("stations", ())), secret=t.get("secret", t["type"] == "KeyCode"),
-                          also=tuple(t.get("also", ())))
+                          also=tuple(t.get("also", ())), balance=t.get("balance"))
               for name, t in data.get("tokens", {}).items()}
     for token in tokens.values():
         if token.secret:
             REDACTOR.register(token.id)
     REDACTOR.register(data.get("ocpi", {}).get("token_a"))
+    REDACTOR.register(data.get("qr_code", {}).get("totp_secret"))
     password = data.get("station", {}).get("password")
     if password:
         REDACTOR.register(password, identity=data.get("station", {}).get("identity"))

@@ -12,14 +12,14 @@ from collections.abc import Iterable
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
-from harness.reference.blocks import (authorization, availability, configuration, data_transfer,
-                                      local_authorization, provisioning, remote_control, remote_trigger, reservation,
-                                      reset, security, smart_charging, transactions)
-from harness.reference.blocks import device_model
+from harness.reference.blocks import (authorization, availability, configuration, data_transfer, device_model,
+                                      local_authorization, local_list, offline, payment, provisioning, remote_control,
+                                      remote_trigger, reservation, reset, security, smart_charging, transactions)
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
     provisioning.ProvisioningStation2x, provisioning.ProvisioningStation16,
+    local_list.LocalListStation2x,   # before authorization: its decision on a token comes first
     authorization.AuthorizationStation2x, authorization.AuthorizationStation16,
     transactions.TransactionsStation2x, transactions.TransactionsStation16,
     remote_control.RemoteControlStation2x, remote_control.RemoteControlStation16,
@@ -33,9 +33,11 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     local_authorization.LocalAuthorizationStation16,
     reservation.ReservationStation16,
     remote_trigger.RemoteTriggerStation16,
+    offline.OfflineStation2x,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
+    payment.PaymentCsms2x,   # before transactions: it adds the limits of what was paid
     provisioning.ProvisioningCsms2x, provisioning.ProvisioningCsms16,
     authorization.AuthorizationCsms2x, authorization.AuthorizationCsms16,
     transactions.TransactionsCsms2x, transactions.TransactionsCsms16,
@@ -49,6 +51,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     local_authorization.LocalAuthorizationCsms16,
     reservation.ReservationCsms16,
     remote_trigger.RemoteTriggerCsms16,
+    local_list.LocalListCsms2x,
 )
 
 

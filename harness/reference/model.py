@@ -22,6 +22,7 @@ class StationTransaction:
     id_token: dict | None
     group: dict | None = None
     seq_no: int = 0
+    energy_limit: int | None = None   # Wh on the register at which energy stops (MaxEnergyOnInvalidId)
 
 
 @dataclass

@@ -7,6 +7,8 @@ Order of checks (spec 001 "Order of checks for an authorization decision"), firs
   7 allowed only at some EVSEs → Accepted with evseId; 8 Accepted.
 Lookup is case-insensitive on idToken and type; additionalInfo is ignored (spec 001 IdTokenType).
 A token in a group is answered with groupIdToken of type Central (spec 001, authorization rule 5).
+A prepaid token (one with a balance) is NoCredit at a balance of zero or below, and its answer expires
+at once: cacheExpiryDateTime is the time of the answer (spec 001 moves "Prepaid token", rule 8).
 
 OCPP 1.6 (spec 002): an idTag is a bare CiString20 without a type, looked up case-insensitively;
 AuthorizationStatus has only Accepted, Blocked, Expired, Invalid and ConcurrentTx, so a status 1.6
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 from harness.ocpp.v16 import AUTHORIZATION_STATUSES
 from harness.profile import Profile, Token
+from harness.reference.common import now_iso
 
 # Statuses a record cannot derive from its attributes: the store answers them as configured.
 _CONFIGURED_ONLY = {"NoCredit", "NotAtThisTime", "Unknown"}
@@ -36,13 +39,15 @@ class TokenRecord:
     current: str | None = None
     stations: tuple[str, ...] = ()
     configured_status: str | None = None
+    balance: float | None = None   # prepaid: the remaining credit
 
     @classmethod
     def from_profile(cls, token: Token) -> "TokenRecord":
         conditions = {token.status, *token.also}
         return cls(token.id, token.type, blocked="Blocked" in conditions, expired="Expired" in conditions,
                    group=token.group, evse_ids=token.evse_ids, current=token.current, stations=token.stations,
-                   configured_status=token.status if token.status in _CONFIGURED_ONLY else None)
+                   configured_status=token.status if token.status in _CONFIGURED_ONLY else None,
+                   balance=token.balance)
 
 
 def token_key(id_token: dict) -> tuple[str, str]:
@@ -70,6 +75,8 @@ class TokenStore:
             info["groupIdToken"] = {"idToken": record.group, "type": "Central"}
         if status == "Accepted" and record is not None and record.evse_ids:
             info["evseId"] = list(record.evse_ids)
+        if record is not None and record.balance is not None:
+            info["cacheExpiryDateTime"] = now_iso()
         return info
 
     def lookup_tag(self, id_tag: str) -> TokenRecord | None:
@@ -99,4 +106,6 @@ class TokenStore:
             return "NotAtThisLocation"
         if record.current and record.current not in currents:
             return "NotAllowedTypeEVSE"
+        if record.balance is not None and record.balance <= 0:
+            return "NoCredit"
         return record.configured_status or "Accepted"

@@ -18,10 +18,12 @@ import asyncio
 import copy
 import uuid
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any
 
 from harness import clock
 from harness import smartcharging as sc
+from harness.ocpp import totp
 from harness.ocpp.framing import Call, serialize
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.reference.base import CsmsBase
@@ -234,6 +236,203 @@ class StationAnswersWithV16ErrorCode(ReferenceStation):
         if boot and handshake.subprotocol is not None:
             await self.boot()
         return handshake
+
+
+# ------------------------------------------------ local list, offline, master pass, prepaid (C13-C17)
+class CsmsSendsLocalListVersionZero(ReferenceCsms):
+    """D01.FR.18: a SendLocalList at versionNumber 0 (the version that means "no list")."""
+
+    async def act_send_local_list(self, update_type, entries, version_number=None, station=None):
+        await super().act_send_local_list(update_type, entries, version_number=0, station=station)
+
+
+class CsmsSendsFullListWithoutInfo(ReferenceCsms):
+    """Moves "Local list": a Full update whose entries lack their idTokenInfo."""
+
+    async def act_send_local_list(self, update_type, entries, version_number=None, station=None):
+        bare = [{"id_token": entry["id_token"]} for entry in entries]
+        await super().act_send_local_list(update_type, bare, version_number=version_number, station=station)
+
+
+class StationAppliesStaleDifferentials(ReferenceStation):
+    """D01.FR.19: a Differential update at a version not above the current one is applied (Accepted)."""
+
+    def on_SendLocalList(self, session, payload):
+        if payload["updateType"] == "Differential":
+            self.local_list_version = payload["versionNumber"] - 1
+        return super().on_SendLocalList(session, payload)
+
+
+class StationForgetsItsListVersion(ReferenceStation):
+    """D02.FR.01: GetLocalListVersion answers 0 whatever list is installed."""
+
+    def on_GetLocalListVersion(self, session, payload):
+        return {"versionNumber": 0}
+
+
+class StationIgnoresItsLocalListOnline(ReferenceStation):
+    """C14.FR.02: online, every presented token is asked about, also one the local list holds as Accepted."""
+
+    async def authorize(self, id_token):
+        if self.online:
+            return (await self.call("Authorize", {"idToken": id_token}))["idTokenInfo"]
+        return await super().authorize(id_token)
+
+
+class StationHidesThatItWasOffline(ReferenceStation):
+    """TransactionEventRequest offline: what happened while offline is reported without offline true."""
+
+    async def _queued(self, payload):
+        future = asyncio.get_running_loop().create_future()
+        self._waiting.append((payload, future))
+        self._send_waiting()
+        return await future
+
+
+def offline_answered(answer: dict, payload: dict, status: str) -> dict:
+    """``answer`` to a TransactionEvent, its idTokenInfo.status ``status`` when the event is offline."""
+    if payload.get("offline") and "idTokenInfo" in answer:
+        answer["idTokenInfo"] = answer["idTokenInfo"] | {"status": status}
+    return answer
+
+
+class CsmsRefusesOfflineEvents(ReferenceCsms):
+    """Authorization rule 9: a TransactionEvent with offline true is refused, whatever its token."""
+
+    def on_TransactionEvent(self, session, payload):
+        return offline_answered(super().on_TransactionEvent(session, payload), payload, "Invalid")
+
+
+class StationSuspendsInsteadOfEnding(ReferenceStation):
+    """Moves "Offline-authorized transaction": with StopTxOnInvalidId and TxStopPoint Authorized, a refused
+    transaction is only suspended, never ended."""
+
+    async def deauthorized(self, state):
+        await self.suspend(state, "Deauthorized")
+
+
+class StationStartsNothingOfflineForUnknownTokens(ReferenceStation):
+    """C15.FR.01: offline, an unknown token is refused although OfflineTxForUnknownIdEnabled is true."""
+
+    async def authorize(self, id_token):
+        info = await super().authorize(id_token)
+        return info if self.online or self.local_list.get(token_key(id_token)) else {"status": "Unknown"}
+
+
+class CsmsAcceptsOfflineEvents(ReferenceCsms):
+    """Authorization rule 9: a TransactionEvent with offline true is answered Accepted, its token unchecked."""
+
+    def on_TransactionEvent(self, session, payload):
+        return offline_answered(super().on_TransactionEvent(session, payload), payload, "Accepted")
+
+
+class StationEndsMasterPassStopsAsLocal(ReferenceStation):
+    """C16.FR.03: a transaction a master pass stopped ends with stoppedReason Local."""
+
+    async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
+        await super().end_transaction(state, trigger, "Local" if stopped_reason == "MasterPass" else stopped_reason,
+                                      id_token)
+
+
+class CsmsHidesTheMasterPassGroup(ReferenceCsms):
+    """Authorization rule 6: the master pass is Accepted without its group (MasterPassGroupId)."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        group = self.profile.authorization("master_pass_group_id", "")
+        if info.get("groupIdToken", {}).get("idToken", "").casefold() == group.casefold():
+            info.pop("groupIdToken")
+        return info
+
+
+class StationChargesWithoutCredit(ReferenceStation):
+    """Authorization status values: a token answered NoCredit is charged all the same."""
+
+    async def authorize(self, id_token):
+        info = await super().authorize(id_token)
+        return info | {"status": "Accepted"} if info["status"] == "NoCredit" else info
+
+
+class StationTakesTheMasterPassForADriver(ReferenceStation):
+    """C16.FR.04: a master pass is taken for an ordinary driver and starts a transaction."""
+
+    async def master_pass(self, id_token, info):
+        return False
+
+
+class CsmsLetsPrepaidAnswersBeCached(ReferenceCsms):
+    """Moves "Prepaid token": a prepaid token's answer may be cached for a day (cacheExpiryDateTime a day on)."""
+
+    def id_token_info(self, session, id_token, *, current_tx=None):
+        info = super().id_token_info(session, id_token, current_tx=current_tx)
+        if "cacheExpiryDateTime" in info:
+            info["cacheExpiryDateTime"] = (clock.utcnow() + timedelta(days=1)).isoformat().replace("+00:00", "Z")
+        return info
+
+
+class CsmsLeavesPrepaidTransactionsUnlimited(ReferenceCsms):
+    """Moves "Prepaid transaction" (2.1): the first Started event of a prepaid token gets no maxCost."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        answer.pop("transactionLimit", None)
+        return answer
+
+
+class CsmsAcceptsAnyQrCode(ReferenceCsms):
+    """QR-code payment rule 2: the TOTP of a scanned QR code is not checked."""
+
+    async def act_scan_qr_code(self, url, station=None):
+        parameters = totp.parse_qr_url(url)
+        await self._start_paid(int(parameters["evse"]), totp.transaction_limit(parameters), station)
+
+
+class CsmsAcceptsOnlyTheCurrentInterval(ReferenceCsms):
+    """QR-code payment rule 2: the previous interval's TOTP (clock skew) is refused."""
+
+    async def act_scan_qr_code(self, url, station=None):
+        qr = self.profile.get("qr_code")
+        current = totp.totp(qr["totp_secret"].encode(), clock.wall(), interval=qr["interval"], length=qr["length"])
+        if totp.parse_qr_url(url).get("totp") in (current, totp.totp(
+                qr["totp_secret"].encode(), clock.wall(), interval=qr["interval"], length=qr["length"], offset=1)):
+            await super().act_scan_qr_code(url, station)
+
+
+class CsmsForgetsWhatWasPaid(ReferenceCsms):
+    """QR-code payment rule 4: a paid transaction's Started event gets no transactionLimit."""
+
+    def transaction_limit(self, id_token):
+        return None if id_token.get("type") == "DirectPayment" else super().transaction_limit(id_token)
+
+
+class CsmsForgetsTheTerminalAmount(ReferenceCsms):
+    """Remote start rule 3: an ad hoc payment's transaction is not limited to the authorized amount."""
+
+    async def act_ad_hoc_payment(self, evse_id, amount, psp_ref=None, station=None):
+        await self._start_paid(evse_id, {}, station, psp_ref)
+
+
+def sent_keeping_entries(station: ReferenceStation, session, payload: dict, update_type: str) -> dict:
+    """``station`` answers the SendLocalList ``payload``, but an update of ``update_type`` drops no entry."""
+    kept = dict(station.local_list)
+    answer = ReferenceStation.on_SendLocalList(station, session, payload)
+    if payload["updateType"] == update_type:
+        station.local_list = kept | station.local_list
+    return answer
+
+
+class StationMergesFullUpdates(ReferenceStation):
+    """D01.FR.15: a Full update adds to the local list instead of replacing it."""
+
+    def on_SendLocalList(self, session, payload):
+        return sent_keeping_entries(self, session, payload, "Full")
+
+
+class StationKeepsDeletedTokens(ReferenceStation):
+    """D01.FR.17: a Differential entry without idTokenInfo does not delete the token."""
+
+    def on_SendLocalList(self, session, payload):
+        return sent_keeping_entries(self, session, payload, "Differential")
 
 
 # ------------------------------------------------------------------------------------- the records
@@ -454,6 +653,7 @@ class Fault:
     verdict: str = "failed"     # "failed": a MUST row, the SUT is blamed; "finding": a SHOULD row, the test
                                 # passes with a finding that names it; never "broken" (the harness's fault)
     known_miss: str = ""        # why the harness cannot catch it yet: its test is a strict xfail
+    version: str = VERSION      # the version its tests are played in (the payment use cases are 2.1's)
 
     def outcome(self, result: dict) -> str:
         """What a test's conformance.json entry shows of this fault: its verdict, with the text that
@@ -500,6 +700,17 @@ C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "autho
 C02, C06, C08, C09 = (f"authorization/test_{c}.py" for c in ("C02", "C06", "C08", "C09"))
 C10, C11, C12 = (f"authorization/test_{c}.py" for c in ("C10", "C11", "C12"))
 P02 = "datatransfer/test_P02.py"
+C13, C14, C15 = "authorization/test_C13.py", "authorization/test_C14.py", "authorization/test_C15.py"
+C16, C17 = "authorization/test_C16.py", "authorization/test_C17.py"
+C24, C25 = "authorization/test_C24.py", "authorization/test_C25.py"
+
+
+V21 = "ocpp2.1"
+
+
+def _csms21(path: str, test: str, *params: str) -> str:
+    """A node played in 2.1 (its record says version=V21)."""
+    return f"suites/ocpp2/{path}::{test}[{'-'.join(('csms', V21, *params))}]"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -1121,4 +1332,67 @@ FAULTS += (
     Fault("csms-ignores-renegotiation", "K17.schedule", CsmsIgnoresRenegotiation,
           (_csms(K17, "test_ev_renegotiates_its_schedule"),),
           "the SUT did not send SetChargingProfile within"),
+    Fault("csms-sends-local-list-version-zero", "C13.version_positive", CsmsSendsLocalListVersionZero,
+          (_csms(C13, "test_full_update_installs_the_list"),), "SendLocalListRequest versionNumber is not above 0"),
+    Fault("csms-sends-full-list-without-info", "C13.full_list", CsmsSendsFullListWithoutInfo,
+          (_csms(C13, "test_full_update_installs_the_list"),), "the Full list's idTokenInfo.status of"),
+    Fault("station-applies-stale-differentials", "C13.mismatch", StationAppliesStaleDifferentials,
+          (_cs(C13, "test_stale_differential_update_is_a_version_mismatch", "same_version"),
+           _cs(C13, "test_stale_differential_update_is_a_version_mismatch", "older_version")),
+          "SendLocalListResponse status of a Differential update at version"),
+    Fault("station-merges-full-updates", "C13.full_replaces", StationMergesFullUpdates,
+          (_cs(C13, "test_full_update_replaces_the_list"),), "[C13.full_replaces] the SUT did not send Authorize within"),
+    Fault("station-keeps-deleted-tokens", "C13.deleted", StationKeepsDeletedTokens,
+          (_cs(C13, "test_differential_delete_removes_the_token"),),
+          "[C13.deleted] the SUT did not send Authorize within"),
+    Fault("station-forgets-its-list-version", "C13.reports_version", StationForgetsItsListVersion,
+          (_cs(C13, "test_full_update_installs_the_list"),),
+          "GetLocalListVersionResponse versionNumber after the Full update is wrong"),
+    Fault("station-ignores-its-local-list-online", "C14.started_without_authorize", StationIgnoresItsLocalListOnline,
+          (_cs(C14, "test_listed_token_starts_without_authorize", "unknown"),),
+          "[C14.started_without_authorize] the SUT did not send TransactionEvent within"),
+    Fault("station-hides-that-it-was-offline", "C14.offline_flag", StationHidesThatItWasOffline,
+          (_cs(C14, "test_listed_token_starts_offline"),), "TransactionEvent offline is wrong"),
+    Fault("csms-refuses-offline-events", "C14.offline_checked", CsmsRefusesOfflineEvents,
+          (_csms(C14, "test_listed_token_starts_offline"),),
+          "TransactionEventResponse idTokenInfo.status of an offline event is wrong"),
+    Fault("station-suspends-instead-of-ending", "C15.ended", StationSuspendsInsteadOfEnding,
+          (_cs(C15, "test_refused_offline_transaction_moves_as_configured"),), "TransactionEvent eventType is wrong"),
+    Fault("station-starts-nothing-offline-for-unknown-tokens", "C15.unknown_started",
+          StationStartsNothingOfflineForUnknownTokens,
+          (_cs(C15, "test_unknown_token_starts_offline_and_is_refused_once_back"),),
+          "[C15.unknown_started] the SUT did not send TransactionEvent within"),
+    Fault("csms-accepts-offline-events", "C15.rejected", CsmsAcceptsOfflineEvents,
+          (_csms(C15, "test_unknown_token_starts_offline_and_is_refused_once_back"),),
+          "TransactionEventResponse idTokenInfo.status of an offline event with an unknown token is wrong"),
+    Fault("station-ends-master-pass-stops-as-local", "C16.reason", StationEndsMasterPassStopsAsLocal,
+          (_cs(C16, "test_master_pass_stops_every_transaction"),),
+          "TransactionEvent transactionInfo.stoppedReason is wrong"),
+    Fault("station-takes-the-master-pass-for-a-driver", "C16.no_start", StationTakesTheMasterPassForADriver,
+          (_cs(C16, "test_master_pass_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
+    Fault("csms-hides-the-master-pass-group", "C16.group", CsmsHidesTheMasterPassGroup,
+          (_csms(C16, "test_master_pass_is_answered_with_its_group"),),
+          "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive) is wrong"),
+    Fault("csms-lets-prepaid-answers-be-cached", "C17.expires", CsmsLetsPrepaidAnswersBeCached,
+          (_csms(C17, "test_prepaid_answer_expires_at_once", "credit"),
+           _csms(C17, "test_prepaid_answer_expires_at_once", "no_credit")),
+          "a prepaid token's cacheExpiryDateTime is not the time of the answer"),
+    Fault("csms-leaves-prepaid-transactions-unlimited", "C17.max_cost", CsmsLeavesPrepaidTransactionsUnlimited,
+          (_csms21(C17, "test_prepaid_transaction_is_limited_to_its_balance"),),
+          "transactionLimit.maxCost of the first Started event is wrong", version=V21),
+    Fault("station-charges-without-credit", "C17.no_start", StationChargesWithoutCredit,
+          (_cs(C17, "test_no_credit_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
+    Fault("csms-accepts-any-qr-code", "C25.refused", CsmsAcceptsAnyQrCode,
+          (_csms21(C25, "test_other_code_starts_nothing", "two_intervals_ago"),
+           _csms21(C25, "test_other_code_starts_nothing", "not_a_code")),
+          "the SUT sent RequestStartTransaction when it must not", version=V21),
+    Fault("csms-accepts-only-the-current-interval", "C25.started", CsmsAcceptsOnlyTheCurrentInterval,
+          (_csms21(C25, "test_valid_code_starts_a_paid_transaction", "previous"),),
+          "[C25.started] the SUT did not send RequestStartTransaction within", version=V21),
+    Fault("csms-forgets-what-was-paid-by-qr-code", "C25.limits", CsmsForgetsWhatWasPaid,
+          (_csms21(C25, "test_valid_code_starts_a_paid_transaction", "current"),),
+          "TransactionEventResponse transactionLimit is wrong", version=V21),
+    Fault("csms-forgets-the-terminal-amount", "C24.max_cost", CsmsForgetsTheTerminalAmount,
+          (_csms21(C24, "test_ad_hoc_payment_starts_a_limited_transaction"),),
+          "TransactionEventResponse transactionLimit.maxCost is wrong", version=V21),
 )

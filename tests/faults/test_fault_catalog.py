@@ -107,7 +107,8 @@ def test_catalog_is_well_formed():
         assert fault.catch and fault.verdict in ("failed", "finding") and fault.reason, fault.name
         assert fault.rule in RULES, f"{fault.name}: {fault.rule} is no rule of a table"
         for nodeid in fault.catch:
-            assert f"[{fault.role}-{VERSION}" in nodeid, f"{fault.name}: {nodeid} is not played with the SUT as {fault.role}"
+            assert f"[{fault.role}-{fault.version}" in nodeid, \
+                f"{fault.name}: {nodeid} is not played with the SUT as {fault.role} in {fault.version}"
             assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
 
 

@@ -4,7 +4,8 @@ Station 2.x (spec 001 C01, C09): a presented idToken is authorized with Authoriz
 accepted and the cable is in, a transaction starts; an EVSE restriction in idTokenInfo.evseId is
 honoured (order of checks, step 7). The token that started a transaction stops it without a new
 AuthorizeRequest; another token is authorized first and stops it when its groupIdToken matches
-(Authorization rule 5). The authorization cache (C10-C12; AuthCacheCtrlr.Enabled, on by default) keeps
+(Authorization rule 5); a master pass (groupIdToken = MasterPassGroupId) starts nothing and
+stops every running transaction (rule 6). The authorization cache (C10-C12; AuthCacheCtrlr.Enabled, on by default) keeps
 the idTokenInfo of every answer about a token but Central and NoAuthorization ones, until its
 cacheExpiryDateTime; with AuthCtrlr.LocalPreAuthorize a cached Accepted token starts without
 AuthorizeRequest, a cached refusal is asked about again; ClearCache empties it, Rejected while it is off
@@ -109,12 +110,14 @@ class AuthorizationStation2x(Block):
                 await self.end_transaction(state, "StopAuthorized", "Local", id_token)
                 return
             info = await self.authorize(id_token)
+            if await self.master_pass(id_token, info):
+                return
             if info["status"] == "Accepted" and tx.group and info.get("groupIdToken") \
                     and token_key(info["groupIdToken"]) == token_key(tx.group):
                 await self.end_transaction(state, "StopAuthorized", "Local", id_token)
             return
         info = await self.decision(id_token)
-        if info["status"] != "Accepted":
+        if info["status"] != "Accepted" or await self.master_pass(id_token, info):
             return
         allowed = info.get("evseId")
         if allowed and state.evse.id not in allowed:
@@ -125,6 +128,18 @@ class AuthorizationStation2x(Block):
         state.authorized, state.group = id_token, group
         if state.plugged:
             await self.start_transaction(state, "Authorized", id_token)
+
+    async def master_pass(self, id_token: dict, info: dict) -> bool:
+        """An accepted token of the MasterPassGroupId group (the profile's [authorization]) starts nothing
+        and stops every running transaction, with stoppedReason MasterPass (spec 001 Authorization rule 6;
+        a station without a UI stops them all, C16.FR.02). True when it was one."""
+        group = self.profile.authorization("master_pass_group_id")
+        member_of = (info.get("groupIdToken") or {}).get("idToken", "")
+        if not group or info["status"] != "Accepted" or member_of.casefold() != group.casefold():
+            return False
+        for state in self.evses.values():
+            await self.end_transaction(state, "StopAuthorized", "MasterPass", id_token)
+        return True
 
     async def act_present_id_token(self, id_token: dict, evse_id: int | None = None) -> None:
         self.background.spawn(self._present(id_token, evse_id))

@@ -27,8 +27,8 @@ from harness.ocpp.v16 import connector_ids
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import EVERY_VERSION, V2X, V16, Block
-from harness.smartcharging.wire import iso
 from harness.reference.v16.config import DISCOVERY_KEYS
+from harness.smartcharging.wire import iso
 from harness.transport.ws import CallErrorReply
 
 

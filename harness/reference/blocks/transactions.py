@@ -2,8 +2,13 @@
 
 Station 2.x (spec 001): a transaction starts with TransactionEvent Started (trigger Authorized,
 CablePluggedIn or RemoteStart) and ends with Ended; a TransactionEventResponse whose idTokenInfo is
-not Accepted ends it with triggerReason Deauthorized (spec 001 moves, offline-authorized transaction);
-pulling the cable ends it (EVCommunicationLost). While it runs, a TransactionEvent Updated carries the
+not Accepted moves it as StopTxOnInvalidId, TxStopPoint and MaxEnergyOnInvalidId say (spec 001 moves
+"Offline-authorized transaction", C15.FR.03-07; from the profile's [authorization]): ended with
+stoppedReason DeAuthorized when it stops and TxStopPoint holds Authorized, PowerPathClosed or
+EnergyTransfer; else suspended (Updated, triggerReason Deauthorized, SuspendedEVSE); when it does not
+stop, it goes on with MaxEnergyOnInvalidId set until the register has counted that much more energy
+(then suspended, triggerReason EnergyLimitReached: the register advances with each TxUpdatedInterval
+sample), and is suspended at once without it; pulling the cable ends it (EVCommunicationLost). While it runs, a TransactionEvent Updated carries the
 energy register every ``tx_updated_interval`` seconds (spec 001 J02; 0, the default: none).
 
 Charge point 1.6 (spec 002): StartTransaction, StopTransaction (reason, meter values in
@@ -17,7 +22,9 @@ Accepted stops the transaction with reason DeAuthorized when StopTransactionOnIn
 CSMS 2.x: a token carried in a TransactionEvent is checked again and answered with idTokenInfo
 (spec 001 Authorization rule 7, rule 9 for offline events), ConcurrentTx when a Started event carries
 a token already in another running transaction, except a Central token it issued in a
-RequestStartTransaction on this connection. Central system 1.6: StartTransaction gets a fresh integer
+RequestStartTransaction on this connection; in 2.1 the Started event of a prepaid token is answered
+with transactionLimit.maxCost equal to its balance (spec 001 moves "Prepaid transaction").
+Central system 1.6: StartTransaction gets a fresh integer
 transactionId and IdTagInfo, ConcurrentTx for an idTag that already charges (AuthorizationStatus);
 StopTransaction ends it, answered with IdTagInfo when it carries an idTag.
 """
@@ -34,6 +41,7 @@ from typing import Any
 from harness import clock
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.meter16 import ENERGY
+from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
 from harness.reference.model import ChargeTransaction, Connector, EvseState, StationTransaction
@@ -42,14 +50,25 @@ from harness.reference.v16.queue import Queued, TransactionQueue
 from harness.transport.ws import Exchange
 
 
+# TxStopPoint values with which a deauthorized transaction ends rather than pauses (spec 001 moves)
+STOPPED_WHEN_DEAUTHORIZED = frozenset({"Authorized", "PowerPathClosed", "EnergyTransfer"})
+
+
 # -------------------------------------------------------------------------------------- the station
 class TransactionsStation2x(Block):
     versions = V2X
     requires = ("ProvisioningStation2x",)
     # SampledDataCtrlr.TxUpdatedInterval: seconds between TransactionEvent Updated carrying the energy
     # register while a transaction runs (spec 001 J02); 0: none
-    configurable = frozenset({"tx_updated_interval"})
+    configurable = frozenset({"tx_updated_interval", "stop_tx_on_invalid_id", "tx_stop_point",
+                              "max_energy_on_invalid_id"})
     tx_updated_interval = 0
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
+        self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
+        self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
 
     def _event(self, state: EvseState, event_type: str, trigger: str, **info: Any) -> dict:
         tx = state.transaction
@@ -88,6 +107,9 @@ class TransactionsStation2x(Block):
                 "value": state.meter.advance(), "context": "Sample.Periodic", "measurand": ENERGY,
                 "location": "Outlet", "unitOfMeasure": {"unit": "Wh"}}]}]
             await self.call("TransactionEvent", payload)
+            if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit:
+                tx.energy_limit = None
+                await self.suspend(state, "EnergyLimitReached")
 
     async def end_transaction(self, state: EvseState, trigger: str, stopped_reason: str,
                               id_token: dict | None = None) -> None:
@@ -122,7 +144,24 @@ class TransactionsStation2x(Block):
     async def _after_event(self, state: EvseState, response: dict) -> None:
         status = response.get("idTokenInfo", {}).get("status", "Accepted")
         if status != "Accepted" and state.transaction is not None:
-            await self.end_transaction(state, "Deauthorized", "DeAuthorized")
+            await self.deauthorized(state)
+
+    async def deauthorized(self, state: EvseState) -> None:
+        """The CSMS refused the token of the running transaction (spec 001 moves "Offline-authorized
+        transaction")."""
+        if self.stop_tx_on_invalid_id:
+            if STOPPED_WHEN_DEAUTHORIZED & set(self.tx_stop_point):
+                await self.end_transaction(state, "Deauthorized", "DeAuthorized")
+            else:
+                await self.suspend(state, "Deauthorized")
+        elif self.max_energy_on_invalid_id:
+            state.transaction.energy_limit = state.meter.wh + self.max_energy_on_invalid_id
+        else:
+            await self.suspend(state, "ChargingStateChanged")
+
+    async def suspend(self, state: EvseState, trigger: str) -> None:
+        """Energy stops; the transaction stays (TransactionEvent Updated, chargingState SuspendedEVSE)."""
+        await self.call("TransactionEvent", self._event(state, "Updated", trigger, chargingState="SuspendedEVSE"))
 
     async def act_plug_in(self, evse_id: int = 1, connector_id: int | None = None) -> None:
         state = self.evses[evse_id]
@@ -356,14 +395,25 @@ class TransactionsCsms2x(Block):
             return {"idTokenInfo": {"status": "Accepted"}}
         if tx.id_token is None:
             tx.id_token = id_token
-        if self.issued_by_us(session, id_token):
-            return {"idTokenInfo": {"status": "Accepted"}}
         starting = tx.id if payload["eventType"] == "Started" else None
-        return {"idTokenInfo": self.id_token_info(session, id_token, current_tx=starting)}
+        if self.issued_by_us(session, id_token):
+            answer: dict[str, Any] = {"idTokenInfo": {"status": "Accepted"}}
+        else:
+            answer = {"idTokenInfo": self.id_token_info(session, id_token, current_tx=starting)}
+        limit = self.transaction_limit(id_token) if starting is not None and session.version is OcppVersion.V21 \
+            and answer["idTokenInfo"]["status"] == "Accepted" else None
+        return answer | ({"transactionLimit": limit} if limit else {})
+
+    def transaction_limit(self, id_token: dict) -> dict | None:
+        """The transactionLimit of a transaction ``id_token`` starts (2.1): a prepaid token's balance as
+        maxCost (spec 001 moves "Prepaid transaction"); the payment block adds what a payment authorized."""
+        record = self.tokens.lookup(id_token)
+        return {"maxCost": record.balance} if record is not None and record.balance is not None else None
 
     def issued_by_us(self, session: StationSession, id_token: dict) -> bool:
-        """A Central token this CSMS sent in a RequestStartTransaction on this connection."""
-        if id_token.get("type") != "Central" or session.connection is None:
+        """A Central (app) or DirectPayment (paid) token this CSMS sent in a RequestStartTransaction on this
+        connection."""
+        if id_token.get("type") not in ("Central", "DirectPayment") or session.connection is None:
             return False
         return any(not e.incoming and e.action == "RequestStartTransaction"
                    and token_key(e.request["idToken"]) == token_key(id_token) for e in session.connection.history)

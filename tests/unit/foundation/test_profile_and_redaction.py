@@ -29,6 +29,10 @@ def test_reference_profile_loads_with_every_token_and_evse():
     ({"timeouts": {"call": 0}}, "timeouts.call: write a number more than 0, not 0"),
     ({"station": {"evse": []}}, "station.evse: give at least 1 item"),
     ({"actuator": {"class": "no_colon"}}, "write it as module.path:ClassName"),
+    ({"authorization": {"tx_stop_point": ["Plugged"]}}, "authorization.tx_stop_point.0: 'Plugged' is not allowed"),
+    ({"qr_code": {"interval": 30}}, "qr_code.totp_secret is missing; add it"),
+    ({"tokens": {"t": {"id": "1", "type": "ISO14443", "status": "NoCredit", "balance": "none"}}},
+     "tokens.t.balance: write a number, not a string"),
 ])
 def test_bad_profile_is_refused_naming_the_key(data, message):
     with pytest.raises(ConfigError) as refused:
@@ -43,8 +47,8 @@ def test_every_problem_is_refused_at_once():
     lines = str(refused.value).splitlines()
     assert lines[0] == "4 problems stop the run before any test:"
     assert [line.split(": ", 1)[1] for line in lines[1:]] == [
-        "unknown key stationn; remove it or fix its spelling (known keys: actuator, data_transfer, features, "
-        "ocpi, station, sut, timeouts, tokens)",
+        "unknown key stationn; remove it or fix its spelling (known keys: actuator, authorization, data_transfer, "
+        "features, ocpi, qr_code, station, sut, timeouts, tokens)",
         "station.identity is too short: write at least 1 character",
         "station.password is too short: write at least 16 characters",
         "timeouts.call: write a number more than 0, not -1"]
@@ -57,6 +61,7 @@ def test_every_problem_is_refused_at_once():
     ({"ocpi": {"token_a": "token with spaces"}}, "token with spaces"),
     ({"tokens": {"pin": {"id": "84120000" * 40, "type": "KeyCode", "status": "Accepted"}}}, "84120000"),
     ({"station": {"password": 1234567890123456789}}, "1234567890123456789"),
+    ({"qr_code": {"totp_secret": "short-totp"}}, "short-totp"),
 ])
 def test_no_secret_value_is_ever_shown(data, secret):
     with pytest.raises(ConfigError) as refused:
@@ -75,6 +80,7 @@ def test_redacted_profile_masks_passwords_and_pins_only():
     assert redacted["station"]["password"] == "«redacted»"
     assert redacted["tokens"]["pin"]["id"] == "«redacted»"
     assert redacted["tokens"]["valid"]["id"] == "AA00000001"
+    assert redacted["qr_code"]["totp_secret"] == "«redacted»" and redacted["qr_code"]["interval"] == 30
 
 
 def test_redactor_masks_secret_in_all_its_encodings():

@@ -1,0 +1,85 @@
+"""Dialogues of the local authorization list and of a station that goes offline (C13-C15)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from harness.arena import CS, CSMS, OcppArena
+from harness.errors import NotApplicable
+from harness.profile import Token
+from harness.rules import Rule
+from harness.transport.ws import Exchange
+from harness.verdict import check_equal, dig
+
+Entry = tuple[Token, "dict | None"]   # a token and its idTokenInfo (None: delete it, Differential only)
+
+
+def plain_token(profile, status: str) -> Token:
+    """The profile's first token with ``status`` and nothing else to it (no group, EVSE, station or current
+    restriction, balance or second condition): one whose outcome only its status decides."""
+    for token in profile.tokens_with(status):
+        if not (token.also or token.group or token.evse_ids or token.stations or token.current
+                or token.balance is not None):
+            return token
+    raise NotApplicable(f"the profile declares no plain idToken with status {status}")
+
+
+async def list_version(arena: OcppArena, rule: Rule) -> Exchange:
+    """GetLocalListVersion: sent by the harness's CSMS, or by the CSMS under test at its operator's request."""
+    return await arena.exchange(CSMS, "GetLocalListVersion", {}, trigger=("get_local_list_version", {}), rule=rule)
+
+
+async def send_local_list(arena: OcppArena, update_type: str, entries: list[Entry], rule: Rule,
+                          version: int | None = None) -> Exchange:
+    """SendLocalList of ``entries``: the harness's CSMS sends ``version``; a CSMS under test is asked for the
+    update and picks its own version unless ``version`` is given."""
+    body: dict[str, Any] = {"update_type": update_type, "entries": [
+        {"id_token": token.wire()} | ({"id_token_info": info} if info is not None else {}) for token, info in entries]}
+    payload = None
+    if not arena.is_sut(CSMS):
+        payload = {"versionNumber": version, "updateType": update_type}
+        if entries:
+            payload["localAuthorizationList"] = [
+                {"idToken": token.wire()} | ({"idTokenInfo": info} if info is not None else {}) for token, info in entries]
+    if version is not None:
+        body["version_number"] = version
+    return await arena.exchange(CSMS, "SendLocalList", payload, trigger=("send_local_list", body), rule=rule)
+
+
+async def install_list(arena: OcppArena, entries: list[Entry], rule: Rule, *, ahead: int = 1) -> int:
+    """The harness's CSMS installs ``entries`` as the full list of the station under test, at its current
+    version + ``ahead``, which it returns; ``rule``: the station must accept it."""
+    version = (await list_version(arena, rule)).response["versionNumber"] + ahead
+    exchange = await send_local_list(arena, "Full", entries, rule, version=version)
+    check_equal(rule, "SendLocalListResponse status of a Full update", "Accepted", dig(exchange.response, "status"))
+    return version
+
+
+async def present_offline(arena: OcppArena, token: Token, evse: int, rule: Rule) -> None:
+    """The link to the station is cut; meanwhile a driver plugs in and presents ``token`` at ``evse``;
+    then the link is restored and the station's new connection becomes the link (its silence breaks
+    ``rule``). The harness's own station accepts an unknown token while offline (OfflineTxForUnknownIdEnabled)."""
+    if not arena.is_sut(CS):
+        arena.configure(offline_tx_for_unknown_id=True)
+    connections = arena.connections()
+    await arena.cut()
+    await arena.act(CS, "plug_in", evse_id=evse)
+    await arena.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    await asyncio.sleep(arena.timeouts.quiet)   # the driver's steps take their time; the station decides alone
+    await arena.restore()
+    if await arena.reconnected(connections) is None:
+        arena.silent(rule, "a new connection", arena.timeouts.connect, "after the outage ended")
+
+
+def carries(token: Token, event_type: str | None = None):
+    """A TransactionEvent payload filter: ``token`` in it (case-insensitive), of ``event_type`` when given."""
+    wanted = token.id.casefold()
+    return lambda p: (event_type in (None, p["eventType"])
+                      and str(p.get("idToken", {}).get("idToken", "")).casefold() == wanted)
+
+
+def asks_about(token: Token):
+    """An AuthorizeRequest payload filter: ``token`` in it (case-insensitive)."""
+    wanted = token.id.casefold()
+    return lambda p: str(p.get("idToken", {}).get("idToken", "")).casefold() == wanted

@@ -1,0 +1,146 @@
+"""C15 — Offline authorization of an unknown identifier, and what a refused offline transaction does.
+
+Offline, a station starts a transaction for a token it does not know only when
+OfflineTxForUnknownIdEnabled is true; back online it reports the transaction with offline true, and
+the CSMS validates that token like any other, answering an unknown one with a rejecting status
+(Authorization rule 9). The station then moves the refused transaction as its settings say (spec 001
+moves "Offline-authorized transaction"): StopTxOnInvalidId with a TxStopPoint holding Authorized,
+PowerPathClosed or EnergyTransfer ends it (stoppedReason DeAuthorized); StopTxOnInvalidId without
+them suspends it (Updated, triggerReason Deauthorized, SuspendedEVSE); without StopTxOnInvalidId it
+goes on when MaxEnergyOnInvalidId is set and is suspended when it is not.
+
+A station under test is judged by the settings its profile declares ([authorization]); the harness
+does not change them. The token is one the profile says the CSMS does not know (status Invalid).
+"""
+
+import pytest
+
+from harness.arena import CS, CSMS
+from harness.errors import NotApplicable
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, case, checks, needs
+from harness.usecases.local_list import carries, present_offline
+from harness.verdict import check_equal, dig
+
+STOPPED_WHEN_DEAUTHORIZED = {"Authorized", "PowerPathClosed", "EnergyTransfer"}
+
+
+class C15(RuleTable):
+    """The rules of C15 (spec 001 C15, moves "Offline-authorized transaction", Authorization rule 9)."""
+    unknown_started = must("spec 001 C15 (OfflineTxForUnknownIdEnabled); OCPP 2.0.1 C15.FR.01",
+                           "offline, with OfflineTxForUnknownIdEnabled true, an unknown token starts a transaction, "
+                           "reported once the station is back", by=CS)
+    unknown_refused = must("spec 001 C15 (OfflineTxForUnknownIdEnabled)",
+                           "offline, with OfflineTxForUnknownIdEnabled false, an unknown token starts no transaction",
+                           by=CS)
+    reported_offline = must("spec 001 TransactionEventRequest (offline); OCPP 2.0.1 C15.FR.02",
+                            "the transaction started offline is reported with offline true", by=CS)
+    rejected = must("spec 001 Authorization rule 9",
+                    "an offline TransactionEvent whose token the CSMS does not know is answered Invalid", by=CSMS)
+    ended = must("spec 001 Moves: Offline-authorized transaction (StopTxOnInvalidId, TxStopPoint with Authorized, "
+                 "PowerPathClosed or EnergyTransfer); OCPP 2.0.1 C15.FR.04",
+                 "the refused transaction ends: TransactionEvent Ended with stoppedReason DeAuthorized", by=CS)
+    suspended = must("spec 001 Moves: Offline-authorized transaction (StopTxOnInvalidId, TxStopPoint without those "
+                     "values); OCPP 2.0.1 C15.FR.03",
+                     "energy stops: TransactionEvent Updated with triggerReason Deauthorized and chargingState "
+                     "SuspendedEVSE", by=CS)
+    continues = must("spec 001 Moves: Offline-authorized transaction (StopTxOnInvalidId false, MaxEnergyOnInvalidId "
+                     "set)", "the refused transaction goes on until the energy limit: it is not ended", by=CS)
+    paused = must("spec 001 Moves: Offline-authorized transaction (StopTxOnInvalidId false, MaxEnergyOnInvalidId "
+                  "unset)", "energy stops: a TransactionEvent with chargingState SuspendedEVSE", by=CS)
+
+
+pytestmark = case("C15", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
+
+
+def _unknown(profile):
+    plain = [t for t in profile.tokens_with("Invalid") if not t.also]
+    if not plain:
+        raise NotApplicable("the profile declares no idToken the CSMS does not know (status Invalid)")
+    return plain[0]
+
+
+def _setting(given, name):
+    """A station setting the test's expectation depends on."""
+    value = given.profile.authorization(name)
+    if value is None:
+        raise NotApplicable(f"the profile does not declare the station's [authorization] {name}; add it")
+    return value
+
+
+async def _offline_start(ocpp, profile, token):
+    """The token is presented while the station is offline; returns its Started event, reported after the outage
+    (the harness's own station starts for an unknown token offline)."""
+    await present_offline(ocpp, token, profile.evses[0].id, C15.unknown_started)
+    return await ocpp.expect("TransactionEvent", sender=CS, after=0, where=carries(token, "Started"),
+                             rule=C15.unknown_started)
+
+
+@checks(C15.unknown_started, C15.reported_offline, C15.rejected)
+@needs(lambda given: _unknown(given.profile))
+async def test_unknown_token_starts_offline_and_is_refused_once_back(ocpp, profile):
+    """An unknown token starts a transaction offline; back online the station reports it with offline true
+    and the CSMS answers it Invalid. A station under test whose profile says OfflineTxForUnknownIdEnabled
+    is false is judged by the next test."""
+    token = _unknown(profile)
+    if ocpp.is_sut(CS) and not profile.authorization("offline_tx_for_unknown_id", False):
+        raise NotApplicable("the station does not start for an unknown token offline "
+                            "([authorization] offline_tx_for_unknown_id = false): see the next test")
+    event = await _offline_start(ocpp, profile, token)
+    if ocpp.is_sut(CSMS):
+        check_equal(C15.rejected, "TransactionEventResponse idTokenInfo.status of an offline event with an "
+                    "unknown token", "Invalid", dig(event.response, "idTokenInfo.status"))
+        return
+    check_equal(C15.reported_offline, "TransactionEvent offline", True, event.request.get("offline", False))
+
+
+@checks(C15.unknown_refused)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: _unknown(given.profile))
+async def test_unknown_token_starts_nothing_offline_when_not_allowed(ocpp, profile):
+    """With OfflineTxForUnknownIdEnabled false (the profile says so) an unknown token presented offline
+    starts nothing: no TransactionEvent with it once the station is back."""
+    if profile.authorization("offline_tx_for_unknown_id") is not False:
+        raise NotApplicable("the profile does not declare [authorization] offline_tx_for_unknown_id = false")
+    token = _unknown(profile)
+    await present_offline(ocpp, token, profile.evses[0].id, C15.unknown_refused)
+    await ocpp.expect_none("TransactionEvent", after=0, where=carries(token), rule=C15.unknown_refused)
+
+
+def _move(profile):
+    """The rule the station's settings make its reaction to a refused offline transaction."""
+    if profile.authorization("stop_tx_on_invalid_id"):
+        stops = STOPPED_WHEN_DEAUTHORIZED & set(profile.authorization("tx_stop_point", ()))
+        return C15.ended if stops else C15.suspended
+    return C15.continues if profile.authorization("max_energy_on_invalid_id") else C15.paused
+
+
+@checks(C15.unknown_started, C15.ended, C15.suspended, C15.continues, C15.paused)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: _unknown(given.profile), lambda given: _setting(given, "stop_tx_on_invalid_id"),
+       lambda given: _setting(given, "tx_stop_point"))
+async def test_refused_offline_transaction_moves_as_configured(ocpp, profile):
+    """Once back, the harness answers the offline transaction's unknown token Invalid; the station ends,
+    suspends or continues it as StopTxOnInvalidId, TxStopPoint and MaxEnergyOnInvalidId say."""
+    if not profile.authorization("offline_tx_for_unknown_id", False):
+        raise NotApplicable("the station starts nothing for an unknown token offline "
+                            "([authorization] offline_tx_for_unknown_id = false)")
+    token = _unknown(profile)
+    started = await _offline_start(ocpp, profile, token)
+    transaction_id = started.request["transactionInfo"]["transactionId"]
+    ours = lambda p: p["transactionInfo"]["transactionId"] == transaction_id and p["eventType"] != "Started"
+    rule = _move(profile)
+    if rule is C15.continues:   # energy may stop at the limit (how soon depends on the EV): only an end is wrong
+        await ocpp.expect_none("TransactionEvent", after=0, rule=rule, where=lambda p: ours(p) and p["eventType"] == "Ended")
+        return
+    moved = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=ours, rule=rule)
+    if rule is C15.ended:
+        check_equal(rule, "TransactionEvent eventType", "Ended", moved.request["eventType"])
+        check_equal(rule, "TransactionEvent transactionInfo.stoppedReason", "DeAuthorized",
+                    dig(moved.request, "transactionInfo.stoppedReason"))
+        return
+    check_equal(rule, "TransactionEvent eventType", "Updated", moved.request["eventType"])
+    check_equal(rule, "TransactionEvent transactionInfo.chargingState", "SuspendedEVSE",
+                dig(moved.request, "transactionInfo.chargingState"))
+    if rule is C15.suspended:
+        check_equal(rule, "TransactionEvent triggerReason", "Deauthorized", moved.request["triggerReason"])

@@ -1,0 +1,97 @@
+"""C25 — Ad hoc payment by a dynamic QR code (2.1).
+
+The driver scans the station's QR code: a URL with chargingstationid, evse, totp and version, and
+optionally maxenergy, maxtime and maxcost. The CSMS checks the TOTP — HMAC-SHA256 in base62 — against
+the station's secret, accepting the current, the previous and the next interval, and starts nothing
+for any other code; after payment it starts the transaction with an idToken of type DirectPayment
+and answers its Started event with the URL's limits as transactionLimit (spec 001 "QR-code payment").
+
+The harness builds the URL as the profile's [qr_code] says (the TOTP's input, interval and URL are
+left open by the text: ``harness.ocpp.totp`` documents the construction) and hands it to the CSMS
+with the actuator action ``scan_qr_code``, which stands for the driver's phone opening it and paying.
+A code is built at least a call timeout before its interval ends (else after it), so that the
+interval it was meant for is the one the CSMS sees.
+"""
+
+import asyncio
+
+import pytest
+
+from harness import clock
+from harness.arena import CS, CSMS
+from harness.errors import NotApplicable
+from harness.ocpp import totp
+from harness.rules import RuleTable, must
+from harness.suite import case, checks, needs
+from harness.verdict import check_equal, dig
+
+LIMITS = {"maxcost": 12.5, "maxenergy": 20000.0, "maxtime": 3600}
+
+
+class C25(RuleTable):
+    """The rules of C25 (spec 001 QR-code payment rules 2, 4 and 5)."""
+    started = must("spec 001 QR-code payment rules 2 and 5",
+                   "a QR code with the TOTP of the current, previous or next interval leads to a "
+                   "RequestStartTransaction with an idToken of type DirectPayment for the EVSE of the code", by=CSMS)
+    refused = must("spec 001 QR-code payment rule 2", "a QR code with any other TOTP starts no transaction", by=CSMS)
+    limits = must("spec 001 QR-code payment rule 4",
+                  "the URL's maxenergy, maxtime and maxcost are the transactionLimit of the TransactionEventResponse "
+                  "of the paid transaction, its token Accepted", by=CSMS)
+
+
+pytestmark = case("C25", block="Authorization", roles=("csms",), protocols=("ocpp2.1",))
+
+
+def _qr(profile):
+    qr = profile.get("qr_code")
+    if not qr:
+        raise NotApplicable("the profile declares no [qr_code] (the station's TOTP secret, interval and length)")
+    return qr
+
+
+async def _url(ocpp, profile, offset=0, code=None, **limits):
+    """The URL of the first EVSE's QR code with the TOTP ``offset`` intervals from now (or ``code``)."""
+    qr = _qr(profile)
+    interval = qr.get("interval", 30)
+    left = interval - clock.wall() % interval
+    if left < ocpp.timeouts.call:
+        await asyncio.sleep(left)   # too close to the end of this interval: build the code in the next one
+    code = code or totp.totp(qr["totp_secret"].encode(), clock.wall(), interval=interval,
+                             length=qr.get("length", 8), offset=offset)
+    return totp.qr_url(qr.get("url", "https://pay.example/qr"), profile.identity, profile.evses[0].id, code,
+                       version=qr.get("version", "1"), **limits)
+
+
+@pytest.mark.parametrize("offset", [pytest.param(o, id=name, marks=checks(C25.started, C25.limits))
+                                    for o, name in ((0, "current"), (-1, "previous"), (1, "next"))])
+@needs(lambda given: _qr(given.profile))
+async def test_valid_code_starts_a_paid_transaction(ocpp, profile, offset):
+    """The CSMS starts a DirectPayment transaction on the code's EVSE and limits it as the URL says."""
+    url = await _url(ocpp, profile, offset, **LIMITS)
+    start = ocpp.mark()
+    request = await ocpp.exchange(CSMS, "RequestStartTransaction", trigger=("scan_qr_code", {"url": url}),
+                                  rule=C25.started)
+    check_equal(C25.started, "RequestStartTransactionRequest idToken.type", "DirectPayment",
+                dig(request.request, "idToken.type"))
+    check_equal(C25.started, "RequestStartTransactionRequest evseId", profile.evses[0].id,
+                request.request.get("evseId"))
+    remote_start_id = request.request["remoteStartId"]
+    event = await ocpp.expect("TransactionEvent", sender=CS, after=start,
+                              where=lambda p: dig(p, "transactionInfo.remoteStartId") == remote_start_id)
+    check_equal(C25.limits, "TransactionEventResponse idTokenInfo.status of the paid token", "Accepted",
+                dig(event.response, "idTokenInfo.status", "Accepted"))
+    check_equal(C25.limits, "TransactionEventResponse transactionLimit",
+                {totp.TRANSACTION_LIMIT[k]: v for k, v in LIMITS.items()}, dig(event.response, "transactionLimit"))
+
+
+@pytest.mark.parametrize("offset", [pytest.param(o, id=name, marks=checks(C25.refused))
+                                    for o, name in ((-2, "two_intervals_ago"), (2, "two_intervals_ahead"),
+                                                    (None, "not_a_code"))])
+@needs(lambda given: _qr(given.profile))
+async def test_other_code_starts_nothing(ocpp, profile, offset):
+    """A code two intervals off, or one that is no TOTP at all, starts no transaction."""
+    length = _qr(profile).get("length", 8)
+    url = await _url(ocpp, profile, offset or 0, code=None if offset is not None else "0" * length)
+    start = ocpp.mark()
+    await ocpp.act(CSMS, "scan_qr_code", url=url)
+    await ocpp.expect_none("RequestStartTransaction", after=start, rule=C25.refused)
