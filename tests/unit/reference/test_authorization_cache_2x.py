@@ -1,6 +1,7 @@
 """The 2.x reference station's authorization cache and device-model variables, without a socket."""
 
 from datetime import timedelta
+from types import SimpleNamespace
 
 from harness import clock
 from harness.ocpp.versions import OcppVersion
@@ -12,8 +13,9 @@ CARD = {"idToken": "AA00000001", "type": "ISO14443"}
 
 
 def _station(answer: dict) -> tuple[ReferenceStation, list[str]]:
-    """A station whose CSMS answers every Authorize with ``answer``; the actions it sent are listed."""
+    """An online station whose CSMS answers every Authorize with ``answer``; the actions it sent are listed."""
     station = ReferenceStation(reference_profile(), V201)
+    station.connection = SimpleNamespace(closed=False)   # online: the CSMS is asked (offline it decides alone)
     sent: list[str] = []
 
     async def call(action, payload):
