@@ -1,6 +1,7 @@
 """The 2.x reference station's authorization cache and device-model variables, without a socket."""
 
 from datetime import timedelta
+from types import SimpleNamespace
 
 from harness import clock
 from harness.ocpp.versions import OcppVersion
@@ -21,6 +22,7 @@ def _station(answer: dict) -> tuple[ReferenceStation, list[str]]:
         return {"idTokenInfo": dict(answer)} if action == "Authorize" else {}
 
     station.call = call
+    station.connection = SimpleNamespace(closed=False)   # connected: the CSMS can be asked
     return station, sent
 
 
