@@ -314,6 +314,15 @@ class OcpiArena(Arena):
         if served is not None:
             self.unwanted(rule, f"a {module} {method}", f"{served.method} {served.exchange.url}")
 
+    async def expect_request(self, method: str, module: str, *, after: int, rule: Rule,
+                             where: Callable[[Served], bool] = lambda served: True, what: str = "",
+                             timeout: float | None = None) -> Served:
+        """The SUT's ``method`` request to the harness's ``module`` from ``after`` on, matching ``where``
+        (``what`` names it); its silence breaks ``rule``."""
+        addressed = _addressed(method, module, ())
+        return await self._expect_request(lambda served: addressed(served) and where(served), after=after, rule=rule,
+                                          what=what or f"a {module} {method}", timeout=timeout, why="")
+
     async def _expect_request(self, where: Callable[[Served], bool], *, after: int, rule: Rule, what: str,
                               timeout: float | None, why: str) -> Served | None:
         """The SUT's request matching ``where`` from ``after`` on; its silence breaks ``rule``."""

@@ -616,6 +616,18 @@ class StaysAt221OnAPut(OcpiPeer):
         return await super()._serve_credentials(dataclasses.replace(request, url=moved), token)
 
 
+class _FetchesOnePage(SessionsReceiver):
+    async def act_fetch_sessions(self, date_from):
+        url = f"{self.peer.other_url(SESSIONS)}?date_from={date_from}"
+        await self.peer.send("GET", url, token=self.peer.peer_token, module=SESSIONS)
+
+
+class FetchesOnlyTheFirstPage(OcpiPeer):
+    """Catching up on missed Sessions, the eMSP GETs the first page and ignores the Link."""
+
+    modules = OcpiPeer.modules.with_handler(_FetchesOnePage)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -688,6 +700,7 @@ PULL, PUSH = "locations/test_OCPI_LOCATIONS_PULL.py", "locations/test_OCPI_LOCAT
 S_PUSH, S_PULL = "sessions/test_OCPI_SESSIONS_PUSH.py", "sessions/test_OCPI_SESSIONS_PULL.py"
 S_RECEIVER = "sessions/test_OCPI_SESSIONS_RECEIVER.py"
 S_PREFS = "sessions/test_OCPI_CHARGING_PREFERENCES.py"
+S_FETCH = "sessions/test_OCPI_SESSIONS_FETCH.py"
 OBJECTS = "locations/test_OCPI_LOCATIONS_OBJECTS.py"
 LOC_VERSION = "locations/test_OCPI_LOCATIONS_VERSION.py"
 
@@ -858,6 +871,9 @@ FAULTS: tuple[Fault, ...] = (
           (node(LOC_VERSION, "test_credentials_put_at_2_3_0_switches_the_version", "cpo"),
            node(LOC_VERSION, "test_credentials_put_at_2_3_0_switches_the_version", "emsp")),
           "the SUT did not fetch the harness's 2.3.0 details"),
+    Fault("sessions-fetch-stops-after-one-page", "OCPI_SESSIONS_FETCH.every_page", FetchesOnlyTheFirstPage,
+          (node(S_FETCH, "test_missed_sessions_are_fetched_page_by_page", "emsp"),),
+          "the SUT did not send the GET of the last page"),
 )
 
 

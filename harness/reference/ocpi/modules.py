@@ -1,6 +1,6 @@
 """The functional modules the reference peer plays, per (module, role): a handler and its store.
 
-Adding a module (sessions, tariffs, tokens, CDRs) is its core in ``harness/ocpi/`` (rules, store),
+Adding a module (tariffs, tokens, CDRs) is its core in ``harness/ocpi/`` (rules, store),
 its handlers in a module beside this one, and one ``Module`` line here per role it is played in;
 the peer, its routing and its version details are not edited.
 """

@@ -110,6 +110,7 @@ class OcpiPeer(Actions):
     """
 
     modules: ModuleRegistry = MODULES
+    configurable = frozenset({"page_limit"})   # a test may make our lists page sooner
 
     def __init__(self, identity: PeerIdentity, *, http: HttpClient,
                  stock: Mapping[str, Iterable[Any]] | None = None, wirelog: WireLog | None = None,

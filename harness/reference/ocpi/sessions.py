@@ -23,14 +23,15 @@ import secrets
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlencode, urljoin
 
 from faker import Faker
 
 from harness.clock import utcnow
 from harness.ocpi import schemas
-from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
+from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, expect_success
 from harness.ocpi.locations import LOCATIONS, Target, checked
-from harness.ocpi.pagination import page_headers, paginate, parse_query
+from harness.ocpi.pagination import page_headers, paginate, parse_query, read_page_headers
 from harness.ocpi.sessions import (
     ACTIVE, CHARGING_PREFERENCES, COMPLETED, NA, PENDING, PREFERENCES_CAPABLE, RESERVATION, SESSIONS, SessionRules,
     SessionStore, unknown_session)
@@ -46,6 +47,7 @@ SUPPORTED_PROFILES = ("REGULAR", "FAST", "CHEAP")
 ONGOING = (PENDING, ACTIVE, RESERVATION)
 PRICE_PER_KWH = 0.35   # excl. VAT, EUR
 VAT = 0.21
+MAX_PAGES = 200   # a list longer than this is the other platform looping
 
 
 def _json_body(request: HttpRequest) -> Any:
@@ -312,6 +314,19 @@ class SessionsReceiver(ModuleHandler):
             raise StatusError(SessionRules.receiver_url, f"{country_code}/{party_id} is not the party of the "
                               f"pushing CPO ({party.country_code}/{party.party_id})",
                               status_code=StatusCode.INVALID_PARAMETERS, http_status=404)
+
+    async def act_fetch_sessions(self, date_from: str) -> None:
+        """Back from an outage, the eMSP pulls the Sessions changed since ``date_from`` from the CPO's
+        Sender, page by page along the Link headers, and keeps them."""
+        url: str | None = f"{self.peer.other_url(SESSIONS)}?{urlencode({'date_from': date_from})}"
+        for _ in range(MAX_PAGES):
+            if url is None:
+                return
+            exchange = await self.peer.send("GET", url, token=self.peer.peer_token, module=SESSIONS)
+            for session in expect_success(exchange.status, exchange.response_body) or []:
+                self.store.put(session["country_code"], session["party_id"], session["id"], session)
+            following = read_page_headers(exchange.response_headers).next_url
+            url = urljoin(url, following) if following else None
 
     def takes_preferences(self, session: Mapping[str, Any]) -> bool:
         """The Session's EVSE lists CHARGING_PREFERENCES_CAPABLE in the Locations its CPO pushed us."""

@@ -23,6 +23,7 @@ def _station(answer: dict) -> tuple[ReferenceStation, list[str]]:
         return {"idTokenInfo": dict(answer)} if action == "Authorize" else {}
 
     station.call = call
+    station.connection = SimpleNamespace(closed=False)   # connected: the CSMS can be asked
     return station, sent
 
 
