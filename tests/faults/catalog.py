@@ -640,6 +640,15 @@ class StationForgetsTheStartProfile(ReferenceStation):
         super().transaction_started(outlet, transaction_id)
 
 
+class StationCapsOnlyTheStationLevel(ReferenceStation):
+    """K04 rule 8: the station max bounds the composite of evseId 0 but not that of each EVSE."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        if payload["evseId"] == 0:
+            return super().on_GetCompositeSchedule(session, payload)
+        return _composite_of(self, payload, lambda e: None if e.profile.purpose is sc.Purpose.STATION_MAX else e)
+
+
 class CsmsDropsTheStartProfile(ReferenceCsms):
     """K05: the operator's profile is left out of RequestStartTransactionRequest."""
 
@@ -677,7 +686,7 @@ FAULTS += (
     Fault("csms-drops-the-start-profile", "K05.request", CsmsDropsTheStartProfile,
           (_csms(K05, "test_csms_starts_with_the_profile_it_was_asked_for"),),
           "RequestStartTransactionRequest chargingProfile is wrong"),
-    Fault("station-composite-above-the-station-max", "K04.bounded", StationCompositeIgnoresStationMax,
+    Fault("station-caps-only-the-station-level", "K04.bounded", StationCapsOnlyTheStationLevel,
           (_cs(K04, "test_no_composite_exceeds_the_station_max", "each-evse"),),
           "the composite of EVSE 1 exceeds the station max"),
     Fault("csms-sends-station-max-per-evse", "chargingprofile.sent", CsmsSendsStationMaxPerEvse,
