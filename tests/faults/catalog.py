@@ -865,3 +865,20 @@ FAULTS += (
           (_csms(K17, "test_ev_renegotiates_its_schedule"),),
           "the SUT did not send SetChargingProfile within"),
 )
+
+
+class StationLetsTheCsmsReplaceExternalConstraints(ReferenceStation):
+    """K01.FR.05: a CSMS profile reusing the id of an external constraints profile is Accepted."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if any(e.profile.id == payload["chargingProfile"]["id"] and e.profile.purpose is sc.Purpose.EXTERNAL
+               for e in self.profiles.installed()):
+            return {"status": "Accepted"}
+        return super().on_SetChargingProfile(session, payload)
+
+
+FAULTS += (
+    Fault("station-lets-the-csms-replace-external-constraints", "K01.external_id",
+          StationLetsTheCsmsReplaceExternalConstraints, (_cs(K01, "test_external_profile_cannot_be_replaced_by_id"),),
+          "SetChargingProfileResponse status for the id of external constraints is wrong"),
+)
