@@ -1117,6 +1117,15 @@ class StationForgetsTheStartProfile(ReferenceStation):
         super().transaction_started(outlet, transaction_id)
 
 
+class StationCapsOnlyTheStationLevel(ReferenceStation):
+    """K04 rule 8: the station max bounds the composite of evseId 0 but not that of each EVSE."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        if payload["evseId"] == 0:
+            return super().on_GetCompositeSchedule(session, payload)
+        return _composite_of(self, payload, lambda e: None if e.profile.purpose is sc.Purpose.STATION_MAX else e)
+
+
 class CsmsDropsTheStartProfile(ReferenceCsms):
     """K05: the operator's profile is left out of RequestStartTransactionRequest."""
 
@@ -1154,7 +1163,7 @@ FAULTS += (
     Fault("csms-drops-the-start-profile", "K05.request", CsmsDropsTheStartProfile,
           (_csms(K05, "test_csms_starts_with_the_profile_it_was_asked_for"),),
           "RequestStartTransactionRequest chargingProfile is wrong"),
-    Fault("station-composite-above-the-station-max", "K04.bounded", StationCompositeIgnoresStationMax,
+    Fault("station-caps-only-the-station-level", "K04.bounded", StationCapsOnlyTheStationLevel,
           (_cs(K04, "test_no_composite_exceeds_the_station_max", "each-evse"),),
           "the composite of EVSE 1 exceeds the station max"),
     Fault("csms-sends-station-max-per-evse", "chargingprofile.sent", CsmsSendsStationMaxPerEvse,
@@ -1395,4 +1404,21 @@ FAULTS += (
     Fault("csms-forgets-the-terminal-amount", "C24.max_cost", CsmsForgetsTheTerminalAmount,
           (_csms21(C24, "test_ad_hoc_payment_starts_a_limited_transaction"),),
           "TransactionEventResponse transactionLimit.maxCost is wrong", version=V21),
+)
+
+
+class StationLetsTheCsmsReplaceExternalConstraints(ReferenceStation):
+    """K01.FR.05: a CSMS profile reusing the id of an external constraints profile is Accepted."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if any(e.profile.id == payload["chargingProfile"]["id"] and e.profile.purpose is sc.Purpose.EXTERNAL
+               for e in self.profiles.installed()):
+            return {"status": "Accepted"}
+        return super().on_SetChargingProfile(session, payload)
+
+
+FAULTS += (
+    Fault("station-lets-the-csms-replace-external-constraints", "K01.external_id",
+          StationLetsTheCsmsReplaceExternalConstraints, (_cs(K01, "test_external_profile_cannot_be_replaced_by_id"),),
+          "SetChargingProfileResponse status for the id of external constraints is wrong"),
 )

@@ -13,8 +13,9 @@ from harness.errors import HarnessError
 from harness.rules import RuleTable, must, should
 from harness.smartcharging.wire import iso
 from harness.suite import OCPP2, case, checks
-from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, get_profiles, install,
-                                             judge_sent_profile, new_id, oracle_station, set_profile)
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, external_limit,
+                                             get_profiles, install, judge_sent_profile, new_id, oracle_station,
+                                             set_profile)
 from harness.verdict import check_equal, check_in
 
 
@@ -29,6 +30,8 @@ class K01(RuleTable):
     duplicate = must("spec 001 SetChargingProfile rule 4; Combination rules",
                      "a station refuses a second profile of the same stackLevel, purpose and EVSE valid at the same "
                      "time, and accepts one whose validity does not overlap", by=CS)
+    external_id = must("spec 001 Purposes (the CSMS SHALL NOT set ChargingStationExternalConstraints); K01.FR.05",
+                       "a station refuses a profile that reuses the id of its external constraints profile", by=CS)
     reason_code = should("spec 001 SetChargingProfileResponse; Errors",
                          "a refusal carries the reasonCode the specification names for its cause", by=CS)
 
@@ -188,3 +191,23 @@ async def test_overlapping_twin_is_a_duplicate(ocpp, profile, name):
     if not accepted:
         check_equal(K01.reason_code, "SetChargingProfileResponse statusInfo.reasonCode", "DuplicateProfile",
                     (exchange.response.get("statusInfo") or {}).get("reasonCode"))
+
+
+@pytest.mark.sut_roles("cs")
+@checks(ChargingProfiles.notified, ChargingProfiles.tbc, K01.external_id, K01.reason_code)
+async def test_external_profile_cannot_be_replaced_by_id(ocpp, profile):
+    """An external limit is held as a ChargingStationExternalConstraints profile (K12); a TxDefaultProfile
+    with its id would replace it (rule 6) and so clear it, which the CSMS may not: Rejected, DuplicateProfile."""
+    evse_id = profile.evses[0].id
+    await external_limit(ocpp, Installed(oracle_station(ocpp)), evse_id, "EMS", "10.0")
+    _, reports = await get_profiles(ocpp, {"requestId": new_id(), "evseId": evse_id,
+                                           "chargingProfile": {"chargingLimitSource": ["EMS"]}})
+    ids = [p["id"] for r in reports for p in r["chargingProfile"]
+           if p["chargingProfilePurpose"] == "ChargingStationExternalConstraints"]
+    if not ids:
+        raise HarnessError("the external limit was not reported: K12's tests judge that")
+    exchange = await set_profile(ocpp, evse_id, charging_profile(ids[0], [(0, "16.0")]))
+    check_equal(K01.external_id, "SetChargingProfileResponse status for the id of external constraints", "Rejected",
+                exchange.response["status"])
+    check_equal(K01.reason_code, "SetChargingProfileResponse statusInfo.reasonCode", "DuplicateProfile",
+                (exchange.response.get("statusInfo") or {}).get("reasonCode"))
