@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
-from harness.reference.blocks import (authorization, availability, configuration, data_transfer,
+from harness.reference.blocks import (authorization, availability, configuration, data_transfer, firmware,
                                       local_authorization, provisioning, remote_control, remote_trigger, reservation,
                                       reset, security, smart_charging, transactions)
 from harness.reference.common import V2X, V16, Block
@@ -31,6 +31,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     local_authorization.LocalAuthorizationStation16,
     reservation.ReservationStation16,
     remote_trigger.RemoteTriggerStation16,
+    firmware.FirmwareStation16,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -47,6 +48,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     local_authorization.LocalAuthorizationCsms16,
     reservation.ReservationCsms16,
     remote_trigger.RemoteTriggerCsms16,
+    firmware.FirmwareCsms16,
 )
 
 
