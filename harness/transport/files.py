@@ -18,6 +18,7 @@ FILES, UPLOADS = "/files/", "/uploads/"
 class FileDepot:
     def __init__(self, wirelog: WireLog | None = None, host: str = "127.0.0.1"):
         self.offered: dict[str, bytes] = {}
+        self.fetched: list[str] = []            # the names downloaded, in order
         self.uploads: dict[str, bytes] = {}
         self._server = HttpServer(asgi_app(self._handle, wirelog=lambda: wirelog, channel="files"), host=host)
 
@@ -44,8 +45,11 @@ class FileDepot:
 
     async def _handle(self, request: HttpRequest) -> HttpResponse:
         if request.method == "GET" and request.path.startswith(FILES):
-            content = self.offered.get(request.path.removeprefix(FILES))
-            return HttpResponse(200, content) if content is not None else HttpResponse(404, b"no such file")
+            name = request.path.removeprefix(FILES)
+            if name not in self.offered:
+                return HttpResponse(404, b"no such file")
+            self.fetched.append(name)
+            return HttpResponse(200, self.offered[name])
         if request.method in ("PUT", "POST") and request.path.startswith(UPLOADS) and request.path != UPLOADS:
             self.uploads[request.path.removeprefix(UPLOADS)] = request.body
             return HttpResponse(201)

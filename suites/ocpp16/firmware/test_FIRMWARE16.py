@@ -89,6 +89,8 @@ async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
                            FIRMWARE16.firmware_sequence)
     check_equal(FIRMWARE16.firmware_sequence, "FirmwareStatusNotification statuses", list(INSTALLED), seen)
     if ocpp.is_sut(CS):
+        require(name in depot.fetched, FIRMWARE16.downloaded, "the firmware was reported Downloaded but never "
+                "fetched from the location", expected=f"GET {location}", actual=depot.fetched)
         boot = await ocpp.restarted(before, mark)
         require(boot is not None, FIRMWARE16.reboots, "no BootNotification after the firmware was installed",
                 expected="BootNotification", actual="nothing")
