@@ -16,7 +16,8 @@ csms  a 1.6 central system: stations are ``ocpp.v16.ChargePoint`` objects answer
       Actions: set_registration, rotate_authorization_key, remote_start_transaction,
       remote_stop_transaction, get_configuration, change_configuration, reset, data_transfer,
       change_availability, unlock_connector, clear_cache, and the optional profiles' get_local_list_version,
-      send_local_list, reserve_now, cancel_reservation, trigger_message (sent as asked).
+      send_local_list, reserve_now, cancel_reservation, trigger_message, update_firmware, get_diagnostics
+      (sent as asked).
 cs    a 1.6 charge point with the profile's identity, AuthorizationKey and connectors (numbered 1..N
       over the [station] evse list). Actions: present_id_tag, plug_in, unplug, data_transfer. Core only:
       ChangeAvailability (Scheduled while charging), UnlockConnector (the transaction stopped first),
@@ -128,7 +129,7 @@ class CentralSystem:
     ACTIONS = ("set_registration", "rotate_authorization_key", "remote_start_transaction",
                "remote_stop_transaction", "get_configuration", "change_configuration", "reset", "data_transfer",
                "change_availability", "unlock_connector", "clear_cache", "get_local_list_version", "send_local_list",
-               "reserve_now", "cancel_reservation", "trigger_message")
+               "reserve_now", "cancel_reservation", "trigger_message", "update_firmware", "get_diagnostics")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -252,6 +253,15 @@ class CentralSystem:
     async def trigger_message(self, requested_message: str, connector_id: int | None = None,
                               station: str | None = None) -> None:
         self.send(station, call.TriggerMessage(requested_message=requested_message, connector_id=connector_id))
+
+    async def update_firmware(self, location: str, retrieve_date: str, retries: int | None = None,
+                              retry_interval: int | None = None, station: str | None = None) -> None:
+        self.send(station, call.UpdateFirmware(location=location, retrieve_date=retrieve_date, retries=retries,
+                                               retry_interval=retry_interval))
+
+    async def get_diagnostics(self, location: str, retries: int | None = None, retry_interval: int | None = None,
+                              station: str | None = None) -> None:
+        self.send(station, call.GetDiagnostics(location=location, retries=retries, retry_interval=retry_interval))
 
 
 def snake(name: str) -> str:

@@ -95,7 +95,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "features": {**_SECTION, "properties": {
             name: {"type": "boolean"} for name in (
                 "authorization_cache", "local_list", "smart_charging", "reservations",
-                "iso15118", "payment_terminal", "remote_start", "data_transfer", "remote_trigger")
+                "iso15118", "payment_terminal", "remote_start", "data_transfer", "remote_trigger",
+                "firmware_management")
         }},
         "ocpi": {**_SECTION, "properties": {
             "versions_url": {"type": "string", "pattern": "^https?://[^/\\s]",

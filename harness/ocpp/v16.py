@@ -32,8 +32,8 @@ MEASURANDS = (
     "Power.Offered", "Power.Reactive.Export", "Power.Reactive.Import", "RPM", "SoC", "Temperature", "Voltage")
 MESSAGE_TRIGGERS = ("BootNotification", "DiagnosticsStatusNotification", "FirmwareStatusNotification", "Heartbeat",
                     "MeterValues", "StatusNotification")
-LOCAL_AUTH_LIST, RESERVATION, REMOTE_TRIGGER, SMART_CHARGING = (
-    "LocalAuthListManagement", "Reservation", "RemoteTrigger", "SmartCharging")
+FIRMWARE_MANAGEMENT, LOCAL_AUTH_LIST, RESERVATION, REMOTE_TRIGGER, SMART_CHARGING = (
+    "FirmwareManagement", "LocalAuthListManagement", "Reservation", "RemoteTrigger", "SmartCharging")
 
 
 def connector_ids(profile: Profile) -> list[int]:

@@ -13,8 +13,9 @@ from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
 from harness.reference.blocks import (authorization, availability, configuration, data_transfer, device_model,
-                                      local_authorization, local_list, offline, payment, provisioning, remote_control,
-                                      remote_trigger, reservation, reset, security, smart_charging, transactions)
+                                      firmware, local_authorization, local_list, offline, payment, provisioning,
+                                      remote_control, remote_trigger, reservation, reset, security, smart_charging,
+                                      transactions)
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
@@ -34,6 +35,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     reservation.ReservationStation16,
     remote_trigger.RemoteTriggerStation16,
     offline.OfflineStation2x,
+    firmware.FirmwareStation16,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -52,6 +54,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     reservation.ReservationCsms16,
     remote_trigger.RemoteTriggerCsms16,
     local_list.LocalListCsms2x,
+    firmware.FirmwareCsms16,
 )
 
 

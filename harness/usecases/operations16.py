@@ -1,5 +1,6 @@
 """The 1.6 operations the central system starts at the charge point (ChangeAvailability, ClearCache,
-UnlockConnector, GetLocalListVersion, SendLocalList, ReserveNow, CancelReservation, TriggerMessage),
+UnlockConnector, GetLocalListVersion, SendLocalList, ReserveNow, CancelReservation, TriggerMessage,
+SetChargingProfile, GetCompositeSchedule, ClearChargingProfile, UpdateFirmware, GetDiagnostics),
 played from either side: the harness's central system sends the request, or the central system under
 test is asked to with the actuator action named like the message (snake_case, the payload's fields
 in snake_case as its body: ``ReserveNow`` {"connectorId": 1} → ``reserve_now`` {"connector_id": 1}).
@@ -16,7 +17,7 @@ from harness.rules import RuleTable, must
 from harness.transport.ws import Exchange
 from harness.verdict import check_equal, require
 
-TIMES = frozenset({"expiryDate"})   # dateTime fields: compared as instants, not as text
+TIMES = frozenset({"expiryDate", "retrieveDate"})   # dateTime fields: compared as instants, not as text
 
 
 class Operations16(RuleTable, namespace="ops16"):

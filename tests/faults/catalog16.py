@@ -277,6 +277,21 @@ class ChargePointClearsWhatIsNotThere(ReferenceStation16):
         return {"status": "Accepted"}
 
 
+class ChargePointSkipsInstalling(ReferenceStation16):
+    """FirmwareStatus sequence: Installing is never reported (Downloaded, then Installed)."""
+
+    async def _notify(self, action, status):
+        if status != "Installing":
+            await super()._notify(action, status)
+
+
+class ChargePointClaimsItsTransfers(ReferenceStation16):
+    """Diagnostics: Uploaded is reported, but nothing was sent to the location."""
+
+    async def _transfer(self, method, url, body=b""):
+        return True
+
+
 # ---------------------------------------------------------------------------- central system faults
 class CentralSystemAddressesTheWholeChargePoint(ReferenceCsms16):
     """ChangeAvailability: asked for one connector, the central system sends connectorId 0."""
@@ -319,6 +334,13 @@ class CentralSystemSetsProfilesForTheWholeChargePoint(ReferenceCsms16):
 
     async def act_set_charging_profile(self, connector_id, cs_charging_profiles, station=None):
         await super().act_set_charging_profile(0, cs_charging_profiles, station)
+
+
+class CentralSystemMovesTheFirmware(ReferenceCsms16):
+    """UpdateFirmware: the central system sends another location than the one it was asked for."""
+
+    async def act_update_firmware(self, location, retrieve_date, retries=None, retry_interval=None, station=None):
+        await super().act_update_firmware(location + ".old", retrieve_date, retries, retry_interval, station)
 
 
 class CentralSystemAcceptsEveryStart(ReferenceCsms16):
@@ -420,6 +442,7 @@ AVAIL, UNLOCK = "availability/test_AVAIL16.py", "unlock/test_UNLOCK16.py"
 INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16.py"
 LOCALLIST, RESERVE = "authorization/test_LOCALLIST16.py", "reservation/test_RESERVE16.py"
 TRIGGER, SC = "trigger/test_TRIGGER16.py", "smartcharging/test_SC16.py"
+FIRMWARE = "firmware/test_FIRMWARE16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -536,4 +559,12 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-sets-profiles-for-the-whole-charge-point", "ops16.sent_as_asked",
             CentralSystemSetsProfilesForTheWholeChargePoint,
             (node(SC, "test_tx_profile_for_the_running_transaction", "csms"),), "SetChargingProfile.req is wrong"),
+    Fault16("cp-skips-installing", "FIRMWARE16.firmware_sequence", ChargePointSkipsInstalling,
+            (node(FIRMWARE, "test_firmware_is_installed_and_the_charge_point_reboots", "cs"),),
+            "FirmwareStatusNotification statuses is wrong"),
+    Fault16("cp-claims-its-transfers", "FIRMWARE16.diagnostics_sequence", ChargePointClaimsItsTransfers,
+            (node(FIRMWARE, "test_diagnostics_are_uploaded", "cs"),), "the diagnostics file did not arrive"),
+    Fault16("cs-moves-the-firmware", "ops16.sent_as_asked", CentralSystemMovesTheFirmware,
+            (node(FIRMWARE, "test_firmware_is_installed_and_the_charge_point_reboots", "csms"),),
+            "UpdateFirmware.req is wrong"),
 )

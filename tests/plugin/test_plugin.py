@@ -230,10 +230,10 @@ def test_real_sut_runs_only_its_role_and_skips_the_rest_with_the_reason(pytester
 
 def test_undeclared_feature_is_skipped_with_the_reason(pytester):
     pytester.makepyfile(test_demo=SUITE.format(usecase="FEAT01").replace(
-        'protocols=("ocpp2.0.1", "ocpp2.1"))', 'protocols=("ocpp2.0.1", "ocpp2.1"), requires=["reservations"])'))
+        'protocols=("ocpp2.0.1", "ocpp2.1"))', 'protocols=("ocpp2.0.1", "ocpp2.1"), requires=["payment_terminal"])'))
     result = pytester.runpytest("-k", "passes", "-rs")
     result.assert_outcomes(skipped=4)
-    result.stdout.fnmatch_lines(["*does not declare [[]features[]] reservations = true*"])
+    result.stdout.fnmatch_lines(["*does not declare [[]features[]] payment_terminal = true*"])
 
 
 def test_summary_is_written_when_the_run_is_interrupted(pytester):

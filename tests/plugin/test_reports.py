@@ -77,7 +77,7 @@ from harness.suite import case, checks
 class {uc2}(RuleTable):
     reserved = must("spec 001 H01", "a reservation is kept")
 
-pytestmark = case("{uc2}", block="Reservation", roles={roles}, protocols={protocols}, requires=["reservations"])
+pytestmark = case("{uc2}", block="Reservation", roles={roles}, protocols={protocols}, requires=["payment_terminal"])
 
 @checks({uc2}.reserved)
 async def test_reservation(target):
@@ -150,7 +150,7 @@ def test_junit_tells_failed_from_broken_and_carries_the_facts_of_each_test(pytes
     broken = only("test_broken", "error")
     assert broken.get("message") == "the actuator answered HTTP 500"
     assert only("test_not_applicable", "skipped").get("message") == "the actuator answered 501 for reserve_now"
-    assert "does not declare [features] reservations" in only("test_reservation", "skipped").get("message")
+    assert "does not declare [features] payment_terminal" in only("test_reservation", "skipped").get("message")
     assert not [child for child in cases["test_passes"] if child.tag in ("failure", "error", "skipped")]
 
     assert properties("test_fails") == [("verdict", "failed"), ("usecase", uc),

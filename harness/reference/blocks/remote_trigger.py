@@ -10,8 +10,8 @@ FirmwareStatusNotification with status Idle (nothing is uploading or installing)
 makes every TriggerMessage answered with that status instead (Rejected, NotImplemented), nothing
 sent.
 
-Central system 1.6: TriggerMessage as an actuator action; DiagnosticsStatusNotification and
-FirmwareStatusNotification answered empty.
+Central system 1.6: TriggerMessage as an actuator action (the firmware-management notifications it
+may bring are answered by the firmware block).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import asyncio
 from typing import Any
 
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.base import StationSession
 from harness.reference.common import V16, Block
 from harness.reference.model import Connector
 
@@ -69,12 +68,6 @@ class RemoteTriggerStation16(Block):
 
 class RemoteTriggerCsms16(Block):
     versions = V16
-
-    def on_DiagnosticsStatusNotification(self, session: StationSession, payload: dict) -> dict:
-        return {}
-
-    def on_FirmwareStatusNotification(self, session: StationSession, payload: dict) -> dict:
-        return {}
 
     async def act_trigger_message(self, requested_message: str, connector_id: int | None = None,
                                   station: str | None = None) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.ocpp.v16 import (AUTHORIZATION_KEY, KEY_BYTES, LOCAL_AUTH_LIST, REMOTE_TRIGGER, RESERVATION,
+from harness.ocpp.v16 import (AUTHORIZATION_KEY, FIRMWARE_MANAGEMENT, KEY_BYTES, LOCAL_AUTH_LIST, REMOTE_TRIGGER, RESERVATION,
                               SMART_CHARGING, register_key)
 from harness.reference.v16.local_auth import MAX_LENGTH
 
@@ -87,8 +87,10 @@ class ConfigurationStore:
     def for_charge_point(cls, connectors: int, authorization_key: bytes | None, *,
                          smart_charging: bool = False) -> "ConfigurationStore":
         """The keys the reference charge point keeps (1.6 section 9.1, as named in rules 14-17): Core,
-        Local Auth List Management, Reservation and Remote Trigger, and Smart Charging when asked."""
-        profiles = ["Core", LOCAL_AUTH_LIST, RESERVATION, REMOTE_TRIGGER] + ([SMART_CHARGING] if smart_charging else [])
+        Firmware Management, Local Auth List Management, Reservation and Remote Trigger, and Smart Charging
+        when asked."""
+        profiles = ["Core", FIRMWARE_MANAGEMENT, LOCAL_AUTH_LIST, RESERVATION, REMOTE_TRIGGER] + (
+            [SMART_CHARGING] if smart_charging else [])
         energy = ",".join(sorted(SUPPORTED_MEASURANDS))
         keys = [Key(name, value, accepts=natural) for name, value in {
             "ClockAlignedDataInterval": "0", "ConnectionTimeOut": "60", "HeartbeatInterval": "86400",

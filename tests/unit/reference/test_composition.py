@@ -31,7 +31,7 @@ def _messages(cls: type) -> set[str]:
      {"RemoteStartTransaction", "RemoteStopTransaction", "Reset", "GetConfiguration", "ChangeConfiguration",
       "DataTransfer", "SetChargingProfile", "GetCompositeSchedule", "ClearChargingProfile", "ChangeAvailability",
       "UnlockConnector", "ClearCache", "GetLocalListVersion", "SendLocalList", "ReserveNow", "CancelReservation",
-      "TriggerMessage"},
+      "TriggerMessage", "UpdateFirmware", "GetDiagnostics"},
      {"present_id_tag", "start_locally_authorized", "plug_in", "unplug", "data_transfer"},
      {"reconnects", "availability_refused", "unlock_result", "reservations_refused", "trigger_answer"}),
     (ReferenceCsms,
@@ -49,7 +49,7 @@ def _messages(cls: type) -> set[str]:
       "get_configuration", "change_configuration", "reset", "data_transfer", "change_availability",
       "unlock_connector", "clear_cache", "get_local_list_version", "send_local_list", "reserve_now",
       "cancel_reservation", "trigger_message", "set_charging_profile", "get_composite_schedule",
-      "clear_charging_profile"},
+      "clear_charging_profile", "update_firmware", "get_diagnostics"},
      {"heartbeat_interval", "registration", "retry_interval", "rotate_on_boot", "start_refused"}),
 ], ids=["station-2x", "station-16", "csms-2x", "csms-16"])
 def test_a_reference_has_the_messages_actions_and_settings_of_its_blocks(reference, messages, actions, settings):

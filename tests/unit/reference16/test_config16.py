@@ -17,7 +17,7 @@ def test_all_keys_are_reported_and_the_secret_never(store):
     keys = {k["key"]: k for k in store.get()["configurationKey"]}
     assert keys["NumberOfConnectors"] == {"key": "NumberOfConnectors", "readonly": True, "value": "2"}
     assert keys["SupportedFeatureProfiles"]["value"] == \
-        "Core,LocalAuthListManagement,Reservation,RemoteTrigger,SmartCharging"
+        "Core,FirmwareManagement,LocalAuthListManagement,Reservation,RemoteTrigger,SmartCharging"
     assert keys[AUTHORIZATION_KEY] == {"key": AUTHORIZATION_KEY, "readonly": False}
     assert all(isinstance(k["readonly"], bool) for k in keys.values())
 

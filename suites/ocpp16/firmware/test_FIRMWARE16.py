@@ -1,0 +1,144 @@
+"""FIRMWARE16 — Firmware Management in 1.6: UpdateFirmware with the FirmwareStatusNotification sequence,
+the reboot and the BootNotification, and GetDiagnostics with the DiagnosticsStatusNotification
+sequence (spec 002 What the service does 4; Enumerations FirmwareStatus, DiagnosticsStatus; Events).
+
+The harness serves the firmware file and receives the diagnostics upload on loopback over http
+(``harness.transport.files``; the README says why only http). Readings chosen where the text is
+silent: the statuses of one update come in the order of the steps (Downloading before Downloaded
+before Installing before Installed), and a download that cannot succeed ends with DownloadFailed and
+no Installing; the upload goes to the location the central system gave.
+"""
+
+import secrets
+from datetime import timedelta
+
+import pytest
+
+from harness import clock
+from harness.arena import CS, CSMS
+from harness.errors import HarnessError
+from harness.rules import RuleTable, must
+from harness.suite import OCPP16, case, checks
+from harness.transport.files import FileDepot
+from harness.usecases.operations16 import ASKED, operate
+from harness.verdict import check_equal, require
+
+INSTALLED = ("Downloading", "Downloaded", "Installing", "Installed")
+
+
+class FIRMWARE16(RuleTable):
+    """The rules of FIRMWARE16."""
+    firmware_sequence = must("spec 002 What the service does 4; Enumerations FirmwareStatus",
+                             "an update is reported with FirmwareStatusNotification at each step: Downloading, "
+                             "Downloaded, Installing, Installed, in that order", by=CS)
+    downloaded = must("spec 002 What the service does 4 (location)",
+                      "the charge point downloads the firmware from the location it was given", by=CS)
+    reboots = must("spec 002 What the service does 4",
+                   "after installing the firmware the charge point reboots and sends BootNotification", by=CS)
+    download_failed = must("spec 002 Enumerations FirmwareStatus (DownloadFailed)",
+                           "a download that cannot succeed is reported DownloadFailed, and nothing is installed", by=CS)
+    diagnostics_sequence = must("spec 002 Enumerations DiagnosticsStatus; Events",
+                                "GetDiagnostics is answered with the fileName, and the upload is reported Uploading, "
+                                "then Uploaded, with the file at the location", by=CS)
+    upload_failed = must("spec 002 Enumerations DiagnosticsStatus (UploadFailed)",
+                         "an upload the location refuses is reported UploadFailed", by=CS)
+    notifications_answered = must("spec 002 Operations by direction; Events",
+                                  "the central system answers FirmwareStatusNotification, "
+                                  "DiagnosticsStatusNotification and the BootNotification after the update", by=CSMS)
+
+
+pytestmark = case("FIRMWARE16", block="Firmware Management (1.6)", roles=("csms", "cs"), protocols=OCPP16,
+                  requires=["firmware_management"])
+
+
+@pytest.fixture
+async def depot(ocpp):
+    """The harness's file server on loopback, for this test."""
+    files = await FileDepot(ocpp.wirelog).start()
+    yield files
+    await files.stop()
+
+
+def _now() -> str:
+    return (clock.utcnow() - timedelta(seconds=1)).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+async def _statuses(ocpp, action: str, after: int, last: set[str], rule) -> list[str]:
+    """The statuses of ``action`` the charge point sent from ``after`` until one of ``last``, each answered."""
+    seen, start = [], after
+    while not seen or seen[-1] not in last:
+        sent = await ocpp.expect(action, sender=CS, after=start, rule=rule)
+        require(sent.error is None, FIRMWARE16.notifications_answered, f"{action} was refused",
+                expected=f"{action}.conf", actual=sent.error)
+        seen.append(sent.request["status"])
+        start = ocpp.link.history.index(sent) + 1
+    return seen
+
+
+@checks(*ASKED, FIRMWARE16.firmware_sequence, FIRMWARE16.downloaded, FIRMWARE16.reboots,
+        FIRMWARE16.notifications_answered)
+async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
+    """UpdateFirmware with a file the harness serves: Downloading, Downloaded, Installing, Installed, the
+    file fetched, then a reboot and a BootNotification the central system accepts."""
+    name = f"firmware-{secrets.token_hex(4)}.bin"
+    location = depot.offer(name, secrets.token_hex(128).encode())   # text: the wire log stays readable
+    before, mark = ocpp.connections(), ocpp.mark()
+    await operate(ocpp, "UpdateFirmware", {"location": location, "retrieveDate": _now()})
+    seen = await _statuses(ocpp, "FirmwareStatusNotification", mark, {"Installed", "DownloadFailed",
+                                                                      "InstallationFailed"},
+                           FIRMWARE16.firmware_sequence)
+    check_equal(FIRMWARE16.firmware_sequence, "FirmwareStatusNotification statuses", list(INSTALLED), seen)
+    if ocpp.is_sut(CS):
+        require(name in depot.fetched, FIRMWARE16.downloaded, "the firmware was reported Downloaded but never "
+                "fetched from the location", expected=f"GET {location}", actual=depot.fetched)
+        boot = await ocpp.restarted(before, mark)
+        require(boot is not None, FIRMWARE16.reboots, "no BootNotification after the firmware was installed",
+                expected="BootNotification", actual="nothing")
+        return
+    if await ocpp.reconnected(before) is None:
+        raise HarnessError(f"the harness's charge point did not reconnect within {ocpp.timeouts.connect:g} s after "
+                           f"its reboot")
+    boot = await ocpp.expect("BootNotification", sender=CS, after=0)
+    check_equal(FIRMWARE16.notifications_answered, "BootNotification.conf status after the update", "Accepted",
+                boot.response["status"])
+
+
+@checks(*ASKED, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered)
+async def test_firmware_that_cannot_be_downloaded_fails(ocpp, depot):
+    """UpdateFirmware of a file the harness does not serve (404), no retries: Downloading, then DownloadFailed."""
+    mark = ocpp.mark()
+    await operate(ocpp, "UpdateFirmware", {"location": depot.url_of(f"missing-{secrets.token_hex(4)}.bin"),
+                                           "retrieveDate": _now(), "retries": 0})
+    seen = await _statuses(ocpp, "FirmwareStatusNotification", mark, {"DownloadFailed", "Installed"},
+                           FIRMWARE16.download_failed)
+    require(seen[-1] == "DownloadFailed" and "Installing" not in seen, FIRMWARE16.download_failed,
+            "a firmware the location does not have was not reported DownloadFailed", expected="... DownloadFailed",
+            actual=seen)
+
+
+@checks(*ASKED, FIRMWARE16.diagnostics_sequence, FIRMWARE16.notifications_answered)
+async def test_diagnostics_are_uploaded(ocpp, depot):
+    """GetDiagnostics to the harness's upload location: fileName, Uploading, Uploaded, and the file arrives."""
+    mark = ocpp.mark()
+    exchange = await operate(ocpp, "GetDiagnostics", {"location": depot.upload_url})
+    name = (exchange.response or {}).get("fileName")
+    require(name, FIRMWARE16.diagnostics_sequence, "GetDiagnostics.conf names no file", expected="fileName",
+            actual=exchange.response)
+    seen = await _statuses(ocpp, "DiagnosticsStatusNotification", mark, {"Uploaded", "UploadFailed"},
+                           FIRMWARE16.diagnostics_sequence)
+    check_equal(FIRMWARE16.diagnostics_sequence, "DiagnosticsStatusNotification statuses", ["Uploading", "Uploaded"],
+                seen)
+    if ocpp.is_sut(CS):
+        require(name in depot.uploads, FIRMWARE16.diagnostics_sequence, "the diagnostics file did not arrive at the "
+                "location", expected=name, actual=sorted(depot.uploads))
+
+
+@checks(*ASKED, FIRMWARE16.upload_failed, FIRMWARE16.notifications_answered)
+async def test_diagnostics_upload_that_is_refused_fails(ocpp, depot):
+    """GetDiagnostics to a location that refuses uploads (the harness's download directory): UploadFailed."""
+    mark = ocpp.mark()
+    await operate(ocpp, "GetDiagnostics", {"location": depot.url_of("") + "read-only"})
+    seen = await _statuses(ocpp, "DiagnosticsStatusNotification", mark, {"Uploaded", "UploadFailed"},
+                           FIRMWARE16.upload_failed)
+    check_equal(FIRMWARE16.upload_failed, "the last DiagnosticsStatusNotification status", "UploadFailed", seen[-1])
+
