@@ -432,6 +432,13 @@ class StationKeepsDeletedTokens(ReferenceStation):
         return sent_keeping_entries(self, session, payload, "Differential")
 
 
+class StationIgnoresWebPayments(ReferenceStation):
+    """Moves "Web payment": NotifyWebPaymentStarted is answered but holds nothing: a driver starts meanwhile."""
+
+    def on_NotifyWebPaymentStarted(self, session, payload):
+        return {}
+
+
 # ------------------------------------------------------------------------------------- the records
 # ------------------------------------------------------------------------------ a conformant variant
 class StationAlreadyRegistered(ReferenceStation):
@@ -513,6 +520,10 @@ V21 = "ocpp2.1"
 def _csms21(path: str, test: str, *params: str) -> str:
     """A node played in 2.1 (its record says version=V21)."""
     return f"suites/ocpp2/{path}::{test}[{'-'.join(('csms', V21, *params))}]"
+
+
+def _cs21(path: str, test: str, *params: str) -> str:
+    return f"suites/ocpp2/{path}::{test}[{'-'.join(('cs', V21, *params))}]"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -645,4 +656,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-forgets-the-terminal-amount", "C24.max_cost", CsmsForgetsTheTerminalAmount,
           (_csms21(C24, "test_ad_hoc_payment_starts_a_limited_transaction"),),
           "TransactionEventResponse transactionLimit.maxCost is wrong", version=V21),
+    Fault("station-ignores-web-payments", "C25.locked", StationIgnoresWebPayments,
+          (_cs21(C25, "test_web_payment_holds_the_evse"),), "the SUT sent TransactionEvent when it must not",
+          version=V21),
 )

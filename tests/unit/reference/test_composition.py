@@ -21,7 +21,8 @@ def _messages(cls: type) -> set[str]:
 @pytest.mark.parametrize("reference, messages, actions, settings", [
     (ReferenceStation,
      {"RequestStartTransaction", "RequestStopTransaction", "Reset", "DataTransfer", "SetChargingProfile",
-      "GetCompositeSchedule", "ClearChargingProfile", "GetChargingProfiles", "GetLocalListVersion", "SendLocalList"},
+      "GetCompositeSchedule", "ClearChargingProfile", "GetChargingProfiles", "GetLocalListVersion", "SendLocalList",
+      "NotifyWebPaymentStarted"},
      {"present_id_token", "plug_in", "unplug", "data_transfer"},
      {"local_authorization", "tx_updated_interval", "stop_tx_on_invalid_id", "tx_stop_point", "max_energy_on_invalid_id",
       "offline_tx_for_unknown_id", "local_list_version", "reconnects"}),
