@@ -24,6 +24,7 @@ from harness.ocpp import totp
 from harness.rules import RuleTable, must
 from harness.suite import case, checks, needs
 from harness.usecases.local_list import carries, plain_token
+from harness.usecases.payment import paid_start
 from harness.verdict import check_equal, dig
 
 LIMITS = {"maxcost": 12.5, "maxenergy": 20000.0, "maxtime": 3600}
@@ -87,11 +88,7 @@ async def test_valid_code_starts_a_paid_transaction(ocpp, profile, offset):
     if notified is not None:
         check_equal(C25.web_payment, "NotifyWebPaymentStartedRequest evseId", profile.evses[0].id,
                     notified.request.get("evseId"))
-    remote_start_id = request.request["remoteStartId"]
-    event = await ocpp.expect("TransactionEvent", sender=CS, after=start,
-                              where=lambda p: dig(p, "transactionInfo.remoteStartId") == remote_start_id)
-    check_equal(C25.limits, "TransactionEventResponse idTokenInfo.status of the paid token", "Accepted",
-                dig(event.response, "idTokenInfo.status", "Accepted"))
+    event = await paid_start(ocpp, request, start, C25.limits)
     check_equal(C25.limits, "TransactionEventResponse transactionLimit",
                 {totp.TRANSACTION_LIMIT[k]: v for k, v in LIMITS.items()}, dig(event.response, "transactionLimit"))
 
