@@ -309,7 +309,7 @@ class StationSuspendsInsteadOfEnding(ReferenceStation):
 
 
 class StationStartsNothingOfflineForUnknownTokens(ReferenceStation):
-    """C15.FR.01: offline, an unknown token is refused although OfflineTxForUnknownIdEnabled is true."""
+    """C15: offline, an unknown token is refused although OfflineTxForUnknownIdEnabled is true."""
 
     async def authorize(self, id_token):
         info = await super().authorize(id_token)
@@ -324,7 +324,7 @@ class CsmsAcceptsOfflineEvents(ReferenceCsms):
 
 
 class StationEndsMasterPassStopsAsLocal(ReferenceStation):
-    """C16.FR.03: a transaction a master pass stopped ends with stoppedReason Local."""
+    """C16.FR.08 (2.1): a transaction a master pass stopped ends with stoppedReason Local."""
 
     async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
         await super().end_transaction(state, trigger, "Local" if stopped_reason == "MasterPass" else stopped_reason,
@@ -351,7 +351,7 @@ class StationChargesWithoutCredit(ReferenceStation):
 
 
 class StationTakesTheMasterPassForADriver(ReferenceStation):
-    """C16.FR.04: a master pass is taken for an ordinary driver and starts a transaction."""
+    """Authorization rule 6: a master pass is taken for an ordinary driver and starts a transaction."""
 
     async def master_pass(self, id_token, info):
         return False

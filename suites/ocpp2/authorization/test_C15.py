@@ -27,7 +27,7 @@ STOPPED_WHEN_DEAUTHORIZED = {"Authorized", "PowerPathClosed", "EnergyTransfer"}
 
 class C15(RuleTable):
     """The rules of C15 (spec 001 C15, moves "Offline-authorized transaction", Authorization rule 9)."""
-    unknown_started = must("spec 001 C15 (OfflineTxForUnknownIdEnabled); OCPP 2.0.1 C15.FR.01",
+    unknown_started = must("spec 001 C15 (OfflineTxForUnknownIdEnabled)",
                            "offline, with OfflineTxForUnknownIdEnabled true, an unknown token starts a transaction, "
                            "reported once the station is back", by=CS)
     unknown_refused = must("spec 001 C15 (OfflineTxForUnknownIdEnabled)",

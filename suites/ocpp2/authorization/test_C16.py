@@ -23,7 +23,7 @@ from harness.verdict import check_equal, dig, require
 
 
 class C16(RuleTable):
-    """The rules of C16 (spec 001 Authorization rule 6; OCPP 2.0.1 C16.FR.02-04)."""
+    """The rules of C16 (spec 001 Authorization rule 6; OCPP 2.0.1 C16.FR.02, 2.1 C16.FR.08)."""
     group = must("spec 001 Authorization rule 6",
                  "a master pass's AuthorizeResponse is Accepted with groupIdToken = MasterPassGroupId", by=CSMS)
     end_processed = must("spec 001 Authorization rule 6 (processed as a normal end)",
@@ -33,10 +33,9 @@ class C16(RuleTable):
                    "an accepted driver's transaction starts once the cable is in", by=CS)
     stops_all = must("spec 001 Authorization rule 6; OCPP 2.0.1 C16.FR.02",
                      "a master pass stops every running transaction of a station without a UI", by=CS)
-    reason = must("spec 001 Authorization rule 6; OCPP 2.0.1 C16.FR.03",
+    reason = must("spec 001 Authorization rule 6; OCPP 2.1 C16.FR.08 (2.0.1 errata 2025-01)",
                   "a transaction stopped by a master pass ends with stoppedReason MasterPass", by=CS)
-    no_start = must("spec 001 Authorization rule 6; OCPP 2.0.1 C16.FR.04", "a master pass starts no transaction",
-                    by=CS)
+    no_start = must("spec 001 Authorization rule 6", "a master pass starts no transaction", by=CS)
 
 
 pytestmark = case("C16", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
