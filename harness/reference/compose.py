@@ -21,6 +21,7 @@ from harness.reference.common import V2X, V16, Block
 STATION_BLOCKS: tuple[type[Block], ...] = (
     provisioning.ProvisioningStation2x, provisioning.ProvisioningStation16,
     local_list.LocalListStation2x,   # before authorization: its decision on a token comes first
+    payment.PaymentStation2x,        # before transactions: a web payment holds the EVSE
     authorization.AuthorizationStation2x, authorization.AuthorizationStation16,
     transactions.TransactionsStation2x, transactions.TransactionsStation16,
     remote_control.RemoteControlStation2x, remote_control.RemoteControlStation16,

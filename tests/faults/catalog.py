@@ -312,7 +312,7 @@ class StationSuspendsInsteadOfEnding(ReferenceStation):
 
 
 class StationStartsNothingOfflineForUnknownTokens(ReferenceStation):
-    """C15.FR.01: offline, an unknown token is refused although OfflineTxForUnknownIdEnabled is true."""
+    """C15: offline, an unknown token is refused although OfflineTxForUnknownIdEnabled is true."""
 
     async def authorize(self, id_token):
         info = await super().authorize(id_token)
@@ -327,7 +327,7 @@ class CsmsAcceptsOfflineEvents(ReferenceCsms):
 
 
 class StationEndsMasterPassStopsAsLocal(ReferenceStation):
-    """C16.FR.03: a transaction a master pass stopped ends with stoppedReason Local."""
+    """C16.FR.08 (2.1): a transaction a master pass stopped ends with stoppedReason Local."""
 
     async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
         await super().end_transaction(state, trigger, "Local" if stopped_reason == "MasterPass" else stopped_reason,
@@ -354,7 +354,7 @@ class StationChargesWithoutCredit(ReferenceStation):
 
 
 class StationTakesTheMasterPassForADriver(ReferenceStation):
-    """C16.FR.04: a master pass is taken for an ordinary driver and starts a transaction."""
+    """Authorization rule 6: a master pass is taken for an ordinary driver and starts a transaction."""
 
     async def master_pass(self, id_token, info):
         return False
@@ -433,6 +433,13 @@ class StationKeepsDeletedTokens(ReferenceStation):
 
     def on_SendLocalList(self, session, payload):
         return sent_keeping_entries(self, session, payload, "Differential")
+
+
+class StationIgnoresWebPayments(ReferenceStation):
+    """Moves "Web payment": NotifyWebPaymentStarted is answered but holds nothing: a driver starts meanwhile."""
+
+    def on_NotifyWebPaymentStarted(self, session, payload):
+        return {}
 
 
 # ------------------------------------------------------------------------------------- the records
@@ -711,6 +718,10 @@ V21 = "ocpp2.1"
 def _csms21(path: str, test: str, *params: str) -> str:
     """A node played in 2.1 (its record says version=V21)."""
     return f"suites/ocpp2/{path}::{test}[{'-'.join(('csms', V21, *params))}]"
+
+
+def _cs21(path: str, test: str, *params: str) -> str:
+    return f"suites/ocpp2/{path}::{test}[{'-'.join(('cs', V21, *params))}]"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-accepts-blocked-token", "C01.status", CsmsAcceptsBlockedToken,
@@ -1369,10 +1380,10 @@ FAULTS += (
           (_cs(C15, "test_refused_offline_transaction_moves_as_configured"),), "TransactionEvent eventType is wrong"),
     Fault("station-starts-nothing-offline-for-unknown-tokens", "C15.unknown_started",
           StationStartsNothingOfflineForUnknownTokens,
-          (_cs(C15, "test_unknown_token_starts_offline_and_is_refused_once_back"),),
+          (_cs(C15, "test_unknown_token_offline"),),
           "[C15.unknown_started] the SUT did not send TransactionEvent within"),
     Fault("csms-accepts-offline-events", "C15.rejected", CsmsAcceptsOfflineEvents,
-          (_csms(C15, "test_unknown_token_starts_offline_and_is_refused_once_back"),),
+          (_csms(C15, "test_unknown_token_offline"),),
           "TransactionEventResponse idTokenInfo.status of an offline event with an unknown token is wrong"),
     Fault("station-ends-master-pass-stops-as-local", "C16.reason", StationEndsMasterPassStopsAsLocal,
           (_cs(C16, "test_master_pass_stops_every_transaction"),),
@@ -1404,6 +1415,9 @@ FAULTS += (
     Fault("csms-forgets-the-terminal-amount", "C24.max_cost", CsmsForgetsTheTerminalAmount,
           (_csms21(C24, "test_ad_hoc_payment_starts_a_limited_transaction"),),
           "TransactionEventResponse transactionLimit.maxCost is wrong", version=V21),
+    Fault("station-ignores-web-payments", "C25.locked", StationIgnoresWebPayments,
+          (_cs21(C25, "test_web_payment_holds_the_evse"),), "the SUT sent TransactionEvent when it must not",
+          version=V21),
 )
 
 

@@ -11,8 +11,7 @@ exists when the profile declares the feature ``local_list``.
 Deciding on a presented token (spec 001 C14, C15, Authorization rule 7): a token the list holds as
 Accepted is accepted without an AuthorizeRequest (C14.FR.02); online, any other token is asked about
 (C14.FR.03); offline, the list's entry decides, and a token it does not hold is accepted only when
-OfflineTxForUnknownIdEnabled (C15.FR.01, C15.FR.08; ``offline_tx_for_unknown_id``, from the profile's
-[authorization]).
+OfflineTxForUnknownIdEnabled (C15; ``offline_tx_for_unknown_id``, from the profile's [authorization]).
 
 CSMS 2.x: GetLocalListVersion and SendLocalList as actuator actions; without a version given, the
 SendLocalList carries the station's current version + 1, asked first (Authorization rule 11).

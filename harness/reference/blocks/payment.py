@@ -8,8 +8,13 @@ reference) and answers the Started event with transactionLimit.maxCost = amount.
 driver's phone opened the URL of the station's QR code (``harness.ocpp.totp``) and paid — checks the
 station identity and the TOTP (the current, previous or next interval, with the profile's [qr_code]
 secret, interval and length) and only then starts the same way, its Started event answered with the
-URL's maxenergy, maxtime and maxcost as transactionLimit; an invalid code starts nothing. The payment
-page itself (the PSP) is outside OCPP: these actions stand for the paid outcome.
+URL's maxenergy, maxtime and maxcost as transactionLimit; an invalid code starts nothing. Before the
+start it tells the station with NotifyWebPaymentStarted that a web payment runs for the EVSE
+(``web_payment_timeout`` seconds). The payment page itself (the PSP) is outside OCPP: these actions
+stand for the paid outcome.
+
+Station 2.1 (spec 001 Moves "Web payment"): NotifyWebPaymentStarted locks the EVSE for ``timeout``
+seconds: no driver's transaction starts there meanwhile; the paid remote start does.
 """
 
 from __future__ import annotations
@@ -20,12 +25,33 @@ from typing import Any
 from harness import clock
 from harness.ocpp import totp
 from harness.reference.common import V2X, Block
+from harness.reference.model import EvseState
 from harness.reference.tokens import token_key
+
+
+class PaymentStation2x(Block):
+    versions = V2X
+    requires = ("TransactionsStation2x",)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.web_payment_until: dict[int, float] = {}   # EVSE id → the clock.now() its lock ends
+
+    def on_NotifyWebPaymentStarted(self, _: None, payload: dict) -> dict:
+        self.web_payment_until[payload["evseId"]] = clock.now() + payload["timeout"]
+        return {}
+
+    async def start_transaction(self, state: EvseState, trigger: str, id_token: dict | None,
+                                remote_start_id: int | None = None) -> None:
+        if trigger != "RemoteStart" and clock.now() < self.web_payment_until.get(state.evse.id, 0):
+            return   # a web payment holds the EVSE
+        await super().start_transaction(state, trigger, id_token, remote_start_id)
 
 
 class PaymentCsms2x(Block):
     versions = V2X
     requires = ("RemoteControlCsms2x", "TransactionsCsms2x")
+    web_payment_timeout = 120   # seconds the station holds the EVSE while the driver pays
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -51,4 +77,11 @@ class PaymentCsms2x(Block):
                 parameters.get("totp", ""), qr.get("totp_secret", "").encode(), clock.wall(),
                 interval=qr.get("interval", 30), length=qr.get("length", 8)):
             return
-        await self._start_paid(int(parameters["evse"]), totp.transaction_limit(parameters), station)
+        evse_id = int(parameters["evse"])
+
+        async def pay() -> None:
+            await session.connection.call("NotifyWebPaymentStarted", {"evseId": evse_id,
+                                                                      "timeout": self.web_payment_timeout})
+            await self._start_paid(evse_id, totp.transaction_limit(parameters), station)
+
+        self.background.spawn(pay())

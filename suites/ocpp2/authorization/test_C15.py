@@ -27,7 +27,7 @@ STOPPED_WHEN_DEAUTHORIZED = {"Authorized", "PowerPathClosed", "EnergyTransfer"}
 
 class C15(RuleTable):
     """The rules of C15 (spec 001 C15, moves "Offline-authorized transaction", Authorization rule 9)."""
-    unknown_started = must("spec 001 C15 (OfflineTxForUnknownIdEnabled); OCPP 2.0.1 C15.FR.01",
+    unknown_started = must("spec 001 C15 (OfflineTxForUnknownIdEnabled)",
                            "offline, with OfflineTxForUnknownIdEnabled true, an unknown token starts a transaction, "
                            "reported once the station is back", by=CS)
     unknown_refused = must("spec 001 C15 (OfflineTxForUnknownIdEnabled)",
@@ -76,35 +76,27 @@ async def _offline_start(ocpp, profile, token):
                              rule=C15.unknown_started)
 
 
-@checks(C15.unknown_started, C15.reported_offline, C15.rejected)
+@checks(C15.unknown_started, C15.reported_offline, C15.unknown_refused, C15.rejected)
 @needs(lambda given: _unknown(given.profile))
-async def test_unknown_token_starts_offline_and_is_refused_once_back(ocpp, profile):
-    """An unknown token starts a transaction offline; back online the station reports it with offline true
-    and the CSMS answers it Invalid. A station under test whose profile says OfflineTxForUnknownIdEnabled
-    is false is judged by the next test."""
+async def test_unknown_token_offline(ocpp, profile):
+    """An unknown token is presented while the station is offline. A station whose profile says
+    OfflineTxForUnknownIdEnabled starts a transaction and, back online, reports it with offline true; one
+    whose profile says it is disabled starts nothing. A CSMS answers the offline event of the harness's
+    station (which starts) Invalid."""
     token = _unknown(profile)
-    if ocpp.is_sut(CS) and not profile.authorization("offline_tx_for_unknown_id", False):
-        raise NotApplicable("the station does not start for an unknown token offline "
-                            "([authorization] offline_tx_for_unknown_id = false): see the next test")
+    if ocpp.is_sut(CS) and profile.authorization("offline_tx_for_unknown_id") is None:
+        raise NotApplicable("the profile does not declare the station's [authorization] offline_tx_for_unknown_id; "
+                            "add it")
+    if ocpp.is_sut(CS) and not profile.authorization("offline_tx_for_unknown_id"):
+        await present_offline(ocpp, token, profile.evses[0].id, C15.unknown_refused)
+        await ocpp.expect_none("TransactionEvent", after=0, where=carries(token), rule=C15.unknown_refused)
+        return
     event = await _offline_start(ocpp, profile, token)
     if ocpp.is_sut(CSMS):
         check_equal(C15.rejected, "TransactionEventResponse idTokenInfo.status of an offline event with an "
                     "unknown token", "Invalid", dig(event.response, "idTokenInfo.status"))
         return
     check_equal(C15.reported_offline, "TransactionEvent offline", True, event.request.get("offline", False))
-
-
-@checks(C15.unknown_refused)
-@pytest.mark.sut_roles("cs")
-@needs(lambda given: _unknown(given.profile))
-async def test_unknown_token_starts_nothing_offline_when_not_allowed(ocpp, profile):
-    """With OfflineTxForUnknownIdEnabled false (the profile says so) an unknown token presented offline
-    starts nothing: no TransactionEvent with it once the station is back."""
-    if profile.authorization("offline_tx_for_unknown_id") is not False:
-        raise NotApplicable("the profile does not declare [authorization] offline_tx_for_unknown_id = false")
-    token = _unknown(profile)
-    await present_offline(ocpp, token, profile.evses[0].id, C15.unknown_refused)
-    await ocpp.expect_none("TransactionEvent", after=0, where=carries(token), rule=C15.unknown_refused)
 
 
 def _move(profile):

@@ -9,9 +9,10 @@ amount (spec 001 Remote start rule 3). The terminal's side is outside OCPP: the 
 
 import secrets
 
-from harness.arena import CS, CSMS
+from harness.arena import CSMS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
+from harness.usecases.payment import paid_start
 from harness.verdict import check_equal, dig
 
 AMOUNT = 30.0
@@ -42,10 +43,6 @@ async def test_ad_hoc_payment_starts_a_limited_transaction(ocpp, profile):
     check_equal(C24.request, "RequestStartTransactionRequest idToken.idToken (case-insensitive)", psp_ref.casefold(),
                 str(dig(request.request, "idToken.idToken", "")).casefold())
     check_equal(C24.request, "RequestStartTransactionRequest evseId", evse, request.request.get("evseId"))
-    remote_start_id = request.request["remoteStartId"]
-    event = await ocpp.expect("TransactionEvent", sender=CS, after=start,
-                              where=lambda p: dig(p, "transactionInfo.remoteStartId") == remote_start_id)
-    check_equal(C24.max_cost, "TransactionEventResponse idTokenInfo.status of the paid token", "Accepted",
-                dig(event.response, "idTokenInfo.status", "Accepted"))
+    event = await paid_start(ocpp, request, start, C24.max_cost)
     check_equal(C24.max_cost, "TransactionEventResponse transactionLimit.maxCost", AMOUNT,
                 dig(event.response, "transactionLimit.maxCost"))

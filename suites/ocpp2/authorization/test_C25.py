@@ -23,6 +23,8 @@ from harness.errors import NotApplicable
 from harness.ocpp import totp
 from harness.rules import RuleTable, must
 from harness.suite import case, checks, needs
+from harness.usecases.local_list import carries, plain_token
+from harness.usecases.payment import paid_start
 from harness.verdict import check_equal, dig
 
 LIMITS = {"maxcost": 12.5, "maxenergy": 20000.0, "maxtime": 3600}
@@ -34,12 +36,17 @@ class C25(RuleTable):
                    "a QR code with the TOTP of the current, previous or next interval leads to a "
                    "RequestStartTransaction with an idToken of type DirectPayment for the EVSE of the code", by=CSMS)
     refused = must("spec 001 QR-code payment rule 2", "a QR code with any other TOTP starts no transaction", by=CSMS)
+    web_payment = must("spec 001 QR-code payment rule 5",
+                       "a NotifyWebPaymentStarted the CSMS sends for a scanned code names the code's EVSE and a "
+                       "timeout", by=CSMS)
+    locked = must("spec 001 Moves: Web payment (NotifyWebPaymentStarted: EVSE locked for timeout seconds)",
+                  "while a web payment holds the EVSE no driver's transaction starts there", by=CS)
     limits = must("spec 001 QR-code payment rule 4",
                   "the URL's maxenergy, maxtime and maxcost are the transactionLimit of the TransactionEventResponse "
                   "of the paid transaction, its token Accepted", by=CSMS)
 
 
-pytestmark = case("C25", block="Authorization", roles=("csms",), protocols=("ocpp2.1",))
+pytestmark = case("C25", block="Authorization", roles=("csms", "cs"), protocols=("ocpp2.1",))
 
 
 def _qr(profile):
@@ -62,7 +69,8 @@ async def _url(ocpp, profile, offset=0, code=None, **limits):
                        version=qr.get("version", "1"), **limits)
 
 
-@pytest.mark.parametrize("offset", [pytest.param(o, id=name, marks=checks(C25.started, C25.limits))
+@pytest.mark.sut_roles("csms")
+@pytest.mark.parametrize("offset", [pytest.param(o, id=name, marks=checks(C25.started, C25.web_payment, C25.limits))
                                     for o, name in ((0, "current"), (-1, "previous"), (1, "next"))])
 @needs(lambda given: _qr(given.profile))
 async def test_valid_code_starts_a_paid_transaction(ocpp, profile, offset):
@@ -75,15 +83,17 @@ async def test_valid_code_starts_a_paid_transaction(ocpp, profile, offset):
                 dig(request.request, "idToken.type"))
     check_equal(C25.started, "RequestStartTransactionRequest evseId", profile.evses[0].id,
                 request.request.get("evseId"))
-    remote_start_id = request.request["remoteStartId"]
-    event = await ocpp.expect("TransactionEvent", sender=CS, after=start,
-                              where=lambda p: dig(p, "transactionInfo.remoteStartId") == remote_start_id)
-    check_equal(C25.limits, "TransactionEventResponse idTokenInfo.status of the paid token", "Accepted",
-                dig(event.response, "idTokenInfo.status", "Accepted"))
+    notified = await ocpp.link.wait_for(lambda e: e.action == "NotifyWebPaymentStarted" and not e.incoming, 0.01,
+                                        start=start)   # it may send one (rule 5), before the start
+    if notified is not None:
+        check_equal(C25.web_payment, "NotifyWebPaymentStartedRequest evseId", profile.evses[0].id,
+                    notified.request.get("evseId"))
+    event = await paid_start(ocpp, request, start, C25.limits)
     check_equal(C25.limits, "TransactionEventResponse transactionLimit",
                 {totp.TRANSACTION_LIMIT[k]: v for k, v in LIMITS.items()}, dig(event.response, "transactionLimit"))
 
 
+@pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("offset", [pytest.param(o, id=name, marks=checks(C25.refused))
                                     for o, name in ((-2, "two_intervals_ago"), (2, "two_intervals_ahead"),
                                                     (None, "not_a_code"))])
@@ -95,3 +105,21 @@ async def test_other_code_starts_nothing(ocpp, profile, offset):
     start = ocpp.mark()
     await ocpp.act(CSMS, "scan_qr_code", url=url)
     await ocpp.expect_none("RequestStartTransaction", after=start, rule=C25.refused)
+
+
+@checks(C25.locked)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: plain_token(given.profile, "Accepted"))
+async def test_web_payment_holds_the_evse(ocpp, profile):
+    """NotifyWebPaymentStarted for the first EVSE; meanwhile a driver presents an accepted token there and
+    plugs in: no transaction starts. The hold is a little longer than the watch, and the test waits it out
+    so that the station is free again when it ends."""
+    token, evse = plain_token(profile, "Accepted"), profile.evses[0].id
+    hold = int(ocpp.timeouts.quiet) + 2
+    await ocpp.exchange(CSMS, "NotifyWebPaymentStarted", {"evseId": evse, "timeout": hold})
+    held_until = clock.now() + hold
+    start = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    await ocpp.expect_none("TransactionEvent", after=start, where=carries(token, "Started"), rule=C25.locked)
+    await asyncio.sleep(max(0.0, held_until - clock.now()))

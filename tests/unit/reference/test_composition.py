@@ -22,7 +22,7 @@ def _messages(cls: type) -> set[str]:
     (ReferenceStation,
      {"RequestStartTransaction", "RequestStopTransaction", "Reset", "DataTransfer", "SetChargingProfile",
       "GetCompositeSchedule", "ClearChargingProfile", "GetChargingProfiles", "ClearCache", "SetVariables",
-      "GetVariables", "GetLocalListVersion", "SendLocalList"},
+      "GetVariables", "GetLocalListVersion", "SendLocalList", "NotifyWebPaymentStarted"},
      {"present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button", "plug_in_hlc",
       "set_external_limit", "release_external_limit", "ev_charging_needs"},
      {"local_authorization", "tx_updated_interval", "stop_tx_on_invalid_id", "tx_stop_point", "max_energy_on_invalid_id",
