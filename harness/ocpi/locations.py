@@ -53,6 +53,18 @@ class LocationRules(RuleTable, namespace="ocpi.locations"):
                              "(unique among the Parking objects of the same Location)", "every parking reference of "
                              "an EVSE names a Parking object of its Location, and a Location's Parking ids are "
                              "unique", by="cpo")
+    private_unpublished = must("spec 000 Operating rules for Locations 6 (private Locations not meant for public "
+                               "charging SHALL NOT be published); Location publish", "a Location the CPO declares "
+                               "private is never published: wherever it is served, its publish is false", by="cpo")
+    unpublished_kept = must("spec 000 Location publish, publish_allowed_to and its Rules (publish = false: shown only "
+                            "to owners of a Token matching all set fields of one publish_allowed_to entry, also by "
+                            "eMSPs that do not own that Token); Receiver interface GET (as stored)", "the Receiver "
+                            "keeps a Location's publish = false and every publish_allowed_to entry as pushed (PUT or "
+                            "PATCH): they decide who may be shown it", by="emsp")
+    expired = must("spec 000 Operating rules for Locations 4 (a Location without any valid EVSE is expired; Locations, "
+                   "EVSEs and Connectors are never deleted); EVSE removal table", "when every EVSE of a Location is "
+                   "REMOVED the Location is expired, not deleted: it and each of its EVSEs still answer by their ids, "
+                   "every EVSE REMOVED")
     ids_as_sent = should("spec 000 Notation (CiString), Location (id never changed), EVSE (uid never changed); "
                          "facts/ocpi-wire.md Other rules (compare CiStrings ignoring case, echo them as sent)",
                          "a Location's country_code, party_id and id, an EVSE's uid and a Connector's id come back "

@@ -628,6 +628,34 @@ class FetchesOnlyTheFirstPage(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_FetchesOnePage)
 
 
+# ------------------------------------------------------------------------------ locations: publish
+class _PublishesEverything(LocationsSender):
+    @classmethod
+    def stock(cls, identity, profile, *, from_profile):
+        return [{**{k: v for k, v in location.items() if k != "publish_allowed_to"}, "publish": True}
+                for location in super().stock(identity, profile, from_profile=from_profile)]
+
+
+class PublishesItsPrivateLocations(OcpiPeer):
+    """Serves the Locations its profile declares private with publish = true."""
+
+    modules = OcpiPeer.modules.with_handler(_PublishesEverything)
+
+
+class _IgnoresPublish(LocationStore):
+    def get(self, country_code, party_id, target):
+        found = super().get(country_code, party_id, target)
+        if found is None or target.kind != "location":
+            return found
+        return {**{k: v for k, v in found.items() if k != "publish_allowed_to"}, "publish": True}
+
+
+class ForgetsWhoMaySeeALocation(OcpiPeer):
+    """Holds every Location pushed to it as published, its publish_allowed_to dropped."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _IgnoresPublish)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -703,6 +731,7 @@ S_PREFS = "sessions/test_OCPI_CHARGING_PREFERENCES.py"
 S_FETCH = "sessions/test_OCPI_SESSIONS_FETCH.py"
 OBJECTS = "locations/test_OCPI_LOCATIONS_OBJECTS.py"
 LOC_VERSION = "locations/test_OCPI_LOCATIONS_VERSION.py"
+PUBLISH = "locations/test_OCPI_LOCATIONS_PUBLISH.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -874,6 +903,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("sessions-fetch-stops-after-one-page", "OCPI_SESSIONS_FETCH.every_page", FetchesOnlyTheFirstPage,
           (node(S_FETCH, "test_missed_sessions_are_fetched_page_by_page", "emsp"),),
           "the SUT did not send the GET of the last page"),
+    Fault("location-private-published", LocationRules.private_unpublished.id, PublishesItsPrivateLocations,
+          (node(PUBLISH, "test_private_locations_are_not_published", "cpo"),),
+          "publish of the private Location LOC-0005"),
+    Fault("location-publish-allowed-to-forgotten", LocationRules.unpublished_kept.id, ForgetsWhoMaySeeALocation,
+          (node(PUBLISH, "test_unpublished_location_is_kept_with_who_may_see_it", "emsp"),
+           node(PUBLISH, "test_unpublishing_patch_is_kept", "emsp")),
+          "as stored"),
 )
 
 
