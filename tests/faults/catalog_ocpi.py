@@ -656,6 +656,36 @@ class ForgetsWhoMaySeeALocation(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _IgnoresPublish)
 
 
+# ------------------------------------------------------------------------------ locations: expiry
+def _expired(location):
+    return bool(location.get("evses")) and all(evse.get("status") == "REMOVED" for evse in location["evses"])
+
+
+class _DeletesExpiredLocations(LocationStore):
+    def patch(self, country_code, party_id, target, changes):
+        super().patch(country_code, party_id, target, changes)
+        self._locations = {key: location for key, location in self._locations.items() if not _expired(location)}
+
+
+class DeletesALocationOnceEveryEvseIsRemoved(OcpiPeer):
+    """Deletes a Location when a PATCH leaves every EVSE of it REMOVED (as CPO and as eMSP)."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _DeletesExpiredLocations)
+
+
+class _DropsExpiredLocations(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        if target.kind == "location" and isinstance(obj, dict) and _expired(obj):
+            return True
+        return super().put(country_code, party_id, target, obj)
+
+
+class DropsALocationPutExpired(OcpiPeer):
+    """Answers the PUT of a Location whose every EVSE is REMOVED with success, and drops it."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _DropsExpiredLocations)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -732,6 +762,7 @@ S_FETCH = "sessions/test_OCPI_SESSIONS_FETCH.py"
 OBJECTS = "locations/test_OCPI_LOCATIONS_OBJECTS.py"
 LOC_VERSION = "locations/test_OCPI_LOCATIONS_VERSION.py"
 PUBLISH = "locations/test_OCPI_LOCATIONS_PUBLISH.py"
+EXPIRY = "locations/test_OCPI_LOCATIONS_EXPIRY.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -910,6 +941,13 @@ FAULTS: tuple[Fault, ...] = (
           (node(PUBLISH, "test_unpublished_location_is_kept_with_who_may_see_it", "emsp"),
            node(PUBLISH, "test_unpublishing_patch_is_kept", "emsp")),
           "as stored"),
+    Fault("location-deleted-once-expired", LocationRules.expired.id, DeletesALocationOnceEveryEvseIsRemoved,
+          (node(EXPIRY, "test_location_whose_every_evse_is_removed_is_kept", "cpo"),
+           node(EXPIRY, "test_location_whose_every_evse_is_removed_is_kept", "emsp")),
+          "once every EVSE of its Location is REMOVED was refused"),
+    Fault("location-put-expired-dropped", LocationRules.expired.id, DropsALocationPutExpired,
+          (node(EXPIRY, "test_location_put_with_every_evse_removed_is_kept", "emsp"),),
+          "once every EVSE of its Location is REMOVED was refused"),
 )
 
 
