@@ -322,6 +322,27 @@ class KeepsTheCreationTimeOnActivation(OcpiPeer):
         lambda sender, method, session_id, body: _without(body, "start_date_time") if method == "PATCH" else body))
 
 
+class PutsASessionOfAnotherParty(OcpiPeer):
+    """The CPO's Session PUT carries a party_id other than the one in its URL (its own)."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "party_id": "ZZZ"} if method == "PUT" else body))
+
+
+class _PushesUnderAnotherParty(SessionsSender):
+    async def push(self, method, session_id, body):
+        own = f"/{self.peer.identity.country_code}/{self.peer.identity.party_id}/"
+        url = self.peer.other_url(SESSIONS, session_id).replace(own, "/XX/ZZZ/")
+        moved = {**body, "country_code": "XX", "party_id": "ZZZ"} if method == "PUT" else body
+        return await self.peer.send(method, url, token=self.peer.peer_token, module=SESSIONS, body=moved)
+
+
+class PushesSessionsUnderAnotherParty(OcpiPeer):
+    """The CPO pushes its Sessions under a party none of its credentials roles declares (URL and body agree)."""
+
+    modules = OcpiPeer.modules.with_handler(_PushesUnderAnotherParty)
+
+
 class _PushesAfterCompleted(SessionsSender):
     async def _patch(self, session_id, changes):
         session = self.store.owned(session_id)
@@ -686,6 +707,41 @@ class DropsALocationPutExpired(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _DropsExpiredLocations)
 
 
+# ------------------------------------------------------------------------------ locations: coordinates
+class _PlacesALocationOffTheGlobe(LocationsSender):
+    @classmethod
+    def stock(cls, identity, profile, *, from_profile):
+        first, *others = super().stock(identity, profile, from_profile=from_profile)
+        return [{**first, "coordinates": {**first["coordinates"], "latitude": "95.089444"}}, *others]
+
+
+class ServesALatitudeBeyond90(OcpiPeer):
+    """Serves a Location at latitude 95 degrees (the form of a decimal degree, beyond WGS 84)."""
+
+    modules = OcpiPeer.modules.with_handler(_PlacesALocationOffTheGlobe)
+
+
+def _as_numbers(point):
+    return {**point, **{axis: str(float(point[axis])) for axis in ("latitude", "longitude") if axis in point}}
+
+
+class _CoordinatesAsNumbers(LocationStore):
+    def get(self, country_code, party_id, target):
+        found = super().get(country_code, party_id, target)
+        if found is None or target.kind != "location":
+            return found
+        return {**found, "coordinates": _as_numbers(found["coordinates"]),
+                "related_locations": [_as_numbers(point) for point in found.get("related_locations") or []],
+                "evses": [{**evse, **({"coordinates": _as_numbers(evse["coordinates"])} if "coordinates" in evse
+                                      else {})} for evse in found.get("evses") or []]}
+
+
+class StoresCoordinatesAsNumbers(OcpiPeer):
+    """Keeps latitudes and longitudes as numbers: they come back trimmed ("52.10000" as "52.1")."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _CoordinatesAsNumbers)
+
+
 # ------------------------------------------------------------------------------ legal variants
 class PublishesTrailingSlashes(OcpiPeer):
     """Legal: publishes its versions, version details and module URLs with a trailing slash (as the
@@ -763,6 +819,7 @@ OBJECTS = "locations/test_OCPI_LOCATIONS_OBJECTS.py"
 LOC_VERSION = "locations/test_OCPI_LOCATIONS_VERSION.py"
 PUBLISH = "locations/test_OCPI_LOCATIONS_PUBLISH.py"
 EXPIRY = "locations/test_OCPI_LOCATIONS_EXPIRY.py"
+COORDINATES = "locations/test_OCPI_LOCATIONS_COORDINATES.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -948,6 +1005,18 @@ FAULTS: tuple[Fault, ...] = (
     Fault("location-put-expired-dropped", LocationRules.expired.id, DropsALocationPutExpired,
           (node(EXPIRY, "test_location_put_with_every_evse_removed_is_kept", "emsp"),),
           "once every EVSE of its Location is REMOVED was refused"),
+    Fault("location-latitude-beyond-90", LocationRules.coordinates.id, ServesALatitudeBeyond90,
+          (node(COORDINATES, "test_served_coordinates_are_decimal_degrees", "cpo"),),
+          "is beyond +-90 degrees"),
+    Fault("location-coordinates-stored-as-numbers", LocationRules.coordinates.id, StoresCoordinatesAsNumbers,
+          (node(COORDINATES, "test_coordinates_are_kept_as_sent", "emsp"),),
+          "latitude as stored"),
+    Fault("session-put-body-party-differs-from-url", SessionRules.put_ids.id, PutsASessionOfAnotherParty,
+          (node(S_PUSH, "test_new_session_is_put_and_held", "cpo", "in_process"),),
+          "differs from the URL's"),
+    Fault("session-pushed-under-another-party", SessionRules.receiver_url.id, PushesSessionsUnderAnotherParty,
+          (node(S_PUSH, "test_new_session_is_put_and_held", "cpo", "in_process"),),
+          "is not the party of the pushing CPO"),
 )
 
 
