@@ -500,17 +500,20 @@ class ReopensACompletedSession(OcpiPeer):
     modules = OcpiPeer.modules.with_store(SESSIONS, _ReopensCompleted)
 
 
-class _DeletesSessions(SessionsReceiver):
-    async def serve(self, request, rest):
-        if request.method == "DELETE":
-            return Reply(200, build())
-        return await super().serve(request, rest)
+def _accepting_deletes(receiver) -> type:
+    """A Receiver ``receiver`` that answers a DELETE with success."""
+    class Faulty(receiver):
+        async def serve(self, request, rest):
+            if request.method == "DELETE":
+                return Reply(200, build())
+            return await super().serve(request, rest)
+    return Faulty
 
 
 class AcceptsASessionDelete(OcpiPeer):
     """Answers a Session DELETE with success."""
 
-    modules = OcpiPeer.modules.with_handler(_DeletesSessions)
+    modules = OcpiPeer.modules.with_handler(_accepting_deletes(SessionsReceiver))
 
 
 class _PatchesInnerObjects(SessionsReceiver):
@@ -583,17 +586,10 @@ class DropsANewEvse(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _DropsNewEvses)
 
 
-class _DeletesEvses(LocationsReceiver):
-    async def serve(self, request, rest):
-        if request.method == "DELETE":
-            return Reply(200, build())
-        return await super().serve(request, rest)
-
-
 class AcceptsAnEvseDelete(OcpiPeer):
     """Answers an EVSE DELETE with success."""
 
-    modules = OcpiPeer.modules.with_handler(_DeletesEvses)
+    modules = OcpiPeer.modules.with_handler(_accepting_deletes(LocationsReceiver))
 
 
 class _TrustsTheLocationUrl(LocationStore):
