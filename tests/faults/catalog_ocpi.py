@@ -24,7 +24,7 @@ from harness.ocpi.auth import AuthRules
 from harness.ocpi.credentials import CredentialsRules, Registration
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
-from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore
+from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
 from harness.ocpi.pagination import PaginationRules
 from harness.ocpi.sessions import (
     ACTIVE, COMPLETED, NA, PENDING, RESERVATION, SESSIONS, SessionRules, SessionStore)
@@ -703,6 +703,21 @@ class DropsALocationPutExpired(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _DropsExpiredLocations)
 
 
+class _DeletesAnEvsePutRemoved(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        created = super().put(country_code, party_id, target, obj)
+        if target.kind == "evse" and obj.get("status") == "REMOVED":
+            location = self.get(country_code, party_id, Target(target.ids[:1]))
+            location["evses"] = [e for e in location["evses"] if e["uid"].lower() != target.ids[1].lower()]
+        return created
+
+
+class DeletesAnEvsePutAsRemoved(OcpiPeer):
+    """Deletes an EVSE PUT with status REMOVED instead of keeping it."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _DeletesAnEvsePutRemoved)
+
+
 # ------------------------------------------------------------------------------ locations: coordinates
 class _PlacesALocationOffTheGlobe(LocationsSender):
     @classmethod
@@ -1001,6 +1016,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("location-put-expired-dropped", LocationRules.expired.id, DropsALocationPutExpired,
           (node(EXPIRY, "test_location_put_with_every_evse_removed_is_kept", "emsp"),),
           "once every EVSE of its Location is REMOVED was refused"),
+    Fault("location-evse-put-removed-deleted", LocationRules.removal.id, DeletesAnEvsePutAsRemoved,
+          (node(EXPIRY, "test_evse_put_removed_stays", "emsp"),),
+          "after its PUT as REMOVED was refused"),
     Fault("location-latitude-beyond-90", LocationRules.coordinates.id, ServesALatitudeBeyond90,
           (node(COORDINATES, "test_served_coordinates_are_decimal_degrees", "cpo"),),
           "is beyond +-90 degrees"),

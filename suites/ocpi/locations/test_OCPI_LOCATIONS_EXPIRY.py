@@ -6,8 +6,8 @@ CPO under test: ``patch_evse_status``, once per EVSE). The Location is then expi
 longer be displayed, but nothing is deleted: the SUT still answers the Location and each EVSE by
 their ids — the eMSP as it stored them, the CPO from its Sender — every EVSE REMOVED. The Sender's
 list may leave an expired Location out (it lists "Locations with valid EVSEs"), so the list is not
-judged here. An eMSP under test is also PUT a Location whose every EVSE is REMOVED (removal by
-PUT): it holds it, expired.
+judged here. An eMSP under test is also PUT a Location whose every EVSE is REMOVED, and an EVSE whose
+status is REMOVED (removal by PUT): it holds them, REMOVED.
 """
 
 import copy
@@ -15,7 +15,9 @@ import secrets
 
 import pytest
 
+from harness.clock import utcnow
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs
+from harness.ocpi.timestamps import format_datetime
 from harness.ocpi_arena import CPO, EMSP, check_answer
 from harness.rules import RuleTable, must
 from harness.suite import OCPI, case, checks
@@ -34,11 +36,11 @@ class OCPI_LOCATIONS_EXPIRY(RuleTable):
 pytestmark = case("OCPI_LOCATIONS_EXPIRY", block="Locations", roles=(CPO, EMSP), protocols=OCPI)
 
 
-async def _answered(ocpi, ids: tuple[str, ...]) -> dict:
-    """The object at ``ids``, which must still be answered."""
+async def _answered(ocpi, ids: tuple[str, ...], rule=Locs.expired,
+                    after: str = "once every EVSE of its Location is REMOVED") -> dict:
+    """The object at ``ids``, which must still be answered (``rule`` broken otherwise)."""
     answer = await loc.get(ocpi, ocpi.sut_url(LOCATIONS, *ids))
-    check_answer(answer, Locs.expired, f"a GET of {'/'.join(ids)} once every EVSE of its Location is REMOVED",
-                 success=True)
+    check_answer(answer, rule, f"a GET of {'/'.join(ids)} {after}", success=True)
     return await loc.sut_object(ocpi, ids)
 
 
@@ -72,3 +74,16 @@ async def test_location_put_with_every_evse_removed_is_kept(ocpi):
     check_equal(Locs.expired, "EVSE statuses of the expired Location as stored",
                 sorted((evse["uid"].lower(), "REMOVED") for evse in location["evses"]),
                 sorted((str(evse.get("uid")).lower(), evse.get("status")) for evse in held.get("evses", [])))
+
+
+@pytest.mark.sut_roles(EMSP)
+@checks(Locs.put, Locs.removal, Locs.stored)
+async def test_evse_put_removed_stays(ocpi):
+    """An EVSE PUT whole with status REMOVED (removal by PUT) stays in its Location, REMOVED."""
+    (location_id, evse_uid, _), _ = await loc.location_pushed(ocpi, rule=Locs.put)
+    evse = next(e for e in ocpi.harness_objects(LOCATIONS)[0]["evses"] if e["uid"] == evse_uid)
+    removed = {**copy.deepcopy(evse), "status": "REMOVED", "last_updated": format_datetime(utcnow())}
+    answer = await ocpi.exchange(CPO, "PUT", LOCATIONS, (location_id, evse_uid), removed, rule=Locs.put)
+    check_answer(answer, Locs.removal, "the PUT of an EVSE with status REMOVED", success=True)
+    check_equal(Locs.removal, f"status of EVSE {evse_uid} after its PUT as REMOVED", "REMOVED",
+                (await _answered(ocpi, (location_id, evse_uid), Locs.removal, "after its PUT as REMOVED"))["status"])
