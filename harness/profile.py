@@ -62,6 +62,8 @@ _OCPI_LOCATION = {  # a Location the OCPI SUT serves as a CPO (spec 000 Limits: 
             "properties": {"uid": {"type": "string", "minLength": 1, "maxLength": 36},
                            "connectors": {"type": "array", "minItems": 1,
                                           "items": {"type": "string", "minLength": 1, "maxLength": 36}}}}},
+        "private": {"type": "boolean", "hint": "true for a Location not meant for public charging, which the CPO "
+                                               "must never publish"},
     },
 }
 

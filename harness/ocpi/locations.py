@@ -10,6 +10,7 @@ one; the reference peer serves it over HTTP, the use cases judge a SUT by the sa
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -53,6 +54,22 @@ class LocationRules(RuleTable, namespace="ocpi.locations"):
                              "(unique among the Parking objects of the same Location)", "every parking reference of "
                              "an EVSE names a Parking object of its Location, and a Location's Parking ids are "
                              "unique", by="cpo")
+    private_unpublished = must("spec 000 Operating rules for Locations 6 (private Locations not meant for public "
+                               "charging SHALL NOT be published); Location publish", "a Location the CPO declares "
+                               "private is never published: wherever it is served, its publish is false", by="cpo")
+    unpublished_kept = must("spec 000 Location publish, publish_allowed_to and its Rules (publish = false: shown only "
+                            "to owners of a Token matching all set fields of one publish_allowed_to entry, also by "
+                            "eMSPs that do not own that Token); Receiver interface GET (as stored)", "the Receiver "
+                            "keeps a Location's publish = false and every publish_allowed_to entry as pushed (PUT or "
+                            "PATCH): they decide who may be shown it", by="emsp")
+    expired = must("spec 000 Operating rules for Locations 4 (a Location without any valid EVSE is expired; Locations, "
+                   "EVSEs and Connectors are never deleted); EVSE removal table", "when every EVSE of a Location is "
+                   "REMOVED the Location is expired, not deleted: it and each of its EVSEs still answer by their ids, "
+                   "every EVSE REMOVED")
+    coordinates = must("spec 000 AdditionalGeoLocation latitude, longitude (decimal degrees, WGS 84, dot separator, "
+                       "optional minus, 1-2 or 1-3 integer digits, 5-7 decimals); GeoLocation (latitude and longitude "
+                       "as strings)", "every latitude and longitude (Location, EVSE, related locations) is a decimal "
+                       "degree string of that form within WGS 84 (latitude to 90, longitude to 180), kept as sent")
     ids_as_sent = should("spec 000 Notation (CiString), Location (id never changed), EVSE (uid never changed); "
                          "facts/ocpi-wire.md Other rules (compare CiStrings ignoring case, echo them as sent)",
                          "a Location's country_code, party_id and id, an EVSE's uid and a Connector's id come back "
@@ -100,6 +117,28 @@ def parking_problems(location: Mapping[str, Any]) -> list[str]:
     for evse in location.get("evses") or []:
         problems += [f"EVSE {evse.get('uid')} references Parking {ref.get('parking_id')}, which the Location lacks"
                      for ref in evse.get("parking") or [] if str(ref.get("parking_id")).lower() not in ids]
+    return problems
+
+
+_DEGREES = {"latitude": (re.compile(r"-?[0-9]{1,2}\.[0-9]{5,7}\Z"), 90),
+            "longitude": (re.compile(r"-?[0-9]{1,3}\.[0-9]{5,7}\Z"), 180)}
+
+
+def coordinate_problems(location: Mapping[str, Any]) -> list[str]:
+    """What is wrong with the latitudes and longitudes of a Location, its related locations and its
+    EVSEs: each a string of the decimal-degree form, within WGS 84's range."""
+    points = [("coordinates", location.get("coordinates"))]
+    points += [(f"related_locations[{i}]", point) for i, point in enumerate(location.get("related_locations") or [])]
+    points += [(f"EVSE {evse.get('uid')} coordinates", evse.get("coordinates")) for evse in location.get("evses") or []
+               if evse.get("coordinates") is not None]
+    problems = []
+    for where, point in points:
+        for axis, (form, bound) in _DEGREES.items():
+            value = (point or {}).get(axis)
+            if not isinstance(value, str) or not form.match(value):
+                problems.append(f"{where}.{axis} {value!r} is not a decimal-degree string")
+            elif abs(float(value)) > bound:
+                problems.append(f"{where}.{axis} {value} is beyond +-{bound} degrees")
     return problems
 
 

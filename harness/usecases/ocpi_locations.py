@@ -147,6 +147,29 @@ async def patch_connector(arena: OcpiArena, location_id: str, evse_uid: str, con
                         tariff_ids=tariff_ids)
 
 
+def evse_uids(arena: OcpiArena, location_id: str) -> list[str]:
+    """The uids of every EVSE of the Location ``location_id`` the CPO pushes: as the profile
+    declares them for a CPO under test, the harness's own otherwise."""
+    if arena.is_sut(CPO):
+        entry = next(e for e in arena.profile.get("ocpi.locations", []) if e["id"].lower() == location_id.lower())
+        return [evse["uid"] for evse in entry.get("evses", [])]
+    return [evse["uid"] for evse in _own_location(arena, location_id).get("evses", [])]
+
+
+async def remove_every_evse(arena: OcpiArena, location_id: str, *, rule: Rule) -> list[str]:
+    """The CPO PATCHes every EVSE of the Location to REMOVED, each accepted (the Location is then
+    expired); a CPO under test is asked to make them AVAILABLE again when the test ends. Returns the
+    EVSE uids."""
+    uids = evse_uids(arena, location_id)
+    for uid in uids:
+        patch = await patch_evse_status(arena, location_id, uid, "REMOVED", rule=rule)
+        check_answer(patch, LocationRules.removal, f"the PATCH of EVSE {uid} to REMOVED", success=True)
+        if arena.is_sut(CPO):
+            body = {"location_id": location_id, "evse_uid": uid, "status": "AVAILABLE"}
+            arena.undo(f"patch_evse_status {body}", lambda body=body: arena.act(CPO, "patch_evse_status", **body))
+    return uids
+
+
 def _own_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
     """The harness's own EVSE or Connector at ``ids``, stamped as changed now."""
     found: dict[str, Any] = _own_location(arena, ids[0])

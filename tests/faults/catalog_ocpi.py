@@ -24,7 +24,7 @@ from harness.ocpi.auth import AuthRules
 from harness.ocpi.credentials import CredentialsRules, Registration
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
-from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore
+from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
 from harness.ocpi.pagination import PaginationRules
 from harness.ocpi.sessions import (
     ACTIVE, COMPLETED, NA, PENDING, RESERVATION, SESSIONS, SessionRules, SessionStore)
@@ -322,6 +322,27 @@ class KeepsTheCreationTimeOnActivation(OcpiPeer):
         lambda sender, method, session_id, body: _without(body, "start_date_time") if method == "PATCH" else body))
 
 
+class PutsASessionOfAnotherParty(OcpiPeer):
+    """The CPO's Session PUT carries a party_id other than the one in its URL (its own)."""
+
+    modules = OcpiPeer.modules.with_handler(_pushing(
+        lambda sender, method, session_id, body: {**body, "party_id": "ZZZ"} if method == "PUT" else body))
+
+
+class _PushesUnderAnotherParty(SessionsSender):
+    async def push(self, method, session_id, body):
+        own = f"/{self.peer.identity.country_code}/{self.peer.identity.party_id}/"
+        url = self.peer.other_url(SESSIONS, session_id).replace(own, "/XX/ZZZ/")
+        moved = {**body, "country_code": "XX", "party_id": "ZZZ"} if method == "PUT" else body
+        return await self.peer.send(method, url, token=self.peer.peer_token, module=SESSIONS, body=moved)
+
+
+class PushesSessionsUnderAnotherParty(OcpiPeer):
+    """The CPO pushes its Sessions under a party none of its credentials roles declares (URL and body agree)."""
+
+    modules = OcpiPeer.modules.with_handler(_PushesUnderAnotherParty)
+
+
 class _PushesAfterCompleted(SessionsSender):
     async def _patch(self, session_id, changes):
         session = self.store.owned(session_id)
@@ -479,17 +500,20 @@ class ReopensACompletedSession(OcpiPeer):
     modules = OcpiPeer.modules.with_store(SESSIONS, _ReopensCompleted)
 
 
-class _DeletesSessions(SessionsReceiver):
-    async def serve(self, request, rest):
-        if request.method == "DELETE":
-            return Reply(200, build())
-        return await super().serve(request, rest)
+def _accepting_deletes(receiver) -> type:
+    """A Receiver ``receiver`` that answers a DELETE with success."""
+    class Faulty(receiver):
+        async def serve(self, request, rest):
+            if request.method == "DELETE":
+                return Reply(200, build())
+            return await super().serve(request, rest)
+    return Faulty
 
 
 class AcceptsASessionDelete(OcpiPeer):
     """Answers a Session DELETE with success."""
 
-    modules = OcpiPeer.modules.with_handler(_DeletesSessions)
+    modules = OcpiPeer.modules.with_handler(_accepting_deletes(SessionsReceiver))
 
 
 class _PatchesInnerObjects(SessionsReceiver):
@@ -562,17 +586,10 @@ class DropsANewEvse(OcpiPeer):
     modules = OcpiPeer.modules.with_store(LOCATIONS, _DropsNewEvses)
 
 
-class _DeletesEvses(LocationsReceiver):
-    async def serve(self, request, rest):
-        if request.method == "DELETE":
-            return Reply(200, build())
-        return await super().serve(request, rest)
-
-
 class AcceptsAnEvseDelete(OcpiPeer):
     """Answers an EVSE DELETE with success."""
 
-    modules = OcpiPeer.modules.with_handler(_DeletesEvses)
+    modules = OcpiPeer.modules.with_handler(_accepting_deletes(LocationsReceiver))
 
 
 class _TrustsTheLocationUrl(LocationStore):
@@ -626,6 +643,114 @@ class FetchesOnlyTheFirstPage(OcpiPeer):
     """Catching up on missed Sessions, the eMSP GETs the first page and ignores the Link."""
 
     modules = OcpiPeer.modules.with_handler(_FetchesOnePage)
+
+
+# ------------------------------------------------------------------------------ locations: publish
+class _PublishesEverything(LocationsSender):
+    @classmethod
+    def stock(cls, identity, profile, *, from_profile):
+        return [{**{k: v for k, v in location.items() if k != "publish_allowed_to"}, "publish": True}
+                for location in super().stock(identity, profile, from_profile=from_profile)]
+
+
+class PublishesItsPrivateLocations(OcpiPeer):
+    """Serves the Locations its profile declares private with publish = true."""
+
+    modules = OcpiPeer.modules.with_handler(_PublishesEverything)
+
+
+class _IgnoresPublish(LocationStore):
+    def get(self, country_code, party_id, target):
+        found = super().get(country_code, party_id, target)
+        if found is None or target.kind != "location":
+            return found
+        return {**{k: v for k, v in found.items() if k != "publish_allowed_to"}, "publish": True}
+
+
+class ForgetsWhoMaySeeALocation(OcpiPeer):
+    """Holds every Location pushed to it as published, its publish_allowed_to dropped."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _IgnoresPublish)
+
+
+# ------------------------------------------------------------------------------ locations: expiry
+def _expired(location):
+    return bool(location.get("evses")) and all(evse.get("status") == "REMOVED" for evse in location["evses"])
+
+
+class _DeletesExpiredLocations(LocationStore):
+    def patch(self, country_code, party_id, target, changes):
+        super().patch(country_code, party_id, target, changes)
+        self._locations = {key: location for key, location in self._locations.items() if not _expired(location)}
+
+
+class DeletesALocationOnceEveryEvseIsRemoved(OcpiPeer):
+    """Deletes a Location when a PATCH leaves every EVSE of it REMOVED (as CPO and as eMSP)."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _DeletesExpiredLocations)
+
+
+class _DropsExpiredLocations(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        if target.kind == "location" and isinstance(obj, dict) and _expired(obj):
+            return True
+        return super().put(country_code, party_id, target, obj)
+
+
+class DropsALocationPutExpired(OcpiPeer):
+    """Answers the PUT of a Location whose every EVSE is REMOVED with success, and drops it."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _DropsExpiredLocations)
+
+
+class _DeletesAnEvsePutRemoved(LocationStore):
+    def put(self, country_code, party_id, target, obj):
+        created = super().put(country_code, party_id, target, obj)
+        if target.kind == "evse" and obj.get("status") == "REMOVED":
+            location = self.get(country_code, party_id, Target(target.ids[:1]))
+            location["evses"] = [e for e in location["evses"] if e["uid"].lower() != target.ids[1].lower()]
+        return created
+
+
+class DeletesAnEvsePutAsRemoved(OcpiPeer):
+    """Deletes an EVSE PUT with status REMOVED instead of keeping it."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _DeletesAnEvsePutRemoved)
+
+
+# ------------------------------------------------------------------------------ locations: coordinates
+class _PlacesALocationOffTheGlobe(LocationsSender):
+    @classmethod
+    def stock(cls, identity, profile, *, from_profile):
+        first, *others = super().stock(identity, profile, from_profile=from_profile)
+        return [{**first, "coordinates": {**first["coordinates"], "latitude": "95.089444"}}, *others]
+
+
+class ServesALatitudeBeyond90(OcpiPeer):
+    """Serves a Location at latitude 95 degrees (the form of a decimal degree, beyond WGS 84)."""
+
+    modules = OcpiPeer.modules.with_handler(_PlacesALocationOffTheGlobe)
+
+
+def _as_numbers(point):
+    return {**point, **{axis: str(float(point[axis])) for axis in ("latitude", "longitude") if axis in point}}
+
+
+class _CoordinatesAsNumbers(LocationStore):
+    def get(self, country_code, party_id, target):
+        found = super().get(country_code, party_id, target)
+        if found is None or target.kind != "location":
+            return found
+        return {**found, "coordinates": _as_numbers(found["coordinates"]),
+                "related_locations": [_as_numbers(point) for point in found.get("related_locations") or []],
+                "evses": [{**evse, **({"coordinates": _as_numbers(evse["coordinates"])} if "coordinates" in evse
+                                      else {})} for evse in found.get("evses") or []]}
+
+
+class StoresCoordinatesAsNumbers(OcpiPeer):
+    """Keeps latitudes and longitudes as numbers: they come back trimmed ("52.10000" as "52.1")."""
+
+    modules = OcpiPeer.modules.with_store(LOCATIONS, _CoordinatesAsNumbers)
 
 
 # ------------------------------------------------------------------------------ legal variants
@@ -703,6 +828,9 @@ S_PREFS = "sessions/test_OCPI_CHARGING_PREFERENCES.py"
 S_FETCH = "sessions/test_OCPI_SESSIONS_FETCH.py"
 OBJECTS = "locations/test_OCPI_LOCATIONS_OBJECTS.py"
 LOC_VERSION = "locations/test_OCPI_LOCATIONS_VERSION.py"
+PUBLISH = "locations/test_OCPI_LOCATIONS_PUBLISH.py"
+EXPIRY = "locations/test_OCPI_LOCATIONS_EXPIRY.py"
+COORDINATES = "locations/test_OCPI_LOCATIONS_COORDINATES.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -874,6 +1002,35 @@ FAULTS: tuple[Fault, ...] = (
     Fault("sessions-fetch-stops-after-one-page", "OCPI_SESSIONS_FETCH.every_page", FetchesOnlyTheFirstPage,
           (node(S_FETCH, "test_missed_sessions_are_fetched_page_by_page", "emsp"),),
           "the SUT did not send the GET of the last page"),
+    Fault("location-private-published", LocationRules.private_unpublished.id, PublishesItsPrivateLocations,
+          (node(PUBLISH, "test_private_locations_are_not_published", "cpo"),),
+          "publish of the private Location LOC-0005"),
+    Fault("location-publish-allowed-to-forgotten", LocationRules.unpublished_kept.id, ForgetsWhoMaySeeALocation,
+          (node(PUBLISH, "test_unpublished_location_is_kept_with_who_may_see_it", "emsp"),
+           node(PUBLISH, "test_unpublishing_patch_is_kept", "emsp")),
+          "as stored"),
+    Fault("location-deleted-once-expired", LocationRules.expired.id, DeletesALocationOnceEveryEvseIsRemoved,
+          (node(EXPIRY, "test_location_whose_every_evse_is_removed_is_kept", "cpo"),
+           node(EXPIRY, "test_location_whose_every_evse_is_removed_is_kept", "emsp")),
+          "once every EVSE of its Location is REMOVED was refused"),
+    Fault("location-put-expired-dropped", LocationRules.expired.id, DropsALocationPutExpired,
+          (node(EXPIRY, "test_location_put_with_every_evse_removed_is_kept", "emsp"),),
+          "once every EVSE of its Location is REMOVED was refused"),
+    Fault("location-evse-put-removed-deleted", LocationRules.removal.id, DeletesAnEvsePutAsRemoved,
+          (node(EXPIRY, "test_evse_put_removed_stays", "emsp"),),
+          "after its PUT as REMOVED was refused"),
+    Fault("location-latitude-beyond-90", LocationRules.coordinates.id, ServesALatitudeBeyond90,
+          (node(COORDINATES, "test_served_coordinates_are_decimal_degrees", "cpo"),),
+          "is beyond +-90 degrees"),
+    Fault("location-coordinates-stored-as-numbers", LocationRules.coordinates.id, StoresCoordinatesAsNumbers,
+          (node(COORDINATES, "test_coordinates_are_kept_as_sent", "emsp"),),
+          "latitude as stored"),
+    Fault("session-put-body-party-differs-from-url", SessionRules.put_ids.id, PutsASessionOfAnotherParty,
+          (node(S_PUSH, "test_new_session_is_put_and_held", "cpo", "in_process"),),
+          "differs from the URL's"),
+    Fault("session-pushed-under-another-party", SessionRules.receiver_url.id, PushesSessionsUnderAnotherParty,
+          (node(S_PUSH, "test_new_session_is_put_and_held", "cpo", "in_process"),),
+          "is not the party of the pushing CPO"),
 )
 
 

@@ -89,3 +89,5 @@ def test_ocpi_suites_pass_against_the_standalone_peer(role, suite_runs):
     summary = json.loads((reports / "conformance.json").read_text())
     assert summary["counts"]["failed"] == summary["counts"]["broken"] == 0
     assert summary["counts"]["passed"] >= 25 and {r["role"] for r in summary["results"]} == {role}
+    passed = {r["usecase"] for r in summary["results"] if r["verdict"] == "passed"}
+    assert {"OCPI_SESSIONS_PUSH", "OCPI_LOCATIONS_PUSH"} <= passed, f"sessions or locations did not pass: {passed}"

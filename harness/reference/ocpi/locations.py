@@ -30,17 +30,20 @@ SEED = 2301   # faker's seed for the sample Locations
 
 # ------------------------------------------------------------------------------ test data
 def build_location(country_code: str, party_id: str, location_id: str,
-                   evses: Iterable[tuple[str, Sequence[str]]], last_updated: str) -> dict[str, Any]:
+                   evses: Iterable[tuple[str, Sequence[str]]], last_updated: str, *,
+                   private: bool = False) -> dict[str, Any]:
     """A complete, valid Location with AC connectors on each EVSE and one Parking place (2.3.0)
     that the first EVSE references; the first EVSE takes charging preferences
-    (CHARGING_PREFERENCES_CAPABLE), the others do not."""
+    (CHARGING_PREFERENCES_CAPABLE), the others do not. A ``private`` one is not published (spec
+    000 Operating rules for Locations 6): only the owners' Token group may be shown it."""
     def connector(connector_id: str) -> dict[str, Any]:
         return {"id": connector_id, "standard": "IEC_62196_T2", "format": "SOCKET", "power_type": "AC_3_PHASE",
                 "max_voltage": 230, "max_amperage": 32, "tariff_ids": ["AC-STANDARD"], "last_updated": last_updated}
 
     parking_id = f"{location_id}-P1"
     return {
-        "country_code": country_code, "party_id": party_id, "id": location_id, "publish": True,
+        "country_code": country_code, "party_id": party_id, "id": location_id, "publish": not private,
+        **({"publish_allowed_to": [{"group_id": f"{location_id}-OWNERS"}]} if private else {}),
         "name": f"Reference site {location_id}", "address": "Stationsplein 1", "city": "Utrecht",
         "postal_code": "3511 ED", "country": "NLD",
         "coordinates": {"latitude": "52.089444", "longitude": "5.110278"},
@@ -77,10 +80,10 @@ def sample_locations(country_code: str, party_id: str, count: int = 5,
 
 
 def profile_locations(country_code: str, party_id: str, entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Locations built from the profile's ``[[ocpi.locations]]`` entries."""
+    """Locations built from the profile's ``[[ocpi.locations]]`` entries (``private = true``: not published)."""
     return [build_location(country_code, party_id, entry["id"],
                            [(evse["uid"], evse.get("connectors", ["1"])) for evse in entry.get("evses", [])],
-                           entry.get("last_updated", "2024-03-01T09:00:00Z"))
+                           entry.get("last_updated", "2024-03-01T09:00:00Z"), private=entry.get("private", False))
             for entry in entries]
 
 

@@ -7,7 +7,7 @@ import pytest
 from harness.errors import HarnessError
 from harness.ocpi import schemas
 from harness.ocpi.envelope import StatusCode, StatusError
-from harness.ocpi.locations import LocationRules, LocationStore, Target
+from harness.ocpi.locations import LocationRules, LocationStore, Target, coordinate_problems
 from harness.ocpi.schemas import SchemaRules
 from harness.reference.ocpi.locations import build_location, profile_locations, sample_locations
 
@@ -120,3 +120,21 @@ def test_removed_evse_stays():
     locations = store()
     locations.patch("NL", "CPO", Target(("Loc-1", "E1")), {"status": "REMOVED", "last_updated": "2024-04-01T00:00:00Z"})
     assert locations.get("NL", "CPO", Target(("Loc-1", "E1")))["status"] == "REMOVED"
+
+
+def test_a_private_location_is_unpublished_and_valid():
+    private = profile_locations("NL", "REF", [{"id": "HOME", "evses": [{"uid": "E"}], "private": True}])[0]
+    assert private["publish"] is False and private["publish_allowed_to"] == [{"group_id": "HOME-OWNERS"}]
+    assert schemas.validate("location", private) == []
+
+
+@pytest.mark.parametrize(("latitude", "longitude", "problem"), [
+    ("52.089444", "5.110278", None), ("-90.00000", "-180.0000000", None),
+    ("52.1", "5.110278", "not a decimal-degree string"), ("52.089444", 5.110278, "not a decimal-degree string"),
+    ("95.089444", "5.110278", "beyond +-90"), ("52.089444", "181.00000", "beyond +-180"),
+])
+def test_coordinate_problems(latitude, longitude, problem):
+    location = {**LOCATION, "evses": [{**LOCATION["evses"][0], "coordinates": {"latitude": latitude,
+                                                                              "longitude": longitude}}]}
+    problems = coordinate_problems(location)
+    assert problems == [] if problem is None else (len(problems) == 1 and problem in problems[0])
