@@ -1422,3 +1422,31 @@ FAULTS += (
           StationLetsTheCsmsReplaceExternalConstraints, (_cs(K01, "test_external_profile_cannot_be_replaced_by_id"),),
           "SetChargingProfileResponse status for the id of external constraints is wrong"),
 )
+
+
+class StationLiftsTheGroupLimitForPriority(ReferenceStation):
+    """K03 rule 11: a transaction the CSMS gave a priority above 0 charges without the group limit."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        state = self.evses.get(payload["evseId"])
+        if state is None or state.transaction is None or state.transaction.charging_priority <= 0:
+            return super().on_GetCompositeSchedule(session, payload)
+        return _composite_of(self, payload, lambda e: None if e.profile.purpose is sc.Purpose.STATION_MAX else e)
+
+
+class CsmsGivesPriorityTen(ReferenceCsms):
+    """K03 Limits: every transaction is given chargingPriority 10 (the range is -9 to 9)."""
+
+    charging_priority = 10
+
+
+K03 = "smartcharging/test_K03.py"
+
+FAULTS += (
+    Fault("station-lifts-the-group-limit-for-priority", "K03.bounded", StationLiftsTheGroupLimitForPriority,
+          (_cs(K03, "test_priority_never_lifts_the_group_limit"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("csms-gives-priority-ten", "K03.priority", CsmsGivesPriorityTen,
+          (_csms(K03, "test_csms_gives_a_priority_within_range"),),
+          "the chargingPriority is out of range"),
+)
