@@ -1450,3 +1450,38 @@ FAULTS += (
           (_csms(K03, "test_csms_gives_a_priority_within_range"),),
           "the chargingPriority is out of range"),
 )
+
+
+def _forget_after_an_outage(station: ReferenceStation, purpose: str) -> None:
+    """The station loses its profiles of ``purpose`` when it connects again after an outage."""
+    if station.links:
+        station.profiles.clear(sc.clear_criteria({"chargingProfileCriteria": {"chargingProfilePurpose": purpose}},
+                                                 station.engine_version))
+
+
+class StationDropsTxProfilesOffline(ReferenceStation):
+    """K06: the TxProfile is gone after the station was offline (not kept in use)."""
+
+    async def connected(self, connection):
+        _forget_after_an_outage(self, "TxProfile")
+        await super().connected(connection)
+
+
+class StationForgetsDefaultsOffline(ReferenceStation):
+    """K07: the TxDefaultProfile no longer applies after an outage (a transaction started offline runs free)."""
+
+    async def connected(self, connection):
+        _forget_after_an_outage(self, "TxDefaultProfile")
+        await super().connected(connection)
+
+
+K06, K07 = "smartcharging/test_K06.py", "smartcharging/test_K07.py"
+
+FAULTS += (
+    Fault("station-drops-tx-profiles-offline", "K06.stays", StationDropsTxProfilesOffline,
+          (_cs(K06, "test_tx_profile_holds_through_an_outage", "lasting"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-forgets-defaults-offline", "K07.applied", StationForgetsDefaultsOffline,
+          (_cs(K07, "test_default_applies_to_a_transaction_started_offline"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+)
