@@ -280,6 +280,18 @@ async def external_limit(arena: OcppArena, installed: Installed, evse_id: int, s
     return exchange
 
 
+async def release_external_limit(arena: OcppArena, installed: Installed, evse_id: int, source: str,
+                                 rule: Rule) -> Exchange:
+    """The external system releases its limit on ``evse_id`` (the station's actuator, or the harness's
+    station): the ClearedChargingLimit that tells the CSMS (its silence breaks ``rule``); the limit released
+    in the engine too."""
+    exchange = await arena.exchange(CS, "ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id},
+                                    trigger=("release_external_limit", {"evse_id": evse_id, "source": source}),
+                                    rule=rule)
+    installed.store.release_external(evse_id, sc.LimitSource(source))
+    return exchange
+
+
 async def composite(arena: OcppArena, evse_id: int, duration: int, unit: str | None, rule: Rule) -> Exchange:
     """GetCompositeSchedule for ``evse_id``: sent by the harness, or asked of a CSMS under test."""
     payload = {"evseId": evse_id, "duration": duration} | ({"chargingRateUnit": unit} if unit else {})
@@ -325,3 +337,14 @@ def judge_needs_schedule(arena: OcppArena, request: dict, evse_id: int, transact
             f"the TxProfile has {len(periods)} schedules of {periods} periods",
             expected=f"at most 3 schedules of at most {max_schedule_tuples} periods", actual=periods)
     judge_allowed(oracle_station(arena, {evse_id: transaction_id}), evse_id, wire, rule)
+
+
+async def judge_within(arena: OcppArena, evse_id: int, bound, what: str, sent_rule: Rule, rule: Rule) -> None:
+    """The composite of ``evse_id`` (0: the station's total) for the next hour never exceeds ``bound``
+    (startPeriod → the highest limit allowed from then, A): how a station shares a limit among its EVSEs
+    is its own choice, so only the bound is judged."""
+    exchange = await composite(arena, evse_id, 3600, "A", sent_rule)
+    check_equal(rule, f"GetCompositeScheduleResponse status of EVSE {evse_id}", "Accepted", exchange.response["status"])
+    reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
+    over = [(p.start_period, p.limit) for p in reported.periods if p.limit > bound(p.start_period)]
+    require(not over, rule, f"the composite of EVSE {evse_id} exceeds {what}", expected=what, actual=over)

@@ -1485,3 +1485,33 @@ FAULTS += (
           (_cs(K07, "test_default_applies_to_a_transaction_started_offline"),),
           "composite periods of EVSE 1 (startPeriod, limit A)"),
 )
+
+
+class StationLimitsOnlyTheStationTotal(ReferenceStation):
+    """K14 rule 12: a station-wide external limit bounds the composite of evseId 0 but not each EVSE's."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: None if payload["evseId"] != 0 and e.evse_id == 0
+                             and e.profile.purpose is sc.Purpose.EXTERNAL else e)
+
+
+class StationDropsProfilesUnderAnExternalLimit(ReferenceStation):
+    """K14 rule 12: while an external limit holds, the CSMS's profiles are Accepted but never installed (so the
+    higher limit never applies, even after the release)."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if any(e.profile.purpose is sc.Purpose.EXTERNAL for e in self.profiles.installed()):
+            return {"status": "Accepted"}
+        return super().on_SetChargingProfile(session, payload)
+
+
+K14 = "smartcharging/test_K14.py"
+
+FAULTS += (
+    Fault("station-limits-only-the-station-total", "K14.total", StationLimitsOnlyTheStationTotal,
+          (_cs(K14, "test_total_load_never_exceeds_the_external_limit", "each-evse"),),
+          "the composite of EVSE 1 exceeds the external limit"),
+    Fault("station-drops-profiles-under-an-external-limit", "K14.after_release",
+          StationDropsProfilesUnderAnExternalLimit, (_cs(K14, "test_higher_limit_applies_after_release"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+)
