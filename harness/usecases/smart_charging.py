@@ -76,7 +76,7 @@ def charging_profile(profile_id: int, limits: list[tuple[int, str]], *, purpose:
 def oracle_station(arena: OcppArena, transactions: dict[int, str] | None = None) -> sc.Station:
     """The engine's model of the SUT station from its profile: its EVSEs and the given running
     transactions (EVSE id: transaction id)."""
-    return sc.Station(evse_ids=frozenset(e.id for e in arena.profile.evses),
+    return sc.Station(evse_ids=frozenset(e.id for e in arena.profile.evses), rate_units=arena.profile.charging_rate_units,
                       transactions={evse: sc.Transaction(tx, clock.utcnow()) for evse, tx in (transactions or {}).items()})
 
 
@@ -109,9 +109,13 @@ async def set_profile(arena: OcppArena, evse_id: int, charging_profile: dict) ->
 async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: dict) -> Exchange:
     """SetChargingProfile of a profile the rules accept (checked first: else the test data is wrong);
     the station must accept it, and the engine installs it too."""
-    if not installed.decide(evse_id, wire).accepted:
+    decision = installed.decide(evse_id, wire)
+    if decision.rule is not None and decision.rule.reason_code == "UnsupportedRateUnit":
+        raise NotApplicable(f"the station does not support the unit of profile {wire['id']}: "
+                            f"[smart_charging] charging_rate_units = {list(arena.profile.charging_rate_units)}")
+    if not decision.accepted:
         raise HarnessError(f"test data error: the rules refuse profile {wire['id']} at EVSE {evse_id}: "
-                            f"{installed.decide(evse_id, wire).detail}")
+                            f"{decision.detail}")
     exchange = await set_profile(arena, evse_id, wire)
     check_equal(ChargingProfiles.accepted, f"SetChargingProfileResponse status for profile {wire['id']}",
                 "Accepted", exchange.response["status"])
@@ -294,6 +298,9 @@ async def release_external_limit(arena: OcppArena, installed: Installed, evse_id
 
 async def composite(arena: OcppArena, evse_id: int, duration: int, unit: str | None, rule: Rule) -> Exchange:
     """GetCompositeSchedule for ``evse_id``: sent by the harness, or asked of a CSMS under test."""
+    if unit is not None and unit not in arena.profile.charging_rate_units:
+        raise NotApplicable(f"the station does not support {unit}: [smart_charging] charging_rate_units = "
+                            f"{list(arena.profile.charging_rate_units)}")
     payload = {"evseId": evse_id, "duration": duration} | ({"chargingRateUnit": unit} if unit else {})
     body = {"evse_id": evse_id, "duration": duration} | ({"charging_rate_unit": unit} if unit else {})
     return await arena.exchange(CSMS, "GetCompositeSchedule", payload, trigger=("get_composite_schedule", body),

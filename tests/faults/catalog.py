@@ -1515,3 +1515,19 @@ FAULTS += (
           StationDropsProfilesUnderAnExternalLimit, (_cs(K14, "test_higher_limit_applies_after_release"),),
           "composite periods of EVSE 1 (startPeriod, limit A)"),
 )
+
+
+class StationRefusesADeclaredUnit(ReferenceStation):
+    """K01 Errors: the station refuses profiles in W (UnsupportedRateUnit) though its profile declares W."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if any(s["chargingRateUnit"] == "W" for s in payload["chargingProfile"]["chargingSchedule"]):
+            return {"status": "Rejected", "statusInfo": {"reasonCode": "UnsupportedRateUnit"}}
+        return super().on_SetChargingProfile(session, payload)
+
+
+FAULTS += (
+    Fault("station-refuses-a-declared-unit", "chargingprofile.accepted", StationRefusesADeclaredUnit,
+          (_cs(K01, "test_valid_profile_is_sent_as_asked_and_accepted", "watts"),),
+          "SetChargingProfileResponse status for profile"),
+)
