@@ -126,6 +126,11 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "max_energy_on_invalid_id": {"type": "integer", "minimum": 0},   # MaxEnergyOnInvalidId, Wh; 0: unset
             "master_pass_group_id": {"type": "string", "minLength": 1, "maxLength": 255},   # MasterPassGroupId
         }},
+        # the station's smart charging as the tests find it (spec 001 Errors: UnsupportedRateUnit)
+        "smart_charging": {**_SECTION, "properties": {
+            # SmartChargingCtrlr.RateUnit: the chargingRateUnits the station supports (default both)
+            "charging_rate_units": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": ["A", "W"]}},
+        }},
         # the QR code of C25 (2.1) as the SUT generates or checks it: the choices spec 001 leaves open
         "qr_code": {**_SECTION, "required": ["totp_secret"], "properties": {
             "totp_secret": {"type": "string", "minLength": 16, "maxLength": 255},   # the HMAC-SHA256 key
@@ -296,6 +301,11 @@ class Profile:
 
     def feature(self, name: str) -> bool:
         return bool(self.get(f"features.{name}", False))
+
+    @property
+    def charging_rate_units(self) -> tuple[str, ...]:
+        """The chargingRateUnits the station supports ([smart_charging] charging_rate_units; default A and W)."""
+        return tuple(self.get("smart_charging.charging_rate_units", ("A", "W")))
 
     def authorization(self, name: str, default: Any = None) -> Any:
         """A setting of the station's authorization ([authorization] in the profile), or ``default``."""

@@ -23,6 +23,7 @@ class StationTransaction:
     group: dict | None = None
     seq_no: int = 0
     energy_limit: int | None = None   # Wh on the register at which energy stops (MaxEnergyOnInvalidId)
+    charging_priority: int = 0   # given by the CSMS in its TransactionEventResponse, for this transaction only (K03)
 
 
 @dataclass

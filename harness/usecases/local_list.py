@@ -68,10 +68,18 @@ async def present_offline(arena: OcppArena, token: Token, evse: int, rule: Rule)
     ``rule``). The harness's own station accepts an unknown token while offline (OfflineTxForUnknownIdEnabled)."""
     if not arena.is_sut(CS):
         arena.configure(offline_tx_for_unknown_id=True)
+    await outage(arena, rule, ("plug_in", {"evse_id": evse}),
+                 ("present_id_token", {"id_token": token.wire(), "evse_id": evse}))
+
+
+async def outage(arena: OcppArena, rule: Rule, *steps: tuple[str, dict]) -> None:
+    """The link to the station is cut; meanwhile the ``steps`` (actions at the station) happen and the
+    station decides alone for a while; then the link is restored and the station's new connection
+    becomes the link (its silence breaks ``rule``)."""
     connections = arena.connections()
     await arena.cut()
-    await arena.act(CS, "plug_in", evse_id=evse)
-    await arena.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    for action, body in steps:
+        await arena.act(CS, action, **body)
     await asyncio.sleep(arena.timeouts.quiet)   # the driver's steps take their time; the station decides alone
     await arena.restore()
     if await arena.reconnected(connections) is None:

@@ -76,7 +76,7 @@ def charging_profile(profile_id: int, limits: list[tuple[int, str]], *, purpose:
 def oracle_station(arena: OcppArena, transactions: dict[int, str] | None = None) -> sc.Station:
     """The engine's model of the SUT station from its profile: its EVSEs and the given running
     transactions (EVSE id: transaction id)."""
-    return sc.Station(evse_ids=frozenset(e.id for e in arena.profile.evses),
+    return sc.Station(evse_ids=frozenset(e.id for e in arena.profile.evses), rate_units=arena.profile.charging_rate_units,
                       transactions={evse: sc.Transaction(tx, clock.utcnow()) for evse, tx in (transactions or {}).items()})
 
 
@@ -109,9 +109,13 @@ async def set_profile(arena: OcppArena, evse_id: int, charging_profile: dict) ->
 async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: dict) -> Exchange:
     """SetChargingProfile of a profile the rules accept (checked first: else the test data is wrong);
     the station must accept it, and the engine installs it too."""
-    if not installed.decide(evse_id, wire).accepted:
+    decision = installed.decide(evse_id, wire)
+    if decision.rule is not None and decision.rule.reason_code == "UnsupportedRateUnit":
+        raise NotApplicable(f"the station does not support the unit of profile {wire['id']}: "
+                            f"[smart_charging] charging_rate_units = {list(arena.profile.charging_rate_units)}")
+    if not decision.accepted:
         raise HarnessError(f"test data error: the rules refuse profile {wire['id']} at EVSE {evse_id}: "
-                            f"{installed.decide(evse_id, wire).detail}")
+                            f"{decision.detail}")
     exchange = await set_profile(arena, evse_id, wire)
     check_equal(ChargingProfiles.accepted, f"SetChargingProfileResponse status for profile {wire['id']}",
                 "Accepted", exchange.response["status"])
@@ -280,8 +284,23 @@ async def external_limit(arena: OcppArena, installed: Installed, evse_id: int, s
     return exchange
 
 
+async def release_external_limit(arena: OcppArena, installed: Installed, evse_id: int, source: str,
+                                 rule: Rule) -> Exchange:
+    """The external system releases its limit on ``evse_id`` (the station's actuator, or the harness's
+    station): the ClearedChargingLimit that tells the CSMS (its silence breaks ``rule``); the limit released
+    in the engine too."""
+    exchange = await arena.exchange(CS, "ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id},
+                                    trigger=("release_external_limit", {"evse_id": evse_id, "source": source}),
+                                    rule=rule)
+    installed.store.release_external(evse_id, sc.LimitSource(source))
+    return exchange
+
+
 async def composite(arena: OcppArena, evse_id: int, duration: int, unit: str | None, rule: Rule) -> Exchange:
     """GetCompositeSchedule for ``evse_id``: sent by the harness, or asked of a CSMS under test."""
+    if unit is not None and unit not in arena.profile.charging_rate_units:
+        raise NotApplicable(f"the station does not support {unit}: [smart_charging] charging_rate_units = "
+                            f"{list(arena.profile.charging_rate_units)}")
     payload = {"evseId": evse_id, "duration": duration} | ({"chargingRateUnit": unit} if unit else {})
     body = {"evse_id": evse_id, "duration": duration} | ({"charging_rate_unit": unit} if unit else {})
     return await arena.exchange(CSMS, "GetCompositeSchedule", payload, trigger=("get_composite_schedule", body),
@@ -325,3 +344,14 @@ def judge_needs_schedule(arena: OcppArena, request: dict, evse_id: int, transact
             f"the TxProfile has {len(periods)} schedules of {periods} periods",
             expected=f"at most 3 schedules of at most {max_schedule_tuples} periods", actual=periods)
     judge_allowed(oracle_station(arena, {evse_id: transaction_id}), evse_id, wire, rule)
+
+
+async def judge_within(arena: OcppArena, evse_id: int, bound, what: str, sent_rule: Rule, rule: Rule) -> None:
+    """The composite of ``evse_id`` (0: the station's total) for the next hour never exceeds ``bound``
+    (startPeriod → the highest limit allowed from then, A): how a station shares a limit among its EVSEs
+    is its own choice, so only the bound is judged."""
+    exchange = await composite(arena, evse_id, 3600, "A", sent_rule)
+    check_equal(rule, f"GetCompositeScheduleResponse status of EVSE {evse_id}", "Accepted", exchange.response["status"])
+    reported = sc.composite_from_wire(exchange.response, OcppVersion.V201)
+    over = [(p.start_period, p.limit) for p in reported.periods if p.limit > bound(p.start_period)]
+    require(not over, rule, f"the composite of EVSE {evse_id} exceeds {what}", expected=what, actual=over)

@@ -1436,3 +1436,112 @@ FAULTS += (
           StationLetsTheCsmsReplaceExternalConstraints, (_cs(K01, "test_external_profile_cannot_be_replaced_by_id"),),
           "SetChargingProfileResponse status for the id of external constraints is wrong"),
 )
+
+
+class StationLiftsTheGroupLimitForPriority(ReferenceStation):
+    """K03 rule 11: a transaction the CSMS gave a priority above 0 charges without the group limit."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        state = self.evses.get(payload["evseId"])
+        if state is None or state.transaction is None or state.transaction.charging_priority <= 0:
+            return super().on_GetCompositeSchedule(session, payload)
+        return _composite_of(self, payload, lambda e: None if e.profile.purpose is sc.Purpose.STATION_MAX else e)
+
+
+class CsmsGivesPriorityTen(ReferenceCsms):
+    """K03 Limits: every transaction is given chargingPriority 10 (the range is -9 to 9)."""
+
+    charging_priority = 10
+
+
+K03 = "smartcharging/test_K03.py"
+
+FAULTS += (
+    Fault("station-lifts-the-group-limit-for-priority", "K03.bounded", StationLiftsTheGroupLimitForPriority,
+          (_cs(K03, "test_priority_never_lifts_the_group_limit"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("csms-gives-priority-ten", "K03.priority", CsmsGivesPriorityTen,
+          (_csms(K03, "test_csms_gives_a_priority_within_range"),),
+          "the chargingPriority is out of range"),
+)
+
+
+def _forget_after_an_outage(station: ReferenceStation, purpose: str) -> None:
+    """The station loses its profiles of ``purpose`` when it connects again after an outage."""
+    if station.links:
+        station.profiles.clear(sc.clear_criteria({"chargingProfileCriteria": {"chargingProfilePurpose": purpose}},
+                                                 station.engine_version))
+
+
+class StationDropsTxProfilesOffline(ReferenceStation):
+    """K06: the TxProfile is gone after the station was offline (not kept in use)."""
+
+    async def connected(self, connection):
+        _forget_after_an_outage(self, "TxProfile")
+        await super().connected(connection)
+
+
+class StationForgetsDefaultsOffline(ReferenceStation):
+    """K07: the TxDefaultProfile no longer applies after an outage (a transaction started offline runs free)."""
+
+    async def connected(self, connection):
+        _forget_after_an_outage(self, "TxDefaultProfile")
+        await super().connected(connection)
+
+
+K06, K07 = "smartcharging/test_K06.py", "smartcharging/test_K07.py"
+
+FAULTS += (
+    Fault("station-drops-tx-profiles-offline", "K06.stays", StationDropsTxProfilesOffline,
+          (_cs(K06, "test_tx_profile_holds_through_an_outage", "lasting"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-forgets-defaults-offline", "K07.applied", StationForgetsDefaultsOffline,
+          (_cs(K07, "test_default_applies_to_a_transaction_started_offline"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+)
+
+
+class StationLimitsOnlyTheStationTotal(ReferenceStation):
+    """K14 rule 12: a station-wide external limit bounds the composite of evseId 0 but not each EVSE's."""
+
+    def on_GetCompositeSchedule(self, session, payload):
+        return _composite_of(self, payload, lambda e: None if payload["evseId"] != 0 and e.evse_id == 0
+                             and e.profile.purpose is sc.Purpose.EXTERNAL else e)
+
+
+class StationDropsProfilesUnderAnExternalLimit(ReferenceStation):
+    """K14 rule 12: while an external limit holds, the CSMS's profiles are Accepted but never installed (so the
+    higher limit never applies, even after the release)."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if any(e.profile.purpose is sc.Purpose.EXTERNAL for e in self.profiles.installed()):
+            return {"status": "Accepted"}
+        return super().on_SetChargingProfile(session, payload)
+
+
+K14 = "smartcharging/test_K14.py"
+
+FAULTS += (
+    Fault("station-limits-only-the-station-total", "K14.total", StationLimitsOnlyTheStationTotal,
+          (_cs(K14, "test_total_load_never_exceeds_the_external_limit", "each-evse"),),
+          "the composite of EVSE 1 exceeds the external limit"),
+    Fault("station-drops-profiles-under-an-external-limit", "K14.after_release",
+          StationDropsProfilesUnderAnExternalLimit, (_cs(K14, "test_higher_limit_applies_after_release"),),
+          "composite periods of EVSE 1 (startPeriod, limit A)"),
+)
+
+
+class StationRefusesADeclaredUnit(ReferenceStation):
+    """K01 Errors: the station refuses profiles in W (UnsupportedRateUnit) though its profile declares W."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if any(s["chargingRateUnit"] == "W" for s in payload["chargingProfile"]["chargingSchedule"]):
+            return {"status": "Rejected", "statusInfo": {"reasonCode": "UnsupportedRateUnit"}}
+        return super().on_SetChargingProfile(session, payload)
+
+
+FAULTS += (
+    Fault("station-refuses-a-declared-unit", "chargingprofile.accepted", StationRefusesADeclaredUnit,
+          (_cs(K01, "test_valid_profile_is_sent_as_asked_and_accepted", "watts"),),
+          "SetChargingProfileResponse status for profile"),
+)

@@ -79,6 +79,7 @@ class SmartChargingStation2x(ChargingProfiles):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.start_profiles: dict[int, sc.ChargingProfile] = {}   # EVSE: the TxProfile of a remote start
+        self.smart.rate_units = tuple(sc.RateUnit(u) for u in self.profile.charging_rate_units)
         self.iso15118: set[int] = set()   # EVSEs whose EV stated its needs (K15) in the running transaction
 
     def on_SetChargingProfile(self, session: None, payload: dict) -> dict:

@@ -93,6 +93,8 @@ class TransactionsStation2x(Block):
         if self.tx_updated_interval:
             self.background.spawn(self._sample(state, state.transaction))
         response = await self.call("TransactionEvent", payload)
+        if state.transaction is not None:   # used for this transaction only (spec 001 rule 11, K03)
+            state.transaction.charging_priority = response.get("chargingPriority", 0)
         self._answered(payload, response)
         await self._after_event(state, response)
 
@@ -377,8 +379,16 @@ class Transaction:
 class TransactionsCsms2x(Block):
     versions = V2X
     requires = ("AuthorizationCsms2x",)
+    configurable = frozenset({"charging_priority"})
+    charging_priority: int | None = None   # K03: the chargingPriority each transaction that starts is given
 
     def on_TransactionEvent(self, session: StationSession, payload: dict) -> dict:
+        answer = self.transaction_answer(session, payload)
+        if payload["eventType"] == "Started" and self.charging_priority is not None:
+            answer["chargingPriority"] = self.charging_priority
+        return answer
+
+    def transaction_answer(self, session: StationSession, payload: dict) -> dict:
         info = payload["transactionInfo"]
         tx = session.transactions.get(info["transactionId"])
         if tx is None:

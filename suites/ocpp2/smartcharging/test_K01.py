@@ -9,10 +9,10 @@ import pytest
 
 from harness import clock
 from harness.arena import CS, CSMS
-from harness.errors import HarnessError
+from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.smartcharging.wire import iso
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, external_limit,
                                              get_profiles, install, judge_sent_profile, new_id, oracle_station,
                                              set_profile)
@@ -150,10 +150,32 @@ async def test_invalid_profile_is_rejected(ocpp, profile, name):
     """Each broken rule gets Rejected (MUST); the reasonCode the engine's rule names is expected (a
     SHOULD: another code is a finding)."""
     evse_id, make, also = REFUSALS[name]
-    wire = _drop_none(make())
+    await _judge_refusal(ocpp, evse_id, _drop_none(make()), also)
+
+
+def _unsupported_unit(given) -> str:
+    """``needs`` condition: a chargingRateUnit the station does not support (its profile says which it does)."""
+    units = [u for u in ("A", "W") if u not in given.profile.charging_rate_units]
+    if not units:
+        raise NotApplicable("the station supports every chargingRateUnit ([smart_charging] charging_rate_units)")
+    return units[0]
+
+
+@pytest.mark.sut_roles("cs")
+@needs(_unsupported_unit)
+@checks(K01.refused, K01.reason_code)
+async def test_profile_in_an_unsupported_unit_is_rejected(ocpp, profile):
+    """A TxDefaultProfile in a unit the station does not support ([smart_charging] charging_rate_units) is
+    Rejected; UnsupportedRateUnit is the reasonCode expected (a SHOULD)."""
+    unit = _unsupported_unit(ocpp)
+    await _judge_refusal(ocpp, profile.evses[0].id, charging_profile(new_id(), [(0, "10.0")], unit=unit), ())
+
+
+async def _judge_refusal(ocpp, evse_id: int, wire: dict, also: tuple[str, ...]) -> None:
+    """The station answers Rejected to a profile the rules refuse, with the reasonCode of the rule (or ``also``)."""
     expected = Installed(oracle_station(ocpp)).decide(evse_id, wire)
     if expected.accepted:
-        raise HarnessError(f"test data error: the rules accept the {name} profile")
+        raise HarnessError(f"test data error: the rules accept profile {wire}")
     exchange = await set_profile(ocpp, evse_id, wire)
     check_equal(K01.refused, f"SetChargingProfileResponse status ({expected.rule.id}: {expected.rule.summary})",
                 "Rejected", exchange.response["status"])

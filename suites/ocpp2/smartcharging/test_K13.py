@@ -9,8 +9,8 @@ from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,
-                                             install, judge_composite, judge_empty_answer, new_id, oracle_station)
-from harness.smartcharging import LimitSource
+                                             install, judge_composite, judge_empty_answer, new_id, oracle_station,
+                                             release_external_limit)
 from harness.verdict import check_equal
 
 
@@ -28,14 +28,6 @@ class K13(RuleTable):
 pytestmark = case("K13", block="Smart charging", roles=("csms", "cs"), protocols=OCPP2, requires=["smart_charging"])
 
 
-async def _release(ocpp, installed: Installed, evse_id: int, source: str):
-    exchange = await ocpp.exchange(CS, "ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id},
-                                   trigger=("release_external_limit", {"evse_id": evse_id, "source": source}),
-                                   rule=K13.cleared)
-    installed.store.release_external(evse_id, LimitSource(source))
-    return exchange
-
-
 @pytest.mark.parametrize("source", ["EMS", "SO"])
 @checks(ChargingProfiles.notified, K13.cleared, K13.answered)
 async def test_released_limit_is_notified(ocpp, profile, source):
@@ -43,7 +35,7 @@ async def test_released_limit_is_notified(ocpp, profile, source):
     evse_id = profile.evses[0].id
     installed = Installed(oracle_station(ocpp))
     await external_limit(ocpp, installed, evse_id, source, "10.0")
-    exchange = await _release(ocpp, installed, evse_id, source)
+    exchange = await release_external_limit(ocpp, installed, evse_id, source, K13.cleared)
     if ocpp.is_sut(CS):
         check_equal(K13.cleared, "ClearedChargingLimitRequest (chargingLimitSource, evseId)", (source, evse_id),
                     (exchange.request["chargingLimitSource"], exchange.request.get("evseId")))
@@ -59,6 +51,6 @@ async def test_released_limit_no_longer_bounds_the_composite(ocpp, profile):
     installed = Installed(oracle_station(ocpp))
     await install(ocpp, installed, evse_id, charging_profile(new_id(), [(0, "16.0")], stack_level=1))
     await external_limit(ocpp, installed, evse_id, "EMS", "10.0")
-    await _release(ocpp, installed, evse_id, "EMS")
+    await release_external_limit(ocpp, installed, evse_id, "EMS", K13.cleared)
     judge_composite(installed, await composite(ocpp, evse_id, 1800, "A", K13.released), "A", K13.released,
                     K13.released)

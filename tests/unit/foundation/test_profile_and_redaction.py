@@ -31,6 +31,7 @@ def test_reference_profile_loads_with_every_token_and_evse():
     ({"actuator": {"class": "no_colon"}}, "write it as module.path:ClassName"),
     ({"authorization": {"tx_stop_point": ["Plugged"]}}, "authorization.tx_stop_point.0: 'Plugged' is not allowed"),
     ({"qr_code": {"interval": 30}}, "qr_code.totp_secret is missing; add it"),
+    ({"smart_charging": {"charging_rate_units": ["kW"]}}, "smart_charging.charging_rate_units.0: 'kW' is not allowed"),
     ({"tokens": {"t": {"id": "1", "type": "ISO14443", "status": "NoCredit", "balance": "none"}}},
      "tokens.t.balance: write a number, not a string"),
 ])
@@ -48,7 +49,7 @@ def test_every_problem_is_refused_at_once():
     assert lines[0] == "4 problems stop the run before any test:"
     assert [line.split(": ", 1)[1] for line in lines[1:]] == [
         "unknown key stationn; remove it or fix its spelling (known keys: actuator, authorization, data_transfer, "
-        "features, ocpi, qr_code, station, sut, timeouts, tokens)",
+        "features, ocpi, qr_code, smart_charging, station, sut, timeouts, tokens)",
         "station.identity is too short: write at least 1 character",
         "station.password is too short: write at least 16 characters",
         "timeouts.call: write a number more than 0, not -1"]

@@ -41,7 +41,7 @@ def _messages(cls: type) -> set[str]:
      {"request_start_transaction", "request_stop_transaction", "data_transfer", "set_charging_profile",
       "get_composite_schedule", "get_charging_profiles", "clear_charging_profile", "clear_cache",
       "get_local_list_version", "send_local_list", "ad_hoc_payment", "scan_qr_code"},
-     {"heartbeat_interval", "token_status", "id_token_info_extra"}),
+     {"heartbeat_interval", "token_status", "id_token_info_extra", "charging_priority"}),
     (ReferenceCsms16,
      {"BootNotification", "Heartbeat", "StatusNotification", "Authorize", "StartTransaction", "MeterValues",
       "StopTransaction", "DataTransfer", "DiagnosticsStatusNotification", "FirmwareStatusNotification"},

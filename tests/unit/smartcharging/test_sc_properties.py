@@ -222,3 +222,17 @@ def test_releasing_an_external_limit_equals_never_installing_it(scenario, evse):
     for e in (0, 1, 2):
         assert composite_schedule(released, station, e, start, duration) == composite_schedule(
             never, station, e, start, duration)
+
+
+@given(st.sampled_from([("A",), ("W",), ("A", "W")]), st.sampled_from(["A", "W"]), st.sampled_from([0, 1]))
+@FAST
+def test_a_profile_in_an_unsupported_unit_is_refused_for_that_alone(units, unit, evse):
+    """K01 Errors (UnsupportedRateUnit): a profile the rules otherwise take is refused exactly when its unit is
+    not among the station's rate units, and then with UnsupportedRateUnit."""
+    station = Station(evse_ids={1, 2}, rate_units=units)
+    profile = ChargingProfile(1, 0, TXD, Kind.ABSOLUTE, (ChargingSchedule(unit, (SchedulePeriod(0, Decimal(10)),),
+                                                                          id=1, start_schedule=at(0)),))
+    decision = ProfileStore().validate(station, evse, profile, V201)
+    supported = RateUnit(unit) in station.rate_units
+    assert decision.accepted is supported
+    assert supported or decision.rule.reason_code == "UnsupportedRateUnit"
