@@ -251,3 +251,16 @@ def test_an_ocpi_body_nested_past_the_parsers_depth_is_not_valid_json_not_a_recu
     from harness.ocpi.envelope import parse
     with pytest.raises(PeerViolation, match="not valid JSON"):
         parse(b"[" * 100_000 + b"]" * 100_000)
+
+
+def test_a_huge_sut_value_is_cut_in_the_reason_and_the_failure_log_with_its_size():
+    from harness.errors import CLIPPED
+    from harness.rules import Rule
+    from harness.wire import WireLog
+
+    rule = Rule("hostile.demo", "MUST", "spec 001 demo", "a demo row")   # not registered: a row for this test alone
+    reason = str(PeerViolation(rule, "the answer is wrong", expected="small", actual="x" * 50_000_000))
+    assert len(reason) < 2 * CLIPPED and "(cut: 50000002 characters in all)" in reason
+    log = WireLog()
+    log.received("CS001", "y" * 5_000_000)
+    assert len(log.render(last=40, width=2000)) < 2200 and "5000000 characters in all" in log.render(last=40, width=2000)
