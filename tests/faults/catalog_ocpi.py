@@ -307,6 +307,13 @@ class PublishesTrailingSlashes(OcpiPeer):
         return await super().handle(request)
 
 
+class IgnoresTheRegisterAction(OcpiPeer):
+    """Asked to register, does nothing at all (so it never POSTs either)."""
+
+    async def act_register(self, versions_url: str, token_a: str) -> None:
+        return None
+
+
 # ------------------------------------------------------------------------------ the records
 @dataclass(frozen=True)
 class Fault(catalog.Fault):
@@ -422,6 +429,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("patch-without-last-updated-accepted", LocationRules.patch_last_updated.id,
           AcceptsAPatchWithoutLastUpdated, (node(PUSH, "test_patch_without_last_updated_gets_2001", "emsp"),),
           "a PATCH without last_updated: status_code 1000 where 2001 (invalid or missing parameters) is due"),
+    Fault("register-ignored", CredentialsRules.client_discovery.id, IgnoresTheRegisterAction,
+          (node(CREDS, "test_no_mutual_version_or_endpoints", "cpo", "version", "by_cpo"),
+           node(CREDS, "test_no_mutual_version_or_endpoints", "cpo", "endpoints", "by_cpo")),
+          "the SUT did not send a GET of"),
 )
 
 
