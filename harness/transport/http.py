@@ -212,7 +212,8 @@ class HttpClient:
         limit = timeout or self.timeout
         partial = _Partial()
         try:   # the whole request is bounded, not each read: a body trickled for ever ends at the limit too
-            response, content = await asyncio.wait_for(self._send(http, request, partial), limit)
+            async with asyncio.timeout(limit):   # in this task (no task per request: in-process order stays)
+                response, content = await self._send(http, request, partial)
         except (TimeoutError, httpx.TimeoutException):
             reason = (f"HTTP {partial.status} began but its body did not end within {limit:g} s "
                       f"({partial.received} bytes came)" if partial.status is not None
