@@ -268,8 +268,18 @@ def asgi_app(handler: Handler, *, wirelog: Callable[[], WireLog | None] = lambda
         if scope["type"] != "http":   # lifespan and websocket scopes are not served
             return
         starlette_request = Request(scope, receive)
-        body = await starlette_request.body()
         headers = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"])
+        body = bytearray()
+        async for chunk in starlette_request.stream():   # read up to MAX_BODY bytes: a peer cannot fill our memory
+            body += chunk
+            if len(body) > MAX_BODY:
+                log = wirelog()
+                if log is not None:
+                    log.event(channel, f"{scope['method']} {starlette_request.url}: request body over the harness's "
+                                       f"limit of {MAX_BODY} bytes, answered 413")
+                await Response(f"request body over {MAX_BODY} bytes".encode(), status_code=413)(scope, receive, send)
+                return
+        body = bytes(body)
         request = HttpRequest(scope["method"], str(starlette_request.url), headers, body)
         log = wirelog()
         if log is not None:

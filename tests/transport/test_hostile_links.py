@@ -238,3 +238,18 @@ def test_a_huge_sut_value_is_cut_in_the_reason_and_the_failure_log_with_its_size
     log = WireLog()
     log.received("CS001", "y" * 5_000_000)
     assert len(log.render(last=40, width=2000)) < 2200 and "5000000 characters in all" in log.render(last=40, width=2000)
+
+
+async def test_a_request_body_over_the_limit_is_answered_413_without_reaching_the_handler():
+    from harness.transport.http import HttpResponse, InProcessNetwork, asgi_app
+
+    reached = []
+
+    async def handler(request):
+        reached.append(request)
+        return HttpResponse(200, b"{}")
+
+    network = InProcessNetwork()
+    base = network.add("harness", asgi_app(handler))
+    answer = await HttpClient(transport=network).request("POST", f"{base}/ocpi/x", body=b" " * (MAX_BODY + 1))
+    assert answer.status == 413 and not reached
