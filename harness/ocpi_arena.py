@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
 from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
@@ -322,6 +323,12 @@ class OcpiArena(Arena):
         addressed = _addressed(method, module, ())
         return await self._expect_request(lambda served: addressed(served) and where(served), after=after, rule=rule,
                                           what=what or f"a {module} {method}", timeout=timeout, why="")
+    async def expect_fetch(self, url: str, *, after: int, rule: Rule, why: str = "") -> Served:
+        """The SUT's GET of ``url``, a URL the harness serves (a canned one too), from ``after`` on: the
+        proof that a dialogue the test asked for began; its silence breaks ``rule``."""
+        path = urlsplit(url).path
+        return await self._expect_request(lambda s: s.method == "GET" and urlsplit(s.exchange.url).path == path,
+                                          after=after, rule=rule, what=f"a GET of {url}", timeout=None, why=why)
 
     async def _expect_request(self, where: Callable[[Served], bool], *, after: int, rule: Rule, what: str,
                               timeout: float | None, why: str) -> Served | None:

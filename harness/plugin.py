@@ -424,7 +424,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             rep.longrepr = REDACTOR.redact(text)
     log = item.stash.get(WIRELOG, None)
     if rep.failed and log is not None and rep.when == "call":
-        rep.sections.append(("wire log (last 40 frames)", log.render(last=40)))
+        rep.sections.append(("wire log (last 40 frames)", log.render(last=40, width=2000)))
     verdict = _verdict(rep, call)
     previous = item.stash.get(VERDICT, None)
     if previous is None or (previous.verdict == "passed" and verdict != "passed"):

@@ -18,6 +18,8 @@ import json
 import os
 import platform
 import re
+import signal
+import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
@@ -221,11 +223,22 @@ def _readable(value: Any, nested: bool = False) -> str:
 
 
 # ---------------------------------------------------------------------------- JUnit
-def junit_errors_for_broken(path: Path) -> None:
+def junit_errors_for_broken(path: Path, *, interrupted: dict[str, Any] | None = None) -> None:
     """pytest writes every exception in a test's body as a ``<failure>``; a broken verdict (the harness
-    could not judge) is an ``<error>`` for CI. The verdict travels as the test case's property."""
+    could not judge) is an ``<error>`` for CI. The verdict travels as the test case's property. An
+    ``interrupted`` run (the summary's document) says so in each suite's properties: by what, the tests
+    that were running, how many did not run."""
     tree = ET.parse(path)
     for suite in tree.getroot().iter("testsuite"):
+        if interrupted is not None:
+            properties = suite.find("properties")
+            if properties is None:
+                properties = ET.Element("properties")
+                suite.insert(0, properties)
+            for name, value in (("interrupted", "true"), ("interrupted_by", interrupted["interrupted_by"] or ""),
+                                ("running_when_interrupted", " ".join(interrupted["running_when_interrupted"])),
+                                ("not_run", str(interrupted["not_run"]))):
+                ET.SubElement(properties, "property", name=name, value=value)
         moved = 0
         for case in suite.iter("testcase"):
             verdict = next((p.get("value") for p in case.iter("property") if p.get("name") == "verdict"), None)
@@ -235,7 +248,9 @@ def junit_errors_for_broken(path: Path) -> None:
         if moved:
             suite.set("failures", str(int(suite.get("failures", "0")) - moved))
             suite.set("errors", str(int(suite.get("errors", "0")) + moved))
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    partial = path.with_name(f".{path.name}.partial")   # whole or not at all, like the summary
+    tree.write(partial, encoding="utf-8", xml_declaration=True)
+    os.replace(partial, path)
 
 
 # ---------------------------------------------------------------------------- the conformance summary
@@ -276,6 +291,8 @@ class Summary:
         self.started = time.time()
         self.results: list[CaseResult] = []
         self.paths: tuple[Path, ...] = ()
+        self.signal: str | None = None    # the signal that stopped the run (SIGINT, SIGTERM), if one did
+        self.running: list[str] = []      # the tests that were running when it stopped
 
     def add(self, result: CaseResult) -> None:
         result.reason = REDACTOR.redact(result.reason)
@@ -306,6 +323,8 @@ class Summary:
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
             "duration_s": round(time.time() - self.started, 3),
             "interrupted": interrupted,
+            "interrupted_by": self.signal,
+            "running_when_interrupted": self.running if interrupted else [],
             "not_run": not_run,
             "counts": self.counts(),
             "usecases": [asdict(r) for r in self.rollup()],
@@ -321,8 +340,10 @@ class Summary:
         outputs = {"conformance.json": json.dumps(document, indent=2, ensure_ascii=False),
                    "conformance.md": _TEMPLATES.get_template("conformance.md.j2").render(context),
                    "conformance.html": _TEMPLATES.get_template("conformance.html.j2").render(context)}
-        for name, text in outputs.items():
-            (self.directory / name).write_text(REDACTOR.redact(text), encoding="utf-8")
+        for name, text in outputs.items():   # whole or not at all: a kill while writing leaves the old file
+            partial = self.directory / f".{name}.partial"
+            partial.write_text(REDACTOR.redact(text), encoding="utf-8")
+            os.replace(partial, self.directory / name)
         self.paths = tuple(self.directory / name for name in outputs)
         return self.paths
 
@@ -340,8 +361,33 @@ class RunReports:
         alluredir = config.getoption("allure_report_dir", None)
         self.allure = Path(alluredir) if alluredir else None
         self.finished = 0   # tests whose teardown was reported; the rest of those collected did not run
+        self.running: dict[str, None] = {}   # node ids started and not finished, in order
         self.tidy = AllureTidy(hidden_fixtures)
         allure_commons.plugin_manager.register(self.tidy)
+        self.writing = False   # the record is being written: a signal now is noted, not obeyed
+        self._handlers = self._catch_signals() if self.writer else {}
+
+    # ------------------------------------------------------------ interruption
+    def _catch_signals(self) -> dict[int, Any]:
+        """SIGTERM (what ``timeout``, CI cancellation and ``docker stop`` send) stops the run as Ctrl-C
+        does, so the record is written; either signal during the writing is noted and waits for it."""
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+        previous = {}
+        for number in (signal.SIGINT, signal.SIGTERM):
+            previous[number] = signal.signal(number, self._on_signal)
+        return previous
+
+    def _on_signal(self, number: int, frame) -> None:
+        self.summary.signal = self.summary.signal or signal.Signals(number).name
+        if not self.writing:
+            raise KeyboardInterrupt(f"{signal.Signals(number).name} received")
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        self.running[nodeid] = None
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        self.running.pop(nodeid, None)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         """An argument parametrized directly is a parameter of the test (Allure lists it as one), not a
@@ -361,18 +407,30 @@ class RunReports:
         if result is not None:
             self.summary.add(CaseResult(**result))
 
-    @pytest.hookimpl(trylast=True)   # after pytest's junitxml has written its file
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.writer:
-            return
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):
+        """Around every other plugin's end of session: from here on a signal waits for the record;
+        ours is written after pytest's junitxml has written its file."""
+        self.writing = True
+        try:
+            return (yield)
+        finally:
+            if self.writer:
+                self._write_record(session, exitstatus)
+
+    def _write_record(self, session: pytest.Session, exitstatus: int) -> None:
+        not_run = max(0, session.testscollected - self.finished)
+        stopped = (exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldfail or session.shouldstop
+                   or self.summary.signal is not None)
+        interrupted = bool(stopped or not_run)
+        self.summary.running = list(self.running)
         if self.junit is not None and self.junit.is_file():
-            junit_errors_for_broken(self.junit)
+            junit_errors_for_broken(self.junit, interrupted=self.summary.document(
+                interrupted=interrupted, not_run=not_run) if interrupted else None)
         if self.allure is not None:
             write_allure_extras(self.allure, self.summary)
-        if self.summary.results:
-            not_run = max(0, session.testscollected - self.finished)
-            stopped = exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldfail or session.shouldstop
-            self.summary.write(interrupted=bool(stopped or not_run), not_run=not_run)
+        if self.summary.results or interrupted:
+            self.summary.write(interrupted=interrupted, not_run=not_run)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.summary.paths:
@@ -385,3 +443,5 @@ class RunReports:
 
     def pytest_unconfigure(self) -> None:
         allure_commons.plugin_manager.unregister(self.tidy)
+        for number, handler in self._handlers.items():
+            signal.signal(number, handler)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from harness import clock
+from harness.errors import clip
 
 MASK = "«redacted»"
 SHORT_SECRET = 8   # shorter secrets (PIN codes) are masked only as whole quoted values
@@ -77,9 +78,13 @@ class WireEntry:
     channel: str         # connection name: station identity, OCPI peer, ...
     text: str
 
-    def render(self, *, redact: bool = True) -> str:
+    def render(self, *, redact: bool = True, width: int | None = None) -> str:
+        """One line; ``width`` cuts the text to that many characters, saying how long it was."""
         stamp = datetime.fromtimestamp(self.at, timezone.utc).strftime("%H:%M:%S.%f")[:-3]
-        return f"{stamp} {self.channel} {self.direction} {REDACTOR.redact(self.text) if redact else self.text}"
+        if width is None:
+            return f"{stamp} {self.channel} {self.direction} {REDACTOR.redact(self.text) if redact else self.text}"
+        # redacted before it is cut: a secret cut in two would slip past the redactor
+        return f"{stamp} {self.channel} {self.direction} {clip(REDACTOR.redact(self.text), width)}"
 
 
 @dataclass
@@ -115,9 +120,10 @@ class WireLog:
             self.dropped += 1
             self.dropped_chars += len(oldest.text)
 
-    def render(self, last: int | None = None) -> str:
+    def render(self, last: int | None = None, width: int | None = None) -> str:
+        """The log (its ``last`` entries), each cut to ``width`` characters when given."""
         entries = list(self.entries) if last is None else list(self.entries)[-last:]
-        lines = [e.render(redact=False) for e in entries]
+        lines = [e.render(redact=False, width=width) for e in entries]
         if self.dropped and last is None:
             lines.insert(0, f"… {self.dropped} earlier entries ({self.dropped_chars} characters) not kept: the wire "
                             f"log keeps the newest {self.max_entries} entries and {self.max_chars} characters")

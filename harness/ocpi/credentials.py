@@ -23,7 +23,6 @@ Requests that reach the OCPI layer are answered HTTP 200 with the outcome in ``s
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from typing import Any
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import schemas
 from harness.ocpi.auth import AuthRules
-from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, expect_success
+from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, expect_success, read_json
 from harness.ocpi.versions import (
     CREDENTIALS, Version, VersionDetails, VersionRules, negotiate, read_details, read_versions)
 from harness.rules import Rule, RuleTable, must, should
@@ -258,8 +257,8 @@ class CredentialsServer(_Party):
             self._forget()
             return Respond(200, build())
         try:
-            credentials = read_credentials(json.loads(body or b""))
-        except (ValueError, RecursionError):   # nested past the parser's depth: unreadable too
+            credentials = read_credentials(read_json(body or b""))
+        except ValueError:
             return _reject(400, EnvelopeRules.request_json, "request body is not valid JSON",
                            StatusCode.INVALID_PARAMETERS)
         except PeerViolation as violation:

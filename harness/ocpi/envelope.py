@@ -21,6 +21,7 @@ from typing import Any
 from harness import clock
 from harness.errors import PeerViolation
 from harness.ocpi.timestamps import format_datetime, parse_datetime
+from harness.ocpp.framing import MAX_DEPTH, deeper_than
 from harness.rules import Rule, RuleTable, must, should
 
 _FORMAT = "OCPI 2.2.1 transport and format §4.1.6 Response format"
@@ -153,13 +154,26 @@ def build(data: Any = None, status_code: int = StatusCode.SUCCESS, status_messag
     return body
 
 
+def read_json(body: str | bytes) -> Any:
+    """A body's JSON value; ValueError when it is not JSON or nests deeper than MAX_DEPTH levels (no
+    OCPI object comes near it, and a deeper one would exhaust the stack of the schema validator)."""
+    try:
+        value = json.loads(body)
+    except RecursionError:
+        raise ValueError("nested past the JSON parser's depth") from None
+    if deeper_than(value, MAX_DEPTH):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
 def parse(body: str | bytes) -> Envelope:
     """A received response body as an Envelope; PeerViolation names the first fault."""
     try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):   # nested past the parser's depth: unreadable too
+        value = read_json(body)
+    except ValueError as error:
         text = body if isinstance(body, str) else body[:200].decode("utf-8", "replace")
-        raise PeerViolation(EnvelopeRules.json_object, "response body is not valid JSON", actual=text[:200]) from None
+        raise PeerViolation(EnvelopeRules.json_object, f"response body is not valid JSON ({error})",
+                            actual=text[:200]) from None
     if not isinstance(value, dict):
         raise PeerViolation(EnvelopeRules.json_object, "response body is not a JSON object", expected="object",
                             actual=type(value).__name__)

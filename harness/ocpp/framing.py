@@ -161,7 +161,7 @@ def parse(text: str | bytes, version: OcppVersion) -> Frame:
                      _framework_error(version, UNKNOWN_ID, "invalid JSON"), text[:200]) from None
     except RecursionError:   # deeper than the parser's own stack allows: far past MAX_DEPTH
         message = _TOO_DEEP
-    if message is _TOO_DEEP or (text.count("[") + text.count("{") > MAX_DEPTH and _deeper_than(message, MAX_DEPTH)):
+    if message is _TOO_DEEP or (text.count("[") + text.count("{") > MAX_DEPTH and deeper_than(message, MAX_DEPTH)):
         raise broken(Framing.depth, f"message nested deeper than {MAX_DEPTH} levels",
                      _framework_error(version, UNKNOWN_ID, "message nested too deep"), text[:200])
     if not isinstance(message, list) or len(message) < 3 or not isinstance(message[0], int) or isinstance(message[0], bool):
@@ -184,7 +184,7 @@ def parse(text: str | bytes, version: OcppVersion) -> Frame:
 _TOO_DEEP = object()
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
+def deeper_than(value: Any, limit: int) -> bool:
     """Whether ``value`` nests arrays and objects more than ``limit`` levels deep (iterative: a deep
     value must not exhaust the stack that judges it)."""
     stack = [(value, 1)]

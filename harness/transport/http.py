@@ -212,7 +212,8 @@ class HttpClient:
         limit = timeout or self.timeout
         partial = _Partial()
         try:   # the whole request is bounded, not each read: a body trickled for ever ends at the limit too
-            response, content = await asyncio.wait_for(self._send(http, request, partial), limit)
+            async with asyncio.timeout(limit):   # in this task (no task per request: in-process order stays)
+                response, content = await self._send(http, request, partial)
         except (TimeoutError, httpx.TimeoutException):
             reason = (f"HTTP {partial.status} began but its body did not end within {limit:g} s "
                       f"({partial.received} bytes came)" if partial.status is not None
@@ -267,8 +268,18 @@ def asgi_app(handler: Handler, *, wirelog: Callable[[], WireLog | None] = lambda
         if scope["type"] != "http":   # lifespan and websocket scopes are not served
             return
         starlette_request = Request(scope, receive)
-        body = await starlette_request.body()
         headers = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"])
+        body = bytearray()
+        async for chunk in starlette_request.stream():   # read up to MAX_BODY bytes: a peer cannot fill our memory
+            body += chunk
+            if len(body) > MAX_BODY:
+                log = wirelog()
+                if log is not None:
+                    log.event(channel, f"{scope['method']} {starlette_request.url}: request body over the harness's "
+                                       f"limit of {MAX_BODY} bytes, answered 413")
+                await Response(f"request body over {MAX_BODY} bytes".encode(), status_code=413)(scope, receive, send)
+                return
+        body = bytes(body)
         request = HttpRequest(scope["method"], str(starlette_request.url), headers, body)
         log = wirelog()
         if log is not None:

@@ -779,6 +779,13 @@ class PublishesTrailingSlashes(OcpiPeer):
         return await super().handle(request)
 
 
+class IgnoresTheRegisterAction(OcpiPeer):
+    """Asked to register, does nothing at all (so it never POSTs either)."""
+
+    async def act_register(self, versions_url: str, token_a: str) -> None:
+        return None
+
+
 # ------------------------------------------------------------------------------ the records
 @dataclass(frozen=True)
 class Fault(catalog.Fault):
@@ -1031,6 +1038,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("session-pushed-under-another-party", SessionRules.receiver_url.id, PushesSessionsUnderAnotherParty,
           (node(S_PUSH, "test_new_session_is_put_and_held", "cpo", "in_process"),),
           "is not the party of the pushing CPO"),
+    Fault("register-ignored", CredentialsRules.client_discovery.id, IgnoresTheRegisterAction,
+          (node(CREDS, "test_no_mutual_version_or_endpoints", "cpo", "version", "by_cpo"),
+           node(CREDS, "test_no_mutual_version_or_endpoints", "cpo", "endpoints", "by_cpo")),
+          "the SUT did not send a GET of"),
 )
 
 

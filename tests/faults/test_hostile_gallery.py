@@ -7,6 +7,10 @@ itself within ``RUN_BOUND`` seconds, with no INTERNALERROR and no traceback on s
 the harness that died, an exception nobody retrieved), and each test the peer affects must end
 failed or broken with a reason that names what the peer did. A test the peer does not affect (a
 CSMS that answers the boot correctly and breaks down later passes the boot test) may pass.
+
+And no test passes against a SUT that does nothing: every OCPP suite is played against a CSMS and a
+station that complete the WebSocket handshake and then stay silent; only the tests that judge that
+handshake may pass.
 """
 
 import inspect
@@ -18,6 +22,7 @@ import pytest
 from test_fault_catalog import started
 
 RUN_BOUND = 60   # seconds of wall time for one peer's run; each plays a few tests on virtual time
+IDLE_BOUND = 240  # seconds of wall time for every OCPP suite against a silent peer (a busy machine: 90 s)
 
 BOOT = "suites/ocpp/transport/test_CONN.py::test_boot_is_accepted"
 NOT_JSON = "suites/ocpp/transport/test_RPC.py::test_text_that_is_not_json_does_not_break_the_connection"
@@ -79,11 +84,34 @@ GALLERY = [
 ]
 
 
+# a silent peer, the tests it is played against (every OCPP suite of its role), and those that judge only
+# the handshake it does complete
+IDLE = {"SilentCsms": ("csms", {"test_csms_picks_the_offered_subprotocol", "test_unknown_identity_is_refused_with_404",
+                                "test_csms_serves_no_connection_that_offered_no_subprotocol"}),
+        "SilentStation": ("cs-", {"test_station_offers_its_subprotocol_and_credentials"})}
+OCPP_SUITES = ("suites/ocpp", "suites/ocpp2", "suites/ocpp16")
+
+
+def _run_of(item: pytest.Item) -> str:
+    params = item.callspec.params
+    return params["peer"].name if "peer" in params else f"idle-{params['idle']}"
+
+
 @pytest.fixture(scope="module")
 def runs(request, tmp_path_factory):
     jobs = {peer.name: (peer.selection, (f"--embedded-sut=hostile:{peer.name}",), RUN_BOUND) for peer in GALLERY}
-    with started(request, tmp_path_factory, jobs, lambda item: item.callspec.params["peer"].name) as runs:
+    jobs |= {f"idle-{name}": (OCPP_SUITES, (f"--embedded-sut=hostile:{name}", "-k", role), IDLE_BOUND)
+             for name, (role, _) in IDLE.items()}
+    with started(request, tmp_path_factory, jobs, _run_of) as runs:
         yield runs
+
+
+def _clean(result) -> None:
+    """The run ended by itself, without an INTERNALERROR or a traceback of the harness on stderr."""
+    output, errors = "\n".join(result.outlines), "\n".join(result.errlines)
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), output[-3000:]
+    assert "INTERNALERROR" not in output, output[-3000:]
+    assert not re.search(r"Traceback|never retrieved|Exception ignored", errors), errors[-3000:]
 
 
 def test_the_gallery_holds_every_peer_of_hostile_py():
@@ -96,11 +124,7 @@ def test_the_gallery_holds_every_peer_of_hostile_py():
 @pytest.mark.parametrize("peer", GALLERY, ids=lambda peer: peer.name)
 def test_a_hostile_peer_ends_the_run_with_a_reason_for_each_test(peer, runs):
     result, verdicts = runs[peer.name].result()   # TimeoutExpired: the run hung past RUN_BOUND
-    output = "\n".join(result.outlines)
-    errors = "\n".join(result.errlines)
-    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), output[-3000:]
-    assert "INTERNALERROR" not in output, output[-3000:]
-    assert not re.search(r"Traceback|never retrieved|Exception ignored", errors), errors[-3000:]
+    _clean(result)
     assert set(verdicts) == set(peer.selection), "every test of the slice ran"
     for nodeid in peer.selection:
         verdict = verdicts[nodeid]
@@ -108,3 +132,13 @@ def test_a_hostile_peer_ends_the_run_with_a_reason_for_each_test(peer, runs):
             continue
         assert verdict["verdict"] in ("failed", "broken"), f"{nodeid} {verdict['verdict']}: {verdict['reason']}"
         assert re.search(peer.reason, verdict["reason"], re.S), f"{nodeid}: {verdict['reason'][:1500]}"
+
+
+@pytest.mark.parametrize("idle", IDLE)
+def test_no_test_passes_against_a_sut_that_only_completes_the_handshake(idle, runs):
+    result, verdicts = runs[f"idle-{idle}"].result()
+    _clean(result)
+    handshake_tests = IDLE[idle][1]
+    passed = {nodeid for nodeid, v in verdicts.items() if v["verdict"] == "passed"}
+    assert {nodeid.partition("::")[2].partition("[")[0] for nodeid in passed} <= handshake_tests, sorted(passed)
+    assert sum(v["verdict"] in ("failed", "broken") for v in verdicts.values()) >= 50

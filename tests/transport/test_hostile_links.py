@@ -2,9 +2,11 @@
 says what the peer did (issue #16: the hangs a hostile SUT found, each reproduced here)."""
 
 import asyncio
+import contextlib
 import json
 
 import pytest
+from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
 
 from harness.errors import HarnessError, PeerViolation
@@ -32,6 +34,18 @@ async def _station(server, *, call_timeout=2.0):
     return handshake.connection
 
 
+@contextlib.asynccontextmanager
+async def _linked(behaviour, *, call_timeout=2.0):
+    """The harness's station connected to a raw CSMS playing ``behaviour``; both closed at the end."""
+    server = await _raw_csms(behaviour)
+    station = await _station(server, call_timeout=call_timeout)
+    try:
+        yield station
+    finally:
+        await station.close()
+        server.close()
+
+
 async def _answer_boot_then(ws, then):
     frame = json.loads(await ws.recv())
     await ws.send(json.dumps([3, frame[1], {"currentTime": "2024-01-01T00:00:00Z", "interval": 60,
@@ -46,16 +60,11 @@ async def test_a_call_on_a_link_the_peer_closed_fails_at_once_and_blames_the_pee
     async def close_after_boot(ws):
         await _answer_boot_then(ws, lambda ws: ws.close(1000, "bye"))
 
-    server = await _raw_csms(close_after_boot)
-    station = await _station(server)
-    try:
+    async with _linked(close_after_boot) as station:
         await station.call("BootNotification", BOOT)
         assert await station.wait_closed(BOUND)
         with pytest.raises(PeerViolation, match=r"closed the connection \(1000 bye\).*Heartbeat"):
             await asyncio.wait_for(station.call("Heartbeat", {}), BOUND)
-    finally:
-        await station.close()
-        server.close()
 
 
 async def test_a_call_on_a_link_the_harness_closed_is_a_harness_error():
@@ -73,15 +82,10 @@ async def test_a_call_on_a_link_the_harness_closed_is_a_harness_error():
 async def test_a_call_the_peer_closes_the_link_on_fails_naming_the_close():
     async def close_on_next_call(ws):
         await _answer_boot_then(ws, lambda ws: ws.recv())   # then the handler returns: the server closes
-    server = await _raw_csms(close_on_next_call)
-    station = await _station(server, call_timeout=20)
-    try:
+    async with _linked(close_on_next_call, call_timeout=20) as station:
         await station.call("BootNotification", BOOT)
         with pytest.raises(PeerViolation, match=r"\[rpc.answered\].*closed the connection.*Heartbeat"):
             await asyncio.wait_for(station.call("Heartbeat", {}), BOUND)
-    finally:
-        await station.close()
-        server.close()
 
 
 async def test_deeply_nested_json_is_a_frame_violation_and_the_reader_lives_on():
@@ -91,16 +95,11 @@ async def test_deeply_nested_json_is_a_frame_violation_and_the_reader_lives_on()
         await ws.send(json.dumps([3, frame[1], {"currentTime": "2024-01-01T00:00:00Z"}]))
         await ws.wait_closed()
 
-    server = await _raw_csms(nested_then_answer)
-    station = await _station(server)
-    try:
+    async with _linked(nested_then_answer) as station:
         answer = await asyncio.wait_for(station.call("Heartbeat", {}), BOUND)
         assert answer == {"currentTime": "2024-01-01T00:00:00Z"}
         assert any("nested deeper" in str(v) and v.rule.id == "framing.depth" for v in station.violations)
         assert not station.harness_errors
-    finally:
-        await station.close()
-        server.close()
 
 
 async def test_a_frame_over_the_size_limit_is_reported_as_such():
@@ -109,14 +108,9 @@ async def test_a_frame_over_the_size_limit_is_reported_as_such():
         await ws.send("x" * (MAX_FRAME + 1))
         await ws.wait_closed()
 
-    server = await _raw_csms(huge)
-    station = await _station(server)
-    try:
+    async with _linked(huge) as station:
         with pytest.raises(LimitExceeded, match=f"larger than the harness's limit of {MAX_FRAME} bytes"):
             await asyncio.wait_for(station.call("Heartbeat", {}), BOUND)
-    finally:
-        await station.close()
-        server.close()
 
 
 async def test_an_answer_with_a_wrong_message_id_is_reported_as_such_not_as_silence():
@@ -125,16 +119,11 @@ async def test_an_answer_with_a_wrong_message_id_is_reported_as_such_not_as_sile
         await ws.send(json.dumps([3, "not-your-id", {"currentTime": "2024-01-01T00:00:00Z"}]))
         await ws.wait_closed()
 
-    server = await _raw_csms(wrong_id)
-    station = await _station(server)
-    try:
+    async with _linked(wrong_id) as station:
         with pytest.raises(PeerViolation) as failure:
             await asyncio.wait_for(station.call("Heartbeat", {}), BOUND)
         assert "silence" not in str(failure.value)
         assert "message id 'not-your-id'" in str(failure.value)
-    finally:
-        await station.close()
-        server.close()
 
 
 async def test_garbage_instead_of_an_answer_is_reported_as_garbage():
@@ -144,16 +133,11 @@ async def test_garbage_instead_of_an_answer_is_reported_as_garbage():
         await ws.send(b"\x00\x01binary")
         await ws.wait_closed()
 
-    server = await _raw_csms(garbage)
-    station = await _station(server)
-    try:
+    async with _linked(garbage) as station:
         with pytest.raises(PeerViolation) as failure:
             await asyncio.wait_for(station.call("Heartbeat", {}), BOUND)
         assert "silence" not in str(failure.value)
         assert "2 frames that are not OCPP-J" in str(failure.value)
-    finally:
-        await station.close()
-        server.close()
 
 
 async def test_a_reader_that_meets_an_unexpected_error_ends_the_waits_as_a_harness_error(monkeypatch):
@@ -162,20 +146,14 @@ async def test_a_reader_that_meets_an_unexpected_error_ends_the_waits_as_a_harne
         await ws.send("[3]")
         await ws.wait_closed()
 
-    server = await _raw_csms(idle)
-    station = await _station(server)
-
     def explode(text, now):
         raise RuntimeError("bug in the core")
 
-    monkeypatch.setattr(station.endpoint, "receive", explode)
-    try:
+    async with _linked(idle) as station:
+        monkeypatch.setattr(station.endpoint, "receive", explode)
         with pytest.raises(HarnessError, match="bug in the core"):
             await asyncio.wait_for(station.call("Heartbeat", {}), BOUND)
         assert station.harness_errors
-    finally:
-        await station.close()
-        server.close()
 
 
 async def test_a_server_connection_with_a_flooding_peer_keeps_answering_and_the_call_still_times_out():
@@ -183,8 +161,6 @@ async def test_a_server_connection_with_a_flooding_peer_keeps_answering_and_the_
     server = await OcppServer(versions=[V201], on_connect=lambda identity, version: (None, None),
                               call_timeout=1.0).start()
     try:
-        from websockets.asyncio.client import connect
-
         async with connect(server.url + "/CS001", subprotocols=[V201.subprotocol]) as ws:
             connection = await server.wait_connection(BOUND)
 
@@ -200,8 +176,9 @@ async def test_a_server_connection_with_a_flooding_peer_keeps_answering_and_the_
 
 
 # ---------------------------------------------------------------------------- OCPI over HTTP
+@contextlib.asynccontextmanager
 async def _raw_http(body_chunks):
-    """An HTTP server on a real port that answers 200 and then sends ``body_chunks()`` as its body."""
+    """The URL of an HTTP server on a real port that answers 200 and then sends ``body_chunks()`` as its body."""
     async def serve_one(reader, writer):
         await reader.readuntil(b"\r\n\r\n")
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -215,7 +192,10 @@ async def _raw_http(body_chunks):
             writer.close()
 
     server = await asyncio.start_server(serve_one, "127.0.0.1", 0)
-    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/ocpi/versions"
+    try:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/ocpi/versions"
+    finally:
+        server.close()
 
 
 async def test_an_endless_trickled_body_ends_at_the_request_timeout():
@@ -225,12 +205,9 @@ async def test_an_endless_trickled_body_ends_at_the_request_timeout():
             yield b" "
             await asyncio.sleep(0.1)
 
-    server, url = await _raw_http(trickle)
-    try:
+    async with _raw_http(trickle) as url:
         with pytest.raises(NoAnswer, match=r"HTTP 200 began but its body did not end within 2 s"):
             await asyncio.wait_for(HttpClient(timeout=2).request("GET", url), BOUND)
-    finally:
-        server.close()
 
 
 async def test_a_huge_body_is_refused_at_the_limit_as_such():
@@ -239,15 +216,40 @@ async def test_a_huge_body_is_refused_at_the_limit_as_such():
         while True:
             yield chunk
 
-    server, url = await _raw_http(flood)
-    try:
+    async with _raw_http(flood) as url:
         with pytest.raises(LimitExceeded, match=f"passed the harness's limit of {MAX_BODY} bytes"):
             await asyncio.wait_for(HttpClient(timeout=20).request("GET", url), BOUND)
-    finally:
-        server.close()
 
 
 def test_an_ocpi_body_nested_past_the_parsers_depth_is_not_valid_json_not_a_recursion_error():
     from harness.ocpi.envelope import parse
     with pytest.raises(PeerViolation, match="not valid JSON"):
         parse(b"[" * 100_000 + b"]" * 100_000)
+
+
+def test_a_huge_sut_value_is_cut_in_the_reason_and_the_failure_log_with_its_size():
+    from harness.errors import CLIPPED
+    from harness.rules import Rule
+    from harness.wire import WireLog
+
+    rule = Rule("hostile.demo", "MUST", "spec 001 demo", "a demo row")   # not registered: a row for this test alone
+    reason = str(PeerViolation(rule, "the answer is wrong", expected="small", actual="x" * 50_000_000))
+    assert len(reason) < 2 * CLIPPED and "(cut: 50000002 characters in all)" in reason
+    log = WireLog()
+    log.received("CS001", "y" * 5_000_000)
+    assert len(log.render(last=40, width=2000)) < 2200 and "5000000 characters in all" in log.render(last=40, width=2000)
+
+
+async def test_a_request_body_over_the_limit_is_answered_413_without_reaching_the_handler():
+    from harness.transport.http import HttpResponse, InProcessNetwork, asgi_app
+
+    reached = []
+
+    async def handler(request):
+        reached.append(request)
+        return HttpResponse(200, b"{}")
+
+    network = InProcessNetwork()
+    base = network.add("harness", asgi_app(handler))
+    answer = await HttpClient(transport=network).request("POST", f"{base}/ocpi/x", body=b" " * (MAX_BODY + 1))
+    assert answer.status == 413 and not reached

@@ -8,7 +8,6 @@ follow), then push the change to the other platform's Receiver.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 from faker import Faker
 
 from harness.clock import utcnow
-from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
+from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, read_json
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
 from harness.ocpi.pagination import page_headers, paginate, parse_query
 from harness.ocpi.timestamps import format_datetime
@@ -178,8 +177,8 @@ class LocationsReceiver(ModuleHandler):
                               "REMOVED", status_code=StatusCode.CLIENT_ERROR, http_status=405)
         self.peer.only(request, "GET", "PUT", "PATCH")
         try:
-            body = json.loads(request.body)
-        except (ValueError, RecursionError):   # nested past the parser's depth: unreadable too
+            body = read_json(request.body)
+        except ValueError:
             raise StatusError(EnvelopeRules.request_json, "request body is not valid JSON",
                               status_code=StatusCode.INVALID_PARAMETERS, http_status=400) from None
         if request.method == "PUT":

@@ -166,14 +166,17 @@ async def test_connect_back_failure_gets_3001(ocpi):
 
 @INITIATORS
 @pytest.mark.parametrize("missing", ["version", "endpoints"])
-@checks(VersionRules.mutual_version, VersionRules.endpoints, Creds.no_post_without_endpoints)
+@checks(VersionRules.mutual_version, VersionRules.endpoints, Creds.no_post_without_endpoints, Creds.client_discovery)
 async def test_no_mutual_version_or_endpoints(ocpi, initiator, missing):
     """A server without a mutual version answers 3002, without the endpoints it needs 3003; a
-    client that finds no mutual version or endpoints does not POST."""
+    client that finds no mutual version or endpoints does not POST. It must have looked: a client
+    that does nothing would send no POST either, so its GET of the versions it was given is awaited."""
     versions_url = _canned_versions(ocpi, missing)
     if ocpi.is_sut(initiator):
         start = ocpi.mark()
         await ocpi.act(initiator, "register", versions_url=versions_url, token_a=ocpi.harness_token_a())
+        await ocpi.expect_fetch(versions_url, after=start, rule=Creds.client_discovery,
+                                why="after the actuator action register")
         await ocpi.expect_no_request("POST", CREDENTIALS, after=start, rule=Creds.no_post_without_endpoints)
         return
     answer, _, _ = await _post_to_sut(ocpi, versions_url)

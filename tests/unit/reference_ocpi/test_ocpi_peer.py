@@ -291,3 +291,13 @@ async def test_wire_log_has_one_line_per_message_and_masks_tokens():
     assert TOKEN_A not in text and "«redacted»" in text
     assert all(not line.endswith("«redacted»") for line in lines)   # the headers' closing brace survives
 
+
+
+@pytest.mark.parametrize("depth", [900, 5000], ids=["past-the-validator", "past-the-parser"])
+async def test_a_body_nested_too_deep_is_answered_2001_never_500(depth):
+    """A body the JSON parser reads but the schema validator would recurse through too deeply, and one
+    the parser itself gives up on, are both unreadable bodies (2001), never an internal error."""
+    cpo, emsp = await registered()
+    body = ('{"a":' * depth + "1" + "}" * depth).encode()
+    answer = await cpo.send("PUT", emsp.module_url(LOCATIONS) + "/NL/CPO/LOC-0001", token=cpo.peer_token, raw_body=body)
+    assert (answer.status, answer.json()["status_code"]) == (400, 2001) and not emsp.harness_errors
