@@ -8,6 +8,7 @@ every text that leaves the process (wire logs, failure messages, reports) passes
 from __future__ import annotations
 
 import base64
+import logging
 import re
 import threading
 from collections import deque
@@ -68,6 +69,24 @@ class Redactor:
 
 
 REDACTOR = Redactor()
+
+
+class RedactingFormatter(logging.Formatter):
+    """A log handler's formatter whose every text (message, arguments, traceback) passes the redactor:
+    libraries log what they send (websockets logs each handshake header, Basic auth included)."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        return REDACTOR.redact(self.inner.format(record))
+
+
+def redact_handler(handler: logging.Handler) -> None:
+    """Makes every record the handler writes pass the redactor (once, however often it is called)."""
+    if not isinstance(handler.formatter, RedactingFormatter):
+        handler.setFormatter(RedactingFormatter(handler.formatter))
 
 
 @dataclass(frozen=True)
