@@ -26,33 +26,35 @@ class Redactor:
     """Replaces every registered secret, and the encodings it travels in, by a mask."""
 
     def __init__(self) -> None:
-        self._secrets: set[str] = set()
+        self._secrets: set[str] = set()   # forms of secrets masked wherever they stand
+        self._pins: set[str] = set()      # forms of short secrets (PIN codes): masked as whole quoted values
         self._lock = threading.Lock()
-        self._masks: tuple[list[str], re.Pattern | None] = ([], None)   # made from _secrets once per change
+        self._masks: tuple[list[str], re.Pattern | None] = ([], None)   # made from both once per change
 
     def register(self, secret: str | bytes | None, *, identity: str | None = None) -> None:
+        """The secret raw, in hex (either case), in base64 (standard or urlsafe, padded or not), and
+        with ``identity`` as the Basic-auth credential ``base64(identity:secret)``."""
         if not secret:
             return
         raw = secret if isinstance(secret, bytes) else secret.encode()
-        forms = {base64.b64encode(raw).decode()}
+        encoded = [base64.b64encode(raw), base64.urlsafe_b64encode(raw)]
+        if identity is not None:
+            encoded.append(base64.b64encode(identity.encode() + b":" + raw))
+        forms = {raw.hex(), raw.hex().upper()} | {f.decode() for e in encoded for f in (e, e.rstrip(b"="))}
         if isinstance(secret, str):
             forms.add(secret)
-        else:
-            forms.add(secret.hex())
-        if identity is not None:
-            forms.add(base64.b64encode(identity.encode() + b":" + raw).decode())
-        forms = {f for f in forms if f}
+        short = len(raw) < SHORT_SECRET
         with self._lock:
-            if not forms <= self._secrets:
-                self._secrets |= forms
+            known = self._pins if short else self._secrets
+            if not forms <= known:
+                known |= forms
                 self._masks = self._compile()
 
     def _compile(self) -> tuple[list[str], re.Pattern | None]:
         """Long secrets, longest first (one inside another is masked whole); PINs as one pattern that
         matches them only as a whole quoted value, so ids and numbers that contain one survive."""
-        secrets = sorted(self._secrets, key=len, reverse=True)
-        pins = [re.escape(s) for s in secrets if len(s) < SHORT_SECRET]
-        return ([s for s in secrets if len(s) >= SHORT_SECRET],
+        pins = [re.escape(s) for s in sorted(self._pins, key=len, reverse=True)]
+        return (sorted(self._secrets, key=len, reverse=True),
                 re.compile(r"(?<=[\"'])(?:" + "|".join(pins) + r")(?=[\"'])") if pins else None)
 
     def redact(self, text: str) -> str:
@@ -65,6 +67,7 @@ class Redactor:
     def clear(self) -> None:
         with self._lock:
             self._secrets.clear()
+            self._pins.clear()
             self._masks = ([], None)
 
 

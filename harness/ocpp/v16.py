@@ -33,4 +33,3 @@ def interval_of(response: dict) -> int:
 def register_key(key: bytes, identity: str | None = None) -> None:
     """An AuthorizationKey is never shown: raw, hex (either case), base64, in a Basic header."""
     REDACTOR.register(key, identity=identity)
-    REDACTOR.register(key.hex().upper())   # the hex form a peer may send in capitals

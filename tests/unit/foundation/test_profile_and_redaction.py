@@ -85,6 +85,17 @@ def test_redactor_masks_secret_in_all_its_encodings():
     assert redactor.redact(text) == " ".join([MASK] * 3)
 
 
+def test_redactor_masks_upper_hex_urlsafe_and_unpadded_base64():
+    """A key the profile gives in hex is sent in capitals by some peers; a token may travel urlsafe
+    or without padding (the self-check in tests/selfcheck searches for every one of these)."""
+    redactor = Redactor()
+    raw = bytes(range(250, 256)) + b"key-bytes->?"
+    redactor.register(raw, identity="CP1")
+    forms = [raw.hex().upper(), base64.urlsafe_b64encode(raw).decode(), base64.b64encode(raw).decode().rstrip("="),
+             base64.b64encode(b"CP1:" + raw).decode().rstrip("=")]
+    assert redactor.redact(" ".join(forms)) == " ".join([MASK] * 4)
+
+
 def test_redactor_masks_a_pin_only_as_a_whole_value():
     redactor = Redactor()
     redactor.register("8412")
