@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import importlib
+import logging
 import os
 from dataclasses import asdict
 from pathlib import Path
@@ -29,7 +30,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
 from harness.suite import USECASES, Given, certification_of, rules_of
 from harness.verdict import CaseContext, combine, enter_case, leave_case, record_finding
-from harness.wire import REDACTOR, WireLog
+from harness.wire import REDACTOR, WireLog, redact_handler
 
 SETTINGS = pytest.StashKey[Settings]()
 CONTEXT = pytest.StashKey[CaseContext]()
@@ -90,6 +91,15 @@ def pytest_configure(config: pytest.Config) -> None:
     summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted())
     config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
                                   "evse-conformance-reports")
+
+
+def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
+    """Every record pytest's logging plugin writes (live to the terminal, to --log-file, into the
+    captured-log sections that the terminal, JUnit and Allure show, caplog.text) passes the redactor."""
+    if manager.get_name(plugin) == "logging-plugin":
+        for handler in vars(plugin).values():
+            if isinstance(handler, logging.Handler):
+                redact_handler(handler)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -422,6 +432,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         text = str(rep.longrepr)
         if REDACTOR.redact(text) != text:
             rep.longrepr = REDACTOR.redact(text)
+    rep.sections = [(title, REDACTOR.redact(text)) for title, text in rep.sections]   # captured stdout/stderr too
     log = item.stash.get(WIRELOG, None)
     if rep.failed and log is not None and rep.when == "call":
         rep.sections.append(("wire log (last 40 frames)", log.render(last=40, width=2000)))

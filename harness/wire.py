@@ -8,6 +8,8 @@ every text that leaves the process (wire logs, failure messages, reports) passes
 from __future__ import annotations
 
 import base64
+import dataclasses
+import logging
 import re
 import threading
 from collections import deque
@@ -20,43 +22,49 @@ from harness.errors import clip
 MASK = "«redacted»"
 SHORT_SECRET = 8   # shorter secrets (PIN codes) are masked only as whole quoted values
 _AUTH_HEADER = re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(basic|token)\s+[^\s'\",}]+")
+# a 1.6 AuthorizationKey value, masked by where it stands: a key a real central system sends is logged
+# (websockets, at DEBUG) before the harness has read it and registered it
+_KEY_VALUE = re.compile(r'("key"\s*:\s*"AuthorizationKey"\s*,\s*"value"\s*:\s*")[^"]*')
 
 
 class Redactor:
     """Replaces every registered secret, and the encodings it travels in, by a mask."""
 
     def __init__(self) -> None:
-        self._secrets: set[str] = set()
+        self._secrets: set[str] = set()   # forms of secrets masked wherever they stand
+        self._pins: set[str] = set()      # forms of short secrets (PIN codes): masked as whole quoted values
         self._lock = threading.Lock()
-        self._masks: tuple[list[str], re.Pattern | None] = ([], None)   # made from _secrets once per change
+        self._masks: tuple[list[str], re.Pattern | None] = ([], None)   # made from both once per change
 
     def register(self, secret: str | bytes | None, *, identity: str | None = None) -> None:
+        """The secret raw, in hex (either case), in base64 (standard or urlsafe, padded or not), and
+        with ``identity`` as the Basic-auth credential ``base64(identity:secret)``."""
         if not secret:
             return
         raw = secret if isinstance(secret, bytes) else secret.encode()
-        forms = {base64.b64encode(raw).decode()}
+        encoded = [base64.b64encode(raw), base64.urlsafe_b64encode(raw)]
+        if identity is not None:
+            encoded.append(base64.b64encode(identity.encode() + b":" + raw))
+        forms = {raw.hex(), raw.hex().upper()} | {f.decode() for e in encoded for f in (e, e.rstrip(b"="))}
         if isinstance(secret, str):
             forms.add(secret)
-        else:
-            forms.add(secret.hex())
-        if identity is not None:
-            forms.add(base64.b64encode(identity.encode() + b":" + raw).decode())
-        forms = {f for f in forms if f}
+        short = len(raw) < SHORT_SECRET
         with self._lock:
-            if not forms <= self._secrets:
-                self._secrets |= forms
+            known = self._pins if short else self._secrets
+            if not forms <= known:
+                known |= forms
                 self._masks = self._compile()
 
     def _compile(self) -> tuple[list[str], re.Pattern | None]:
         """Long secrets, longest first (one inside another is masked whole); PINs as one pattern that
         matches them only as a whole quoted value, so ids and numbers that contain one survive."""
-        secrets = sorted(self._secrets, key=len, reverse=True)
-        pins = [re.escape(s) for s in secrets if len(s) < SHORT_SECRET]
-        return ([s for s in secrets if len(s) >= SHORT_SECRET],
+        pins = [re.escape(s) for s in sorted(self._pins, key=len, reverse=True)]
+        return (sorted(self._secrets, key=len, reverse=True),
                 re.compile(r"(?<=[\"'])(?:" + "|".join(pins) + r")(?=[\"'])") if pins else None)
 
     def redact(self, text: str) -> str:
         text = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + " " + MASK, text)
+        text = _KEY_VALUE.sub(lambda m: m.group(1) + MASK, text)
         secrets, pins = self._masks
         for secret in secrets:
             text = text.replace(secret, MASK)
@@ -65,10 +73,47 @@ class Redactor:
     def clear(self) -> None:
         with self._lock:
             self._secrets.clear()
+            self._pins.clear()
             self._masks = ([], None)
 
 
 REDACTOR = Redactor()
+
+
+class RedactingFormatter(logging.Formatter):
+    """A log handler's formatter whose every text (message, arguments, traceback) passes the redactor:
+    libraries log what they send (websockets logs each handshake header, Basic auth included)."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        if isinstance(record.args, tuple) and any(map(_elided, record.args)):
+            record = logging.makeLogRecord(record.__dict__ | {"args": tuple(map(_redacted_whole, record.args))})
+        return REDACTOR.redact(self.inner.format(record))
+
+
+def _elided(argument: object) -> bool:
+    """A websockets frame shows only the start and the end of its payload: a secret cut in two there
+    is no longer one the redactor recognises, so the payload is redacted whole first."""
+    return dataclasses.is_dataclass(argument) and isinstance(getattr(argument, "data", None), (bytes, bytearray))
+
+
+def _redacted_whole(argument: object) -> object:
+    if not _elided(argument):
+        return argument
+    try:
+        text = bytes(argument.data).decode()
+    except UnicodeDecodeError:   # binary: nothing the redactor knows is in it as text
+        return argument
+    return dataclasses.replace(argument, data=REDACTOR.redact(text).encode())
+
+
+def redact_handler(handler: logging.Handler) -> None:
+    """Makes every record the handler writes pass the redactor (once, however often it is called)."""
+    if not isinstance(handler.formatter, RedactingFormatter):
+        handler.setFormatter(RedactingFormatter(handler.formatter))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ lines show in CI output even when every test passes.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -23,6 +24,10 @@ def python_env() -> dict[str, str]:
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     return env | {"PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "evse-conformance-pycache")}
 
+
+SELFCHECK_DIR = str(Path(__file__).resolve().parent / "selfcheck")
+if SELFCHECK_DIR not in sys.path:   # its secret scanner serves the operator tests too (tests/ is no package)
+    sys.path.insert(0, SELFCHECK_DIR)
 
 FAULT = "fault"
 _caught: dict[str, dict[str, tuple[bool, str | None]]] = {}   # catalog → fault → (caught, known miss)

@@ -49,7 +49,6 @@ def interval_of(response: dict) -> int:
 def register_key(key: bytes, identity: str | None = None) -> None:
     """An AuthorizationKey is never shown: raw, hex (either case), base64, in a Basic header."""
     REDACTOR.register(key, identity=identity)
-    REDACTOR.register(key.hex().upper())   # the hex form a peer may send in capitals
 
 
 def unsupported_measurands(supported: list[str]) -> list[str]:

@@ -44,6 +44,25 @@ async def test_operator_plugs_in(ocpp_unlinked):
 async def test_operator_gives_a_token_a(target, sut_actuator):
     token = await sut_actuator.perform("issue_token_a", {"token": "proposed-by-the-harness"})
     assert token == "typed-at-the-bench-0042"
+
+
+@checks(OPER.done)
+async def test_operator_is_asked_with_secrets_in_the_body(profile, sut_actuator):
+    pin, key = profile.token("pin").id, profile.get("station.authorization_key")
+    for action, body in [("authorize", {"id_token": {"idToken": pin, "type": "KeyCode"}}), ("authorize", {"id_tag": pin}),
+                         ("change_configuration", {"key": "AuthorizationKey", "value": key}),
+                         ("change_configuration", {"key": "AuthorizationKey", "value": key.upper()}),
+                         ("set_password", {"password": profile.password}),
+                         ("register", {"token": profile.get("ocpi.token_a")})]:
+        await sut_actuator.perform(action, body)
+    assert await sut_actuator.perform("issue_token_a", {}) == "typed-at-the-bench-0042"
+"""
+
+SECRETS = """
+[tokens]
+pin = { id = "7305", type = "KeyCode", status = "Accepted" }
+[ocpi]
+token_a = "bench-token-a-000007"
 """
 
 SHOWN = b"s left)"          # the countdown: the prompt is on the screen and the operator is awaited
@@ -132,6 +151,26 @@ def test_token_a_is_asked_for_and_never_echoed(pytester):
     assert "type it (not shown)" in screen
     assert "typed-at-the-bench-0042" not in screen and "proposed-by-the-harness" not in screen
     assert _verdict(pytester, "test_operator_gives_a_token_a")["verdict"] == "passed"
+
+
+def test_no_prompt_shows_a_secret_of_the_profile(pytester):
+    """Bodies carrying every secret of the profile (the PIN, the 1.6 key in either case, the password,
+    token A) and a typed token A: in no encoding on the screen (DEBUG logs and every test's captured
+    output shown) nor in the reports; the prompts name a secret by its place in the profile."""
+    from secret_scan import Secret, leaks, outputs_of, secrets_of
+
+    from harness import profile as profiles
+    _bench(pytester, operator_seconds=30)
+    sut = pytester.path / "sut.toml"
+    sut.write_text(sut.read_text().replace('identity = "BENCH-7"', 'identity = "BENCH-7"\npassword = '
+                   '"bench-password-000007"\nauthorization_key = "00112233445566778899aabbccddeeff01234567"')
+                   + SECRETS)
+    code, screen = _at_a_terminal(pytester, [b"\n"] * 6 + [b"typed-at-the-bench-0042\n"], "-k", "secrets_in",
+                                  "--log-level=DEBUG", "-rA")
+    assert code == 0, screen
+    assert screen.count(">>> MANUAL ACTION") == 7 and "the secret [tokens.pin] of the profile (not shown)" in screen
+    secrets = secrets_of(profiles.load(sut)) + [Secret("typed token A", b"typed-at-the-bench-0042", None)]
+    assert leaks(outputs_of(screen, pytester.path / "out"), secrets) == []
 
 
 def test_without_a_terminal_an_action_is_not_applicable_with_the_fix(pytester):

@@ -1,13 +1,16 @@
 """Profile checking and secret redaction: no sockets."""
 
 import base64
+import json
+import logging
+import os
 
 import pytest
 
 from harness import profile as profiles
 from harness.errors import ConfigError
 from harness.settings import reference_profile
-from harness.wire import MASK, Redactor, WireLog
+from harness.wire import MASK, REDACTOR, RedactingFormatter, Redactor, WireLog
 
 
 def test_reference_profile_loads_with_every_token_and_evse():
@@ -92,6 +95,17 @@ def test_redactor_masks_secret_in_all_its_encodings():
     assert redactor.redact(text) == " ".join([MASK] * 3)
 
 
+def test_redactor_masks_upper_hex_urlsafe_and_unpadded_base64():
+    """A key the profile gives in hex is sent in capitals by some peers; a token may travel urlsafe
+    or without padding (the self-check in tests/selfcheck searches for every one of these)."""
+    redactor = Redactor()
+    raw = bytes(range(250, 256)) + b"key-bytes->?"
+    redactor.register(raw, identity="CP1")
+    forms = [raw.hex().upper(), base64.urlsafe_b64encode(raw).decode(), base64.b64encode(raw).decode().rstrip("="),
+             base64.b64encode(b"CP1:" + raw).decode().rstrip("=")]
+    assert redactor.redact(" ".join(forms)) == " ".join([MASK] * 4)
+
+
 def test_redactor_masks_a_pin_only_as_a_whole_value():
     redactor = Redactor()
     redactor.register("8412")
@@ -102,6 +116,25 @@ def test_redactor_masks_a_pin_only_as_a_whole_value():
 def test_authorization_headers_are_always_masked():
     assert Redactor().redact("Authorization: Token ZXhhbXBsZS10b2tlbg==") == "Authorization: Token «redacted»"
     assert Redactor().redact("'authorization': 'Basic QUJDOmRlZg=='") == "'authorization': 'Basic «redacted»'"
+
+
+def test_an_authorization_key_value_is_masked_where_it_stands():
+    """A key a real central system sends is logged before the harness can register it."""
+    assert Redactor().redact('[2,"1","ChangeConfiguration",{"key": "AuthorizationKey", "value": "0a1b2c"}]') == \
+        f'[2,"1","ChangeConfiguration",{{"key": "AuthorizationKey", "value": "{MASK}"}}]'
+
+
+def test_a_logged_websockets_frame_is_redacted_before_it_is_cut_short():
+    """websockets logs a frame's start and end only: the end of a key cut off there must not show."""
+    from websockets.frames import Frame, Opcode
+    key = os.urandom(20)
+    REDACTOR.register(key)
+    frame = Frame(Opcode.TEXT, json.dumps([2, "7c4f1883-e4db-4f0f-8ebd-c400f5529d79", "SetVariables",
+                                           {"value": key.hex()}]).encode())
+    record = logging.makeLogRecord({"msg": "> %s", "args": (frame,)})
+    assert key.hex()[-12:] in str(frame)   # what the log showed before
+    shown = RedactingFormatter(logging.Formatter("%(message)s")).format(record)
+    assert key.hex()[-12:] not in shown and shown.startswith("> TEXT '[2,")
 
 
 def test_wire_log_renders_timestamped_directions():
