@@ -16,7 +16,7 @@ import asyncio
 from harness.arena import CS, CSMS
 from harness.ocpp.meter16 import ENERGY, parse_time
 from harness.rules import RuleTable, must
-from harness.suite import OCPP16, case, checks, needs
+from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import Core16, collect, configure_charge_point, connectors, start, stop, tag16, tagged
 from harness.verdict import require, violated
 
@@ -106,7 +106,7 @@ async def _meter_values(ocpp, started, connector: int, wait: float, rule) -> lis
     return found
 
 
-@checks(Core16.authorize, Core16.start, METER16.sampled, METER16.every_phase, METER16.answered)
+@checks(Core16.authorize, Core16.start, METER16.sampled, METER16.every_phase, METER16.answered, cs=TC("TC_070_CS"))
 @needs(tagged("Accepted"))
 async def test_sampled_values_during_a_transaction(ocpp, profile):
     """MeterValueSampleInterval 1 s with every measurand the charge point samples: three MeterValues of the
@@ -124,7 +124,7 @@ async def test_sampled_values_during_a_transaction(ocpp, profile):
     _check_every_phase([value for e in found for value in e.request["meterValue"]])
 
 
-@checks(Core16.authorize, Core16.start, METER16.aligned, METER16.every_phase, METER16.answered)
+@checks(Core16.authorize, Core16.start, METER16.aligned, METER16.every_phase, METER16.answered, cs=TC("TC_071_CS"))
 @needs(tagged("Accepted"))
 async def test_clock_aligned_values(ocpp, profile):
     """ClockAlignedDataInterval 10 s, no sampled values: MeterValues with context Sample.Clock at multiples of
