@@ -34,6 +34,8 @@ CLEANUP_TIMEOUT = 5.0   # seconds for one undo step at the end of a test
 UNDONE_BY: dict[str, Callable[[dict[str, Any]], Trigger]] = {
     "plug_in": lambda body: ("unplug", body),
     "set_registration": lambda body: ("set_registration", {"status": "Accepted"}),
+    "fault_connector": lambda body: ("clear_fault", body),
+    "break_local_list_storage": lambda body: ("repair_local_list_storage", body),
 }
 
 

@@ -472,6 +472,22 @@ class CentralSystemRefusesPhaseValues(ReferenceCsms16):
         return super().on_MeterValues(session, payload)
 
 
+class ChargePointReservesFaultedConnectors(ReferenceStation16):
+    """ReserveNow of a faulted connector is answered Occupied, not Faulted."""
+
+    def on_ReserveNow(self, session, payload):
+        answer = super().on_ReserveNow(session, payload)
+        return {"status": "Occupied"} if answer["status"] == "Faulted" else answer
+
+
+class ChargePointClaimsListsItCannotStore(ReferenceStation16):
+    """A SendLocalList its failing storage could not apply is answered Accepted."""
+
+    def on_SendLocalList(self, session, payload):
+        answer = super().on_SendLocalList(session, payload)
+        return {"status": "Accepted"} if answer["status"] == "Failed" else answer
+
+
 # ------------------------------------------------------------------------------------- the records
 @dataclass(frozen=True)
 class Fault16(Fault):
@@ -634,4 +650,9 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-refuses-phase-values", "METER16.answered", CentralSystemRefusesPhaseValues,
             (node(METER, "test_sampled_values_during_a_transaction", "csms"),
              node(METER, "test_clock_aligned_values", "csms")), "MeterValues.req was refused"),
+    Fault16("cp-reserves-faulted-connectors", "RESERVE16.faulted", ChargePointReservesFaultedConnectors,
+            (node(RESERVE, "test_faulted_connector_is_faulted", "cs"),), "ReserveNow.conf status for connector"),
+    Fault16("cp-claims-lists-it-cannot-store", "LOCALLIST16.failed", ChargePointClaimsListsItCannotStore,
+            (node(LOCALLIST, "test_update_that_cannot_be_stored_fails", "cs"),),
+            "SendLocalList.conf status (storage failing)"),
 )

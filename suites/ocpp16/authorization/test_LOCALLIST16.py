@@ -37,6 +37,9 @@ class LOCALLIST16(RuleTable):
     disabled = must("spec 002 Enumerations UpdateStatus (NotSupported); TC_042_1_CS; TC_043_1_CS",
                     "with LocalAuthListEnabled false GetLocalListVersion gives -1 and SendLocalList is NotSupported "
                     "(or either is refused with CALLERROR NotSupported)", by=CS)
+    failed = must("spec 002 Enumerations UpdateStatus (Failed); TC_043_3_CS",
+                  "a charge point that cannot store a local list answers SendLocalList Failed and keeps the list "
+                  "(and its version) it had", by=CS)
     reconnects = must("spec 002 What the service does 6; Connection 2",
                       "back online the charge point connects again", by=CS)
     listed_offline = must("spec 002 What the service does 5; Behavior rules 5 and 6",
@@ -129,6 +132,19 @@ async def test_differential_update_of_an_old_version_is_a_mismatch(ocpp, profile
     check_equal(LOCALLIST16.version_mismatch, "SendLocalList.conf status (Differential, same version)",
                 "VersionMismatch", status_of(exchange))
     check_equal(LOCALLIST16.version_mismatch, "GetLocalListVersion.conf listVersion", version, await _version(ocpp))
+
+
+@checks(*ASKED, LOCALLIST16.failed, LOCALLIST16.version, cs=TC("TC_043_3_CS"))
+@needs(tagged("Accepted"))
+async def test_update_that_cannot_be_stored_fails(ocpp, profile):
+    """The charge point's list storage fails (``break_local_list_storage``, undone by
+    ``repair_local_list_storage``): a Full list is answered Failed, an answer the central system takes
+    like any other, and the list version stays as it was."""
+    version = await _version(ocpp)
+    await ocpp.act(CS, "break_local_list_storage")
+    exchange = await _send(ocpp, "Full", max(version, 0) + 1, [_entry(tag16(profile, "Accepted").id)])
+    check_equal(LOCALLIST16.failed, "SendLocalList.conf status (storage failing)", "Failed", status_of(exchange))
+    check_equal(LOCALLIST16.failed, "GetLocalListVersion.conf listVersion", version, await _version(ocpp))
 
 
 @pytest.mark.sut_roles("cs")
