@@ -488,6 +488,20 @@ class ChargePointClaimsListsItCannotStore(ReferenceStation16):
         return {"status": "Accepted"} if answer["status"] == "Failed" else answer
 
 
+class ChargePointGivesUpAtOnce(ReferenceStation16):
+    """A firmware download that fails is not tried again, whatever UpdateFirmware.retries says."""
+
+    async def _update(self, location, retrieve_at, retries, retry_interval):
+        await super()._update(location, retrieve_at, 0, retry_interval)
+
+
+class ChargePointRetriesDownloadsAtOnce(ReferenceStation16):
+    """A failed firmware download is tried again at once, whatever UpdateFirmware.retryInterval says."""
+
+    async def _update(self, location, retrieve_at, retries, retry_interval):
+        await super()._update(location, retrieve_at, retries, 0)
+
+
 # ------------------------------------------------------------------------------------- the records
 @dataclass(frozen=True)
 class Fault16(Fault):
@@ -655,4 +669,8 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-claims-lists-it-cannot-store", "LOCALLIST16.failed", ChargePointClaimsListsItCannotStore,
             (node(LOCALLIST, "test_update_that_cannot_be_stored_fails", "cs"),),
             "SendLocalList.conf status (storage failing)"),
+    Fault16("cp-gives-up-at-once", "FIRMWARE16.retried", ChargePointGivesUpAtOnce,
+            (node(FIRMWARE, "test_failing_download_is_retried", "cs"),), "the location was asked 1 times"),
+    Fault16("cp-retries-downloads-at-once", "FIRMWARE16.retried", ChargePointRetriesDownloadsAtOnce,
+            (node(FIRMWARE, "test_failing_download_is_retried", "cs"),), "a retry came sooner than retryInterval"),
 )
