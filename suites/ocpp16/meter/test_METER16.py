@@ -96,15 +96,21 @@ def _check_answered(exchanges) -> None:
             actual=refused)
 
 
-async def _meter_values(ocpp, started, connector: int, wait: float, rule, *, clock_aligned: bool) -> list:
-    """The SAMPLES MeterValues of the connector after the transaction started: the sampled ones, or all
-    (clock-aligned or not) when ``clock_aligned``."""
+async def _transaction_meter_values(ocpp, profile, settings: dict[str, str], wait: float, rule, *,
+                                    clock_aligned: bool) -> list:
+    """A transaction at the charge point configured with ``settings``, and its first SAMPLES MeterValues
+    (the sampled ones, or all when ``clock_aligned``), each answered by a central system under test."""
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    await configure_charge_point(ocpp, settings)
+    started = await start(ocpp, token, connector)
     found = await collect(ocpp, "MeterValues", sender=CS, after=ocpp.link.history.index(started), count=SAMPLES,
                           timeout=wait * SAMPLES + ocpp.timeouts.action,
                           where=lambda p: p.get("connectorId") == connector and (
                               clock_aligned or all(_context(value) != CLOCK for value in p.get("meterValue", []))))
     require(len(found) == SAMPLES, rule, f"{len(found)} MeterValues came in {SAMPLES} intervals of {wait} s",
             expected=f"{SAMPLES} MeterValues", actual=len(found))
+    if ocpp.is_sut(CSMS):
+        _check_answered(found)
     return found
 
 
@@ -114,13 +120,11 @@ async def test_sampled_values_during_a_transaction(ocpp, profile):
     """MeterValueSampleInterval 1 s with every measurand the charge point samples: three sampled MeterValues
     of the transaction (clock-aligned ones, if the charge point sends any, are not counted), each with every
     measurand, at every phase and location it is reported at."""
-    token, connector, measurands = tag16(profile, "Accepted"), connectors(profile)[0], _measurands(profile)
-    await configure_charge_point(ocpp, {"MeterValuesSampledData": ",".join(measurands),
-                                        "MeterValueSampleInterval": str(SAMPLE)})
-    started = await start(ocpp, token, connector)
-    found = await _meter_values(ocpp, started, connector, SAMPLE, METER16.sampled, clock_aligned=False)
+    measurands = _measurands(profile)
+    found = await _transaction_meter_values(ocpp, profile, {"MeterValuesSampledData": ",".join(measurands),
+                                                            "MeterValueSampleInterval": str(SAMPLE)},
+                                            SAMPLE, METER16.sampled, clock_aligned=False)
     if ocpp.is_sut(CSMS):
-        _check_answered(found)
         return
     for exchange in found:
         _check_measurands(METER16.sampled, "a sampled MeterValues.req", exchange.request["meterValue"], measurands)
@@ -132,13 +136,11 @@ async def test_sampled_values_during_a_transaction(ocpp, profile):
 async def test_clock_aligned_values(ocpp, profile):
     """ClockAlignedDataInterval 10 s, no sampled values: MeterValues with context Sample.Clock at multiples of
     10 s of the clock, each with every measurand of MeterValuesAlignedData, at every phase and location."""
-    token, connector, measurands = tag16(profile, "Accepted"), connectors(profile)[0], _measurands(profile)
-    await configure_charge_point(ocpp, {"MeterValueSampleInterval": "0", "MeterValuesAlignedData": ",".join(measurands),
-                                        "ClockAlignedDataInterval": str(ALIGNED)})
-    started = await start(ocpp, token, connector)
-    found = await _meter_values(ocpp, started, connector, ALIGNED, METER16.aligned, clock_aligned=True)
+    measurands = _measurands(profile)
+    found = await _transaction_meter_values(ocpp, profile, {
+        "MeterValueSampleInterval": "0", "MeterValuesAlignedData": ",".join(measurands),
+        "ClockAlignedDataInterval": str(ALIGNED)}, ALIGNED, METER16.aligned, clock_aligned=True)
     if ocpp.is_sut(CSMS):
-        _check_answered(found)
         return
     values = [value for e in found for value in e.request["meterValue"]]
     for value in values:
