@@ -9,6 +9,7 @@ this folder is on ``PYTHONPATH`` for those runs and on ``sys.path`` here (see co
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from dataclasses import dataclass
 
@@ -502,6 +503,18 @@ class ChargePointRetriesDownloadsAtOnce(ReferenceStation16):
         await super()._update(location, retrieve_at, retries, 0)
 
 
+class ChargePointSendsOneOfflineStart(ReferenceStation16):
+    """Offline, a second transaction's StartTransaction is dropped while one is already queued."""
+
+    def send_transaction_message(self, action, payload, tx):
+        if action == "StartTransaction" and not self.online and any(
+                item.action == "StartTransaction" for item in self.queue._items):
+            dropped = asyncio.get_running_loop().create_future()
+            dropped.set_result(None)
+            return dropped
+        return super().send_transaction_message(action, payload, tx)
+
+
 # ------------------------------------------------------------------------------------- the records
 @dataclass(frozen=True)
 class Fault16(Fault):
@@ -673,4 +686,6 @@ FAULTS: tuple[Fault16, ...] = (
             (node(FIRMWARE, "test_failing_download_is_retried", "cs"),), "the location was asked 1 times"),
     Fault16("cp-retries-downloads-at-once", "FIRMWARE16.retried", ChargePointRetriesDownloadsAtOnce,
             (node(FIRMWARE, "test_failing_download_is_retried", "cs"),), "a retry came sooner than retryInterval"),
+    Fault16("cp-sends-one-offline-start", "LOCALLIST16.every_offline_start", ChargePointSendsOneOfflineStart,
+            (node(LOCALLIST, "test_every_offline_transaction_is_started_online", "cs"),), "StartTransaction"),
 )
