@@ -37,6 +37,8 @@ UNDONE_BY: dict[str, Callable[[dict[str, Any]], Trigger]] = {
     "set_registration": lambda body: ("set_registration", {"status": "Accepted"}),
     "set_external_limit": lambda body: ("release_external_limit", {"evse_id": body["evse_id"],
                                                                    "source": body["source"]}),
+    "fault_connector": lambda body: ("clear_fault", body),
+    "break_local_list_storage": lambda body: ("repair_local_list_storage", body),
 }
 
 

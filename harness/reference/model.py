@@ -49,6 +49,7 @@ class ChargeTransaction:
     start: dict                   # the StartTransaction.req payload
     id: int | None = None         # from StartTransaction.conf
     sampler: asyncio.Task | None = None
+    aligned: list = field(default_factory=list)   # clock-aligned MeterValues kept for StopTxnAlignedData
 
 
 @dataclass

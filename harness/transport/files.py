@@ -9,6 +9,7 @@ and an FTP server is more than a test harness needs to prove the dialogue (see t
 
 from __future__ import annotations
 
+from harness import clock
 from harness.transport.http import HttpRequest, HttpResponse, HttpServer, asgi_app
 from harness.wire import WireLog
 
@@ -19,6 +20,7 @@ class FileDepot:
     def __init__(self, wirelog: WireLog | None = None, host: str = "127.0.0.1"):
         self.offered: dict[str, bytes] = {}
         self.fetched: list[str] = []            # the names downloaded, in order
+        self.requested: list[tuple[str, float]] = []   # every GET of a file, offered or not, and when (clock.now())
         self.uploads: dict[str, bytes] = {}
         self._server = HttpServer(asgi_app(self._handle, wirelog=lambda: wirelog, channel="files"), host=host)
 
@@ -46,6 +48,7 @@ class FileDepot:
     async def _handle(self, request: HttpRequest) -> HttpResponse:
         if request.method == "GET" and request.path.startswith(FILES):
             name = request.path.removeprefix(FILES)
+            self.requested.append((name, clock.now()))
             if name not in self.offered:
                 return HttpResponse(404, b"no such file")
             self.fetched.append(name)

@@ -15,7 +15,7 @@ from harness.ocpp.v16 import AUTHORIZATION_STATUSES, connector_ids
 from harness.profile import Profile, Token
 from harness.rules import RuleTable, must
 from harness.transport.ws import Exchange
-from harness.verdict import check_equal, dig
+from harness.verdict import check_equal, dig, require
 
 ID_TAG_LENGTH = 20   # spec 002 Limits: idTag and parentIdTag 20 characters
 
@@ -30,6 +30,8 @@ class Core16(RuleTable, namespace="core16"):
     start = must("spec 002 What the service does 3; Messages StartTransaction",
                  "an Accepted idTag with the cable in starts a transaction, StartTransaction carrying that idTag",
                  by=CS)
+    stops = must("spec 002 What the service does 3",
+                 "the idTag that started a transaction stops it when presented again (StopTransaction.req)", by=CS)
     stop_answered = must("spec 002 Messages StopTransaction",
                          "the central system answers a StopTransaction.req with StopTransaction.conf", by=CSMS)
 
@@ -114,6 +116,16 @@ async def start(arena: OcppArena, token: Token, connector_id: int) -> Exchange:
     check_equal(Core16.start, "StartTransaction.req idTag", token.id.casefold(), exchange.request["idTag"].casefold())
     if not arena.is_sut(CS):
         check_equal(Core16.accepted, "StartTransaction.conf idTagInfo.status", "Accepted", id_tag_status(exchange))
+    return exchange
+
+
+async def stop(arena: OcppArena, token: Token, connector_id: int) -> Exchange:
+    """The idTag that started the transaction is presented again: StopTransaction, answered."""
+    mark = arena.mark()
+    await arena.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector_id)
+    exchange = await arena.expect("StopTransaction", sender=CS, after=mark, rule=Core16.stops)
+    require(exchange.error is None, Core16.stop_answered, "StopTransaction.req was refused",
+            expected="StopTransaction.conf", actual=exchange.error)
     return exchange
 
 

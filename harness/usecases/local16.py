@@ -13,14 +13,17 @@ from harness.verdict import require
 NOTICE = 0.5   # seconds for the charge point to act on what changed (the link down, a card, a cable)
 
 
-async def presented_offline(arena: OcppArena, id_tag: str, connector_id: int, *, reconnects: Rule) -> None:
-    """The link is cut; ``id_tag`` is presented at ``connector_id`` and the cable plugged in; the link is
-    restored and the charge point connects again (``reconnects`` breaks when it does not)."""
+async def presented_offline(arena: OcppArena, id_tag: str, connector_id: int, *, reconnects: Rule,
+                            also: tuple[tuple[str, int], ...] = ()) -> None:
+    """The link is cut; ``id_tag`` is presented at ``connector_id`` and the cable plugged in (and so for
+    every further (idTag, connector) of ``also``); the link is restored and the charge point connects
+    again (``reconnects`` breaks when it does not)."""
     before = arena.connections()
     await arena.cut()
     await asyncio.sleep(NOTICE)
-    await arena.act(CS, "present_id_tag", id_tag=id_tag, connector_id=connector_id)
-    await arena.act(CS, "plug_in", connector_id=connector_id)
+    for tag, connector in ((id_tag, connector_id), *also):
+        await arena.act(CS, "present_id_tag", id_tag=tag, connector_id=connector)
+        await arena.act(CS, "plug_in", connector_id=connector)
     await asyncio.sleep(NOTICE)
     await arena.restore()
     if arena.is_sut(CS):

@@ -9,14 +9,17 @@ this folder is on ``PYTHONPATH`` for those runs and on ``sys.path`` here (see co
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from dataclasses import dataclass
 
 from catalog import CONN, RPC, Fault, transport  # importable: conftest.py puts this folder on sys.path
 
 from harness.ocpp.errors import FORMAT
+from harness.ocpp.meter16 import ENERGY
 from harness.reference import ReferenceCsms16, ReferenceStation16
 from harness.reference.v16.queue import Queued, TransactionQueue
+from harness.transport.ws import CallErrorReply
 
 MODULE = "catalog16"
 VERSION = "ocpp1.6"
@@ -420,6 +423,98 @@ class ChargePointAlreadyRegistered(ReferenceStation16):
         return await super().connect(csms_url, boot=boot, offered=offered)
 
 
+class ChargePointDropsAPhase(ReferenceStation16):
+    """Every other sampled MeterValue leaves out the current of phase L3."""
+
+    def reading(self, connector, context, measurands, wh=None, at=None):
+        value = super().reading(connector, context, measurands, wh, at)
+        if context == "Sample.Periodic" and connector.meter.wh % (2 * connector.meter.step):
+            value["sampledValue"] = [v for v in value["sampledValue"] if v.get("phase") != "L3"]
+        return value
+
+
+class ChargePointSamplesOnlyEnergy(ReferenceStation16):
+    """Sampled MeterValues carry the energy register whatever MeterValuesSampledData lists."""
+
+    def reading(self, connector, context, measurands, wh=None, at=None):
+        chosen = [ENERGY] if context == "Sample.Periodic" else measurands
+        return super().reading(connector, context, chosen, wh, at)
+
+
+class ChargePointStampsAlignedValuesPeriodic(ReferenceStation16):
+    """Clock-aligned MeterValues are sent with context Sample.Periodic."""
+
+    def reading(self, connector, context, measurands, wh=None, at=None):
+        return super().reading(connector, "Sample.Periodic" if context == "Sample.Clock" else context, measurands,
+                               wh, at)
+
+
+class ChargePointForgetsAlignedStopData(ReferenceStation16):
+    """StopTransaction's transactionData leaves out the clock-aligned values of StopTxnAlignedData."""
+
+    def stop_payload(self, connector, tx, reason, id_tag):
+        tx.aligned.clear()
+        return super().stop_payload(connector, tx, reason, id_tag)
+
+
+class ChargePointAlwaysSendsStopData(ReferenceStation16):
+    """An empty StopTxnSampledData is read as the energy register: StopTransaction always has meter values."""
+
+    def measurands(self, key):
+        return super().measurands(key) or [ENERGY]
+
+
+class CentralSystemRefusesPhaseValues(ReferenceCsms16):
+    """MeterValues with a per-phase value are answered with a CALLERROR."""
+
+    def on_MeterValues(self, session, payload):
+        if any("phase" in s for v in payload["meterValue"] for s in v["sampledValue"]):
+            raise CallErrorReply("InternalError", "phase values are not stored")
+        return super().on_MeterValues(session, payload)
+
+
+class ChargePointReservesFaultedConnectors(ReferenceStation16):
+    """ReserveNow of a faulted connector is answered Occupied, not Faulted."""
+
+    def on_ReserveNow(self, session, payload):
+        answer = super().on_ReserveNow(session, payload)
+        return {"status": "Occupied"} if answer["status"] == "Faulted" else answer
+
+
+class ChargePointClaimsListsItCannotStore(ReferenceStation16):
+    """A SendLocalList its failing storage could not apply is answered Accepted."""
+
+    def on_SendLocalList(self, session, payload):
+        answer = super().on_SendLocalList(session, payload)
+        return {"status": "Accepted"} if answer["status"] == "Failed" else answer
+
+
+class ChargePointGivesUpAtOnce(ReferenceStation16):
+    """A firmware download that fails is not tried again, whatever UpdateFirmware.retries says."""
+
+    async def _update(self, location, retrieve_at, retries, retry_interval):
+        await super()._update(location, retrieve_at, 0, retry_interval)
+
+
+class ChargePointRetriesDownloadsAtOnce(ReferenceStation16):
+    """A failed firmware download is tried again at once, whatever UpdateFirmware.retryInterval says."""
+
+    async def _update(self, location, retrieve_at, retries, retry_interval):
+        await super()._update(location, retrieve_at, retries, 0)
+
+
+class ChargePointSendsOneOfflineStart(ReferenceStation16):
+    """Offline, a second transaction's StartTransaction is dropped while one is already queued."""
+
+    def send_transaction_message(self, action, payload, tx):
+        if action == "StartTransaction" and not self.online and any(
+                item.action == "StartTransaction" for item in self.queue._items):
+            dropped = asyncio.get_running_loop().create_future()
+            dropped.set_result(None)
+            return dropped
+        return super().send_transaction_message(action, payload, tx)
+
+
 # ------------------------------------------------------------------------------------- the records
 @dataclass(frozen=True)
 class Fault16(Fault):
@@ -443,6 +538,7 @@ INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16
 LOCALLIST, RESERVE = "authorization/test_LOCALLIST16.py", "reservation/test_RESERVE16.py"
 TRIGGER, SC = "trigger/test_TRIGGER16.py", "smartcharging/test_SC16.py"
 FIRMWARE = "firmware/test_FIRMWARE16.py"
+METER = "meter/test_METER16.py"
 
 FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-authorizes-its-own-stop", "TX16.no_authorize",
@@ -567,4 +663,29 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cs-moves-the-firmware", "ops16.sent_as_asked", CentralSystemMovesTheFirmware,
             (node(FIRMWARE, "test_firmware_is_installed_and_the_charge_point_reboots", "csms"),),
             "UpdateFirmware.req is wrong"),
+    Fault16("cp-drops-a-phase", "METER16.every_phase", ChargePointDropsAPhase,
+            (node(METER, "test_sampled_values_during_a_transaction", "cs"),),
+            "without some phases or locations"),
+    Fault16("cp-samples-only-energy", "METER16.sampled", ChargePointSamplesOnlyEnergy,
+            (node(METER, "test_sampled_values_during_a_transaction", "cs"),), "lacks configured measurands"),
+    Fault16("cp-stamps-aligned-values-periodic", "METER16.aligned", ChargePointStampsAlignedValuesPeriodic,
+            (node(METER, "test_clock_aligned_values", "cs"),), "is not clock-aligned"),
+    Fault16("cp-forgets-aligned-stop-data", "METER16.stop_data", ChargePointForgetsAlignedStopData,
+            (node(METER, "test_stop_transaction_carries_its_meter_data", "cs"),), "clock-aligned, Sample.Clock"),
+    Fault16("cp-always-sends-stop-data", "METER16.no_stop_data", ChargePointAlwaysSendsStopData,
+            (node(METER, "test_empty_stop_lists_send_no_meter_values", "cs"),), "although both lists are empty"),
+    Fault16("cs-refuses-phase-values", "METER16.answered", CentralSystemRefusesPhaseValues,
+            (node(METER, "test_sampled_values_during_a_transaction", "csms"),
+             node(METER, "test_clock_aligned_values", "csms")), "MeterValues.req was refused"),
+    Fault16("cp-reserves-faulted-connectors", "RESERVE16.faulted", ChargePointReservesFaultedConnectors,
+            (node(RESERVE, "test_faulted_connector_is_faulted", "cs"),), "ReserveNow.conf status for connector"),
+    Fault16("cp-claims-lists-it-cannot-store", "LOCALLIST16.failed", ChargePointClaimsListsItCannotStore,
+            (node(LOCALLIST, "test_update_that_cannot_be_stored_fails", "cs"),),
+            "SendLocalList.conf status (storage failing)"),
+    Fault16("cp-gives-up-at-once", "FIRMWARE16.retried", ChargePointGivesUpAtOnce,
+            (node(FIRMWARE, "test_failing_download_is_retried", "cs"),), "the location was asked 1 times"),
+    Fault16("cp-retries-downloads-at-once", "FIRMWARE16.retried", ChargePointRetriesDownloadsAtOnce,
+            (node(FIRMWARE, "test_failing_download_is_retried", "cs"),), "a retry came sooner than retryInterval"),
+    Fault16("cp-sends-one-offline-start", "LOCALLIST16.every_offline_start", ChargePointSendsOneOfflineStart,
+            (node(LOCALLIST, "test_every_offline_transaction_is_started_online", "cs"),), "StartTransaction"),
 )

@@ -8,7 +8,8 @@ have is Rejected. An idle connector changes at once (Accepted) and reports its n
 a running transaction keeps charging and the answer is Scheduled: it becomes Unavailable when the
 transaction ends. Connector 0 also reports the main controller. An inoperative connector starts no
 transaction. ``availability_refused`` makes every request Rejected (a charge point that cannot change
-its availability now).
+its availability now). The actions ``fault_connector`` and ``clear_fault`` make an idle connector
+Faulted (StatusNotification Faulted, errorCode OtherError) and well again (its idle status).
 
 Central system 1.6: ChangeAvailability as an actuator action.
 """
@@ -36,6 +37,16 @@ class AvailabilityStation16(Block):
         self.background.spawn(self._report(targets, operative if whole else None))
         busy = any(c.transaction is not None for c in targets)
         return {"status": "Scheduled" if busy and not operative else "Accepted"}
+
+    async def act_fault_connector(self, connector_id: int = 1) -> None:
+        connector = self.connectors[connector_id]
+        connector.faulted = True
+        await self.set_status(connector, "Faulted")
+
+    async def act_clear_fault(self, connector_id: int = 1) -> None:
+        connector = self.connectors[connector_id]
+        connector.faulted = False
+        await self.set_status(connector, "Available")
 
     async def _report(self, targets: list, main: bool | None) -> None:
         """The new status of every idle connector changed (and of the main controller for connector 0)."""

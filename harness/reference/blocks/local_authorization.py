@@ -9,7 +9,8 @@ Charge point 1.6 (spec 002 What the service does 5; Behavior rules 6-8; the rule
   of connector 0 with errorCode LocalListConflict;
 - ClearCache empties the cache (Rejected while AuthorizationCacheEnabled is false);
 - GetLocalListVersion gives the list's version (-1 while LocalAuthListEnabled is false);
-  SendLocalList applies an update (NotSupported while disabled);
+  SendLocalList applies an update (NotSupported while disabled; Failed, the list untouched, while its
+  storage is broken: the actions ``break_local_list_storage`` and ``repair_local_list_storage``);
 - ``local_decision``: what the charge point decides on its own, before or instead of Authorize: online,
   an identifier the list or cache accepts when LocalPreAuthorize is true; offline, one they accept when
   LocalAuthorizeOffline is true, an unknown one when AllowOfflineTxForUnknownId is true, and never one
@@ -38,6 +39,7 @@ class LocalAuthorizationStation16(Block):
         super().__init__(*args, **kwargs)
         self.cache = AuthorizationCache()
         self.local_list = LocalList()
+        self.list_storage_broken = False
 
     def _known(self, id_tag: str) -> dict | None:
         """L2: the local list first, then the cache, each while it is enabled."""
@@ -80,8 +82,16 @@ class LocalAuthorizationStation16(Block):
     def on_SendLocalList(self, _: None, payload: dict) -> dict:
         if not self.config.flag("LocalAuthListEnabled"):
             return {"status": "NotSupported"}
+        if self.list_storage_broken:
+            return {"status": "Failed"}
         return {"status": self.local_list.apply(payload["updateType"], payload["listVersion"],
                                                 payload.get("localAuthorizationList", []))}
+
+    async def act_break_local_list_storage(self) -> None:
+        self.list_storage_broken = True
+
+    async def act_repair_local_list_storage(self) -> None:
+        self.list_storage_broken = False
 
 
 class LocalAuthorizationCsms16(Block):

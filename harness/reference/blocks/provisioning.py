@@ -212,7 +212,8 @@ class ProvisioningStation16(Block):
             return
         connector.status = status
         if self.online:
-            await self.call("StatusNotification", self.connector_status(connector.id, status))
+            await self.call("StatusNotification", self.connector_status(
+                connector.id, status, "OtherError" if status == "Faulted" else "NoError"))
 
     async def set_main_status(self, operative: bool) -> None:
         """The main controller (connector 0): Available or Unavailable."""

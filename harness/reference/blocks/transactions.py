@@ -11,8 +11,10 @@ stop, it goes on with MaxEnergyOnInvalidId set until the register has counted th
 sample), and is suspended at once without it; pulling the cable ends it (EVCommunicationLost). While it runs, a TransactionEvent Updated carries the
 energy register every ``tx_updated_interval`` seconds (spec 001 J02; 0, the default: none).
 
-Charge point 1.6 (spec 002): StartTransaction, StopTransaction (reason, meter values in
-transactionData when StopTxnSampledData is set) and periodic MeterValues (MeterValueSampleInterval) go
+Charge point 1.6 (spec 002): StartTransaction, StopTransaction (reason, meter values of
+StopTxnSampledData and StopTxnAlignedData in transactionData, none when both are empty), periodic
+MeterValues (MeterValueSampleInterval, MeterValuesSampledData) and clock-aligned ones
+(ClockAlignedDataInterval, MeterValuesAlignedData) go
 through the TransactionQueue (``harness.reference.v16.queue``, rules Q1-Q4): in order, held while
 offline, retried by TransactionMessageRetryInterval × transmissions and discarded after
 TransactionMessageAttempts (behaviour rules 1-2); a StartTransaction answered with a status other than
@@ -46,6 +48,7 @@ from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
 from harness.reference.model import ChargeTransaction, Connector, EvseState, StationTransaction
 from harness.reference.tokens import token_key
+from harness.reference.v16.meter import measurand_list
 from harness.reference.v16.queue import Queued, TransactionQueue
 from harness.transport.ws import Exchange
 
@@ -310,10 +313,12 @@ class TransactionsStation16(Block):
         payload: dict[str, Any] = {"meterStop": meter_stop, "timestamp": now_iso(), "reason": reason}
         if id_tag is not None:
             payload["idTag"] = id_tag
-        if self.config.value("StopTxnSampledData"):
-            payload["transactionData"] = [
-                connector.meter.sample("Transaction.Begin", tx.start["meterStart"], tx.start["timestamp"]),
-                connector.meter.sample("Transaction.End", meter_stop, payload["timestamp"])]
+        sampled = self.measurands("StopTxnSampledData")
+        data = [self.reading(connector, "Transaction.Begin", sampled, tx.start["meterStart"], tx.start["timestamp"]),
+                *tx.aligned, self.reading(connector, "Transaction.End", sampled, meter_stop, payload["timestamp"])]
+        data = [value for value in data if value["sampledValue"]]
+        if data:   # both lists empty: no meter values (behaviour rule 14)
+            payload["transactionData"] = data
         return payload
 
     async def stop_charging(self, connector: Connector, reason: str, id_tag: str | None = None) -> Exchange | None:
@@ -333,15 +338,48 @@ class TransactionsStation16(Block):
         for connector in self._running(None):
             await self.stop_charging(connector, "Local")
 
+    def measurands(self, key: str) -> list[str]:
+        """The measurands a metering key lists (rule 16); empty: none."""
+        return measurand_list(self.config.value(key))
+
+    def reading(self, connector: Connector, context: str, measurands: list[str], wh: int | None = None,
+                at: str | None = None) -> dict:
+        """One MeterValue of the connector's meter (no sampledValue when ``measurands`` is empty)."""
+        return connector.meter.sample(context, measurands, wh, at)
+
     async def _sample(self, connector: Connector, tx: ChargeTransaction) -> None:
-        """Periodic MeterValues every MeterValueSampleInterval seconds (0: none)."""
+        """The transaction's meter values: periodic and clock-aligned, side by side."""
+        await asyncio.gather(self._sample_periodic(connector, tx), self._sample_aligned(connector, tx))
+
+    async def _sample_periodic(self, connector: Connector, tx: ChargeTransaction) -> None:
+        """MeterValues of MeterValuesSampledData every MeterValueSampleInterval seconds (0: none)."""
         while connector.transaction is tx:
             interval = self.config.integer("MeterValueSampleInterval")
             await asyncio.sleep(interval or 1)
             if interval and connector.transaction is tx:
                 connector.meter.advance()
-                self.send_transaction_message("MeterValues", {
-                    "connectorId": connector.id, "meterValue": [connector.meter.sample("Sample.Periodic")]}, tx)
+                self._send_sample(connector, tx, self.reading(connector, "Sample.Periodic",
+                                                              self.measurands("MeterValuesSampledData")))
+
+    async def _sample_aligned(self, connector: Connector, tx: ChargeTransaction) -> None:
+        """At every multiple of ClockAlignedDataInterval seconds of the clock (0: none): MeterValues of
+        MeterValuesAlignedData, and a MeterValue of StopTxnAlignedData kept for the StopTransaction."""
+        while connector.transaction is tx:
+            interval = self.config.integer("ClockAlignedDataInterval")
+            now = clock.utcnow().timestamp()
+            await asyncio.sleep(interval - now % interval if interval else 1)
+            if not interval or connector.transaction is not tx:
+                continue
+            at = now_iso()
+            self._send_sample(connector, tx, self.reading(connector, "Sample.Clock",
+                                                          self.measurands("MeterValuesAlignedData"), at=at))
+            kept = self.reading(connector, "Sample.Clock", self.measurands("StopTxnAlignedData"), at=at)
+            if kept["sampledValue"]:
+                tx.aligned.append(kept)
+
+    def _send_sample(self, connector: Connector, tx: ChargeTransaction, value: dict) -> None:
+        if value["sampledValue"]:
+            self.send_transaction_message("MeterValues", {"connectorId": connector.id, "meterValue": [value]}, tx)
 
     async def act_plug_in(self, connector_id: int = 1) -> None:
         connector = self.connectors[connector_id]

@@ -23,7 +23,9 @@ from typing import Any
 
 from harness.ocpp.v16 import (AUTHORIZATION_KEY, FIRMWARE_MANAGEMENT, KEY_BYTES, LOCAL_AUTH_LIST, REMOTE_TRIGGER, RESERVATION,
                               SMART_CHARGING, register_key)
+from harness.ocpp.meter16 import ENERGY
 from harness.reference.v16.local_auth import MAX_LENGTH
+from harness.reference.v16.meter import SUPPORTED_MEASURANDS, measurand_list
 
 
 # The smart-charging discovery keys (spec 002 rule 15) the reference reports with the Smart Charging
@@ -31,8 +33,6 @@ from harness.reference.v16.local_auth import MAX_LENGTH
 DISCOVERY_KEYS = {"ChargeProfileMaxStackLevel": "8", "ChargingScheduleAllowedChargingRateUnit": "Current,Power",
                   "ChargingScheduleMaxPeriods": "24", "MaxChargingProfilesInstalled": "16"}
 
-# The measurands the reference meter reports (spec 002 Measurand; rule 16 metering keys).
-SUPPORTED_MEASURANDS = frozenset({"Energy.Active.Import.Register"})
 
 
 def natural(value: str) -> bool:
@@ -45,8 +45,7 @@ def boolean(value: str) -> bool:
 
 def measurands(value: str) -> bool:
     """A comma-separated list of measurands the meter supports; empty means none (rule 14)."""
-    items = [item.strip() for item in value.split(",") if item.strip()]
-    return all(item in SUPPORTED_MEASURANDS for item in items)
+    return all(item in SUPPORTED_MEASURANDS for item in measurand_list(value))
 
 
 def hex_key(value: str) -> bool:
@@ -91,7 +90,6 @@ class ConfigurationStore:
         when asked."""
         profiles = ["Core", FIRMWARE_MANAGEMENT, LOCAL_AUTH_LIST, RESERVATION, REMOTE_TRIGGER] + (
             [SMART_CHARGING] if smart_charging else [])
-        energy = ",".join(sorted(SUPPORTED_MEASURANDS))
         keys = [Key(name, value, accepts=natural) for name, value in {
             "ClockAlignedDataInterval": "0", "ConnectionTimeOut": "60", "HeartbeatInterval": "86400",
             "MeterValueSampleInterval": "0", "ResetRetries": "1", "TransactionMessageAttempts": "3",
@@ -101,7 +99,7 @@ class ConfigurationStore:
             "AuthorizationCacheEnabled": "true", "LocalAuthListEnabled": "true", "AllowOfflineTxForUnknownId": "false",
             "StopTransactionOnEVSideDisconnect": "true", "StopTransactionOnInvalidId": "true",
             "UnlockConnectorOnEVSideDisconnect": "true"}.items()]
-        keys += [Key(name, energy, accepts=measurands) for name in (
+        keys += [Key(name, ENERGY, accepts=measurands) for name in (
             "MeterValuesAlignedData", "MeterValuesSampledData", "StopTxnAlignedData", "StopTxnSampledData")]
         keys += [
             Key("GetConfigurationMaxKeys", "50", readonly=True),

@@ -15,6 +15,7 @@ import secrets
 import pytest
 
 from harness.arena import CS, CSMS
+from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import Core16, configure_charge_point, connectors, id_tag_status, same_tag, tag16, tagged
@@ -37,6 +38,9 @@ class LOCALLIST16(RuleTable):
     disabled = must("spec 002 Enumerations UpdateStatus (NotSupported); TC_042_1_CS; TC_043_1_CS",
                     "with LocalAuthListEnabled false GetLocalListVersion gives -1 and SendLocalList is NotSupported "
                     "(or either is refused with CALLERROR NotSupported)", by=CS)
+    failed = must("spec 002 Enumerations UpdateStatus (Failed); TC_043_3_CS",
+                  "a charge point that cannot store a local list answers SendLocalList Failed and keeps the list "
+                  "(and its version) it had", by=CS)
     reconnects = must("spec 002 What the service does 6; Connection 2",
                       "back online the charge point connects again", by=CS)
     listed_offline = must("spec 002 What the service does 5; Behavior rules 5 and 6",
@@ -48,6 +52,9 @@ class LOCALLIST16(RuleTable):
     unknown_allowed = must("spec 002 Behavior rules 5 and 8",
                            "offline, with AllowOfflineTxForUnknownId true, an unknown identifier starts a transaction, "
                            "whose StartTransaction is sent once back online", by=CS)
+    every_offline_start = must("spec 002 Behavior rule 5",
+                               "back online the charge point sends a StartTransaction for every transaction it "
+                               "authorized offline", by=CS)
     unknown_refused = must("spec 002 Behavior rule 8",
                            "offline, with AllowOfflineTxForUnknownId false, an unknown identifier starts no "
                            "transaction", by=CS)
@@ -131,6 +138,19 @@ async def test_differential_update_of_an_old_version_is_a_mismatch(ocpp, profile
     check_equal(LOCALLIST16.version_mismatch, "GetLocalListVersion.conf listVersion", version, await _version(ocpp))
 
 
+@checks(*ASKED, LOCALLIST16.failed, LOCALLIST16.version, cs=TC("TC_043_3_CS"))
+@needs(tagged("Accepted"))
+async def test_update_that_cannot_be_stored_fails(ocpp, profile):
+    """The charge point's list storage fails (``break_local_list_storage``, undone by
+    ``repair_local_list_storage``): a Full list is answered Failed, an answer the central system takes
+    like any other, and the list version stays as it was."""
+    version = await _version(ocpp)
+    await ocpp.act(CS, "break_local_list_storage")
+    exchange = await _send(ocpp, "Full", max(version, 0) + 1, [_entry(tag16(profile, "Accepted").id)])
+    check_equal(LOCALLIST16.failed, "SendLocalList.conf status (storage failing)", "Failed", status_of(exchange))
+    check_equal(LOCALLIST16.failed, "GetLocalListVersion.conf listVersion", version, await _version(ocpp))
+
+
 @pytest.mark.sut_roles("cs")
 @checks(Operations16.sent_as_asked, LOCALLIST16.disabled, cs=TC("TC_042_1_CS"))
 async def test_disabled_list_has_no_version(ocpp):
@@ -202,6 +222,24 @@ async def test_unknown_identifier_starts_offline_when_allowed(ocpp, profile):
     if ocpp.is_sut(CSMS):
         check_equal(LOCALLIST16.offline_answered, "StartTransaction.conf idTagInfo.status for an unknown idTag",
                     "Invalid", id_tag_status(started))
+
+
+def _two_connectors(given) -> None:
+    if len(connectors(given.profile)) < 2:
+        raise NotApplicable("the profile declares one connector: two transactions at once need two")
+
+
+@checks(LOCALLIST16.reconnects, LOCALLIST16.unknown_allowed, LOCALLIST16.every_offline_start)
+@needs(_two_connectors)
+async def test_every_offline_transaction_is_started_online(ocpp, profile):
+    """AllowOfflineTxForUnknownId true: two unknown idTags start at two connectors while offline; back online
+    a StartTransaction comes for each of them."""
+    (first, second), tags = connectors(profile)[:2], (_unknown_tag(), _unknown_tag())
+    await configure_charge_point(ocpp, {"AllowOfflineTxForUnknownId": "true"})
+    await presented_offline(ocpp, tags[0], first, reconnects=LOCALLIST16.reconnects, also=((tags[1], second),))
+    for tag in tags:
+        await ocpp.expect("StartTransaction", sender=CS, after=0, rule=LOCALLIST16.every_offline_start,
+                          where=lambda p, tag=tag: same_tag(p.get("idTag"), tag))
 
 
 @pytest.mark.sut_roles("cs")

@@ -24,6 +24,8 @@ from harness.usecases.operations16 import ASKED, operate
 from harness.verdict import check_equal, require
 
 INSTALLED = ("Downloading", "Downloaded", "Installing", "Installed")
+RETRIES, RETRY_INTERVAL = 2, 2   # UpdateFirmware.retries and retryInterval (seconds) of the retry test
+TOLERANCE = 0.25                 # seconds of scheduling slack when an interval is measured
 
 
 class FIRMWARE16(RuleTable):
@@ -37,6 +39,9 @@ class FIRMWARE16(RuleTable):
                    "after installing the firmware the charge point reboots and sends BootNotification", by=CS)
     download_failed = must("spec 002 Enumerations FirmwareStatus (DownloadFailed)",
                            "a download that cannot succeed is reported DownloadFailed, and nothing is installed", by=CS)
+    retried = must("spec 002 What the service does 4 (retries, retryInterval); OCPP 1.6 UpdateFirmware.req",
+                   "a download that fails is tried again before DownloadFailed: retries times in all (or after the "
+                   "first try), a retry no sooner than retryInterval seconds after the try before", by=CS)
     diagnostics_sequence = must("spec 002 Enumerations DiagnosticsStatus; Events",
                                 "GetDiagnostics is answered with the fileName, and the upload is reported Uploading, "
                                 "then Uploaded, with the file at the location", by=CS)
@@ -114,6 +119,29 @@ async def test_firmware_that_cannot_be_downloaded_fails(ocpp, depot):
     require(seen[-1] == "DownloadFailed" and "Installing" not in seen, FIRMWARE16.download_failed,
             "a firmware the location does not have was not reported DownloadFailed", expected="... DownloadFailed",
             actual=seen)
+
+
+@checks(*ASKED, FIRMWARE16.download_failed, FIRMWARE16.retried, FIRMWARE16.notifications_answered)
+async def test_failing_download_is_retried(ocpp, depot):
+    """UpdateFirmware of a file the harness does not serve (404), retries 2, retryInterval 2 s: the location is
+    asked again, 2 s apart at the soonest, then DownloadFailed. ``retries`` is read both ways the text allows:
+    the tries in all, or the tries after the first (2 or 3 requests)."""
+    name = f"missing-{secrets.token_hex(4)}.bin"
+    mark = ocpp.mark()
+    await operate(ocpp, "UpdateFirmware", {"location": depot.url_of(name), "retrieveDate": _now(),
+                                           "retries": RETRIES, "retryInterval": RETRY_INTERVAL})
+    seen = await _statuses(ocpp, "FirmwareStatusNotification", mark, {"DownloadFailed", "Installed"},
+                           FIRMWARE16.download_failed)
+    check_equal(FIRMWARE16.download_failed, "the last FirmwareStatusNotification status", "DownloadFailed", seen[-1])
+    if ocpp.is_sut(CSMS):
+        return
+    times = [at for requested, at in depot.requested if requested == name]
+    require(len(times) in (RETRIES, RETRIES + 1), FIRMWARE16.retried, f"the location was asked {len(times)} "
+            f"times with retries {RETRIES}", expected=f"{RETRIES} or {RETRIES + 1} requests", actual=len(times))
+    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    require(all(gap >= RETRY_INTERVAL - TOLERANCE for gap in gaps), FIRMWARE16.retried,
+            f"a retry came sooner than retryInterval {RETRY_INTERVAL} s", expected=f">= {RETRY_INTERVAL} s apart",
+            actual=[f"{gap:.2f} s" for gap in gaps])
 
 
 @checks(*ASKED, FIRMWARE16.diagnostics_sequence, FIRMWARE16.notifications_answered)

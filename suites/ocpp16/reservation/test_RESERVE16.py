@@ -1,7 +1,7 @@
 """RESERVE16 — Reservation in 1.6: ReserveNow on a connector and on connector 0, for an idTag or its
 group, its expiry, the connectors that cannot be reserved, and CancelReservation (spec 002 Messages
 ReserveNow, CancelReservation, StartTransaction reservationId; ReservationStatus,
-CancelReservationStatus; ChargePointStatus Reserved; Behavior rule 9; the Reservation moves).
+CancelReservationStatus; ChargePointStatus Reserved, Faulted; Behavior rule 9; the Reservation moves).
 
 Readings chosen where the text is silent: Rejected ("not configured for reservations") is an answer a
 charge point may give: the test is then not applicable. A reservation of connector 0 need not show a
@@ -47,6 +47,9 @@ class RESERVE16(RuleTable):
                    "at its expiryDate the reservation is released: the connector reports Available", by=CS)
     not_free = must("spec 002 Enumerations ReservationStatus",
                     "ReserveNow of a connector in a transaction is Occupied, of an Inoperative one Unavailable", by=CS)
+    faulted = must("spec 002 Enumerations ReservationStatus; ChargePointStatus (Faulted: not available for energy "
+                   "delivery)", "a connector that became faulted reports StatusNotification Faulted, and ReserveNow "
+                   "of it is answered Faulted", by=CS)
     cancelled = must("spec 002 Reservation moves (CancelReservation); Enumerations CancelReservationStatus",
                      "CancelReservation of an active reservation is Accepted and releases it: the connector reports "
                      "Available", by=CS)
@@ -184,6 +187,18 @@ async def test_inoperative_connector_is_unavailable(ocpp, profile):
     if status_of(changed) != "Accepted":
         raise NotApplicable(f"the charge point answers ChangeAvailability Inoperative {status_of(changed)}")
     await _reserve(ocpp, connector, tag16(profile, "Accepted").id, expect="Unavailable", rule=RESERVE16.not_free)
+
+
+@checks(*ASKED, RESERVE16.faulted, csms=TC("TC_048_1_CSMS"))
+@needs(tagged("Accepted"))
+async def test_faulted_connector_is_faulted(ocpp, profile):
+    """A connector made faulted at the charge point (``fault_connector``, undone by ``clear_fault``) reports
+    Faulted; ReserveNow of it is answered Faulted, an answer the central system takes like any other."""
+    connector = connectors(profile)[0]
+    mark = ocpp.mark()
+    await ocpp.act(CS, "fault_connector", connector_id=connector)
+    await _status(ocpp, connector, "Faulted", mark, RESERVE16.faulted)
+    await _reserve(ocpp, connector, tag16(profile, "Accepted").id, expect="Faulted", rule=RESERVE16.faulted)
 
 
 @pytest.mark.sut_roles("csms")
