@@ -80,7 +80,7 @@ async def test_pending_becomes_active_at_the_moment_of_activation(ocpi):
     activation, later than the creation (the test waits two seconds between the two)."""
     sent = await _started(ocpi, status=PENDING)
     check_equal(Ses.pushed, "status of the new Session", PENDING, sent["status"])
-    await asyncio.sleep(2)
+    await asyncio.sleep(2)   # activation must come later than creation: time passes (virtual in the embedded run)
     patch = await ses.change(ocpi, sent["id"], status=ACTIVE)
     moved = patch.get("start_date_time")
     require(moved is not None and parse_datetime(moved) > parse_datetime(sent["start_date_time"]),

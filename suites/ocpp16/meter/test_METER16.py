@@ -185,7 +185,7 @@ async def test_empty_stop_lists_send_no_meter_values(ocpp, profile):
     await configure_charge_point(ocpp, {"StopTxnSampledData": "", "StopTxnAlignedData": "",
                                         "MeterValueSampleInterval": str(SAMPLE)})
     await start(ocpp, token, connector)
-    await asyncio.sleep(SAMPLE * 2)
+    await asyncio.sleep(SAMPLE * 2)   # two sample intervals pass: values a StopTransaction could carry exist
     stopped = await stop(ocpp, token, connector)
     if ocpp.is_sut(CS) and stopped.request.get("transactionData"):
         violated(METER16.no_stop_data, "StopTransaction.req carries meter values although both lists are empty",

@@ -75,7 +75,7 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
         await configure_charge_point(ocpp, {"MeterValueSampleInterval": "1"})
         started = await start(ocpp, token, connector)
         await ocpp.cut()
-        await asyncio.sleep(1.5)
+        await asyncio.sleep(1.5)                      # offline, the transaction samples (interval 1 s)
         await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
         await asyncio.sleep(0.2)                      # the StopTransaction now waits in the queue
         await ocpp.restore()
@@ -92,9 +92,9 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
     tx_id = transaction_id(started)
     before = ocpp.connections()
     await ocpp.cut()
-    await asyncio.sleep(2.5)
+    await asyncio.sleep(2.5)   # offline, the charge point samples (interval 1 s): its queue grows
     await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0.5)   # the StopTransaction joins the queue while the link is still down
     await ocpp.restore()
     await _reconnected(ocpp, before)
     stop = await ocpp.expect("StopTransaction", sender=CS, after=0, where=lambda p: p["transactionId"] == tx_id,
