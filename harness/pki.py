@@ -1,0 +1,202 @@
+"""The run's own test PKI, generated with `cryptography`: nothing is fixed, nothing is committed.
+
+Security profiles 2 and 3 (TLS, mutual TLS), OCPI over HTTPS and Plug and Charge (ISO 15118
+contract certificates) all need certificates, and each needs the broken ones a correct peer must
+refuse: expired, signed by an authority the peer does not trust, issued for another host,
+self-signed, revoked. An ``Authority`` issues them; ``Issued`` holds a certificate, its key and
+the chain up to (not including) the root, and writes PEM files for the ``ssl`` module, which reads
+files.
+
+Validity is on the real clock, not the harness's clock: OpenSSL judges a certificate against the
+process's wall time even when the embedded run's event loop fast-forwards, so a certificate is
+valid from an hour before issuing to a day after (the virtual clock of a whole embedded run moves
+a few minutes), and an expired one ended a day before.
+
+Keys: RSA 2048 (OCPP 1.6: TLS certificates are RSA, "not greater than 2048" — bits, and the DER of
+every certificate issued here is far below 2048 bytes, so either reading holds) or EC P-256 (the
+curve of ISO 15118 and of OCPP 2.x's ECDSA suites). A private key never appears in a repr.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+RSA = "rsa2048"
+EC = "ec-p256"
+VALID_BEFORE = timedelta(hours=1)     # tolerance for a peer whose clock runs a little behind
+VALID_FOR = timedelta(days=1)
+EXPIRED_AGO = timedelta(days=1)
+
+
+def new_key(kind: str = EC):
+    if kind == RSA:
+        return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    if kind == EC:
+        return ec.generate_private_key(ec.SECP256R1())
+    raise ValueError(f"key kind {kind!r}: use pki.RSA or pki.EC")
+
+
+def _name(common_name: str, organization: str | None = None) -> x509.Name:
+    parts = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if organization:
+        parts.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
+    return x509.Name(parts)
+
+
+def _san(host: str) -> x509.GeneralName:
+    try:
+        return x509.IPAddress(ipaddress.ip_address(host))
+    except ValueError:
+        return x509.DNSName(host)
+
+
+def _pem(cert: x509.Certificate) -> bytes:
+    return cert.public_bytes(serialization.Encoding.PEM)
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A certificate, its private key, and the chain of sub-CAs between it and the root."""
+    certificate: x509.Certificate
+    key: object = field(repr=False)
+    chain: tuple[x509.Certificate, ...] = ()
+
+    @property
+    def serial(self) -> int:
+        return self.certificate.serial_number
+
+    def certificate_pem(self, with_chain: bool = True) -> bytes:
+        certs = (self.certificate, *self.chain) if with_chain else (self.certificate,)
+        return b"".join(_pem(cert) for cert in certs)
+
+    def key_pem(self) -> bytes:
+        return self.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption())
+
+    def write(self, directory: Path, name: str) -> tuple[Path, Path]:
+        """``<name>.pem`` (certificate and chain) and ``<name>.key`` (readable by the owner only)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        cert_path, key_path = directory / f"{name}.pem", directory / f"{name}.key"
+        cert_path.write_bytes(self.certificate_pem())
+        descriptor = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(self.key_pem())
+        return cert_path, key_path
+
+
+class Authority:
+    """A certificate authority: a root (``Authority.root``) or a sub-CA of another (``sub_ca``)."""
+
+    def __init__(self, issued: Issued, kind: str) -> None:
+        self.issued = issued
+        self.kind = kind
+        self.revoked: set[int] = set()
+
+    @classmethod
+    def root(cls, common_name: str, organization: str | None = None, kind: str = EC) -> "Authority":
+        key = new_key(kind)
+        name = _name(common_name, organization)
+        cert = _builder(name, name, key.public_key(), *_validity(expired=False)) \
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True) \
+            .add_extension(_ca_usage(), critical=True) \
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False) \
+            .sign(key, hashes.SHA256())
+        return cls(Issued(cert, key), kind)
+
+    @property
+    def certificate(self) -> x509.Certificate:
+        return self.issued.certificate
+
+    def certificate_pem(self) -> bytes:
+        """This authority's certificate alone: what a peer that trusts it loads."""
+        return _pem(self.certificate)
+
+    def sub_ca(self, common_name: str, organization: str | None = None) -> "Authority":
+        key = new_key(self.kind)
+        cert = self._sign(_builder(_name(common_name, organization), self.certificate.subject,
+                                   key.public_key(), *_validity(expired=False))
+                          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                          .add_extension(_ca_usage(), critical=True), key.public_key())
+        return Authority(Issued(cert, key, self._chain()), self.kind)
+
+    def issue(self, common_name: str, organization: str | None = None, *, server_names: tuple[str, ...] = (),
+              client: bool = False, expired: bool = False, ocsp_url: str | None = None,
+              kind: str | None = None) -> Issued:
+        """A leaf: a TLS server certificate for ``server_names``, a client certificate (``client``),
+        or neither (a contract certificate); ``expired`` ended a day ago; ``ocsp_url`` goes into the
+        Authority Information Access extension, where a verifier finds the responder to ask."""
+        key = new_key(kind or self.kind)
+        builder = _leaf(_builder(_name(common_name, organization), self.certificate.subject, key.public_key(),
+                                 *_validity(expired)), server_names, client, ocsp_url)
+        return Issued(self._sign(builder, key.public_key()), key, self._chain())
+
+    def revoke(self, issued: Issued) -> None:
+        self.revoked.add(issued.serial)
+
+    def _chain(self) -> tuple[x509.Certificate, ...]:
+        """The chain a certificate this authority signs presents: this authority and its sub-CAs up
+        to the root, the root itself left out (a peer has it in its trust store)."""
+        if self.certificate.issuer == self.certificate.subject:
+            return ()
+        return (self.certificate, *self.issued.chain)
+
+    def _sign(self, builder: x509.CertificateBuilder, public_key) -> x509.Certificate:
+        return builder \
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False) \
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(self.issued.key.public_key()),
+                           critical=False) \
+            .sign(self.issued.key, hashes.SHA256())
+
+
+def self_signed(common_name: str, organization: str | None = None, *, server_names: tuple[str, ...] = (),
+                client: bool = False, kind: str = EC) -> Issued:
+    """A leaf signed by its own key: what a peer that checks certificates must refuse."""
+    key = new_key(kind)
+    name = _name(common_name, organization)
+    builder = _leaf(_builder(name, name, key.public_key(), *_validity(expired=False)), server_names, client, None)
+    return Issued(builder.sign(key, hashes.SHA256()), key)
+
+
+def _leaf(builder: x509.CertificateBuilder, server_names: tuple[str, ...], client: bool,
+          ocsp_url: str | None) -> x509.CertificateBuilder:
+    builder = builder.add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+    usages = ([ExtendedKeyUsageOID.SERVER_AUTH] if server_names else []) + \
+             ([ExtendedKeyUsageOID.CLIENT_AUTH] if client else [])
+    if usages:
+        builder = builder.add_extension(x509.ExtendedKeyUsage(usages), critical=False)
+    if server_names:
+        builder = builder.add_extension(x509.SubjectAlternativeName([_san(host) for host in server_names]),
+                                        critical=False)
+    if ocsp_url:
+        builder = builder.add_extension(x509.AuthorityInformationAccess([x509.AccessDescription(
+            x509.oid.AuthorityInformationAccessOID.OCSP, x509.UniformResourceIdentifier(ocsp_url))]),
+            critical=False)
+    return builder
+
+
+def _builder(subject: x509.Name, issuer: x509.Name, public_key, not_before: datetime,
+             not_after: datetime) -> x509.CertificateBuilder:
+    return x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key) \
+        .serial_number(x509.random_serial_number()).not_valid_before(not_before).not_valid_after(not_after)
+
+
+def _validity(expired: bool) -> tuple[datetime, datetime]:
+    now = datetime.now(timezone.utc)   # the real clock: OpenSSL checks against it (module docstring)
+    if expired:
+        return now - EXPIRED_AGO - VALID_FOR, now - EXPIRED_AGO
+    return now - VALID_BEFORE, now + VALID_FOR
+
+
+def _ca_usage() -> x509.KeyUsage:
+    return x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
+                         data_encipherment=False, key_agreement=False, key_cert_sign=True, crl_sign=True,
+                         encipher_only=False, decipher_only=False)
