@@ -55,6 +55,7 @@ VERSION = "2.2.1"                  # the version of every relationship: credenti
 LOCATIONS_VERSION = "2.3.0"        # also offered: its details list credentials and the locations module
 OFFERED = (VERSION, LOCATIONS_VERSION)
 _UNSET = object()
+CREDENTIALS_REQUESTS = 4          # the most requests one credentials action makes: versions, details, POST/PUT, GET
 
 
 def secret_token() -> str:
@@ -137,6 +138,7 @@ class OcpiPeer(Actions):
         self.harness_errors: list[BaseException] = []
         self._peer_credentials: dict[str, Any] | None = None
         self._credentials_lock = asyncio.Lock()   # one client credentials action at a time, in order
+        self._credentials_actions: set[asyncio.Task] = set()   # asked for by the actuator, not finished yet
         self._offered: str | None = None          # token B our client offers while its POST or PUT runs
         self._changed = asyncio.Event()
         if wirelog is not None:
@@ -282,7 +284,10 @@ class OcpiPeer(Actions):
         return _below(endpoints.endpoint(module, theirs).url, *party, *ids)
 
     async def call(self, method: str, module: str, ids: tuple[str, ...] = (), body: Any = None) -> HttpExchange:
-        """One request of the relationship to the other platform's ``module`` (see ``other_url``)."""
+        """One request of the relationship to the other platform's ``module`` (see ``other_url``), once
+        a registration, update or unregistration the actuator asked for before it has finished: a push
+        asked for right after ``register`` goes to the endpoints that registration brings."""
+        await self._credentials_settled()
         return await self.send(method, self.other_url(module, *ids), token=self.peer_token, module=module, body=body)
 
     async def send(self, method: str, url: str, *, token: str | None = None, body: Any = None,
@@ -519,13 +524,26 @@ class OcpiPeer(Actions):
         self.accept_token_a(token)
 
     async def act_register(self, versions_url: str, token_a: str) -> None:
-        self.background.spawn(self.register_with(versions_url, token_a))
+        self._credentials_action(self.register_with(versions_url, token_a))
 
     async def act_update_credentials(self) -> None:
-        self.background.spawn(self.update_registration())
+        self._credentials_action(self.update_registration())
 
     async def act_unregister(self) -> None:
-        self.background.spawn(self.unregister_from())
+        self._credentials_action(self.unregister_from())
+
+    def _credentials_action(self, coro) -> None:
+        """In the background (the actuator answers at once, as a real platform's would), remembered
+        until it ends so that module pushes wait for it (``call``)."""
+        task = self.background.spawn(coro)
+        self._credentials_actions.add(task)
+        task.add_done_callback(self._credentials_actions.discard)
+
+    async def _credentials_settled(self) -> None:
+        """Wait for the pending credentials actions; each of their requests is bounded by
+        ``call_timeout`` (versions, details, credentials, and the update's or delete's one more)."""
+        if self._credentials_actions:
+            await asyncio.wait(set(self._credentials_actions), timeout=CREDENTIALS_REQUESTS * self.call_timeout)
 
     def supported_actions(self) -> set[str]:
         """Ours (credentials) and those of the modules we play."""

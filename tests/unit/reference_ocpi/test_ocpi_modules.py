@@ -97,3 +97,18 @@ def test_faulty_variants_replace_a_handler_or_a_store():
     assert {m.handler.module for m in MODULES.with_store(LOCATIONS, Lenient).for_role(CPO)} == {LOCATIONS, "sessions"}
     with pytest.raises(HarnessError, match="no module tariffs"):
         MODULES.with_handler(TariffsSender)
+
+
+async def test_a_push_asked_for_right_after_register_waits_for_the_registration():
+    """The actuator answers ``register`` at once; a push asked for next must not find the peer unregistered."""
+    network = InProcessNetwork()
+    cpo = WithTariffs(PeerIdentity(CPO, "NL", "CPO", "cpo"), http=HttpClient(transport=network),
+                      stock={"tariffs": [{"id": "T1"}]})
+    emsp = WithTariffs(PeerIdentity(EMSP, "DE", "MSP", "emsp"), http=HttpClient(transport=network))
+    cpo.bind(network.add("cpo", cpo.app), token_a=TOKEN_A)
+    emsp.bind(network.add("emsp", emsp.app))
+    await emsp.perform("register", {"versions_url": cpo.versions_url, "token_a": TOKEN_A})
+    assert not emsp.registered                       # the registration runs in the background
+    listed = await emsp.call("GET", LOCATIONS)
+    assert emsp.registered and listed.status == 200
+    assert not cpo.violations and not emsp.violations
