@@ -88,11 +88,10 @@ async def _present(ocpp, profile, row: Row, central: bool) -> None:
     start = ocpp.mark()
     exchange = await present_contract(ocpp, contract, profile.evses[0].id, central=central)
     if ocpp.is_sut(CSMS):
-        check_equal(C07.decision, f"AuthorizeResponse certificateStatus for a {row.certificate} certificate "
-                    f"(eMAID {row.emaid or 'not applicable'})", row.certificate_status,
+        matrix_row = f"(certificate {row.certificate}, eMAID {row.emaid or 'not applicable'})"
+        check_equal(C07.decision, f"AuthorizeResponse certificateStatus {matrix_row}", row.certificate_status,
                     exchange.response.get("certificateStatus"))
-        check_equal(C07.decision, f"AuthorizeResponse idTokenInfo.status for a {row.certificate} certificate "
-                    f"(eMAID {row.emaid or 'not applicable'})", row.id_token_status,
+        check_equal(C07.decision, f"AuthorizeResponse idTokenInfo.status {matrix_row}", row.id_token_status,
                     dig(exchange.response, "idTokenInfo.status"))
         return
     check_contract_token(exchange.request, contract, C07.presented)
