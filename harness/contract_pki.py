@@ -21,6 +21,7 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
@@ -30,6 +31,8 @@ from cryptography.x509 import ocsp
 from cryptography.x509.oid import AuthorityInformationAccessOID, NameOID
 
 from harness import clock, pki
+from harness.errors import ConfigError
+from harness.profile import Profile
 
 HASHES = {"SHA256": hashes.SHA256, "SHA384": hashes.SHA384, "SHA512": hashes.SHA512}
 KINDS = ("valid", "expired", "revoked", "unverifiable")
@@ -102,10 +105,10 @@ def _free_port() -> int:
 class ContractPki:
     """The run's contract PKI and the OCSP decisions of its responder."""
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, root: pki.Authority | None = None) -> None:
         self.port = port or _free_port()
         self.responder_url = f"http://127.0.0.1:{self.port}/ocsp"
-        self.root = pki.Authority.root("V2G Root CA (test)", "evse-conformance")
+        self.root = root or pki.Authority.root("V2G Root CA (test)", "evse-conformance")
         sub_ca1 = self.root.sub_ca("MO Sub-CA 1 (test)", "evse-conformance")
         self.mo_ca = sub_ca1.sub_ca("MO Sub-CA 2 (test)", "evse-conformance")
         self.stranger = pki.Authority.root("Unknown Root CA", "nobody").sub_ca("Unknown MO Sub-CA", "nobody")
@@ -170,14 +173,31 @@ def _unsuccessful(status: ocsp.OCSPResponseStatus) -> bytes:
     return ocsp.OCSPResponseBuilder.build_unsuccessful(status).public_bytes(serialization.Encoding.DER)
 
 
+def load_root(certificate: Path, key: Path) -> pki.Authority:
+    """A V2G root the SUT already trusts, from PEM files (the profile's [plug_and_charge])."""
+    try:
+        cert = x509.load_pem_x509_certificate(certificate.read_bytes())
+        private_key = serialization.load_pem_private_key(key.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as error:
+        raise ConfigError(f"[plug_and_charge] root_certificate {certificate} / root_key {key}: {error}; give the "
+                          f"PEM certificate of the V2G root the SUT trusts and its unencrypted PEM key") from None
+    if not isinstance(private_key, ec.EllipticCurvePrivateKey) or private_key.public_key() != cert.public_key():
+        raise ConfigError(f"[plug_and_charge] root_key {key} is not the EC key of root_certificate {certificate}")
+    return pki.Authority(pki.Issued(cert, private_key), pki.EC)
+
+
 _RUN: ContractPki | None = None
 
 
-def for_run() -> ContractPki:
-    """The run's contract PKI, made on first use (every reference and test of the process shares it)."""
+def for_run(profile: Profile) -> ContractPki:
+    """The run's contract PKI, made on first use (every reference and test of the process shares it):
+    under the V2G root the profile's [plug_and_charge] names, else under a root of its own."""
     global _RUN
     if _RUN is None:
-        _RUN = ContractPki()
+        section = profile.get("plug_and_charge")
+        base = Path(profile.source).parent
+        _RUN = ContractPki(root=load_root(base / section["root_certificate"], base / section["root_key"])
+                           if section else None)
     return _RUN
 
 

@@ -23,7 +23,7 @@ CENTRAL_VALIDATION = ("ISO15118Ctrlr", "CentralContractValidationAllowed")
 
 async def ocsp_responder(arena: OcppArena) -> contract_pki.ContractPki:
     """The run's OCSP responder serves for this test; returns the run's contract PKI."""
-    run = contract_pki.for_run()
+    run = contract_pki.for_run(arena.profile)
     try:
         responder = await OcspResponder(run.ocsp_response, run.port).start()
     except OSError as error:

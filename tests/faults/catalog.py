@@ -1573,7 +1573,7 @@ class CsmsSkipsOcspForWholeChains(ReferenceCsms):
     async def certificate_status(self, payload):
         if not payload.get("certificate"):
             return await super().certificate_status(payload)
-        run = contract_pki.for_run()
+        run = contract_pki.for_run(self.profile)
         return contract_pki.chain_problem(contract_pki.load_chain(payload["certificate"]), [run.root.certificate]) \
             or "Accepted"
 

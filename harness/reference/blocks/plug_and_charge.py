@@ -78,7 +78,7 @@ class PlugAndChargeCsms2x(Block):
 
     async def certificate_status(self, payload: dict) -> str:
         """Accepted, or what makes the contract certificate not valid (a key of REFUSED_CERTIFICATE)."""
-        run = contract_pki.for_run()
+        run = contract_pki.for_run(self.profile)
         if payload.get("certificate"):
             try:
                 chain = contract_pki.load_chain(payload["certificate"])

@@ -51,7 +51,7 @@ class C07(RuleTable):
                     "row of its certificate and eMAID", by=CSMS)
 
 
-pytestmark = case("C07", block="Authorization", roles=("csms", "cs"), protocols=OCPP2, requires=["iso15118"])
+pytestmark = case("C07", block="Authorization", roles=("csms", "cs"), protocols=OCPP2, requires=["plug_and_charge"])
 
 
 class Row(NamedTuple):
