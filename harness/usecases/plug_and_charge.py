@@ -22,7 +22,11 @@ CENTRAL_VALIDATION = ("ISO15118Ctrlr", "CentralContractValidationAllowed")
 
 
 async def ocsp_responder(arena: OcppArena) -> contract_pki.ContractPki:
-    """The run's OCSP responder serves for this test; returns the run's contract PKI."""
+    """The run's OCSP responder serves for this test; returns the run's contract PKI. A real SUT judges
+    contracts only under a V2G root it trusts: without the profile's [plug_and_charge] there is none."""
+    if not arena.embedded and not arena.profile.get("plug_and_charge"):
+        raise NotApplicable("the profile names no V2G root the SUT trusts: give [plug_and_charge] root_certificate "
+                            "and root_key (profiles/README.md), and the harness issues the contracts under it")
     run = contract_pki.for_run(arena.profile)
     try:
         responder = await OcspResponder(run.ocsp_response, run.port).start()
