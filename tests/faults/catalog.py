@@ -1606,13 +1606,23 @@ class StationIgnoresCentralValidation(ReferenceStation):
         return False if name == "CentralContractValidationAllowed" else super().flag(component, name)
 
 
+class StationLeavesOutTheSubCas(ReferenceStation):
+    """C07 / AuthorizeRequest certificate: the "whole chain" is the contract certificate alone."""
+
+    def contract_request(self, certificate):
+        request = super().contract_request(certificate)
+        if "certificate" in request:
+            request["certificate"] = certificate.split("-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n"
+        return request
+
+
 C07 = "authorization/test_C07.py"
 FAULTS += (
     Fault("csms-accepts-revoked-contract", "C07.decision", CsmsAcceptsRevokedContract,
           (_csms(C07, "test_contract_by_hash_data", "revoked"), _csms(C07, "test_contract_by_whole_chain", "revoked")),
           "AuthorizeResponse certificateStatus (certificate revoked, eMAID not applicable) is wrong"),
     Fault("csms-answers-expired-certificate-invalid", "C07.decision", CsmsAnswersExpiredCertificateInvalid,
-          (_csms(C07, "test_contract_by_whole_chain", "expired"),),
+          (_csms(C07, "test_rows_only_a_csms_can_be_asked", "expired-by-whole-chain"),),
           "AuthorizeResponse idTokenInfo.status (certificate expired, eMAID not applicable) is wrong"),
     Fault("csms-skips-ocsp-for-whole-chains", "C07.decision", CsmsSkipsOcspForWholeChains,
           (_csms(C07, "test_contract_by_whole_chain", "revoked"),),
@@ -1624,6 +1634,9 @@ FAULTS += (
           (_cs(C07, "test_contract_by_hash_data", "valid-Blocked"),),
           "the SUT sent TransactionEvent when it must not"),
     Fault("station-ignores-central-validation", "C07.chain", StationIgnoresCentralValidation,
-          (_cs(C07, "test_contract_by_whole_chain", "valid-Accepted"),),
+          (_cs(C07, "test_contract_by_whole_chain", "unverifiable"),),
           "the AuthorizeRequest carries no PEM certificate chain in certificate"),
+    Fault("station-leaves-out-the-sub-cas", "C07.chain", StationLeavesOutTheSubCas,
+          (_cs(C07, "test_contract_by_whole_chain", "valid-Accepted"),),
+          "the chain in certificate leaves out sub-CAs of the contract certificate"),
 )
