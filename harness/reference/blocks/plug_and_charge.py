@@ -9,7 +9,8 @@ Accepted, whatever certificateStatus says.
 
 CSMS 2.x: the decision matrix of rule 3. The certificate first — from the whole chain: signatures up to
 the run's V2G root (``contract_pki.for_run``), validity, then the contract certificate's OCSP status;
-from hash data: each item's OCSP status at its responderURL (httpx) — then the eMAID's status from the
+from hash data: each item's OCSP status at its responderURL (httpx; only the run's own responder is
+asked, any other responderURL leaves the certificate unverified) — then the eMAID's status from the
 token store: a valid certificate gives Accepted for an accepted eMAID and ContractCancelled with the
 eMAID's status otherwise; an expired one CertificateExpired/Expired, a revoked one
 CertificateRevoked/Invalid, one that cannot be verified (an unknown root, or no good OCSP answer)
@@ -92,6 +93,8 @@ class PlugAndChargeCsms2x(Block):
             items = payload["iso15118CertificateHashData"]
         trusted = [a.certificate for a in run.authorities]
         for item in items:
+            if item.get("responderURL") != run.responder_url:   # nothing is fetched from outside the run
+                return "CertChainError"
             try:
                 request = contract_pki.ocsp_request(item)
             except (ValueError, KeyError):   # hashes or serial that are no hex: no certificate to ask about
