@@ -1,10 +1,12 @@
 """Plug and Charge's PKI (ISO 15118 contract certificates) and its OCSP answers, without I/O.
 
-One ``ContractPki`` per run (``for_run()``): a V2G root, two MO sub-CAs under it, and contract
+One ``ContractPki`` per run (``for_run(profile)``): a V2G root — the one a real SUT trusts, named by
+the profile's [plug_and_charge], else one of its own —, two MO sub-CAs under it, and contract
 certificates issued on demand for an eMAID (the certificate's common name) in four kinds — valid,
 expired, revoked (its serial in the issuing sub-CA's revoked set) and unverifiable (issued under
 another root, which nobody trusts). Every contract certificate names the run's OCSP responder
-(``responder_url``, on loopback) in its Authority Information Access.
+(``responder_url``, on loopback) in its Authority Information Access. Keys are EC P-256 (ISO 15118's
+curve); the verifier here reads ECDSA signatures only.
 
 ``hash_data`` is the OCSPRequestDataType of an AuthorizeRequest (spec 001 AuthorizeRequest
 iso15118CertificateHashData): the CertID of RFC 6960 4.1.1 — issuerNameHash, the hash of the DER of
@@ -131,10 +133,6 @@ class ContractPki:
                 self.mo_ca.revoke(issued)
             self._contracts[key] = Contract(emaid, kind, issued)
         return self._contracts[key]
-
-    def root_pem(self) -> str:
-        """The V2G root a verifier trusts (written for a CSMS under test, see docs/profile.md)."""
-        return self.root.certificate_pem().decode()
 
     def ocsp_response(self, request_der: bytes) -> bytes:
         """The DER OCSP response to a DER request."""
