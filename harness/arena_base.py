@@ -34,6 +34,7 @@ CLEANUP_TIMEOUT = 5.0   # seconds for one undo step at the end of a test
 UNDONE_BY: dict[str, Callable[[dict[str, Any]], Trigger]] = {
     "plug_in": lambda body: ("unplug", body),
     "plug_in_hlc": lambda body: ("unplug", body),
+    "plug_in_pnc": lambda body: ("unplug", {"evse_id": body.get("evse_id", 1)}),
     "set_registration": lambda body: ("set_registration", {"status": "Accepted"}),
     "set_external_limit": lambda body: ("release_external_limit", {"evse_id": body["evse_id"],
                                                                    "source": body["source"]}),

@@ -98,7 +98,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
             name: {"type": "boolean"} for name in (
                 "authorization_cache", "local_list", "smart_charging", "reservations",
                 "iso15118", "payment_terminal", "remote_start", "data_transfer", "remote_trigger",
-                "firmware_management")
+                "firmware_management", "plug_and_charge")
         }},
         "ocpi": {**_SECTION, "properties": {
             "versions_url": {"type": "string", "pattern": "^https?://[^/\\s]",
@@ -139,6 +139,11 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "url": {"type": "string", "pattern": "^https?://[^/\\s]",
                     "hint": "write the payment page the QR code opens, such as https://pay.example/qr"},
             "version": {"type": "string", "minLength": 1, "maxLength": 8},   # the URL's version parameter
+        }},
+        # Plug and Charge (C07): the V2G root the SUT trusts, which the harness issues the run's contracts under
+        "plug_and_charge": {**_SECTION, "required": ["root_certificate", "root_key"], "properties": {
+            "root_certificate": {"type": "string", "minLength": 1},   # PEM file, relative to the profile
+            "root_key": {"type": "string", "minLength": 1},           # its unencrypted PEM private key (EC)
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},

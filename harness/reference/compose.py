@@ -13,7 +13,7 @@ from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
 from harness.reference.blocks import (authorization, availability, configuration, data_transfer, device_model,
-                                      firmware, local_authorization, local_list, offline, payment, provisioning,
+                                      firmware, local_authorization, local_list, offline, payment, plug_and_charge, provisioning,
                                       remote_control, remote_trigger, reservation, reset, security, smart_charging,
                                       transactions)
 from harness.reference.common import V2X, V16, Block
@@ -37,6 +37,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     remote_trigger.RemoteTriggerStation16,
     offline.OfflineStation2x,
     firmware.FirmwareStation16,
+    plug_and_charge.PlugAndChargeStation2x,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -56,6 +57,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     remote_trigger.RemoteTriggerCsms16,
     local_list.LocalListCsms2x,
     firmware.FirmwareCsms16,
+    plug_and_charge.PlugAndChargeCsms2x,
 )
 
 

@@ -27,12 +27,14 @@ in 1.6 at StartTransaction (AuthorizationStatus) — both by the transactions bl
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from datetime import datetime
 from typing import Any
 
 from harness import clock
 from harness.reference.base import StationSession
 from harness.reference.common import EVERY_VERSION, V2X, V16, Block
+from harness.reference.blocks.plug_and_charge import is_contract_request
 from harness.reference.model import EvseState
 from harness.reference.tokens import TokenStore, token_key
 
@@ -243,7 +245,11 @@ class AuthorizationCsms2x(TokenDecisions):
     async def act_clear_cache(self, station: str | None = None) -> None:
         self.send(station, "ClearCache", {})
 
-    def on_Authorize(self, session: StationSession, payload: dict) -> dict:
+    def on_Authorize(self, session: StationSession, payload: dict) -> dict | Awaitable[dict]:
+        """A token's idTokenInfo; a contract certificate's answer (Plug and Charge) is the plug-and-charge
+        block's, awaited by the dispatcher."""
+        if is_contract_request(payload):
+            return self.contract_authorization(session, payload)
         return {"idTokenInfo": self.id_token_info(session, payload["idToken"])}
 
 

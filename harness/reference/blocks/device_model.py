@@ -20,6 +20,7 @@ BOOLEAN = ("true", "false")
 VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
+    ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
 }
 
 

@@ -24,7 +24,7 @@ def _messages(cls: type) -> set[str]:
       "GetCompositeSchedule", "ClearChargingProfile", "GetChargingProfiles", "ClearCache", "SetVariables",
       "GetVariables", "GetLocalListVersion", "SendLocalList", "NotifyWebPaymentStarted"},
      {"present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button", "plug_in_hlc",
-      "set_external_limit", "release_external_limit", "ev_charging_needs"},
+      "set_external_limit", "release_external_limit", "ev_charging_needs", "plug_in_pnc"},
      {"local_authorization", "tx_updated_interval", "stop_tx_on_invalid_id", "tx_stop_point", "max_energy_on_invalid_id",
       "offline_tx_for_unknown_id", "local_list_version", "reconnects"}),
     (ReferenceStation16,
