@@ -243,8 +243,13 @@ class AuthorizationCsms2x(TokenDecisions):
     async def act_clear_cache(self, station: str | None = None) -> None:
         self.send(station, "ClearCache", {})
 
+    def authorize_extras(self, session: StationSession, id_token: dict) -> dict:
+        """Fields of the AuthorizeResponse beside idTokenInfo (the payment block adds a tariff)."""
+        return {}
+
     def on_Authorize(self, session: StationSession, payload: dict) -> dict:
-        return {"idTokenInfo": self.id_token_info(session, payload["idToken"])}
+        id_token = payload["idToken"]
+        return {"idTokenInfo": self.id_token_info(session, id_token)} | self.authorize_extras(session, id_token)
 
 
 class AuthorizationCsms16(TokenDecisions):

@@ -20,6 +20,8 @@ BOOLEAN = ("true", "false")
 VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
+    ("PaymentCtrlr", "AuthorizeDirectPayment"): ("true", BOOLEAN),   # 2.1 direct payment (C18-C23)
+    ("PaymentCtrlr", "SettlementByCSMS"): ("false", BOOLEAN),
 }
 
 

@@ -1,0 +1,90 @@
+"""C18 — Authorization by the station's own payment terminal (2.1).
+
+The driver pays at the terminal built into the station: it authorizes an amount on the card and gives
+a payment reference. With PaymentCtrlr.AuthorizeDirectPayment true the station asks the CSMS with an
+AuthorizeRequest whose idToken is that reference, of type DirectPayment, the card details in
+additionalInfo; the CSMS validates it and may return a tariff (otherwise its default applies). With it
+false no AuthorizeRequest is sent: the transaction starts with the payment token (spec 001 "Direct
+payment and settlement" rule 1). The terminal is outside OCPP: the actuator action ``card_payment``
+stands for it.
+
+Reading chosen: the card of the profile's [payment_terminal] is one the CSMS takes, so a CSMS under test
+answers its token Accepted, in the AuthorizeResponse and in the TransactionEvent that carries it.
+"""
+
+import pytest
+
+from harness.arena import CS, CSMS
+from harness.rules import RuleTable, must
+from harness.suite import case, checks
+from harness.usecases.payment import is_direct_payment, paid_transaction, pay_at_terminal
+from harness.verdict import check_equal, dig, require
+
+TARIFF = {"tariffId": "DIRECT-0001", "currency": "EUR", "energy": {"prices": [{"priceKwh": 0.59}]}}
+
+
+class C18(RuleTable):
+    """The rules of C18 (spec 001 Direct payment and settlement rule 1)."""
+    authorize = must("spec 001 Direct payment and settlement rule 1",
+                     "with AuthorizeDirectPayment true, a payment at the terminal is asked about with AuthorizeRequest: "
+                     "idToken of type DirectPayment holding the payment reference, the card details in additionalInfo",
+                     by=CS)
+    accepted = must("spec 001 Direct payment and settlement rule 1",
+                    "the CSMS validates the DirectPayment token of a card it takes: Accepted, in the AuthorizeResponse "
+                    "and in the TransactionEvent that carries it", by=CSMS)
+    started = must("spec 001 Direct payment and settlement rule 1; Events: TransactionEventRequest",
+                   "an accepted payment (with or without a tariff in the answer) starts the transaction with the "
+                   "DirectPayment token once the cable is in", by=CS)
+    unasked = must("spec 001 Direct payment and settlement rule 1",
+                   "with AuthorizeDirectPayment false no AuthorizeRequest is sent: the transaction starts with the "
+                   "DirectPayment token", by=CS)
+
+
+pytestmark = case("C18", block="Authorization", roles=("csms", "cs"), protocols=("ocpp2.1",),
+                  requires=["payment_terminal"])
+
+
+def _check_event_accepted(ocpp, event):
+    if ocpp.is_sut(CSMS):
+        check_equal(C18.accepted, "TransactionEventResponse idTokenInfo.status of the DirectPayment token",
+                    "Accepted", dig(event.response, "idTokenInfo.status", "Accepted"))
+
+
+@checks(C18.authorize, C18.accepted, C18.started)
+async def test_card_payment_is_authorized(ocpp, profile):
+    """The payment is asked about as a DirectPayment token with the card details, accepted, and charges."""
+    authorized, started = await paid_transaction(ocpp, profile.evses[0].id, C18.authorize)
+    token = authorized.request["idToken"]
+    check_equal(C18.authorize, "AuthorizeRequest idToken.type", "DirectPayment", token.get("type"))
+    require(bool(token.get("additionalInfo")), C18.authorize, "the DirectPayment token carries no card details",
+            expected="additionalInfo with the card details", actual=token)
+    if ocpp.is_sut(CSMS):
+        check_equal(C18.accepted, "AuthorizeResponse idTokenInfo.status of the DirectPayment token", "Accepted",
+                    dig(authorized.response, "idTokenInfo.status"))
+    check_equal(C18.started, "idToken of the transaction (case-insensitive)", token["idToken"].casefold(),
+                str(dig(started.request, "idToken.idToken", "")).casefold())
+    _check_event_accepted(ocpp, started)
+
+
+@checks(C18.started)
+@pytest.mark.sut_roles("cs")
+async def test_tariff_in_the_answer_starts_the_transaction(ocpp, profile):
+    """The CSMS answers the payment with a tariff: the station charges under it."""
+    ocpp.configure(direct_payment_tariff=TARIFF)
+    authorized, started = await paid_transaction(ocpp, profile.evses[0].id, C18.started)
+    check_equal(C18.started, "idToken of the transaction (case-insensitive)",
+                authorized.request["idToken"]["idToken"].casefold(),
+                str(dig(started.request, "idToken.idToken", "")).casefold())
+
+
+@checks(C18.unasked, C18.accepted)
+async def test_without_authorization_the_payment_starts_directly(ocpp, profile):
+    """AuthorizeDirectPayment false: no AuthorizeRequest; the cable in, the transaction carries the payment."""
+    evse = profile.evses[0].id
+    start = ocpp.mark()
+    await pay_at_terminal(ocpp, evse, C18.unasked, authorize=False)
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    started = await ocpp.expect("TransactionEvent", sender=CS, after=start, rule=C18.unasked, where=is_direct_payment)
+    if ocpp.is_sut(CS):
+        await ocpp.expect_none("Authorize", after=start, rule=C18.unasked, within=0.01)
+    _check_event_accepted(ocpp, started)
