@@ -24,6 +24,8 @@ async def paid_start(arena: OcppArena, request: Exchange, start: int, rule: Rule
 
 
 # ------------------------------------------------------------------ the station's own terminal (C18-C23)
+CANCELED = "Canceled"   # PaymentStatusEnumType on the wire (the 2.1 schema); spec 001's prose writes "Cancelled"
+
 class Settlement(RuleTable, namespace="settlement"):
     """The CSMS's side of every settlement outcome; what the station must report is the use case's."""
     recorded = must("spec 001 Endpoints: NotifySettlementRequest; Direct payment and settlement rule 4; "

@@ -142,11 +142,12 @@ class PaymentStation2x(Block):
         payment = TerminalPayment(id_token, amount or terminal(self.profile).get("amount", DEFAULT_AMOUNT))
 
         async def pay() -> None:
+            self.payments[evse_id] = payment
             if self.flag("PaymentCtrlr", "AuthorizeDirectPayment") and \
                     (await self.authorize(id_token))["status"] != "Accepted":
-                return
-            self.payments[evse_id] = payment
-            await self._authorized(state, id_token, None)
+                self.payments.pop(evse_id, None)
+            elif self.payments.get(evse_id) is payment:   # not cancelled meanwhile
+                await self._authorized(state, id_token, None)
 
         self.background.spawn(pay())
 
@@ -163,7 +164,7 @@ class PaymentStation2x(Block):
                 await self.end_transaction(state, reason, "Timeout" if reason == "EVConnectTimeout" else "Local")
             elif state.authorized is not None and token_key(state.authorized) == token_key(payment.id_token):
                 state.authorized = None
-            await self.notify_settlement(payment, "Cancelled", 0.0, tx.id if tx is not None else None)
+            await self.notify_settlement(payment, "Canceled", 0.0, tx.id if tx is not None else None)
 
         self.background.spawn(cancel())
 
