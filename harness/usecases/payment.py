@@ -26,8 +26,12 @@ async def paid_start(arena: OcppArena, request: Exchange, start: int, rule: Rule
 # ------------------------------------------------------------------ the station's own terminal (C18-C23)
 CANCELED = "Canceled"   # PaymentStatusEnumType on the wire (the 2.1 schema); spec 001's prose writes "Cancelled"
 
-class Settlement(RuleTable, namespace="settlement"):
-    """The CSMS's side of every settlement outcome; what the station must report is the use case's."""
+class DirectPayment(RuleTable, namespace="direct_payment"):
+    """The CSMS's side of every direct payment: the token accepted, each settlement outcome recorded; what
+    the station must send is the use case's."""
+    accepted = must("spec 001 Direct payment and settlement rule 1",
+                    "the CSMS validates the DirectPayment token of a card it takes: Accepted, in the AuthorizeResponse "
+                    "and in the TransactionEvent that carries it", by=CSMS)
     recorded = must("spec 001 Endpoints: NotifySettlementRequest; Direct payment and settlement rule 4; "
                     "Transaction event rules 1 and 3",
                     "the CSMS answers every NotifySettlementRequest (Settled, Cancelled, Rejected, Failed) with a "
@@ -46,7 +50,19 @@ async def pay_at_terminal(arena: OcppArena, evse: int, rule: Rule, *, authorize:
     await station_variable(arena, "PaymentCtrlr", "AuthorizeDirectPayment", str(authorize).lower())
     start = arena.mark()
     await arena.act(CS, "card_payment", evse_id=evse)
-    return await arena.expect("Authorize", sender=CS, after=start, rule=rule) if authorize else None
+    if not authorize:
+        return None
+    authorized = await arena.expect("Authorize", sender=CS, after=start, rule=rule)
+    check_accepted(arena, authorized, "AuthorizeResponse")
+    return authorized
+
+
+def check_accepted(arena: OcppArena, exchange: Exchange, what: str) -> None:
+    """A CSMS under test accepts the DirectPayment token it was asked about (an answer without idTokenInfo
+    refuses nothing)."""
+    if arena.is_sut(CSMS):
+        check_equal(DirectPayment.accepted, f"{what} idTokenInfo.status of the DirectPayment token", "Accepted",
+                    dig(exchange.response, "idTokenInfo.status", "Accepted"))
 
 
 async def paid_transaction(arena: OcppArena, evse: int, rule: Rule) -> tuple[Exchange, Exchange]:
@@ -54,18 +70,25 @@ async def paid_transaction(arena: OcppArena, evse: int, rule: Rule) -> tuple[Exc
     the first TransactionEvent carrying its DirectPayment token (Started, or Updated when the transaction
     began earlier; ``rule``: the station's silence)."""
     authorized = await pay_at_terminal(arena, evse, rule)
+    return authorized, await charges(arena, evse, rule)
+
+
+async def charges(arena: OcppArena, evse: int, rule: Rule) -> Exchange:
+    """The cable in after a payment at the terminal: the first TransactionEvent carrying its DirectPayment
+    token, which a CSMS under test accepts (``rule``: the station's silence)."""
     start = arena.mark()
     await arena.act(CS, "plug_in", evse_id=evse)
     started = await arena.expect("TransactionEvent", sender=CS, after=start, rule=rule, where=is_direct_payment)
-    return authorized, started
+    check_accepted(arena, started, "TransactionEventResponse")
+    return started
 
 
 async def settlement(arena: OcppArena, after: int, rule: Rule) -> Exchange:
     """The NotifySettlement the station sends after ``after`` (``rule``: its silence); a CSMS under test must
-    answer it (Settlement.recorded)."""
+    answer it (DirectPayment.recorded)."""
     notified = await arena.expect("NotifySettlement", sender=CS, after=after, rule=rule)
     if arena.is_sut(CSMS):
-        require(notified.error is None, Settlement.recorded, f"the CSMS refused a NotifySettlement "
+        require(notified.error is None, DirectPayment.recorded, f"the CSMS refused a NotifySettlement "
                 f"{notified.request['status']}", expected="a NotifySettlementResponse", actual=notified.error)
     return notified
 

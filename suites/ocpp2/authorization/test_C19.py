@@ -9,7 +9,7 @@ Transaction event rule 3). The actuator action ``cancel_payment`` stands for the
 from harness.arena import CS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
-from harness.usecases.payment import CANCELED, Settlement, check_settlement, is_direct_payment, pay_at_terminal, settlement
+from harness.usecases.payment import CANCELED, DirectPayment, check_settlement, is_direct_payment, pay_at_terminal, settlement
 
 
 class C19(RuleTable):
@@ -26,7 +26,7 @@ pytestmark = case("C19", block="Authorization", roles=("csms", "cs"), protocols=
                   requires=["payment_terminal"])
 
 
-@checks(C19.cancelled, C19.no_transaction, Settlement.recorded)
+@checks(C19.cancelled, C19.no_transaction, DirectPayment.recorded)
 async def test_payment_cancelled_before_the_start(ocpp, profile):
     """Pay, cancel, plug in: NotifySettlement Cancelled, answered; no transaction with the payment."""
     evse = profile.evses[0].id

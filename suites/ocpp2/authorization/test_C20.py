@@ -15,8 +15,8 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
-from harness.usecases.payment import CANCELED, Settlement, check_settlement, paid_transaction, settlement
-from harness.verdict import check_equal, check_in
+from harness.usecases.payment import CANCELED, DirectPayment, check_settlement, paid_transaction, settlement
+from harness.verdict import check_equal, check_in, require
 
 
 class C20(RuleTable):
@@ -36,7 +36,7 @@ pytestmark = case("C20", block="Authorization", roles=("csms", "cs"), protocols=
 
 
 @pytest.mark.parametrize("reason", [pytest.param(r, marks=checks(C20.ended, C20.cancelled, C20.total_cost,
-                                                                  Settlement.recorded))
+                                                                  DirectPayment.recorded))
                                     for r in ("StopAuthorized", "EVConnectTimeout")])
 async def test_payment_cancelled_after_the_start(ocpp, profile, reason):
     """Pay, plug in, the transaction starts; cancelled: Ended (totalCost 0), then NotifySettlement Cancelled."""
@@ -54,3 +54,6 @@ async def test_payment_cancelled_after_the_start(ocpp, profile, reason):
                     ended.response.get("totalCost"))
     notified = await settlement(ocpp, start, C20.cancelled)
     check_settlement(notified, C20.cancelled, CANCELED, authorized.request["idToken"]["idToken"], transaction_id)
+    history = ocpp.link.history
+    require(history.index(notified) > history.index(ended), C20.cancelled, "the station reported the cancellation "
+            "before it ended the transaction", expected="NotifySettlement after the Ended event", actual="before it")

@@ -22,7 +22,7 @@ from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import case, checks, needs
 from harness.usecases.authorization import station_variable
-from harness.usecases.payment import Settlement, check_settlement, paid_transaction, pay_at_terminal, settlement
+from harness.usecases.payment import DirectPayment, check_settlement, paid_transaction, pay_at_terminal, settlement
 from harness.verdict import check_equal, require
 
 
@@ -66,7 +66,7 @@ async def _charge_and_stop(ocpp, evse):
     return authorized, ended, start
 
 
-@checks(C21.settled, C21.receipt, Settlement.recorded)
+@checks(C21.settled, C21.receipt, DirectPayment.recorded)
 async def test_paid_transaction_is_settled(ocpp, profile):
     """Pay, charge, unplug: NotifySettlement Settled for the transaction, answered (with a receiptUrl when
     the CSMS makes receipts)."""

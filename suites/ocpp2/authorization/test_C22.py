@@ -11,7 +11,7 @@ import pytest
 from harness.arena import CS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
-from harness.usecases.payment import Settlement, check_settlement, paid_transaction, settlement
+from harness.usecases.payment import DirectPayment, check_settlement, paid_transaction, settlement
 
 
 class C22(RuleTable):
@@ -25,7 +25,7 @@ pytestmark = case("C22", block="Authorization", roles=("csms", "cs"), protocols=
                   requires=["payment_terminal"])
 
 
-@pytest.mark.parametrize("outcome", [pytest.param(o, marks=checks(C22.reported, Settlement.recorded))
+@pytest.mark.parametrize("outcome", [pytest.param(o, marks=checks(C22.reported, DirectPayment.recorded))
                                      for o in ("Rejected", "Failed")])
 async def test_failed_settlement_is_reported(ocpp, profile, outcome):
     """The next capture is refused; pay, charge, unplug: NotifySettlement with that outcome, answered."""
