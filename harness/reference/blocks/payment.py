@@ -31,8 +31,8 @@ TransactionEvent Updated, triggerReason LimitSet, transactionLimit.maxCost.
 
 CSMS 2.1: a DirectPayment token is Accepted (the terminal authorized the card), its AuthorizeResponse
 with ``direct_payment_tariff`` when a test sets one; an Ended event with triggerReason StopAuthorized or
-EVConnectTimeout of a transaction that delivered no energy is answered totalCost 0; NotifySettlement is
-recorded and a Settled one answered with receiptUrl when the profile's [payment_terminal]
+EVConnectTimeout of a transaction that delivered no energy is answered totalCost 0; NotifySettlement of
+every status is answered, a Settled one with receiptUrl when the profile's [payment_terminal]
 receipt_by_csms says the CSMS makes receipts; VatNumberValidation is Accepted with the company for the
 profile's [payment_terminal] vat_number, Rejected for any other.
 """
@@ -105,21 +105,29 @@ class PaymentStation2x(Block):
             return None
         return payment if token_key(tx.id_token) == token_key(payment.id_token) else None
 
+    async def report(self, action: str, payload: dict) -> None:
+        """A CALL whose answer a test judges: a CALLERROR is the CSMS's answer, never the station's failure."""
+        try:
+            await self.connection.call_exchange(action, payload)
+        except PeerViolation:
+            pass   # no answer, or one breaking its schema: the connection records it
+
     async def notify_settlement(self, payment: TerminalPayment, status: str, amount: float,
                                 transaction_id: str | None) -> None:
-        """NotifySettlement of ``payment``; a CALLERROR is the CSMS's answer for the test to judge."""
         payload = {"pspRef": payment.id_token["idToken"], "status": status, "settlementAmount": amount,
                    "settlementTime": now_iso()} | (payment.vat or {})
         if transaction_id is not None:
             payload["transactionId"] = transaction_id
-        try:
-            await self.connection.call_exchange("NotifySettlement", payload)
-        except PeerViolation:
-            pass   # no answer, or one breaking its schema: the connection records it
+        await self.report("NotifySettlement", payload)
 
     def _event(self, state: EvseState, event_type: str, trigger: str, **info: Any) -> dict:
+        """A paid transaction starts limited to the authorized amount; with SettlementByCSMS it ends with
+        costDetails (Direct payment and settlement rule 3)."""
+        payment = self._paid(state)
+        if event_type == "Started" and payment is not None:
+            info["transactionLimit"] = {"maxCost": payment.amount}
         payload = super()._event(state, event_type, trigger, **info)
-        if event_type == "Ended" and self._paid(state) and self.flag("PaymentCtrlr", "SettlementByCSMS"):
+        if event_type == "Ended" and payment is not None and self.flag("PaymentCtrlr", "SettlementByCSMS"):
             payload["costDetails"] = {"totalCost": {"currency": "EUR", "typeOfCost": "NormalCost", "total": {
                 "exclTax": 0.0}}, "totalUsage": {"energy": 0, "chargingTime": 0, "idleTime": 0}}
         return payload
@@ -177,7 +185,7 @@ class PaymentStation2x(Block):
         if payment is None:
             return
         payment.amount = amount
-        self.background.spawn(self.call("TransactionEvent", self._event(
+        self.background.spawn(self.report("TransactionEvent", self._event(
             state, "Updated", "LimitSet", chargingState="Charging", transactionLimit={"maxCost": amount})))
 
     async def act_enter_vat_number(self, vat_number: str, evse_id: int = 1) -> None:
@@ -202,7 +210,6 @@ class PaymentCsms2x(Block):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.paid: dict[tuple[str, str], dict] = {}   # by token_key of a DirectPayment token: its transactionLimit
-        self.settlements: list[dict] = []   # every NotifySettlement received (recorded: settlement rule 4)
         self.energy: dict[str, tuple[float, float]] = {}   # transactionId → first and last register seen (Wh)
 
     def id_token_info(self, session: StationSession, id_token: dict, *, current_tx: str | None = None) -> dict:
@@ -230,7 +237,6 @@ class PaymentCsms2x(Block):
         return answer
 
     def on_NotifySettlement(self, _: StationSession, payload: dict) -> dict:
-        self.settlements.append(payload)
         if payload["status"] == "Settled" and terminal(self.profile).get("receipt_by_csms"):
             return {"receiptUrl": RECEIPTS + payload["pspRef"]}
         return {}
