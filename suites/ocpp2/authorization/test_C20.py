@@ -3,11 +3,12 @@
 The driver paid at the station's terminal and the transaction started, but no energy flowed: the driver
 cancels at the terminal (triggerReason StopAuthorized) or the EV never connects in time
 (EVConnectTimeout). The station ends the transaction so and then reports NotifySettlement with status
-Cancelled for it; the CSMS answers the Ended event with totalCost 0 and records the cancellation (spec
-001 Transaction event rule 1). The actuator action ``cancel_payment`` (with the reason) stands for it.
+Canceled for it; the CSMS answers the Ended event with totalCost 0 and records the cancellation (spec
+001 Transaction event rule 1). The actuator action ``cancel_payment`` stands for the driver.
 
-Reading chosen: a station under test may end the transaction with either trigger, whichever the action
-asked for; a station that cannot time out on demand answers the action 501 (not applicable).
+Readings chosen: a station under test may end the cancelled transaction with either trigger. The EV
+connection timeout is played by the harness's station only (a CSMS under test): at a station under test
+it needs TxStartPoint Authorized and an EVConnectionTimeOut the profile does not declare.
 """
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from harness.arena import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
-from harness.usecases.payment import CANCELED, DirectPayment, check_settlement, paid_transaction, settlement
+from harness.usecases.payment import CANCELED, CANCELLING, DirectPayment, check_settlement, paid_transaction, settlement
 from harness.verdict import check_equal, check_in, require
 
 
@@ -25,7 +26,7 @@ class C20(RuleTable):
                  "a paid transaction cancelled before energy flowed ends with TransactionEvent Ended, triggerReason "
                  "StopAuthorized or EVConnectTimeout", by=CS)
     cancelled = must("spec 001 Transaction event rule 1",
-                     "after that Ended event the station reports NotifySettlement status Cancelled for the transaction "
+                     "after that Ended event the station reports NotifySettlement status Canceled for the transaction "
                      "and its payment reference", by=CS)
     total_cost = must("spec 001 Transaction event rule 1",
                       "the CSMS answers that Ended event (no energy delivered) with totalCost 0", by=CSMS)
@@ -35,20 +36,16 @@ pytestmark = case("C20", block="Authorization", roles=("csms", "cs"), protocols=
                   requires=["payment_terminal"])
 
 
-@pytest.mark.parametrize("reason", [pytest.param(r, marks=checks(C20.ended, C20.cancelled, C20.total_cost,
-                                                                  DirectPayment.recorded))
-                                    for r in ("StopAuthorized", "EVConnectTimeout")])
-async def test_payment_cancelled_after_the_start(ocpp, profile, reason):
-    """Pay, plug in, the transaction starts; cancelled: Ended (totalCost 0), then NotifySettlement Cancelled."""
-    evse = profile.evses[0].id
+async def _cancelled(ocpp, evse, **reason):
+    """Pay, plug in, the transaction starts; cancelled (``reason``: how the harness's station ends it):
+    Ended (totalCost 0), then NotifySettlement Canceled for the transaction."""
     authorized, started = await paid_transaction(ocpp, evse, C20.ended)
     transaction_id = started.request["transactionInfo"]["transactionId"]
     start = ocpp.mark()
-    await ocpp.act(CS, "cancel_payment", evse_id=evse, reason=reason)
+    await ocpp.act(CS, "cancel_payment", evse_id=evse, **reason)
     ended = await ocpp.expect("TransactionEvent", sender=CS, after=start, rule=C20.ended, where=lambda p: (
         p["eventType"] == "Ended" and p["transactionInfo"]["transactionId"] == transaction_id))
-    check_in(C20.ended, "TransactionEvent Ended triggerReason", ("StopAuthorized", "EVConnectTimeout"),
-             ended.request["triggerReason"])
+    check_in(C20.ended, "TransactionEvent Ended triggerReason", CANCELLING, ended.request["triggerReason"])
     if ocpp.is_sut(CSMS):
         check_equal(C20.total_cost, "TransactionEventResponse totalCost of the cancelled transaction", 0,
                     ended.response.get("totalCost"))
@@ -57,3 +54,16 @@ async def test_payment_cancelled_after_the_start(ocpp, profile, reason):
     history = ocpp.link.history
     require(history.index(notified) > history.index(ended), C20.cancelled, "the station reported the cancellation "
             "before it ended the transaction", expected="NotifySettlement after the Ended event", actual="before it")
+
+
+@checks(C20.ended, C20.cancelled, C20.total_cost, DirectPayment.recorded)
+async def test_payment_cancelled_after_the_start(ocpp, profile):
+    """The driver cancels at the terminal after the start: StopAuthorized, totalCost 0, Canceled."""
+    await _cancelled(ocpp, profile.evses[0].id)
+
+
+@checks(C20.total_cost, DirectPayment.recorded)
+@pytest.mark.sut_roles("csms")
+async def test_ev_connect_timeout_costs_nothing(ocpp, profile):
+    """The EV never connects in time: EVConnectTimeout without energy, totalCost 0, Canceled recorded."""
+    await _cancelled(ocpp, profile.evses[0].id, reason="EVConnectTimeout")
