@@ -40,6 +40,7 @@ UNDONE_BY: dict[str, Callable[[dict[str, Any]], Trigger]] = {
                                                                    "source": body["source"]}),
     "fault_connector": lambda body: ("clear_fault", body),
     "break_local_list_storage": lambda body: ("repair_local_list_storage", body),
+    "card_payment": lambda body: ("cancel_payment", {"evse_id": body.get("evse_id", 1)}),
 }
 
 

@@ -145,6 +145,27 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "root_certificate": {"type": "string", "minLength": 1},   # PEM file, relative to the profile
             "root_key": {"type": "string", "minLength": 1},           # its unencrypted PEM private key (EC)
         }},
+        # the payment terminal of C18-C23 (2.1): what it authorizes, the card it reads, the settings of
+        # PaymentCtrlr as the SUT has them, the VAT numbers the CSMS knows
+        "payment_terminal": {**_SECTION, "properties": {
+            "amount": {"type": "number", "exclusiveMinimum": 0},   # authorized on the card (default 50)
+            "card": {"type": "array", "minItems": 1, "items": {   # the card details, as additionalInfo
+                "type": "object", "additionalProperties": False, "required": ["type", "value"],
+                "properties": {"type": {"type": "string", "minLength": 1, "maxLength": 50},
+                               "value": {"type": "string", "minLength": 1, "maxLength": 255},
+                               "secret": {"type": "boolean", "hint": "true keeps the value out of every log "
+                                                                     "and report"}}}},
+            "receipt_by_csms": {"type": "boolean"},   # ReceiptByCSMS: the CSMS answers Settled with a receiptUrl
+            "vat_number": {"type": "object", "additionalProperties": False,   # one the CSMS validates, its company
+                           "required": ["number", "name", "address1", "city", "country"],
+                           "properties": {"number": {"type": "string", "minLength": 1, "maxLength": 20},
+                                          "name": {"type": "string", "maxLength": 50},
+                                          "address1": {"type": "string", "maxLength": 100},
+                                          "city": {"type": "string", "maxLength": 100},
+                                          "postalCode": {"type": "string", "maxLength": 20},
+                                          "country": {"type": "string", "maxLength": 50}}},
+            "unknown_vat_number": {"type": "string", "minLength": 1, "maxLength": 20},   # one it rejects
+        }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
             "base_url": {"type": "string", "pattern": "^https?://[^/\\s]",
@@ -334,7 +355,7 @@ class Profile:
 def _mask(value: Any) -> Any:
     if isinstance(value, dict):
         secret = value.get("secret") is True or value.get("type") == "KeyCode"
-        return {k: ("«redacted»" if (k in SECRET_KEYS or (secret and k == "id")) else _mask(v))
+        return {k: ("«redacted»" if (k in SECRET_KEYS or (secret and k in ("id", "value"))) else _mask(v))
                 for k, v in value.items()}
     if isinstance(value, list):
         return [_mask(v) for v in value]
@@ -355,6 +376,9 @@ def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
             REDACTOR.register(token.id)
     REDACTOR.register(data.get("ocpi", {}).get("token_a"))
     REDACTOR.register(data.get("qr_code", {}).get("totp_secret"))
+    for card in data.get("payment_terminal", {}).get("card", ()):
+        if card.get("secret"):
+            REDACTOR.register(card["value"])
     password = data.get("station", {}).get("password")
     if password:
         REDACTOR.register(password, identity=data.get("station", {}).get("identity"))

@@ -2,7 +2,7 @@
 it can write, shows no secret of the profile it used in any output, in any encoding.
 
 The run is a slice of `pytest suites` that exercises every secret and the paths they travel on:
-OCPP 2.x authorization (the PIN, C04) and transport (Basic auth, wrong passwords, CONN), 1.6
+OCPP 2.x authorization (the PIN, C04; the card details of a payment, C18-C23) and transport (Basic auth, wrong passwords, CONN), 1.6
 authorization and security (the AuthorizationKey and its rotation, SECURITY16), OCPI credentials
 and transport (token A and the tokens exchanged). `-rA` and `junit_logging=all` put every test's
 captured log in the terminal and the JUnit file, so that each output carries the logs."""
@@ -38,7 +38,8 @@ def test_no_secret_of_the_profile_in_any_output(debug_run):
     """The run uses the built-in reference profile (no --sut-profile): its secrets, as its loader names them.
     (Assertions here show names and flags only: pytest would print the outputs, secrets and all.)"""
     secrets = secrets_of(reference_profile())
-    assert {"station.password", "station.authorization_key", "ocpi.token_a", "tokens.pin.id"} <= {s.key for s in secrets}
+    assert {"station.password", "station.authorization_key", "ocpi.token_a", "tokens.pin.id",
+            "payment_terminal.card[1].value"} <= {s.key for s in secrets}
     hits = leaks(debug_run, secrets)
     assert hits == [], "secrets leaked:\n" + "\n".join(hits)
 

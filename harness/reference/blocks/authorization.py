@@ -245,12 +245,17 @@ class AuthorizationCsms2x(TokenDecisions):
     async def act_clear_cache(self, station: str | None = None) -> None:
         self.send(station, "ClearCache", {})
 
+    def authorize_extras(self, session: StationSession, id_token: dict) -> dict:
+        """Fields of the AuthorizeResponse beside idTokenInfo (the payment block adds a tariff)."""
+        return {}
+
     def on_Authorize(self, session: StationSession, payload: dict) -> dict | Awaitable[dict]:
-        """A token's idTokenInfo; a contract certificate's answer (Plug and Charge) is the plug-and-charge
-        block's, awaited by the dispatcher."""
+        """A token's idTokenInfo (and the extras); a contract certificate's answer (Plug and Charge) is the
+        plug-and-charge block's, awaited by the dispatcher."""
         if is_contract_request(payload):
             return self.contract_authorization(session, payload)
-        return {"idTokenInfo": self.id_token_info(session, payload["idToken"])}
+        id_token = payload["idToken"]
+        return {"idTokenInfo": self.id_token_info(session, id_token)} | self.authorize_extras(session, id_token)
 
 
 class AuthorizationCsms16(TokenDecisions):

@@ -117,15 +117,18 @@ class TransactionsStation2x(Block):
                 await self.suspend(state, "EnergyLimitReached")
 
     async def end_transaction(self, state: EvseState, trigger: str, stopped_reason: str,
-                              id_token: dict | None = None) -> None:
+                              id_token: dict | None = None) -> dict | None:
+        """TransactionEvent Ended; returns the CSMS's answer (None: no transaction ran)."""
         if state.transaction is None:
-            return
+            return None
         payload = self._event(state, "Ended", trigger, stoppedReason=stopped_reason)
         if id_token is not None:
             payload["idToken"] = id_token
         state.transaction, state.authorized, state.group = None, None, None
         self.transaction_ended(state.evse.id)
-        self._answered(payload, await self.call("TransactionEvent", payload))
+        response = await self.call("TransactionEvent", payload)
+        self._answered(payload, response)
+        return response
 
     def _answered(self, payload: dict, response: dict) -> None:
         """The idTokenInfo of a TransactionEventResponse goes where the station keeps what it knows of

@@ -37,6 +37,10 @@ def test_reference_profile_loads_with_every_token_and_evse():
     ({"smart_charging": {"charging_rate_units": ["kW"]}}, "smart_charging.charging_rate_units.0: 'kW' is not allowed"),
     ({"tokens": {"t": {"id": "1", "type": "ISO14443", "status": "NoCredit", "balance": "none"}}},
      "tokens.t.balance: write a number, not a string"),
+    ({"payment_terminal": {"card": [{"type": "MaskedPAN"}]}}, "payment_terminal.card.0.value is missing; add it"),
+    ({"payment_terminal": {"vat_number": {"number": "NL1", "name": "N", "address1": "A", "city": "C"}}},
+     "payment_terminal.vat_number.country is missing; add it"),
+    ({"payment_terminal": {"amount": 0}}, "payment_terminal.amount: write a number more than 0, not 0"),
 ])
 def test_bad_profile_is_refused_naming_the_key(data, message):
     with pytest.raises(ConfigError) as refused:
@@ -52,7 +56,7 @@ def test_every_problem_is_refused_at_once():
     assert lines[0] == "4 problems stop the run before any test:"
     assert [line.split(": ", 1)[1] for line in lines[1:]] == [
         "unknown key stationn; remove it or fix its spelling (known keys: actuator, authorization, data_transfer, "
-        "features, ocpi, plug_and_charge, qr_code, smart_charging, station, sut, timeouts, tokens)",
+        "features, ocpi, payment_terminal, plug_and_charge, qr_code, smart_charging, station, sut, timeouts, tokens)",
         "station.identity is too short: write at least 1 character",
         "station.password is too short: write at least 16 characters",
         "timeouts.call: write a number more than 0, not -1"]
@@ -85,6 +89,14 @@ def test_redacted_profile_masks_passwords_and_pins_only():
     assert redacted["tokens"]["pin"]["id"] == "«redacted»"
     assert redacted["tokens"]["valid"]["id"] == "AA00000001"
     assert redacted["qr_code"]["totp_secret"] == "«redacted»" and redacted["qr_code"]["interval"] == 30
+    assert [c["value"] for c in redacted["payment_terminal"]["card"]] == ["VISA", "«redacted»"]
+
+
+def test_card_details_marked_secret_never_reach_the_wire_log():
+    """A secret card value (the profile's [payment_terminal] card) is redacted wherever it travels."""
+    profiles.from_dict({"payment_terminal": {"card": [{"type": "MaskedPAN", "value": "540000******0042",
+                                                       "secret": True}]}}, "p.toml")
+    assert "540000******0042" not in REDACTOR.redact('{"additionalIdToken":"540000******0042"}')
 
 
 def test_redactor_masks_secret_in_all_its_encodings():
