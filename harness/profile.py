@@ -143,6 +143,11 @@ PROFILE_SCHEMA: dict[str, Any] = {
                     "hint": "write the payment page the QR code opens, such as https://pay.example/qr"},
             "version": {"type": "string", "minLength": 1, "maxLength": 8},   # the URL's version parameter
         }},
+        # tests that wait hours or a day on the real clock against a real SUT, each played only when opted in
+        # here (the embedded run plays them on its virtual clock, where the wait costs nothing)
+        "long_tests": {**_SECTION, "properties": {
+            "heartbeat_per_day": {"type": "boolean"},   # HEARTBEAT16: waits up to a day for a 1.6 Heartbeat
+        }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
             "base_url": {"type": "string", "pattern": "^https?://[^/\\s]",

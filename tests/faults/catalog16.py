@@ -574,6 +574,20 @@ class ChargePointCachesListedIdentifiers(ReferenceStation16):
             self.cache.update(id_tag, info)
 
 
+class ChargePointDeliversPastMaxEnergy(ReferenceStation16):
+    """MaxEnergyOnInvalidId: after a refused start (StopTransactionOnInvalidId false) energy flows on."""
+
+    async def _energy_flowed(self, connector, tx):
+        tx.energy_limit = None
+
+
+class ChargePointLeavesHeartbeatsToPings(ReferenceStation16):
+    """Behaviour rule 3: the WebSocket's ping/pong keeps the link alive, so no Heartbeat is ever sent."""
+
+    async def _heartbeat(self):
+        await asyncio.Event().wait()
+
+
 # ------------------------------------------------------------------------------------- the records
 @dataclass(frozen=True)
 class Fault16(Fault):
@@ -597,6 +611,7 @@ INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16
 LOCALLIST, RESERVE = "authorization/test_LOCALLIST16.py", "reservation/test_RESERVE16.py"
 TRIGGER, SC = "trigger/test_TRIGGER16.py", "smartcharging/test_SC16.py"
 FIRMWARE = "firmware/test_FIRMWARE16.py"
+HEARTBEAT = "boot/test_HEARTBEAT16.py"
 METER = "meter/test_METER16.py"
 
 FAULTS: tuple[Fault16, ...] = (
@@ -761,4 +776,9 @@ FAULTS: tuple[Fault16, ...] = (
     Fault16("cp-caches-listed-identifiers", "LOCALLIST16.never_cached", ChargePointCachesListedIdentifiers,
             (node(LOCALLIST, "test_listed_identifier_is_never_cached", "cs"),),
             "the SUT sent StartTransaction when it must not"),
+    Fault16("cp-delivers-past-max-energy", "INVALIDID16.max_energy", ChargePointDeliversPastMaxEnergy,
+            (node(INVALID, "test_refused_start_delivers_at_most_max_energy", "cs"),),
+            "the register grew by"),
+    Fault16("cp-leaves-heartbeats-to-pings", "HEARTBEAT16.daily", ChargePointLeavesHeartbeatsToPings,
+            (node(HEARTBEAT, "test_heartbeat_comes_at_least_once_a_day", "cs"),), "did not send Heartbeat within 86405 s"),
 )
