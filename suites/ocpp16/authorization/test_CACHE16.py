@@ -81,6 +81,13 @@ def _two_connectors(profile):
     return connectors(profile)[:2] if len(connectors(profile)) > 1 else connectors(profile) * 2
 
 
+def two_connectors(given) -> None:
+    """The condition (``suite.needs``) of two connectors: the idTags that fill the cache are presented at the
+    first (the last one may still wait there for its cable), the test's own at the second."""
+    if len(connectors(given.profile)) < 2:
+        raise NotApplicable("the profile declares one connector: this test presents idTags at two")
+
+
 def cache_entries(given) -> int:
     """The condition (``suite.needs``) that the profile says how many identifiers the cache holds."""
     entries = given.profile.authorization("authorization_cache_entries")
@@ -184,7 +191,7 @@ async def test_cached_identifier_starts_offline(ocpp, profile):
 @pytest.mark.sut_roles("cs")
 @pytest.mark.requires("authorization_cache")
 @checks(*ASKED, Core16.authorize, CACHE16.cleared, CACHE16.reconnects, CACHE16.not_valid_evicted_first)
-@needs(cache_entries)
+@needs(cache_entries, two_connectors)
 async def test_full_cache_drops_a_not_valid_entry_first(ocpp, profile):
     """The cache filled with the oldest entry valid, the second not valid, the rest valid; one more idTag
     presented: the not-valid entry makes room, so the oldest (valid) one still starts offline."""
@@ -200,7 +207,7 @@ async def test_full_cache_drops_a_not_valid_entry_first(ocpp, profile):
 @pytest.mark.sut_roles("cs")
 @pytest.mark.requires("authorization_cache")
 @checks(*ASKED, Core16.authorize, CACHE16.cleared, CACHE16.reconnects, CACHE16.oldest_valid_evicted)
-@needs(cache_entries)
+@needs(cache_entries, two_connectors)
 async def test_full_cache_of_valid_entries_drops_the_oldest(ocpp, profile):
     """The cache filled with valid idTags and one more presented: the oldest is gone (offline it starts
     nothing), the second oldest is still there (offline it starts)."""
@@ -229,6 +236,7 @@ async def _cached_until_expired(ocpp, profile, **keys: str) -> tuple[Token, tupl
 @pytest.mark.sut_roles("cs")
 @pytest.mark.requires("authorization_cache")
 @checks(Core16.authorize, CACHE16.expired_asked)
+@needs(two_connectors)
 async def test_expired_cached_identifier_is_asked_again_online(ocpp, profile):
     """LocalPreAuthorize true: an idTag cached with an expiryDate, presented again once it passed: Authorize."""
     token, (_, second) = await _cached_until_expired(ocpp, profile, LocalPreAuthorize="true")
@@ -241,6 +249,7 @@ async def test_expired_cached_identifier_is_asked_again_online(ocpp, profile):
 @pytest.mark.sut_roles("cs")
 @pytest.mark.requires("authorization_cache")
 @checks(Core16.authorize, CACHE16.reconnects, CACHE16.expired_refused)
+@needs(two_connectors)
 async def test_expired_cached_identifier_is_refused_offline(ocpp, profile):
     """An idTag cached with an expiryDate, presented offline once it passed: no transaction."""
     token, (_, second) = await _cached_until_expired(ocpp, profile, **OFFLINE)
