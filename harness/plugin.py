@@ -48,7 +48,9 @@ MARKERS = {
     "protocols(*versions)": "the protocol versions a test applies to",
     "requires(feature)": "the test applies only when the profile declares [features] feature = true",
     "real_clock(why)": "the test waits on another process or thread: it runs on the real clock in the embedded run too",
-    "needs(*conditions)": "what the test needs of the profile, checked before any connection (harness.suite.needs)",
+    "needs(*conditions, variant)": "what the test needs of the profile, checked before any connection "
+                                   "(harness.suite.needs); variant: left out of an embedded run whose profile "
+                                   "does not give it",
 }
 
 
@@ -194,6 +196,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys for p in settings.usecases):
             deselected.append(item)
             continue
+        if settings.embedded and _not_applicable(item, settings.profile, variant_only=True):
+            deselected.append(item)   # played by the self-check that gives the embedded run a profile variant
+            continue
         for marker in item.iter_markers("requires"):
             if not settings.profile.feature(marker.args[0]):
                 item.add_marker(pytest.mark.skip(
@@ -327,19 +332,29 @@ def _conformance_case(request: pytest.FixtureRequest):
 
 
 # ---------------------------------------------------------------------------- verdicts
+def _not_applicable(item: pytest.Item, profile, *, variant_only: bool = False) -> str | None:
+    """Why ``item`` does not apply to ``profile`` (its ``needs``; only the variant ones when ``variant_only``)."""
+    target = _target(item)
+    if target is None:
+        return None
+    given = Given(profile, target.protocol, {k: v for k, v in item.callspec.params.items() if k != "target"})
+    for marker in item.iter_markers("needs"):
+        if variant_only and not marker.kwargs.get("variant"):
+            continue
+        for condition in marker.args:
+            try:
+                condition(given)
+            except NotApplicable as reason:
+                return str(reason)
+    return None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
     """What a test needs of the profile is checked before its fixtures open anything (``suite.needs``)."""
-    target = _target(item)
-    if target is not None:
-        params = {k: v for k, v in item.callspec.params.items() if k != "target"}
-        given = Given(item.config.stash[SETTINGS].profile, target.protocol, params)
-        for marker in item.iter_markers("needs"):
-            for condition in marker.args:
-                try:
-                    condition(given)
-                except NotApplicable as reason:
-                    pytest.skip(str(reason))
+    reason = _not_applicable(item, item.config.stash[SETTINGS].profile)
+    if reason is not None:
+        pytest.skip(reason)
     try:
         return (yield)
     except NotApplicable as reason:

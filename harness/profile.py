@@ -125,6 +125,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "tx_stop_point": {"type": "array", "items": {"enum": list(TX_POINTS)}},   # TxStopPoint
             "max_energy_on_invalid_id": {"type": "integer", "minimum": 0},   # MaxEnergyOnInvalidId, Wh; 0: unset
             "master_pass_group_id": {"type": "string", "minLength": 1, "maxLength": 255},   # MasterPassGroupId
+            # OCPP 1.6: how many identifiers the Authorization Cache holds (spec 002 names no key for it;
+            # CACHE16's eviction tests need it)
+            "authorization_cache_entries": {"type": "integer", "minimum": 1},
         }},
         # the station's smart charging as the tests find it (spec 001 Errors: UnsupportedRateUnit)
         "smart_charging": {**_SECTION, "properties": {
@@ -165,6 +168,11 @@ PROFILE_SCHEMA: dict[str, Any] = {
                                           "postalCode": {"type": "string", "maxLength": 20},
                                           "country": {"type": "string", "maxLength": 50}}},
             "unknown_vat_number": {"type": "string", "minLength": 1, "maxLength": 20},   # one it rejects
+        }},
+        # tests that wait hours or a day on the real clock against a real SUT, each played only when opted in
+        # here (the embedded run plays them on its virtual clock, where the wait costs nothing)
+        "long_tests": {**_SECTION, "properties": {
+            "heartbeat_per_day": {"type": "boolean"},   # HEARTBEAT16: waits up to a day for a 1.6 Heartbeat
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},

@@ -99,12 +99,17 @@ class Given:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def needs(*conditions: Callable[[Given], Any]) -> pytest.MarkDecorator:
+def needs(*conditions: Callable[[Given], Any], variant: bool = False) -> pytest.MarkDecorator:
     """What a test needs of the profile: each condition raises ``NotApplicable`` (with the reason) when the
-    profile does not give it. Checked before the arena opens: the test is skipped before any connection."""
+    profile does not give it. Checked before the arena opens: the test is skipped before any connection.
+
+    ``variant``: what the built-in reference profile cannot give (a station with one chargingRateUnit,
+    when the reference station supports both). The embedded run then leaves the test out rather than
+    skip it, unless its profile gives it: tests/selfcheck plays it with a variant of the reference profile
+    (harness/profiles/). A real run skips it as not applicable, like any other need."""
     if not conditions or not all(callable(c) for c in conditions):
         raise TypeError("needs() takes the conditions a test needs: callables of a Given")
-    return pytest.mark.needs.with_args(*conditions)
+    return pytest.mark.needs.with_args(*conditions, variant=variant)
 
 
 def certification_of(item: pytest.Item, role: str | None, protocol: str | None) -> str | None:

@@ -50,6 +50,7 @@ class ChargeTransaction:
     id: int | None = None         # from StartTransaction.conf
     sampler: asyncio.Task | None = None
     aligned: list = field(default_factory=list)   # clock-aligned MeterValues kept for StopTxnAlignedData
+    energy_limit: int | None = None   # Wh on the register at which energy stops (refused start: MaxEnergyOnInvalidId)
 
 
 @dataclass

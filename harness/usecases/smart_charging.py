@@ -106,13 +106,20 @@ async def set_profile(arena: OcppArena, evse_id: int, charging_profile: dict) ->
         rule=ChargingProfiles.sent)
 
 
+def unit_supported(arena: OcppArena, wire: dict) -> None:
+    """A profile the station can take at all: one whose chargingRateUnits it supports (its profile says
+    which); else the test is not applicable, for either role."""
+    units = sorted({schedule["chargingRateUnit"] for schedule in wire["chargingSchedule"]})
+    if not set(units) <= set(arena.profile.charging_rate_units):
+        raise NotApplicable(f"the station does not support the unit {', '.join(units)} of profile {wire['id']}: "
+                            f"[smart_charging] charging_rate_units = {list(arena.profile.charging_rate_units)}")
+
+
 async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: dict) -> Exchange:
     """SetChargingProfile of a profile the rules accept (checked first: else the test data is wrong);
     the station must accept it, and the engine installs it too."""
+    unit_supported(arena, wire)
     decision = installed.decide(evse_id, wire)
-    if decision.rule is not None and decision.rule.reason_code == "UnsupportedRateUnit":
-        raise NotApplicable(f"the station does not support the unit of profile {wire['id']}: "
-                            f"[smart_charging] charging_rate_units = {list(arena.profile.charging_rate_units)}")
     if not decision.accepted:
         raise HarnessError(f"test data error: the rules refuse profile {wire['id']} at EVSE {evse_id}: "
                             f"{decision.detail}")

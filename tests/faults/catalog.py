@@ -661,6 +661,8 @@ class Fault:
                                 # passes with a finding that names it; never "broken" (the harness's fault)
     known_miss: str = ""        # why the harness cannot catch it yet: its test is a strict xfail
     version: str = VERSION      # the version its tests are played in (the payment use cases are 2.1's)
+    profile: str = ""           # a variant of the reference profile its tests need (a path in the repository,
+                                # harness/profiles/...; their control run is tests/selfcheck/test_profile_variants.py)
 
     def outcome(self, result: dict) -> str:
         """What a test's conformance.json entry shows of this fault: its verdict, with the text that
@@ -1639,6 +1641,9 @@ FAULTS += (
     Fault("station-leaves-out-the-sub-cas", "C07.chain", StationLeavesOutTheSubCas,
           (_cs(C07, "test_contract_by_whole_chain", "valid-Accepted"),),
           "the chain in certificate leaves out sub-CAs of the contract certificate"),
+)
+
+
 # ------------------------------------------------------------------ direct payment at the station's terminal (2.1)
 class CsmsRefusesCardPayments(ReferenceCsms):
     """Direct payment rule 1: the DirectPayment token of a card the terminal authorized is refused."""
@@ -1845,4 +1850,19 @@ FAULTS += (
     Fault("station-ignores-raised-amounts", "C23.limit_set", StationIgnoresRaisedAmounts,
           (_cs21(C23, "test_raised_amount_is_reported"),),
           "transactionInfo.transactionLimit.maxCost is wrong", version=V21),
+)
+
+
+class StationAcceptsUndeclaredUnits(ReferenceStation):
+    """K01 Errors (UnsupportedRateUnit): the station takes a profile in either unit, whatever it declares."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.smart.rate_units = tuple(sc.RateUnit)
+
+
+FAULTS += (
+    Fault("station-accepts-undeclared-units", "K01.refused", StationAcceptsUndeclaredUnits,
+          (_cs(K01, "test_profile_in_an_unsupported_unit_is_rejected"),), "SetChargingProfileResponse status",
+          profile="harness/profiles/one-rate-unit.toml"),
 )

@@ -18,6 +18,7 @@ from catalog import CONN, RPC, Fault, transport  # importable: conftest.py puts 
 from harness.ocpp.errors import FORMAT
 from harness.ocpp.meter16 import ENERGY
 from harness.reference import ReferenceCsms16, ReferenceStation16
+from harness.reference.v16.local_auth import AuthorizationCache
 from harness.reference.v16.queue import Queued, TransactionQueue
 from harness.transport.ws import CallErrorReply
 
@@ -32,6 +33,27 @@ class _NewestFirst(TransactionQueue):
         item = Queued(action, payload, owner)
         self._items.appendleft(item)
         return item
+
+
+class _DropsTheOldestEntry(AuthorizationCache):
+    """A full cache that drops its oldest entry, valid or not."""
+
+    def victim(self):
+        return next(iter(self._entries))
+
+
+class _DropsTheNewestEntry(AuthorizationCache):
+    """A full cache that drops its newest entry."""
+
+    def victim(self):
+        return next(reversed(self._entries))
+
+
+class _NeverExpires(AuthorizationCache):
+    """A cache whose entries stay as received, expiryDate or not."""
+
+    def lookup(self, id_tag, now):
+        return self._entries.get(id_tag.casefold())
 
 
 class _RetriesAtOnce(TransactionQueue):
@@ -515,6 +537,57 @@ class ChargePointSendsOneOfflineStart(ReferenceStation16):
         return super().send_transaction_message(action, payload, tx)
 
 
+class ChargePointDropsTheOldestCacheEntry(ReferenceStation16):
+    """Behaviour rule 6: a full cache drops its oldest entry even while it holds a not-valid one."""
+
+    cache_class = _DropsTheOldestEntry
+
+
+class ChargePointDropsTheNewestCacheEntry(ReferenceStation16):
+    """Behaviour rule 6: a full cache of valid entries drops the newest one, not the oldest."""
+
+    cache_class = _DropsTheNewestEntry
+
+
+class ChargePointIgnoresCacheExpiry(ReferenceStation16):
+    """IdTagInfo expiryDate: a cached idTag stays valid after its expiryDate."""
+
+    cache_class = _NeverExpires
+
+
+class ChargePointStartsExpiredIdentifiersOffline(ReferenceStation16):
+    """Behaviour rule 8: offline, an idTag the cache holds as Expired starts a transaction."""
+
+    def local_decision(self, id_tag):
+        known = self._known(id_tag)
+        if not self.online and known is not None and known["status"] == "Expired":
+            return known | {"status": "Accepted"}
+        return super().local_decision(id_tag)
+
+
+class ChargePointCachesListedIdentifiers(ReferenceStation16):
+    """Behaviour rule 6: every IdTagInfo goes into the cache, also that of an identifier in the local list."""
+
+    def id_tag_info_received(self, id_tag, info, action):
+        super().id_tag_info_received(id_tag, info, action)
+        if self.config.flag("AuthorizationCacheEnabled"):
+            self.cache.update(id_tag, info)
+
+
+class ChargePointDeliversPastMaxEnergy(ReferenceStation16):
+    """MaxEnergyOnInvalidId: after a refused start (StopTransactionOnInvalidId false) energy flows on."""
+
+    async def _energy_flowed(self, connector, tx):
+        tx.energy_limit = None
+
+
+class ChargePointLeavesHeartbeatsToPings(ReferenceStation16):
+    """Behaviour rule 3: the WebSocket's ping/pong keeps the link alive, so no Heartbeat is ever sent."""
+
+    async def _heartbeat(self):
+        await asyncio.Event().wait()
+
+
 # ------------------------------------------------------------------------------------- the records
 @dataclass(frozen=True)
 class Fault16(Fault):
@@ -538,6 +611,7 @@ INVALID, CACHE = "transactions/test_INVALIDID16.py", "authorization/test_CACHE16
 LOCALLIST, RESERVE = "authorization/test_LOCALLIST16.py", "reservation/test_RESERVE16.py"
 TRIGGER, SC = "trigger/test_TRIGGER16.py", "smartcharging/test_SC16.py"
 FIRMWARE = "firmware/test_FIRMWARE16.py"
+HEARTBEAT = "boot/test_HEARTBEAT16.py"
 METER = "meter/test_METER16.py"
 
 FAULTS: tuple[Fault16, ...] = (
@@ -688,4 +762,23 @@ FAULTS: tuple[Fault16, ...] = (
             (node(FIRMWARE, "test_failing_download_is_retried", "cs"),), "a retry came sooner than retryInterval"),
     Fault16("cp-sends-one-offline-start", "LOCALLIST16.every_offline_start", ChargePointSendsOneOfflineStart,
             (node(LOCALLIST, "test_every_offline_transaction_is_started_online", "cs"),), "StartTransaction"),
+    Fault16("cp-drops-the-oldest-cache-entry", "CACHE16.not_valid_evicted_first", ChargePointDropsTheOldestCacheEntry,
+            (node(CACHE, "test_full_cache_drops_a_not_valid_entry_first", "cs"),), "did not send StartTransaction"),
+    Fault16("cp-drops-the-newest-cache-entry", "CACHE16.oldest_valid_evicted", ChargePointDropsTheNewestCacheEntry,
+            (node(CACHE, "test_full_cache_of_valid_entries_drops_the_oldest", "cs"),),
+            "the SUT sent StartTransaction when it must not"),
+    Fault16("cp-ignores-cache-expiry", "CACHE16.expired_asked", ChargePointIgnoresCacheExpiry,
+            (node(CACHE, "test_expired_cached_identifier_is_asked_again_online", "cs"),), "did not send Authorize"),
+    Fault16("cp-starts-expired-identifiers-offline", "CACHE16.expired_refused",
+            ChargePointStartsExpiredIdentifiersOffline,
+            (node(CACHE, "test_expired_cached_identifier_is_refused_offline", "cs"),),
+            "the SUT sent StartTransaction when it must not"),
+    Fault16("cp-caches-listed-identifiers", "LOCALLIST16.never_cached", ChargePointCachesListedIdentifiers,
+            (node(LOCALLIST, "test_listed_identifier_is_never_cached", "cs"),),
+            "the SUT sent StartTransaction when it must not"),
+    Fault16("cp-delivers-past-max-energy", "INVALIDID16.max_energy", ChargePointDeliversPastMaxEnergy,
+            (node(INVALID, "test_refused_start_delivers_at_most_max_energy", "cs"),),
+            "the register grew by"),
+    Fault16("cp-leaves-heartbeats-to-pings", "HEARTBEAT16.daily", ChargePointLeavesHeartbeatsToPings,
+            (node(HEARTBEAT, "test_heartbeat_comes_at_least_once_a_day", "cs"),), "did not send Heartbeat within 86405 s"),
 )

@@ -34,7 +34,8 @@ RUN_TIMEOUT = 120        # seconds for one suite run; the longest selection wait
 KNOWN_MISS_TIMEOUT = 15  # a known miss hangs; a fixed harness fails it after one call timeout (5 s)
 PARALLEL = 4             # suite runs handed to suite_runner at a time (it plays one per core)
 CONTROL = "control"      # the run of every selection against the unmodified references
-CONTROL_SELECTION = tuple(sorted({nodeid for fault in FAULTS for nodeid in fault.catch}))
+# (the tests of a fault played with a profile variant have theirs: tests/selfcheck/test_profile_variants.py)
+CONTROL_SELECTION = tuple(sorted({nodeid for fault in FAULTS if not fault.profile for nodeid in fault.catch}))
 
 
 def run_suites(directory: Path, nodeids, *options: str, timeout: float = RUN_TIMEOUT):
@@ -56,7 +57,9 @@ def _job(name: str) -> tuple[tuple[str, ...], tuple[str, ...], float]:
     if name == CONTROL:
         return CONTROL_SELECTION, (), RUN_TIMEOUT
     fault = next(f for f in FAULTS if f.name == name)
-    return fault.catch, (f"--embedded-sut={fault.embedded_sut}",), KNOWN_MISS_TIMEOUT if fault.known_miss else RUN_TIMEOUT
+    options = (f"--embedded-sut={fault.embedded_sut}",) + ((f"--sut-profile={REPO / fault.profile}",) if fault.profile
+                                                           else ())
+    return fault.catch, options, KNOWN_MISS_TIMEOUT if fault.known_miss else RUN_TIMEOUT
 
 
 # the runs that take longest first: a known miss waits for its time limit

@@ -229,9 +229,11 @@ def test_real_sut_runs_only_its_role_and_skips_the_rest_with_the_reason(pytester
 
 
 def test_undeclared_feature_is_skipped_with_the_reason(pytester):
+    """The reference profile declares every feature: the embedded run here plays one that leaves it out."""
+    profile = _write_profile(pytester, PROFILE_OK + "\n[features]\npayment_terminal = false\n")
     pytester.makepyfile(test_demo=SUITE.format(usecase="FEAT01").replace(
         'protocols=("ocpp2.0.1", "ocpp2.1"))', 'protocols=("ocpp2.0.1", "ocpp2.1"), requires=["payment_terminal"])'))
-    result = pytester.runpytest("-k", "passes", "-rs")
+    result = pytester.runpytest("--sut-profile", str(profile), "-k", "passes", "-rs")
     result.assert_outcomes(skipped=4)
     result.stdout.fnmatch_lines(["*does not declare [[]features[]] payment_terminal = true*"])
 

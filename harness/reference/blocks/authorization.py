@@ -260,9 +260,14 @@ class AuthorizationCsms2x(TokenDecisions):
 
 class AuthorizationCsms16(TokenDecisions):
     versions = V16
+    # given_id_tag_info: {idTag: IdTagInfo fields} a test gives idTags on top of the profile's decision (its
+    # own idTags Accepted, an expiryDate: the authorization cache tests of CACHE16)
+    configurable = frozenset({"given_id_tag_info"})
+    given_id_tag_info: dict[str, dict] = {}
 
     def id_tag_info(self, session: StationSession, id_tag: str, *, charging: bool = False) -> dict:
-        return self.tokens.decide16(id_tag, station=session.identity, currents=self.currents(), in_transaction=charging)
+        info = self.tokens.decide16(id_tag, station=session.identity, currents=self.currents(), in_transaction=charging)
+        return info | {k.casefold(): v for k, v in self.given_id_tag_info.items()}.get(id_tag.casefold(), {})
 
     def on_Authorize(self, session: StationSession, payload: dict) -> dict:
         return {"idTagInfo": self.id_tag_info(session, payload["idTag"])}

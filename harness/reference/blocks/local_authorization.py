@@ -4,7 +4,8 @@ List (Local Auth List Management: GetLocalListVersion, SendLocalList).
 Charge point 1.6 (spec 002 What the service does 5; Behavior rules 6-8; the rules L1-L4 of
 ``harness.reference.v16.local_auth``):
 - every IdTagInfo received (Authorize, StartTransaction, StopTransaction) updates the cache when
-  AuthorizationCacheEnabled is true, unless the identifier is in the local list; a StartTransaction.conf
+  AuthorizationCacheEnabled is true, unless the identifier is in the local list; the cache holds as many
+  identifiers as the profile says ([authorization] authorization_cache_entries); a StartTransaction.conf
   whose status differs from the list's leaves the list as it is and is reported in a StatusNotification
   of connector 0 with errorCode LocalListConflict;
 - ClearCache empties the cache (Rejected while AuthorizationCacheEnabled is false);
@@ -26,7 +27,7 @@ from typing import Any
 from harness import clock
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.reference.common import V16, Block
-from harness.reference.v16.local_auth import AuthorizationCache, LocalList
+from harness.reference.v16.local_auth import CACHE_ENTRIES, AuthorizationCache, LocalList
 
 REFUSED = {"status": "Invalid"}   # what a charge point offline answers itself for an identifier it may not accept
 
@@ -34,10 +35,11 @@ REFUSED = {"status": "Invalid"}   # what a charge point offline answers itself f
 class LocalAuthorizationStation16(Block):
     versions = V16
     requires = ("ConfigurationStation16", "ProvisioningStation16")
+    cache_class = AuthorizationCache
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.cache = AuthorizationCache()
+        self.cache = self.cache_class(self.profile.authorization("authorization_cache_entries", CACHE_ENTRIES))
         self.local_list = LocalList()
         self.list_storage_broken = False
 

@@ -18,8 +18,9 @@ MeterValues (MeterValueSampleInterval, MeterValuesSampledData) and clock-aligned
 through the TransactionQueue (``harness.reference.v16.queue``, rules Q1-Q4): in order, held while
 offline, retried by TransactionMessageRetryInterval × transmissions and discarded after
 TransactionMessageAttempts (behaviour rules 1-2); a StartTransaction answered with a status other than
-Accepted stops the transaction with reason DeAuthorized when StopTransactionOnInvalidId is true
-(spec 002 moves); pulling the cable stops it when StopTransactionOnEVSideDisconnect is true.
+Accepted stops the transaction with reason DeAuthorized when StopTransactionOnInvalidId is true, and
+otherwise keeps it with at most MaxEnergyOnInvalidId Wh more energy, then SuspendedEVSE (the register
+stands still while suspended) (spec 002 moves); pulling the cable stops it when StopTransactionOnEVSideDisconnect is true.
 
 CSMS 2.x: a token carried in a TransactionEvent is checked again and answered with idTokenInfo
 (spec 001 Authorization rule 7, rule 9 for offline events), ConcurrentTx when a Started event carries
@@ -307,12 +308,18 @@ class TransactionsStation16(Block):
         if exchange.response["idTagInfo"]["status"] != "Accepted":
             if self.config.flag("StopTransactionOnInvalidId"):
                 await self.stop_charging(connector, "DeAuthorized")
-            else:
-                await self.set_status(connector, "SuspendedEVSE")
+            else:   # the transaction stays; energy stops once MaxEnergyOnInvalidId more has flowed
+                tx.energy_limit = connector.meter.wh + self.config.integer("MaxEnergyOnInvalidId")
+                await self._energy_flowed(connector, tx)
         return exchange
 
+    async def _energy_flowed(self, connector: Connector, tx: ChargeTransaction) -> None:
+        """SuspendedEVSE once the register reached the transaction's energy limit."""
+        if tx.energy_limit is not None and connector.meter.wh >= tx.energy_limit:
+            await self.set_status(connector, "SuspendedEVSE", changed_only=True)
+
     def stop_payload(self, connector: Connector, tx: ChargeTransaction, reason: str, id_tag: str | None) -> dict:
-        meter_stop = connector.meter.advance()
+        meter_stop = connector.meter.advance(tx.energy_limit)
         payload: dict[str, Any] = {"meterStop": meter_stop, "timestamp": now_iso(), "reason": reason}
         if id_tag is not None:
             payload["idTag"] = id_tag
@@ -360,9 +367,10 @@ class TransactionsStation16(Block):
             interval = self.config.integer("MeterValueSampleInterval")
             await asyncio.sleep(interval or 1)
             if interval and connector.transaction is tx:
-                connector.meter.advance()
+                connector.meter.advance(tx.energy_limit)
                 self._send_sample(connector, tx, self.reading(connector, "Sample.Periodic",
                                                               self.measurands("MeterValuesSampledData")))
+                await self._energy_flowed(connector, tx)
 
     async def _sample_aligned(self, connector: Connector, tx: ChargeTransaction) -> None:
         """At every multiple of ClockAlignedDataInterval seconds of the clock (0: none): MeterValues of

@@ -92,7 +92,7 @@ class ConfigurationStore:
             [SMART_CHARGING] if smart_charging else [])
         keys = [Key(name, value, accepts=natural) for name, value in {
             "ClockAlignedDataInterval": "0", "ConnectionTimeOut": "60", "HeartbeatInterval": "86400",
-            "MeterValueSampleInterval": "0", "ResetRetries": "1", "TransactionMessageAttempts": "3",
+            "MaxEnergyOnInvalidId": "0", "MeterValueSampleInterval": "0", "ResetRetries": "1", "TransactionMessageAttempts": "3",
             "TransactionMessageRetryInterval": "1"}.items()]
         keys += [Key(name, value, accepts=boolean) for name, value in {
             "AuthorizeRemoteTxRequests": "false", "LocalAuthorizeOffline": "false", "LocalPreAuthorize": "false",

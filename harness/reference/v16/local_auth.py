@@ -32,8 +32,11 @@ def read(info: dict, now: datetime) -> dict:
     return info | {"status": "Expired"} if info.get("status") == "Accepted" and expired(info, now) else info
 
 
+CACHE_ENTRIES = 100   # identifiers the cache holds unless the profile says ([authorization] authorization_cache_entries)
+
+
 class AuthorizationCache:
-    def __init__(self, capacity: int = 100):
+    def __init__(self, capacity: int = CACHE_ENTRIES):
         self.capacity = capacity
         self._entries: OrderedDict[str, dict] = OrderedDict()
 
@@ -42,9 +45,13 @@ class AuthorizationCache:
         key = id_tag.casefold()
         self._entries.pop(key, None)
         if len(self._entries) >= self.capacity:
-            not_valid = next((k for k, v in self._entries.items() if v.get("status") != "Accepted"), None)
-            self._entries.pop(not_valid if not_valid is not None else next(iter(self._entries)))
+            self._entries.pop(self.victim())
         self._entries[key] = dict(info)
+
+    def victim(self) -> str:
+        """L1: the entry a full cache drops: the oldest not-valid one, else the oldest valid one."""
+        not_valid = next((k for k, v in self._entries.items() if v.get("status") != "Accepted"), None)
+        return not_valid if not_valid is not None else next(iter(self._entries))
 
     def lookup(self, id_tag: str, now: datetime) -> dict | None:
         info = self._entries.get(id_tag.casefold())

@@ -29,8 +29,9 @@ class Register:
         self.step = step
         self.amps = amps
 
-    def advance(self) -> int:
-        self.wh += self.step
+    def advance(self, limit: int | None = None) -> int:
+        """Energy flows for one step, never past ``limit`` (Wh on the register) when one is given."""
+        self.wh = self.wh + self.step if limit is None else max(self.wh, min(self.wh + self.step, limit))
         return self.wh
 
     def sample(self, context: str, measurands: list[str] | tuple[str, ...] = (ENERGY,), wh: int | None = None,

@@ -18,7 +18,10 @@ from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
-from harness.usecases.core16 import Core16, configure_charge_point, connectors, id_tag_status, same_tag, tag16, tagged
+from harness.profile import Token
+from harness.usecases.core16 import (
+    Core16, configure_charge_point, connectors, id_tag_status, same_tag, stop, tag16, tagged,
+)
 from harness.usecases.local16 import NOTICE, presented_offline
 from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
 from harness.verdict import check_equal, check_in, require
@@ -61,6 +64,9 @@ class LOCALLIST16(RuleTable):
     offline_answered = must("spec 002 Behavior rules 1 and 5; Classes IdTagInfo",
                             "the central system answers the StartTransaction of a transaction authorized offline with "
                             "the idTag's own status: Accepted for a valid one, Invalid for an unknown one", by=CSMS)
+    never_cached = must("spec 002 Behavior rule 6",
+                        "an identifier in the local list is never added to the Authorization Cache: once deleted "
+                        "from the list it is unknown offline, whatever the central system answered about it", by=CS)
     conflict = must("spec 002 States and transitions (Local list: conflict with a StartTransaction.conf)",
                     "a StartTransaction.conf that contradicts the list leaves the list as it is and is reported in a "
                     "StatusNotification of connectorId 0 with errorCode LocalListConflict", by=CS)
@@ -273,3 +279,30 @@ async def test_conflict_with_the_list_is_reported(ocpp, profile):
     check_in(LOCALLIST16.conflict, "StatusNotification.req connectorId of the LocalListConflict", {0},
              report.request["connectorId"])
 
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.requires("authorization_cache")
+@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.differential_accepted, Core16.start, Core16.stops,
+        LOCALLIST16.reconnects, LOCALLIST16.never_cached)
+async def test_listed_identifier_is_never_cached(ocpp, profile):
+    """An idTag on the list starts and stops a transaction (the central system answers it Accepted in
+    StartTransaction and StopTransaction, and in Authorize if asked), then is deleted from the list: offline,
+    with AllowOfflineTxForUnknownId false, it starts nothing, as nothing about it may be in the cache."""
+    listed, connector = Token("listed", _unknown_tag(), "ISO14443", "Accepted"), connectors(profile)[0]
+    ocpp.configure(given_id_tag_info={listed.id: {"status": "Accepted"}})
+    await configure_charge_point(ocpp, {"AuthorizationCacheEnabled": "true", "LocalAuthorizeOffline": "true",
+                                        "AllowOfflineTxForUnknownId": "false"})
+    version = await _full(ocpp, [_entry(listed.id)])
+    mark = ocpp.mark()
+    await ocpp.act(CS, "present_id_tag", id_tag=listed.id, connector_id=connector)
+    await ocpp.act(CS, "plug_in", connector_id=connector)
+    await ocpp.expect("StartTransaction", sender=CS, after=mark, rule=Core16.start,
+                      where=lambda p: same_tag(p.get("idTag"), listed.id))
+    await stop(ocpp, listed, connector)
+    await ocpp.act(CS, "unplug", connector_id=connector)
+    check_equal(LOCALLIST16.differential_accepted, "SendLocalList.conf status (Differential, deleting the idTag)",
+                "Accepted", status_of(await _send(ocpp, "Differential", version + 1, [_entry(listed.id, None)])))
+    await presented_offline(ocpp, listed.id, connector, reconnects=LOCALLIST16.reconnects)
+    await ocpp.expect_none("StartTransaction", after=0, rule=LOCALLIST16.never_cached,
+                           where=lambda p: same_tag(p.get("idTag"), listed.id), within=ocpp.timeouts.quiet + NOTICE)

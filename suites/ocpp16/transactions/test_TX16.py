@@ -9,8 +9,8 @@ from harness.ocpp.meter16 import decreases, transaction_readings
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, configure_charge_point, connectors, group16, grouped, id_tag_status, same_tag, start, tag16, tagged,
-    transaction_id,
+    Core16, configure_charge_point, connectors, group16, grouped, id_tag_status, same_tag, start, stop, tag16,
+    tagged, transaction_id,
 )
 from harness.verdict import check_equal, check_in, dig, require, violated
 
@@ -52,14 +52,14 @@ class TX16(RuleTable):
 pytestmark = case("TX16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
 
 
-def _check_stop(stop, tx_id, token):
-    check_equal(TX16.stop_identifies, "StopTransaction.req transactionId", tx_id, stop.request["transactionId"])
-    require(same_tag(stop.request.get("idTag"), token.id), TX16.stop_identifies, "StopTransaction.req does not "
-            "carry the idTag that stopped the transaction", expected=token.id, actual=stop.request.get("idTag"))
+def _check_stop(stopped, tx_id, token):
+    check_equal(TX16.stop_identifies, "StopTransaction.req transactionId", tx_id, stopped.request["transactionId"])
+    require(same_tag(stopped.request.get("idTag"), token.id), TX16.stop_identifies, "StopTransaction.req does not "
+            "carry the idTag that stopped the transaction", expected=token.id, actual=stopped.request.get("idTag"))
 
 
 @checks(Core16.authorize, Core16.start, TX16.start_info, TX16.meter_values, TX16.meter_values_answered,
-        TX16.own_tag_stops, TX16.no_authorize,
+        TX16.own_tag_stops, TX16.no_authorize, Core16.stop_answered,
         TX16.stop_identifies, TX16.local_reason, TX16.monotonic, TX16.stop_info,
         cs=TC("TC_068_CS"), csms=TC("TC_004_1_CSMS"))
 @needs(tagged("Accepted"))
@@ -77,25 +77,24 @@ async def test_full_transaction_stopped_by_its_own_tag(ocpp, profile):
     require(sample.error is None, TX16.meter_values_answered, "MeterValues was refused", expected="MeterValues.conf",
             actual=sample.error)
     mark = ocpp.mark()
-    await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
-    stop = await ocpp.expect("StopTransaction", sender=CS, after=mark, rule=TX16.own_tag_stops)
+    stopped = await stop(ocpp, token, connector, rule=TX16.own_tag_stops)
     asked = [e.request for e in ocpp.link.history[mark:] if e.action == "Authorize"]
     if ocpp.is_sut(CS):
         require(not asked, TX16.no_authorize, "the charge point sent Authorize before stopping with the starting "
                 "idTag", expected="StopTransaction without Authorize", actual=asked)
-    _check_stop(stop, tx_id, token)
-    check_in(TX16.local_reason, "StopTransaction.req reason", {None, "Local"}, stop.request.get("reason"))
+    _check_stop(stopped, tx_id, token)
+    check_in(TX16.local_reason, "StopTransaction.req reason", {None, "Local"}, stopped.request.get("reason"))
     if ocpp.is_sut(CS):
         samples = [e.request for e in ocpp.link.history if e.action == "MeterValues"
                    and e.request.get("transactionId") == tx_id]
-        broken = decreases(transaction_readings(started.request, samples, stop.request))
+        broken = decreases(transaction_readings(started.request, samples, stopped.request))
         if broken:
             earlier, later = broken[0]
             violated(TX16.monotonic, "a register reading of the transaction decreased", expected=f">= {earlier}",
                      actual=str(later))
     else:
         check_in(TX16.stop_info, "StopTransaction.conf idTagInfo.status (None: IdTagInfo left out, as it may be)",
-                 {None, "Accepted"}, id_tag_status(stop))
+                 {None, "Accepted"}, id_tag_status(stopped))
 
 
 @checks(Core16.authorize, Core16.start, TX16.group, TX16.member_authorized, TX16.member_stops, TX16.stop_identifies,
@@ -119,5 +118,5 @@ async def test_group_member_stops_with_authorize(ocpp, profile):
         require(parent is not None and same_tag(parent, group), TX16.group,
                 "Authorize.conf of a group member lacks the group's parentIdTag", expected=group,
                 actual=dig(auth.response, "idTagInfo"))
-    stop = await ocpp.expect("StopTransaction", sender=CS, after=mark, rule=TX16.member_stops)
-    _check_stop(stop, transaction_id(started), member)
+    stopped = await ocpp.expect("StopTransaction", sender=CS, after=mark, rule=TX16.member_stops)
+    _check_stop(stopped, transaction_id(started), member)

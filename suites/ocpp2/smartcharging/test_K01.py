@@ -9,13 +9,13 @@ import pytest
 
 from harness import clock
 from harness.arena import CS, CSMS
-from harness.errors import HarnessError
+from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.smartcharging.wire import iso
 from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, external_limit,
                                              get_profiles, install, judge_sent_profile, new_id, oracle_station,
-                                             set_profile)
+                                             set_profile, unit_supported)
 from harness.verdict import check_equal, check_in
 
 
@@ -66,6 +66,7 @@ async def test_valid_profile_is_sent_as_asked_and_accepted(ocpp, profile, name):
     evse_id, make = VALID[name]
     asked = make()
     if ocpp.is_sut(CSMS):
+        unit_supported(ocpp, asked)   # an operator's request the harness's station cannot take proves nothing
         exchange = await set_profile(ocpp, evse_id, asked)
         judge_sent_profile(exchange, evse_id, asked, oracle_station(ocpp), K01.csms_profile)
         return
@@ -151,6 +152,26 @@ async def test_invalid_profile_is_rejected(ocpp, profile, name):
     SHOULD: another code is a finding)."""
     evse_id, make, also = REFUSALS[name]
     await _judge_refusal(ocpp, evse_id, _drop_none(make()), also)
+
+
+def _unsupported_unit(given) -> str:
+    """``needs`` condition: a chargingRateUnit the station does not support (its profile says which it does)."""
+    units = [u for u in ("A", "W") if u not in given.profile.charging_rate_units]
+    if not units:
+        raise NotApplicable("the station supports every chargingRateUnit ([smart_charging] charging_rate_units)")
+    return units[0]
+
+
+@pytest.mark.sut_roles("cs")
+@needs(_unsupported_unit, variant=True)
+@checks(K01.refused, K01.reason_code)
+async def test_profile_in_an_unsupported_unit_is_rejected(ocpp, profile):
+    """A TxDefaultProfile in a unit the station does not support ([smart_charging] charging_rate_units) is
+    Rejected; UnsupportedRateUnit is the reasonCode expected (a SHOULD). The reference station supports
+    both units: the embedded run leaves this test out, and tests/selfcheck/test_profile_variants.py plays
+    it with harness/profiles/one-rate-unit.toml."""
+    unit = _unsupported_unit(ocpp)
+    await _judge_refusal(ocpp, profile.evses[0].id, charging_profile(new_id(), [(0, "10.0")], unit=unit), ())
 
 
 async def _judge_refusal(ocpp, evse_id: int, wire: dict, also: tuple[str, ...]) -> None:

@@ -52,7 +52,8 @@ def _messages(cls: type) -> set[str]:
       "unlock_connector", "clear_cache", "get_local_list_version", "send_local_list", "reserve_now",
       "cancel_reservation", "trigger_message", "set_charging_profile", "get_composite_schedule",
       "clear_charging_profile", "update_firmware", "get_diagnostics"},
-     {"heartbeat_interval", "registration", "retry_interval", "rotate_on_boot", "start_refused"}),
+     {"heartbeat_interval", "registration", "retry_interval", "rotate_on_boot", "start_refused",
+      "given_id_tag_info"}),
 ], ids=["station-2x", "station-16", "csms-2x", "csms-16"])
 def test_a_reference_has_the_messages_actions_and_settings_of_its_blocks(reference, messages, actions, settings):
     station = issubclass(reference, StationBase)

@@ -1,0 +1,45 @@
+"""Self-check 1 for what the built-in reference profile cannot give: the tests that need a variant of it
+(``needs(..., variant=True)``), left out of the embedded run, pass in an embedded run with the variant
+profile in harness/profiles/ — played, not skipped. It is also the control run of the fault catalog's
+records that name a profile (tests/faults/catalog.py, ``Fault.profile``)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+K01 = "suites/ocpp2/smartcharging/test_K01.py::test_profile_in_an_unsupported_unit_is_rejected"
+# variant profile → the tests only it makes applicable, each in every version it is played in
+VARIANTS = {
+    "harness/profiles/one-rate-unit.toml": tuple(f"{K01}[cs-{version}]" for version in ("ocpp2.0.1", "ocpp2.1")),
+}
+
+
+def _run(tmp_path: Path, env: dict, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                "--reports-dir", str(tmp_path / "reports"), *args],
+                               cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
+    conformance = tmp_path / "reports" / "conformance.json"
+    assert conformance.exists(), completed.stdout[-3000:] + completed.stderr[-2000:]
+    return completed, json.loads(conformance.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_variant_tests_pass_with_their_profile(tmp_path, python_env, variant):
+    """With the variant profile the tests it is for are played and pass (none skipped)."""
+    nodes = VARIANTS[variant]
+    completed, summary = _run(tmp_path, python_env, f"--sut-profile={REPO / variant}", *nodes)
+    verdicts = {r["nodeid"]: r["verdict"] for r in summary["results"]}
+    assert verdicts == dict.fromkeys(nodes, "passed"), completed.stdout[-4000:]
+
+
+def test_the_built_in_embedded_run_leaves_them_out(tmp_path, python_env):
+    """Without the variant the embedded run deselects those tests: nothing of them is played or skipped."""
+    nodes = [node for variant in VARIANTS.values() for node in variant]
+    completed, summary = _run(tmp_path, python_env, *{node.partition("::")[0] for node in nodes})
+    played = {r["nodeid"] for r in summary["results"]}
+    assert played and not played & set(nodes), completed.stdout[-3000:]
+    assert summary["counts"]["skipped"] == 0, completed.stdout[-3000:]
