@@ -7,10 +7,11 @@ self-signed, revoked. An ``Authority`` issues them; ``Issued`` holds a certifica
 the chain up to (not including) the root, and writes PEM files for the ``ssl`` module, which reads
 files.
 
-Validity is on the real clock, not the harness's clock: OpenSSL judges a certificate against the
-process's wall time even when the embedded run's event loop fast-forwards, so a certificate is
-valid from an hour before issuing to a day after (the virtual clock of a whole embedded run moves
-a few minutes), and an expired one ended a day before.
+Validity starts on the real clock, not the harness's clock: OpenSSL judges a TLS certificate against
+the process's wall time even when the embedded run's event loop fast-forwards. A certificate is valid
+from an hour before issuing to a year after, so that it also holds for a verifier on the harness's
+clock (the reference CSMS judging a contract certificate): the virtual clock of a whole embedded run
+moves ahead by more than a day (HEARTBEAT16 waits one). An expired one ended a day before issuing.
 
 Keys: RSA 2048 (OCPP 1.6: TLS certificates are RSA, "not greater than 2048" — bits, and the DER of
 every certificate issued here is far below 2048 bytes, so either reading holds) or EC P-256 (the
@@ -33,7 +34,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 RSA = "rsa2048"
 EC = "ec-p256"
 VALID_BEFORE = timedelta(hours=1)     # tolerance for a peer whose clock runs a little behind
-VALID_FOR = timedelta(days=1)
+VALID_FOR = timedelta(days=365)
 EXPIRED_AGO = timedelta(days=1)
 
 
