@@ -17,7 +17,7 @@ from harness.errors import NotApplicable
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks, needs
-from harness.usecases.core16 import Core16, connectors, same_tag, start, tag16, tagged, transaction_id
+from harness.usecases.core16 import Core16, connectors, same_tag, start, stop, tag16, tagged, transaction_id
 from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
 from harness.verdict import check_equal, require
 
@@ -95,7 +95,7 @@ async def test_operative_connector_made_operative_is_accepted(ocpp, profile):
     check_equal(AVAIL16.idle_accepted, "ChangeAvailability.conf status", "Accepted", status_of(exchange))
 
 
-@checks(*ASKED, Core16.authorize, Core16.start, AVAIL16.scheduled, AVAIL16.status_answered)
+@checks(*ASKED, Core16.authorize, Core16.start, AVAIL16.scheduled, Core16.stop_answered, AVAIL16.status_answered)
 @needs(tagged("Accepted"))
 async def test_change_while_charging_is_scheduled(ocpp, profile):
     """Inoperative during a transaction: Scheduled, the transaction runs on; once it stopped and the cable
@@ -108,9 +108,7 @@ async def test_change_while_charging_is_scheduled(ocpp, profile):
     await ocpp.expect_none("StopTransaction", after=mark, rule=AVAIL16.scheduled,
                            where=lambda p: p.get("transactionId") == tx_id)
     stopped = ocpp.mark()
-    await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
-    await ocpp.expect("StopTransaction", sender=CS, after=stopped, where=lambda p: p.get("transactionId") == tx_id,
-                      rule=AVAIL16.scheduled)
+    await stop(ocpp, token, connector, rule=AVAIL16.scheduled)
     await ocpp.act(CS, "unplug", connector_id=connector)
     await _reported(ocpp, connector, "Unavailable", stopped, AVAIL16.scheduled)
 
