@@ -15,6 +15,7 @@ was refused (no certificate, one signed by an unknown authority, an old protocol
 from __future__ import annotations
 
 import ssl
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,11 +81,13 @@ class TlsEnd:
 
     def _common(self, context: ssl.SSLContext) -> None:
         lowest, highest = self.versions
-        if lowest < TLS12:   # OpenSSL 3 refuses TLS 1.0/1.1 at the default security level
-            context.set_ciphers("DEFAULT:@SECLEVEL=0")
-        context.minimum_version = lowest
-        if highest is not None:
-            context.maximum_version = highest
+        with warnings.catch_warnings():   # TLS 1.0/1.1 are deprecated: a test speaks them on purpose
+            warnings.simplefilter("ignore", DeprecationWarning)
+            if lowest < TLS12:   # OpenSSL 3 refuses TLS 1.0/1.1 at the default security level
+                context.set_ciphers("DEFAULT:@SECLEVEL=0")
+            context.minimum_version = lowest
+            if highest is not None:
+                context.maximum_version = highest
         if self.certificate is not None and self.key is not None:
             context.load_cert_chain(str(self.certificate), str(self.key))
 
