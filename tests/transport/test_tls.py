@@ -1,13 +1,15 @@
-"""wss over real loopback sockets: the TLS ends of security profiles 2 and 3 (harness/transport/tls.py),
-the refusals each side records, and the harness's PKI kept between runs."""
+"""wss and https over real loopback sockets: the TLS ends of security profiles 2 and 3 and of OCPI over
+HTTPS (harness/transport/tls.py), the refusals each side records, and the harness's PKI kept between runs."""
 
 import stat
+from pathlib import Path
 
 import pytest
 
 from harness import pki
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
+from harness.transport.http import HttpClient, HttpRequest, HttpResponse, HttpServer, NoAnswer, asgi_app
 from harness.transport.tls import TlsEnd, only
 from harness.transport.ws import OcppServer, open_station
 
@@ -125,3 +127,30 @@ def test_the_harness_root_is_kept_in_its_directory_and_its_key_is_the_owners_alo
     assert stat.S_IMODE((tmp_path / "root.key").stat().st_mode) == 0o600
     certificate, key = again.server(pki.VALID, ("localhost",))
     assert certificate.exists() and stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+async def test_https_is_served_with_the_pkis_certificate_and_verified_against_its_root(harness_pki):
+    """OCPI over HTTPS: uvicorn serves the certificate, httpx verifies it; a client trusting another root
+    gets no answer, with the verification failure named."""
+    async def hello(request: HttpRequest) -> HttpResponse:
+        return HttpResponse(200, request.url.encode(), {})
+
+    server = await HttpServer(asgi_app(hello), tls=_server_end(harness_pki)).start()
+    trusting, stranger = (HttpClient(tls=TlsEnd(trust=root)) for root in
+                          (harness_pki.root_path, _other_root(harness_pki)))
+    try:
+        assert server.url.startswith("https://")
+        answer = await trusting.request("GET", f"{server.url}/versions")
+        assert (answer.status, answer.response_body) == (200, f"{server.url}/versions".encode())
+        with pytest.raises(NoAnswer, match="CERTIFICATE_VERIFY_FAILED"):
+            await stranger.request("GET", f"{server.url}/versions")
+    finally:
+        await trusting.close()
+        await stranger.close()
+        await server.stop()
+
+
+def _other_root(harness_pki) -> Path:
+    path = harness_pki.directory / "other-root.pem"
+    path.write_bytes(pki.Authority.root("Other Root", kind=pki.RSA).certificate_pem())
+    return path
