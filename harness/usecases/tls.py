@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from harness.arena import OcppArena
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
-from harness.transport.ws import Handshake, OcppConnection
+from harness.transport.ws import OcppConnection
 from harness.verdict import check_in, require, violated
 
 CSMS, CS = "csms", "cs"
@@ -34,11 +34,6 @@ class Tls(RuleTable, namespace="tls"):
                       "than 2048 (bytes of the certificate or bits of its key)", by=CSMS)
     rsa_client = must("spec 002 Authentication 2", "a 1.6 charge point's TLS client certificate is RSA and not "
                       "greater than 2048 (bytes of the certificate or bits of its key)", by=CS)
-
-
-def refused(handshake: Handshake) -> bool:
-    """The server did not open the connection: at TLS or with an HTTP refusal of the upgrade."""
-    return handshake.connection is None
 
 
 def judge_rsa(arena: OcppArena, certificate: bytes | None, rule) -> None:
@@ -60,7 +55,7 @@ def judge_version(connection: OcppConnection, rule) -> None:
 async def station_refused(arena: OcppArena, rule, what: str, **setup) -> None:
     """SUT = CSMS: the harness's station connecting with ``setup`` (``station_over_tls``) must be refused."""
     handshake = await arena.station_over_tls(**setup)
-    if not refused(handshake):
+    if handshake.connection is not None:   # refused at TLS or by HTTP: either way no connection
         await handshake.connection.close()
         violated(rule, f"the CSMS opened the connection of a station with {what}", expected="a refusal (TLS alert "
                  "or HTTP 4xx)", actual=f"upgraded, {handshake.connection.tls_version}")

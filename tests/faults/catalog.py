@@ -1652,7 +1652,7 @@ def security(path: str, test: str, role: str, *params: str) -> str:
 FAULTS += (
     Fault("csms-accepts-tls-1.0", "SP2.old_tls_refused", CsmsAcceptsTls10,
           (security(SP2, "test_csms_refuses_a_station_offering_only_old_tls", "csms", "TLSv1.0"),),
-          "the CSMS opened a connection over TLSv1"),
+          "the CSMS opened the connection of a station with only TLSv1.0"),
     Fault("csms-serves-a-self-signed-certificate", "SP2.server_tls", CsmsServesASelfSignedCertificate,
           (security(SP2, "test_csms_serves_tls_with_a_valid_certificate", "csms"),),
           "self-signed certificate"),
