@@ -1,6 +1,8 @@
 """wss and https over real loopback sockets: the TLS ends of security profiles 2 and 3 and of OCPI over
 HTTPS (harness/transport/tls.py), the refusals each side records, and the harness's PKI kept between runs."""
 
+import asyncio
+import ssl
 import stat
 from pathlib import Path
 
@@ -8,6 +10,7 @@ import pytest
 
 from harness import pki
 from harness.errors import HarnessError
+from harness.preflight import _websocket_unreachable
 from harness.ocpp.versions import OcppVersion
 from harness.transport.http import HttpClient, HttpRequest, HttpResponse, HttpServer, NoAnswer, asgi_app
 from harness.transport.tls import TlsEnd, only
@@ -154,3 +157,15 @@ def _other_root(harness_pki) -> Path:
     path = harness_pki.directory / "other-root.pem"
     path.write_bytes(pki.Authority.root("Other Root", kind=pki.RSA).certificate_pem())
     return path
+
+
+async def test_the_preflight_verifies_a_wss_csms_against_sut_ca_and_leaves_client_certificates_to_the_tests(
+        serve, harness_pki):
+    """A CSMS whose certificate the default trust store cannot verify stops the run, naming [tls] sut_ca; with
+    its authority given it passes, even when it asks for a client certificate (profile 3)."""
+    server = await serve(_server_end(harness_pki, trust=harness_pki.root_path))
+    url = server.url.replace("127.0.0.1", "localhost")
+    unverified = await asyncio.to_thread(_websocket_unreachable, url, 5, ssl.create_default_context())
+    assert "cannot verify" in unverified and "[tls] sut_ca" in unverified
+    trusted = ssl.create_default_context(cafile=str(harness_pki.root_path))
+    assert await asyncio.to_thread(_websocket_unreachable, url, 5, trusted) is None
