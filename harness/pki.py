@@ -260,7 +260,8 @@ class HarnessPki:
 
     def _issued(self, key: tuple, make) -> tuple[Path, Path]:
         if key not in self._files:
-            self._files[key] = make().write(self.directory, f"{key[0]}-{len(self._files)}")
+            # named for this process too: a standalone reference and the harness may share the directory
+            self._files[key] = make().write(self.directory, f"{key[0]}-{os.getpid()}-{len(self._files)}")
         return self._files[key]
 
 
