@@ -119,6 +119,11 @@ class TlsVerbs:
         return TlsEnd(*pki.server(certificate, self.server_names()), trust=self.sut_ca() if mutual else None,
                       versions=versions)
 
+    def link_tls(self) -> TlsEnd | None:
+        """The TLS of a connection the harness's station opens to the CSMS under test at the arena's security
+        profile (None: plain ws)."""
+        return self.harness_tls() if self.security_profile >= 2 else None
+
     def _standin_tls(self) -> TlsEnd:
         """The embedded stand-in's end, as a vendor sets a SUT up: certificates from the run's PKI, which
         it trusts."""
@@ -189,7 +194,9 @@ class OcppArena(Arena, TlsVerbs):
         self.standin: CsmsBase | StationBase | None = None
         self.link: OcppConnection | None = None
         self.sut_url: str | None = options.sut_url
-        self.security_profile: int = profile.security_profile
+        # the security profile the test plays: a real SUT's from the profile; the embedded stand-ins' 1 until
+        # a TLS test asks for another (``secure``)
+        self.security_profile: int = 1 if options.embedded else profile.security_profile
 
     @property
     def embedded(self) -> bool:
@@ -216,7 +223,7 @@ class OcppArena(Arena, TlsVerbs):
             self.sut_url = self.standin.url
             self.actuator = self.actuator or InProcessActuator(self.standin)
         self.harness = self.references[1](self.profile, self.version, wirelog=self.wirelog)
-        if self.security_profile >= 2 and not self.embedded:   # a real CSMS set up for TLS: every test over wss
+        if self.security_profile >= 2:   # a real CSMS set up for TLS: every test over wss
             self.harness.use_tls(self.harness_tls(), self.security_profile)
         if connect:
             await self.connect_harness_station()
@@ -274,7 +281,7 @@ class OcppArena(Arena, TlsVerbs):
     async def _open_station_under_test(self, connect: bool) -> None:
         host, port = self.options.listen
         self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
-        if self.security_profile >= 2 and not self.embedded:   # a real station set up for TLS: every test over wss
+        if self.security_profile >= 2:   # a real station set up for TLS: every test over wss
             self.harness.use_tls(self.harness_tls(), self.security_profile)
         await self.harness.start(host, port)
         if self.embedded:

@@ -93,7 +93,7 @@ async def test_csms_refuses_a_wrong_password_over_tls(ocpp_unlinked):
     await arena.secure(2)
     wrong = secrets.token_bytes(20) if arena.version is OcppVersion.V16 else "wrong-" + secrets.token_hex(10)
     handshake = await open_station(arena.sut_url, arena.profile.identity, password=wrong, versions=[arena.version],
-                                   handler=None, wirelog=arena.wirelog, tls=arena.harness_tls())
+                                   handler=None, wirelog=arena.wirelog, tls=arena.link_tls())
     require(handshake.tls_refused is None, SP2.server_tls, "the station could not verify the CSMS's TLS server",
             expected="a valid certificate", actual=handshake.tls_refused)
     if handshake.connection is not None:
