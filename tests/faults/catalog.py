@@ -1593,6 +1593,15 @@ class CsmsServesASelfSignedCertificate(ReferenceCsms):
         return replace(end, certificate=certificate, key=key)
 
 
+class CsmsServesACertificateForAnotherHost(ReferenceCsms):
+    """SP2: the CSMS serves a certificate of the station's trusted root, issued for another host."""
+
+    def csms_tls(self, end):
+        issued = pki.harness_pki(None).root.issue("csms", server_names=(pki.WRONG_HOST_NAME,), kind=pki.RSA)
+        certificate, key = issued.write(Path(tempfile.mkdtemp(prefix="fault-pki-")), "other-host")
+        return replace(end, certificate=certificate, key=key)
+
+
 class CsmsAcceptsAnExpiredClientCertificate(ReferenceCsms):
     """SP3: the CSMS does not check a client certificate's validity period."""
 
@@ -1656,6 +1665,9 @@ FAULTS += (
     Fault("csms-serves-a-self-signed-certificate", "SP2.server_tls", CsmsServesASelfSignedCertificate,
           (security(SP2, "test_csms_serves_tls_with_a_valid_certificate", "csms"),),
           "self-signed certificate"),
+    Fault("csms-serves-a-certificate-for-another-host", "SP2.server_tls", CsmsServesACertificateForAnotherHost,
+          (security(SP2, "test_csms_serves_tls_with_a_valid_certificate", "csms"),),
+          "IP address mismatch"),
     Fault("csms-accepts-an-expired-client-certificate", "SP3.client_refused", CsmsAcceptsAnExpiredClientCertificate,
           (security(SP3, "test_csms_refuses_an_invalid_client_certificate", "csms", "expired"),),
           "the CSMS opened the connection of a station with an expired client certificate"),

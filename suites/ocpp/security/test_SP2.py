@@ -16,7 +16,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.arena import CS, CSMS, Registration
 from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.pki import BROKEN
@@ -55,7 +55,7 @@ def _at_profile_2(given) -> None:
 
 
 @pytest.mark.sut_roles("csms")
-@checks(SP2.server_tls, Tls.rsa_server)
+@checks(SP2.server_tls, Tls.rsa_server, Registration.accepted)
 @needs(_at_profile_2)
 async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked):
     """The harness's station verifies the CSMS's certificate against [tls] sut_ca and its host, connects over
@@ -85,7 +85,7 @@ async def test_csms_refuses_a_station_offering_only_old_tls(ocpp_unlinked, old):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(SP2.wrong_password)
+@checks(SP2.wrong_password, SP2.server_tls)
 @needs(_at_profile_2)
 async def test_csms_refuses_a_wrong_password_over_tls(ocpp_unlinked):
     """Over TLS, the configured identity with a wrong Basic-auth password is refused."""

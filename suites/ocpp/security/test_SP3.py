@@ -16,7 +16,7 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
-from harness.arena import CS, CSMS
+from harness.arena import CS, CSMS, Registration
 from harness.errors import NotApplicable
 from harness.pki import EXPIRED, OTHER_ROOT, SELF_SIGNED
 from harness.rules import RuleTable, must
@@ -52,7 +52,7 @@ def _at_profile_3(given) -> None:
 
 
 @pytest.mark.sut_roles("csms")
-@checks(SP3.client_accepted)
+@checks(SP3.client_accepted, Registration.accepted)
 @needs(_at_profile_3)
 async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked):
     """The harness's station presents a valid client certificate (CN serial, O operator), is upgraded and
