@@ -31,7 +31,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
-from harness.transport.tls import TLS12, TlsEnd
+from harness.transport.tls import TLS12, TlsEnd, spoken
 from harness.transport.ws import CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
 from harness.rules import Rule, RuleTable, must
 from harness.verdict import violated
@@ -171,6 +171,8 @@ class TlsVerbs:
         self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
         self.harness.use_tls(self.harness_tls(certificate=certificate, versions=versions), self.security_profile)
         await self.harness.start(*self.options.listen)
+        self.wirelog.event("tls", f"the harness's CSMS serves {self.harness.url} with a {certificate.replace('_', ' ')} "
+                                  f"certificate, {spoken(versions)}")
         if self.standin is not None:
             self.standin.background.spawn(self.standin.connect(self.harness.url))
         connection = await self.harness.server.wait_connection(self.timeouts.connect)

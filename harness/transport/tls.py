@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ssl
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,9 +31,13 @@ class RecordingContext(ssl.SSLContext):
     """An ``SSLContext`` whose TLS objects note every handshake that fails, and why (``refusals``)."""
 
     refusals: Ledger[str]
+    on_refusal: Callable[[str], None] | None = None   # told each reason as it comes (the server's wire log)
 
     def failed(self, error: ssl.SSLError) -> None:
-        self.refusals.append(error.reason or str(error))
+        reason = error.reason or str(error)
+        self.refusals.append(reason)
+        if self.on_refusal is not None:
+            self.on_refusal(reason)
 
 
 class _RecordingObject(ssl.SSLObject):
@@ -95,6 +99,17 @@ class TlsEnd:
 def only(version: str) -> tuple[ssl.TLSVersion, ssl.TLSVersion]:
     """The versions of an end that speaks ``version`` ("TLSv1.0", "TLSv1.1") and nothing else."""
     return LEGACY[version], LEGACY[version]
+
+
+def spoken(versions: tuple[ssl.TLSVersion, ssl.TLSVersion | None]) -> str:
+    """``versions`` in words: "TLS 1.2 and later", "TLS 1.0 only"."""
+    def name(version: ssl.TLSVersion) -> str:
+        return {"TLSv1": "TLS 1.0"}.get(version.name, version.name.replace("TLSv1_", "TLS 1."))
+
+    lowest, highest = versions
+    if highest is None:
+        return f"{name(lowest)} and later"
+    return f"{name(lowest)} only" if lowest == highest else f"{name(lowest)} to {name(highest)}"
 
 
 def refusals(context: ssl.SSLContext | None) -> Iterator[str]:

@@ -506,6 +506,8 @@ class OcppServer:
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> "OcppServer":
         self.tls_context = self.tls.server_context() if self.tls is not None else None
+        if self.tls_context is not None and self.wirelog is not None:
+            self.tls_context.on_refusal = lambda why: self.wirelog.event("tls", f"TLS handshake refused: {why}")
         self._server = await serve(
             self._serve, host, port, process_request=self._process_request, ssl=self.tls_context,
             select_subprotocol=self._select_subprotocol, compression=None,
