@@ -130,7 +130,9 @@ class TlsVerbs:
         pki, mutual = self.pki(), self.security_profile >= 3
         if self.is_sut(CSMS):
             return TlsEnd(*pki.server(VALID, ("127.0.0.1", "localhost")), trust=pki.root_path if mutual else None)
-        own = pki.client(VALID, self.profile.serial_number, self.profile.get("tls.operator")) if mutual else (None, None)
+        own = (None, None)
+        if mutual:
+            own = pki.client(VALID, self.profile.serial_number, self.profile.get("tls.operator"))
         return TlsEnd(*own, trust=pki.root_path)
 
     async def secure(self, security_profile: int) -> None:
@@ -171,8 +173,9 @@ class TlsVerbs:
         self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
         self.harness.use_tls(self.harness_tls(certificate=certificate, versions=versions), self.security_profile)
         await self.harness.start(*self.options.listen)
-        self.wirelog.event("tls", f"the harness's CSMS serves {self.harness.url} with a {certificate.replace('_', ' ')} "
-                                  f"certificate, {spoken(versions)}")
+        served = certificate.replace("_", " ")
+        self.wirelog.event("tls", f"the harness's CSMS serves {self.harness.url} with a {served} certificate, "
+                                  f"{spoken(versions)}")
         if self.standin is not None:
             self.standin.background.spawn(self.standin.connect(self.harness.url))
         connection = await self.harness.server.wait_connection(self.timeouts.connect)

@@ -18,6 +18,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from harness.arena import OcppArena
+from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.transport.ws import OcppConnection
@@ -34,6 +35,15 @@ class Tls(RuleTable, namespace="tls"):
                       "than 2048 (bytes of the certificate or bits of its key)", by=CSMS)
     rsa_client = must("spec 002 Authentication 2", "a 1.6 charge point's TLS client certificate is RSA and not "
                       "greater than 2048 (bytes of the certificate or bits of its key)", by=CS)
+
+
+def at_security_profile(number: int):
+    """A ``needs`` condition: the profile's [tls] security_profiles lists ``number`` (the SUT is set up for it)."""
+    def condition(given) -> None:
+        if number not in given.profile.get("tls.security_profiles", ()):
+            raise NotApplicable(f"the profile's [tls] security_profiles does not list {number}: the SUT is not set "
+                                f"up for security profile {number}")
+    return condition
 
 
 def judge_rsa(arena: OcppArena, certificate: bytes | None, rule) -> None:

@@ -17,13 +17,14 @@ import secrets
 import pytest
 
 from harness.arena import CS, CSMS, Registration
-from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.pki import BROKEN
 from harness.rules import RuleTable, must
 from harness.suite import OCPP_ALL, case, checks, needs
 from harness.transport.tls import only
-from harness.usecases.tls import Tls, judge_rsa, judge_version, server_refused, station_admitted, station_refused
+from harness.usecases.tls import (
+    Tls, at_security_profile, judge_rsa, judge_version, server_refused, station_admitted, station_refused,
+)
 from harness.usecases.transport import basic_password
 from harness.transport.ws import open_station
 from harness.verdict import require, violated
@@ -48,15 +49,9 @@ pytestmark = case("SP2", block="Security", roles=("csms", "cs"), protocols=OCPP_
 OLD_VERSIONS = ("TLSv1.0", "TLSv1.1")
 
 
-def _at_profile_2(given) -> None:
-    if 2 not in given.profile.get("tls.security_profiles", ()):
-        raise NotApplicable("the profile's [tls] security_profiles does not list 2: the SUT is not set up for "
-                            "security profile 2")
-
-
 @pytest.mark.sut_roles("csms")
 @checks(SP2.server_tls, Tls.rsa_server, Registration.accepted)
-@needs(_at_profile_2)
+@needs(at_security_profile(2))
 async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked):
     """The harness's station verifies the CSMS's certificate against [tls] sut_ca and its host, connects over
     TLS 1.2+ with Basic auth and boots; a 1.6 central system's certificate is RSA within 2048."""
@@ -76,7 +71,7 @@ async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked):
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("old", OLD_VERSIONS)
 @checks(SP2.old_tls_refused)
-@needs(_at_profile_2)
+@needs(at_security_profile(2))
 async def test_csms_refuses_a_station_offering_only_old_tls(ocpp_unlinked, old):
     """A station offering only TLS 1.0 (or 1.1) is refused (at TLS, or by HTTP: either refusal opens nothing)."""
     arena = ocpp_unlinked
@@ -86,7 +81,7 @@ async def test_csms_refuses_a_station_offering_only_old_tls(ocpp_unlinked, old):
 
 @pytest.mark.sut_roles("csms")
 @checks(SP2.wrong_password, SP2.server_tls)
-@needs(_at_profile_2)
+@needs(at_security_profile(2))
 async def test_csms_refuses_a_wrong_password_over_tls(ocpp_unlinked):
     """Over TLS, the configured identity with a wrong Basic-auth password is refused."""
     arena = ocpp_unlinked
@@ -104,7 +99,7 @@ async def test_csms_refuses_a_wrong_password_over_tls(ocpp_unlinked):
 
 @pytest.mark.sut_roles("cs")
 @checks(SP2.station_tls)
-@needs(_at_profile_2)
+@needs(at_security_profile(2))
 async def test_station_connects_over_tls_with_basic_auth(ocpp_unlinked):
     """Served a valid certificate, the station connects over TLS 1.2+ with its Basic-auth credentials."""
     arena = ocpp_unlinked
@@ -120,7 +115,7 @@ async def test_station_connects_over_tls_with_basic_auth(ocpp_unlinked):
 @pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("certificate", BROKEN)
 @checks(SP2.server_checked)
-@needs(_at_profile_2)
+@needs(at_security_profile(2))
 async def test_station_refuses_a_server_certificate_it_cannot_verify(ocpp_unlinked, certificate):
     """Served a certificate that is expired, for another host, from another root or self-signed, the station
     opens no connection."""
@@ -133,7 +128,7 @@ async def test_station_refuses_a_server_certificate_it_cannot_verify(ocpp_unlink
 @pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("old", OLD_VERSIONS)
 @checks(SP2.old_tls_server_refused)
-@needs(_at_profile_2)
+@needs(at_security_profile(2))
 async def test_station_refuses_a_server_speaking_only_old_tls(ocpp_unlinked, old):
     """A server that speaks only TLS 1.0 (or 1.1) gets no connection from the station."""
     arena = ocpp_unlinked

@@ -17,11 +17,10 @@ from cryptography import x509
 from cryptography.x509.oid import NameOID
 
 from harness.arena import CS, CSMS, Registration
-from harness.errors import NotApplicable
 from harness.pki import EXPIRED, OTHER_ROOT, SELF_SIGNED
 from harness.rules import RuleTable, must
 from harness.suite import OCPP_ALL, case, checks, needs
-from harness.usecases.tls import Tls, judge_rsa, judge_version, station_admitted, station_refused
+from harness.usecases.tls import Tls, at_security_profile, judge_rsa, judge_version, station_admitted, station_refused
 from harness.verdict import check_equal, require
 
 SOURCE = "facts ocpp-j.md Security profiles (3: mutual TLS); spec 002 Authentication 1-2 (1.6)"
@@ -45,15 +44,9 @@ PRESENTED = {EXPIRED: "an expired client certificate", OTHER_ROOT: "a client cer
              "does not trust", SELF_SIGNED: "a self-signed client certificate", NO_CERTIFICATE: "no client certificate"}
 
 
-def _at_profile_3(given) -> None:
-    if 3 not in given.profile.get("tls.security_profiles", ()):
-        raise NotApplicable("the profile's [tls] security_profiles does not list 3: the SUT is not set up for "
-                            "security profile 3")
-
-
 @pytest.mark.sut_roles("csms")
 @checks(SP3.client_accepted, Registration.accepted)
-@needs(_at_profile_3)
+@needs(at_security_profile(3))
 async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked):
     """The harness's station presents a valid client certificate (CN serial, O operator), is upgraded and
     boots."""
@@ -69,7 +62,7 @@ async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked):
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("certificate", (EXPIRED, OTHER_ROOT, SELF_SIGNED, NO_CERTIFICATE))
 @checks(SP3.client_refused)
-@needs(_at_profile_3)
+@needs(at_security_profile(3))
 async def test_csms_refuses_an_invalid_client_certificate(ocpp_unlinked, certificate):
     """A station presenting an expired, unknown-authority or self-signed client certificate, or none, is
     refused (at TLS, or by HTTP)."""
@@ -81,7 +74,7 @@ async def test_csms_refuses_an_invalid_client_certificate(ocpp_unlinked, certifi
 
 @pytest.mark.sut_roles("cs")
 @checks(SP3.client_presented, SP3.serial_cn, Tls.rsa_client)
-@needs(_at_profile_3)
+@needs(at_security_profile(3))
 async def test_station_presents_its_client_certificate(ocpp_unlinked):
     """The station connects over TLS 1.2+ presenting a client certificate the harness verifies against [tls]
     sut_ca, whose CN is its serial number; a 1.6 charge point's is RSA within 2048."""
