@@ -267,6 +267,10 @@ class OcppArena(Arena, TlsVerbs):
         """Why the CSMS under test refused the harness's station, as the profile setting to check."""
         identity, url = self.profile.identity, self.sut_url
         key = "authorization_key" if self.version is OcppVersion.V16 else "password"
+        if handshake.tls_refused is not None:
+            return (f"the TLS handshake with the CSMS at {url} failed ({handshake.tls_refused}); check that [tls] "
+                    f"sut_ca is the authority of its certificate, issued for the URL's host, and in security "
+                    f"profile 3 that the CSMS trusts the harness's root {self.pki().root_path}")
         if handshake.status in (401, 403):
             if not self.harness.password:
                 return (f"the CSMS asks station {identity} for a password (HTTP {handshake.status}) and the "
