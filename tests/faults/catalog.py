@@ -1554,9 +1554,9 @@ FAULTS += (
 
 
 # ------------------------------------------------------------------ TLS (security profiles 2 and 3)
-def _self_signed_server() -> tuple:
-    """A self-signed server certificate for the loopback names, written to a directory of its own."""
-    return pki.self_signed("csms", server_names=("127.0.0.1", "localhost"), kind=pki.RSA).write(
+def _self_signed(**usage) -> tuple:
+    """A self-signed certificate (a server's for the loopback names, or a client's), in a directory of its own."""
+    return pki.self_signed("REF-SERIAL-0001", kind=pki.RSA, **usage).write(
         Path(tempfile.mkdtemp(prefix="fault-pki-")), "self-signed")
 
 
@@ -1589,7 +1589,7 @@ class CsmsServesASelfSignedCertificate(ReferenceCsms):
     """SP2: the CSMS serves a self-signed certificate."""
 
     def csms_tls(self, end):
-        certificate, key = _self_signed_server()
+        certificate, key = _self_signed(server_names=("127.0.0.1", "localhost"))
         return replace(end, certificate=certificate, key=key)
 
 
@@ -1651,6 +1651,14 @@ class StationPresentsNoClientCertificate(ReferenceStation):
         return replace(end, certificate=None, key=None)
 
 
+class StationPresentsASelfSignedCertificate(ReferenceStation):
+    """SP3: the station presents a self-signed client certificate."""
+
+    def station_tls(self, end):
+        certificate, key = _self_signed(client=True)
+        return replace(end, certificate=certificate, key=key)
+
+
 SP2, SP3 = "suites/ocpp/security/test_SP2.py", "suites/ocpp/security/test_SP3.py"
 
 
@@ -1692,4 +1700,7 @@ FAULTS += (
     Fault("station-presents-no-client-certificate", "SP3.client_presented", StationPresentsNoClientCertificate,
           (security(SP3, "test_station_presents_its_client_certificate", "cs"),),
           "presented no client certificate"),
+    Fault("station-presents-a-self-signed-certificate", "SP3.client_presented", StationPresentsASelfSignedCertificate,
+          (security(SP3, "test_station_presents_its_client_certificate", "cs"),),
+          "presented a client certificate the harness could not verify"),
 )
