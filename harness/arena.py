@@ -16,17 +16,22 @@ station ends its own, so that a CSMS under test keeps none open.
 from __future__ import annotations
 
 import asyncio
+import ssl
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from harness import clock
 from harness.actuators import Actuator, InProcessActuator
 from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
-from harness.errors import HarnessError, clip
+from harness.errors import ConfigError, HarnessError, clip
+from harness.pki import VALID, HarnessPki, harness_pki
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
+from harness.transport.tls import TLS12, TlsEnd, spoken
 from harness.transport.ws import CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
 from harness.rules import Rule, RuleTable, must
 from harness.verdict import violated
@@ -76,7 +81,115 @@ class ArenaOptions:
     embedded: bool = True               # the SUT is the reference stand-in, not a real system
 
 
-class OcppArena(Arena):
+class TlsVerbs:
+    """The verbs of the TLS tests (security profiles 2 and 3, ``harness/usecases/tls.py``), mixed into
+    ``OcppArena``. Certificates come from the harness's PKI (``HarnessPki``, kept in [tls] harness_pki;
+    in the embedded run made for the run, and the stand-in's come from it too); the SUT's certificate
+    is verified against [tls] sut_ca."""
+
+    def pki(self) -> HarnessPki:
+        return harness_pki(self.profile.tls_path("harness_pki"))
+
+    def sut_ca(self) -> Path:
+        """The authority that signed the SUT's certificate."""
+        if self.embedded:
+            return self.pki().root_path
+        path = self.profile.tls_path("sut_ca")
+        if path is None:
+            raise ConfigError("the TLS tests verify the SUT's certificate: give [tls] sut_ca = \"<the PEM file of "
+                              "the authority that signed it>\" in the profile")
+        return path
+
+    def server_names(self) -> tuple[str, ...]:
+        """The names the harness's server certificate carries: [tls] server_names, else where it listens."""
+        given = self.profile.get("tls.server_names")
+        return tuple(given) if given else tuple(dict.fromkeys((self.options.listen[0], "localhost", "127.0.0.1")))
+
+    def harness_tls(self, *, certificate: str | None = VALID,
+                    versions: tuple[ssl.TLSVersion, ssl.TLSVersion | None] = (TLS12, None)) -> TlsEnd:
+        """The harness's own end at the arena's security profile: its station verifies the CSMS under test
+        and presents the client certificate ``certificate`` in profile 3 (None: none); its CSMS serves the
+        server certificate ``certificate`` and in profile 3 requires a client certificate from the SUT's
+        authority. ``certificate`` is ``VALID`` or one of ``pki.BROKEN``."""
+        pki, mutual = self.pki(), self.security_profile >= 3
+        if self.is_sut(CSMS):
+            own = pki.client(certificate, self.profile.serial_number, self.profile.get("tls.operator")) \
+                if mutual and certificate is not None else (None, None)
+            return TlsEnd(*own, trust=self.sut_ca(), versions=versions)
+        return TlsEnd(*pki.server(certificate, self.server_names()), trust=self.sut_ca() if mutual else None,
+                      versions=versions)
+
+    def link_tls(self) -> TlsEnd | None:
+        """The TLS of a connection the harness's station opens to the CSMS under test at the arena's security
+        profile (None: plain ws)."""
+        return self.harness_tls() if self.security_profile >= 2 else None
+
+    def _standin_tls(self) -> TlsEnd:
+        """The embedded stand-in's end, as a vendor sets a SUT up: certificates from the run's PKI, which
+        it trusts."""
+        pki, mutual = self.pki(), self.security_profile >= 3
+        if self.is_sut(CSMS):
+            return TlsEnd(*pki.server(VALID, ("127.0.0.1", "localhost")), trust=pki.root_path if mutual else None)
+        own = (None, None)
+        if mutual:
+            own = pki.client(VALID, self.profile.serial_number, self.profile.get("tls.operator"))
+        return TlsEnd(*own, trust=pki.root_path)
+
+    async def secure(self, security_profile: int) -> None:
+        """The test plays security profile ``security_profile`` (2: TLS and Basic auth; 3: mutual TLS). A real
+        SUT is set up for it by its vendor; the embedded stand-in is set up here (a CSMS restarts serving wss)."""
+        self.security_profile = security_profile
+        if self.is_sut(CSMS) and urlsplit(self.sut_url).scheme != "wss" and not self.embedded:
+            raise ConfigError(f"security profile {security_profile} is TLS: --sut-url {self.sut_url} must be a "
+                              f"wss:// URL")
+        if not self.embedded:
+            return
+        if self.is_sut(CSMS):
+            await self.standin.stop()
+            self.standin = type(self.standin)(self.profile, [self.version])
+            self.standin.use_tls(self._standin_tls(), security_profile)
+            self.sut_url = (await self.standin.start()).url
+            self.actuator = InProcessActuator(self.standin)
+        else:
+            self.standin.use_tls(self._standin_tls(), security_profile)
+
+    async def station_over_tls(self, *, certificate: str | None = VALID,
+                               versions: tuple[ssl.TLSVersion, ssl.TLSVersion | None] = (TLS12, None),
+                               boot: bool = False) -> Handshake:
+        """SUT = CSMS: the harness's station opens a connection to the CSMS under test over wss at the
+        arena's security profile (``harness_tls``; Basic auth in profile 2), booting when ``boot``. Returns
+        the handshake (``tls_refused``: the TLS handshake failed, and why); an upgraded one is the link."""
+        self.harness.use_tls(self.harness_tls(certificate=certificate, versions=versions), self.security_profile)
+        return await self.connect_station(boot=boot)
+
+    async def serve_station(self, *, certificate: str = VALID,
+                            versions: tuple[ssl.TLSVersion, ssl.TLSVersion | None] = (TLS12, None),
+                            ) -> OcppConnection | None:
+        """SUT = station: the harness's CSMS serves wss anew where it listens (``harness_tls``), and the station
+        connects (the stand-in at once; a real station when it retries). Returns the connection, which
+        becomes the link, or None when none opens within the connect timeout (``tls_refusals`` says why
+        the harness refused a handshake)."""
+        await self.harness.stop()
+        self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
+        self.harness.use_tls(self.harness_tls(certificate=certificate, versions=versions), self.security_profile)
+        await self.harness.start(*self.options.listen)
+        served = certificate.replace("_", " ")
+        self.wirelog.event("tls", f"the harness's CSMS serves {self.harness.url} with a {served} certificate, "
+                                  f"{spoken(versions)}")
+        if self.standin is not None:
+            self.standin.background.spawn(self.standin.connect(self.harness.url))
+        connection = await self.harness.server.wait_connection(self.timeouts.connect)
+        if connection is not None:
+            self.link = connection
+            await self.wait_station_booted()
+        return connection
+
+    def tls_refusals(self) -> list[str]:
+        """Why the TLS handshakes the harness's CSMS refused failed (OpenSSL's reasons), oldest first."""
+        return self.harness.server.tls_refusals()
+
+
+class OcppArena(Arena, TlsVerbs):
     roles = OCPP_ROLES
 
     def __init__(self, target: Target, profile: Profile, wirelog: WireLog, options: ArenaOptions):
@@ -86,6 +199,9 @@ class OcppArena(Arena):
         self.standin: CsmsBase | StationBase | None = None
         self.link: OcppConnection | None = None
         self.sut_url: str | None = options.sut_url
+        # the security profile the test plays: a real SUT's from the profile; the embedded stand-ins' 1 until
+        # a TLS test asks for another (``secure``)
+        self.security_profile: int = 1 if options.embedded else profile.security_profile
 
     @property
     def embedded(self) -> bool:
@@ -112,6 +228,8 @@ class OcppArena(Arena):
             self.sut_url = self.standin.url
             self.actuator = self.actuator or InProcessActuator(self.standin)
         self.harness = self.references[1](self.profile, self.version, wirelog=self.wirelog)
+        if self.security_profile >= 2:   # a real CSMS set up for TLS: every test over wss
+            self.harness.use_tls(self.harness_tls(), self.security_profile)
         if connect:
             await self.connect_harness_station()
 
@@ -149,6 +267,10 @@ class OcppArena(Arena):
         """Why the CSMS under test refused the harness's station, as the profile setting to check."""
         identity, url = self.profile.identity, self.sut_url
         key = "authorization_key" if self.version is OcppVersion.V16 else "password"
+        if handshake.tls_refused is not None:
+            return (f"the TLS handshake with the CSMS at {url} failed ({handshake.tls_refused}); check that [tls] "
+                    f"sut_ca is the authority of its certificate, issued for the URL's host, and in security "
+                    f"profile 3 that the CSMS trusts the harness's root {self.pki().root_path}")
         if handshake.status in (401, 403):
             if not self.harness.password:
                 return (f"the CSMS asks station {identity} for a password (HTTP {handshake.status}) and the "
@@ -167,7 +289,10 @@ class OcppArena(Arena):
 
     async def _open_station_under_test(self, connect: bool) -> None:
         host, port = self.options.listen
-        self.harness = await self.references[0](self.profile, [self.version], wirelog=self.wirelog).start(host, port)
+        self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
+        if self.security_profile >= 2:   # a real station set up for TLS: every test over wss
+            self.harness.use_tls(self.harness_tls(), self.security_profile)
+        await self.harness.start(host, port)
         if self.embedded:
             cls = self.options.embedded_cls or self.references[1]
             self.standin = cls(self.profile, self.version)
@@ -513,3 +638,4 @@ def _ends(exchange: Exchange):
     if exchange.action == "TransactionEvent" and exchange.request["eventType"] == "Ended":
         return exchange.request["transactionInfo"]["transactionId"]
     return None
+

@@ -26,11 +26,13 @@ from harness.errors import HarnessError, NotApplicable
 from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
 from harness.ocpi.headers import Party
 from harness.ocpi.versions import CREDENTIALS, VersionDetails, negotiate, read_details, read_versions
+from harness.pki import VALID, harness_pki
 from harness.profile import Profile
 from harness.reference.ocpi import (
     CPO as CPO_ROLE, EMSP as EMSP_ROLE, VERSION, OcpiPeer, build_peer, harness_identity, secret_token, sut_identity)
 from harness.rules import Rule
 from harness.transport.http import HttpClient, HttpExchange, HttpServer, InProcessNetwork, Served
+from harness.transport.tls import TlsEnd
 from harness.verdict import require
 from harness.wire import WireLog
 
@@ -86,6 +88,7 @@ class OcpiOptions:
     actuator: Actuator | None = None             # None: the stand-in's in-process actuator
     embedded_cls: type | None = None             # testing the harness: a faulty stand-in
     sockets: bool = False                        # embedded run over real sockets, not in-process
+    https: bool = False                          # embedded run over real sockets with TLS (the run's PKI)
 
 
 class OcpiArena(Arena):
@@ -98,6 +101,7 @@ class OcpiArena(Arena):
         self.standin: OcpiPeer | None = None
         self.sut_versions_url: str | None = options.sut_url
         self._servers: list[HttpServer] = []
+        self._served_tls: TlsEnd | None = None
 
     @property
     def embedded(self) -> bool:
@@ -105,20 +109,39 @@ class OcpiArena(Arena):
 
     @property
     def sockets(self) -> bool:
-        return self.options.sockets or not self.embedded
+        return self.options.sockets or self.options.https or not self.embedded
+
+    def _tls(self) -> tuple[TlsEnd | None, TlsEnd | None]:
+        """(whom the clients trust, what the harness serves). Embedded over https: both peers serve a
+        certificate of the run's PKI and trust its root. A real SUT: its https server is verified against
+        [tls] sut_ca (without it, the default trust store); the harness serves https when [ocpi] public_url
+        is an https URL, a certificate from its PKI for [tls] server_names (default the URL's host)."""
+        pki = harness_pki(self.profile.tls_path("harness_pki"))
+        if self.embedded:
+            if not self.options.https:
+                return None, None
+            return TlsEnd(trust=pki.root_path), TlsEnd(*pki.server(VALID, ("127.0.0.1", "localhost")))
+        sut_ca, public = self.profile.tls_path("sut_ca"), self.options.public_url or ""
+        served = None
+        if urlsplit(public).scheme == "https":
+            names = tuple(self.profile.get("tls.server_names") or (urlsplit(public).hostname,))
+            served = TlsEnd(*pki.server(VALID, names))
+        return (TlsEnd(trust=sut_ca) if sut_ca else None), served
 
     # ------------------------------------------------------------------ setting up
     async def open(self) -> "OcpiArena":
         network = None if self.sockets else InProcessNetwork()
         channel = f"ocpi-{self.sut_role}"
+        trust, self._served_tls = self._tls()
         self.harness = build_peer(
             harness_identity(self.profile, _PEER_ROLE[self.harness_role]), self.profile, from_profile=False,
-            http=HttpClient(transport=network, wirelog=self.wirelog, channel=channel, timeout=self.timeouts.call),
+            http=HttpClient(transport=network, wirelog=self.wirelog, channel=channel, timeout=self.timeouts.call,
+                            tls=trust),
             wirelog=self.wirelog, channel=channel)
         if self.embedded:
             self.standin = build_peer(sut_identity(self.profile, _PEER_ROLE[self.sut_role]), self.profile,
                                       from_profile=True, cls=self.options.embedded_cls or OcpiPeer,
-                                      http=HttpClient(transport=network, timeout=self.timeouts.call))
+                                      http=HttpClient(transport=network, timeout=self.timeouts.call, tls=trust))
             self.actuator = self.actuator or InProcessActuator(self.standin)
         if network is not None:
             self.harness.bind(network.add("harness", self.harness.app))
@@ -140,7 +163,7 @@ class OcpiArena(Arena):
         return self
 
     async def _serve(self, peer: OcpiPeer, host: str, port: int) -> str:
-        server = await HttpServer(peer.app, host, port).start()
+        server = await HttpServer(peer.app, host, port, tls=self._served_tls).start()
         self._servers.append(server)
         return server.url
 

@@ -20,8 +20,11 @@ curve of ISO 15118 and of OCPP 2.x's ECDSA suites). A private key never appears 
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -201,3 +204,78 @@ def _ca_usage() -> x509.KeyUsage:
     return x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
                          data_encipherment=False, key_agreement=False, key_cert_sign=True, crl_sign=True,
                          encipher_only=False, decipher_only=False)
+
+
+def load_authority(certificate_pem: bytes, key_pem: bytes) -> Authority:
+    """A root kept from an earlier run (``Authority.root`` written with ``Issued.write``)."""
+    key = serialization.load_pem_private_key(key_pem, password=None)
+    kind = RSA if isinstance(key, rsa.RSAPrivateKey) else EC
+    return Authority(Issued(x509.load_pem_x509_certificate(certificate_pem), key), kind)
+
+
+# The certificates a TLS test presents: the valid one and each kind a correct peer must refuse.
+VALID, EXPIRED, WRONG_HOST, OTHER_ROOT, SELF_SIGNED = "valid", "expired", "wrong_host", "other_root", "self_signed"
+BROKEN = (EXPIRED, WRONG_HOST, OTHER_ROOT, SELF_SIGNED)
+WRONG_HOST_NAME = "wrong-host.invalid"   # a name no test peer is reached at (RFC 6761 .invalid)
+
+
+class HarnessPki:
+    """The harness's side of the TLS tests: its root, kept in ``directory`` (made there on first use:
+    ``root.pem`` is what the SUT installs as trusted, ``root.key`` stays readable by the owner only),
+    and every certificate the tests present, issued from it on demand and written there as PEM files.
+
+    RSA keys throughout: OCPP 1.6 allows only RSA (spec 002 Authentication 2), and 2.x accepts them."""
+
+    def __init__(self, directory: Path, *, organization: str = "EVSE Conformance Harness") -> None:
+        self.directory = directory
+        self.organization = organization
+        cert_path, key_path = directory / "root.pem", directory / "root.key"
+        if cert_path.exists() and key_path.exists():
+            self.root = load_authority(cert_path.read_bytes(), key_path.read_bytes())
+        else:
+            self.root = Authority.root("EVSE Conformance Test Root", organization, kind=RSA)
+            self.root.issued.write(directory, "root")
+        self._files: dict[tuple, tuple[Path, Path]] = {}
+
+    @property
+    def root_path(self) -> Path:
+        return self.directory / "root.pem"
+
+    def server(self, variant: str, hosts: tuple[str, ...]) -> tuple[Path, Path]:
+        """(certificate, key) of a TLS server certificate for ``hosts``: ``VALID`` or one of ``BROKEN``."""
+        return self._issued(("server", variant, hosts), lambda: self._make(
+            variant, "harness server", server_names=(WRONG_HOST_NAME,) if variant == WRONG_HOST else hosts))
+
+    def client(self, variant: str, serial: str, operator: str | None = None) -> tuple[Path, Path]:
+        """(certificate, key) of a client certificate, CN the station's serial number, O its operator."""
+        if variant == WRONG_HOST:
+            raise ValueError("a client certificate names no host")
+        return self._issued(("client", variant, serial, operator),
+                            lambda: self._make(variant, serial, operator, client=True))
+
+    def _make(self, variant: str, common_name: str, organization: str | None = None, **usage) -> Issued:
+        if variant == SELF_SIGNED:
+            return self_signed(common_name, organization, kind=RSA, **usage)
+        issuer = Authority.root("Unknown Root", "Nobody", kind=RSA) if variant == OTHER_ROOT else self.root
+        return issuer.issue(common_name, organization, expired=variant == EXPIRED, **usage)
+
+    def _issued(self, key: tuple, make) -> tuple[Path, Path]:
+        if key not in self._files:
+            # named for this process too: a standalone reference and the harness may share the directory
+            self._files[key] = make().write(self.directory, f"{key[0]}-{os.getpid()}-{len(self._files)}")
+        return self._files[key]
+
+
+_KEPT: dict[Path | None, HarnessPki] = {}
+
+
+def harness_pki(directory: Path | None = None) -> HarnessPki:
+    """The process's ``HarnessPki`` kept in ``directory``; without one (the embedded run) in a temporary
+    directory made for this run and removed when the process ends: nothing outlives it."""
+    if directory not in _KEPT:
+        where = directory
+        if where is None:
+            where = Path(tempfile.mkdtemp(prefix="evse-pki-"))
+            atexit.register(shutil.rmtree, where, True)
+        _KEPT[directory] = HarnessPki(where)
+    return _KEPT[directory]

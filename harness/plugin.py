@@ -305,12 +305,13 @@ async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Set
                sut_actuator: Actuator | None, wirelog: WireLog):
     """An OCPI arena: the harness's peer serving, the SUT (or its stand-in) reachable, nothing
     registered yet. In the embedded run it is in-process; ``indirect`` param "sockets" serves
-    both sides on real ports instead."""
+    both sides on real ports instead, "https" on real ports over TLS (the run's PKI)."""
     options = _arena_options(sut_settings, sut_actuator)
     arena = OcpiArena(target, sut_settings.profile, wirelog, OcpiOptions(
         sut_url=sut_settings.sut_url if sut_settings.sut in ("cpo", "emsp") else None, listen=options.listen,
         public_url=sut_settings.profile.get("ocpi.public_url"), actuator=options.actuator,
-        embedded_cls=options.embedded_cls, sockets=getattr(request, "param", None) == "sockets"))
+        embedded_cls=options.embedded_cls, sockets=getattr(request, "param", None) == "sockets",
+        https=getattr(request, "param", None) == "https"))
     try:
         await arena.open()
         yield arena

@@ -23,31 +23,43 @@ PROBE_TIMEOUT = 10.0   # seconds at most, whatever [timeouts] connect says: a pr
 def problem(settings: Settings) -> str | None:
     """Why the run cannot start against ``settings``' SUT, in one line with the fix; None when it can."""
     timeout = min(settings.profile.timeouts.connect, PROBE_TIMEOUT)
+    trust = _trust(settings)
     if settings.sut == "csms":
-        return _websocket_unreachable(settings.sut_url, timeout)
+        return _websocket_unreachable(settings.sut_url, timeout, trust)
     if settings.sut in ("cpo", "emsp"):
-        return _http_unreachable(settings.sut_url, timeout) or _cannot_listen(settings.listen)
+        return _http_unreachable(settings.sut_url, timeout, trust) or _cannot_listen(settings.listen)
     if settings.sut == "cs":
         return _cannot_listen(settings.listen)
     return None
 
 
-def _websocket_unreachable(url: str, timeout: float) -> str | None:
+def _trust(settings: Settings) -> ssl.SSLContext:
+    """What the SUT's TLS certificate is verified against: [tls] sut_ca when given, else the system's store."""
+    ca = settings.profile.tls_path("sut_ca")
+    return ssl.create_default_context(cafile=str(ca) if ca is not None else None)
+
+
+def _websocket_unreachable(url: str, timeout: float, trust: ssl.SSLContext) -> str | None:
     parts = urlsplit(url)
     secure = parts.scheme.lower() == "wss"
     port = parts.port or (443 if secure else 80)
     try:
         with socket.create_connection((parts.hostname, port), timeout=timeout) as connection:
             if secure:
-                ssl.create_default_context().wrap_socket(connection, server_hostname=parts.hostname).close()
-    except (OSError, ssl.SSLError) as error:
+                trust.wrap_socket(connection, server_hostname=parts.hostname).close()
+    except ssl.SSLCertVerificationError as error:
+        return (f"the CSMS under test at {url} serves a certificate the harness cannot verify: {error.verify_message}; "
+                f"give the authority that signed it as [tls] sut_ca in the profile")
+    except ssl.SSLError:   # it speaks TLS: what it asks of a client (a certificate, in profile 3) is for the tests
+        return None
+    except OSError as error:
         return f"the CSMS under test is unreachable at {url}: {_reason(error, timeout)}; start it, or fix --sut-url"
     return None
 
 
-def _http_unreachable(url: str, timeout: float) -> str | None:
+def _http_unreachable(url: str, timeout: float, trust: ssl.SSLContext) -> str | None:
     try:
-        httpx.get(url, timeout=timeout)
+        httpx.get(url, timeout=timeout, verify=trust)
     except httpx.HTTPError as error:
         return (f"the OCPI platform under test is unreachable at {url}: {_reason(error, timeout)}; start it, "
                 f"or fix --sut-url (its versions URL)")

@@ -81,7 +81,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "password": {"type": "string", "minLength": 16, "maxLength": 64},
             "authorization_key": {"type": "string", "pattern": "^[0-9A-Fa-f]{40}$",
                                   "hint": "write the 20-byte key as 40 hex digits"},
-            "security_profile": {"enum": [0, 1]},
+            "security_profile": {"enum": [0, 1, 2, 3]},   # what every test's connection uses (2, 3: [tls])
             "registered": {"type": "boolean"},
             "vendor": {"type": "string", "maxLength": 50}, "model": {"type": "string", "maxLength": 20},
             # OCPP 1.6: the measurands the charge point can sample (spec 002 Measurand, behaviour rule 14)
@@ -173,6 +173,21 @@ PROFILE_SCHEMA: dict[str, Any] = {
         # here (the embedded run plays them on its virtual clock, where the wait costs nothing)
         "long_tests": {**_SECTION, "properties": {
             "heartbeat_per_day": {"type": "boolean"},   # HEARTBEAT16: waits up to a day for a 1.6 Heartbeat
+        }},
+        # TLS: security profiles 2 and 3 (OCPP over wss) and OCPI over HTTPS (harness/transport/tls.py)
+        "tls": {**_SECTION, "properties": {
+            # the security profiles the SUT is set up to be tested at: their tests apply
+            "security_profiles": {"type": "array", "uniqueItems": True, "items": {"enum": [2, 3]}},
+            # where the harness keeps its test root (root.pem, installed at the SUT as trusted; root.key)
+            # and the certificates it issues from it; made on first use
+            "harness_pki": {"type": "string", "minLength": 1},
+            # the authority that signed the SUT's certificate (a CSMS's server certificate, a station's
+            # client certificate), PEM
+            "sut_ca": {"type": "string", "minLength": 1},
+            # the names the harness's server certificate carries (default: the listen host and localhost)
+            "server_names": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+            "serial_number": {"type": "string", "minLength": 1, "maxLength": 64},   # client certificate CN
+            "operator": {"type": "string", "minLength": 1, "maxLength": 64},        # client certificate O
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
@@ -332,6 +347,25 @@ class Profile:
     def key_rotated(self, key: bytes) -> None:
         """The station accepted ``key`` as its AuthorizationKey (Authentication 4): from now on it is the key."""
         self.rotated_key[self.identity] = key
+
+    @property
+    def security_profile(self) -> int:
+        """The security profile of every test's connection ([station] security_profile; default 1)."""
+        return self.get("station.security_profile", 1)
+
+    def tls_path(self, key: str) -> Path | None:
+        """A path of [tls] (``harness_pki``, ``sut_ca``), relative to the profile file's directory."""
+        value = self.get(f"tls.{key}")
+        if value is None:
+            return None
+        path = Path(value)
+        return path if path.is_absolute() or self.source.startswith("<") else Path(self.source).parent / path
+
+    @property
+    def serial_number(self) -> str:
+        """The station's serial number: the CN of its client certificate ([tls] serial_number; default the
+        identity)."""
+        return self.get("tls.serial_number", self.identity)
 
     def feature(self, name: str) -> bool:
         return bool(self.get(f"features.{name}", False))

@@ -144,6 +144,7 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
         elif protocol.startswith("ocpi"):
             found.append(f"--sut {sut} is an OCPP role but --protocol is {protocol}")
         found += _station_problems(profile, sut, protocol)
+        found += _tls_problems(profile, sut, sut_url)
     listen_text = pick("listen", profile) or "127.0.0.1:0"
     listen = _parse_listen(listen_text)
     if listen is None:
@@ -181,4 +182,28 @@ def _station_problems(profile: profiles.Profile, sut: str, protocol: str | None)
         found.append("[station] password is not how OCPP 1.6 authenticates: its Basic-auth password is the "
                      "AuthorizationKey, 20 bytes; write it as [station] authorization_key = \"<40 hex digits>\" "
                      "(a 20-character password's key is its bytes in hex) and remove password")
+    return found
+
+
+def _tls_problems(profile: profiles.Profile, sut: str, sut_url: str | None) -> list[str]:
+    """What a run against a real system at security profile 2 or 3 (every test's, or the SP tests') needs
+    of [tls]: the harness's PKI kept in a directory (its root is installed at the SUT once, so it must
+    outlive the run), the authority of the SUT's certificate as a file, and a CSMS reached over wss."""
+    everyday, tested = profile.security_profile, profile.get("tls.security_profiles", [])
+    if everyday < 2 and not tested:
+        return []
+    found = []
+    if profile.get("tls.harness_pki") is None:
+        found.append("[tls] harness_pki is missing: the directory where the harness keeps its test root "
+                     "(root.pem, which the SUT installs as trusted) and the certificates it issues; add "
+                     "harness_pki = \"pki\" under [tls] (made on first use)")
+    ca = profile.tls_path("sut_ca")
+    if ca is None:
+        found.append("[tls] sut_ca is missing: the PEM file of the authority that signed the SUT's certificate; "
+                     "add sut_ca = \"<path>\" under [tls]")
+    elif not ca.is_file():
+        found.append(f"[tls] sut_ca {ca} is not a file; give the PEM file of the authority that signed the SUT's "
+                     f"certificate")
+    if sut == "csms" and everyday >= 2 and sut_url and urlsplit(sut_url).scheme.lower() != "wss":
+        found.append(f"[station] security_profile = {everyday} is TLS: --sut-url {sut_url} must be a wss:// URL")
     return found

@@ -24,6 +24,7 @@ from harness.ocpp.framing import Call
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference.common import Actions, Background, Dispatcher, now_iso
+from harness.transport.tls import TlsEnd
 from harness.transport.ws import Handshake, OcppConnection, OcppServer, open_station
 from harness.wire import WireLog
 
@@ -44,10 +45,22 @@ class StationBase(Dispatcher, Actions):
         self.connection: OcppConnection | None = None
         self.csms_url: str | None = None
         self.boot_response: dict | None = None
+        self.tls: TlsEnd | None = None   # security profiles 2 and 3: wss (see use_tls)
 
     def basic_auth_password(self) -> str | bytes | None:
         """The Basic-auth password when none is given (security profile 1: the profile's password)."""
         return self.profile.password
+
+    def use_tls(self, end: TlsEnd, security_profile: int) -> None:
+        """Connect over wss from now on, as ``end`` says (the CSMS's authority it trusts; in security
+        profile 3 its client certificate, and no Basic auth: the certificate names the station)."""
+        self.tls = self.station_tls(end)
+        if security_profile >= 3:
+            self.password = None
+
+    def station_tls(self, end: TlsEnd) -> TlsEnd:
+        """The TLS this station speaks when it is set up with ``end`` (a faulty station's differs)."""
+        return end
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
@@ -55,7 +68,7 @@ class StationBase(Dispatcher, Actions):
         self.csms_url = csms_url
         handshake = await open_station(
             csms_url, self.identity, versions=offered or [self.version], password=self.password,
-            handler=self._handle, call_timeout=self.call_timeout, wirelog=self.wirelog)
+            handler=self._handle, call_timeout=self.call_timeout, wirelog=self.wirelog, tls=self.tls)
         self.connection = handshake.connection
         if handshake.subprotocol is not None:
             await self.connected(handshake.connection)
@@ -155,6 +168,17 @@ class CsmsBase(Dispatcher, Actions):
     # ------------------------------------------------------------ who may connect
     def accepts_identity(self, identity: str) -> bool:
         return identity not in self.unreachable and identity == self.profile.identity
+
+    def use_tls(self, end: TlsEnd, security_profile: int) -> None:
+        """Serve wss from the next ``start`` on, as ``end`` says (the server certificate; in security
+        profile 3 the authority of the stations' client certificates, which replace Basic auth)."""
+        self.server.tls = self.csms_tls(end)
+        if security_profile >= 3:
+            self.server.check_password = None
+
+    def csms_tls(self, end: TlsEnd) -> TlsEnd:
+        """The TLS this CSMS serves when it is set up with ``end`` (a faulty CSMS's differs)."""
+        return end
 
     def basic_auth_required(self) -> bool:
         """Security profile 1: the profile gives the station a password."""

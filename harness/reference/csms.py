@@ -6,7 +6,8 @@ Once it listens (port 0 picks a free port) it prints ``OCPP URL: ws://HOST:PORT`
 harness as ``--sut-url``; stations connect at ``<URL>/<identity>``) and ``actuator URL:
 http://HOST:PORT/actuator`` (``--actuator-url``, with ``--actuator http``), and stops on SIGINT or
 SIGTERM. It accepts the profile's station with the profile's password: run the harness with the
-same profile (the built-in reference profile unless ``--profile`` is given).
+same profile (the built-in reference profile unless ``--profile`` is given). At [station]
+security_profile 2 or 3 it serves wss (``OCPP URL: wss://...``) with a certificate from [tls] harness_pki.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 
 from harness.ocpp.versions import OcppVersion
 from harness.reference.compose import references_for
-from harness.reference.standalone import arguments, load_profile, run, serve
+from harness.reference.standalone import arguments, load_profile, run, serve, set_up_tls
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +26,10 @@ def main(argv: list[str] | None = None) -> int:
 
     async def csms() -> None:
         version = OcppVersion.parse(args.version)
-        reference = await references_for(version)[0](load_profile(args.profile), [version]).start(args.host, args.port)
+        profile = load_profile(args.profile)
+        reference = references_for(version)[0](profile, [version])
+        set_up_tls(reference, profile, server_names=tuple(dict.fromkeys((args.host, "localhost", "127.0.0.1"))))
+        await reference.start(args.host, args.port)
         await serve(reference, args.host, args.actuator_port, {"OCPP URL": reference.url}, stop=reference.stop)
 
     return run(csms)

@@ -21,11 +21,29 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
 from harness import profile as profiles
+from harness.pki import VALID, harness_pki
+from harness.transport.tls import TlsEnd
 from harness.errors import HarnessError, NotApplicable
 from harness.reference.common import Actions
 from harness.transport.http import HttpServer
 
 ACTUATOR_PATH = "/actuator"
+
+
+def set_up_tls(reference: Actions, profile: profiles.Profile, *, server_names: tuple[str, ...] = ()) -> None:
+    """At [station] security_profile 2 or 3 the reference serves (``server_names``: a CSMS) or connects over
+    wss, with certificates from the profile's [tls] harness_pki: a harness run with the same profile and
+    [tls] sut_ca = <harness_pki>/root.pem verifies them, and the reference trusts the harness's."""
+    security_profile = profile.security_profile
+    if security_profile < 2:
+        return
+    pki, mutual = harness_pki(profile.tls_path("harness_pki")), security_profile >= 3
+    if server_names:
+        end = TlsEnd(*pki.server(VALID, server_names), trust=pki.root_path if mutual else None)
+    else:
+        own = pki.client(VALID, profile.serial_number, profile.get("tls.operator")) if mutual else (None, None)
+        end = TlsEnd(*own, trust=pki.root_path)
+    reference.use_tls(end, security_profile)
 
 
 def load_profile(path: str | None) -> profiles.Profile:

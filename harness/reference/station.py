@@ -18,7 +18,7 @@ from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationBase
 from harness.reference.compose import references_for
-from harness.reference.standalone import arguments, load_profile, run, serve
+from harness.reference.standalone import arguments, load_profile, run, serve, set_up_tls
 
 RECONNECT_DELAY = 1.0   # seconds; longer than a 1.6 charge point's own delay, so that one reconnects first
 
@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
 
     async def station() -> None:
         version = OcppVersion.parse(args.version)
-        reference = references_for(version)[1](load_profile(args.profile), version)
+        profile = load_profile(args.profile)
+        reference = references_for(version)[1](profile, version)
+        set_up_tls(reference, profile)
         await serve(reference, args.host, args.actuator_port, {"CSMS URL": args.csms_url}, stop=reference.stop,
                     keep=lambda: stay_connected(reference, args.csms_url))
 

@@ -34,6 +34,7 @@ from harness import clock
 from harness.errors import HarnessError, LimitExceeded
 from harness.ocpi.auth import PresentedToken
 from harness.ocpi.headers import header_map
+from harness.transport.tls import TlsEnd
 from harness.wire import WireLog
 
 DEFAULT_TIMEOUT = 10.0
@@ -186,8 +187,9 @@ class HttpClient:
     """Sends requests and logs both directions: the request as sent (→), the answer as received (←)."""
 
     def __init__(self, *, transport: httpx.AsyncBaseTransport | None = None, wirelog: WireLog | None = None,
-                 channel: str = "ocpi", timeout: float = DEFAULT_TIMEOUT):
+                 channel: str = "ocpi", timeout: float = DEFAULT_TIMEOUT, tls: TlsEnd | None = None):
         self.transport = transport
+        self.tls = tls   # whom an https server's certificate must come from; None: the default trust store
         self.wirelog = wirelog
         self.channel = channel
         self.timeout = timeout
@@ -195,7 +197,8 @@ class HttpClient:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout, verify=_tls(),
+            verify = _tls() if self.tls is None else self.tls.client_context()
+            self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout, verify=verify,
                                              follow_redirects=False, trust_env=False)
         return self._client
 
@@ -321,11 +324,22 @@ class _Server(uvicorn.Server):
         return contextlib.nullcontext()
 
 
-class HttpServer:
-    """An ASGI app on a real TCP port of ``host``; port 0 picks a free one (see ``port``)."""
+class _Config(uvicorn.Config):
+    """uvicorn's settings, serving https with a context of ours (``TlsEnd.server_context``) when given."""
+    tls_context: ssl.SSLContext | None = None
 
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 0):
+    def load(self) -> None:
+        super().load()
+        if self.tls_context is not None:
+            self.ssl = self.tls_context
+
+
+class HttpServer:
+    """An ASGI app on a real TCP port of ``host``; port 0 picks a free one (see ``port``); https with ``tls``."""
+
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, *, tls: TlsEnd | None = None):
         self.app, self.host, self.requested_port = app, host, port
+        self.tls = tls
         self._socket: socket.socket | None = None
         self._port: int | None = None
         self._server: _Server | None = None
@@ -342,8 +356,9 @@ class HttpServer:
             raise HarnessError(f"cannot listen on {self.host}:{self.requested_port}: {error.strerror}; "
                                f"pick another --listen address") from None
         self._socket, self._port = sock, sock.getsockname()[1]
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=2)
+        config = _Config(self.app, log_level="warning", lifespan="off", access_log=False,
+                         timeout_graceful_shutdown=2)
+        config.tls_context = self.tls.server_context() if self.tls is not None else None
         self._server = _Server(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name=f"http-server-{self.port}")
         deadline = clock.now() + timeout
@@ -363,7 +378,7 @@ class HttpServer:
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'http' if self.tls is None else 'https'}://{host}:{self.port}"
 
     async def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         if self._server is None or self._task is None:

@@ -43,6 +43,7 @@ from harness.ocpp.rpc import (
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must, should
 from harness.transport.ledger import Ledger
+from harness.transport.tls import TlsEnd, tls_failure
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
@@ -269,6 +270,17 @@ class OcppConnection:
     def closed(self) -> bool:
         return self._reader.done()
 
+    @property
+    def tls_version(self) -> str | None:
+        """The TLS version the connection speaks ("TLSv1.2", "TLSv1.3"); None over plain ws."""
+        tls = self.ws.transport.get_extra_info("ssl_object") if self.ws.transport else None
+        return tls.version() if tls is not None else None
+
+    def peer_certificate(self) -> bytes | None:
+        """The certificate the peer presented (DER); None over plain ws or when it presented none."""
+        tls = self.ws.transport.get_extra_info("ssl_object") if self.ws.transport else None
+        return tls.getpeercert(binary_form=True) if tls is not None else None
+
     async def wait_closed(self, timeout: float) -> bool:
         try:
             await asyncio.wait_for(asyncio.shield(self._reader), timeout)
@@ -474,8 +486,11 @@ class OcppServer:
 
     def __init__(self, *, versions: Sequence[OcppVersion], on_connect: Callable[[str, OcppVersion], tuple[Handler, OnConnect | None]],
                  accept_identity: AcceptIdentity | None = None, check_password: CheckPassword | None = None,
-                 call_timeout: float = 30.0, wirelog: WireLog | None = None, history_kept: int = HISTORY_KEPT):
+                 call_timeout: float = 30.0, wirelog: WireLog | None = None, history_kept: int = HISTORY_KEPT,
+                 tls: TlsEnd | None = None):
         self.versions = list(versions)
+        self.tls = tls   # serve wss (security profiles 2 and 3); None: ws
+        self.tls_context = None
         self.on_connect = on_connect
         self.accept_identity = accept_identity
         self.check_password = check_password
@@ -490,8 +505,11 @@ class OcppServer:
         self._connected = asyncio.Event()
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> "OcppServer":
+        self.tls_context = self.tls.server_context() if self.tls is not None else None
+        if self.tls_context is not None and self.wirelog is not None:
+            self.tls_context.on_refusal = lambda why: self.wirelog.event("tls", f"TLS handshake refused: {why}")
         self._server = await serve(
-            self._serve, host, port, process_request=self._process_request,
+            self._serve, host, port, process_request=self._process_request, ssl=self.tls_context,
             select_subprotocol=self._select_subprotocol, compression=None,
             open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None, max_size=MAX_FRAME)
         return self
@@ -502,7 +520,11 @@ class OcppServer:
 
     @property
     def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ocpp"
+        return f"{'ws' if self.tls is None else 'wss'}://127.0.0.1:{self.port}/ocpp"
+
+    def tls_refusals(self) -> list[str]:
+        """Why the TLS handshakes this server refused failed, oldest first (see ``tls.RecordingContext``)."""
+        return list(getattr(self.tls_context, "refusals", ()))
 
     async def wait_connection(self, timeout: float, *, identity: str | None = None, after: int = 0) -> OcppConnection | None:
         return await first_match(self.connections, lambda c: identity is None or c.identity == identity,
@@ -576,6 +598,7 @@ class Handshake:
     status: int | None               # HTTP status when refused, None when upgraded
     subprotocol: str | None
     connection: OcppConnection | None
+    tls_refused: str | None = None   # the TLS handshake failed: why, as this end saw it
 
 
 def station_url(base_url: str, identity: str) -> str:
@@ -584,8 +607,10 @@ def station_url(base_url: str, identity: str) -> str:
 
 async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppVersion | str],
                        password: str | bytes | None = None, handler: Handler | None,
-                       call_timeout: float = 30.0, wirelog: WireLog | None = None) -> Handshake:
-    """The station side's connect (table ``Ws``). Never raises for a refused handshake."""
+                       call_timeout: float = 30.0, wirelog: WireLog | None = None,
+                       tls: TlsEnd | None = None) -> Handshake:
+    """The station side's connect (table ``Ws``), over wss with ``tls``. Never raises for a refused
+    handshake, at TLS or HTTP; raises HarnessError when nothing answers at the address."""
     offered = [v.subprotocol if isinstance(v, OcppVersion) else v for v in versions]
     headers = {}
     if password is not None:
@@ -596,13 +621,18 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
         wirelog.event(identity, f"connect {url} offering {offered}" + (" with Basic auth" if password is not None else ""))
     try:
         ws = await ws_connect(url, subprotocols=offered or None,   # none offered: no header at all, not an empty one
-                              additional_headers=headers, compression=None,
+                              additional_headers=headers, compression=None, ssl=tls and tls.client_context(),
                               open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None, max_size=MAX_FRAME)
     except InvalidStatus as refused:
         if wirelog is not None:
             wirelog.event(identity, f"handshake refused: HTTP {refused.response.status_code}")
         return Handshake(refused.response.status_code, None, None)
     except (InvalidHandshake, OSError, TimeoutError) as error:
+        if tls is not None and not isinstance(error, (ConnectionRefusedError, TimeoutError)):
+            why = _tls_refusal(error)
+            if wirelog is not None:
+                wirelog.event(identity, f"TLS handshake failed: {why}")
+            return Handshake(None, None, None, tls_refused=why)
         raise HarnessError(f"cannot open a WebSocket to {url}: {error}") from error
     if ws.subprotocol is None:
         if wirelog is not None:
@@ -616,3 +646,16 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
     connection = OcppConnection(ws, OcppVersion.parse(ws.subprotocol), identity=identity, handler=handler,
                                 call_timeout=call_timeout, wirelog=wirelog)
     return Handshake(None, ws.subprotocol, connection)
+
+
+def _tls_refusal(error: BaseException) -> str:
+    """Why a wss connection failed before its upgrade: OpenSSL's reason when this end refused (a
+    certificate it could not verify, and why), else how the server ended the TLS handshake (an alert
+    closes the connection: a reset, or no HTTP answer after the handshake in TLS 1.3, whose server
+    judges the client certificate after the client finished)."""
+    verify = getattr(error, "verify_message", None) or next(
+        (getattr(e, "verify_message", None) for e in (error.__cause__, error.__context__) if e is not None), None)
+    reason = tls_failure(error)
+    if reason is not None:
+        return f"{reason} ({verify})" if verify else reason
+    return f"the server ended the TLS connection ({type(error).__name__}: {error})".replace(": )", ")")

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from catalog import CONN, RPC, Fault, transport  # importable: conftest.py puts this folder on sys.path
 
+from harness import pki
 from harness.ocpp.errors import FORMAT
 from harness.ocpp.meter16 import ENERGY
 from harness.reference import ReferenceCsms16, ReferenceStation16
@@ -781,4 +784,54 @@ FAULTS: tuple[Fault16, ...] = (
             "the register grew by"),
     Fault16("cp-leaves-heartbeats-to-pings", "HEARTBEAT16.daily", ChargePointLeavesHeartbeatsToPings,
             (node(HEARTBEAT, "test_heartbeat_comes_at_least_once_a_day", "cs"),), "did not send Heartbeat within 86405 s"),
+)
+
+
+# ------------------------------------------------------------------ TLS (spec 002 Authentication 2)
+def _ec_certificate(**usage) -> tuple:
+    """An EC certificate from the run's own root (a chain the peer verifies): what 1.6 does not allow."""
+    issued = pki.harness_pki(None).root.issue("REF-SERIAL-0001", "Reference CPO", kind=pki.EC, **usage)
+    return issued.write(Path(tempfile.mkdtemp(prefix="fault-pki-")), "ec")
+
+
+class CentralSystemServesAnEcCertificate(ReferenceCsms16):
+    """Authentication 2: the central system's TLS certificate is EC, not RSA."""
+
+    def csms_tls(self, end):
+        certificate, key = _ec_certificate(server_names=("127.0.0.1", "localhost"))
+        return dataclasses.replace(end, certificate=certificate, key=key)
+
+
+class ChargePointPresentsAnEcCertificate(ReferenceStation16):
+    """Authentication 2: the charge point's TLS client certificate is EC, not RSA."""
+
+    def station_tls(self, end):
+        certificate, key = _ec_certificate(client=True)
+        return dataclasses.replace(end, certificate=certificate, key=key)
+
+
+class ChargePointDoesNotCheckTheServerCertificate(ReferenceStation16):
+    """SP2: the charge point verifies nothing of the central system's certificate."""
+
+    def station_tls(self, end):
+        return dataclasses.replace(end, trust=None)
+
+
+def security(path: str, test: str, role: str, *params: str) -> str:
+    return f"suites/ocpp/security/{path}::{test}[{'-'.join((role, VERSION, *params))}]"
+
+
+FAULTS += (
+    Fault16("cs-serves-an-ec-certificate", "tls.rsa_server", CentralSystemServesAnEcCertificate,
+            (security("test_SP2.py", "test_csms_serves_tls_with_a_valid_certificate", "csms"),),
+            "the TLS certificate is not RSA"),
+    Fault16("cp-presents-an-ec-certificate", "tls.rsa_client", ChargePointPresentsAnEcCertificate,
+            (security("test_SP3.py", "test_station_presents_its_client_certificate", "cs"),),
+            "the TLS certificate is not RSA"),
+    Fault16("cp-does-not-check-the-server-certificate", "SP2.server_checked",
+            ChargePointDoesNotCheckTheServerCertificate,
+            (security("test_SP2.py", "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", "expired"),
+             security("test_SP2.py", "test_station_refuses_a_server_certificate_it_cannot_verify", "cs",
+                      "self_signed")),
+            "the station connected to a server with a"),
 )

@@ -20,7 +20,7 @@ import catalog  # importable: conftest.py puts this folder on sys.path
 
 from harness.clock import utcnow
 from harness.ocpi import headers as hdr
-from harness.ocpi.auth import AuthRules
+from harness.ocpi.auth import AuthRules, PresentedToken, TokenForm
 from harness.ocpi.credentials import CredentialsRules, Registration
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
@@ -62,6 +62,18 @@ class Answers200ForAnUnknownToken(OcpiPeer):
         except StatusError as error:
             error.http_status = 200
             raise
+
+
+class LetsInEveryHttpsRequest(OcpiPeer):
+    """Over HTTPS any request gets in, token or not (as if TLS authenticated the platform)."""
+
+    def _authenticate(self, request, module):
+        try:
+            return super()._authenticate(request, module)
+        except StatusError:
+            if urlsplit(request.url).scheme != "https":
+                raise
+            return PresentedToken("", TokenForm.BASE64)
 
 
 class ReadsBothTokenForms(OcpiPeer):
@@ -847,6 +859,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("200-with-an-error-for-an-unknown-token", AuthRules.header.id, Answers200ForAnUnknownToken,
           (node(AUTH, "test_unknown_token_gets_401", "emsp", "versions"),),
           "HTTP 200, status_code 2000 (generic client error)"),
+    Fault("https-request-let-in-without-a-token", AuthRules.header.id, LetsInEveryHttpsRequest,
+          (node(AUTH, "test_the_401_rules_hold_over_https", "cpo", "https"),
+           node(AUTH, "test_the_401_rules_hold_over_https", "emsp", "https")),
+          "over HTTPS without a token: HTTP 200 where HTTP 401 is due"),
     Fault("second-post-accepted", CredentialsRules.post_when_registered.id, AcceptsASecondPost,
           (node(CREDS, "test_second_post_is_refused_with_405", "cpo"),),
           "a second POST: HTTP 200 where HTTP 405 is due"),

@@ -1,5 +1,5 @@
 """Searches a run's outputs for secrets: every value the profile loader masks (passwords, PIN codes,
-keys, tokens), in every encoding it can travel in, and the credentials the run makes up as it goes
+keys, tokens) and the private keys of the run's TLS, in every encoding it can travel in, and the credentials the run makes up as it goes
 (rotated 1.6 keys, OCPI tokens), found by where they stand: an Authorization header or an
 AuthorizationKey value that is not masked. A hit names the file, the profile key and the encoding,
 never the value."""
@@ -67,6 +67,20 @@ def secrets_of(profile: Profile) -> list[Secret]:
                 found.append(Secret(f"{key} (as bytes)", bytes.fromhex(text), profile.identity))
 
     walk(profile.data, profile.redacted(), "")
+    return found
+
+
+def key_material(directory: Path) -> list[Secret]:
+    """The private keys a run's TLS used (the ``*.key`` files of its PKI directory, ``[tls] harness_pki``):
+    each as its key bytes (DER) in every encoding, as its PEM text, and as a line of its PEM body (a PEM
+    copied into a log keeps its line breaks; the middle line is the key's own, not the format's prefix)."""
+    found = []
+    for path in sorted(directory.glob("*.key")):
+        pem = path.read_bytes()
+        body = [line for line in pem.splitlines() if line and not line.startswith(b"-----")]
+        found.append(Secret(f"private key {path.name}", base64.b64decode(b"".join(body)), None))
+        found.append(Secret(f"private key {path.name} (PEM)", pem, None))
+        found.append(Secret(f"private key {path.name} (a PEM line)", body[len(body) // 2], None))
     return found
 
 

@@ -4,7 +4,8 @@ it can write, shows no secret of the profile it used in any output, in any encod
 The run is a slice of `pytest suites` that exercises every secret and the paths they travel on:
 OCPP 2.x authorization (the PIN, C04; the card details of a payment, C18-C23) and transport (Basic auth, wrong passwords, CONN), 1.6
 authorization and security (the AuthorizationKey and its rotation, SECURITY16), OCPI credentials
-and transport (token A and the tokens exchanged). `-rA` and `junit_logging=all` put every test's
+and transport (token A and the tokens exchanged, over HTTPS too), security profiles 2 and 3 (the private
+keys of the run's PKI). `-rA` and `junit_logging=all` put every test's
 captured log in the terminal and the JUnit file, so that each output carries the logs."""
 
 import subprocess
@@ -12,21 +13,31 @@ import sys
 from pathlib import Path
 
 import pytest
-from secret_scan import Secret, leaks, outputs_of, secrets_of
+from secret_scan import Secret, key_material, leaks, outputs_of, secrets_of
 
 from harness.settings import reference_profile
 from harness.wire import MASK
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = ["suites/ocpp2/authorization", "suites/ocpp/transport/test_CONN.py", "suites/ocpp16/authorization",
-               "suites/ocpp16/security", "suites/ocpi/credentials", "suites/ocpi/transport"]
+               "suites/ocpp16/security", "suites/ocpi/credentials", "suites/ocpi/transport", "suites/ocpp/security"]
 
 
 @pytest.fixture(scope="module")
-def debug_run(tmp_path_factory, python_env):
+def pki_dir(tmp_path_factory) -> Path:
+    """Where the run keeps its PKI ([tls] harness_pki), so that its private keys can be searched for."""
+    return tmp_path_factory.mktemp("pki")
+
+
+@pytest.fixture(scope="module")
+def debug_run(tmp_path_factory, python_env, pki_dir):
     out = tmp_path_factory.mktemp("debug")
+    profile = out / "reference-with-kept-pki.toml"   # the built-in profile, its PKI kept where the check finds it
+    profile.write_text((REPO / "harness" / "profiles" / "reference.toml").read_text(encoding="utf-8").replace(
+        "[tls]\n", f"[tls]\nharness_pki = \"{pki_dir}\"\n", 1), encoding="utf-8")
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", *SLICE, "-q", "-p", "no:cacheprovider", "-rA", "--log-level=DEBUG",
+         "--sut-profile", str(profile),
          "-o", "junit_logging=all", f"--alluredir={out / 'allure'}", f"--junitxml={out / 'junit.xml'}",
          "--reports-dir", str(out / "reports")],
         cwd=REPO, capture_output=True, text=True, timeout=600, env=python_env)
@@ -34,12 +45,14 @@ def debug_run(tmp_path_factory, python_env):
     return outputs_of(completed.stdout + completed.stderr, out / "allure", out / "junit.xml", out / "reports")
 
 
-def test_no_secret_of_the_profile_in_any_output(debug_run):
-    """The run uses the built-in reference profile (no --sut-profile): its secrets, as its loader names them.
-    (Assertions here show names and flags only: pytest would print the outputs, secrets and all.)"""
-    secrets = secrets_of(reference_profile())
+def test_no_secret_of_the_profile_in_any_output(debug_run, pki_dir):
+    """The run uses the built-in reference profile (its PKI kept in a directory): its secrets, as its loader
+    names them, and the private keys of its TLS tests. (Assertions here show names and flags only: pytest
+    would print the outputs, secrets and all.)"""
+    secrets = secrets_of(reference_profile()) + key_material(pki_dir)
     assert {"station.password", "station.authorization_key", "ocpi.token_a", "tokens.pin.id",
-            "payment_terminal.card[1].value"} <= {s.key for s in secrets}
+            "payment_terminal.card[1].value", "private key root.key"} <= {s.key for s in secrets}
+    assert sum(s.key.endswith(".key") for s in secrets) > 3, "the TLS tests issued no certificates"
     hits = leaks(debug_run, secrets)
     assert hits == [], "secrets leaked:\n" + "\n".join(hits)
 
@@ -100,3 +113,19 @@ def test_the_profile_secrets_come_from_the_loader_not_from_a_list():
             "tokens": {"code": {"id": "9090", "type": "KeyCode", "status": "Accepted"},
                        "card": {"id": "AB00000001", "type": "ISO14443", "status": "Accepted"}}}
     assert {s.key for s in secrets_of(profiles.from_dict(data))} == {"station.password", "tokens.code.id"}
+
+
+@pytest.mark.parametrize("shown", ["pem", "der base64"])
+def test_a_planted_private_key_is_reported_by_its_file_never_by_value(tmp_path, shown):
+    """A private key of the run's PKI pasted into a log, as PEM (line breaks kept) or as its key bytes in
+    base64, is found and named by its file."""
+    import base64
+
+    from harness.pki import HarnessPki
+    HarnessPki(tmp_path)
+    pem = (tmp_path / "root.key").read_bytes()
+    der = base64.b64decode(b"".join(line for line in pem.splitlines() if not line.startswith(b"-----")))
+    planted = b"log line: " + (pem if shown == "pem" else base64.b64encode(der)) + b" end"
+    hits = leaks({"terminal": planted}, key_material(tmp_path))
+    assert hits and all(hit.startswith("terminal: private key root.key") for hit in hits)
+    assert all(pem.decode() not in hit for hit in hits)

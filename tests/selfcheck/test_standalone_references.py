@@ -50,3 +50,40 @@ def test_a_suite_test_passes_against_the_standalone_reference(role, version, tes
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
     results = json.loads((tmp_path / "conformance.json").read_text())["results"]
     assert [(r["nodeid"], r["verdict"]) for r in results] == [(test, "passed")]
+
+
+# security profile 3 against a reference run on its own: both ends' certificates from one kept PKI
+TLS_CASES = [("csms", "ocpp2.0.1"), ("cs", "ocpp1.6")]
+
+
+@pytest.mark.parametrize("role, version", TLS_CASES, ids=[f"{r}-{v}" for r, v in TLS_CASES])
+def test_security_profile_3_passes_against_the_standalone_reference(role, version, standalone, tmp_path):
+    """The reference serves (CSMS) or connects (station) over mutual TLS with certificates from the profile's
+    [tls] harness_pki; the harness, given the same profile and sut_ca = its root.pem, plays SP3 in that role."""
+    pki = tmp_path / "pki"
+    profile = tmp_path / "sp3.toml"
+    profile.write_text(Path(PROFILE).read_text(encoding="utf-8")
+                       .replace("security_profile = 1", "security_profile = 3")
+                       .replace("security_profiles = [2, 3]", f'security_profiles = [3]\nharness_pki = "{pki}"\n'
+                                                                f'sut_ca = "{pki / "root.pem"}"'), encoding="utf-8")
+    listen = free_port()
+    if role == "csms":
+        command, where = ("harness.reference.csms", "--version", version, "--profile", str(profile)), []
+    else:
+        command = ("harness.reference.station", "--version", version, "--profile", str(profile),
+                   "--csms-url", f"wss://127.0.0.1:{listen}/ocpp")
+        where = ["--listen", f"127.0.0.1:{listen}"]
+    with standalone(*command) as urls:
+        if role == "csms":
+            assert urls["OCPP URL"].startswith("wss://")
+            where = ["--sut-url", urls["OCPP URL"]]
+        completed = subprocess.run(
+            [sys.executable, "-m", "pytest", "suites/ocpp/security/test_SP3.py", "-q", "-p", "no:cacheprovider",
+             "--sut", role, *where, "--protocol", version, "--sut-profile", str(profile),
+             "--reports-dir", str(tmp_path / "reports")],
+            cwd=REPO, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    results = json.loads((tmp_path / "reports" / "conformance.json").read_text())["results"]
+    verdicts = {r["nodeid"]: r["verdict"] for r in results}
+    passed = [nodeid for nodeid, verdict in verdicts.items() if verdict == "passed"]
+    assert len(passed) == (5 if role == "csms" else 1) and set(verdicts.values()) <= {"passed", "skipped"}, verdicts

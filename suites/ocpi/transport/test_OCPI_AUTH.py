@@ -7,6 +7,8 @@ code); token A opens only versions, version details and credentials; from 2.2 on
 travels base64-encoded, and the profile says which form the SUT uses (a raw one is a finding).
 """
 
+from urllib.parse import urlsplit
+
 import pytest
 
 from harness.errors import NotApplicable
@@ -48,31 +50,57 @@ def _module(endpoint: str) -> str | None:
     return LOCATIONS if endpoint == LOCATIONS else None
 
 
+async def _refused_without_a_token(ocpi, endpoint: str, over: str = "") -> None:
+    url = await _url(ocpi, await ocpi.sut_token_a(), endpoint)
+    answer = await ocpi.send("GET", url, authorization=None, module=_module(endpoint))
+    creds.check_unauthorized(answer, AuthRules.header, f"GET {endpoint}{over} without a token")
+
+
+async def _refused_with_an_unknown_token(ocpi, endpoint: str, over: str = "") -> None:
+    url = await _url(ocpi, await ocpi.sut_token_a(), endpoint)
+    answer = await ocpi.send("GET", url, token=ocpi.new_token(), module=_module(endpoint))
+    creds.check_unauthorized(answer, AuthRules.header, f"GET {endpoint}{over} with an unknown token")
+
+
+async def _token_a_refused_on_locations(ocpi, over: str = "") -> None:
+    token_a = await ocpi.sut_token_a()
+    url = await _url(ocpi, token_a, LOCATIONS)
+    answer = await ocpi.send("GET", url, token=token_a, module=LOCATIONS)
+    creds.check_unauthorized(answer, CredentialsRules.token_a_scope, f"GET locations{over} with token A")
+
+
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
 @checks(AuthRules.header)
 async def test_missing_authorization_gets_401(ocpi, endpoint):
     """A request without an Authorization header gets HTTP 401."""
-    url = await _url(ocpi, await ocpi.sut_token_a(), endpoint)
-    answer = await ocpi.send("GET", url, authorization=None, module=_module(endpoint))
-    creds.check_unauthorized(answer, AuthRules.header, f"GET {endpoint} without a token")
+    await _refused_without_a_token(ocpi, endpoint)
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
 @checks(AuthRules.header)
 async def test_unknown_token_gets_401(ocpi, endpoint):
     """A token the SUT never issued nor received gets HTTP 401."""
-    url = await _url(ocpi, await ocpi.sut_token_a(), endpoint)
-    answer = await ocpi.send("GET", url, token=ocpi.new_token(), module=_module(endpoint))
-    creds.check_unauthorized(answer, AuthRules.header, f"GET {endpoint} with an unknown token")
+    await _refused_with_an_unknown_token(ocpi, endpoint)
 
 
 @checks(CredentialsRules.token_a_scope)
 async def test_token_a_is_refused_on_a_functional_module(ocpi):
     """Token A opens versions, version details and credentials only; locations get 401."""
-    token_a = await ocpi.sut_token_a()
-    url = await _url(ocpi, token_a, LOCATIONS)
-    answer = await ocpi.send("GET", url, token=token_a, module=LOCATIONS)
-    creds.check_unauthorized(answer, CredentialsRules.token_a_scope, "GET locations with token A")
+    await _token_a_refused_on_locations(ocpi)
+
+
+@pytest.mark.parametrize("ocpi", ["https"], indirect=True)
+@checks(AuthRules.header, CredentialsRules.token_a_scope)
+async def test_the_401_rules_hold_over_https(ocpi):
+    """Over HTTPS the 401 rules are unchanged (TLS authenticates no platform): no token and an unknown token
+    get 401 on every endpoint, token A on locations too. In the embedded run both peers serve certificates
+    of the run's PKI and verify each other's; a real SUT is reached at its versions URL, https."""
+    if urlsplit(ocpi.sut_versions_url).scheme != "https":
+        raise NotApplicable(f"the SUT's versions URL {ocpi.sut_versions_url} is not https")
+    for endpoint in ENDPOINTS:
+        await _refused_without_a_token(ocpi, endpoint, " over HTTPS")
+        await _refused_with_an_unknown_token(ocpi, endpoint, " over HTTPS")
+    await _token_a_refused_on_locations(ocpi, " over HTTPS")
 
 
 @checks(OCPI_AUTH.declared_encoding, AuthRules.raw_token)

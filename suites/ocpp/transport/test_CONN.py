@@ -39,7 +39,7 @@ UNKNOWN_SUBPROTOCOL = "ocpp0.9-unknown"
 async def _upgrade(arena: OcppArena, offered: list[str]) -> Handshake:
     """The configured station's upgrade to the CSMS under test, offering ``offered``."""
     return await open_station(arena.sut_url, arena.profile.identity, password=basic_password(arena),
-                              versions=offered, handler=None, wirelog=arena.wirelog)
+                              versions=offered, handler=None, wirelog=arena.wirelog, tls=arena.link_tls())
 
 
 def _with_a_password(given) -> None:

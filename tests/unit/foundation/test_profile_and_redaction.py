@@ -57,7 +57,7 @@ def test_every_problem_is_refused_at_once():
     assert [line.split(": ", 1)[1] for line in lines[1:]] == [
         "unknown key stationn; remove it or fix its spelling (known keys: actuator, authorization, data_transfer, "
         "features, long_tests, ocpi, payment_terminal, plug_and_charge, qr_code, smart_charging, station, sut, "
-        "timeouts, tokens)",
+        "timeouts, tls, tokens)",
         "station.identity is too short: write at least 1 character",
         "station.password is too short: write at least 16 characters",
         "timeouts.call: write a number more than 0, not -1"]

@@ -1,0 +1,136 @@
+"""SP2 — security profile 2: TLS 1.2 or later with HTTP Basic auth, in every OCPP-J version, either role.
+
+The CSMS under test serves wss with a certificate the station verifies (signed by [tls] sut_ca, valid,
+issued for its host), refuses a station that offers only TLS 1.0 or 1.1, and refuses a wrong Basic-auth
+password over TLS. The station under test connects over TLS 1.2+ with Basic auth, and refuses a server
+whose certificate it cannot verify (expired, issued for another host, signed by an authority it does not
+trust, self-signed) or that speaks only TLS 1.0 or 1.1. The harness's CSMS serves anew for each of those
+at the address it listens on: a real station is refused or refuses on its own retries.
+
+Sources: facts ocpp-j.md "Security profiles" (spec 001 does not show the connection's security: the 2.x
+rows cite the facts file alone); 1.6 also spec 002 Authentication 1-3. No public certification listing
+confirmed for these tests: no certification ids.
+"""
+
+import secrets
+
+import pytest
+
+from harness.arena import CS, CSMS, Registration
+from harness.ocpp.versions import OcppVersion
+from harness.pki import BROKEN
+from harness.rules import RuleTable, must
+from harness.suite import OCPP_ALL, case, checks, needs
+from harness.transport.tls import only
+from harness.usecases.tls import (
+    Tls, at_security_profile, judge_rsa, judge_version, server_refused, station_admitted, station_refused,
+)
+from harness.usecases.transport import basic_password
+from harness.transport.ws import open_station
+from harness.verdict import require, violated
+
+SOURCE = "facts ocpp-j.md Security profiles (2: TLS >= 1.2 + Basic auth); spec 002 Authentication 1-3 (1.6)"
+
+
+class SP2(RuleTable):
+    """Security profile 2."""
+    server_tls = must(SOURCE, "the CSMS serves wss over TLS 1.2 or later with a server certificate the station "
+                      "verifies: signed by the authority it trusts, valid now, issued for its host", by=CSMS)
+    old_tls_refused = must(SOURCE, "the CSMS refuses a connection that offers only TLS 1.0 or 1.1", by=CSMS)
+    wrong_password = must(SOURCE + "; a CSMS must refuse a wrong username or password",
+                          "over TLS the CSMS refuses an upgrade with a wrong Basic-auth password", by=CSMS)
+    station_tls = must(SOURCE, "the station connects over wss with TLS 1.2 or later and Basic auth", by=CS)
+    server_checked = must(SOURCE, "the station refuses a server certificate it cannot verify: expired, issued for "
+                          "another host, signed by an authority it does not trust, self-signed", by=CS)
+    old_tls_server_refused = must(SOURCE, "the station refuses a server that speaks only TLS 1.0 or 1.1", by=CS)
+
+
+pytestmark = case("SP2", block="Security", roles=("csms", "cs"), protocols=OCPP_ALL)
+OLD_VERSIONS = ("TLSv1.0", "TLSv1.1")
+
+
+@pytest.mark.sut_roles("csms")
+@checks(SP2.server_tls, Tls.rsa_server, Registration.accepted)
+@needs(at_security_profile(2))
+async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked):
+    """The harness's station verifies the CSMS's certificate against [tls] sut_ca and its host, connects over
+    TLS 1.2+ with Basic auth and boots; a 1.6 central system's certificate is RSA within 2048."""
+    arena = ocpp_unlinked
+    await arena.secure(2)
+    handshake = await arena.station_over_tls()
+    require(handshake.tls_refused is None, SP2.server_tls, "the station could not verify the CSMS's TLS server",
+            expected="a certificate from [tls] sut_ca, valid, for the URL's host", actual=handshake.tls_refused)
+    require(handshake.connection is not None, SP2.server_tls, "the CSMS refused the upgrade over TLS",
+            expected="101", actual=f"HTTP {handshake.status}")
+    judge_version(handshake.connection, SP2.server_tls)
+    judge_rsa(arena, handshake.connection.peer_certificate(), Tls.rsa_server)
+    boot = await arena.boot_harness_station()
+    arena.boot_answered((boot.response or {}).get("status"))
+
+
+@pytest.mark.sut_roles("csms")
+@pytest.mark.parametrize("old", OLD_VERSIONS)
+@checks(SP2.old_tls_refused)
+@needs(at_security_profile(2))
+async def test_csms_refuses_a_station_offering_only_old_tls(ocpp_unlinked, old):
+    """A station offering only TLS 1.0 (or 1.1) is refused (at TLS, or by HTTP: either refusal opens nothing)."""
+    arena = ocpp_unlinked
+    await arena.secure(2)
+    await station_refused(arena, SP2.old_tls_refused, f"only {old}", versions=only(old))
+
+
+@pytest.mark.sut_roles("csms")
+@checks(SP2.wrong_password, SP2.server_tls)
+@needs(at_security_profile(2))
+async def test_csms_refuses_a_wrong_password_over_tls(ocpp_unlinked):
+    """Over TLS, the configured identity with a wrong Basic-auth password is refused."""
+    arena = ocpp_unlinked
+    await arena.secure(2)
+    wrong = secrets.token_bytes(20) if arena.version is OcppVersion.V16 else "wrong-" + secrets.token_hex(10)
+    handshake = await open_station(arena.sut_url, arena.profile.identity, password=wrong, versions=[arena.version],
+                                   handler=None, wirelog=arena.wirelog, tls=arena.link_tls())
+    require(handshake.tls_refused is None, SP2.server_tls, "the station could not verify the CSMS's TLS server",
+            expected="a valid certificate", actual=handshake.tls_refused)
+    if handshake.connection is not None:
+        await handshake.connection.close()
+        violated(SP2.wrong_password, "the CSMS upgraded a wrong password over TLS", expected="HTTP 401",
+                 actual="101 Switching Protocols")
+
+
+@pytest.mark.sut_roles("cs")
+@checks(SP2.station_tls)
+@needs(at_security_profile(2))
+async def test_station_connects_over_tls_with_basic_auth(ocpp_unlinked):
+    """Served a valid certificate, the station connects over TLS 1.2+ with its Basic-auth credentials."""
+    arena = ocpp_unlinked
+    await arena.secure(2)
+    connection = await station_admitted(arena, SP2.station_tls)
+    judge_version(connection, SP2.station_tls)
+    seen = arena.handshakes()[-1]
+    require(basic_password(arena) is None or seen.password_ok, SP2.station_tls,
+            "the station's upgrade did not carry its Basic-auth credentials", expected="the configured password",
+            actual="none" if seen.username is None else "a wrong one")
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("certificate", BROKEN)
+@checks(SP2.server_checked)
+@needs(at_security_profile(2))
+async def test_station_refuses_a_server_certificate_it_cannot_verify(ocpp_unlinked, certificate):
+    """Served a certificate that is expired, for another host, from another root or self-signed, the station
+    opens no connection."""
+    arena = ocpp_unlinked
+    await arena.secure(2)
+    await server_refused(arena, SP2.server_checked, f"a {certificate.replace('_', ' ')} certificate",
+                         certificate=certificate)
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("old", OLD_VERSIONS)
+@checks(SP2.old_tls_server_refused)
+@needs(at_security_profile(2))
+async def test_station_refuses_a_server_speaking_only_old_tls(ocpp_unlinked, old):
+    """A server that speaks only TLS 1.0 (or 1.1) gets no connection from the station."""
+    arena = ocpp_unlinked
+    await arena.secure(2)
+    await server_refused(arena, SP2.old_tls_server_refused, f"only {old}", versions=only(old))

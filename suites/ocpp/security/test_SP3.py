@@ -1,0 +1,89 @@
+"""SP3 — security profile 3: mutual TLS, in every OCPP-J version, either role.
+
+The CSMS under test upgrades a station that presents a valid client certificate (from the authority it
+trusts, CN the station's serial number, O its operator: [tls] serial_number and operator) and refuses
+one that presents an expired certificate, one signed by an authority it does not trust, a self-signed
+one, or none. The station under test presents its client certificate, which the harness's CSMS verifies
+against [tls] sut_ca, with its serial number as CN. No Basic auth in profile 3: the certificate names
+the station. (The server side of the handshake — TLS 1.2+, the server certificate checked — is SP2's.)
+
+Sources: facts ocpp-j.md "Security profiles" (spec 001 does not show the connection's security: the 2.x
+rows cite the facts file alone); 1.6 also spec 002 Authentication 1-2. No public certification listing
+confirmed for these tests: no certification ids.
+"""
+
+import pytest
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+
+from harness.arena import CS, CSMS, Registration
+from harness.pki import EXPIRED, OTHER_ROOT, SELF_SIGNED
+from harness.rules import RuleTable, must
+from harness.suite import OCPP_ALL, case, checks, needs
+from harness.usecases.tls import Tls, at_security_profile, judge_rsa, judge_version, station_admitted, station_refused
+from harness.verdict import check_equal, require
+
+SOURCE = "facts ocpp-j.md Security profiles (3: mutual TLS); spec 002 Authentication 1-2 (1.6)"
+
+
+class SP3(RuleTable):
+    """Security profile 3."""
+    client_accepted = must(SOURCE, "the CSMS upgrades a station presenting a valid client certificate from the "
+                           "authority it trusts", by=CSMS)
+    client_refused = must(SOURCE + "; a CSMS must refuse an invalid client certificate",
+                          "the CSMS refuses a station presenting an expired, unknown-authority or self-signed "
+                          "client certificate, or none", by=CSMS)
+    client_presented = must(SOURCE, "the station presents a client certificate the CSMS verifies against the "
+                            "authority that issued it", by=CS)
+    serial_cn = must(SOURCE, "the station's client certificate names its serial number as CN", by=CS)
+
+
+pytestmark = case("SP3", block="Security", roles=("csms", "cs"), protocols=OCPP_ALL)
+NO_CERTIFICATE = "none"
+PRESENTED = {EXPIRED: "an expired client certificate", OTHER_ROOT: "a client certificate from an authority it "
+             "does not trust", SELF_SIGNED: "a self-signed client certificate", NO_CERTIFICATE: "no client certificate"}
+
+
+@pytest.mark.sut_roles("csms")
+@checks(SP3.client_accepted, Registration.accepted)
+@needs(at_security_profile(3))
+async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked):
+    """The harness's station presents a valid client certificate (CN serial, O operator), is upgraded and
+    boots."""
+    arena = ocpp_unlinked
+    await arena.secure(3)
+    handshake = await arena.station_over_tls()
+    require(handshake.connection is not None, SP3.client_accepted, "the CSMS refused a valid client certificate",
+            expected="an upgraded connection", actual=handshake.tls_refused or f"HTTP {handshake.status}")
+    boot = await arena.boot_harness_station()
+    arena.boot_answered((boot.response or {}).get("status"))
+
+
+@pytest.mark.sut_roles("csms")
+@pytest.mark.parametrize("certificate", (EXPIRED, OTHER_ROOT, SELF_SIGNED, NO_CERTIFICATE))
+@checks(SP3.client_refused)
+@needs(at_security_profile(3))
+async def test_csms_refuses_an_invalid_client_certificate(ocpp_unlinked, certificate):
+    """A station presenting an expired, unknown-authority or self-signed client certificate, or none, is
+    refused (at TLS, or by HTTP)."""
+    arena = ocpp_unlinked
+    await arena.secure(3)
+    await station_refused(arena, SP3.client_refused, PRESENTED[certificate],
+                          certificate=None if certificate == NO_CERTIFICATE else certificate)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(SP3.client_presented, SP3.serial_cn, Tls.rsa_client)
+@needs(at_security_profile(3))
+async def test_station_presents_its_client_certificate(ocpp_unlinked):
+    """The station connects over TLS 1.2+ presenting a client certificate the harness verifies against [tls]
+    sut_ca, whose CN is its serial number; a 1.6 charge point's is RSA within 2048."""
+    arena = ocpp_unlinked
+    await arena.secure(3)
+    connection = await station_admitted(arena, SP3.client_presented)
+    judge_version(connection, SP3.client_presented)
+    certificate = connection.peer_certificate()
+    names = x509.load_der_x509_certificate(certificate).subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    check_equal(SP3.serial_cn, "client certificate CN", arena.profile.serial_number,
+                names[0].value if names else None)
+    judge_rsa(arena, certificate, Tls.rsa_client)
