@@ -48,6 +48,7 @@ from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, ModuleRegis
 from harness.reference.ocpi.modules import MODULES
 from harness.transport.http import (
     HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, Served, asgi_app)
+from harness.transport.ledger import Ledger
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
@@ -55,6 +56,7 @@ VERSION = "2.2.1"                  # the version of every relationship: credenti
 LOCATIONS_VERSION = "2.3.0"        # also offered: its details list credentials and the locations module
 OFFERED = (VERSION, LOCATIONS_VERSION)
 _UNSET = object()
+KEPT = 1_000   # served requests and violations a peer keeps, the newest: a long run's memory stays flat
 
 
 def secret_token() -> str:
@@ -131,9 +133,9 @@ class OcpiPeer(Actions):
         self.base_url: str | None = None
         self.server: CredentialsServer | None = None
         self.client: CredentialsClient | None = None
-        self.served: list[Served] = []
+        self.served: Ledger[Served] = Ledger(KEPT)
         self.canned: dict[str, tuple[int, bytes]] = {}
-        self.violations: list[PeerViolation] = []
+        self.violations: Ledger[PeerViolation] = Ledger(KEPT)
         self.harness_errors: list[BaseException] = []
         self._peer_credentials: dict[str, Any] | None = None
         self._credentials_lock = asyncio.Lock()   # one client credentials action at a time, in order
