@@ -28,6 +28,9 @@ import httpx
 from harness import clock
 from harness.fuzz.ocpp import Tally
 from harness.fuzz.schema_data import mutate
+from harness.ocpi import schemas as ocpi_schemas
+from harness.reference.ocpi.locations import build_location
+from harness.reference.ocpi.peer import KEPT
 from harness.transport.http import HttpRequest, HttpResponse, HttpServer, asgi_app
 
 VERSION = "2.2.1"
@@ -36,6 +39,7 @@ SUCCESS = frozenset({1000})
 CLIENT_ERRORS = frozenset(range(2000, 3000))
 INVALID = frozenset({2001})                  # invalid or missing parameters
 TIMEOUT = 10.0
+WARM_UP = KEPT + 100   # requests before the memory baseline: every kind sent, the platform's bounded records full
 _TEXT = string.ascii_letters + string.digits
 
 
@@ -91,7 +95,7 @@ class Requests:
         self.role, self.rng, self.endpoints, self.token, self.token_a = role, rng, endpoints, token, token_a
         self.location, self.location_schema = location, location_schema
         self._makers = [(14, self._valid), (10, self._unknown_path), (10, self._bad_token), (8, self._wrong_method),
-                        (8, self._not_json), (6, self._bad_query)]
+                        (8, self._not_json), (6, self._bad_query), (8, self._credentials)]
         self._makers += [(14, self._broken_object), (6, self._patch_without_last_updated)] if role == "emsp" \
             else [(8, self._unknown_object)]
 
@@ -205,6 +209,22 @@ class Requests:
         method = "PUT" if self.role == "cpo" or rng.random() < 0.5 else "PATCH"
         return Request(method, path, self._headers() | {"Content-Type": "application/json"}, body,
                        Expect("not JSON", f"{method} {path} with {body[:30]!r}", frozenset({400}), INVALID))
+
+    def _credentials(self) -> Request:
+        """Registered: a POST is refused 405 (spec 000 Errors); a PUT whose Credentials are incomplete 2001 —
+        each naming a new token, which the platform must not keep (it never opens anything)."""
+        rng = self.rng
+        path = self._path(self.endpoints["credentials"])
+        body = {"token": "fuzz-" + self._word(10, 40), "url": rng.choice([5, None, ["x"], {"u": 1}]),
+                "roles": rng.choice([[], "CPO", [{"role": "CPO"}]])}
+        if rng.random() < 0.3:
+            body["url"] = "http://127.0.0.1:9/ocpi/versions"
+            return Request("POST", path, self._headers() | {"Content-Type": "application/json"},
+                           json.dumps(body).encode(),
+                           Expect("credentials", "a credentials POST while registered", frozenset({405}), CLIENT_ERRORS))
+        return Request("PUT", path, self._headers() | {"Content-Type": "application/json"}, json.dumps(body).encode(),
+                       Expect("credentials", f"a credentials PUT with url {body['url']!r}, roles {body['roles']!r}",
+                              frozenset({200, 400}), INVALID))
 
     def _bad_query(self) -> Request:
         rng = self.rng
@@ -346,12 +366,24 @@ async def register(client: httpx.AsyncClient, versions_url: str, token_a: str, o
     return token_c, endpoints | {"versions": versions_url, "details": details_url}
 
 
+async def _send(raw: RawHttp, request: Request, tally: Tally) -> None:
+    tally.frames += 1
+    tally.by_fault[request.expect.fault] += 1
+    try:
+        status, headers, content = await raw.request(request.method, request.path, request.headers, request.body)
+    except (OSError, EOFError, asyncio.IncompleteReadError, TimeoutError, ValueError) as error:
+        tally.count_wrong(request.expect.what, f"no answer: {error!r}")
+        await raw.close()
+        return
+    problem = judge(request, status, headers, content)
+    if problem:
+        tally.count_wrong(request.expect.what, problem)
+
+
 async def play(base: str, token_a: str, rng: random.Random, count: int, report, rss: Callable[[], int], *,
                chunks: int) -> None:
-    """Register with the platform at ``base`` and send it ``count`` requests, sampling ``rss()`` after each chunk."""
-    from harness.ocpi import schemas as ocpi_schemas   # the Location schema the mutations follow
-    from harness.reference.ocpi.locations import build_location
-
+    """Register with the platform at ``base`` and send it ``count`` requests after a warm-up, sampling ``rss()``
+    before, after the warm-up and after each chunk."""
     role = "cpo" if "CPO" in report.target else "emsp"
     server, own = await _fuzzer_platform(role)
     tally: Tally = report.tally
@@ -366,22 +398,10 @@ async def play(base: str, token_a: str, rng: random.Random, count: int, report, 
             report.rss.append(rss())
             chunk = max(1, count // chunks)
             started = clock.now()
-            for number in range(count):
-                request = requests.next()
-                tally.frames += 1
-                tally.by_fault[request.expect.fault] += 1
-                try:
-                    status, headers, content = await raw.request(request.method, request.path, request.headers,
-                                                                 request.body)
-                except (OSError, EOFError, asyncio.IncompleteReadError, TimeoutError, ValueError) as error:
-                    tally.count_wrong(request, f"no answer: {error!r}")
-                    await raw.close()
-                else:
-                    problem = judge(request, status, headers, content)
-                    if problem:
-                        tally.count_wrong(request, problem)
-                if (number + 1) % chunk == 0:
-                    report.rss.append(rss())
+            for size in [WARM_UP] + [min(chunk, count - start) for start in range(0, count, chunk)]:
+                for _ in range(size):
+                    await _send(raw, requests.next(), tally)
+                report.rss.append(rss())
             tally.seconds += clock.now() - started
             await raw.close()
     finally:

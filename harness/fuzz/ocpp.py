@@ -8,7 +8,7 @@ each with the ``Expect``ation of the oracle: the CALLERROR codes that name the f
 written from the texts for this fuzzer, not taken from the harness's own mapping), the message ids
 the answer may carry, or that nothing is to be answered.
 
-``fuzz(link, frames, count)`` plays them in lock step on an open WebSocket (one frame, its answer,
+``fuzz(link, version, frames, tally, answer_call)`` plays them in lock step on an open WebSocket (one frame, its answer,
 the next), answers the receiver's own CALLs with valid payloads, and tallies what came back.
 """
 
@@ -19,6 +19,7 @@ import json
 import random
 import string
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ from harness import clock
 from harness.fuzz.schema_data import FORMAT, OCCURRENCE, PROPERTY, TYPE, mutate, valid
 from harness.ocpp import schemas
 from harness.ocpp.versions import OcppVersion
+from harness.transport.ws import VIOLATIONS_KEPT
 
 OCCURRENCE_CODES = frozenset({"OccurrenceConstraintViolation", "OccurenceConstraintViolation"})
 FRAME, UNKNOWN_ACTION, WRONG_DIRECTION, NO_ID, UNKNOWN_TYPE, TOO_DEEP = (
@@ -59,6 +61,7 @@ CODES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     TOO_DEEP: (frozenset({"FormationViolation"}), frozenset({"RpcFrameworkError", "FormatViolation"})),
 }
 UNKNOWN_ID = "-1"
+WARM_UP = VIOLATIONS_KEPT + 100   # frames of the warm-up after one of every action (see Frames.warm_up)
 ANSWER_TIMEOUT = 10.0   # seconds a receiver has to answer one frame: far above any answer's time
 
 
@@ -115,6 +118,13 @@ class Frames:
         maker = self.rng.choices([make for _, make in self._makers], weights)[0]
         return maker()
 
+    def warm_up(self) -> list[Frame]:
+        """One broken CALL of every action the receiver takes (each validator it builds on first use is
+        built), then ``WARM_UP`` frames more (its connection's bounded record of violations fills up):
+        what a receiver keeps from here on is what a run measures."""
+        return ([self._mutated(action) for action in self.takes] + [self._harmless(action) for action in self.harmless]
+                + [self.next() for _ in range(WARM_UP)])
+
     # ------------------------------------------------------------------ helpers
     def _id(self) -> str:
         self._number += 1
@@ -133,8 +143,8 @@ class Frames:
         return Expect(fault, what, frozenset(ids or {message_id}), self._codes(fault))
 
     # ------------------------------------------------------------------ the frames
-    def _mutated(self) -> Frame:
-        action = self.rng.choice(self.takes)
+    def _mutated(self, action: str | None = None) -> Frame:
+        action = action or self.rng.choice(self.takes)
         root = self._roots[(action, "request")]
         broken = mutate(root, valid(root, self.rng), self.rng)
         if broken is None:   # an action whose request has nothing to break (Heartbeat {}): an undefined property
@@ -145,8 +155,8 @@ class Frames:
         message_id = self._id()
         return Frame(self._call(message_id, action, payload), self._error(kind, f"{action}: {what}", message_id))
 
-    def _harmless(self) -> Frame:
-        action = self.rng.choice(self.harmless)
+    def _harmless(self, action: str | None = None) -> Frame:
+        action = action or self.rng.choice(self.harmless)
         message_id = self._id()
         return Frame(self._call(message_id, action, self._payload(action)),
                      Expect("valid", f"valid {action}", frozenset({message_id}), None, action))
@@ -247,11 +257,11 @@ class Tally:
     examples: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    def count_wrong(self, sent, problem: str) -> None:
-        """``sent`` (a frame or a request) got a wrong answer, or none."""
+    def count_wrong(self, what: str, problem: str) -> None:
+        """What was sent (``what``) got a wrong answer, or none."""
         self.wrong += 1
         if len(self.examples) < 20:
-            self.examples.append(f"{sent.expect.what}: {problem}")
+            self.examples.append(f"{what}: {problem}")
 
 
 def judge(version: OcppVersion, expect: Expect, reply: list) -> str | None:
@@ -270,11 +280,8 @@ def judge(version: OcppVersion, expect: Expect, reply: list) -> str | None:
     return None
 
 
-Answerer = Any   # callable(action, payload) -> response payload
-
-
-async def fuzz(link, frames: Frames, count: int, tally: Tally, answer_call) -> None:
-    """Send ``count`` frames on ``link`` (a websockets connection) in lock step and judge every answer.
+async def fuzz(link, version: OcppVersion, frames: Iterable[Frame], tally: Tally, answer_call) -> None:
+    """Send ``frames`` on ``link`` (a websockets connection) in lock step and judge every answer.
 
     A frame to be answered waits for its answer (the receiver's own CALLs meanwhile are answered with
     ``answer_call(action, payload)``); a quiet one does not, and an answer to it that comes later is
@@ -283,8 +290,7 @@ async def fuzz(link, frames: Frames, count: int, tally: Tally, answer_call) -> N
     quiet: dict[str, Frame] = {}
     started = clock.now()
     try:
-        for _ in range(count):
-            frame = frames.next()
+        for frame in frames:
             tally.frames += 1
             tally.by_fault[frame.expect.fault] += 1
             await link.send(frame.data)
@@ -297,18 +303,25 @@ async def fuzz(link, frames: Frames, count: int, tally: Tally, answer_call) -> N
                 try:
                     text = await asyncio.wait_for(link.recv(), ANSWER_TIMEOUT)
                 except TimeoutError:
-                    tally.count_wrong(frame, f"no answer within {ANSWER_TIMEOUT:g} s")
+                    tally.count_wrong(frame.expect.what, f"no answer within {ANSWER_TIMEOUT:g} s")
                     break
-                message = json.loads(text)
+                try:
+                    message = json.loads(text)
+                except ValueError:
+                    tally.count_wrong(frame.expect.what, f"answered with text that is no JSON: {text[:200]!r}")
+                    break
+                if not isinstance(message, list) or len(message) < 3 or message[0] not in (2, 3, 4):
+                    tally.count_wrong(frame.expect.what, f"answered with no OCPP-J frame: {text[:200]}")
+                    break
                 if message[0] == 2:   # the receiver's own CALL
                     await link.send(json.dumps([3, message[1], answer_call(message[2], message[3])]))
                     continue
                 if message[1] in quiet:
-                    tally.count_wrong(quiet.pop(message[1]), f"answered a frame that must not be: {text[:200]}")
+                    tally.count_wrong(quiet.pop(message[1]).expect.what, f"answered a frame that must not be: {text[:200]}")
                     continue
-                problem = judge(frames.version, frame.expect, message)
+                problem = judge(version, frame.expect, message)
                 if problem:
-                    tally.count_wrong(frame, problem)
+                    tally.count_wrong(frame.expect.what, problem)
                 break
     finally:
         tally.seconds += clock.now() - started

@@ -31,7 +31,6 @@ from harness.transport.ws import basic_auth_header, station_url
 
 START_TIMEOUT = 30.0
 CHUNKS = 20          # memory samples over a run, one after each chunk
-WARM_UP = 0.1        # the share of a run after which memory is the baseline: every validator and cache is built
 TOKEN_A = "fuzz-token-a-0123456789"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,13 +40,13 @@ class Report:
     """One run's numbers: what was sent, how many answers were wrong, memory and rate."""
     target: str
     tally: ocpp_fuzz.Tally
-    rss: list[int] = field(default_factory=list)   # kB after each chunk; [0] before the first frame
+    rss: list[int] = field(default_factory=list)   # kB: before the first frame, after the warm-up, after each chunk
     reconnects: int = 0
 
     @property
     def baseline(self) -> int:
-        """The resident set after the warm-up share of the run (schemas compiled, caches filled)."""
-        return self.rss[max(1, round(len(self.rss) * WARM_UP))]
+        """The resident set after the warm-up (a frame of every kind, every validator built)."""
+        return self.rss[1]
 
     @property
     def growth(self) -> float:
@@ -109,23 +108,21 @@ def _answers(version: OcppVersion, rng: random.Random) -> Callable[[str, dict], 
 
 async def _play(link_factory: Callable[[], Awaitable], frames: ocpp_fuzz.Frames, count: int, report: Report,
                 answer, pid: int) -> None:
-    """Play ``count`` frames in ``CHUNKS`` chunks, sampling the receiver's memory after each; a link the
-    receiver ends is counted wrong (with the frame that ended it) and opened again."""
+    """Play the warm-up, then ``count`` frames in ``CHUNKS`` chunks, sampling the receiver's memory before,
+    after the warm-up and after each chunk; a link the receiver ends is counted wrong (with the frame
+    that ended it) and opened again."""
     report.rss.append(rss_kb(pid))
     chunk = max(1, count // CHUNKS)
-    sent = 0
+    parts = [frames.warm_up()] + [(frames.next() for _ in range(min(chunk, count - start)))
+                                  for start in range(0, count, chunk)]
     link = await link_factory()
-    while sent < count:
-        size = min(chunk, count - sent)
-        before = report.tally.frames
+    for part in parts:
         try:
-            await ocpp_fuzz.fuzz(link, frames, size, report.tally, answer)
+            await ocpp_fuzz.fuzz(link, frames.version, part, report.tally, answer)
         except ConnectionClosed as closed:
-            report.tally.wrong += 1
-            report.tally.examples.append(f"the receiver closed the link after frame {report.tally.frames}: {closed}")
+            report.tally.count_wrong(f"frame {report.tally.frames}", f"the receiver closed the link: {closed}")
             report.reconnects += 1
             link = await link_factory()
-        sent += report.tally.frames - before
         report.rss.append(rss_kb(pid))
     await link.close()
 

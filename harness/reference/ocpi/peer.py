@@ -505,16 +505,20 @@ class OcpiPeer(Actions):
                 effect = self.server.handle_response(exchange.status, exchange.response_body)
         if effect.violation is not None:
             self.violations.append(effect.violation)
+        if self.server_registered:   # the token the registration kept is masked for good
+            REDACTOR.register(self.server.peer_token)
         return Reply(effect.http_status, effect.body)
 
     @staticmethod
     def _remember_secret(body: bytes) -> None:
+        """Mask the token a credentials request names, kept or not: masked in passing (the newest are
+        kept) until a registration keeps it."""
         try:
             value = json.loads(body or b"null")
         except (ValueError, RecursionError):
             return
         if isinstance(value, dict) and isinstance(value.get("token"), str):
-            REDACTOR.register(value["token"])
+            REDACTOR.register(value["token"], passing=True)
 
     # ------------------------------------------------------------------ actuator actions
     async def act_issue_token_a(self, token: str) -> None:
