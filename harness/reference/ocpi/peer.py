@@ -139,6 +139,7 @@ class OcpiPeer(Actions):
         self.harness_errors: list[BaseException] = []
         self._peer_credentials: dict[str, Any] | None = None
         self._credentials_lock = asyncio.Lock()   # one client credentials action at a time, in order
+        self._serving_credentials = asyncio.Lock()   # one credentials request served at a time, in order
         self._offered: str | None = None          # token B our client offers while its POST or PUT runs
         self._changed = asyncio.Event()
         if wirelog is not None:
@@ -495,14 +496,15 @@ class OcpiPeer(Actions):
             return Reply(200, build(self.server.own_credentials(token)))
         self._remember_secret(request.body)
         version = request.path.split("/ocpi/", 1)[-1].split("/", 1)[0]   # the credentials endpoint's version
-        effect = self.server.handle_request(request.method, token, request.body, version=version)
-        while isinstance(effect, Send):
-            try:
-                exchange = await self.send(effect.method, effect.url, token=effect.token)
-            except NoAnswer as failure:
-                effect = self.server.handle_failure(failure.reason)
-            else:
-                effect = self.server.handle_response(exchange.status, exchange.response_body)
+        async with self._serving_credentials:   # one that comes during another's connect-back waits for it
+            effect = self.server.handle_request(request.method, token, request.body, version=version)
+            while isinstance(effect, Send):
+                try:
+                    exchange = await self.send(effect.method, effect.url, token=effect.token)
+                except NoAnswer as failure:
+                    effect = self.server.handle_failure(failure.reason)
+                else:
+                    effect = self.server.handle_response(exchange.status, exchange.response_body)
         if effect.violation is not None:
             self.violations.append(effect.violation)
         if self.server_registered:   # the token the registration kept is masked for good
