@@ -443,12 +443,12 @@ class OcpiPeer(Actions):
         return presented
 
     def _check_request_headers(self, request: HttpRequest, module: str) -> None:
-        for name in hdr.missing_ids(request.headers):
+        for name in hdr.missing_ids(request.by_name):
             self.violations.append(PeerViolation(HeaderRules.request_ids, f"request without {name}",
-                                                 expected=name, actual=sorted(hdr.header_map(request.headers))))
+                                                 expected=name, actual=sorted(request.by_name)))
         if _routed(module):
             try:
-                hdr.read_route(request.headers)
+                hdr.read_route(request.by_name)
             except PeerViolation as violation:   # a SHOULD row: recorded as a finding
                 self.violations.append(violation)
 
@@ -460,7 +460,7 @@ class OcpiPeer(Actions):
                 answer[name] = request.header(name)
         if _routed(module):
             try:
-                route = hdr.read_route(request.headers)
+                route = hdr.read_route(request.by_name)
                 answer |= hdr.routing_headers(hdr.Route(route.receiver, route.sender))
             except PeerViolation:
                 if self.peer_party is not None:
