@@ -29,7 +29,7 @@ from harness import clock
 from harness.fuzz.schema_data import FORMAT, OCCURRENCE, PROPERTY, TYPE, mutate, valid
 from harness.ocpp import schemas
 from harness.ocpp.versions import OcppVersion
-from harness.transport.ws import VIOLATIONS_KEPT
+from harness.transport.ws import HISTORY_KEPT, VIOLATIONS_KEPT
 
 OCCURRENCE_CODES = frozenset({"OccurrenceConstraintViolation", "OccurenceConstraintViolation"})
 FRAME, UNKNOWN_ACTION, WRONG_DIRECTION, NO_ID, UNKNOWN_TYPE, TOO_DEEP = (
@@ -62,7 +62,7 @@ CODES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 UNKNOWN_ID = "-1"
 WARM_UP = VIOLATIONS_KEPT + 100   # frames of the warm-up after one of every action (see Frames.warm_up)
-ANSWER_TIMEOUT = 10.0   # seconds a receiver has to answer one frame: far above any answer's time
+ANSWER_TIMEOUT = 30.0   # seconds a receiver has to answer one frame: far above any answer's time
 
 
 @dataclass(frozen=True)
@@ -120,9 +120,9 @@ class Frames:
 
     def warm_up(self) -> list[Frame]:
         """One broken CALL of every action the receiver takes (each validator it builds on first use is
-        built), then ``WARM_UP`` frames more (its connection's bounded record of violations fills up):
-        what a receiver keeps from here on is what a run measures."""
-        return ([self._mutated(action) for action in self.takes] + [self._harmless(action) for action in self.harmless]
+        built), then as many valid CALLs as a connection keeps exchanges and ``WARM_UP`` frames more (as
+        many as it keeps violations): what a receiver keeps from here on is what a run measures."""
+        return ([self._mutated(action) for action in self.takes] + [self._harmless() for _ in range(HISTORY_KEPT)]
                 + [self.next() for _ in range(WARM_UP)])
 
     # ------------------------------------------------------------------ helpers
@@ -287,7 +287,8 @@ async def fuzz(link, version: OcppVersion, frames: Iterable[Frame], tally: Tally
     ``answer_call(action, payload)``); a quiet one does not, and an answer to it that comes later is
     wrong. Raises ConnectionClosed when the receiver ends the link (the caller counts and reconnects).
     """
-    quiet: dict[str, Frame] = {}
+    quiet: dict[str, Frame] = {}   # frames no answer is due to, by id (the newest)
+    late: set[str] = set()         # ids of frames that timed out: their answer, if it comes, is passed over
     started = clock.now()
     try:
         for frame in frames:
@@ -304,6 +305,7 @@ async def fuzz(link, version: OcppVersion, frames: Iterable[Frame], tally: Tally
                     text = await asyncio.wait_for(link.recv(), ANSWER_TIMEOUT)
                 except TimeoutError:
                     tally.count_wrong(frame.expect.what, f"no answer within {ANSWER_TIMEOUT:g} s")
+                    late |= frame.expect.ids - {UNKNOWN_ID}
                     break
                 try:
                     message = json.loads(text)
@@ -315,6 +317,9 @@ async def fuzz(link, version: OcppVersion, frames: Iterable[Frame], tally: Tally
                     break
                 if message[0] == 2:   # the receiver's own CALL
                     await link.send(json.dumps([3, message[1], answer_call(message[2], message[3])]))
+                    continue
+                if message[1] in late:
+                    late.discard(message[1])
                     continue
                 if message[1] in quiet:
                     tally.count_wrong(quiet.pop(message[1]).expect.what, f"answered a frame that must not be: {text[:200]}")
