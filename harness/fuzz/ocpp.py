@@ -62,6 +62,7 @@ CODES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 UNKNOWN_ID = "-1"
 WARM_UP = VIOLATIONS_KEPT + 100   # frames of the warm-up after one of every action (see Frames.warm_up)
+DESCRIPTION_LENGTH = 255   # OCPP 2.0.1 part 4 §4.2.3: ErrorDescription is string[0..255]
 ANSWER_TIMEOUT = 30.0   # seconds a receiver has to answer one frame: far above any answer's time
 
 
@@ -276,7 +277,9 @@ def judge(version: OcppVersion, expect: Expect, reply: list) -> str | None:
     if reply[0] != 4 or len(reply) != 5:
         return f"answered {json.dumps(reply)[:200]}, expected a CALLERROR {sorted(expect.codes)}"
     if reply[2] not in expect.codes:
-        return f"CALLERROR {reply[2]} ({reply[3]!r}), expected one of {sorted(expect.codes)}"
+        return f"CALLERROR {str(reply[2])[:60]} ({str(reply[3])[:200]!r}), expected one of {sorted(expect.codes)}"
+    if version.is_2x and not (isinstance(reply[3], str) and len(reply[3]) <= DESCRIPTION_LENGTH):
+        return f"an ErrorDescription of {len(str(reply[3]))} characters (2.x: string[0..{DESCRIPTION_LENGTH}])"
     return None
 
 

@@ -57,6 +57,7 @@ def test_the_oracle_wants_the_code_of_the_fault_with_the_frames_id():
     assert "expected one of" in judge(OcppVersion.V201, expect, [4, "fz-1", "FormatViolation", "", {}])
     assert "message id" in judge(OcppVersion.V201, expect, [4, "fz-2", "TypeConstraintViolation", "", {}])
     assert "expected a CALLERROR" in judge(OcppVersion.V201, expect, [3, "fz-1", {}])
+    assert "ErrorDescription of 256" in judge(OcppVersion.V201, expect, [4, "fz-1", "TypeConstraintViolation", "x" * 256, {}])
 
 
 def test_the_occurrence_code_is_taken_in_either_spelling_and_1_6_also_takes_protocol_error():
