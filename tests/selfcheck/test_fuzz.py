@@ -10,7 +10,7 @@ import pytest
 
 from harness.fuzz.run import TARGETS
 
-COUNT = 1500        # after the warm-up (which fills the references' bounded records: see harness/fuzz)
+COUNT = 1000        # after the warm-up (which fills the references' bounded records: see harness/fuzz)
 MAX_GROWTH = 0.10
 SHORT = ["csms-ocpp1.6", "cs-ocpp2.1", "ocpi-cpo", "ocpi-emsp"]
 
