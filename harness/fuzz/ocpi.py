@@ -204,7 +204,7 @@ class Requests:
     def _not_json(self) -> Request:
         rng = self.rng
         body = rng.choice([b"{", b"not json", b"\xff\xfe", b"[1,2", b'{"a":}', b"{" * 5000,
-                           bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 100)))])
+                           b"{" + bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 100)))])   # never JSON
         path = self._body_target()
         method = "PUT" if self.role == "cpo" or rng.random() < 0.5 else "PATCH"
         return Request(method, path, self._headers() | {"Content-Type": "application/json"}, body,
