@@ -15,8 +15,8 @@ MAX_GROWTH = 0.10
 SHORT = ["csms-ocpp1.6", "cs-ocpp2.1", "ocpi-cpo", "ocpi-emsp"]
 
 
-@pytest.mark.parametrize("target", SHORT)
-def test_the_reference_answers_every_fuzzed_frame_as_the_texts_say_and_keeps_its_memory(target):
-    report = asyncio.run(TARGETS[target](COUNT, 7))
+@pytest.mark.parametrize("fuzzed", SHORT)
+def test_the_reference_answers_every_fuzzed_frame_as_the_texts_say_and_keeps_its_memory(fuzzed):
+    report = asyncio.run(TARGETS[fuzzed](COUNT, 7))
     assert report.tally.frames > COUNT and report.tally.wrong == 0, report.summary()
     assert report.growth <= MAX_GROWTH, report.summary()
