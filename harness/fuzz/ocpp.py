@@ -84,7 +84,8 @@ class Frame:
     expect: Expect
 
 
-def _handled(cls: type) -> frozenset[str]:
+def handled_actions(cls: type) -> frozenset[str]:
+    """The actions a reference class answers: its ``on_<Action>`` methods."""
     return frozenset(name.removeprefix("on_") for name in dir(cls) if name.startswith("on_"))
 
 

@@ -133,8 +133,8 @@ async def fuzz_csms(version: OcppVersion, count: int, seed: int) -> Report:
     csms_cls, station_cls = references_for(version)
     profile = load_profile(None)
     station = station_cls(profile, version)
-    frames = ocpp_fuzz.Frames(version, "csms", rng, takes=ocpp_fuzz._handled(csms_cls),
-                              others=ocpp_fuzz._handled(station_cls))
+    frames = ocpp_fuzz.Frames(version, "csms", rng, takes=ocpp_fuzz.handled_actions(csms_cls),
+                              others=ocpp_fuzz.handled_actions(station_cls))
     report = Report(f"reference CSMS {version.value}", ocpp_fuzz.Tally())
     answer = _answers(version, rng)
     async with reference_process("harness.reference.csms", "--version", version.value, last="actuator URL") \
@@ -157,8 +157,8 @@ async def fuzz_station(version: OcppVersion, count: int, seed: int) -> Report:
     """The reference station on its own, fuzzed by a CSMS it connects to (its boot answered Accepted)."""
     rng = random.Random(seed)
     csms_cls, station_cls = references_for(version)
-    frames = ocpp_fuzz.Frames(version, "cs", rng, takes=ocpp_fuzz._handled(station_cls),
-                              others=ocpp_fuzz._handled(csms_cls))
+    frames = ocpp_fuzz.Frames(version, "cs", rng, takes=ocpp_fuzz.handled_actions(station_cls),
+                              others=ocpp_fuzz.handled_actions(csms_cls))
     report = Report(f"reference station {version.value}", ocpp_fuzz.Tally())
     answer = _answers(version, rng)
     links: asyncio.Queue = asyncio.Queue()

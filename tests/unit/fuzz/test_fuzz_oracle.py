@@ -8,7 +8,7 @@ import random
 import pytest
 
 from harness.fuzz import ocpi as ocpi_fuzz
-from harness.fuzz.ocpp import CODES, NO_ID, Expect, Frames, judge
+from harness.fuzz.ocpp import CODES, NO_ID, Expect, Frames, handled_actions, judge
 from harness.fuzz.schema_data import OCCURRENCE, TYPE, mutate, valid
 from harness.ocpp import schemas
 from harness.ocpp.errors import KEYWORD_KIND
@@ -42,8 +42,7 @@ def test_a_retyped_field_is_never_null_where_null_counts_as_absent():
 
 def _frames(seed: int, version=OcppVersion.V201) -> Frames:
     csms, station = references_for(version)
-    handled = lambda cls: frozenset(n.removeprefix("on_") for n in dir(cls) if n.startswith("on_"))
-    return Frames(version, "csms", random.Random(seed), takes=handled(csms), others=handled(station))
+    return Frames(version, "csms", random.Random(seed), takes=handled_actions(csms), others=handled_actions(station))
 
 
 def test_the_same_seed_makes_the_same_frames():
