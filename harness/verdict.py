@@ -180,12 +180,13 @@ def _one(violation: PeerViolation, indent: str) -> str:
 
 
 def combine(own: BaseException | None, background: list[PeerViolation], declared: tuple[Rule, ...] = (),
-            ) -> BaseException | None:
+            *, dropped: int = 0) -> BaseException | None:
     """The one outcome of a test that ended with ``own`` (None: its body passed) while its connections
     recorded the strict ``background`` violations: every violation, the test's own first — the one it
     raised, then the background ones of the rules it ``declared`` (in their order), then the others as
     they came. Without a background violation the test's own outcome stands; a test that could not go
-    on (broken, not applicable) after violations fails with them and says why it stopped."""
+    on (broken, not applicable) after violations fails with them and says why it stopped. ``dropped``
+    counts the older violations the connections recorded and let go (each keeps only its newest)."""
     raised = own if isinstance(own, PeerViolation) and own.strict else None
     rest = [v for v in background if v is not raised and v not in getattr(raised, "violations", ())]
     if not rest:
@@ -199,4 +200,7 @@ def combine(own: BaseException | None, background: list[PeerViolation], declared
         note = "the rules this test checks held; the violations above were recorded on its connections"
     elif own is not None and raised is None:
         note = f"after them the test could not go on: {type(own).__name__}: {own}"
+    if dropped:
+        note = "\n".join(filter(None, [note, f"… and {dropped} earlier violations its connections recorded "
+                                              f"but did not keep (each keeps only its newest)"]))
     return violations[0] if len(violations) == 1 and not note else ConformanceFailures(violations, note)

@@ -21,6 +21,7 @@ from harness.errors import clip
 
 MASK = "«redacted»"
 SHORT_SECRET = 8   # shorter secrets (PIN codes) are masked only as whole quoted values
+PASSING_KEPT = 1_000   # values peers named in passing that stay masked, the newest (see Redactor.register)
 _AUTH_HEADER = re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(basic|token)\s+[^\s'\",}]+")
 # a 1.6 AuthorizationKey value, masked by where it stands: a key a real central system sends is logged
 # (websockets, at DEBUG) before the harness has read it and registered it
@@ -33,12 +34,17 @@ class Redactor:
     def __init__(self) -> None:
         self._secrets: set[str] = set()   # forms of secrets masked wherever they stand
         self._pins: set[str] = set()      # forms of short secrets (PIN codes): masked as whole quoted values
+        self._passing: dict[str, set[str]] = {}   # values a peer named in passing -> their forms, newest last
         self._lock = threading.Lock()
-        self._masks: tuple[list[str], re.Pattern | None] = ([], None)   # made from both once per change
+        self._masks: tuple[list[str], re.Pattern | None] | None = ([], None)   # None: made again when next used
 
-    def register(self, secret: str | bytes | None, *, identity: str | None = None) -> None:
+    def register(self, secret: str | bytes | None, *, identity: str | None = None, passing: bool = False) -> None:
         """The secret raw, in hex (either case), in base64 (standard or urlsafe, padded or not), and
-        with ``identity`` as the Basic-auth credential ``base64(identity:secret)``."""
+        with ``identity`` as the Basic-auth credential ``base64(identity:secret)``.
+
+        ``passing``: a value a peer named in a request that may never come to anything (the token of a
+        refused credentials request): only the newest ``PASSING_KEPT`` such values are masked, so a peer
+        that names a new one with every request cannot grow the redactor, nor the time it takes, for ever."""
         if not secret:
             return
         raw = secret if isinstance(secret, bytes) else secret.encode()
@@ -48,24 +54,43 @@ class Redactor:
         forms = {raw.hex(), raw.hex().upper()} | {f.decode() for e in encoded for f in (e, e.rstrip(b"="))}
         if isinstance(secret, str):
             forms.add(secret)
-        short = len(raw) < SHORT_SECRET
         with self._lock:
-            known = self._pins if short else self._secrets
+            if passing:
+                key = raw.hex()
+                if key not in self._passing:
+                    self._passing[key] = forms
+                    if len(self._passing) > PASSING_KEPT:
+                        del self._passing[next(iter(self._passing))]
+                    self._masks = None
+                return
+            known = self._pins if len(raw) < SHORT_SECRET else self._secrets
             if not forms <= known:
                 known |= forms
-                self._masks = self._compile()
+                self._masks = None
 
     def _compile(self) -> tuple[list[str], re.Pattern | None]:
         """Long secrets, longest first (one inside another is masked whole); PINs as one pattern that
         matches them only as a whole quoted value, so ids and numbers that contain one survive."""
-        pins = [re.escape(s) for s in sorted(self._pins, key=len, reverse=True)]
-        return (sorted(self._secrets, key=len, reverse=True),
+        passing = {form for forms in self._passing.values() for form in forms}
+        pins = [re.escape(s) for s in sorted(self._pins | {f for f in passing if len(f) < SHORT_SECRET},
+                                             key=len, reverse=True)]
+        return (sorted(self._secrets | {f for f in passing if len(f) >= SHORT_SECRET}, key=len, reverse=True),
                 re.compile(r"(?<=[\"'])(?:" + "|".join(pins) + r")(?=[\"'])") if pins else None)
+
+    def _current(self) -> tuple[list[str], re.Pattern | None]:
+        """The masks, made once per change of the secrets, when first needed after it."""
+        masks = self._masks
+        if masks is None:
+            with self._lock:
+                if self._masks is None:
+                    self._masks = self._compile()
+                masks = self._masks
+        return masks
 
     def redact(self, text: str) -> str:
         text = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + " " + MASK, text)
         text = _KEY_VALUE.sub(lambda m: m.group(1) + MASK, text)
-        secrets, pins = self._masks
+        secrets, pins = self._current()
         for secret in secrets:
             text = text.replace(secret, MASK)
         return pins.sub(MASK, text) if pins is not None else text
@@ -74,6 +99,7 @@ class Redactor:
         with self._lock:
             self._secrets.clear()
             self._pins.clear()
+            self._passing.clear()
             self._masks = ([], None)
 
 

@@ -134,6 +134,13 @@ class _Recent:
 
 
 REMEMBERED = 1_000   # CALL ids of the peer (and of ours that timed out) an endpoint remembers
+DESCRIPTION_LENGTH = 255   # characters of a CALLERROR's ErrorDescription (OCPP 2.0.1 part 4 §4.2.3: string[0..255])
+
+
+def described(text: str) -> str:
+    """An ErrorDescription we send: ``text`` cut to ``DESCRIPTION_LENGTH`` (a schema fault's message quotes
+    the value it judges, which may be the peer's whole 1 MiB array)."""
+    return text if len(text) <= DESCRIPTION_LENGTH else text[:DESCRIPTION_LENGTH - 1] + "…"
 
 
 class RpcEndpoint:
@@ -181,7 +188,7 @@ class RpcEndpoint:
         if not is_known_code(self.version, code):
             raise HarnessError(f"{code} is not a CALLERROR code of {self.version.value}")
         self._settle_peer_call(call.id)
-        self._outbox.append(serialize(CallError(call.id, code, description, details or {})))
+        self._outbox.append(serialize(CallError(call.id, code, described(description), details or {})))
 
     def send_raw(self, text: str, now: float, *, reply_id: str | None = None) -> None:
         """Send any text, bypassing every rule; a reply with ``reply_id`` comes back as RawReplyReceived."""
@@ -290,7 +297,7 @@ class RpcEndpoint:
                 expected="one CALL at a time", actual=f"{earlier.action} then {call.action}"), _preview(text)))
         if call.action not in schemas.known_actions(self.version):
             code = canonical_code(self.version, UNKNOWN_ACTION)
-            self._outbox.append(serialize(CallError(call.id, code, f"unknown action {call.action}", {})))
+            self._outbox.append(serialize(CallError(call.id, code, described(f"unknown action {call.action}"), {})))
             events.append(Violation(self._violation(
                 Rpc.known_action, f"{call.action} is not an action of {self.version.value}", actual=call.action),
                 _preview(text)))
@@ -299,7 +306,7 @@ class RpcEndpoint:
             problems = schemas.validate(self.version, call.action, "request", call.payload)
             if problems:
                 code = self.payload_error_code(problems)
-                self._outbox.append(serialize(CallError(call.id, code, str(problems[0]), {})))
+                self._outbox.append(serialize(CallError(call.id, code, described(str(problems[0])), {})))
                 events.append(Violation(self._violation(
                     Rpc.schema, f"{call.action} request breaks its schema: {problems[0]}",
                     actual=call.payload), _preview(text)))

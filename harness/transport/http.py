@@ -140,8 +140,13 @@ class HttpRequest:
     def query(self) -> Pairs:
         return tuple(parse_qsl(urlsplit(self.url).query, keep_blank_values=True))
 
+    @functools.cached_property
+    def by_name(self) -> dict[str, str]:
+        """The headers by lower-case name, made once: a served request is read header by header."""
+        return header_map(self.headers)
+
     def header(self, name: str) -> str | None:
-        return header_map(self.headers).get(name.lower())
+        return self.by_name.get(name.lower())
 
 
 @dataclass

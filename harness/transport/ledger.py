@@ -24,6 +24,7 @@ class Ledger(Generic[T]):
         self.keep = keep
         self._entries: dict[int, T] = {}   # position -> entry, oldest first
         self._count = 0
+        self.dropped = 0                   # entries the cap let go (not those an owner forgot)
 
     def append(self, entry: T) -> int:
         """Add ``entry``; its position. The oldest entry goes once more than ``keep`` are held."""
@@ -32,11 +33,20 @@ class Ledger(Generic[T]):
         self._count += 1
         if self.keep is not None and len(self._entries) > self.keep:
             del self._entries[next(iter(self._entries))]
+            self.dropped += 1
         return position
 
     def forget(self, position: int) -> None:
         """Drop the entry at ``position`` now (nothing happens when it is already gone)."""
         self._entries.pop(position, None)
+
+    def remove(self, entry: T) -> None:
+        """Forget ``entry`` (ValueError when it is not kept)."""
+        self.forget(self.index(entry))
+
+    def clear(self) -> None:
+        """Forget every entry kept; positions go on counting."""
+        self._entries.clear()
 
     @property
     def kept(self) -> int:

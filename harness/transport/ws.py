@@ -84,6 +84,7 @@ MAX_FRAME = 2 ** 20   # bytes of one incoming message; a larger one closes the l
 # refusals, and only its open connections. Far above what one test exchanges.
 HISTORY_KEPT = REMEMBERED
 HANDSHAKES_KEPT = 1_000
+VIOLATIONS_KEPT = 1_000   # a connection's newest violations: a flood breaks one rule for as long as it lasts
 
 
 STRAYS_NAMED = 3   # answers to no CALL of ours that a NoAnswer names (see OcppConnection._note_instead)
@@ -158,7 +159,8 @@ def parse_basic_auth(header: str | None) -> tuple[str, bytes] | None:
 class OcppConnection:
     """One live OCPP-J connection: the socket, its RpcEndpoint, its history and handlers.
 
-    ``history`` holds the newest ``kept`` exchanges, numbered for ever (a ``Ledger``: ``len()`` is a mark).
+    ``history`` holds the newest ``kept`` exchanges, numbered for ever (a ``Ledger``: ``len()`` is a mark);
+    ``violations`` the newest ``VIOLATIONS_KEPT`` of the peer's, and how many older ones it let go.
     """
 
     def __init__(self, ws, version: OcppVersion, *, identity: str, handler: Handler | None,
@@ -172,7 +174,7 @@ class OcppConnection:
         self.name = name or identity
         self.history: Ledger[Exchange] = Ledger(kept)
         self._awaiting: dict[str, Exchange] = {}   # our CALLs not answered yet, by id
-        self.violations: list[PeerViolation] = []
+        self.violations: Ledger[PeerViolation] = Ledger(VIOLATIONS_KEPT)
         self.harness_errors: list[BaseException] = []
         self.held: set[str] = set()
         self._waiters: dict[str, asyncio.Future] = {}
@@ -400,7 +402,8 @@ class OcppConnection:
                     exchange.response = event.result.payload
                 else:
                     exchange.error = event.error
-                self.violations.extend(event.violations)
+                for violation in event.violations:
+                    self.violations.append(violation)
                 self._resolve(event.call.id, event.violations[0] if event.violations else None)
             elif isinstance(event, CallTimedOut):
                 self._awaiting.pop(event.call.id, None)

@@ -59,6 +59,18 @@ def test_iterating_sees_a_snapshot():
     assert list(ledger) == [1, 2]
 
 
+def test_a_ledger_counts_what_its_cap_dropped_but_not_what_its_owner_forgot():
+    """``dropped`` is what a report must state as not kept; ``remove`` and ``clear`` are the owner's choice."""
+    ledger = Ledger(keep=2)
+    for letter in "abcd":
+        ledger.append(letter)
+    ledger.remove("c")
+    assert (list(ledger), ledger.dropped, len(ledger)) == (["d"], 2, 4)
+    ledger.clear()
+    ledger.append("e")
+    assert (list(ledger), ledger.dropped, ledger[4]) == (["e"], 2, "e")
+
+
 def test_a_ledger_keeps_at_least_one_entry():
     with pytest.raises(ValueError, match="at least one"):
         Ledger(keep=0)
@@ -141,4 +153,21 @@ async def test_a_server_forgets_closed_connections_and_counts_every_one(monkeypa
     finally:
         for station in stations:
             await station.close()
+        await server.stop()
+
+
+async def test_a_connection_keeps_its_newest_violations_and_counts_the_others(monkeypatch):
+    """A peer that breaks a rule with every frame cannot grow the connection's violations without bound:
+    the newest are kept, the count of the others is what the verdict states."""
+    monkeypatch.setattr(ws, "VIOLATIONS_KEPT", 3)
+    server = await _server()
+    station = (await open_station(server.url, "CS1", versions=[V201], handler=None, call_timeout=5)).connection
+    try:
+        for n in range(5):
+            await station.send_raw(f'[2,"bad{n}","NoSuchAction",{{}}]', reply_id=f"bad{n}")
+        harness_side = server.connections[0]
+        assert (len(harness_side.violations), harness_side.violations.kept, harness_side.violations.dropped) == (5, 3, 2)
+        assert [v.actual for v in harness_side.violations] == ["NoSuchAction"] * 3
+    finally:
+        await station.close()
         await server.stop()

@@ -168,6 +168,12 @@ def test_a_test_that_stops_after_violations_fails_with_them_and_says_why_it_stop
     assert combine(stopped, []) is stopped
 
 
+def test_violations_the_connections_did_not_keep_are_counted_in_the_failure():
+    outcome = combine(None, [_violation(Severity.strict, "flooded")], (Sides.csms,), dropped=4000)
+    assert "… and 4000 earlier violations its connections recorded but did not keep" in str(outcome)
+    assert "the rules this test checks held" in str(outcome)
+
+
 def test_the_violation_a_test_raised_is_not_reported_twice():
     raised = _violation(Sides.csms, "raised and recorded")
     assert combine(raised, [raised], ()) is raised

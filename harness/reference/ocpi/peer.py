@@ -48,6 +48,7 @@ from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, ModuleRegis
 from harness.reference.ocpi.modules import MODULES
 from harness.transport.http import (
     HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, Served, asgi_app)
+from harness.transport.ledger import Ledger
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
@@ -56,6 +57,7 @@ LOCATIONS_VERSION = "2.3.0"        # also offered: its details list credentials 
 OFFERED = (VERSION, LOCATIONS_VERSION)
 _UNSET = object()
 CREDENTIALS_REQUESTS = 4          # the most requests one credentials action makes: versions, details, POST/PUT, GET
+KEPT = 1_000   # served requests and violations a peer keeps, the newest: a long run's memory stays flat
 
 
 def secret_token() -> str:
@@ -132,13 +134,14 @@ class OcpiPeer(Actions):
         self.base_url: str | None = None
         self.server: CredentialsServer | None = None
         self.client: CredentialsClient | None = None
-        self.served: list[Served] = []
+        self.served: Ledger[Served] = Ledger(KEPT)
         self.canned: dict[str, tuple[int, bytes]] = {}
-        self.violations: list[PeerViolation] = []
+        self.violations: Ledger[PeerViolation] = Ledger(KEPT)
         self.harness_errors: list[BaseException] = []
         self._peer_credentials: dict[str, Any] | None = None
         self._credentials_lock = asyncio.Lock()   # one client credentials action at a time, in order
         self._credentials_actions: set[asyncio.Task] = set()   # asked for by the actuator, not finished yet
+        self._serving_credentials = asyncio.Lock()   # one credentials request served at a time, in order
         self._offered: str | None = None          # token B our client offers while its POST or PUT runs
         self._changed = asyncio.Event()
         if wirelog is not None:
@@ -445,12 +448,12 @@ class OcpiPeer(Actions):
         return presented
 
     def _check_request_headers(self, request: HttpRequest, module: str) -> None:
-        for name in hdr.missing_ids(request.headers):
+        for name in hdr.missing_ids(request.by_name):
             self.violations.append(PeerViolation(HeaderRules.request_ids, f"request without {name}",
-                                                 expected=name, actual=sorted(hdr.header_map(request.headers))))
+                                                 expected=name, actual=sorted(request.by_name)))
         if _routed(module):
             try:
-                hdr.read_route(request.headers)
+                hdr.read_route(request.by_name)
             except PeerViolation as violation:   # a SHOULD row: recorded as a finding
                 self.violations.append(violation)
 
@@ -462,7 +465,7 @@ class OcpiPeer(Actions):
                 answer[name] = request.header(name)
         if _routed(module):
             try:
-                route = hdr.read_route(request.headers)
+                route = hdr.read_route(request.by_name)
                 answer |= hdr.routing_headers(hdr.Route(route.receiver, route.sender))
             except PeerViolation:
                 if self.peer_party is not None:
@@ -498,26 +501,31 @@ class OcpiPeer(Actions):
             return Reply(200, build(self.server.own_credentials(token)))
         self._remember_secret(request.body)
         version = request.path.split("/ocpi/", 1)[-1].split("/", 1)[0]   # the credentials endpoint's version
-        effect = self.server.handle_request(request.method, token, request.body, version=version)
-        while isinstance(effect, Send):
-            try:
-                exchange = await self.send(effect.method, effect.url, token=effect.token)
-            except NoAnswer as failure:
-                effect = self.server.handle_failure(failure.reason)
-            else:
-                effect = self.server.handle_response(exchange.status, exchange.response_body)
+        async with self._serving_credentials:   # one that comes during another's connect-back waits for it
+            effect = self.server.handle_request(request.method, token, request.body, version=version)
+            while isinstance(effect, Send):
+                try:
+                    exchange = await self.send(effect.method, effect.url, token=effect.token)
+                except NoAnswer as failure:
+                    effect = self.server.handle_failure(failure.reason)
+                else:
+                    effect = self.server.handle_response(exchange.status, exchange.response_body)
         if effect.violation is not None:
             self.violations.append(effect.violation)
+        if self.server_registered:   # the token the registration kept is masked for good
+            REDACTOR.register(self.server.peer_token)
         return Reply(effect.http_status, effect.body)
 
     @staticmethod
     def _remember_secret(body: bytes) -> None:
+        """Mask the token a credentials request names, kept or not: masked in passing (the newest are
+        kept) until a registration keeps it."""
         try:
             value = json.loads(body or b"null")
         except (ValueError, RecursionError):
             return
         if isinstance(value, dict) and isinstance(value.get("token"), str):
-            REDACTOR.register(value["token"])
+            REDACTOR.register(value["token"], passing=True)
 
     # ------------------------------------------------------------------ actuator actions
     async def act_issue_token_a(self, token: str) -> None:

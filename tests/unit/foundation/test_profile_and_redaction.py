@@ -8,6 +8,7 @@ import os
 import pytest
 
 from harness import profile as profiles
+from harness import wire
 from harness.errors import ConfigError
 from harness.settings import reference_profile
 from harness.wire import MASK, REDACTOR, RedactingFormatter, Redactor, WireLog
@@ -124,6 +125,20 @@ def test_redactor_masks_a_pin_only_as_a_whole_value():
     redactor.register("8412")
     assert redactor.redact('{"idToken":"8412","id":"ab8412cd","n":18412}') == \
         '{"idToken":"«redacted»","id":"ab8412cd","n":18412}'
+
+
+def test_values_named_in_passing_are_masked_the_newest_only(monkeypatch):
+    """A peer that names a new token with every refused request cannot grow the redactor for ever; a secret
+    registered for good stays masked whatever passes (found by the fuzzer: 100,000 refused credentials
+    requests grew the OCPI reference and slowed every answer)."""
+    monkeypatch.setattr(wire, "PASSING_KEPT", 2)
+    redactor = Redactor()
+    redactor.register("kept-for-good-0001")
+    for n in range(3):
+        redactor.register(f"named-in-passing-{n}", passing=True)
+    assert redactor.redact("kept-for-good-0001 named-in-passing-0 named-in-passing-2") == \
+        f"{MASK} named-in-passing-0 {MASK}"
+    assert len(redactor._passing) == 2
 
 
 def test_authorization_headers_are_always_masked():

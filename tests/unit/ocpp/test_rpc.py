@@ -325,6 +325,17 @@ def test_unknown_action_is_answered_not_implemented(link, version):
     assert b.unanswered_peer_calls == ()
 
 
+def test_an_error_description_is_at_most_255_characters(link):
+    """OCPP 2.0.1 part 4 §4.2.3: ErrorDescription is string[0..255]. A schema fault's message quotes the
+    value it judges: an array one item past maxItems came back whole (265 KB; found by the fuzzer)."""
+    _, b = link(V201)
+    b.receive(json.dumps([2, "u1", "NoSuch" + "x" * 1000, {}]), 0.0)
+    b.receive(json.dumps([2, "d1", "DataTransfer", {"vendorId": "v" * 5000}]), 0.0)
+    answers = sent(b)
+    assert [(a[2], len(a[3])) for a in answers] == [("NotImplemented", 255), ("PropertyConstraintViolation", 255)]
+    assert answers[1][3].endswith("…")
+
+
 def test_action_of_another_version_is_unknown(link):
     """rpc.known_action: 1.6 StartTransaction on a 2.0.1 connection is answered NotImplemented."""
     _, b = link(V201)

@@ -2,6 +2,7 @@
 credentials rules of the seed, authentication, the envelope and headers of every answer,
 the locations Sender and Receiver, the actuator contract of a standalone peer."""
 
+import asyncio
 import base64
 import json
 
@@ -301,3 +302,27 @@ async def test_a_body_nested_too_deep_is_answered_2001_never_500(depth):
     body = ('{"a":' * depth + "1" + "}" * depth).encode()
     answer = await cpo.send("PUT", emsp.module_url(LOCATIONS) + "/NL/CPO/LOC-0001", token=cpo.peer_token, raw_body=body)
     assert (answer.status, answer.json()["status_code"]) == (400, 2001) and not emsp.harness_errors
+
+
+class _SlowNetwork(InProcessNetwork):
+    """Every request takes a moment: a connect-back is still under way when the next request comes."""
+
+    async def handle_async_request(self, request):
+        await asyncio.sleep(0.05)
+        return await super().handle_async_request(request)
+
+
+async def test_credentials_requests_that_overlap_are_served_one_after_the_other():
+    """A second credentials request while the first one's connect-back runs waits for it, and is answered
+    by the rules (never 500 with the harness's own error: found by the fuzzer's reading of the server)."""
+    network = _SlowNetwork()
+    cpo = OcpiPeer(PeerIdentity(CPO, "NL", "CPO", "cpo"), http=HttpClient(transport=network))
+    emsp = OcpiPeer(PeerIdentity(EMSP, "DE", "MSP", "emsp"), http=HttpClient(transport=network))
+    cpo.bind(network.add("cpo", cpo.app), token_a=TOKEN_A)
+    emsp.bind(network.add("emsp", emsp.app))
+    credentials = {"token": "never-offered-token-b", "url": emsp.versions_url,
+                   "roles": [emsp.identity.credentials_role()]}
+    first, second = await asyncio.gather(*(emsp.send("POST", cpo.module_url("credentials"), token=TOKEN_A,
+                                                     body=credentials) for _ in range(2)))
+    assert [status(first), status(second)] == [(200, StatusCode.CLIENT_API_UNUSABLE)] * 2   # the B was never offered
+    assert not cpo.harness_errors
