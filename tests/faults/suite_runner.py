@@ -29,7 +29,10 @@ import pytest
 # warm_start.py), and the SUTs the runs play (they import the harness and its libraries)
 PRELOAD = ["warm_start", "catalog", "catalog16", "catalog_ocpi", "hostile", "verdict_variants"]
 OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly",
-           "-W", "ignore::pytest.PytestAssertRewriteWarning")   # the harness is imported before pytest starts
+           "-W", "ignore::pytest.PytestAssertRewriteWarning",   # the harness is imported before pytest starts
+           # a failure's traceback in one line, its reason (the plugin's words): the checks read verdicts and
+           # reasons from conformance.json, and pytest's long tracebacks, with their source, were most of a run's CPU
+           "--tb=line")
 TIMED_OUT = 124   # the exit code of a run stopped at its time limit (as coreutils' timeout says it)
 # A run plays on virtual time: how long the kernel makes it wait changes nothing in it. The tests on the
 # real clock beside it under pytest-xdist (the interop's example SUTs, two-process runs) are judged by

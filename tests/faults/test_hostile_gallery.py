@@ -97,18 +97,11 @@ def _run_of(item: pytest.Item) -> str:
     return params["peer"].name if "peer" in params else f"idle-{params['idle']}"
 
 
-# The checks read the verdicts and reasons from conformance.json and the output only for INTERNALERROR:
-# a failure's traceback is one line (pytest's long ones, with their source, were ~70 % of the CPU of
-# the runs against a silent peer, where nearly every test fails)
-ONE_LINE_TRACEBACKS = "--tb=line"
-
-
 @pytest.fixture(scope="module")
 def runs(request, tmp_path_factory):
-    jobs = {peer.name: (peer.selection, (f"--embedded-sut=hostile:{peer.name}", ONE_LINE_TRACEBACKS), RUN_BOUND)
-            for peer in GALLERY}
-    jobs |= {f"idle-{name}": (OCPP_SUITES, (f"--embedded-sut=hostile:{name}", "-k", role, ONE_LINE_TRACEBACKS),
-                              IDLE_BOUND) for name, (role, _) in IDLE.items()}
+    jobs = {peer.name: (peer.selection, (f"--embedded-sut=hostile:{peer.name}",), RUN_BOUND) for peer in GALLERY}
+    jobs |= {f"idle-{name}": (OCPP_SUITES, (f"--embedded-sut=hostile:{name}", "-k", role), IDLE_BOUND)
+             for name, (role, _) in IDLE.items()}
     with started(request, tmp_path_factory, jobs, _run_of) as runs:
         yield runs
 
