@@ -9,11 +9,9 @@ was start-up that every run repeated. Imported first in the forkserver, this mod
 - imports every pytest plugin of the environment (pytest loads them through their entry points in
   each session: xdist, benchmark, anyio, faker...) and what their session fixtures import (faker's
   locale providers);
-- compiles the report templates once (the Jinja environment keeps them), and maps the loaded modules
-  to their files (``inspect`` keeps that map; pytest walks it to show a failure's source).
+- compiles the report templates once (the Jinja environment keeps them).
 """
 
-import inspect
 import sys
 import tempfile
 from importlib.metadata import entry_points
@@ -32,4 +30,3 @@ for entry_point in entry_points(group="pytest11"):
 faker.Faker()   # what faker's autouse session fixture builds in every run
 for template in ("conformance.md.j2", "conformance.html.j2"):
     report._TEMPLATES.get_template(template)
-inspect.getmodule(sys._getframe())   # a frame has no __module__: this maps every module to its file
