@@ -16,6 +16,34 @@ from pathlib import Path
 
 import pytest
 
+# The modules that take longest, first (the rest keep their order). Under pytest-xdist (``-n``) each is
+# one worker's unit (see pytest_cmdline_main): the interop waits on real clocks while the fault catalogs
+# compute on every core (tests/faults/suite_runner.py), and the short modules fill in behind them.
+LONGEST_FIRST = ("interop/test_ocpp_lib.py", "faults/test_hostile_gallery.py", "faults/test_fault_catalog.py",
+                 "faults/test_faults_ocpi.py", "faults/test_faults16.py", "selfcheck/test_embedded_run.py",
+                 "faults/test_verdict_classes.py", "plugin/test_interrupted_runs.py", "plugin/test_captured_logs.py",
+                 "load/test_real_run.py")
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n`` without ``--dist``: the tests of a module go to one worker, in the order collected. Each of
+    the slow modules starts its suite runs, subprocesses or real-clock peers up front in a module
+    fixture, for all its tests: split over workers, each worker would start them all again."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no" \
+            and not hasattr(config, "workerinput"):
+        config.option.dist = "loadscope"
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        module = item.path.relative_to(TESTS).as_posix() if item.path.is_relative_to(TESTS) else ""
+        return LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
+    items.sort(key=rank)
+
+
 @pytest.fixture(scope="session")
 def python_env() -> dict[str, str]:
     """The environment for the Python processes a test starts (suite runs, example SUTs, peers):
