@@ -8,6 +8,7 @@ import socket
 import textwrap
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
+from importlib import resources
 
 import pytest
 
@@ -34,6 +35,7 @@ from types import SimpleNamespace
 from harness.errors import HarnessError, NotApplicable, PeerViolation
 from harness.rules import RuleTable, must, should
 from harness.suite import TC, case, checks
+from harness.transport.ledger import Ledger
 from harness.verdict import check_equal, violated
 
 class {uc}(RuleTable):
@@ -58,8 +60,9 @@ async def test_fails(target):
 
 @checks({uc}.status)
 async def test_fails_in_the_background(target, wirelog):
-    wirelog.connections.append(SimpleNamespace(harness_errors=[], violations=[
-        PeerViolation({uc}.echo, "X-Request-ID not echoed", expected="abc-1", actual=None)]))
+    violations = Ledger(1_000)
+    violations.append(PeerViolation({uc}.echo, "X-Request-ID not echoed", expected="abc-1", actual=None))
+    wirelog.connections.append(SimpleNamespace(harness_errors=[], violations=violations))
 
 @checks({uc}.status)
 async def test_broken(target):
@@ -95,7 +98,17 @@ def make_suite(pytester, uc: str, roles=("csms",), protocols=("ocpp2.0.1",)) -> 
     share this process's rule registry, which refuses an id defined in two files."""
     ids = {"uc": uc, "uc2": uc + "R", "roles": roles, "protocols": protocols}
     pytester.makepyfile(test_rep01=SUITE.format(**ids), test_rep02=RESERVATIONS.format(**ids))
+    pytester.makefile(".toml", embedded=without_payment_terminal())
+    pytester.makeini("[pytest]\nsut_profile = embedded.toml\n")   # a real SUT's --sut-profile overrides it
     return uc
+
+
+def without_payment_terminal() -> str:
+    """The built-in reference profile (it declares every feature) but for the payment terminal, so that
+    the embedded runs here have a use case that is not applicable at collection."""
+    reference = (resources.files("harness") / "profiles" / "reference.toml").read_text(encoding="utf-8")
+    assert "\npayment_terminal = true" in reference
+    return reference.replace("\npayment_terminal = true", "\npayment_terminal = false", 1)
 
 
 @pytest.fixture
