@@ -33,13 +33,18 @@ class WithTariffs(OcpiPeer):
                               Module(TariffsSender, list)])
 
 
-async def _registered():
+def _unregistered():
     network = InProcessNetwork()
     cpo = WithTariffs(PeerIdentity(CPO, "NL", "CPO", "cpo"), http=HttpClient(transport=network),
                       stock={"tariffs": [{"id": "T1"}]})
     emsp = WithTariffs(PeerIdentity(EMSP, "DE", "MSP", "emsp"), http=HttpClient(transport=network))
     cpo.bind(network.add("cpo", cpo.app), token_a=TOKEN_A)
     emsp.bind(network.add("emsp", emsp.app))
+    return cpo, emsp
+
+
+async def _registered():
+    cpo, emsp = _unregistered()
     await emsp.register_with(cpo.versions_url, TOKEN_A)
     return cpo, emsp
 
@@ -101,12 +106,7 @@ def test_faulty_variants_replace_a_handler_or_a_store():
 
 async def test_a_push_asked_for_right_after_register_waits_for_the_registration():
     """The actuator answers ``register`` at once; a push asked for next must not find the peer unregistered."""
-    network = InProcessNetwork()
-    cpo = WithTariffs(PeerIdentity(CPO, "NL", "CPO", "cpo"), http=HttpClient(transport=network),
-                      stock={"tariffs": [{"id": "T1"}]})
-    emsp = WithTariffs(PeerIdentity(EMSP, "DE", "MSP", "emsp"), http=HttpClient(transport=network))
-    cpo.bind(network.add("cpo", cpo.app), token_a=TOKEN_A)
-    emsp.bind(network.add("emsp", emsp.app))
+    cpo, emsp = _unregistered()
     await emsp.perform("register", {"versions_url": cpo.versions_url, "token_a": TOKEN_A})
     assert not emsp.registered                       # the registration runs in the background
     listed = await emsp.call("GET", LOCATIONS)
