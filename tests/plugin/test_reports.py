@@ -8,9 +8,9 @@ import socket
 import textwrap
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
-from importlib import resources
 
 import pytest
+from reference_variant import reference_variant
 
 from harness import __version__
 
@@ -98,17 +98,11 @@ def make_suite(pytester, uc: str, roles=("csms",), protocols=("ocpp2.0.1",)) -> 
     share this process's rule registry, which refuses an id defined in two files."""
     ids = {"uc": uc, "uc2": uc + "R", "roles": roles, "protocols": protocols}
     pytester.makepyfile(test_rep01=SUITE.format(**ids), test_rep02=RESERVATIONS.format(**ids))
-    pytester.makefile(".toml", embedded=without_payment_terminal())
+    # the reference profile declares every feature: here one use case needs a feature it leaves out
+    pytester.makefile(".toml", embedded=reference_variant(("\npayment_terminal = true", "\npayment_terminal = false")))
     pytester.makeini("[pytest]\nsut_profile = embedded.toml\n")   # a real SUT's --sut-profile overrides it
     return uc
 
-
-def without_payment_terminal() -> str:
-    """The built-in reference profile (it declares every feature) but for the payment terminal, so that
-    the embedded runs here have a use case that is not applicable at collection."""
-    reference = (resources.files("harness") / "profiles" / "reference.toml").read_text(encoding="utf-8")
-    assert "\npayment_terminal = true" in reference
-    return reference.replace("\npayment_terminal = true", "\npayment_terminal = false", 1)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from reference_variant import write_reference_variant
 from secret_scan import Secret, key_material, leaks, outputs_of, secrets_of
 
 from harness.settings import reference_profile
@@ -32,9 +33,9 @@ def pki_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def debug_run(tmp_path_factory, python_env, pki_dir):
     out = tmp_path_factory.mktemp("debug")
-    profile = out / "reference-with-kept-pki.toml"   # the built-in profile, its PKI kept where the check finds it
-    profile.write_text((REPO / "harness" / "profiles" / "reference.toml").read_text(encoding="utf-8").replace(
-        "[tls]\n", f"[tls]\nharness_pki = \"{pki_dir}\"\n", 1), encoding="utf-8")
+    # the built-in profile, its PKI kept where the check finds it
+    profile = write_reference_variant(out / "reference-with-kept-pki.toml",
+                                      ("[tls]\n", f"[tls]\nharness_pki = \"{pki_dir}\"\n"))
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", *SLICE, "-q", "-p", "no:cacheprovider", "-rA", "--log-level=DEBUG",
          "--sut-profile", str(profile),

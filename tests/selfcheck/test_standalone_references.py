@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from reference_variant import write_reference_variant
 
 REPO = Path(__file__).resolve().parents[2]
-PROFILE = str(REPO / "harness" / "profiles" / "reference.toml")   # the profile the references play by default
 
 # (SUT role, version, a test in which the SUT acts through its actuator: it initiates the DataTransfer)
 CASES = [
@@ -33,9 +33,8 @@ def free_port() -> int:
 
 @pytest.mark.parametrize("role, version, test", CASES, ids=[f"{r}-{v}" for r, v, _ in CASES])
 def test_a_suite_test_passes_against_the_standalone_reference(role, version, test, standalone, tmp_path):
-    profile = tmp_path / "plain.toml"   # the default profile at security profile 1 only: no PKI to keep
-    profile.write_text(Path(PROFILE).read_text(encoding="utf-8").replace("security_profiles = [2, 3]\n", ""),
-                       encoding="utf-8")
+    # the default profile at security profile 1 only: no PKI to keep
+    profile = write_reference_variant(tmp_path / "plain.toml", ("security_profiles = [2, 3]\n", ""))
     listen = free_port()
     if role == "csms":
         command, where = ("harness.reference.csms", "--version", version), []
@@ -64,11 +63,9 @@ def test_security_profile_3_passes_against_the_standalone_reference(role, versio
     """The reference serves (CSMS) or connects (station) over mutual TLS with certificates from the profile's
     [tls] harness_pki; the harness, given the same profile and sut_ca = its root.pem, plays SP3 in that role."""
     pki = tmp_path / "pki"
-    profile = tmp_path / "sp3.toml"
-    profile.write_text(Path(PROFILE).read_text(encoding="utf-8")
-                       .replace("security_profile = 1", "security_profile = 3")
-                       .replace("security_profiles = [2, 3]", f'security_profiles = [3]\nharness_pki = "{pki}"\n'
-                                                                f'sut_ca = "{pki / "root.pem"}"'), encoding="utf-8")
+    profile = write_reference_variant(
+        tmp_path / "sp3.toml", ("security_profile = 1", "security_profile = 3"),
+        ("security_profiles = [2, 3]", f'security_profiles = [3]\nharness_pki = "{pki}"\nsut_ca = "{pki / "root.pem"}"'))
     listen = free_port()
     if role == "csms":
         command, where = ("harness.reference.csms", "--version", version, "--profile", str(profile)), []
