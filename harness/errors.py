@@ -25,7 +25,24 @@ CLIPPED = 500   # characters of a peer's value a message embeds; the rest is cut
 def clip(text: str, limit: int = CLIPPED) -> str:
     """``text`` cut to ``limit`` characters, saying how long it was: a SUT's 50 MB answer must not fill
     the failure text, the JUnit file and every report."""
-    return text if len(text) <= limit else f"{text[:limit]}… (cut: {len(text)} characters in all)"
+    if isinstance(text, _Shown) or len(text) <= limit:   # a value cut once stays as it was shown
+        return text
+    return f"{text[:limit]}… (cut: {len(text)} characters in all)"
+
+
+class _Shown(str):
+    """A value replaced by how it is shown (its repr, cut): its own repr is that text, which ``clip`` leaves alone."""
+
+    def __repr__(self) -> str:
+        return self
+
+
+def _bounded(value: Any) -> Any:
+    """``value`` itself when its repr fits in a message; otherwise that repr cut (``clip``)."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    shown = repr(value)
+    return value if len(shown) <= CLIPPED else _Shown(clip(shown))
 
 
 class HarnessError(Exception):
@@ -52,6 +69,15 @@ class PeerViolation(AssertionError):
         self.expected = expected
         self.actual = actual
         self.strict = rule.strict_in(protocol)
+
+    def kept(self) -> PeerViolation:
+        """This violation as a record that may stay for long (a ledger of violations), the same object:
+        without its traceback and the exceptions it came from, whose frames hold the peer's whole
+        message (up to the size limit) and what was parsed of it, and with ``expected`` and ``actual``
+        cut as a message shows them. A ledger's count then bounds its bytes too."""
+        self.__traceback__ = self.__context__ = self.__cause__ = None
+        self.expected, self.actual = _bounded(self.expected), _bounded(self.actual)
+        return self
 
     def __str__(self) -> str:
         text = f"[{self.rule.id}] {self.args[0]}"

@@ -32,6 +32,7 @@ from harness.ocpi import schemas as ocpi_schemas
 from harness.reference.ocpi.locations import build_location
 from harness.reference.ocpi.peer import KEPT
 from harness.transport.http import HttpRequest, HttpResponse, HttpServer, asgi_app
+from harness.wire import PASSING_KEPT
 
 VERSION = "2.2.1"
 FUZZER_PARTY = ("NL", "FUZ")
@@ -39,7 +40,7 @@ SUCCESS = frozenset({1000})
 CLIENT_ERRORS = frozenset(range(2000, 3000))
 INVALID = frozenset({2001})                  # invalid or missing parameters
 TIMEOUT = 10.0
-WARM_UP = KEPT + 100   # requests before the memory baseline: every kind sent, the platform's bounded records full
+WARM_UP = KEPT + 100   # requests of the warm-up after the credentials requests (see Requests.warm_up)
 _TEXT = string.ascii_letters + string.digits
 
 
@@ -102,6 +103,12 @@ class Requests:
     def next(self) -> Request:
         weights = [weight for weight, _ in self._makers]
         return self.rng.choices([make for _, make in self._makers], weights)[0]()
+
+    def warm_up(self) -> list[Request]:
+        """What the platform keeps from here on is what a run measures: a credentials request naming a new
+        token for each one the redactor keeps masked in passing, then ``WARM_UP`` requests (as many as
+        it keeps served requests and violations, and a margin)."""
+        return [self._credentials() for _ in range(PASSING_KEPT)] + [self.next() for _ in range(WARM_UP)]
 
     # ------------------------------------------------------------------ helpers
     def _headers(self, token: str | None = None) -> dict[str, str]:
@@ -398,9 +405,10 @@ async def play(base: str, token_a: str, rng: random.Random, count: int, report, 
             report.rss.append(rss())
             chunk = max(1, count // chunks)
             started = clock.now()
-            for size in [WARM_UP] + [min(chunk, count - start) for start in range(0, count, chunk)]:
-                for _ in range(size):
-                    await _send(raw, requests.next(), tally)
+            for part in [requests.warm_up()] + [(requests.next() for _ in range(min(chunk, count - start)))
+                                                for start in range(0, count, chunk)]:
+                for request in part:
+                    await _send(raw, request, tally)
                 report.rss.append(rss())
             tally.seconds += clock.now() - started
             await raw.close()

@@ -61,7 +61,8 @@ CODES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     TOO_DEEP: (frozenset({"FormationViolation"}), frozenset({"RpcFrameworkError", "FormatViolation"})),
 }
 UNKNOWN_ID = "-1"
-WARM_UP = VIOLATIONS_KEPT + 100   # frames of the warm-up after one of every action (see Frames.warm_up)
+WARM_UP = VIOLATIONS_KEPT + 300   # frames of the warm-up that break a rule (see Frames.warm_up)
+DEPTHS = (65, 200, 1000, 5000, 50000)   # how deep the too-deep payloads nest
 DESCRIPTION_LENGTH = 255   # OCPP 2.0.1 part 4 §4.2.3: ErrorDescription is string[0..255]
 ANSWER_TIMEOUT = 30.0   # seconds a receiver has to answer one frame: far above any answer's time
 
@@ -121,11 +122,18 @@ class Frames:
         return maker()
 
     def warm_up(self) -> list[Frame]:
-        """One broken CALL of every action the receiver takes (each validator it builds on first use is
-        built), then as many valid CALLs as a connection keeps exchanges and ``WARM_UP`` frames more (as
-        many as it keeps violations): what a receiver keeps from here on is what a run measures."""
-        return ([self._mutated(action) for action in self.takes] + [self._harmless() for _ in range(HISTORY_KEPT)]
-                + [self.next() for _ in range(WARM_UP)])
+        """What a receiver keeps from here on is what a run measures: one broken CALL of every action it
+        takes (each validator it builds on first use is built), a payload nested to each depth the run
+        sends (the largest frames: the parser's and the allocator's high-water mark), as many valid CALLs
+        as a connection keeps exchanges, then frames until ``WARM_UP`` of them broke a rule (as many as
+        it keeps violations, and a margin for those it answers without keeping one)."""
+        frames = ([self._mutated(action) for action in self.takes] + [self._too_deep(depth) for depth in DEPTHS]
+                  + [self._harmless() for _ in range(HISTORY_KEPT)])
+        broken = 0
+        while broken < WARM_UP:
+            frames.append(self.next())
+            broken += frames[-1].expect.fault != "valid"
+        return frames
 
     # ------------------------------------------------------------------ helpers
     def _id(self) -> str:
@@ -242,8 +250,8 @@ class Frames:
         data, what = self.rng.choice(shapes)
         return Frame(json.dumps(data), Expect("quiet", what, frozenset({message_id}), quiet=True))
 
-    def _too_deep(self) -> Frame:
-        depth = self.rng.choice([65, 200, 1000, 5000, 50000])
+    def _too_deep(self, depth: int | None = None) -> Frame:
+        depth = depth or self.rng.choice(DEPTHS)
         message_id = self._id()
         data = f'[2,"{message_id}","DataTransfer",{{"vendorId":"v","data":' + "[" * depth + "]" * depth + "}]"
         return Frame(data, self._error(TOO_DEEP, f"a payload nested {depth} deep", message_id, {UNKNOWN_ID, message_id}))

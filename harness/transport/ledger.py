@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Generic, TypeVar, overload
 
+from harness.errors import PeerViolation
+
 T = TypeVar("T")
 
 
@@ -89,3 +91,11 @@ class Ledger(Generic[T]):
 
     def __repr__(self) -> str:
         return f"Ledger({self.kept} kept of {self._count}, keep={self.keep})"
+
+
+class Violations(Ledger[PeerViolation]):
+    """A peer's violations, each kept as a record of bounded size (``PeerViolation.kept``): a flood of
+    the largest frames the size limit lets through holds no more than a flood of small ones."""
+
+    def append(self, entry: PeerViolation) -> int:
+        return super().append(entry.kept())

@@ -42,7 +42,7 @@ from harness.ocpp.rpc import (
 )
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must, should
-from harness.transport.ledger import Ledger
+from harness.transport.ledger import Ledger, Violations
 from harness.transport.tls import TlsEnd, tls_failure
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
@@ -174,7 +174,7 @@ class OcppConnection:
         self.name = name or identity
         self.history: Ledger[Exchange] = Ledger(kept)
         self._awaiting: dict[str, Exchange] = {}   # our CALLs not answered yet, by id
-        self.violations: Ledger[PeerViolation] = Ledger(VIOLATIONS_KEPT)
+        self.violations = Violations(VIOLATIONS_KEPT)
         self.harness_errors: list[BaseException] = []
         self.held: set[str] = set()
         self._waiters: dict[str, asyncio.Future] = {}

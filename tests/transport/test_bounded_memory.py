@@ -5,9 +5,11 @@ import asyncio
 
 import pytest
 
+from harness.errors import CLIPPED, PeerViolation
+from harness.ocpp.rpc import Rpc
 from harness.ocpp.versions import OcppVersion
 from harness.transport import ws
-from harness.transport.ledger import Ledger
+from harness.transport.ledger import Ledger, Violations
 from harness.transport.ws import OcppServer, open_station
 from harness.wire import WireLog
 
@@ -74,6 +76,36 @@ def test_a_ledger_counts_what_its_cap_dropped_but_not_what_its_owner_forgot():
 def test_a_ledger_keeps_at_least_one_entry():
     with pytest.raises(ValueError, match="at least one"):
         Ledger(keep=0)
+
+
+def test_a_kept_violation_holds_no_traceback_and_what_it_shows_cut():
+    """A violation raised from deep in the parser holds, through its traceback, every frame's locals (the
+    peer's whole message): kept, it holds its message and its values cut as they are shown, and shows the same."""
+    huge = {"items": list(range(200_000))}
+
+    def parse(text):
+        try:
+            raise ValueError(text)
+        except ValueError:
+            raise PeerViolation(Rpc.schema, "the payload breaks its schema", expected="at most 1024 items",
+                                actual=huge) from None
+
+    with pytest.raises(PeerViolation) as caught:
+        parse("x" * 1_000_000)
+    violation = caught.value
+    shown = str(violation)
+    violations = Violations(keep=2)
+    violations.append(violation)
+    kept = violations[0]
+    assert kept is violation and str(kept) == shown
+    assert (kept.__traceback__, kept.__context__, kept.__cause__) == (None, None, None)
+    assert kept.expected == "at most 1024 items" and len(repr(kept.actual)) < CLIPPED + 60
+    assert "cut:" in repr(kept.actual)
+
+
+def test_a_small_value_is_kept_as_it_is():
+    violation = PeerViolation(Rpc.matches, "answer to no CALL of ours", expected="id-1", actual=["a", 2])
+    assert Violations().append(violation) == 0 and violation.actual == ["a", 2] and violation.expected == "id-1"
 
 
 # ----------------------------------------------------------------------------- the wire log

@@ -48,7 +48,7 @@ from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, ModuleRegis
 from harness.reference.ocpi.modules import MODULES
 from harness.transport.http import (
     HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, Served, asgi_app)
-from harness.transport.ledger import Ledger
+from harness.transport.ledger import Ledger, Violations
 from harness.transport.waiting import first_match
 from harness.wire import REDACTOR, WireLog
 
@@ -136,7 +136,7 @@ class OcpiPeer(Actions):
         self.client: CredentialsClient | None = None
         self.served: Ledger[Served] = Ledger(KEPT)
         self.canned: dict[str, tuple[int, bytes]] = {}
-        self.violations: Ledger[PeerViolation] = Ledger(KEPT)
+        self.violations = Violations(KEPT)
         self.harness_errors: list[BaseException] = []
         self._peer_credentials: dict[str, Any] | None = None
         self._credentials_lock = asyncio.Lock()   # one client credentials action at a time, in order
