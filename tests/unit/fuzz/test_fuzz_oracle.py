@@ -4,16 +4,20 @@ on the kind), the same seed makes the same frames, and the judges tell a right a
 
 import json
 import random
+from collections import Counter
 
 import pytest
 
 from harness.fuzz import ocpi as ocpi_fuzz
-from harness.fuzz.ocpp import CODES, NO_ID, Expect, Frames, handled_actions, judge
+from harness.fuzz.ocpp import CODES, DEPTHS, NO_ID, TOO_DEEP, Expect, Frames, handled_actions, judge
 from harness.fuzz.schema_data import OCCURRENCE, TYPE, mutate, valid
 from harness.ocpp import schemas
 from harness.ocpp.errors import KEYWORD_KIND
 from harness.ocpp.versions import OcppVersion
 from harness.reference.compose import references_for
+from harness.reference.ocpi.peer import KEPT
+from harness.transport.ws import HISTORY_KEPT, VIOLATIONS_KEPT
+from harness.wire import PASSING_KEPT
 
 
 @pytest.mark.parametrize("version", list(OcppVersion), ids=lambda v: v.value)
@@ -48,6 +52,15 @@ def _frames(seed: int, version=OcppVersion.V201) -> Frames:
 def test_the_same_seed_makes_the_same_frames():
     first, second = _frames(5), _frames(5)
     assert [first.next().data for _ in range(300)] == [second.next().data for _ in range(300)]
+
+
+def test_the_warm_up_reaches_every_bound_a_connection_keeps_and_sends_the_largest_frames():
+    """The memory baseline is taken after the warm-up: by then the receiver must hold as many exchanges
+    and violations as it ever will, and have parsed the deepest payload the run sends."""
+    frames = _frames(3).warm_up()
+    kinds = Counter(frame.expect.fault for frame in frames)
+    assert kinds["valid"] >= HISTORY_KEPT and sum(kinds.values()) - kinds["valid"] >= VIOLATIONS_KEPT
+    assert max(len(frame.data) for frame in frames if frame.expect.fault == TOO_DEEP) > 2 * max(DEPTHS)
 
 
 def test_the_oracle_wants_the_code_of_the_fault_with_the_frames_id():
@@ -104,3 +117,16 @@ def test_inlined_schemas_stand_alone():
     from harness.ocpi import schemas as ocpi_schemas
     location = ocpi_fuzz.inline(ocpi_schemas._schemas(), "location.json")
     assert "$ref" not in json.dumps(location) and "evses" in location["properties"]
+
+
+def test_the_ocpi_warm_up_names_as_many_new_tokens_as_the_redactor_keeps_and_fills_the_records():
+    """Each credentials request names a new token, masked in passing (the newest ``PASSING_KEPT``): the warm-up
+    fills that bound, and as many requests follow as the platform keeps served requests and violations."""
+    endpoints = {module: f"http://127.0.0.1:1/ocpi/2.2.1/{module}"
+                 for module in ("credentials", "locations", "sessions", "tariffs")}
+    endpoints |= {"versions": "http://127.0.0.1:1/ocpi/versions", "details": "http://127.0.0.1:1/ocpi/2.2.1"}
+    requests = ocpi_fuzz.Requests("cpo", random.Random(4), endpoints=endpoints, token="c", token_a="a",
+                                  location={"id": "L1"}, location_schema={})
+    warm_up = requests.warm_up()
+    tokens = {json.loads(request.body)["token"] for request in warm_up if request.expect.fault == "credentials"}
+    assert len(tokens) >= PASSING_KEPT and len(warm_up) - PASSING_KEPT > KEPT
