@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 
 CLIPPED = 500   # characters of a peer's value a message embeds; the rest is cut, its size stated
+KEPT_MESSAGE = 2_000   # characters of a violation's message kept in a ledger (PeerViolation.kept)
 
 
 def clip(text: str, limit: int = CLIPPED) -> str:
@@ -73,9 +74,11 @@ class PeerViolation(AssertionError):
     def kept(self) -> PeerViolation:
         """This violation as a record that may stay for long (a ledger of violations), the same object:
         without its traceback and the exceptions it came from, whose frames hold the peer's whole
-        message (up to the size limit) and what was parsed of it, and with ``expected`` and ``actual``
-        cut as a message shows them. A ledger's count then bounds its bytes too."""
+        message (up to the size limit) and what was parsed of it; its message (which may quote a
+        value: a schema problem names the array that is too long) cut at ``KEPT_MESSAGE`` characters,
+        ``expected`` and ``actual`` as a message shows them. A ledger's count then bounds its bytes too."""
         self.__traceback__ = self.__context__ = self.__cause__ = None
+        self.args = tuple(clip(arg, KEPT_MESSAGE) if isinstance(arg, str) else arg for arg in self.args)
         self.expected, self.actual = _bounded(self.expected), _bounded(self.actual)
         return self
 
