@@ -38,7 +38,8 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from jsonschema.validators import extend
-from referencing import Registry, Resource
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
 
 from harness.errors import HarnessError, PeerViolation
 from harness.rules import RuleTable, must
@@ -109,10 +110,17 @@ def _schemas() -> dict[str, dict]:
     return loaded
 
 
+def _unversioned(schema: dict) -> dict:
+    """``schema`` without its ``$schema``: jsonschema hands a subschema that names its meta-schema to
+    that draft's own validator class, so across a ``$ref`` to another file (an EVSE in a Location, a
+    role in Credentials) the ECMA-262 ``pattern`` above was lost, and a text ending in a newline passed."""
+    return {key: value for key, value in schema.items() if key != "$schema"}
+
+
 @lru_cache(maxsize=None)
 def _registry() -> Registry:
     return Registry().with_resources(
-        (schema["$id"], Resource.from_contents(schema)) for schema in _schemas().values())
+        (schema["$id"], DRAFT202012.create_resource(_unversioned(schema))) for schema in _schemas().values())
 
 
 def _schema(name: str) -> dict:
@@ -125,7 +133,7 @@ def _schema(name: str) -> dict:
 @lru_cache(maxsize=None)
 def detailed(name: str) -> Draft202012Validator:
     """The validator that names every fault, used only for an object ``compiled`` rejects."""
-    return _Validator(_schema(name), registry=_registry())
+    return _Validator(_unversioned(_schema(name)), registry=_registry())
 
 
 @lru_cache(maxsize=None)

@@ -86,3 +86,14 @@ def test_values_no_json_parser_gives_are_judged_by_the_detailed_validator():
     for value in (b"bytes", "\ud800"):
         location["evses"] = value
         assert [str(v) for v in schemas.validate("location", location)] == ["evses: must be of type array"]
+
+
+def test_a_text_ending_in_a_newline_fails_in_an_object_of_another_file_too():
+    """ECMA-262's ``$`` in the detailed validator also across a ``$ref`` to another file (found by the
+    agreement above: a role's party_id "\\n" in Credentials passed jsonschema, not jsonschema-rs)."""
+    credentials = ocpi_examples.credentials()
+    credentials["roles"][0]["party_id"] = "EM\n"
+    location = ocpi_examples.location()
+    location["evses"][0]["uid"] = "3256\n"
+    assert [str(v) for v in schemas.validate("credentials", credentials)] == ["roles[0].party_id: must match ^[ -~]*$"]
+    assert [str(v) for v in schemas.validate("location", location)] == ["evses[0].uid: must match ^[ -~]*$"]
