@@ -23,7 +23,7 @@ MASK = "«redacted»"
 SHORT_SECRET = 8   # shorter secrets (PIN codes) are masked only as whole quoted values
 PASSING_KEPT = 1_000   # values peers named in passing that stay masked, the newest (see Redactor.register)
 HEAD = 8           # characters of a long secret looked for first (see _Masks)
-LOOKUP_PAYS = 16   # text characters per secret below which the secrets are looked up, not all replaced
+LOOKUP_PAYS = 1_000   # secrets from which looking them up beats replacing each, whatever the text's length
 WINDOW = 65_536    # text characters cut into pieces at a time
 _AUTH_HEADER = re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(basic|token)\s+[^\s'\",}]+")
 # a 1.6 AuthorizationKey value, masked by where it stands: a key a real central system sends is logged
@@ -50,16 +50,18 @@ class _Masks:
         for n, secret in enumerate(secrets):
             if len(secret) >= HEAD:
                 self._by_head.setdefault(secret[:HEAD], []).append(n)
+        self._heads = frozenset(self._by_head)
 
     def in_text(self, text: str) -> list[str]:
-        """The secrets to replace in ``text``, in order: at least every one it holds. Looking them up
-        pays when there are more secrets than a few per ``HEAD`` characters of text."""
-        if len(self.secrets) * LOOKUP_PAYS < len(text):
+        """The secrets to replace in ``text``, in order: at least every one it holds. Cutting a text costs
+        about as much as 1,000 scans of it, or as 2 replacements per character of a short one
+        (bench/PROJECT_TESTS.md): below that every secret is replaced."""
+        if len(self.secrets) < min(2 * len(text), LOOKUP_PAYS):
             return self.secrets
         last = len(text) - HEAD + 1
         heads: set[str] = set()
         for start in range(0, last, WINDOW):   # a window at a time: a long report stays a few MB of pieces
-            heads |= self._by_head.keys() & {text[i:i + HEAD] for i in range(start, min(start + WINDOW, last))}
+            heads |= self._heads & {text[i:i + HEAD] for i in range(start, min(start + WINDOW, last))}
         found = self._always + [n for head in heads for n in self._by_head[head]]
         return [self.secrets[n] for n in sorted(found)]
 

@@ -165,7 +165,9 @@ def test_looking_secrets_up_masks_the_same_as_replacing_every_one(secrets, piece
     for secret in secrets:
         redactor.register(secret)
     text = "".join(pieces + secrets[::3])
-    assert redactor.redact(text) == _every_secret_replaced(redactor, text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wire, "LOOKUP_PAYS", 0)   # looked up however few the secrets
+        assert redactor.redact(text) == _every_secret_replaced(redactor, text)
 
 
 def test_authorization_headers_are_always_masked():
