@@ -22,10 +22,48 @@ from harness.errors import clip
 MASK = "«redacted»"
 SHORT_SECRET = 8   # shorter secrets (PIN codes) are masked only as whole quoted values
 PASSING_KEPT = 1_000   # values peers named in passing that stay masked, the newest (see Redactor.register)
+HEAD = 8           # characters of a long secret looked for first (see _Masks)
+LOOKUP_PAYS = 1_000   # secrets from which looking them up beats replacing each, whatever the text's length
+WINDOW = 65_536    # text characters cut into pieces at a time
 _AUTH_HEADER = re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(basic|token)\s+[^\s'\",}]+")
 # a 1.6 AuthorizationKey value, masked by where it stands: a key a real central system sends is logged
 # (websockets, at DEBUG) before the harness has read it and registered it
 _KEY_VALUE = re.compile(r'("key"\s*:\s*"AuthorizationKey"\s*,\s*"value"\s*:\s*")[^"]*')
+
+
+class _Masks:
+    """The registered secrets in the order they are masked (longest first), and where to look for them.
+
+    Replacing every secret in turn costs a scan of the text per secret, and a run registers thousands
+    (each test's passwords and tokens in seven encodings). So a text is first cut into its
+    ``HEAD``-character pieces, and only the secrets whose first ``HEAD`` characters are among them are
+    replaced, in the same order: the text that comes out is the same. A secret that a mask put in
+    place could complete (one holding a character of ``MASK``, or inside it), and one shorter than
+    ``HEAD``, is always replaced."""
+
+    def __init__(self, secrets: list[str], pins: re.Pattern | None) -> None:
+        self.secrets = secrets
+        self.pins = pins
+        self._always = [n for n, secret in enumerate(secrets)
+                        if len(secret) < HEAD or secret in MASK or MASK[0] in secret or MASK[-1] in secret]
+        self._by_head: dict[str, list[int]] = {}
+        for n, secret in enumerate(secrets):
+            if len(secret) >= HEAD:
+                self._by_head.setdefault(secret[:HEAD], []).append(n)
+        self._heads = frozenset(self._by_head)
+
+    def in_text(self, text: str) -> list[str]:
+        """The secrets to replace in ``text``, in order: at least every one it holds. Cutting a text costs
+        about as much as 1,000 scans of it, or as 2 replacements per character of a short one
+        (bench/PROJECT_TESTS.md): below that every secret is replaced."""
+        if len(self.secrets) < min(2 * len(text), LOOKUP_PAYS):
+            return self.secrets
+        last = len(text) - HEAD + 1
+        heads: set[str] = set()
+        for start in range(0, last, WINDOW):   # a window at a time: a long report stays a few MB of pieces
+            heads |= self._heads & {text[i:i + HEAD] for i in range(start, min(start + WINDOW, last))}
+        found = self._always + [n for head in heads for n in self._by_head[head]]
+        return [self.secrets[n] for n in sorted(found)]
 
 
 class Redactor:
@@ -36,7 +74,7 @@ class Redactor:
         self._pins: set[str] = set()      # forms of short secrets (PIN codes): masked as whole quoted values
         self._passing: dict[str, set[str]] = {}   # values a peer named in passing -> their forms, newest last
         self._lock = threading.Lock()
-        self._masks: tuple[list[str], re.Pattern | None] | None = ([], None)   # None: made again when next used
+        self._masks: _Masks | None = _Masks([], None)   # None: made again when next used
 
     def register(self, secret: str | bytes | None, *, identity: str | None = None, passing: bool = False) -> None:
         """The secret raw, in hex (either case), in base64 (standard or urlsafe, padded or not), and
@@ -68,16 +106,16 @@ class Redactor:
                 known |= forms
                 self._masks = None
 
-    def _compile(self) -> tuple[list[str], re.Pattern | None]:
+    def _compile(self) -> _Masks:
         """Long secrets, longest first (one inside another is masked whole); PINs as one pattern that
         matches them only as a whole quoted value, so ids and numbers that contain one survive."""
         passing = {form for forms in self._passing.values() for form in forms}
         pins = [re.escape(s) for s in sorted(self._pins | {f for f in passing if len(f) < SHORT_SECRET},
                                              key=len, reverse=True)]
-        return (sorted(self._secrets | {f for f in passing if len(f) >= SHORT_SECRET}, key=len, reverse=True),
-                re.compile(r"(?<=[\"'])(?:" + "|".join(pins) + r")(?=[\"'])") if pins else None)
+        return _Masks(sorted(self._secrets | {f for f in passing if len(f) >= SHORT_SECRET}, key=len, reverse=True),
+                      re.compile(r"(?<=[\"'])(?:" + "|".join(pins) + r")(?=[\"'])") if pins else None)
 
-    def _current(self) -> tuple[list[str], re.Pattern | None]:
+    def _current(self) -> _Masks:
         """The masks, made once per change of the secrets, when first needed after it."""
         masks = self._masks
         if masks is None:
@@ -88,19 +126,21 @@ class Redactor:
         return masks
 
     def redact(self, text: str) -> str:
+        if not text:
+            return text
         text = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + " " + MASK, text)
         text = _KEY_VALUE.sub(lambda m: m.group(1) + MASK, text)
-        secrets, pins = self._current()
-        for secret in secrets:
+        masks = self._current()
+        for secret in masks.in_text(text):
             text = text.replace(secret, MASK)
-        return pins.sub(MASK, text) if pins is not None else text
+        return masks.pins.sub(MASK, text) if masks.pins is not None else text
 
     def clear(self) -> None:
         with self._lock:
             self._secrets.clear()
             self._pins.clear()
             self._passing.clear()
-            self._masks = ([], None)
+            self._masks = _Masks([], None)
 
 
 REDACTOR = Redactor()

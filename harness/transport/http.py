@@ -183,8 +183,9 @@ def response_line(status: int, headers: Iterable[tuple[str, str]], body: bytes) 
 
 # ---------------------------------------------------------------------------- client
 @functools.cache
-def _tls() -> ssl.SSLContext:
-    """httpx's default trust (certifi's CA bundle), loaded once per process, not once per client."""
+def default_trust() -> ssl.SSLContext:
+    """httpx's default trust (certifi's CA bundle), loaded once per process, not once per client
+    (loading it is ~60 ms of CPU)."""
     return httpx.create_ssl_context()
 
 
@@ -202,7 +203,7 @@ class HttpClient:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            verify = _tls() if self.tls is None else self.tls.client_context()
+            verify = default_trust() if self.tls is None else self.tls.client_context()
             self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout, verify=verify,
                                              follow_redirects=False, trust_env=False)
         return self._client

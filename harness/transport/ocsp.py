@@ -17,6 +17,8 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
+from harness.transport.http import default_trust
+
 MAX_REQUEST = 64 * 1024      # bytes: an OCSP request for one certificate is a few hundred
 ASK_TIMEOUT = 5.0            # seconds a CSMS waits for the responder
 
@@ -62,7 +64,7 @@ async def ask(url: str, request: bytes) -> bytes | None:
     """POST ``request`` to the responder at ``url``; its DER answer, or None when it cannot be reached or
     answers other than 200."""
     try:
-        async with httpx.AsyncClient(timeout=ASK_TIMEOUT, trust_env=False) as client:
+        async with httpx.AsyncClient(timeout=ASK_TIMEOUT, verify=default_trust(), trust_env=False) as client:
             answer = await client.post(url, content=request, headers={"Content-Type": "application/ocsp-request"})
     except httpx.HTTPError:
         return None

@@ -18,6 +18,7 @@ energy_need (ENERGY_NEED_REQUIRED); anything else is ACCEPTED.
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 from collections.abc import Mapping
@@ -39,7 +40,7 @@ from harness.ocpi.timestamps import format_datetime, parse_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply
-from harness.reference.ocpi.locations import LocationsSender
+from harness.reference.ocpi.locations import LocationsSender, seeded_faker
 from harness.transport.http import HttpExchange, HttpRequest
 
 SEED = 2211
@@ -90,7 +91,7 @@ def build_session(fake: Faker, owner: tuple[str, str], session_id: str, status: 
 
 def sample_sessions(owner: tuple[str, str], locations: list[Mapping[str, Any]], count: int = 6) -> list[dict]:
     """``count`` COMPLETED Sessions a few hours apart at ``locations``, for a Sender's list."""
-    fake, sessions = _fake(), []
+    fake, sessions = seeded_faker(SEED), []
     stamp = parse_datetime("2024-03-01T08:00:00Z")
     for n in range(count):
         location = locations[n % len(locations)]
@@ -147,9 +148,10 @@ class SessionsSender(ModuleHandler):
     module, role, interface = SESSIONS, CPO, SENDER
     store: SessionStore
 
-    def __init__(self, peer, store):
-        super().__init__(peer, store)
-        self.fake = _fake()
+    @functools.cached_property
+    def fake(self) -> Faker:
+        """This Sender's own faker, made when it first draws (most never do)."""
+        return _fake()
 
     @classmethod
     def stock(cls, identity, profile: Profile, *, from_profile: bool) -> list[dict[str, Any]]:

@@ -6,6 +6,8 @@ import logging
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness import profile as profiles
 from harness import wire
@@ -139,6 +141,33 @@ def test_values_named_in_passing_are_masked_the_newest_only(monkeypatch):
     assert redactor.redact("kept-for-good-0001 named-in-passing-0 named-in-passing-2") == \
         f"{MASK} named-in-passing-0 {MASK}"
     assert len(redactor._passing) == 2
+
+
+def _every_secret_replaced(redactor: Redactor, text: str) -> str:
+    """The redactor's reading without its look-up: every secret replaced in turn, longest first."""
+    masks = redactor._current()
+    for secret in masks.secrets:
+        text = text.replace(secret, MASK)
+    return masks.pins.sub(MASK, text) if masks.pins is not None else text
+
+
+# Secrets and texts from a small alphabet (with MASK's own characters), so secrets overlap, nest, share
+# their first characters, and run into the masks put in place of others.
+_PIECES = st.text(alphabet="ab«»redact9=", min_size=1, max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(secrets=st.lists(_PIECES, max_size=40), pieces=st.lists(_PIECES, max_size=30))
+def test_looking_secrets_up_masks_the_same_as_replacing_every_one(secrets, pieces):
+    """A text is searched only for the secrets whose first characters it holds (``wire._Masks``): the
+    result is the text replacing every secret in turn gives, however the secrets overlap."""
+    redactor = Redactor()
+    for secret in secrets:
+        redactor.register(secret)
+    text = "".join(pieces + secrets[::3])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wire, "LOOKUP_PAYS", 0)   # looked up however few the secrets
+        assert redactor.redact(text) == _every_secret_replaced(redactor, text)
 
 
 def test_authorization_headers_are_always_masked():
