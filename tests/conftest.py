@@ -14,7 +14,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import hypothesis.internal.observability  # noqa: F401  (see below)
 import pytest
+
+# pytester's in-process runs (tests/plugin) forget every module imported during them, and each session
+# imports hypothesis at its end (its pytest plugin's terminal summary does): a second of CPU per run, spent
+# again in every run. Imported here, by the process that runs them, it stays.
 
 # The modules that take longest, first (the rest keep their order). Under pytest-xdist (``-n``) each is
 # one worker's unit (see pytest_cmdline_main): the interop waits on real clocks while the fault catalogs

@@ -9,7 +9,8 @@ was start-up that every run repeated. Imported first in the forkserver, this mod
 - imports every pytest plugin of the environment (pytest loads them through their entry points in
   each session: xdist, benchmark, anyio, faker...) and what their session fixtures import (faker's
   locale providers);
-- compiles the report templates once (the Jinja environment keeps them).
+- compiles the report templates once (the Jinja environment keeps them);
+- imports hypothesis, which every session's end imports (its pytest plugin's terminal summary).
 """
 
 import sys
@@ -21,6 +22,7 @@ sys.dont_write_bytecode = False
 sys.pycache_prefix = str(Path(tempfile.gettempdir()) / "evse-conformance-pycache")   # python_env's
 
 import faker  # noqa: E402  (after the byte-code settings: its modules are cached too)
+import hypothesis.internal.observability  # noqa: E402, F401
 import pytest  # noqa: E402, F401
 
 from harness import plugin, report  # noqa: E402, F401
