@@ -10,7 +10,9 @@ was start-up that every run repeated. Imported first in the forkserver, this mod
   each session: xdist, benchmark, anyio, faker...) and what their session fixtures import (faker's
   locale providers);
 - compiles the report templates once (the Jinja environment keeps them);
-- imports hypothesis, which every session's end imports (its pytest plugin's terminal summary).
+- imports hypothesis, which every session's end imports (its pytest plugin's terminal summary);
+- loads and checks the OCPI schemas (the first OCPI exchange of every run did: a fifth of an OCPI fault
+  run's CPU), and builds their validators.
 """
 
 import sys
@@ -26,9 +28,12 @@ import hypothesis.internal.observability  # noqa: E402, F401
 import pytest  # noqa: E402, F401
 
 from harness import plugin, report  # noqa: E402, F401
+from harness.ocpi import schemas  # noqa: E402
 
 for entry_point in entry_points(group="pytest11"):
     entry_point.load()
 faker.Faker()   # what faker's autouse session fixture builds in every run
 for template in ("conformance.md.j2", "conformance.html.j2"):
     report._TEMPLATES.get_template(template)
+for name in schemas.names():   # the schemas, checked once, and each one's validator (they share a registry)
+    schemas.validate(name, {})
