@@ -42,7 +42,8 @@ def debug_run(tmp_path_factory, pki_dir):
         "-o", "junit_logging=all", f"--alluredir={out / 'allure'}", f"--junitxml={out / 'junit.xml'}",
         "--reports-dir", str(out / "reports")], timeout=600)
     assert completed.ret == 0, completed.stdout.str()[-4000:] + completed.stderr.str()[-2000:]
-    return outputs_of(completed.stdout.str() + completed.stderr.str(), out / "allure", out / "junit.xml", out / "reports")
+    return outputs_of(completed.stdout.str() + completed.stderr.str(), out / "allure", out / "junit.xml",
+                      out / "reports")
 
 
 def test_no_secret_of_the_profile_in_any_output(debug_run, pki_dir):

@@ -80,8 +80,8 @@ def test_security_profile_3_passes_against_the_standalone_reference(role, versio
             assert urls["OCPP URL"].startswith("wss://")
             where = ["--sut-url", urls["OCPP URL"]]
         play(tmp_path, [str(REPO / "suites" / "ocpp" / "security" / "test_SP3.py"), "--sut", role, *where,
-                        "--protocol", version, "--sut-profile", str(profile), "--reports-dir", str(tmp_path / "reports")],
-             timeout=300)
+                        "--protocol", version, "--sut-profile", str(profile),
+                        "--reports-dir", str(tmp_path / "reports")], timeout=300)
     results = json.loads((tmp_path / "reports" / "conformance.json").read_text())["results"]
     verdicts = {r["nodeid"]: r["verdict"] for r in results}
     passed = [nodeid for nodeid, verdict in verdicts.items() if verdict == "passed"]
