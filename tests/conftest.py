@@ -14,7 +14,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import hypothesis.internal.observability  # noqa: F401  (see below)
 import pytest
+
+# pytester's in-process runs (tests/plugin) forget every module imported during them, and each session
+# imports hypothesis at its end (its pytest plugin's terminal summary does): a second of CPU per run, spent
+# again in every run. Imported here, by the process that runs them, it stays.
 
 # The modules that take longest, first (the rest keep their order). Under pytest-xdist (``-n``) each is
 # one worker's unit (see pytest_cmdline_main): the interop waits on real clocks while the fault catalogs
@@ -53,9 +58,13 @@ def python_env() -> dict[str, str]:
     return env | {"PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "evse-conformance-pycache")}
 
 
-SELFCHECK_DIR = str(Path(__file__).resolve().parent / "selfcheck")
-if SELFCHECK_DIR not in sys.path:   # its secret scanner serves the operator tests too (tests/ is no package)
-    sys.path.insert(0, SELFCHECK_DIR)
+# tests/ is no package: these folders go on sys.path for the whole run (whatever the import mode). The secret
+# scanner of selfcheck/ serves the operator tests too; faults/suite_runner.py's warm suite runs serve the
+# self-checks and the interop; the catalogs are the top-level modules ``catalog``... everywhere, and so in
+# the runs suite_runner.py forks, whose ``--embedded-sut catalog:<Class>`` resolves.
+for folder in ("selfcheck", "faults"):
+    if str(TESTS / folder) not in sys.path:
+        sys.path.insert(0, str(TESTS / folder))
 
 FAULT = "fault"
 _caught: dict[str, dict[str, tuple[bool, str | None]]] = {}   # catalog → fault → (caught, known miss)

@@ -1,4 +1,5 @@
-"""The fault catalogs' suite runs, each a pytest session in a process of its own, started warm.
+"""The project's own suite runs, each a pytest session in a process of its own, started warm: the fault
+catalogs', and the self-checks' that need a session of their own but no interpreter of their own.
 
 A fault's run plays a handful of suite tests, on virtual time since the embedded run does: a fresh
 interpreter would spend longer importing the harness, pytest and their libraries than playing
@@ -34,10 +35,11 @@ OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly",
            # reasons from conformance.json, and pytest's long tracebacks, with their source, were most of a run's CPU
            "--tb=line")
 TIMED_OUT = 124   # the exit code of a run stopped at its time limit (as coreutils' timeout says it)
-# A run plays on virtual time: how long the kernel makes it wait changes nothing in it. The tests on the
-# real clock beside it under pytest-xdist (the interop's example SUTs, two-process runs) are judged by
-# their timeouts: the runs yield the cores to them (nice 5: a quarter of the weight of a process at 0).
-NICENESS = 5
+# A run that plays on virtual time (an embedded run): how long the kernel makes it wait changes nothing in
+# it. The tests on the real clock beside it under pytest-xdist (the interop's example SUTs, two-process
+# runs) are judged by their timeouts: the runs yield the cores to them (nice 5: a quarter of the weight of
+# a process at 0). A run against a SUT of its own process is on the real clock itself: it keeps nice 0.
+VIRTUAL_TIME, REAL_CLOCK = 5, 0
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
@@ -75,10 +77,14 @@ def _cores() -> int:
     return os.cpu_count() or 2
 
 
-def run(directory: Path, args: list[str], timeout: float) -> pytest.RunResult:
-    """pytest ``args`` played in ``directory`` in a worker; ``subprocess.TimeoutExpired`` when the
-    session outlives ``timeout`` seconds (counted from its start, not from its place in the queue)."""
-    code, seconds = _workers().submit(_play, str(directory), list(OPTIONS) + args, timeout).result()
+def run(directory: Path, args: list[str], timeout: float, niceness: int = VIRTUAL_TIME) -> pytest.RunResult:
+    """pytest ``args`` played in ``directory`` (its temporary files below it: sessions side by side must
+    not prune each other's) in a worker; ``subprocess.TimeoutExpired`` when the session outlives
+    ``timeout`` seconds (counted from its start, not from its place in the queue). Paths in ``args``
+    are absolute (the session finds its rootdir and conftest files from them)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    args = [*OPTIONS, f"--basetemp={directory / 'tmp'}", *args]
+    code, seconds = _workers().submit(_play, str(directory), args, timeout, niceness).result()
     if code == TIMED_OUT:
         raise subprocess.TimeoutExpired(["pytest", *args], timeout)
     return pytest.RunResult(code, _lines(directory / "stdout.txt"), _lines(directory / "stderr.txt"), seconds)
@@ -88,7 +94,7 @@ def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
-def _play(directory: str, args: list[str], timeout: float) -> tuple[int, float]:
+def _play(directory: str, args: list[str], timeout: float, niceness: int) -> tuple[int, float]:
     """In the worker: one pytest session in ``directory``, its output in stdout.txt and stderr.txt there.
     At ``timeout`` a KeyboardInterrupt stops the session (pytest ends it as interrupted)."""
     limit = {"reached": False}
@@ -98,7 +104,7 @@ def _play(directory: str, args: list[str], timeout: float) -> tuple[int, float]:
         raise KeyboardInterrupt
 
     started = time.monotonic()
-    os.nice(NICENESS)
+    os.nice(niceness)
     gc.freeze()   # what the forkserver imported is there to stay: pytest's collections at the end skip it
     os.chdir(directory)
     for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):

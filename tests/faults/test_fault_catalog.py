@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import suite_runner  # importable, like the catalogs: conftest.py puts this folder on sys.path
+import suite_runner  # importable, like the catalogs: tests/conftest.py puts this folder on sys.path
 from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, transport
 
 from harness.ocpp.versions import OcppVersion
@@ -43,7 +43,7 @@ def run_suites(directory: Path, nodeids, *options: str, timeout: float = RUN_TIM
     see suite_runner.py); return its RunResult and its verdicts by node id. A run that outlives
     ``timeout`` raises ``subprocess.TimeoutExpired``."""
     reports = directory / "reports"
-    result = suite_runner.run(directory, [f"--basetemp={directory / 'tmp'}", f"--reports-dir={reports}", *options,
+    result = suite_runner.run(directory, [f"--reports-dir={reports}", *options,
                                           *(str(REPO / nodeid) for nodeid in nodeids)], timeout)
     conformance = reports / "conformance.json"
     assert conformance.exists(), \

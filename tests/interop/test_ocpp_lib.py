@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import suite_runner
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -153,17 +154,18 @@ def example_command(target: Target, role: str, ocpp_port: int, actuator_port: in
             "--actuator-port", str(actuator_port), "--profile", str(REPO / target.profile_of(role))]
 
 
-def harness_command(target: Target, role: str, ocpp_port: int, actuator_port: int, reports: Path) -> list[str]:
+def harness_args(target: Target, role: str, ocpp_port: int, actuator_port: int, reports: Path) -> list[str]:
     where = ["--sut-url", f"ws://127.0.0.1:{ocpp_port}/ocpp"] if role == "csms" else \
         ["--listen", f"127.0.0.1:{ocpp_port}"]
-    suites = [f"suites/{folder}" for folder in target.suites]
-    return [sys.executable, "-m", "pytest", *suites, "-q", "-p", "no:cacheprovider",
-            "--sut", role, *where, "--protocol", target.protocol, "--sut-profile", target.profile_of(role),
-            "--actuator", "http", "--actuator-url", f"http://127.0.0.1:{actuator_port}", "--reports-dir", str(reports)]
+    suites = [str(REPO / "suites" / folder) for folder in target.suites]
+    return [*suites, "-q", "--sut", role, *where, "--protocol", target.protocol,
+            "--sut-profile", str(REPO / target.profile_of(role)), "--actuator", "http",
+            "--actuator-url", f"http://127.0.0.1:{actuator_port}", "--reports-dir", str(reports)]
 
 
 def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: int, env: dict[str, str]) -> Run:
-    """Start the example SUT, run the version's suites against it, stop it with SIGTERM."""
+    """Start the example SUT, run the version's suites against it, stop it with SIGTERM. The example is a
+    process of its own; the harness's run only a session of its own, forked warm (suite_runner.py)."""
     with open(tmp / "sut.log", "w+") as sut_log:
         process = subprocess.Popen(example_command(target, role, ocpp_port, actuator_port), cwd=REPO,
                                    stdout=sut_log, stderr=subprocess.STDOUT, text=True, env=env)
@@ -171,13 +173,14 @@ def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: in
             # the CSMS listens on both ports; the station only on its actuator port (it connects out)
             for port in ([ocpp_port] if role == "csms" else []) + [actuator_port]:
                 wait_for_port(port, process)
-            harness = subprocess.run(harness_command(target, role, ocpp_port, actuator_port, tmp / "reports"),
-                                     cwd=REPO, capture_output=True, text=True, timeout=240, env=env)
+            harness = suite_runner.run(tmp / "session", harness_args(target, role, ocpp_port, actuator_port,
+                                                                     tmp / "reports"),
+                                       timeout=240, niceness=suite_runner.REAL_CLOCK)
         finally:
             stop(process)
         sut_log.seek(0)
         sut_output = sut_log.read()
-    output = harness.stdout + harness.stderr
+    output = harness.stdout.str() + harness.stderr.str()
     summary = tmp / "reports" / "conformance.json"
     assert summary.exists(), f"the harness wrote no conformance summary:\n{output[-4000:]}"
     results = {r["nodeid"].removeprefix("suites/"): r for r in json.loads(summary.read_text())["results"]}

@@ -3,11 +3,10 @@ every role, and its reports carry the labels, a wire log per test, and no secret
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import suite_runner
 
 from harness.settings import reference_profile
 
@@ -15,18 +14,19 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def embedded_run(tmp_path_factory, python_env):
+def embedded_run(tmp_path_factory):
+    """`pytest suites` as a session of its own, forked warm (suite_runner.py): a session is all it needs of a
+    process. Its terminal output and temporary files stay in a directory apart from its reports."""
     out = tmp_path_factory.mktemp("embedded")
-    completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites", "-q", "-p", "no:cacheprovider",
-         f"--alluredir={out / 'allure'}", "--reports-dir", str(out / "reports"), f"--junitxml={out / 'junit.xml'}"],
-        cwd=REPO, capture_output=True, text=True, timeout=600, env=python_env)
+    completed = suite_runner.run(tmp_path_factory.mktemp("embedded-session"), [
+        str(REPO / "suites"), "-q", f"--alluredir={out / 'allure'}", "--reports-dir", str(out / "reports"),
+        f"--junitxml={out / 'junit.xml'}"], timeout=600)
     return completed, out
 
 
 def test_every_suite_passes_in_every_role(embedded_run):
     completed, out = embedded_run
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    assert completed.ret == 0, completed.stdout.str()[-4000:] + completed.stderr.str()[-2000:]
     summary = json.loads((out / "reports" / "conformance.json").read_text())
     assert summary["counts"]["failed"] == summary["counts"]["broken"] == summary["counts"]["skipped"] == 0
     played = {(r["role"], r["protocol"]) for r in summary["results"]}

@@ -8,11 +8,10 @@ and transport (token A and the tokens exchanged, over HTTPS too), security profi
 keys of the run's PKI). `-rA` and `junit_logging=all` put every test's
 captured log in the terminal and the JUnit file, so that each output carries the logs."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import suite_runner
 from reference_variant import write_reference_variant
 from secret_scan import Secret, key_material, leaks, outputs_of, secrets_of
 
@@ -31,19 +30,20 @@ def pki_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def debug_run(tmp_path_factory, python_env, pki_dir):
+def debug_run(tmp_path_factory, pki_dir):
+    """The slice as a session of its own, forked warm (suite_runner.py: a session is all it needs of a
+    process); its terminal output is searched as pytest wrote it, every test passed (no traceback in it)."""
     out = tmp_path_factory.mktemp("debug")
     # the built-in profile, its PKI kept where the check finds it
     profile = write_reference_variant(out / "reference-with-kept-pki.toml",
                                       ("[tls]\n", f"[tls]\nharness_pki = \"{pki_dir}\"\n"))
-    completed = subprocess.run(
-        [sys.executable, "-m", "pytest", *SLICE, "-q", "-p", "no:cacheprovider", "-rA", "--log-level=DEBUG",
-         "--sut-profile", str(profile),
-         "-o", "junit_logging=all", f"--alluredir={out / 'allure'}", f"--junitxml={out / 'junit.xml'}",
-         "--reports-dir", str(out / "reports")],
-        cwd=REPO, capture_output=True, text=True, timeout=600, env=python_env)
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
-    return outputs_of(completed.stdout + completed.stderr, out / "allure", out / "junit.xml", out / "reports")
+    completed = suite_runner.run(tmp_path_factory.mktemp("debug-session"), [
+        *(str(REPO / path) for path in SLICE), "-q", "-rA", "--log-level=DEBUG", "--sut-profile", str(profile),
+        "-o", "junit_logging=all", f"--alluredir={out / 'allure'}", f"--junitxml={out / 'junit.xml'}",
+        "--reports-dir", str(out / "reports")], timeout=600)
+    assert completed.ret == 0, completed.stdout.str()[-4000:] + completed.stderr.str()[-2000:]
+    return outputs_of(completed.stdout.str() + completed.stderr.str(), out / "allure", out / "junit.xml",
+                      out / "reports")
 
 
 def test_no_secret_of_the_profile_in_any_output(debug_run, pki_dir):

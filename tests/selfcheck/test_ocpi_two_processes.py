@@ -6,12 +6,11 @@ they run side by side."""
 
 import asyncio
 import json
-import subprocess
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import suite_runner
 
 from harness.reference.ocpi import EMSP, OcpiPeer, PeerIdentity
 from harness.transport.http import HttpClient, HttpServer
@@ -56,27 +55,28 @@ def test_registration_between_two_processes(standalone):
 
 
 def play_suites_against_the_standalone_peer(standalone, role: str, reports: Path,
-                                            env: dict[str, str]) -> subprocess.CompletedProcess:
-    """The OCPI suites with the standalone peer playing ``role`` as a real SUT (on the real clock)."""
+                                            session: Path) -> pytest.RunResult:
+    """The OCPI suites with the standalone peer playing ``role`` as a real SUT (on the real clock). The peer
+    is a process of its own; the harness's run only a session of its own, forked warm (suite_runner.py)."""
     with standalone(*peer_args(role), last="versions URL") as urls:
         versions_url = urls["versions URL"]
         base = versions_url.removesuffix("/ocpi/versions")
-        return subprocess.run(
-            [sys.executable, "-m", "pytest", "suites/ocpi", "-q", "-p", "no:cacheprovider", "--sut", role,
-             "--sut-url", versions_url, "--sut-profile", str(REPO / "harness" / "profiles" / "reference.toml"),
-             "--actuator", "http", "--actuator-url", f"{base}/actuator", "--reports-dir", str(reports)],
-            cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
+        return suite_runner.run(session, [
+            str(REPO / "suites" / "ocpi"), "-q", "--sut", role, "--sut-url", versions_url,
+            "--sut-profile", str(REPO / "harness" / "profiles" / "reference.toml"), "--actuator", "http",
+            "--actuator-url", f"{base}/actuator", "--reports-dir", str(reports)],
+            timeout=RUN_TIMEOUT, niceness=suite_runner.REAL_CLOCK)
 
 
 @pytest.fixture(scope="module")
-def suite_runs(tmp_path_factory, standalone, python_env) -> dict[str, tuple[Future, Path]]:
+def suite_runs(tmp_path_factory, standalone) -> dict[str, tuple[Future, Path]]:
     """Both roles' runs, started together: each mostly waits on the real clock, so they overlap."""
     with ThreadPoolExecutor(len(ROLES)) as pool:
         runs = {}
         for role in ROLES:
             reports = tmp_path_factory.mktemp(f"ocpi-{role}")
             runs[role] = pool.submit(play_suites_against_the_standalone_peer, standalone, role, reports,
-                                     python_env), reports
+                                     tmp_path_factory.mktemp(f"ocpi-{role}-session")), reports
         yield runs
 
 
@@ -85,7 +85,7 @@ def test_ocpi_suites_pass_against_the_standalone_peer(role, suite_runs):
     """The OCPI suites, run against the standalone peer as a real SUT, all pass."""
     future, reports = suite_runs[role]
     completed = future.result()
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    assert completed.ret == 0, completed.stdout.str()[-4000:] + completed.stderr.str()[-2000:]
     summary = json.loads((reports / "conformance.json").read_text())
     assert summary["counts"]["failed"] == summary["counts"]["broken"] == 0
     assert summary["counts"]["passed"] >= 25 and {r["role"] for r in summary["results"]} == {role}

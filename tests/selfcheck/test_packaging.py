@@ -58,12 +58,12 @@ def test_the_installed_wheel_runs_every_protocol_outside_the_repository(wheel, t
     work.mkdir()
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d", str(wheelhouse), str(wheel)],
                    check=True, timeout=300, capture_output=True)
-    venv.create(tmp_path / "venv", with_pip=True)
+    venv.create(tmp_path / "venv")   # without pip of its own (ensurepip costs seconds): this one installs into it
     python = str(tmp_path / "venv" / "bin" / "python")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")} | \
         {"PYTHONDONTWRITEBYTECODE": "1"}
-    subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--find-links", str(wheelhouse), str(wheel)],
-                   check=True, timeout=300, capture_output=True, env=env, cwd=work)
+    subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-index", "--find-links",
+                    str(wheelhouse), str(wheel)], check=True, timeout=300, capture_output=True, env=env, cwd=work)
     where = subprocess.run([python, "-c", "import harness.ocpi.schemas as s; print(s.__file__, len(s.names()))"],
                            capture_output=True, text=True, timeout=60, env=env, cwd=work, check=True).stdout.split()
     assert where[0].startswith(str(tmp_path / "venv")) and not where[0].startswith(str(REPO))

@@ -2,21 +2,20 @@
 conformance summary with every worker's results (before, the last worker to finish overwrote it)."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+import suite_runner
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = ["suites/ocpp2/datatransfer", "suites/ocpp16/datatransfer", "suites/ocpi/transport"]
 
 
 def run(tmp_path: Path, name: str, *options: str) -> dict:
-    completed = subprocess.run(
-        [sys.executable, "-m", "pytest", *SLICE, "-q", "-p", "no:cacheprovider", "--reports-dir", str(tmp_path / name),
-         *options], cwd=REPO, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    """The slice as a session of its own, forked warm (suite_runner.py): its workers under ``-n`` are
+    interpreters of their own all the same, started by pytest-xdist as in any run."""
+    completed = suite_runner.run(tmp_path / f"{name}-session", [
+        *(str(REPO / path) for path in SLICE), "-q", "--reports-dir", str(tmp_path / name), *options], timeout=300)
+    assert completed.ret == 0, completed.stdout.str()[-4000:] + completed.stderr.str()[-2000:]
     return json.loads((tmp_path / name / "conformance.json").read_text())
 
 

@@ -4,11 +4,10 @@ profile in harness/profiles/ — played, not skipped. It is also the control run
 records that name a profile (tests/faults/catalog.py, ``Fault.profile``)."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import suite_runner
 
 REPO = Path(__file__).resolve().parents[2]
 K01 = "suites/ocpp2/smartcharging/test_K01.py::test_profile_in_an_unsupported_unit_is_rejected"
@@ -18,28 +17,29 @@ VARIANTS = {
 }
 
 
-def _run(tmp_path: Path, env: dict, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
-    completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                "--reports-dir", str(tmp_path / "reports"), *args],
-                               cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
+def _run(tmp_path: Path, *tests: str, profile: str | None = None) -> tuple[pytest.RunResult, dict]:
+    """An embedded run of ``tests`` (below the repository), a session of its own forked warm."""
+    options = [f"--sut-profile={REPO / profile}"] if profile else []
+    completed = suite_runner.run(tmp_path / "session", ["--reports-dir", str(tmp_path / "reports"), *options,
+                                                        *(str(REPO / test) for test in tests)], timeout=300)
     conformance = tmp_path / "reports" / "conformance.json"
-    assert conformance.exists(), completed.stdout[-3000:] + completed.stderr[-2000:]
+    assert conformance.exists(), completed.stdout.str()[-3000:] + completed.stderr.str()[-2000:]
     return completed, json.loads(conformance.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-def test_variant_tests_pass_with_their_profile(tmp_path, python_env, variant):
+def test_variant_tests_pass_with_their_profile(tmp_path, variant):
     """With the variant profile the tests it is for are played and pass (none skipped)."""
     nodes = VARIANTS[variant]
-    completed, summary = _run(tmp_path, python_env, f"--sut-profile={REPO / variant}", *nodes)
+    completed, summary = _run(tmp_path, *nodes, profile=variant)
     verdicts = {r["nodeid"]: r["verdict"] for r in summary["results"]}
-    assert verdicts == dict.fromkeys(nodes, "passed"), completed.stdout[-4000:]
+    assert verdicts == dict.fromkeys(nodes, "passed"), completed.stdout.str()[-4000:]
 
 
-def test_the_built_in_embedded_run_leaves_them_out(tmp_path, python_env):
+def test_the_built_in_embedded_run_leaves_them_out(tmp_path):
     """Without the variant the embedded run deselects those tests: nothing of them is played or skipped."""
     nodes = [node for variant in VARIANTS.values() for node in variant]
-    completed, summary = _run(tmp_path, python_env, *{node.partition("::")[0] for node in nodes})
+    completed, summary = _run(tmp_path, *{node.partition("::")[0] for node in nodes})
     played = {r["nodeid"] for r in summary["results"]}
-    assert played and not played & set(nodes), completed.stdout[-3000:]
-    assert summary["counts"]["skipped"] == 0, completed.stdout[-3000:]
+    assert played and not played & set(nodes), completed.stdout.str()[-3000:]
+    assert summary["counts"]["skipped"] == 0, completed.stdout.str()[-3000:]

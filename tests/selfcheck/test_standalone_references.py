@@ -3,13 +3,11 @@
 is run against each over real sockets, driving it through the http actuator it serves."""
 
 import json
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import suite_runner
 from reference_variant import write_reference_variant
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,6 +21,13 @@ CASES = [
     ("cs", "ocpp1.6", "suites/ocpp16/datatransfer/test_DATA16.py::"
                       "test_data_transfer_to_central_system[cs-ocpp1.6-rejected]"),
 ]
+
+
+def play(tmp_path: Path, args: list[str], timeout: float) -> None:
+    """The harness's run against the reference: the reference is a process of its own, the run only a
+    session of its own, forked warm (suite_runner.py), on the real clock (the SUT is another process)."""
+    completed = suite_runner.run(tmp_path / "session", ["-q", *args], timeout, niceness=suite_runner.REAL_CLOCK)
+    assert completed.ret == 0, completed.stdout.str()[-4000:] + completed.stderr.str()[-2000:]
 
 
 def free_port() -> int:
@@ -44,12 +49,9 @@ def test_a_suite_test_passes_against_the_standalone_reference(role, version, tes
     with standalone(*command) as urls:
         if role == "csms":
             where = ["--sut-url", urls["OCPP URL"]]
-        completed = subprocess.run(
-            [sys.executable, "-m", "pytest", test, "-q", "-p", "no:cacheprovider", "--sut", role, *where,
-             "--protocol", version, "--sut-profile", str(profile), "--actuator", "http",
-             "--actuator-url", urls["actuator URL"], "--reports-dir", str(tmp_path)],
-            cwd=REPO, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+        play(tmp_path, [str(REPO / test), "--sut", role, *where, "--protocol", version, "--sut-profile", str(profile),
+                        "--actuator", "http", "--actuator-url", urls["actuator URL"], "--reports-dir", str(tmp_path)],
+             timeout=120)
     results = json.loads((tmp_path / "conformance.json").read_text())["results"]
     assert [(r["nodeid"], r["verdict"]) for r in results] == [(test, "passed")]
 
@@ -77,12 +79,9 @@ def test_security_profile_3_passes_against_the_standalone_reference(role, versio
         if role == "csms":
             assert urls["OCPP URL"].startswith("wss://")
             where = ["--sut-url", urls["OCPP URL"]]
-        completed = subprocess.run(
-            [sys.executable, "-m", "pytest", "suites/ocpp/security/test_SP3.py", "-q", "-p", "no:cacheprovider",
-             "--sut", role, *where, "--protocol", version, "--sut-profile", str(profile),
-             "--reports-dir", str(tmp_path / "reports")],
-            cwd=REPO, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+        play(tmp_path, [str(REPO / "suites" / "ocpp" / "security" / "test_SP3.py"), "--sut", role, *where,
+                        "--protocol", version, "--sut-profile", str(profile),
+                        "--reports-dir", str(tmp_path / "reports")], timeout=300)
     results = json.loads((tmp_path / "reports" / "conformance.json").read_text())["results"]
     verdicts = {r["nodeid"]: r["verdict"] for r in results}
     passed = [nodeid for nodeid, verdict in verdicts.items() if verdict == "passed"]
