@@ -116,16 +116,17 @@ class OcpiArena(Arena):
         certificate of the run's PKI and trust its root. A real SUT: its https server is verified against
         [tls] sut_ca (without it, the default trust store); the harness serves https when [ocpi] public_url
         is an https URL, a certificate from its PKI for [tls] server_names (default the URL's host)."""
-        pki = harness_pki(self.profile.tls_path("harness_pki"))
+        def pki():   # made only when something is served over https (a root key costs a good part of a second)
+            return harness_pki(self.profile.tls_path("harness_pki"))
         if self.embedded:
             if not self.options.https:
                 return None, None
-            return TlsEnd(trust=pki.root_path), TlsEnd(*pki.server(VALID, ("127.0.0.1", "localhost")))
+            return TlsEnd(trust=pki().root_path), TlsEnd(*pki().server(VALID, ("127.0.0.1", "localhost")))
         sut_ca, public = self.profile.tls_path("sut_ca"), self.options.public_url or ""
         served = None
         if urlsplit(public).scheme == "https":
             names = tuple(self.profile.get("tls.server_names") or (urlsplit(public).hostname,))
-            served = TlsEnd(*pki.server(VALID, names))
+            served = TlsEnd(*pki().server(VALID, names))
         return (TlsEnd(trust=sut_ca) if sut_ca else None), served
 
     # ------------------------------------------------------------------ setting up
