@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 
 from harness.errors import ConfigError, HarnessError, NotApplicable
+from harness.transport.http import default_trust
 
 if TYPE_CHECKING:
     from harness.actuators.manual import Terminal
@@ -57,7 +58,7 @@ class HttpActuator:
     async def perform(self, action: str, body: dict[str, Any]) -> None:
         url = f"{self.base_url}/{action}"
         try:
-            async with httpx.AsyncClient(timeout=self.timeout) as client:
+            async with httpx.AsyncClient(timeout=self.timeout, verify=default_trust()) as client:
                 response = await client.post(url, json=body)
         except httpx.HTTPError as error:
             raise ActuatorFailed(f"actuator {url} unreachable: {error!r}") from None

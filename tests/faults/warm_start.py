@@ -10,6 +10,7 @@ was start-up that every run repeated. Imported first in the forkserver, this mod
   each session: xdist, benchmark, anyio, faker...) and what their session fixtures import (faker's
   locale providers);
 - compiles the report templates once (the Jinja environment keeps them);
+- loads the CA bundle the harness's HTTP clients trust (`default_trust`), which every OCPI session used to load;
 - imports hypothesis, which every session's end imports (its pytest plugin's terminal summary);
 - loads and checks the OCPI schemas (the first OCPI exchange of every run did: a fifth of an OCPI fault
   run's CPU), and builds their validators.
@@ -29,11 +30,13 @@ import pytest  # noqa: E402, F401
 
 from harness import plugin, report  # noqa: E402, F401
 from harness.ocpi import schemas  # noqa: E402
+from harness.transport.http import default_trust  # noqa: E402
 
 for entry_point in entry_points(group="pytest11"):
     entry_point.load()
 faker.Faker()   # what faker's autouse session fixture builds in every run
 for template in ("conformance.md.j2", "conformance.html.j2"):
     report._TEMPLATES.get_template(template)
+default_trust()   # the CA bundle every OCPI session's HTTP client trusts (~60 ms to load)
 for name in schemas.names():   # the schemas, checked once, and each one's validator (they share a registry)
     schemas.validate(name, {})
