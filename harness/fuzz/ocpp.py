@@ -26,10 +26,10 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 
 from harness import clock
-from harness.fuzz.schema_data import FORMAT, OCCURRENCE, PROPERTY, TYPE, mutate, valid
+from harness.fuzz.schema_data import FORMAT, OCCURRENCE, PROPERTY, TYPE, largest, mutate, overlong, valid
 from harness.ocpp import schemas
 from harness.ocpp.versions import OcppVersion
-from harness.transport.ws import HISTORY_KEPT, VIOLATIONS_KEPT
+from harness.transport.ws import HISTORY_KEPT, MAX_FRAME, VIOLATIONS_KEPT
 
 OCCURRENCE_CODES = frozenset({"OccurrenceConstraintViolation", "OccurenceConstraintViolation"})
 FRAME, UNKNOWN_ACTION, WRONG_DIRECTION, NO_ID, UNKNOWN_TYPE, TOO_DEEP = (
@@ -123,12 +123,13 @@ class Frames:
 
     def warm_up(self) -> list[Frame]:
         """What a receiver keeps from here on is what a run measures: one broken CALL of every action it
-        takes (each validator it builds on first use is built), a payload nested to each depth the run
-        sends (the largest frames: the parser's and the allocator's high-water mark), as many valid CALLs
-        as a connection keeps exchanges, then frames until ``WARM_UP`` of them broke a rule (as many as
-        it keeps violations, and a margin for those it answers without keeping one)."""
-        frames = ([self._mutated(action) for action in self.takes] + [self._too_deep(depth) for depth in DEPTHS]
-                  + [self._harmless() for _ in range(HISTORY_KEPT)])
+        takes (each validator it builds on first use is built), the largest frame of each action and a
+        payload nested to each depth the run sends (the parser's, the validators' and the allocator's
+        high-water mark), as many valid CALLs as a connection keeps exchanges, then frames until
+        ``WARM_UP`` of them broke a rule (as many as it keeps violations, and a margin for those it
+        answers without keeping one)."""
+        frames = ([self._mutated(action) for action in self.takes] + [self._longest(action) for action in self.takes]
+                  + [self._too_deep(depth) for depth in DEPTHS] + [self._harmless() for _ in range(HISTORY_KEPT)])
         broken = 0
         while broken < WARM_UP:
             frames.append(self.next())
@@ -162,6 +163,22 @@ class Frames:
         else:
             payload, mutation = broken
             kind, what = mutation.kind, f"{mutation.what} at {mutation.path or '(payload)'}"
+        message_id = self._id()
+        return Frame(self._call(message_id, action, payload), self._error(kind, f"{action}: {what}", message_id))
+
+    def _longest(self, action: str) -> Frame:
+        """The largest frame the run can send for ``action`` within the frame limit a receiver reads: its
+        ``largest`` payload with an array one item too long (the first item repeated), the longest that
+        fits; an action without such an array sends its largest payload with an undefined property."""
+        root = self._roots[(action, "request")]
+        payload = largest(root)
+        fitting = [(payload, mutation) for payload, mutation in overlong(root, payload, self.rng)
+                   if len(self._call("fz-0000000", action, payload)) <= MAX_FRAME]
+        if not fitting:
+            payload, kind, what = {**payload, "fuzz": 1}, FORMAT, "undefined property fuzz"
+        else:
+            payload, mutation = max(fitting, key=lambda fit: len(json.dumps(fit[0])))
+            kind, what = mutation.kind, f"{mutation.what} at {mutation.path}"
         message_id = self._id()
         return Frame(self._call(message_id, action, payload), self._error(kind, f"{action}: {what}", message_id))
 

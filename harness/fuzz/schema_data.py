@@ -1,6 +1,8 @@
 """Payloads from the official OCPP JSON schemas: valid ones, and ones broken in exactly one way.
 
-``valid(schema, rng)`` builds a payload the schema accepts (every required field, some optional ones).
+``valid(schema, rng)`` builds a payload the schema accepts (every required field, some optional ones);
+``largest(schema)`` the largest of them (every optional field, each array and string as long as ``valid``
+makes it).
 ``mutate(schema, payload, rng)`` breaks it once — a required field removed, a field retyped, a string
 lengthened past its ``maxLength``, a value outside its enum or range, a date-time that is none, a
 property the class does not define, an array outside its item counts — and says which kind of fault
@@ -27,6 +29,7 @@ _DATE_TIME = "2024-05-01T12:00:00Z"
 _NOT_DATE_TIMES = ("yesterday", "2024-13-01T00:00:00Z", "2024-02-30T10:00:00Z", "12:00", "2024-05-01 25:61")
 OPTIONAL = 0.3   # the chance an optional property is present
 DEEPEST = 6      # levels of optional objects a valid payload goes into
+TOO_MANY = "too many items"
 
 
 def resolve(root: dict, schema: dict) -> dict:
@@ -68,6 +71,28 @@ def valid(root: dict, rng: random.Random, schema: dict | None = None, depth: int
     if kind == "boolean":
         return rng.random() < 0.5
     return None
+
+
+def largest(root: dict, schema: dict | None = None, depth: int = 0) -> Any:
+    """The largest value ``valid`` can build for ``schema``: every optional property (to ``DEEPEST`` levels),
+    each array and string as long as ``valid`` makes them, the longest enum value, the highest number."""
+    schema = resolve(root, root if schema is None else schema)
+    if "enum" in schema:
+        return max(schema["enum"], key=lambda value: len(str(value)))
+    kind = (_types(schema) or ("string",))[0]
+    if kind == "object":
+        required = schema.get("required", [])
+        return {name: largest(root, sub, depth + 1) for name, sub in schema.get("properties", {}).items()
+                if name in required or depth < DEEPEST}
+    if kind == "array":
+        low = schema.get("minItems", 0)
+        return [largest(root, schema.get("items", {}), depth + 1) for _ in range(max(min(schema.get("maxItems", low + 2), low + 2), 1))]
+    if kind == "string":
+        return _DATE_TIME if schema.get("format") == "date-time" else "x" * min(schema.get("maxLength", 20), 20)
+    if kind in ("integer", "number"):
+        low, high = schema.get("minimum", 0), schema.get("maximum", 100)
+        return int(max(low, high))
+    return False if kind == "boolean" else None
 
 
 @dataclass(frozen=True)
@@ -118,7 +143,7 @@ def _options(root: dict, site: _Site, value: Any) -> list[tuple[str, str]]:
             found.append((FORMAT, "unknown property"))
     if isinstance(value, list):
         if "maxItems" in schema:
-            found.append((OCCURRENCE, "too many items"))
+            found.append((OCCURRENCE, TOO_MANY))
         if schema.get("minItems", 0) >= 1:
             found.append((OCCURRENCE, "no items"))
     if isinstance(value, str):
@@ -137,11 +162,28 @@ def mutate(root: dict, payload: dict, rng: random.Random, *, null: bool = True) 
     """A copy of the valid ``payload`` broken in one way, and how (None: nothing in it can be broken).
     ``null=False``: a field is never retyped to null (where null counts as absent, as in OCPI)."""
     payload = copy.deepcopy(payload)
-    choices = [(site, option) for site in _sites(root, payload)
-               for option in _options(root, site, payload if site.parent is None else site.parent[site.key])]
-    if not choices:
-        return None
-    site, (kind, name) = rng.choice(choices)
+    choices = _choices(root, payload)
+    return _break(payload, *rng.choice(choices), rng, null) if choices else None
+
+
+def overlong(root: dict, payload: dict, rng: random.Random) -> list[tuple[dict, Mutation]]:
+    """Copies of the valid ``payload``, each with another of its arrays that have a ``maxItems`` one item too long."""
+    found = []
+    for index in range(sum(name == TOO_MANY for _, (_, name) in _choices(root, payload))):
+        copied = copy.deepcopy(payload)
+        found.append(_break(copied, *[choice for choice in _choices(root, copied) if choice[1][1] == TOO_MANY][index], rng))
+    return found
+
+
+def _choices(root: dict, payload: Any) -> list[tuple[_Site, tuple[str, str]]]:
+    return [(site, option) for site in _sites(root, payload)
+            for option in _options(root, site, payload if site.parent is None else site.parent[site.key])]
+
+
+def _break(payload: Any, site: _Site, option: tuple[str, str], rng: random.Random,
+           null: bool = True) -> tuple[dict, Mutation]:
+    """``payload`` with the value at ``site`` broken as ``option`` (kind, name) says, in place."""
+    kind, name = option
     value = payload if site.parent is None else site.parent[site.key]
     schema = site.schema
     if name == "retype":
@@ -158,7 +200,7 @@ def mutate(root: dict, payload: dict, rng: random.Random, *, null: bool = True) 
         field = "fuzz" + "".join(rng.choices(string.ascii_lowercase, k=6))
         value[field] = rng.choice(list(_SAMPLES.values()))
         return payload, Mutation(kind, f"undefined property {field}", site.path)
-    elif name == "too many items":
+    elif name == TOO_MANY:
         value.extend([value[0]] * (schema["maxItems"] + 1 - len(value)))
         what = f"{len(value)} items, at most {schema['maxItems']}"
     elif name == "no items":

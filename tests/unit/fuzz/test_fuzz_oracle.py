@@ -10,13 +10,13 @@ import pytest
 
 from harness.fuzz import ocpi as ocpi_fuzz
 from harness.fuzz.ocpp import CODES, DEPTHS, NO_ID, TOO_DEEP, Expect, Frames, handled_actions, judge
-from harness.fuzz.schema_data import OCCURRENCE, TYPE, mutate, valid
+from harness.fuzz.schema_data import OCCURRENCE, TYPE, mutate, overlong, valid
 from harness.ocpp import schemas
 from harness.ocpp.errors import KEYWORD_KIND
 from harness.ocpp.versions import OcppVersion
 from harness.reference.compose import references_for
 from harness.reference.ocpi.peer import KEPT
-from harness.transport.ws import HISTORY_KEPT, VIOLATIONS_KEPT
+from harness.transport.ws import HISTORY_KEPT, MAX_FRAME, VIOLATIONS_KEPT
 from harness.wire import PASSING_KEPT
 
 
@@ -61,6 +61,24 @@ def test_the_warm_up_reaches_every_bound_a_connection_keeps_and_sends_the_larges
     kinds = Counter(frame.expect.fault for frame in frames)
     assert kinds["valid"] >= HISTORY_KEPT and sum(kinds.values()) - kinds["valid"] >= VIOLATIONS_KEPT
     assert max(len(frame.data) for frame in frames if frame.expect.fault == TOO_DEEP) > 2 * max(DEPTHS)
+
+
+@pytest.mark.parametrize("receiver", ["csms", "cs"])
+def test_no_over_long_array_the_run_sends_is_larger_than_the_warm_ups_frame_of_its_action(receiver):
+    """The largest parse is the allocator's high-water mark: the warm-up must have made it before the baseline."""
+    csms, station = references_for(OcppVersion.V201)
+    takes, others = (csms, station) if receiver == "csms" else (station, csms)
+    frames = Frames(OcppVersion.V201, receiver, random.Random(4), takes=handled_actions(takes), others=handled_actions(others))
+    warm_up = {json.loads(frame.data)[2]: len(frame.data) for frame in map(frames._longest, frames.takes)}
+    rng, compared = random.Random(5), 0
+    for action in frames.takes:
+        root = schemas._schema(OcppVersion.V201, action, "request")
+        for _ in range(10):
+            for payload, mutation in overlong(root, valid(root, rng), rng):
+                size = len(frames._call("fz-1", action, payload))
+                assert size <= warm_up[action] or size > MAX_FRAME, (action, mutation, size, warm_up[action])
+                compared += 1
+    assert compared > 40 and max(warm_up.values()) > 100_000
 
 
 def test_the_oracle_wants_the_code_of_the_fault_with_the_frames_id():
