@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 from decimal import ROUND_FLOOR, Decimal
+from functools import lru_cache
 
 from hypothesis import given, settings, strategies as st
 
@@ -24,27 +25,48 @@ G = 900
 MAX, TXD, TX, EXT = Purpose.STATION_MAX, Purpose.TX_DEFAULT, Purpose.TX, Purpose.EXTERNAL
 FAST = settings(max_examples=150, deadline=None, database=None)
 EVSES = st.sampled_from([0, 1, 1, 2])   # EVSE 1 is where a transaction may run
+# Strategies are built once, here or cached: hypothesis validates and labels each strategy object it
+# meets, and building them anew inside every draw was most of these tests' time (the same draws either way).
+PHASES = st.sampled_from([None, 1, 2, 3])
+UNITS = st.sampled_from("AW")
+RECURRENCIES = st.sampled_from(Recurrency)
+ORDERS = st.permutations(range(8))
 
 
+@lru_cache(maxsize=None)
 def grid(lo: int, hi: int):
     return st.integers(lo, hi).map(lambda k: k * G)
 
 
+NO_DURATION_OR_GRID = st.one_of(st.none(), st.none(), grid(1, 192))
+VALIDITY = st.one_of(st.none(), st.none(), st.none(), grid(-288, 864))
+WINDOW = st.one_of(grid(1, 96), grid(97, 768))
+PURPOSES = {False: st.sampled_from([MAX, TXD, TXD, EXT]), True: st.sampled_from([MAX, TXD, TXD, EXT, TX, TX])}
+EVSES_OF = {TXD: st.sampled_from([0, 1, 2]), EXT: st.sampled_from([0, 1])}
+KINDS = {True: st.sampled_from([Kind.ABSOLUTE, Kind.RECURRING]),
+         False: st.sampled_from([Kind.ABSOLUTE, Kind.RECURRING, Kind.RELATIVE])}
+
+
+@lru_cache(maxsize=None)
+def schedules(kind: Kind, unit: str):
+    return _schedules(kind, unit)
+
+
 @st.composite
-def schedules(draw, kind: Kind, unit: str) -> ChargingSchedule:
+def _schedules(draw, kind: Kind, unit: str) -> ChargingSchedule:
     starts = [0]
     for _ in range(draw(st.integers(0, 3))):
         starts.append(starts[-1] + draw(grid(1, 48)))
     top = 630 if unit == "A" else 440_000
     periods = []
     for s in starts:
-        phases = draw(st.sampled_from([None, 1, 2, 3]))
+        phases = draw(PHASES)
         periods.append(SchedulePeriod(s, Decimal(draw(st.integers(0, top))) / 10, phases,
-                                      draw(st.sampled_from([None, 1, 2, 3])) if phases == 1 else None))
+                                      draw(PHASES) if phases == 1 else None))
     first = grid(-960, 192) if kind is Kind.RECURRING else grid(-192, 192)
     return ChargingSchedule(unit, tuple(periods), id=1,
                             start_schedule=None if kind is Kind.RELATIVE else at(draw(first)),
-                            duration=draw(st.one_of(st.none(), st.none(), grid(1, 192))))
+                            duration=draw(NO_DURATION_OR_GRID))
 
 
 @st.composite
@@ -54,18 +76,18 @@ def scenarios(draw):
     start = draw(grid(-96, 192))
     if draw(st.integers(0, 3)):
         station.transactions[1] = Transaction("tx-1", at(start - draw(grid(0, 192))))
-    stacks = {p: iter(draw(st.permutations(range(8)))) for p in Purpose}   # distinct per purpose: no clashes
+    stacks = {p: iter(draw(ORDERS)) for p in Purpose}   # distinct per purpose: no clashes
     installs = []
     for i in range(draw(st.integers(0, 7))):
-        purpose = draw(st.sampled_from([MAX, TXD, TXD, EXT] + ([TX, TX] if station.transactions else [])))
-        evse = {MAX: 0, TX: 1}.get(purpose, draw(st.sampled_from([0, 1, 2] if purpose is TXD else [0, 1])))
-        kind = draw(st.sampled_from([Kind.ABSOLUTE, Kind.RECURRING] + ([] if purpose is MAX else [Kind.RELATIVE])))
-        valid = [draw(st.one_of(st.none(), st.none(), st.none(), grid(-288, 864))) for _ in range(2)]
+        purpose = draw(PURPOSES[bool(station.transactions)])
+        evse = {MAX: 0, TX: 1}.get(purpose, draw(EVSES_OF[TXD if purpose is TXD else EXT]))
+        kind = draw(KINDS[purpose is MAX])
+        valid = [draw(VALIDITY) for _ in range(2)]
         installs.append((evse, ChargingProfile(
-            i + 1, next(stacks[purpose]), purpose, kind, (draw(schedules(kind, draw(st.sampled_from("AW")))),),
-            draw(st.sampled_from(Recurrency)) if kind is Kind.RECURRING else None,
+            i + 1, next(stacks[purpose]), purpose, kind, (draw(schedules(kind, draw(UNITS))),),
+            draw(RECURRENCIES) if kind is Kind.RECURRING else None,
             *(None if v is None else at(v) for v in valid), "tx-1" if purpose is TX else None)))
-    duration = draw(st.one_of(grid(1, 96), grid(97, 768)))
+    duration = draw(WINDOW)
     return station, installs, at(start), duration
 
 
