@@ -24,8 +24,6 @@ async def paid_start(arena: OcppArena, request: Exchange, start: int, rule: Rule
 
 
 # ------------------------------------------------------------------ the station's own terminal (C18-C23)
-CANCELED = "Canceled"   # PaymentStatusEnumType on the wire (the 2.1 schema); spec 001's prose writes "Cancelled"
-CANCELLING = ("StopAuthorized", "EVConnectTimeout")   # the triggers of a cancelled paid transaction (rule 1)
 
 class DirectPayment(RuleTable, namespace="direct_payment"):
     """The CSMS's side of every direct payment: the token accepted, each settlement outcome recorded; what

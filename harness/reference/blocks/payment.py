@@ -47,6 +47,7 @@ from harness import clock
 from harness.errors import PeerViolation
 from harness.ocpp import totp
 from harness.ocpp.meter16 import ENERGY
+from harness.ocpp.payment import CANCELED, CANCELLING
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, Block, now_iso
@@ -54,7 +55,6 @@ from harness.reference.model import EvseState
 from harness.reference.tokens import token_key
 
 DEFAULT_AMOUNT = 50.0   # what the terminal authorizes when neither the action nor the profile says
-CANCELLING = ("StopAuthorized", "EVConnectTimeout")   # Transaction event rule 1
 RECEIPTS = "https://receipts.reference.example/"
 
 
@@ -172,7 +172,7 @@ class PaymentStation2x(Block):
                 await self.end_transaction(state, reason, "Timeout" if reason == "EVConnectTimeout" else "Local")
             elif state.authorized is not None and token_key(state.authorized) == token_key(payment.id_token):
                 state.authorized = None
-            await self.notify_settlement(payment, "Canceled", 0.0, tx.id if tx is not None else None)
+            await self.notify_settlement(payment, CANCELED, 0.0, tx.id if tx is not None else None)
 
         self.background.spawn(cancel())
 

@@ -7,9 +7,10 @@ Transaction event rule 3). The actuator action ``cancel_payment`` stands for the
 """
 
 from harness.arena import CS
+from harness.ocpp.payment import CANCELED
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
-from harness.usecases.payment import CANCELED, DirectPayment, check_settlement, is_direct_payment, pay_at_terminal, settlement
+from harness.usecases.payment import DirectPayment, check_settlement, is_direct_payment, pay_at_terminal, settlement
 
 
 class C19(RuleTable):

@@ -14,9 +14,10 @@ it needs TxStartPoint Authorized and an EVConnectionTimeOut the profile does not
 import pytest
 
 from harness.arena import CS, CSMS
+from harness.ocpp.payment import CANCELED, CANCELLING
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
-from harness.usecases.payment import CANCELED, CANCELLING, DirectPayment, check_settlement, paid_transaction, settlement
+from harness.usecases.payment import DirectPayment, check_settlement, paid_transaction, settlement
 from harness.verdict import check_equal, check_in, require
 
 
