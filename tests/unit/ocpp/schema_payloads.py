@@ -52,6 +52,9 @@ class PayloadStrategies:
 
     def __init__(self, root: dict, version: OcppVersion):
         self.root, self.version = root, version
+        # a node's faulty strategy, built once: hypothesis validates each strategy object it meets, and
+        # building the node's anew at every draw (its whole subtree) was most of a test's time
+        self._faulty: dict[tuple[int, int], st.SearchStrategy[Any]] = {}
 
     def resolve(self, node: dict) -> dict:
         while "$ref" in node:
@@ -66,7 +69,11 @@ class PayloadStrategies:
         valid = self.valid(node, faults, depth)
         if not faults:
             return valid
-        return st.integers(1, FAULT_ODDS).flatmap(lambda n: self.faulty(node, depth) if n == 1 else valid)
+        key = (id(node), depth)
+        if key not in self._faulty:
+            self._faulty[key] = self.faulty(node, depth)
+        faulty = self._faulty[key]
+        return st.integers(1, FAULT_ODDS).flatmap(lambda n: faulty if n == 1 else valid)
 
     # ------------------------------------------------------------------ valid
     def valid(self, node: dict, faults: bool, depth: int) -> st.SearchStrategy[Any]:
