@@ -172,12 +172,12 @@ class Frames:
         fits; an action without such an array sends its largest payload with an undefined property."""
         root = self._roots[(action, "request")]
         payload = largest(root)
-        fitting = [(payload, mutation) for payload, mutation in overlong(root, payload, self.rng)
-                   if len(self._call("fz-0000000", action, payload)) <= MAX_FRAME]
-        if not fitting:
+        fitting = next(((payload, mutation) for payload, mutation in overlong(root, payload, self.rng)
+                        if len(self._call("fz-0000000", action, payload)) <= MAX_FRAME), None)
+        if fitting is None:
             payload, kind, what = {**payload, "fuzz": 1}, FORMAT, "undefined property fuzz"
         else:
-            payload, mutation = max(fitting, key=lambda fit: len(json.dumps(fit[0])))
+            payload, mutation = fitting
             kind, what = mutation.kind, f"{mutation.what} at {mutation.path}"
         message_id = self._id()
         return Frame(self._call(message_id, action, payload), self._error(kind, f"{action}: {what}", message_id))

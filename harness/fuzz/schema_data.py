@@ -13,8 +13,10 @@ name, so it comes from the mutation made, never from a validator's reading of th
 from __future__ import annotations
 
 import copy
+import json
 import random
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,13 +168,16 @@ def mutate(root: dict, payload: dict, rng: random.Random, *, null: bool = True) 
     return _break(payload, *rng.choice(choices), rng, null) if choices else None
 
 
-def overlong(root: dict, payload: dict, rng: random.Random) -> list[tuple[dict, Mutation]]:
-    """Copies of the valid ``payload``, each with another of its arrays that have a ``maxItems`` one item too long."""
-    found = []
-    for index in range(sum(name == TOO_MANY for _, (_, name) in _choices(root, payload))):
+def overlong(root: dict, payload: dict, rng: random.Random) -> Iterator[tuple[dict, Mutation]]:
+    """Copies of the valid ``payload``, each with another of its arrays that have a ``maxItems`` one item too
+    long (its first item repeated), made one at a time: the one that lengthens the payload most first."""
+    def growth(site: _Site) -> int:
+        items = site.parent[site.key] if site.parent is not None else payload
+        return (site.schema["maxItems"] + 1 - len(items)) * (len(json.dumps(items[0], default=str)) + 2)
+    arrays = [site for site, (_, name) in _choices(root, payload) if name == TOO_MANY]
+    for index in sorted(range(len(arrays)), key=lambda index: -growth(arrays[index])):
         copied = copy.deepcopy(payload)
-        found.append(_break(copied, *[choice for choice in _choices(root, copied) if choice[1][1] == TOO_MANY][index], rng))
-    return found
+        yield _break(copied, *[choice for choice in _choices(root, copied) if choice[1][1] == TOO_MANY][index], rng)
 
 
 def _choices(root: dict, payload: Any) -> list[tuple[_Site, tuple[str, str]]]:
