@@ -34,6 +34,12 @@ OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly",
            # a failure's traceback in one line, its reason (the plugin's words): the checks read verdicts and
            # reasons from conformance.json, and pytest's long tracebacks, with their source, were most of a run's CPU
            "--tb=line")
+# A run that plays suite tests only for their verdicts (the fault catalogs, the hostile gallery, the verdict
+# classes) goes without the plugins no suite test uses, and without assertion rewriting: no suite test
+# asserts, each judges through its rule table's verifiers (tests/unit/test_rule_tables.py). A tenth of
+# such a run's CPU. The self-checks' runs keep every plugin: they are the runs a user starts.
+VERDICTS_ONLY = ("--assert=plain", *(f"-pno:{name}" for name in (
+    "locust", "benchmark", "hypothesispytest", "xdist", "xdist.looponfail", "faker", "anyio")))
 TIMED_OUT = 124   # the exit code of a run stopped at its time limit (as coreutils' timeout says it)
 # A run that plays on virtual time (an embedded run): how long the kernel makes it wait changes nothing in
 # it. The tests on the real clock beside it under pytest-xdist (the interop's example SUTs, two-process
@@ -77,13 +83,15 @@ def _cores() -> int:
     return os.cpu_count() or 2
 
 
-def run(directory: Path, args: list[str], timeout: float, niceness: int = VIRTUAL_TIME) -> pytest.RunResult:
+def run(directory: Path, args: list[str], timeout: float, niceness: int = VIRTUAL_TIME, *,
+        verdicts_only: bool = False) -> pytest.RunResult:
     """pytest ``args`` played in ``directory`` (its temporary files below it: sessions side by side must
     not prune each other's) in a worker; ``subprocess.TimeoutExpired`` when the session outlives
     ``timeout`` seconds (counted from its start, not from its place in the queue). Paths in ``args``
-    are absolute (the session finds its rootdir and conftest files from them)."""
+    are absolute (the session finds its rootdir and conftest files from them). ``verdicts_only``: see
+    ``VERDICTS_ONLY``."""
     directory.mkdir(parents=True, exist_ok=True)
-    args = [*OPTIONS, f"--basetemp={directory / 'tmp'}", *args]
+    args = [*OPTIONS, *(VERDICTS_ONLY if verdicts_only else ()), f"--basetemp={directory / 'tmp'}", *args]
     code, seconds = _workers().submit(_play, str(directory), args, timeout, niceness).result()
     if code == TIMED_OUT:
         raise subprocess.TimeoutExpired(["pytest", *args], timeout)

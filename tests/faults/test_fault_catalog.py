@@ -44,7 +44,7 @@ def run_suites(directory: Path, nodeids, *options: str, timeout: float = RUN_TIM
     ``timeout`` raises ``subprocess.TimeoutExpired``."""
     reports = directory / "reports"
     result = suite_runner.run(directory, [f"--reports-dir={reports}", *options,
-                                          *(str(REPO / nodeid) for nodeid in nodeids)], timeout)
+                                          *(str(REPO / nodeid) for nodeid in nodeids)], timeout, verdicts_only=True)
     conformance = reports / "conformance.json"
     assert conformance.exists(), \
         f"the suite run wrote no conformance.json:\n{result.stdout.str()[-3000:]}{result.stderr.str()[-2000:]}"

@@ -97,6 +97,14 @@ def test_every_verifier_call_names_a_rule_not_a_string(path):
     assert not literal, f"{path.relative_to(REPO)}: a rule given as text at lines {literal}; name a row of a RuleTable"
 
 
+@pytest.mark.parametrize("path", sorted((REPO / "suites").rglob("*.py")), ids=lambda p: str(p.relative_to(REPO)))
+def test_a_suite_judges_through_its_rules_never_a_bare_assert(path):
+    """A bare assert fails a test without a rule id (and the fault catalogs play the suites without
+    assertion rewriting: tests/faults/suite_runner.py VERDICTS_ONLY)."""
+    asserts = [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Assert)]
+    assert not asserts, f"{path.relative_to(REPO)}: assert at lines {asserts}; judge through a verifier and a rule"
+
+
 # ---------------------------------------------------------------------------- blame only what the SUT sent
 class Sides(RuleTable, namespace="test.sides"):
     station = must("spec 999 §5", "the station accepts", by="cs")
