@@ -65,6 +65,17 @@ async def _reconnected(ocpp, before: int):
     return connection
 
 
+def _transaction_ids(ocpp, started) -> set[int]:
+    """The ids the central system gave the transaction: its StartTransaction's, and the answer's to the same
+    StartTransaction sent again. The outage may close the link while the first answer is still on its way:
+    the charge point never got it, and rightly sends the StartTransaction again once back online (the same
+    timestamp, a new transactionId). Reading taken: either id is the transaction's."""
+    return {transaction_id(e) for e in ocpp.link.history
+            if e.incoming and e.action == "StartTransaction" and e.answered and e.response is not None
+            and e.request["timestamp"] == started.request["timestamp"]
+            and e.request["connectorId"] == started.request["connectorId"]} | {transaction_id(started)}
+
+
 @checks(Core16.authorize, Core16.start, OFFLINE16.reconnects, OFFLINE16.delivered, OFFLINE16.in_order,
         OFFLINE16.processed, OFFLINE16.no_boot, cs=TC("TC_038_CS"))
 @needs(tagged("Accepted"))
@@ -89,7 +100,6 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
         return
     await configure_charge_point(ocpp, {"MeterValueSampleInterval": "1"})
     started = await start(ocpp, token, connector)
-    tx_id = transaction_id(started)
     before = ocpp.connections()
     await ocpp.cut()
     await asyncio.sleep(2.5)   # offline, the charge point samples (interval 1 s): its queue grows
@@ -97,11 +107,13 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
     await asyncio.sleep(0.5)   # the StopTransaction joins the queue while the link is still down
     await ocpp.restore()
     await _reconnected(ocpp, before)
-    stop = await ocpp.expect("StopTransaction", sender=CS, after=0, where=lambda p: p["transactionId"] == tx_id,
-                             rule=OFFLINE16.delivered)
+
+    def ours(payload: dict) -> bool:
+        return payload.get("transactionId") in _transaction_ids(ocpp, started)
+    stop = await ocpp.expect("StopTransaction", sender=CS, after=0, where=ours, rule=OFFLINE16.delivered)
     await asyncio.sleep(ocpp.timeouts.quiet)   # what the charge point still sends after it
     queued = [e for e in ocpp.link.history if e.incoming and e.action in ("MeterValues", "StopTransaction")
-              and e.request.get("transactionId") == tx_id]
+              and ours(e.request)]
     late = [e.action for e in queued[queued.index(stop) + 1:]]
     require(not late, OFFLINE16.in_order, "MeterValues of the transaction came after its StopTransaction",
             expected="StopTransaction last", actual=[e.action for e in queued])
