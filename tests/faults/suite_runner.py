@@ -47,19 +47,24 @@ TIMED_OUT = 124   # the exit code of a run stopped at its time limit (as coreuti
 # a process at 0). A run against a SUT of its own process is on the real clock itself: it keeps nice 0.
 VIRTUAL_TIME, REAL_CLOCK = 5, 0
 
+# Runs on the real clock at a time, in a pool of their own: each mostly waits on its SUT's process (the
+# interop's four runs against the example SUTs go side by side), while the runs on virtual time compute.
+REAL_CLOCK_RUNS = 4
+
 _lock = threading.Lock()
-_pool: ProcessPoolExecutor | None = None
+_pools: dict[bool, ProcessPoolExecutor] = {}   # by "on the real clock"
 
 
-def _workers() -> ProcessPoolExecutor:
-    global _pool
+def _workers(real_clock: bool) -> ProcessPoolExecutor:
     with _lock:
-        if _pool is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(PRELOAD)
+        if not _pools:
+            multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
             _start_forkserver()
-            _pool = ProcessPoolExecutor(_cores(), mp_context=context, max_tasks_per_child=1)
-        return _pool
+        if real_clock not in _pools:
+            _pools[real_clock] = ProcessPoolExecutor(REAL_CLOCK_RUNS if real_clock else _cores(),
+                                                     mp_context=multiprocessing.get_context("forkserver"),
+                                                     max_tasks_per_child=1)
+        return _pools[real_clock]
 
 
 def _start_forkserver() -> None:
@@ -92,7 +97,7 @@ def run(directory: Path, args: list[str], timeout: float, niceness: int = VIRTUA
     ``VERDICTS_ONLY``."""
     directory.mkdir(parents=True, exist_ok=True)
     args = [*OPTIONS, *(VERDICTS_ONLY if verdicts_only else ()), f"--basetemp={directory / 'tmp'}", *args]
-    code, seconds = _workers().submit(_play, str(directory), args, timeout, niceness).result()
+    code, seconds = _workers(niceness == REAL_CLOCK).submit(_play, str(directory), args, timeout, niceness).result()
     if code == TIMED_OUT:
         raise subprocess.TimeoutExpired(["pytest", *args], timeout)
     return pytest.RunResult(code, _lines(directory / "stdout.txt"), _lines(directory / "stderr.txt"), seconds)

@@ -34,6 +34,13 @@ class Target:
     profile: str                  # profiles/<profile with {role}>
     deviations: dict[str, dict[str, str]]   # role → test (below suites/) → a substring of its failure
     findings: dict[str, dict[str, str]] = field(default_factory=dict)   # role → test → a substring of a finding
+    # the suites in runs side by side, each against an example SUT of its own: on the real clock a run takes
+    # as long as its waits add up (the 1.6 charge point's ~100 s in one run); () is one run of ``suites``
+    shards: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def runs(self) -> tuple[tuple[str, ...], ...]:
+        return self.shards or (self.suites,)
 
     def profile_of(self, role: str) -> str:
         return "profiles/" + self.profile.format(role=role)
@@ -92,7 +99,11 @@ OCPP16 = Target(
                  f"{MALFORMED}[csms-ocpp1.6-extra]": FORMAT_VIOLATION_ON_16},
         "cs": {f"{MALFORMED}[cs-ocpp1.6-extra]": FORMAT_VIOLATION_ON_16},
     },
-    findings=in_both_roles(malformed_findings("ocpp1.6")))
+    findings=in_both_roles(malformed_findings("ocpp1.6")),
+    shards=(("ocpp16/transactions", "ocpp/transport", "ocpp16/boot", "ocpp16/unlock", "ocpp16/security",
+             "ocpp16/firmware", "ocpp16/reservation", "ocpp16/smartcharging", "ocpp16/trigger"),
+            ("ocpp16/datatransfer", "ocpp16/availability", "ocpp16/authorization", "ocpp16/configuration",
+             "ocpp16/remote", "ocpp16/reset", "ocpp16/meter")))
 
 TARGETS = {(t.protocol, role): t for t in (OCPP201, OCPP16) for role in ("csms", "cs")}
 
@@ -103,8 +114,15 @@ class Run:
     role: str
     results: dict[str, dict]            # test (below suites/) → its conformance.json entry
     harness_output: str
-    sut_output: str
-    sut_returncode: int | None
+    sut_outputs: list[str]              # of each example SUT (one per shard)
+    sut_returncodes: list[int | None]
+
+    @classmethod
+    def joined(cls, shards: list["Run"]) -> "Run":
+        first = shards[0]
+        return cls(first.target, first.role, {test: r for run in shards for test, r in run.results.items()},
+                   "\n".join(run.harness_output for run in shards), [o for run in shards for o in run.sut_outputs],
+                   [c for run in shards for c in run.sut_returncodes])
 
     def where(self, verdict: str) -> dict[str, dict]:
         return {test: r for test, r in self.results.items() if r["verdict"] == verdict}
@@ -154,18 +172,20 @@ def example_command(target: Target, role: str, ocpp_port: int, actuator_port: in
             "--actuator-port", str(actuator_port), "--profile", str(REPO / target.profile_of(role))]
 
 
-def harness_args(target: Target, role: str, ocpp_port: int, actuator_port: int, reports: Path) -> list[str]:
+def harness_args(target: Target, role: str, folders: tuple[str, ...], ocpp_port: int, actuator_port: int,
+                 reports: Path) -> list[str]:
     where = ["--sut-url", f"ws://127.0.0.1:{ocpp_port}/ocpp"] if role == "csms" else \
         ["--listen", f"127.0.0.1:{ocpp_port}"]
-    suites = [str(REPO / "suites" / folder) for folder in target.suites]
+    suites = [str(REPO / "suites" / folder) for folder in folders]
     return [*suites, "-q", "--sut", role, *where, "--protocol", target.protocol,
             "--sut-profile", str(REPO / target.profile_of(role)), "--actuator", "http",
             "--actuator-url", f"http://127.0.0.1:{actuator_port}", "--reports-dir", str(reports)]
 
 
-def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: int, env: dict[str, str]) -> Run:
-    """Start the example SUT, run the version's suites against it, stop it with SIGTERM. The example is a
-    process of its own; the harness's run only a session of its own, forked warm (suite_runner.py)."""
+def play(target: Target, role: str, folders: tuple[str, ...], tmp: Path, ocpp_port: int, actuator_port: int,
+         env: dict[str, str]) -> Run:
+    """Start the example SUT, run the version's suites in ``folders`` against it, stop it with SIGTERM. The
+    example is a process of its own; the harness's run only a session of its own, forked warm (suite_runner.py)."""
     with open(tmp / "sut.log", "w+") as sut_log:
         process = subprocess.Popen(example_command(target, role, ocpp_port, actuator_port), cwd=REPO,
                                    stdout=sut_log, stderr=subprocess.STDOUT, text=True, env=env)
@@ -173,7 +193,7 @@ def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: in
             # the CSMS listens on both ports; the station only on its actuator port (it connects out)
             for port in ([ocpp_port] if role == "csms" else []) + [actuator_port]:
                 wait_for_port(port, process)
-            harness = suite_runner.run(tmp / "session", harness_args(target, role, ocpp_port, actuator_port,
+            harness = suite_runner.run(tmp / "session", harness_args(target, role, folders, ocpp_port, actuator_port,
                                                                      tmp / "reports"),
                                        timeout=240, niceness=suite_runner.REAL_CLOCK)
         finally:
@@ -184,30 +204,39 @@ def play(target: Target, role: str, tmp: Path, ocpp_port: int, actuator_port: in
     summary = tmp / "reports" / "conformance.json"
     assert summary.exists(), f"the harness wrote no conformance summary:\n{output[-4000:]}"
     results = {r["nodeid"].removeprefix("suites/"): r for r in json.loads(summary.read_text())["results"]}
-    return Run(target, role, results, output, sut_output, process.returncode)
+    return Run(target, role, results, output, [sut_output], [process.returncode])
 
 
-# Runs side by side: a real SUT keeps the harness on the real clock, where a run mostly waits. Two at
-# a time, longest first (the 1.6 charge point's): more would start so many interpreters at once that
-# an example SUT on a busy machine misses its start-up time (wait_for_port).
-PARALLEL = 2
-LONGEST_FIRST = [("ocpp1.6", "cs")] + [key for key in TARGETS if key != ("ocpp1.6", "cs")]
+# Runs side by side: a real SUT keeps the harness on the real clock, where a run mostly waits. All four
+# at once (suite_runner.REAL_CLOCK_RUNS), longest first (the 1.6 charge point's): the harness's runs are
+# forked warm, so only the example SUTs start interpreters (each waits up to 15 s for its ports).
+PARALLEL = 4
+LONGEST_FIRST = [("ocpp1.6", "cs"), ("ocpp1.6", "csms")] + [key for key in TARGETS if key[0] != "ocpp1.6"]
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, python_env) -> dict[tuple[str, str], Future]:
-    """Every (version, role) run, all submitted at once (see PARALLEL)."""
-    ports = iter(free_ports(2 * len(TARGETS)))
+def runs(tmp_path_factory, python_env) -> dict[tuple[str, str], list[Future]]:
+    """Every (version, role) run, in its shards, all submitted at once (see PARALLEL)."""
+    ports = iter(free_ports(2 * sum(len(TARGETS[key].runs) for key in TARGETS)))
     with ThreadPoolExecutor(PARALLEL) as pool:
-        yield {(protocol, role): pool.submit(play, TARGETS[protocol, role], role,
-                                             tmp_path_factory.mktemp(f"interop-{protocol}-{role}"),
-                                             next(ports), next(ports), python_env)
+        yield {(protocol, role): [pool.submit(play, TARGETS[protocol, role], role, folders,
+                                              tmp_path_factory.mktemp(f"interop-{protocol}-{role}-{shard}"),
+                                              next(ports), next(ports), python_env)
+                                  for shard, folders in enumerate(TARGETS[protocol, role].runs)]
                for protocol, role in LONGEST_FIRST}
 
 
 @pytest.fixture(scope="module", params=list(TARGETS), ids=[f"{p}-{r}" for p, r in TARGETS])
 def run(request, runs) -> Run:
-    return runs[request.param].result()
+    return Run.joined([shard.result() for shard in runs[request.param]])
+
+
+@pytest.mark.parametrize("example", [OCPP201, OCPP16], ids=lambda example: example.protocol)
+def test_the_shards_play_every_suite_file_once(example):
+    def files(folders):
+        return [path for folder in folders for path in sorted((REPO / "suites" / folder).rglob("test_*.py"))]
+    played = [path for shard in example.runs for path in files(shard)]
+    assert sorted(played) == sorted(files(example.suites)) and len(set(played)) == len(played)
 
 
 def test_no_test_is_broken(run):
@@ -240,8 +269,9 @@ def test_the_library_deviations_are_reported_as_findings(run):
 
 
 def test_the_example_prints_its_urls_and_stops_cleanly(run):
-    assert "actuator listening on http://127.0.0.1:" in run.sut_output, run.sut_output[-2000:]
-    assert ("CSMS listening on ws://127.0.0.1:" if run.role == "csms" else "connecting to ws://127.0.0.1:") \
-        in run.sut_output, run.sut_output[-2000:]
-    assert run.sut_returncode == 0 and run.sut_output.rstrip().endswith("stopped"), \
-        f"SIGTERM did not stop the example cleanly (exit {run.sut_returncode}):\n{run.sut_output[-2000:]}"
+    for sut_output, sut_returncode in zip(run.sut_outputs, run.sut_returncodes):
+        assert "actuator listening on http://127.0.0.1:" in sut_output, sut_output[-2000:]
+        assert ("CSMS listening on ws://127.0.0.1:" if run.role == "csms" else "connecting to ws://127.0.0.1:") \
+            in sut_output, sut_output[-2000:]
+        assert sut_returncode == 0 and sut_output.rstrip().endswith("stopped"), \
+            f"SIGTERM did not stop the example cleanly (exit {sut_returncode}):\n{sut_output[-2000:]}"
