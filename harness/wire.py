@@ -75,6 +75,9 @@ class Redactor:
         self._passing: dict[str, set[str]] = {}   # values a peer named in passing -> their forms, newest last
         self._lock = threading.Lock()
         self._masks: _Masks | None = _Masks([], None)   # None: made again when next used
+        # the last text redacted, with the masks it was redacted by and the result: each of pytest's log
+        # handlers (live, file, captured) formats a record, and passes the same text here in turn
+        self._last: tuple[_Masks, str, str] | None = None
 
     def register(self, secret: str | bytes | None, *, identity: str | None = None, passing: bool = False) -> None:
         """The secret raw, in hex (either case), in base64 (standard or urlsafe, padded or not), and
@@ -128,12 +131,17 @@ class Redactor:
     def redact(self, text: str) -> str:
         if not text:
             return text
-        text = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + " " + MASK, text)
-        text = _KEY_VALUE.sub(lambda m: m.group(1) + MASK, text)
-        masks = self._current()
-        for secret in masks.in_text(text):
-            text = text.replace(secret, MASK)
-        return masks.pins.sub(MASK, text) if masks.pins is not None else text
+        masks, last = self._current(), self._last
+        if last is not None and last[0] is masks and last[1] == text:
+            return last[2]
+        redacted = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + " " + MASK, text)
+        redacted = _KEY_VALUE.sub(lambda m: m.group(1) + MASK, redacted)
+        for secret in masks.in_text(redacted):
+            redacted = redacted.replace(secret, MASK)
+        if masks.pins is not None:
+            redacted = masks.pins.sub(MASK, redacted)
+        self._last = (masks, text, redacted)
+        return redacted
 
     def clear(self) -> None:
         with self._lock:
@@ -141,6 +149,7 @@ class Redactor:
             self._pins.clear()
             self._passing.clear()
             self._masks = _Masks([], None)
+            self._last = None
 
 
 REDACTOR = Redactor()
@@ -156,7 +165,7 @@ class RedactingFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         if isinstance(record.args, tuple) and any(map(_elided, record.args)):
-            record = logging.makeLogRecord(record.__dict__ | {"args": tuple(map(_redacted_whole, record.args))})
+            record = _redacted_copy(record)
         return REDACTOR.redact(self.inner.format(record))
 
 
@@ -164,6 +173,18 @@ def _elided(argument: object) -> bool:
     """A websockets frame shows only the start and the end of its payload: a secret cut in two there
     is no longer one the redactor recognises, so the payload is redacted whole first."""
     return dataclasses.is_dataclass(argument) and isinstance(getattr(argument, "data", None), (bytes, bytearray))
+
+
+def _redacted_copy(record: logging.LogRecord) -> logging.LogRecord:
+    """The record with its frames redacted whole, made once for all the handlers that format it (kept on
+    it, with the masks it was made by: a secret registered since makes it again)."""
+    masks = REDACTOR._current()
+    made = record.__dict__.get("_evse_redacted")
+    if made is None or made[0] is not masks:
+        made = (masks, logging.makeLogRecord(record.__dict__ | {"args": tuple(map(_redacted_whole, record.args)),
+                                                                 "_evse_redacted": None}))
+        record._evse_redacted = made
+    return made[1]
 
 
 def _redacted_whole(argument: object) -> object:

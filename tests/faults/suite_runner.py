@@ -12,16 +12,22 @@ no longer wait).
 
 from __future__ import annotations
 
+import concurrent.futures.process  # noqa: F401  (see below)
 import gc
 import multiprocessing
 import multiprocessing.forkserver
+# what a pool imports when it first starts a worker, imported with this module: pytester forgets every module a
+# test imported, and a pool made in one test would then meet classes of another import in the next
+import multiprocessing.popen_forkserver  # noqa: F401
+import multiprocessing.queues  # noqa: F401
+import multiprocessing.synchronize  # noqa: F401
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -94,22 +100,31 @@ def run(directory: Path, args: list[str], timeout: float, niceness: int = VIRTUA
     not prune each other's) in a worker; ``subprocess.TimeoutExpired`` when the session outlives
     ``timeout`` seconds (counted from its start, not from its place in the queue). Paths in ``args``
     are absolute (the session finds its rootdir and conftest files from them). ``verdicts_only``: see
-    ``VERDICTS_ONLY``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    args = [*OPTIONS, *(VERDICTS_ONLY if verdicts_only else ()), f"--basetemp={directory / 'tmp'}", *args]
-    code, seconds = _workers(niceness == REAL_CLOCK).submit(_play, str(directory), args, timeout, niceness).result()
+    ``VERDICTS_ONLY``. The session's stdin is /dev/null, as in CI."""
+    code, seconds = start(directory, args, timeout, niceness, verdicts_only=verdicts_only).result()
     if code == TIMED_OUT:
         raise subprocess.TimeoutExpired(["pytest", *args], timeout)
     return pytest.RunResult(code, _lines(directory / "stdout.txt"), _lines(directory / "stderr.txt"), seconds)
+
+
+def start(directory: Path, args: list[str], timeout: float, niceness: int = VIRTUAL_TIME, *,
+          verdicts_only: bool = False, terminal: str | None = None) -> Future[tuple[int, float]]:
+    """``run`` without waiting for it: the session's exit code (``TIMED_OUT`` at ``timeout``) and its
+    seconds, when it ends. ``terminal``: the path of a terminal (a pseudo-terminal's slave) that is the
+    session's stdin, stdout and stderr, as an operator's would be; its output then goes there only."""
+    directory.mkdir(parents=True, exist_ok=True)
+    args = [*OPTIONS, *(VERDICTS_ONLY if verdicts_only else ()), f"--basetemp={directory / 'tmp'}", *args]
+    return _workers(niceness == REAL_CLOCK).submit(_play, str(directory), args, timeout, niceness, terminal)
 
 
 def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
-def _play(directory: str, args: list[str], timeout: float, niceness: int) -> tuple[int, float]:
-    """In the worker: one pytest session in ``directory``, its output in stdout.txt and stderr.txt there.
-    At ``timeout`` a KeyboardInterrupt stops the session (pytest ends it as interrupted)."""
+def _play(directory: str, args: list[str], timeout: float, niceness: int, terminal: str | None) -> tuple[int, float]:
+    """In the worker: one pytest session in ``directory``, its output in stdout.txt and stderr.txt there
+    (or on ``terminal``, its input too). At ``timeout`` a KeyboardInterrupt stops the session (pytest
+    ends it as interrupted)."""
     limit = {"reached": False}
 
     def stop(*_):
@@ -120,8 +135,13 @@ def _play(directory: str, args: list[str], timeout: float, niceness: int) -> tup
     os.nice(niceness)
     gc.freeze()   # what the forkserver imported is there to stay: pytest's collections at the end skip it
     os.chdir(directory)
-    for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
-        os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), fd)
+    if terminal is None:
+        streams = [os.open(os.devnull, os.O_RDONLY)] + [
+            os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) for name in ("stdout.txt", "stderr.txt")]
+    else:
+        streams = [os.open(terminal, os.O_RDWR | os.O_NOCTTY)] * 3
+    for fd, stream in enumerate(streams):
+        os.dup2(stream, fd)
     signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:

@@ -7,11 +7,10 @@ import json
 import os
 import pty
 import select
-import subprocess
-import sys
 import time
 
 import pytest
+import suite_runner
 
 PROFILE = """
 [sut]
@@ -76,36 +75,28 @@ def _bench(pytester, operator_seconds: float):
 
 
 def _at_a_terminal(pytester, answers: list[bytes], *args: str) -> tuple[int, str]:
-    """Runs pytest with a pseudo-terminal for stdin, stdout and stderr; each time a prompt's countdown
-    shows, the operator types the next of ``answers`` (none left: they stay silent). The exit code and
-    the screen."""
+    """Runs a pytest session with a pseudo-terminal for stdin, stdout and stderr (forked warm, see
+    suite_runner.py: a session is all it needs of a process); each time a prompt's countdown shows, the
+    operator types the next of ``answers`` (none left: they stay silent). The exit code and the screen."""
     master, slave = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--color=no", "--sut", "cs",
-         "--protocol", "ocpp2.0.1", "--sut-profile", "sut.toml", "--reports-dir", "out", *args],
-        cwd=pytester.path, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
-    os.close(slave)
+    session = suite_runner.start(pytester.path, [
+        "--color=no", "--sut", "cs", "--protocol", "ocpp2.0.1", "--sut-profile", "sut.toml", "--reports-dir", "out",
+        *args], RUN_LIMIT, suite_runner.REAL_CLOCK, terminal=os.ttyname(slave))
     screen, prompts_answered, pending = b"", 0, list(answers)
-    deadline = time.monotonic() + RUN_LIMIT
+    deadline = time.monotonic() + RUN_LIMIT + 30   # the session stops itself at RUN_LIMIT; this, if it cannot
     try:
-        while time.monotonic() < deadline:
+        # the slave stays open here until the session has ended: the master never reads EIO before it starts
+        while time.monotonic() < deadline and (not session.done() or select.select([master], [], [], 0)[0]):
             if select.select([master], [], [], 0.2)[0]:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:   # EIO: the run ended and closed the terminal
-                    break
-                if not chunk:
-                    break
-                screen += chunk
+                screen += os.read(master, 4096)
             if pending and screen.count(b">>> MANUAL ACTION") > prompts_answered and SHOWN in screen.rsplit(
                     b">>> MANUAL ACTION", 1)[1]:
                 os.write(master, pending.pop(0))
                 prompts_answered += 1
-        returncode = process.wait(timeout=max(deadline - time.monotonic(), 1))
+        returncode, _ = session.result(timeout=max(deadline - time.monotonic(), 1))
     finally:
-        if process.poll() is None:
-            process.kill()
         os.close(master)
+        os.close(slave)
     return returncode, screen.decode(errors="replace").replace("\r\n", "\n")
 
 
@@ -176,8 +167,8 @@ def test_no_prompt_shows_a_secret_of_the_profile(pytester):
 def test_without_a_terminal_an_action_is_not_applicable_with_the_fix(pytester):
     """CI: stdin is no terminal, so no operator is assumed; the action has no actuator."""
     _bench(pytester, operator_seconds=30)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--sut", "cs", "--protocol", "ocpp2.0.1",
-                                           "--sut-profile", "sut.toml", "--reports-dir", "out", "-k", "plugs_in")
+    result = suite_runner.run(pytester.path, ["--sut", "cs", "--protocol", "ocpp2.0.1", "--sut-profile", "sut.toml",
+                                              "--reports-dir", "out", "-k", "plugs_in"], RUN_LIMIT)
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*actuator none (no terminal for manual: actions are not applicable)*"])
     reason = _verdict(pytester, "test_operator_plugs_in")["reason"]
@@ -187,8 +178,8 @@ def test_without_a_terminal_an_action_is_not_applicable_with_the_fix(pytester):
 
 def test_manual_without_a_terminal_is_refused_before_the_run(pytester):
     _bench(pytester, operator_seconds=30)
-    result = pytester.runpytest_subprocess("--sut", "cs", "--protocol", "ocpp2.0.1", "--sut-profile", "sut.toml",
-                                           "--actuator", "manual")
+    result = suite_runner.run(pytester.path, ["--sut", "cs", "--protocol", "ocpp2.0.1", "--sut-profile", "sut.toml",
+                                              "--actuator", "manual"], RUN_LIMIT)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--actuator manual needs an operator at a terminal, and stdin is not one (a CI "
                                  "run, or pytest -n?); use --actuator http or python*"])

@@ -194,6 +194,28 @@ def test_a_logged_websockets_frame_is_redacted_before_it_is_cut_short():
     assert key.hex()[-12:] not in shown and shown.startswith("> TEXT '[2,")
 
 
+def test_a_text_redacted_again_after_a_new_secret_is_masked_by_it():
+    """The redactor remembers its last text for the next log handler that formats the same record: a
+    secret registered in between is masked all the same."""
+    redactor = Redactor()
+    text = '{"token":"learnt-at-run-time-0001"}'
+    assert redactor.redact(text) == text
+    redactor.register("learnt-at-run-time-0001")
+    assert redactor.redact(text) == f'{{"token":"{MASK}"}}'
+
+
+def test_a_logged_frame_formatted_again_after_a_new_secret_is_masked_by_it():
+    """A record whose frames were redacted for one handler is made once for all of them, until the
+    secrets change."""
+    from websockets.frames import Frame, Opcode
+    key = os.urandom(20).hex()
+    record = logging.makeLogRecord({"msg": "> %s", "args": (Frame(Opcode.TEXT, f'["{key}"]'.encode()),)})
+    formatter = RedactingFormatter(logging.Formatter("%(message)s"))
+    assert key in formatter.format(record)
+    REDACTOR.register(key)
+    assert key not in formatter.format(record) and MASK in formatter.format(record)
+
+
 def test_wire_log_renders_timestamped_directions():
     log = WireLog()
     log.sent("CS1", "[2]")
