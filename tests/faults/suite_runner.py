@@ -12,12 +12,12 @@ no longer wait).
 
 from __future__ import annotations
 
-import concurrent.futures.process  # noqa: F401  (see below)
 import gc
 import multiprocessing
 import multiprocessing.forkserver
-# what a pool imports when it first starts a worker, imported with this module: pytester forgets every module a
-# test imported, and a pool made in one test would then meet classes of another import in the next
+# what a pool imports when it first starts a worker (concurrent.futures.process too, below), imported with this
+# module: pytester forgets every module a test imported, and a pool made in one test would then meet classes of
+# another import in the next
 import multiprocessing.popen_forkserver  # noqa: F401
 import multiprocessing.queues  # noqa: F401
 import multiprocessing.synchronize  # noqa: F401
@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -114,7 +115,12 @@ def start(directory: Path, args: list[str], timeout: float, niceness: int = VIRT
     session's stdin, stdout and stderr, as an operator's would be; its output then goes there only."""
     directory.mkdir(parents=True, exist_ok=True)
     args = [*OPTIONS, *(VERDICTS_ONLY if verdicts_only else ()), f"--basetemp={directory / 'tmp'}", *args]
-    return _workers(niceness == REAL_CLOCK).submit(_play, str(directory), args, timeout, niceness, terminal)
+    try:
+        return _workers(niceness == REAL_CLOCK).submit(_play, str(directory), args, timeout, niceness, terminal)
+    except BrokenProcessPool:   # a run that died (a signal it failed to catch) takes its pool with it, not the next run
+        with _lock:
+            del _pools[niceness == REAL_CLOCK]
+        return _workers(niceness == REAL_CLOCK).submit(_play, str(directory), args, timeout, niceness, terminal)
 
 
 def _lines(path: Path) -> list[str]:
@@ -146,6 +152,8 @@ def _play(directory: str, args: list[str], timeout: float, niceness: int, termin
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         code = int(pytest.main(args))
+    except KeyboardInterrupt:   # a second signal while pytest ended the session for the first: the run's
+        code = pytest.ExitCode.INTERRUPTED   # own business, never the caller's (it would get it raised)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.stdout.flush()

@@ -1,18 +1,20 @@
 """A run stopped from outside leaves a truthful record (issue #16): SIGTERM (what ``timeout``, CI
 cancellation and ``docker stop`` send), one Ctrl-C, or two in quick succession all leave a valid
 summary and JUnit file marked interrupted, naming the signal, the test that was running and the
-count not run. Real processes and real signals: the run is on the real clock."""
+count not run. Real processes and real signals: the run is a session forked warm (suite_runner.py), on
+the real clock; its hanging test names the process to signal."""
 
 import json
+import os
 import signal
-import subprocess
-import sys
 import time
 import xml.etree.ElementTree as ET
 
 import pytest
+import suite_runner
 
 HANGS = '''
+import os
 import time
 from pathlib import Path
 
@@ -31,7 +33,7 @@ def test_a_passes(target):
 
 @checks({uc}.value)
 def test_b_hangs(target):
-    Path("hanging").touch()
+    Path("hanging").write_text(str(os.getpid()))
     time.sleep(120)
 
 @checks({uc}.value)
@@ -42,7 +44,7 @@ def test_c_never_runs(target):
 def test_d_never_runs(target):
     pass
 '''
-STARTED_WITHIN = 60   # seconds for the run to reach the hanging test (a cold interpreter on a busy machine)
+STARTED_WITHIN = 60   # seconds for the run to reach the hanging test (on a busy machine)
 ENDED_WITHIN = 30     # seconds for it to end once signalled
 
 
@@ -51,28 +53,25 @@ ENDED_WITHIN = 30     # seconds for it to end once signalled
 def test_a_signalled_run_leaves_a_summary_and_junit_marked_interrupted(pytester, signals):
     uc = "SIG" + "".join(s[3] for s in signals) + str(len(signals))
     pytester.makepyfile(test_hangs=HANGS.format(uc=uc))
-    run = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly",
-                            "--reports-dir", "out", "--junitxml", "junit.xml"],
-                           cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + STARTED_WITHIN
-        while not (pytester.path / "hanging").exists():
-            assert run.poll() is None and time.monotonic() < deadline, "the run never reached the hanging test"
-            time.sleep(0.05)
-        for name in signals:
-            run.send_signal(getattr(signal, name))
-            time.sleep(0.05)
-        output, _ = run.communicate(timeout=ENDED_WITHIN)
-    finally:
-        run.kill()
+    run = suite_runner.start(pytester.path, ["--reports-dir", "out", "--junitxml", "junit.xml"],
+                             STARTED_WITHIN + ENDED_WITHIN, suite_runner.REAL_CLOCK)
+    hanging, deadline = pytester.path / "hanging", time.monotonic() + STARTED_WITHIN
+    while not (hanging.exists() and hanging.read_text()):
+        assert not run.done() and time.monotonic() < deadline, "the run never reached the hanging test"
+        time.sleep(0.05)
+    for name in signals:
+        os.kill(int(hanging.read_text()), getattr(signal, name))
+        time.sleep(0.05)
+    run.result(timeout=ENDED_WITHIN)
+    output = (pytester.path / "stdout.txt").read_text() + (pytester.path / "stderr.txt").read_text()
     assert "INTERNALERROR" not in output, output[-3000:]
     summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
-    hanging = "test_hangs.py::test_b_hangs[csms-ocpp2.0.1]"
+    running = "test_hangs.py::test_b_hangs[csms-ocpp2.0.1]"
     assert summary["interrupted"] is True and summary["interrupted_by"] == signals[0]
-    assert summary["running_when_interrupted"] == [hanging]
+    assert summary["running_when_interrupted"] == [running]
     assert summary["not_run"] == 3 and summary["counts"]["passed"] == 1
     assert f"INTERRUPTED by {signals[0]}" in (pytester.path / "out" / "conformance.md").read_text()
     suite = ET.parse(pytester.path / "junit.xml").getroot().find("testsuite")
     properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
     assert properties["interrupted"] == "true" and properties["interrupted_by"] == signals[0]
-    assert properties["running_when_interrupted"] == hanging and properties["not_run"] == "3"
+    assert properties["running_when_interrupted"] == running and properties["not_run"] == "3"

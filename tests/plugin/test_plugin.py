@@ -6,6 +6,7 @@ import socket
 import textwrap
 
 import pytest
+import suite_runner
 
 PROFILE_OK = """
 [sut]
@@ -241,7 +242,7 @@ def test_undeclared_feature_is_skipped_with_the_reason(pytester):
 def test_summary_is_written_when_the_run_is_interrupted(pytester):
     pytester.makepyfile(test_demo=SUITE.format(usecase="STOP01")
                         + "\n@checks(STOP01.value)\nasync def test_z_stop(target):\n    raise KeyboardInterrupt\n")
-    result = pytester.runpytest_subprocess("--reports-dir", "out", "-p", "no:cacheprovider")
+    result = suite_runner.run(pytester.path, ["--reports-dir", "out"], timeout=120)   # a session of its own
     assert result.ret == pytest.ExitCode.INTERRUPTED
     summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
     assert summary["interrupted"] is True

@@ -10,10 +10,12 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 import pytest
+import suite_runner
 from reference_variant import reference_variant
 
 from harness import __version__
 
+RUN_LIMIT = 300.0   # seconds for a session of its own, however it goes
 PROFILE = """
 [sut]
 name = "Acme CSMS"
@@ -175,11 +177,11 @@ def test_junit_tells_failed_from_broken_and_carries_the_facts_of_each_test(pytes
 # ---------------------------------------------------------------------------- parallel and stopped runs
 def test_a_parallel_run_reports_what_a_serial_run_does(pytester):
     """Under pytest-xdist every worker's results reach the one summary the controller writes. (The serial run
-    in this process, the parallel one in a process of its own for its workers; both read no traceback.)"""
+    in this process, the parallel one in a session of its own, forked warm, for its workers; both read no
+    traceback.)"""
     make_suite(pytester, "PAR", roles=("csms", "cs"), protocols=("ocpp2.0.1", "ocpp2.1"))
     serial = pytester.runpytest("--reports-dir", "serial", "--tb=line")
-    parallel = pytester.runpytest_subprocess("--reports-dir", "parallel", "-n", "2", "-p", "no:cacheprovider",
-                                             "--tb=line")
+    parallel = suite_runner.run(pytester.path, ["--reports-dir", "parallel", "-n", "2"], RUN_LIMIT)
     parallel.stdout.fnmatch_lines(["*2 workers*"])
     assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED
     one, two = summary_of(pytester, "serial"), summary_of(pytester, "parallel")
@@ -193,8 +195,8 @@ def test_a_parallel_run_reports_what_a_serial_run_does(pytester):
 def test_a_run_stopped_at_the_first_failure_says_so_with_the_count_not_run(pytester, parallel):
     """The serial run in this process, the parallel one in a process of its own; neither reads a traceback."""
     make_suite(pytester, "STP", roles=("csms", "cs"), protocols=("ocpp2.0.1", "ocpp2.1"))
-    run = pytester.runpytest_subprocess if parallel else pytester.runpytest
-    result = run("-x", "--reports-dir", "out", "-p", "no:cacheprovider", "--tb=line", *parallel)
+    args = ["-x", "--reports-dir", "out", "--tb=line", *parallel]
+    result = suite_runner.run(pytester.path, args, RUN_LIMIT) if parallel else pytester.runpytest(*args)
     assert result.ret != pytest.ExitCode.OK
     summary = summary_of(pytester)
     assert summary["interrupted"] is True
