@@ -49,13 +49,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=rank)
 
 
-@pytest.fixture(scope="session")
-def python_env() -> dict[str, str]:
-    """The environment for the Python processes a test starts (suite runs, example SUTs, peers):
-    byte code cached outside the repository, in one cache all of them share (and the next run too),
-    rather than not written at all, which made every process compile the harness anew."""
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    return env | {"PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "evse-conformance-pycache")}
+# Every Python process the tests start (suite runs, pytester's subprocesses, pytest-xdist's workers, pip, the
+# example SUTs, references and peers) caches its byte code outside the repository, in one cache all of them
+# share (and the next run too), rather than not writing it at all where PYTHONDONTWRITEBYTECODE is set (this
+# machine, many CI images): each of them compiled every module it imported anew, ~3 s of CPU per pytest.
+PYCACHE = Path(tempfile.gettempdir()) / "evse-conformance-pycache"
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
 
 
 # tests/ is no package: these folders go on sys.path for the whole run (whatever the import mode). The secret

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import sys
 from collections.abc import Awaitable, Callable
@@ -76,7 +75,7 @@ async def reference_process(module: str, *args: str, last: str):
     """``python -m module args`` on its own; yields (process, the ``name: URL`` lines it printed up to ``last``)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", module, *args, cwd=REPO, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        stderr=asyncio.subprocess.DEVNULL)
     try:
         urls: dict[str, str] = {}
         async with asyncio.timeout(START_TIMEOUT):

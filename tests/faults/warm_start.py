@@ -3,9 +3,6 @@
 A run is one pytest session of a few suite tests: its own work takes a tenth of a second, and the rest
 was start-up that every run repeated. Imported first in the forkserver, this module
 
-- writes byte code to the cache the project's other Python processes share (tests/conftest.py's
-  ``python_env``), even where ``PYTHONDONTWRITEBYTECODE`` is set: otherwise every run compiled
-  anew each module pytest rewrites (its plugins', the suite file's);
 - imports every pytest plugin of the environment (pytest loads them through their entry points in
   each session: xdist, benchmark, anyio, faker...) and what their session fixtures import (faker's
   locale providers);
@@ -16,21 +13,15 @@ was start-up that every run repeated. Imported first in the forkserver, this mod
   run's CPU), and builds their validators.
 """
 
-import sys
-import tempfile
 from importlib.metadata import entry_points
-from pathlib import Path
 
-sys.dont_write_bytecode = False
-sys.pycache_prefix = str(Path(tempfile.gettempdir()) / "evse-conformance-pycache")   # python_env's
+import faker
+import hypothesis.internal.observability  # noqa: F401
+import pytest  # noqa: F401
 
-import faker  # noqa: E402  (after the byte-code settings: its modules are cached too)
-import hypothesis.internal.observability  # noqa: E402, F401
-import pytest  # noqa: E402, F401
-
-from harness import plugin, report  # noqa: E402, F401
-from harness.ocpi import schemas  # noqa: E402
-from harness.transport.http import default_trust  # noqa: E402
+from harness import plugin, report  # noqa: F401
+from harness.ocpi import schemas
+from harness.transport.http import default_trust
 
 for entry_point in entry_points(group="pytest11"):
     entry_point.load()

@@ -182,13 +182,12 @@ def harness_args(target: Target, role: str, folders: tuple[str, ...], ocpp_port:
             "--actuator-url", f"http://127.0.0.1:{actuator_port}", "--reports-dir", str(reports)]
 
 
-def play(target: Target, role: str, folders: tuple[str, ...], tmp: Path, ocpp_port: int, actuator_port: int,
-         env: dict[str, str]) -> Run:
+def play(target: Target, role: str, folders: tuple[str, ...], tmp: Path, ocpp_port: int, actuator_port: int) -> Run:
     """Start the example SUT, run the version's suites in ``folders`` against it, stop it with SIGTERM. The
     example is a process of its own; the harness's run only a session of its own, forked warm (suite_runner.py)."""
     with open(tmp / "sut.log", "w+") as sut_log:
         process = subprocess.Popen(example_command(target, role, ocpp_port, actuator_port), cwd=REPO,
-                                   stdout=sut_log, stderr=subprocess.STDOUT, text=True, env=env)
+                                   stdout=sut_log, stderr=subprocess.STDOUT, text=True)
         try:
             # the CSMS listens on both ports; the station only on its actuator port (it connects out)
             for port in ([ocpp_port] if role == "csms" else []) + [actuator_port]:
@@ -215,13 +214,13 @@ LONGEST_FIRST = [("ocpp1.6", "cs"), ("ocpp1.6", "csms")] + [key for key in TARGE
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, python_env) -> dict[tuple[str, str], list[Future]]:
+def runs(tmp_path_factory) -> dict[tuple[str, str], list[Future]]:
     """Every (version, role) run, in its shards, all submitted at once (see PARALLEL)."""
     ports = iter(free_ports(2 * sum(len(TARGETS[key].runs) for key in TARGETS)))
     with ThreadPoolExecutor(PARALLEL) as pool:
         yield {(protocol, role): [pool.submit(play, TARGETS[protocol, role], role, folders,
                                               tmp_path_factory.mktemp(f"interop-{protocol}-{role}-{shard}"),
-                                              next(ports), next(ports), python_env)
+                                              next(ports), next(ports))
                                   for shard, folders in enumerate(TARGETS[protocol, role].runs)]
                for protocol, role in LONGEST_FIRST}
 

@@ -1,6 +1,5 @@
 """What the self-checks that start a reference as a process of its own share."""
 
-import os
 import queue
 import subprocess
 import sys
@@ -20,8 +19,7 @@ def _standalone(module: str, *args: str, last: str = "actuator URL"):
     """``python -m module args`` running on its own: the ``name: URL`` lines it printed once it
     listens, up to the line named ``last``; stopped with SIGTERM afterwards."""
     process = subprocess.Popen([sys.executable, "-m", module, *args], cwd=REPO, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines: queue.Queue[str] = queue.Queue()   # read by a thread: a wait on the pipe misses buffered lines
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
     try:
