@@ -115,12 +115,13 @@ def start(directory: Path, args: list[str], timeout: float, niceness: int = VIRT
     session's stdin, stdout and stderr, as an operator's would be; its output then goes there only."""
     directory.mkdir(parents=True, exist_ok=True)
     args = [*OPTIONS, *(VERDICTS_ONLY if verdicts_only else ()), f"--basetemp={directory / 'tmp'}", *args]
+    play = (_play, str(directory), args, timeout, niceness, terminal)
     try:
-        return _workers(niceness == REAL_CLOCK).submit(_play, str(directory), args, timeout, niceness, terminal)
+        return _workers(niceness == REAL_CLOCK).submit(*play)
     except BrokenProcessPool:   # a run that died (a signal it failed to catch) takes its pool with it, not the next run
         with _lock:
             del _pools[niceness == REAL_CLOCK]
-        return _workers(niceness == REAL_CLOCK).submit(_play, str(directory), args, timeout, niceness, terminal)
+        return _workers(niceness == REAL_CLOCK).submit(*play)
 
 
 def _lines(path: Path) -> list[str]:
@@ -148,6 +149,8 @@ def _play(directory: str, args: list[str], timeout: float, niceness: int, termin
         streams = [os.open(terminal, os.O_RDWR | os.O_NOCTTY)] * 3
     for fd, stream in enumerate(streams):
         os.dup2(stream, fd)
+    for stream in set(streams):
+        os.close(stream)
     signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
