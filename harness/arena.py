@@ -35,6 +35,7 @@ from harness.transport.tls import TLS12, TlsEnd, spoken
 from harness.transport.ws import CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
 from harness.rules import Rule, RuleTable, must
 from harness.verdict import violated
+from harness.variance import Variance
 from harness.wire import WireLog
 
 CSMS, CS = "csms", "cs"
@@ -79,6 +80,7 @@ class ArenaOptions:
     actuator: Actuator | None = None    # the SUT's; none in the embedded run (the stand-in's in-process one)
     embedded_cls: type | None = None    # testing the harness: a faulty stand-in
     embedded: bool = True               # the SUT is the reference stand-in, not a real system
+    variance: Variance | None = None    # the embedded stand-in takes legal freedoms (harness.variance)
 
 
 class TlsVerbs:
@@ -146,10 +148,10 @@ class TlsVerbs:
             return
         if self.is_sut(CSMS):
             await self.standin.stop()
-            self.standin = type(self.standin)(self.profile, [self.version])
+            self.standin = self._varied(type(self.standin)(self.profile, [self.version]))
             self.standin.use_tls(self._standin_tls(), security_profile)
             self.sut_url = (await self.standin.start()).url
-            self.actuator = InProcessActuator(self.standin)
+            self.actuator = InProcessActuator(self.standin, self.options.variance)
         else:
             self.standin.use_tls(self._standin_tls(), security_profile)
 
@@ -213,6 +215,12 @@ class OcppArena(Arena, TlsVerbs):
         return references_for(self.version)
 
     # ------------------------------------------------------------------ setting up
+    def _varied(self, standin):
+        """The embedded stand-in, taking the run's legal variance if it has one."""
+        if self.options.variance is not None:
+            standin.vary(self.options.variance)
+        return standin
+
     async def open(self, *, connect: bool = True) -> "OcppArena":
         self.undo("end the transactions the test left running", self._end_transactions)
         if self.sut_role == CSMS:
@@ -224,9 +232,9 @@ class OcppArena(Arena, TlsVerbs):
     async def _open_csms_under_test(self, connect: bool) -> None:
         if self.sut_url is None:
             cls = self.options.embedded_cls or self.references[0]
-            self.standin = await cls(self.profile, [self.version]).start()
+            self.standin = await self._varied(cls(self.profile, [self.version])).start()
             self.sut_url = self.standin.url
-            self.actuator = self.actuator or InProcessActuator(self.standin)
+            self.actuator = self.actuator or InProcessActuator(self.standin, self.options.variance)
         self.harness = self.references[1](self.profile, self.version, wirelog=self.wirelog)
         if self.security_profile >= 2:   # a real CSMS set up for TLS: every test over wss
             self.harness.use_tls(self.harness_tls(), self.security_profile)
@@ -295,8 +303,8 @@ class OcppArena(Arena, TlsVerbs):
         await self.harness.start(host, port)
         if self.embedded:
             cls = self.options.embedded_cls or self.references[1]
-            self.standin = cls(self.profile, self.version)
-            self.actuator = InProcessActuator(self.standin)
+            self.standin = self._varied(cls(self.profile, self.version))
+            self.actuator = InProcessActuator(self.standin, self.options.variance)
         if connect:
             await self.connect_station_under_test()
             await self.wait_station_booted()

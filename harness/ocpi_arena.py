@@ -34,6 +34,7 @@ from harness.rules import Rule
 from harness.transport.http import HttpClient, HttpExchange, HttpServer, InProcessNetwork, Served
 from harness.transport.tls import TlsEnd
 from harness.verdict import require
+from harness.variance import Variance
 from harness.wire import WireLog
 
 CPO, EMSP = "cpo", "emsp"
@@ -89,6 +90,7 @@ class OcpiOptions:
     embedded_cls: type | None = None             # testing the harness: a faulty stand-in
     sockets: bool = False                        # embedded run over real sockets, not in-process
     https: bool = False                          # embedded run over real sockets with TLS (the run's PKI)
+    variance: Variance | None = None             # the embedded stand-in takes legal freedoms (harness.variance)
 
 
 class OcpiArena(Arena):
@@ -143,7 +145,9 @@ class OcpiArena(Arena):
             self.standin = build_peer(sut_identity(self.profile, _PEER_ROLE[self.sut_role]), self.profile,
                                       from_profile=True, cls=self.options.embedded_cls or OcpiPeer,
                                       http=HttpClient(transport=network, timeout=self.timeouts.call, tls=trust))
-            self.actuator = self.actuator or InProcessActuator(self.standin)
+            if self.options.variance is not None:
+                self.standin.vary(self.options.variance)
+            self.actuator = self.actuator or InProcessActuator(self.standin, self.options.variance)
         if network is not None:
             self.harness.bind(network.add("harness", self.harness.app))
             self.standin.bind(network.add("sut", self.standin.app), token_a=self.profile.get("ocpi.token_a"))

@@ -29,6 +29,7 @@ from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
 from harness.suite import USECASES, Given, certification_of, rules_of
+from harness.variance import Variance
 from harness.verdict import CaseContext, combine, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog, redact_handler
 
@@ -36,6 +37,7 @@ SETTINGS = pytest.StashKey[Settings]()
 CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
+VARIANCE = pytest.StashKey[Variance]()   # the test's stand-in's legal variance (--variance)
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
 # Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
 # "target" is the parametrization, already shown as the test's parameter).
@@ -90,7 +92,8 @@ def pytest_configure(config: pytest.Config) -> None:
     sut = {"name": settings.profile.get("sut.name"), "vendor": settings.profile.get("sut.vendor"),
            "version": settings.profile.get("sut.version"), "role": settings.sut, "protocol": settings.protocol,
            "url": settings.sut_url, "identity": settings.profile.identity}
-    summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted())
+    summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted(),
+                             variance=settings.variance)
     config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
                                   "evse-conformance-reports")
 
@@ -266,19 +269,23 @@ def _operator_sees(settings: Settings) -> str:
         settings.sut, f"the {settings.sut} platform under test {settings.profile.get('sut.name', '')}".rstrip())
 
 
-def _arena_options(settings: Settings, actuator: Actuator | None) -> ArenaOptions:
+def _arena_options(settings: Settings, actuator: Actuator | None, node: pytest.Item) -> ArenaOptions:
     embedded_cls = None
     if settings.embedded_sut:
         module, _, name = settings.embedded_sut.partition(":")
         embedded_cls = getattr(importlib.import_module(module), name)
+    variance = None
+    if settings.variance is not None:
+        variance = node.stash[VARIANCE] = Variance(settings.variance, node.nodeid)
     return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None, listen=settings.listen,
-                        actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded)
+                        actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded, variance=variance)
 
 
-async def _arena(target: Target, settings: Settings, actuator: Actuator | None, wirelog: WireLog, connect: bool):
+async def _arena(request: pytest.FixtureRequest, target: Target, settings: Settings, actuator: Actuator | None,
+                 wirelog: WireLog, connect: bool):
     if target.role not in OCPP_ROLES:
         raise HarnessError(f"the ocpp fixture serves OCPP roles, not {target.role}")
-    arena = OcppArena(target, settings.profile, wirelog, _arena_options(settings, actuator))
+    arena = OcppArena(target, settings.profile, wirelog, _arena_options(settings, actuator, request.node))
     try:
         await arena.open(connect=connect)
         yield arena
@@ -287,16 +294,18 @@ async def _arena(target: Target, settings: Settings, actuator: Actuator | None, 
 
 
 @pytest_asyncio.fixture
-async def ocpp(target: Target, sut_settings: Settings, sut_actuator: Actuator | None, wirelog: WireLog):
+async def ocpp(request: pytest.FixtureRequest, target: Target, sut_settings: Settings,
+               sut_actuator: Actuator | None, wirelog: WireLog):
     """An arena whose link is up: the station is connected and its boot was accepted."""
-    async for arena in _arena(target, sut_settings, sut_actuator, wirelog, connect=True):
+    async for arena in _arena(request, target, sut_settings, sut_actuator, wirelog, connect=True):
         yield arena
 
 
 @pytest_asyncio.fixture
-async def ocpp_unlinked(target: Target, sut_settings: Settings, sut_actuator: Actuator | None, wirelog: WireLog):
+async def ocpp_unlinked(request: pytest.FixtureRequest, target: Target, sut_settings: Settings,
+                        sut_actuator: Actuator | None, wirelog: WireLog):
     """An arena with both sides ready but no connection yet (for connection tests)."""
-    async for arena in _arena(target, sut_settings, sut_actuator, wirelog, connect=False):
+    async for arena in _arena(request, target, sut_settings, sut_actuator, wirelog, connect=False):
         yield arena
 
 
@@ -306,11 +315,12 @@ async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Set
     """An OCPI arena: the harness's peer serving, the SUT (or its stand-in) reachable, nothing
     registered yet. In the embedded run it is in-process; ``indirect`` param "sockets" serves
     both sides on real ports instead, "https" on real ports over TLS (the run's PKI)."""
-    options = _arena_options(sut_settings, sut_actuator)
+    options = _arena_options(sut_settings, sut_actuator, request.node)
     arena = OcpiArena(target, sut_settings.profile, wirelog, OcpiOptions(
         sut_url=sut_settings.sut_url if sut_settings.sut in ("cpo", "emsp") else None, listen=options.listen,
         public_url=sut_settings.profile.get("ocpi.public_url"), actuator=options.actuator,
-        embedded_cls=options.embedded_cls, sockets=getattr(request, "param", None) == "sockets",
+        embedded_cls=options.embedded_cls, variance=options.variance,
+        sockets=getattr(request, "param", None) == "sockets",
         https=getattr(request, "param", None) == "https"))
     try:
         await arena.open()
@@ -470,6 +480,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if context is not None:
         result.findings = [str(f) for f in context.findings]
     result.duration = round(result.duration + rep.duration, 3)
+    variance = item.stash.get(VARIANCE, None)
+    if variance is not None:
+        result.freedoms = dict(sorted(variance.taken.items()))
     if rep.when == "teardown":
         rep.user_properties.extend(result.junit_properties())
         report.show_findings(result.findings)

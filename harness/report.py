@@ -22,6 +22,7 @@ import signal
 import threading
 import time
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -59,6 +60,7 @@ class CaseResult:
     duration: float = 0.0
     block: str | None = None
     title: str = ""                   # what the test checks: its docstring's first line
+    freedoms: dict[str, int] = field(default_factory=dict)   # legal variance the stand-in took (harness.variance)
 
     def junit_properties(self) -> list[tuple[str, str]]:
         """The facts CI keeps per test case (``<property>`` elements of the JUnit XML)."""
@@ -288,8 +290,10 @@ _TEMPLATES.filters["cell"] = lambda text: "; ".join(  # a Markdown table cell: o
 
 
 class Summary:
-    def __init__(self, directory: Path, *, sut: dict[str, Any], profile: dict[str, Any]):
+    def __init__(self, directory: Path, *, sut: dict[str, Any], profile: dict[str, Any],
+                 variance: int | None = None):
         self.directory = directory
+        self.variance = variance
         self.sut = sut
         self.profile = profile
         self.started = time.time()
@@ -331,10 +335,18 @@ class Summary:
             "running_when_interrupted": self.running if interrupted else [],
             "not_run": not_run,
             "counts": self.counts(),
+            **({"variance": self.variance_taken()} if self.variance is not None else {}),
             "usecases": [asdict(r) for r in self.rollup()],
             # by use case and test, whichever order the tests (or the xdist workers) finished in
             "results": [asdict(r) for r in sorted(self.results, key=lambda r: (r.usecase or "", r.nodeid))],
         }
+
+    def variance_taken(self) -> dict[str, Any]:
+        """The run's seed and how often the stand-ins took each freedom of ``harness.variance.FREEDOMS``."""
+        taken: Counter[str] = Counter()
+        for result in self.results:
+            taken.update(result.freedoms)
+        return {"seed": self.variance, "freedoms_taken": dict(sorted(taken.items()))}
 
     def write(self, *, interrupted: bool, not_run: int = 0) -> tuple[Path, ...]:
         """conformance.json, .md and .html; every text passes the redactor on its way out."""

@@ -28,6 +28,8 @@ OPTIONS = {
     "actuator_url": ("actuator_url", "actuator.base_url", "base URL of the http actuator"),
     "usecase": ("usecase", None, "use cases or certification ids to run, comma-separated globs: 'C0*,K01'"),
     "reports_dir": ("reports_dir", None, "where conformance.json and conformance.md are written (default: reports)"),
+    "variance": ("variance", None, "embedded run only: a seed (an integer); the stand-ins take the freedoms the "
+                                   "texts give a correct implementation at random (harness/variance.py)"),
 }
 
 
@@ -49,6 +51,7 @@ class Settings:
     usecases: tuple[str, ...]
     reports_dir: Path
     embedded_sut: str | None
+    variance: int | None = None
 
     @property
     def embedded(self) -> bool:
@@ -159,6 +162,12 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
                      "pytest -n?); use --actuator http or python, or give none: actions are then not applicable")
     if actuator_url and origin["actuator_url"] not in CHECKED_BY_PROFILE:
         found.append(_url_problem(actuator_url, origin["actuator_url"], ("http", "https"), "http://sut-test:9100"))
+    variance = pick("variance")
+    if variance is not None:
+        if not variance.strip().lstrip("-").isdigit():
+            found.append(f"--variance {variance!r} is not a seed: give an integer, e.g. --variance 7")
+        elif sut is not None:
+            found.append(f"--variance plays the embedded stand-ins; with --sut {sut} the SUT is yours: leave it out")
     found = [problem for problem in found if problem]
     if found:
         raise profiles.refusal(found)
@@ -167,6 +176,7 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
         sut=sut, sut_url=sut_url, listen=listen, protocol=protocol, profile=profile, actuator=actuator,
         actuator_url=actuator_url, actuator_class=profile.get("actuator.class"), usecases=usecases,
         reports_dir=Path(pick("reports_dir") or "reports"), embedded_sut=get_option("embedded_sut"),
+        variance=int(variance) if variance is not None else None,
     )
 
 

@@ -17,6 +17,7 @@ import httpx
 
 from harness.errors import ConfigError, HarnessError, NotApplicable
 from harness.transport.http import default_trust
+from harness.variance import Variance
 
 if TYPE_CHECKING:
     from harness.actuators.manual import Terminal
@@ -39,12 +40,16 @@ class Actuator(Protocol):
 class InProcessActuator:
     """Drives a reference implementation directly (self-conformance runs)."""
 
-    def __init__(self, target: Any):
+    def __init__(self, target: Any, variance: Variance | None = None):
         self.target = target
+        self.variance = variance   # under legal variance, an action may be answered as unsupported (a 501)
 
     async def perform(self, action: str, body: dict[str, Any]) -> None:
         if action not in self.target.supported_actions():
             raise ActionUnsupported(f"{type(self.target).__name__} does not implement the action {action!r}")
+        if self.variance is not None and self.variance.refuses_action(action):
+            raise ActionUnsupported(f"the stand-in's actuator answered 501 for {action!r} (legal variance, seed "
+                                    f"{self.variance.seed})")
         await self.target.perform(action, body)
 
 

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from harness.ocpp.schemas import resolved
+
 # The kinds of fault, as the CALLERROR codes of the OCPP texts name them (see harness/fuzz/ocpp.py).
 OCCURRENCE, TYPE, PROPERTY, FORMAT = "occurrence", "type", "property", "format"
 
@@ -34,16 +36,6 @@ DEEPEST = 6      # levels of optional objects a valid payload goes into
 TOO_MANY = "too many items"
 
 
-def resolve(root: dict, schema: dict) -> dict:
-    """``schema`` with its ``$ref`` (``#/definitions/...``) followed."""
-    while "$ref" in schema:
-        node: Any = root
-        for part in schema["$ref"].removeprefix("#/").split("/"):
-            node = node[part]
-        schema = node
-    return schema
-
-
 def _types(schema: dict) -> tuple[str, ...]:
     kind = schema.get("type", "object" if "properties" in schema else None)
     return tuple(kind) if isinstance(kind, list) else ((kind,) if kind else ())
@@ -51,7 +43,7 @@ def _types(schema: dict) -> tuple[str, ...]:
 
 def valid(root: dict, rng: random.Random, schema: dict | None = None, depth: int = 0) -> Any:
     """A value ``schema`` (default: the whole ``root``) accepts."""
-    schema = resolve(root, root if schema is None else schema)
+    schema = resolved(root, root if schema is None else schema)
     if "enum" in schema:
         return rng.choice(schema["enum"])
     kind = (_types(schema) or ("string",))[0]
@@ -78,7 +70,7 @@ def valid(root: dict, rng: random.Random, schema: dict | None = None, depth: int
 def largest(root: dict, schema: dict | None = None, depth: int = 0) -> Any:
     """The largest value ``valid`` can build for ``schema``: every optional property (to ``DEEPEST`` levels),
     each array and string as long as ``valid`` makes them, the longest enum value, the highest number."""
-    schema = resolve(root, root if schema is None else schema)
+    schema = resolved(root, root if schema is None else schema)
     if "enum" in schema:
         return max(schema["enum"], key=lambda value: len(str(value)))
     kind = (_types(schema) or ("string",))[0]
@@ -116,7 +108,7 @@ class _Site:
 
 def _sites(root: dict, payload: Any) -> list[_Site]:
     """Every value in ``payload`` with its schema (the payload itself has parent None)."""
-    sites, stack = [], [_Site(None, None, resolve(root, root), "")]
+    sites, stack = [], [_Site(None, None, resolved(root, root), "")]
     while stack:
         site = stack.pop()
         sites.append(site)
@@ -125,10 +117,10 @@ def _sites(root: dict, payload: Any) -> list[_Site]:
             for name, child in value.items():
                 sub = site.schema.get("properties", {}).get(name)
                 if sub is not None:
-                    stack.append(_Site(value, name, resolve(root, sub), f"{site.path}.{name}".lstrip(".")))
+                    stack.append(_Site(value, name, resolved(root, sub), f"{site.path}.{name}".lstrip(".")))
         elif isinstance(value, list) and isinstance(site.schema.get("items"), dict):
             for index in range(len(value)):
-                stack.append(_Site(value, index, resolve(root, site.schema["items"]), f"{site.path}[{index}]"))
+                stack.append(_Site(value, index, resolved(root, site.schema["items"]), f"{site.path}[{index}]"))
     return sites
 
 

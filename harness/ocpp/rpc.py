@@ -22,7 +22,7 @@ from __future__ import annotations
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp import schemas
@@ -32,6 +32,9 @@ from harness.ocpp.framing import (
 )
 from harness.ocpp.versions import OcppVersion
 from harness.rules import SHOULD, Rule, RuleTable, must, should
+
+if TYPE_CHECKING:
+    from harness.variance import Variance
 
 
 class Rpc(RuleTable, namespace="rpc"):
@@ -147,8 +150,9 @@ class RpcEndpoint:
     """Frames for one connection, from one side's point of view."""
 
     def __init__(self, version: OcppVersion, *, call_timeout: float = 30.0, validate: bool = True,
-                 remember: int = REMEMBERED):
+                 remember: int = REMEMBERED, variance: Variance | None = None):
         self.version = version
+        self.variance = variance   # a stand-in's legal variance (harness.variance): ids, values, JSON form
         self.call_timeout = call_timeout
         self.validate = validate
         self._outbox: list[str] = []
@@ -162,9 +166,10 @@ class RpcEndpoint:
     # ------------------------------------------------------------------ what we send
     def call(self, action: str, payload: dict[str, Any], now: float, *, validate: bool | None = None) -> Call:
         """Queue a CALL (Rpc.queue). ``validate=False`` lets a test send a schema-invalid payload."""
+        payload = self._varied(action, "request", payload, validate)
         if validate if validate is not None else self.validate:
             self._check_ours(action, "request", payload)
-        call = Call(str(uuid.uuid4()), action, payload)
+        call = Call(self._new_id(), action, payload)
         self._queue.append(call)
         self._pump(now)
         return call
@@ -174,27 +179,40 @@ class RpcEndpoint:
         if self.version is not OcppVersion.V21:
             raise HarnessError(f"SEND frames do not exist in {self.version.value}")
         self._check_ours(action, "request", payload)
-        send = Send(str(uuid.uuid4()), action, payload)
-        self._outbox.append(serialize(send))
+        send = Send(self._new_id(), action, payload)
+        self._outbox.append(self._text(send))
         return send
 
     def answer(self, call: Call, payload: dict[str, Any], *, validate: bool | None = None) -> None:
+        payload = self._varied(call.action, "response", payload, validate)
         if validate if validate is not None else self.validate:
             self._check_ours(call.action, "response", payload)
         self._settle_peer_call(call.id)
-        self._outbox.append(serialize(CallResult(call.id, payload)))
+        self._outbox.append(self._text(CallResult(call.id, payload)))
 
     def answer_error(self, call: Call, code: str, description: str = "", details: dict | None = None) -> None:
         if not is_known_code(self.version, code):
             raise HarnessError(f"{code} is not a CALLERROR code of {self.version.value}")
         self._settle_peer_call(call.id)
-        self._outbox.append(serialize(CallError(call.id, code, described(description), details or {})))
+        self._outbox.append(self._text(CallError(call.id, code, described(description), details or {})))
 
     def send_raw(self, text: str, now: float, *, reply_id: str | None = None) -> None:
         """Send any text, bypassing every rule; a reply with ``reply_id`` comes back as RawReplyReceived."""
         if reply_id is not None:
             self._raw_pending[reply_id] = now + self.call_timeout
         self._outbox.append(text)
+
+    def _new_id(self) -> str:
+        return self.variance.message_id() if self.variance is not None else str(uuid.uuid4())
+
+    def _varied(self, action: str, direction: str, payload: dict[str, Any], validate: bool | None) -> dict[str, Any]:
+        """``payload`` as a stand-in under variance writes it (a payload meant to be invalid stays as it is)."""
+        if self.variance is None or validate is False or action not in schemas.known_actions(self.version):
+            return payload
+        return self.variance.ocpp_payload(self.version, action, direction, payload)
+
+    def _text(self, frame: Frame) -> str:
+        return self.variance.frame_text(frame) if self.variance is not None else serialize(frame)
 
     def outbox(self) -> list[str]:
         """Frames to write to the socket, in order; drains the outbox."""
@@ -208,7 +226,7 @@ class RpcEndpoint:
         except FrameError as error:
             reply = self.frame_error_reply(error)
             if reply is not None:
-                self._outbox.append(serialize(reply))
+                self._outbox.append(self._text(reply))
             return [Violation(error, _preview(text))]
         if frame.id in self._raw_pending and not isinstance(frame, (Call, Send)):
             del self._raw_pending[frame.id]
@@ -266,7 +284,7 @@ class RpcEndpoint:
         if self._in_flight is None and self._queue:
             call = self._queue.popleft()
             self._in_flight = _InFlight(call, now + self.call_timeout)
-            self._outbox.append(serialize(call))
+            self._outbox.append(self._text(call))
 
     def _check_ours(self, action: str, direction: str, payload: Any) -> None:
         try:
@@ -297,7 +315,7 @@ class RpcEndpoint:
                 expected="one CALL at a time", actual=f"{earlier.action} then {call.action}"), _preview(text)))
         if call.action not in schemas.known_actions(self.version):
             code = canonical_code(self.version, UNKNOWN_ACTION)
-            self._outbox.append(serialize(CallError(call.id, code, described(f"unknown action {call.action}"), {})))
+            self._outbox.append(self._text(CallError(call.id, code, described(f"unknown action {call.action}"), {})))
             events.append(Violation(self._violation(
                 Rpc.known_action, f"{call.action} is not an action of {self.version.value}", actual=call.action),
                 _preview(text)))
@@ -306,7 +324,7 @@ class RpcEndpoint:
             problems = schemas.validate(self.version, call.action, "request", call.payload)
             if problems:
                 code = self.payload_error_code(problems)
-                self._outbox.append(serialize(CallError(call.id, code, described(str(problems[0])), {})))
+                self._outbox.append(self._text(CallError(call.id, code, described(str(problems[0])), {})))
                 events.append(Violation(self._violation(
                     Rpc.schema, f"{call.action} request breaks its schema: {problems[0]}",
                     actual=call.payload), _preview(text)))

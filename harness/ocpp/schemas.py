@@ -177,6 +177,22 @@ _DETAILED = {
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=None)
+def schema(version: OcppVersion, action: str, direction: Direction) -> dict:
+    """The official schema of ``action``'s ``direction`` in ``version`` (loaded once; never to be changed)."""
+    return _schema(version, action, direction)
+
+
+def resolved(root: dict, node: dict) -> dict:
+    """``node`` of the schema ``root`` with its ``$ref`` (``#/definitions/...``) followed."""
+    while "$ref" in node:
+        target: Any = root
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
 def _schema(version: OcppVersion, action: str, direction: Direction) -> dict:
     path = _schema_folder(version) / _file_name(version, action, direction)
     if direction == "request" and not path.is_file():

@@ -14,7 +14,10 @@ answer that is not Accepted, ...) is in the blocks (``harness.reference.blocks``
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +29,7 @@ from harness.profile import Profile
 from harness.reference.common import Actions, Background, Dispatcher, now_iso
 from harness.transport.tls import TlsEnd
 from harness.transport.ws import Handshake, OcppConnection, OcppServer, open_station
+from harness.variance import Variance
 from harness.wire import WireLog
 
 
@@ -46,6 +50,7 @@ class StationBase(Dispatcher, Actions):
         self.csms_url: str | None = None
         self.boot_response: dict | None = None
         self.tls: TlsEnd | None = None   # security profiles 2 and 3: wss (see use_tls)
+        self.variance: Variance | None = None   # a stand-in's legal variance (see vary)
 
     def basic_auth_password(self) -> str | bytes | None:
         """The Basic-auth password when none is given (security profile 1: the profile's password)."""
@@ -58,6 +63,27 @@ class StationBase(Dispatcher, Actions):
         if security_profile >= 3:
             self.password = None
 
+    def vary(self, variance: Variance) -> None:
+        """Stand in with legal variance (``harness.variance``): on every connection from now on, and with
+        a Heartbeat now and then once the CSMS accepted the station."""
+        self.variance = variance
+        self.background.spawn(self._unsolicited_heartbeats())
+
+    async def _unsolicited_heartbeats(self) -> None:
+        while True:
+            await asyncio.sleep(self.variance.pause())
+            connection = self.connection
+            if connection is None or connection.closed or (self.boot_response or {}).get("status") != "Accepted":
+                continue
+            self.variance.took("ocpp.unsolicited_heartbeat")
+            with contextlib.suppress(Exception):   # the CSMS's answer is the test's to judge, not this sender's
+                await connection.call("Heartbeat", {})
+
+    def new_transaction_id(self) -> str:
+        """The id of a transaction this station starts (2.x: the station makes it up)."""
+        default = str(uuid.uuid4())
+        return default if self.variance is None else self.variance.transaction_id(default)
+
     def station_tls(self, end: TlsEnd) -> TlsEnd:
         """The TLS this station speaks when it is set up with ``end`` (a faulty station's differs)."""
         return end
@@ -68,7 +94,8 @@ class StationBase(Dispatcher, Actions):
         self.csms_url = csms_url
         handshake = await open_station(
             csms_url, self.identity, versions=offered or [self.version], password=self.password,
-            handler=self._handle, call_timeout=self.call_timeout, wirelog=self.wirelog, tls=self.tls)
+            handler=self._handle, call_timeout=self.call_timeout, wirelog=self.wirelog, tls=self.tls,
+            variance=self.variance)
         self.connection = handshake.connection
         if handshake.subprotocol is not None:
             await self.connected(handshake.connection)
@@ -175,6 +202,15 @@ class CsmsBase(Dispatcher, Actions):
         self.server.tls = self.csms_tls(end)
         if security_profile >= 3:
             self.server.check_password = None
+
+    def vary(self, variance: Variance) -> None:
+        """Stand in with legal variance (``harness.variance``) on every connection accepted from now on."""
+        self.server.variance = variance
+
+    def transaction_number(self, default: int, taken) -> int:
+        """The id of a 1.6 transaction this central system assigns, other than those ``taken``."""
+        variance = self.server.variance
+        return default if variance is None else variance.transaction_number(default, taken)
 
     def csms_tls(self, end: TlsEnd) -> TlsEnd:
         """The TLS this CSMS serves when it is set up with ``end`` (a faulty CSMS's differs)."""

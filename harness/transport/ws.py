@@ -45,6 +45,7 @@ from harness.rules import RuleTable, must, should
 from harness.transport.ledger import Ledger, Violations
 from harness.transport.tls import TlsEnd, tls_failure
 from harness.transport.waiting import first_match
+from harness.variance import Variance
 from harness.wire import REDACTOR, WireLog
 
 
@@ -164,12 +165,14 @@ class OcppConnection:
     """
 
     def __init__(self, ws, version: OcppVersion, *, identity: str, handler: Handler | None,
-                 call_timeout: float, wirelog: WireLog | None, name: str | None = None, kept: int = HISTORY_KEPT):
+                 call_timeout: float, wirelog: WireLog | None, name: str | None = None, kept: int = HISTORY_KEPT,
+                 variance: Variance | None = None):
         self.ws = ws
         self.version = version
         self.identity = identity
         self.handler = handler
-        self.endpoint = RpcEndpoint(version, call_timeout=call_timeout, remember=kept)
+        self.endpoint = RpcEndpoint(version, call_timeout=call_timeout, remember=kept, variance=variance)
+        self.variance = variance   # a stand-in's legal variance: it may answer late, or refuse an optional action
         self.wirelog = wirelog
         self.name = name or identity
         self.history: Ledger[Exchange] = Ledger(kept)
@@ -447,6 +450,11 @@ class OcppConnection:
             future.set_result(outcome)
 
     async def _handle(self, exchange: Exchange) -> None:
+        if self.variance is not None:
+            if self.variance.refuses(self.version, exchange.action):
+                self.answer(exchange, error=CallErrorReply("NotImplemented", f"{exchange.action} is not implemented"))
+                return
+            await asyncio.sleep(self.variance.answer_delay(self.endpoint.call_timeout))
         try:
             payload = await self.handler(exchange.call)
         except CallErrorReply as reply:
@@ -492,6 +500,7 @@ class OcppServer:
                  call_timeout: float = 30.0, wirelog: WireLog | None = None, history_kept: int = HISTORY_KEPT,
                  tls: TlsEnd | None = None):
         self.versions = list(versions)
+        self.variance: Variance | None = None   # a stand-in's legal variance, on every connection it accepts
         self.tls = tls   # serve wss (security profiles 2 and 3); None: ws
         self.tls_context = None
         self.on_connect = on_connect
@@ -580,7 +589,7 @@ class OcppServer:
         version = OcppVersion.parse(ws.subprotocol)
         handler, after_connect = self.on_connect(identity, version)
         connection = OcppConnection(ws, version, identity=identity, handler=handler, call_timeout=self.call_timeout,
-                                    wirelog=self.wirelog, kept=self.history_kept)
+                                    wirelog=self.wirelog, kept=self.history_kept, variance=self.variance)
         connection.held |= self.hold
         position = self.connections.append(connection)
         self._connected.set()
@@ -611,7 +620,7 @@ def station_url(base_url: str, identity: str) -> str:
 async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppVersion | str],
                        password: str | bytes | None = None, handler: Handler | None,
                        call_timeout: float = 30.0, wirelog: WireLog | None = None,
-                       tls: TlsEnd | None = None) -> Handshake:
+                       tls: TlsEnd | None = None, variance: Variance | None = None) -> Handshake:
     """The station side's connect (table ``Ws``), over wss with ``tls``. Never raises for a refused
     handshake, at TLS or HTTP; raises HarnessError when nothing answers at the address."""
     offered = [v.subprotocol if isinstance(v, OcppVersion) else v for v in versions]
@@ -647,7 +656,7 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
     if wirelog is not None:
         wirelog.event(identity, f"connected, subprotocol {ws.subprotocol}")
     connection = OcppConnection(ws, OcppVersion.parse(ws.subprotocol), identity=identity, handler=handler,
-                                call_timeout=call_timeout, wirelog=wirelog)
+                                call_timeout=call_timeout, wirelog=wirelog, variance=variance)
     return Handshake(None, ws.subprotocol, connection)
 
 

@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,7 +85,7 @@ class TransactionsStation2x(Block):
 
     async def start_transaction(self, state: EvseState, trigger: str, id_token: dict | None,
                                 remote_start_id: int | None = None) -> None:
-        state.transaction = StationTransaction(str(uuid.uuid4()), id_token, state.group)
+        state.transaction = StationTransaction(self.new_transaction_id(), id_token, state.group)
         self.transaction_started(state.evse.id, state.transaction.id)
         info: dict[str, Any] = {"chargingState": "Charging" if state.plugged else "Idle"}
         if remote_start_id is not None:
@@ -507,7 +506,8 @@ class TransactionsCsms16(Block):
         info = self.id_tag_info(session, payload["idTag"], charging=charging)
         if self.start_refused is not None:
             info = {"status": self.start_refused}
-        tx = CentralTransaction(next(self._transaction_ids), payload["idTag"])
+        tx = CentralTransaction(self.transaction_number(next(self._transaction_ids), session.transactions),
+                                payload["idTag"])
         session.transactions[tx.id] = tx
         return {"transactionId": tx.id, "idTagInfo": info}
 

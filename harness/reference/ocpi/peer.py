@@ -50,6 +50,7 @@ from harness.transport.http import (
     HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, Served, asgi_app)
 from harness.transport.ledger import Ledger, Violations
 from harness.transport.waiting import first_match
+from harness.variance import Variance
 from harness.wire import REDACTOR, WireLog
 
 VERSION = "2.2.1"                  # the version of every relationship: credentials, sessions, locations
@@ -133,6 +134,7 @@ class OcpiPeer(Actions):
         self.background = Background()
         self.base_url: str | None = None
         self.server: CredentialsServer | None = None
+        self.variance: Variance | None = None   # a stand-in's legal variance (see vary)
         self.client: CredentialsClient | None = None
         self.served: Ledger[Served] = Ledger(KEPT)
         self.canned: dict[str, tuple[int, bytes]] = {}
@@ -148,6 +150,10 @@ class OcpiPeer(Actions):
             wirelog.connections.append(self)
 
     # ------------------------------------------------------------------ where it is served
+    def vary(self, variance: Variance) -> None:
+        """Stand in with legal variance (``harness.variance``): the freedoms of the OCPI rows."""
+        self.variance = variance
+
     def bind(self, base_url: str, *, token_a: str | None = None) -> "OcpiPeer":
         self.base_url = base_url.rstrip("/")
         self.server = CredentialsServer(versions=OFFERED, url=self.versions_url,
