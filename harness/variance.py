@@ -21,19 +21,21 @@ so one test replays alone with the same choices.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
 import string
 import uuid
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from harness.ocpp import schemas
-from harness.ocpp.framing import Frame, dumps
+from harness.ocpp import equivalence, schemas
+from harness.ocpp.errors import OCCURRENCE_SPELLINGS
+from harness.ocpp.framing import CallError, Frame, dumps
 from harness.ocpp.versions import OcppVersion
 
 OCPP, OCPI, BOTH = "ocpp", "ocpi", "ocpp, ocpi"
@@ -66,8 +68,9 @@ FREEDOMS: tuple[Freedom, ...] = (
             "text of 1 to 36 characters"),
     Freedom("ocpp.id_token_case", OCPP, "spec 001 IdTokenType (idToken case-insensitive); spec 002 Notation "
             "and Identifiers 8 (IdToken is CiString(20))", "idToken / idTag values in another case"),
-    Freedom("ocpp.cistring_case", OCPP, "spec 002 Notation (CiString); OCPP 1.6 GetConfiguration key and "
-            "DataTransfer vendorId are CiString", "1.6 vendorId and configuration key names in another case"),
+    Freedom("ocpp.cistring_case", OCPP, "spec 002 Notation (CiString); OCPP 1.6 DataTransfer vendorId and "
+            "messageId, configuration key names are CiString", "1.6 vendorId, messageId and configuration key "
+            "names in another case (harness.ocpp.equivalence)"),
     Freedom("ocpp.timestamp_form", OCPP, "OCPP 2.0.1/2.1 schemas (format date-time, RFC 3339 §5.6); spec 002 "
             "rule 9 (ISO 8601, fractional seconds and offsets)", "the same instant with Z or +00:00 and 0 to 6 "
             "fractional digits"),
@@ -75,6 +78,12 @@ FREEDOMS: tuple[Freedom, ...] = (
             "open)", "a customData object with a vendorId where the schema admits one"),
     Freedom("ocpp.status_info", OCPP, "OCPP 2.0.1/2.1 schemas (StatusInfoType optional beside every status); "
             "spec 001 StatusInfoType", "a statusInfo with a reason code beside a status"),
+    Freedom("ocpp.error_text", OCPP, "spec 002 Framing (CALLERROR ErrorDescription and ErrorDetails: free text "
+            "and any object); OCPP 2.0.1 part 4 §4.2.3", "a CALLERROR's description empty or other text, its "
+            "details an object with members"),
+    Freedom("ocpp.occurrence_spelling", OCPP, "facts ocpp-j.md (OccurenceConstraintViolation in the 1.6 and "
+            "2.0.1 texts, OccurrenceConstraintViolation in the errata and schemas: either is accepted)",
+            "the occurrence code in either spelling"),
     Freedom("ocpp.answer_delay", OCPP, "spec 002 Framing 4; OCPP 2.0.1 part 4 §4.1.1 (an answer within the "
             "call timeout)", "answers after a delay of up to half the call timeout"),
     Freedom("ocpp.unsolicited_heartbeat", OCPP, "spec 002 Heartbeat (a charge point may send a heartbeat at any "
@@ -83,11 +92,12 @@ FREEDOMS: tuple[Freedom, ...] = (
     Freedom("ocpp.transaction_id", OCPP, "OCPP 2.0.1/2.1 TransactionType (transactionId: any string of at most "
             "36 characters); spec 002 StartTransaction.conf (transactionId: any integer)",
             "2.x transaction ids as UUIDs, counters or other text; 1.6 ids as any integer"),
-    Freedom("ocpp.refuse_data_transfer", OCPP, "spec 001 P01/P02 (DataTransfer is optional); OCPP 2.0.1 part 4 "
-            "§4.2.3 (NotImplemented for an action the receiver does not implement)",
-            "a 2.x side that does not implement DataTransfer answers it with CALLERROR NotImplemented"),
     Freedom("actuator.unsupported", BOTH, "design.md Actuators (HTTP 501: the SUT cannot do this, the test "
             "is not applicable)", "an actuator action of the test answered as unsupported (501)"),
+    Freedom("ocpp.refuse_optional", OCPP, "OCPP 2.0.1 part 4 §4.2.3 (NotSupported, NotImplemented); spec 001 and "
+            "002 feature profiles", "a CALL of a feature the profile does not declare answered NotSupported: "
+            "not taken at random, since the reference profile declares every feature; the legal variants of "
+            "tests/faults/legal_variants.py play it with a profile that leaves the feature out", modelled=False),
     Freedom("ocpp.unsolicited_reports", OCPP, "OCPP 2.0.1 B/G/J blocks (StatusNotification, MeterValues, "
             "NotifyEvent at any time)", "StatusNotification, MeterValues or NotifyEvent between steps",
             modelled=False),
@@ -116,7 +126,6 @@ class Variance:
         self._ids: set[str] = set()
         self._counter = self.rng.randrange(0, 10_000)
         self.refused_actions: set[str] = set()
-        self.refuses_data_transfer = self.rng.random() < 0.15
         self.taken: Counter[str] = Counter()   # the rows that changed the wire, and how often
 
     # ------------------------------------------------------------ bookkeeping
@@ -140,6 +149,20 @@ class Variance:
             self.took("json.escapes")
         return text
 
+    def call_error(self, error: CallError) -> CallError:
+        """A CALLERROR with the freedoms of its free texts and of the occurrence code's spelling."""
+        code, description, details = error.code, error.description, error.details
+        if code in OCCURRENCE_SPELLINGS and self.draw():
+            code = self.rng.choice(sorted(OCCURRENCE_SPELLINGS))
+            if code != error.code:
+                self.took("ocpp.occurrence_spelling")
+        if self.draw(0.4):
+            description = self.rng.choice(("", "refused", description.upper()))
+            details = {"reason": self.rng.choice(("variance", "n/a"))} if self.draw() else details
+            if (description, details) != (error.description, error.details):
+                self.took("ocpp.error_text")
+        return dataclasses.replace(error, code=code, description=description, details=details)
+
     def frame_text(self, frame: Frame) -> str:
         """An OCPP-J frame's text in a form chosen at random."""
         return self.render(frame.to_list())
@@ -152,24 +175,21 @@ class Variance:
         return self._vary(root, root, payload, version, direction, None)
 
     def _vary(self, root: dict, schema: dict | None, value: Any, version: OcppVersion, direction: str,
-              key: str | None) -> Any:
+              key: str | None, siblings: Iterable[str] = ()) -> Any:
         schema = schemas.resolved(root, schema or {})
         if isinstance(value, dict):
             properties = schema.get("properties", {})
-            varied = {k: self._vary(root, properties.get(k), v, version, direction, k) for k, v in value.items()}
+            varied = {k: self._vary(root, properties.get(k), v, version, direction, k, value) for k, v in value.items()}
             self._admitted(varied, properties, version, direction)
-            if version is not OcppVersion.V16 and {"idToken", "type"} <= properties.keys():
-                varied["idToken"] = self._case(varied.get("idToken"), "ocpp.id_token_case")
             return varied
         if isinstance(value, list):
-            return [self._vary(root, schema.get("items"), item, version, direction, key) for item in value]
+            return [self._vary(root, schema.get("items"), item, version, direction, key, siblings) for item in value]
         if isinstance(value, str):
             if schema.get("format") == "date-time":
                 return self.timestamp(value)
-            if version is OcppVersion.V16 and key in ("idTag", "parentIdTag"):
-                return self._case(value, "ocpp.id_token_case")
-            if version is OcppVersion.V16 and key in ("vendorId", "key") or key == "unknownKey":
-                return self._case(value, "ocpp.cistring_case")
+            if equivalence.case_insensitive(version, key, siblings):
+                return self._case(value, "ocpp.cistring_case" if version is OcppVersion.V16 and key not in
+                                  ("idTag", "parentIdTag") else "ocpp.id_token_case")
             return value
         if type(value) is int and _types(schema) == {"number"} and self.draw():
             self.took("json.number_form")
@@ -288,12 +308,6 @@ class Variance:
             return True
         return False
 
-    def refuses(self, version: OcppVersion, action: str) -> bool:
-        """Whether the stand-in answers the peer's ``action`` CALL with NotImplemented in this test."""
-        if action == "DataTransfer" and version is not OcppVersion.V16 and self.refuses_data_transfer:
-            self.took("ocpp.refuse_data_transfer")
-            return True
-        return False
 
 
 def _types(schema: dict) -> set[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextvars
 import warnings
 from collections import Counter
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,8 +124,12 @@ def require(condition: bool, rule: Rule, message: str, *, expected: Any = None, 
     return bool(condition)
 
 
-def check_equal(rule: Rule, what: str, expected: Any, actual: Any) -> bool:
-    return require(actual == expected, rule, f"{what} is wrong", expected=expected, actual=actual)
+def check_equal(rule: Rule, what: str, expected: Any, actual: Any, *,
+                same: Callable[[Any, Any], bool] | None = None) -> bool:
+    """``actual`` equals ``expected`` (or is ``same`` as it: an equivalence the text allows, e.g.
+    ``harness.ocpp.equivalence.same``); the failure shows both as they are."""
+    equal = same(expected, actual) if same is not None else actual == expected
+    return require(equal, rule, f"{what} is wrong", expected=expected, actual=actual)
 
 
 def check_in(rule: Rule, what: str, allowed: Container, actual: Any) -> bool:

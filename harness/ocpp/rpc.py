@@ -212,7 +212,11 @@ class RpcEndpoint:
         return self.variance.ocpp_payload(self.version, action, direction, payload)
 
     def _text(self, frame: Frame) -> str:
-        return self.variance.frame_text(frame) if self.variance is not None else serialize(frame)
+        if self.variance is None:
+            return serialize(frame)
+        if isinstance(frame, CallError):
+            frame = self.variance.call_error(frame)
+        return self.variance.frame_text(frame)
 
     def outbox(self) -> list[str]:
         """Frames to write to the socket, in order; drains the outbox."""

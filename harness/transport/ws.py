@@ -172,7 +172,7 @@ class OcppConnection:
         self.identity = identity
         self.handler = handler
         self.endpoint = RpcEndpoint(version, call_timeout=call_timeout, remember=kept, variance=variance)
-        self.variance = variance   # a stand-in's legal variance: it may answer late, or refuse an optional action
+        self.variance = variance   # a stand-in's legal variance: it may answer late
         self.wirelog = wirelog
         self.name = name or identity
         self.history: Ledger[Exchange] = Ledger(kept)
@@ -451,9 +451,6 @@ class OcppConnection:
 
     async def _handle(self, exchange: Exchange) -> None:
         if self.variance is not None:
-            if self.variance.refuses(self.version, exchange.action):
-                self.answer(exchange, error=CallErrorReply("NotImplemented", f"{exchange.action} is not implemented"))
-                return
             await asyncio.sleep(self.variance.answer_delay(self.endpoint.call_timeout))
         try:
             payload = await self.handler(exchange.call)

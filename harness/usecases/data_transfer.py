@@ -12,6 +12,7 @@ import pytest
 
 from harness.arena import OcppArena
 from harness.errors import NotApplicable
+from harness.ocpp.equivalence import same
 from harness.profile import Profile
 from harness.rules import Rule, RuleTable, must
 from harness.suite import TC, checks, needs
@@ -83,8 +84,8 @@ async def check_transfer(arena: OcppArena, initiator: str, name: str) -> None:
     exchange = await arena.exchange(initiator, "DataTransfer", payload, trigger=("data_transfer", body),
                                     rule=DataTransfer.sent)
     if arena.is_sut(initiator):
-        check_equal(DataTransfer.sent, "DataTransferRequest vendorId", case.vendor_id, exchange.request.get("vendorId"))
-        check_equal(DataTransfer.sent, "DataTransferRequest messageId", case.message_id,
-                    exchange.request.get("messageId"))
+        sent = {"vendorId": exchange.request.get("vendorId"), "messageId": exchange.request.get("messageId")}
+        check_equal(DataTransfer.sent, "DataTransferRequest (vendorId, messageId)",
+                    {"vendorId": case.vendor_id, "messageId": case.message_id}, sent, same=same(arena.version))
     else:
         check_equal(case.rule, "DataTransferResponse status", case.expected, (exchange.response or {}).get("status"))

@@ -12,12 +12,11 @@ import re
 from typing import Any
 
 from harness.arena import CS, CSMS, OcppArena
-from harness.ocpp.meter16 import parse_time
+from harness.ocpp.equivalence import same
+from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.transport.ws import Exchange
 from harness.verdict import check_equal, require
-
-TIMES = frozenset({"expiryDate", "retrieveDate"})   # dateTime fields: compared as instants, not as text
 
 
 class Operations16(RuleTable, namespace="ops16"):
@@ -38,18 +37,16 @@ def snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _instants(payload: dict[str, Any]) -> dict[str, Any]:
-    return {k: parse_time(v) if k in TIMES and isinstance(v, str) else v for k, v in payload.items()}
-
-
 async def operate(arena: OcppArena, action: str, payload: dict[str, Any]) -> Exchange:
     """The central system sends ``action`` with ``payload`` and the charge point answers it with its
-    confirmation; a central system under test must send exactly ``payload``."""
+    confirmation; a central system under test must send ``payload``, in any form the text allows
+    (``harness.ocpp.equivalence``: idTags in any case, numbers by value, date-times by instant)."""
     body = {snake(k): v for k, v in payload.items()}
     exchange = await arena.exchange(CSMS, action, payload, trigger=(snake(action), body),
                                     rule=Operations16.sent_as_asked)
     if arena.is_sut(CSMS):
-        check_equal(Operations16.sent_as_asked, f"{action}.req", _instants(payload), _instants(exchange.request))
+        check_equal(Operations16.sent_as_asked, f"{action}.req", payload, exchange.request,
+                    same=same(OcppVersion.V16))
     require(exchange.error is None, Operations16.answered, f"the charge point refused {action} with a CALLERROR",
             expected=f"{action}.conf", actual=exchange.error)
     return exchange

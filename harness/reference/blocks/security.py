@@ -45,6 +45,7 @@ class SecurityCsms16(Block):
         self.keys: dict[str, bytes] = {self.profile.identity: self.profile.authorization_key} \
             if self.profile.authorization_key else {}
         self.rotate_on_boot = False
+        self.rotating: set[str] = set()   # the stations whose new key is sent and not yet answered
 
     def basic_auth_required(self) -> bool:
         return bool(self.profile.authorization_key)
@@ -54,8 +55,12 @@ class SecurityCsms16(Block):
         return key is not None and secrets.compare_digest(password, key)
 
     def boot_status(self, session: StationSession, status: str) -> str:
+        if session.identity in self.rotating:   # a boot retried while the new key waits for its answer
+            return super().boot_status(session, "Pending")
         if not self.rotate_on_boot:
             return super().boot_status(session, status)
+        self.rotate_on_boot = False
+        self.rotating.add(session.identity)
         self.background.spawn(self.rotate_key(session))
         return super().boot_status(session, "Pending")
 
@@ -66,11 +71,12 @@ class SecurityCsms16(Block):
             answer = await session.connection.call("ChangeConfiguration", {"key": AUTHORIZATION_KEY, "value": new.hex()})
         except (CallFailed, PeerViolation, HarnessError):
             return
+        finally:
+            self.rotating.discard(session.identity)
         if answer["status"] == "Accepted":
             self.keys[session.identity] = new
             if session.identity == self.profile.identity:
                 self.profile.key_rotated(new)
-            self.rotate_on_boot = False
             await session.connection.close()
 
     async def act_rotate_authorization_key(self) -> None:

@@ -12,7 +12,9 @@ import pytest
 
 from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
+from harness.ocpp.equivalence import configuration_keys, same
 from harness.ocpp.v16 import unsupported_measurands
+from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.verdict import check_equal, require
@@ -44,17 +46,20 @@ class CONFIG16(RuleTable):
 pytestmark = case("CONFIG16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
 
 SAMPLE_INTERVAL = "MeterValueSampleInterval"
+SAME = same(OcppVersion.V16)   # key names are CiString(50)
 
 
 async def _get(ocpp, keys=None):
-    """GetConfiguration from either side; the answer as {key: KeyValue} and the unknown keys."""
+    """GetConfiguration from either side; the answer as {key: KeyValue} and the unknown keys, key names
+    case-folded (CiString(50): a charge point may spell them in any case)."""
     body = {"keys": keys} if keys else {}
     exchange = await ocpp.exchange(CSMS, "GetConfiguration", {"key": keys} if keys else {},
                                    trigger=("get_configuration", body), rule=CONFIG16.sent_as_asked)
     if ocpp.is_sut(CSMS):
-        check_equal(CONFIG16.sent_as_asked, "GetConfiguration.req key", keys, exchange.request.get("key") or None)
+        check_equal(CONFIG16.sent_as_asked, "GetConfiguration.req key", {"key": keys},
+                    {"key": exchange.request.get("key") or None}, same=SAME)
     answer = exchange.response or {}
-    return {k["key"]: k for k in answer.get("configurationKey", [])}, answer.get("unknownKey", [])
+    return configuration_keys(answer), [key.casefold() for key in answer.get("unknownKey", [])]
 
 
 async def _change(ocpp, key, value):
@@ -62,7 +67,8 @@ async def _change(ocpp, key, value):
                                    trigger=("change_configuration", {"key": key, "value": value}),
                                    rule=CONFIG16.sent_as_asked)
     if ocpp.is_sut(CSMS):
-        check_equal(CONFIG16.sent_as_asked, "ChangeConfiguration.req", {"key": key, "value": value}, exchange.request)
+        check_equal(CONFIG16.sent_as_asked, "ChangeConfiguration.req", {"key": key, "value": value}, exchange.request,
+                    same=SAME)
     return exchange.response["status"]
 
 
@@ -70,10 +76,10 @@ async def _change(ocpp, key, value):
 async def test_all_keys_are_reported(ocpp):
     """Every key is reported, SupportedFeatureProfiles lists Core."""
     keys, _ = await _get(ocpp)
-    profiles = keys.get("SupportedFeatureProfiles", {}).get("value") or ""
+    profiles = keys.get("supportedfeatureprofiles", {}).get("value") or ""
     require("Core" in [p.strip() for p in profiles.split(",")], CONFIG16.core_profile,
             "GetConfiguration.conf does not report Core among SupportedFeatureProfiles", expected="Core,...",
-            actual=keys.get("SupportedFeatureProfiles"))
+            actual=keys.get("supportedfeatureprofiles"))
 
 
 @checks(CONFIG16.sent_as_asked, CONFIG16.known_keys)
@@ -81,9 +87,9 @@ async def test_known_and_unknown_keys(ocpp):
     """Asked for a known and an unknown key, the charge point splits them."""
     unknown = "NoSuchKey" + secrets.token_hex(4)
     keys, unknown_keys = await _get(ocpp, ["HeartbeatInterval", unknown])
-    require("HeartbeatInterval" in keys, CONFIG16.known_keys, "HeartbeatInterval is not reported in configurationKey",
+    require("heartbeatinterval" in keys, CONFIG16.known_keys, "HeartbeatInterval is not reported in configurationKey",
             expected="HeartbeatInterval", actual=sorted(keys))
-    require(unknown in unknown_keys, CONFIG16.known_keys, "the unknown key is not in unknownKey",
+    require(unknown.casefold() in unknown_keys, CONFIG16.known_keys, "the unknown key is not in unknownKey",
             expected=[unknown], actual=unknown_keys)
 
 
@@ -93,7 +99,7 @@ async def test_writable_key_is_changed(ocpp):
     answer the charge point may give: the new value cannot be read back without a reboot, so the test does
     not apply; Rejected for a plain interval of this required writable key is read as a failure."""
     before, _ = await _get(ocpp, [SAMPLE_INTERVAL])
-    old = before.get(SAMPLE_INTERVAL, {}).get("value", "0")
+    old = before.get(SAMPLE_INTERVAL.casefold(), {}).get("value", "0")
     new = "60" if old != "60" else "120"
     status = await _change(ocpp, SAMPLE_INTERVAL, new)
     if status == "RebootRequired":   # a ConfigurationStatus the charge point may give: the value waits for a reboot
@@ -101,7 +107,7 @@ async def test_writable_key_is_changed(ocpp):
     check_equal(CONFIG16.change_applied, "ChangeConfiguration.conf status", "Accepted", status)
     after, _ = await _get(ocpp, [SAMPLE_INTERVAL])
     check_equal(CONFIG16.change_applied, f"{SAMPLE_INTERVAL} value", new,
-                after.get(SAMPLE_INTERVAL, {}).get("value"))
+                after.get(SAMPLE_INTERVAL.casefold(), {}).get("value"))
 
 
 @pytest.mark.sut_roles("cs")
@@ -110,7 +116,7 @@ async def test_readonly_key_is_not_changed(ocpp):
     """A key the charge point reports readonly is Rejected and keeps its value."""
     keys, _ = await _get(ocpp)
     readonly = sorted((k for k in keys.values() if k["readonly"] and k.get("value") is not None),
-                      key=lambda k: k["key"] != "NumberOfConnectors")
+                      key=lambda k: k["key"].casefold() != "numberofconnectors")
     require(readonly, CONFIG16.readonly, "the charge point reports no readonly key with a value",
             expected="NumberOfConnectors", actual=sorted(keys))
     key, value = readonly[0]["key"], readonly[0]["value"]
@@ -121,7 +127,7 @@ async def test_readonly_key_is_not_changed(ocpp):
     check_equal(CONFIG16.readonly_rejected, f"ChangeConfiguration.conf status for the readonly key {key}",
                 "Rejected", status)
     after, _ = await _get(ocpp, [key])
-    check_equal(CONFIG16.readonly, f"{key} value", value, after.get(key, {}).get("value"))
+    check_equal(CONFIG16.readonly, f"{key} value", value, after.get(key.casefold(), {}).get("value"))
 
 
 @pytest.mark.sut_roles("cs")
@@ -152,5 +158,5 @@ async def test_unsupported_measurand_is_rejected(ocpp, profile):
     status = await _change(ocpp, key, ",".join([*profile.get("station.measurands"), _unsupported_measurand(profile)]))
     check_equal(CONFIG16.unsupported_measurand, "ChangeConfiguration.conf status", "Rejected", status)
     after, _ = await _get(ocpp, [key])
-    check_equal(CONFIG16.unsupported_measurand, f"{key} value", before.get(key, {}).get("value"),
-                after.get(key, {}).get("value"))
+    check_equal(CONFIG16.unsupported_measurand, f"{key} value", before.get(key.casefold(), {}).get("value"),
+                after.get(key.casefold(), {}).get("value"))

@@ -16,6 +16,7 @@ import pytest
 
 from harness import smartcharging as sc
 from harness.arena import CS, CSMS
+from harness.ocpp.equivalence import configuration_keys
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
@@ -162,7 +163,7 @@ async def test_cleared_profile_is_gone(ocpp, profile):
 async def test_discovery_keys_are_reported(ocpp):
     """GetConfiguration of the four discovery keys: each known, with a value."""
     exchange = await ocpp.exchange(CSMS, "GetConfiguration", {"key": list(DISCOVERY)}, rule=Operations16.sent_as_asked)
-    known = {k["key"]: k.get("value") for k in (exchange.response or {}).get("configurationKey", [])}
-    missing = [key for key in DISCOVERY if not known.get(key)]
+    known = configuration_keys(exchange.response)
+    missing = [key for key in DISCOVERY if not known.get(key.casefold(), {}).get("value")]
     require(not missing, SC16.discovery, "the charge point does not report every smart-charging discovery key",
             expected=list(DISCOVERY), actual=sorted(known))

@@ -11,6 +11,7 @@ import pytest
 
 from harness import clock
 from harness.arena import CS, CSMS
+from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
 from harness.smartcharging.wire import iso
 from harness.suite import OCPP2, case, checks, needs
@@ -135,4 +136,4 @@ async def test_csms_asks_for_the_composite_it_was_asked_for(ocpp, profile, name)
     exchange = await composite(ocpp, evse_id, duration, unit, K08.request)
     check_equal(K08.request, "GetCompositeScheduleRequest (evseId, duration, chargingRateUnit)",
                 (evse_id, duration, unit), (exchange.request["evseId"], exchange.request["duration"],
-                                            exchange.request.get("chargingRateUnit")))
+                                            exchange.request.get("chargingRateUnit")), same=same(ocpp.version))

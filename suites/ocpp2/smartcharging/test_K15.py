@@ -8,6 +8,7 @@ the engine, harness/smartcharging/engine.py)."""
 import pytest
 
 from harness.arena import CS, CSMS
+from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_needs_schedule,
@@ -51,7 +52,7 @@ async def test_charging_needs_lead_to_a_schedule(ocpp, profile, kind):
     if ocpp.is_sut(CS):
         check_equal(K15.needs, "NotifyEVChargingNeedsRequest (evseId, chargingNeeds, maxScheduleTuples)",
                     (evse_id, NEEDS[kind], MAX_SCHEDULE_TUPLES), (notified.request["evseId"],
-                    notified.request["chargingNeeds"], notified.request.get("maxScheduleTuples")))
+                    notified.request["chargingNeeds"], notified.request.get("maxScheduleTuples")), same=same(ocpp.version))
     if notified.response["status"] != "Processing":
         return
     sent = await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=K15.schedule)

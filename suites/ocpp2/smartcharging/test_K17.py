@@ -4,6 +4,7 @@ NotifyEVChargingNeeds, the CSMS answers and, after Processing, sends a TxProfile
 within the EV's maxScheduleTuples, and the station reports the schedule the EV accepted."""
 
 from harness.arena import CS, CSMS
+from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_needs_schedule,
@@ -47,7 +48,8 @@ async def test_ev_renegotiates_its_schedule(ocpp, profile):
     if ocpp.is_sut(CS):
         check_equal(K17.needs, "the new NotifyEVChargingNeedsRequest (evseId, chargingNeeds, maxScheduleTuples)",
                     (evse_id, RENEGOTIATED, TUPLES), (again.request["evseId"], again.request["chargingNeeds"],
-                                                      again.request.get("maxScheduleTuples")))
+                                                      again.request.get("maxScheduleTuples")),
+                    same=same(ocpp.version))
     if again.response["status"] != "Processing":
         return
     sent = await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=K17.schedule)

@@ -77,3 +77,35 @@ def test_an_accepted_key_rotation_is_the_key_of_every_later_test(value, rotated)
     assert ReferenceCsms16(profile, [OcppVersion.V16]).check_password("CS001", key)
     assert ReferenceCsms16(profile, [OcppVersion.V16]).check_password("CS001", old) is not rotated
     assert profile.get("station.authorization_key") == old.hex()      # the profile's own value is unchanged
+
+
+async def test_a_boot_retried_while_the_new_key_waits_is_pending_and_rotates_once():
+    """A Pending charge point may boot again once the interval passed, before it answers the new key
+    (legal variance found it): the harness's central system answers that boot Pending too and sends no
+    second key, else the charge point would hold a key the central system never learned."""
+    import asyncio
+
+    from harness.reference.base import StationSession
+
+    sent, answered = [], asyncio.get_running_loop().create_future()
+
+    class Connection:
+        async def call(self, action, payload):
+            sent.append(payload["value"])
+            return await answered
+
+        async def close(self):
+            pass
+
+    csms = ReferenceCsms16(reference_profile(), [OcppVersion.V16])
+    session = StationSession("CS001", OcppVersion.V16, Connection())
+    csms.configure(rotate_on_boot=True)
+    assert csms.boot_status(session, "Accepted") == "Pending"
+    await asyncio.sleep(0.01)
+    assert csms.boot_status(session, "Accepted") == "Pending"   # retried while the key waits
+    answered.set_result({"status": "Accepted"})
+    await asyncio.sleep(0.01)
+    assert len(sent) == 1
+    assert csms.check_password("CS001", bytes.fromhex(sent[0]))
+    assert csms.boot_status(session, "Accepted") == "Accepted"
+    await csms.background.cancel_all()
