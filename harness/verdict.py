@@ -16,9 +16,10 @@ it raised, then those of the rules it declares), then the background ones the co
 from __future__ import annotations
 
 import contextvars
+import operator
 import warnings
 from collections import Counter
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,8 +125,11 @@ def require(condition: bool, rule: Rule, message: str, *, expected: Any = None, 
     return bool(condition)
 
 
-def check_equal(rule: Rule, what: str, expected: Any, actual: Any) -> bool:
-    return require(actual == expected, rule, f"{what} is wrong", expected=expected, actual=actual)
+def check_equal(rule: Rule, what: str, expected: Any, actual: Any, *,
+                same: Callable[[Any, Any], bool] = operator.eq) -> bool:
+    """``actual`` is ``expected``, as ``same`` judges it (``harness.cistring`` for what the texts
+    compare ignoring case or nulls)."""
+    return require(same(expected, actual), rule, f"{what} is wrong", expected=expected, actual=actual)
 
 
 def check_in(rule: Rule, what: str, allowed: Container, actual: Any) -> bool:

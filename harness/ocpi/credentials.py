@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from harness.cistring import id_key
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import schemas
 from harness.ocpi.auth import AuthRules
@@ -155,7 +156,7 @@ def read_credentials(data: Any) -> dict[str, Any]:
     schemas.check("credentials", data)
     seen = set()
     for role in data["roles"]:
-        key = (role["role"], role["party_id"].lower(), role["country_code"].lower())
+        key = (role["role"], id_key(role["party_id"]), id_key(role["country_code"]))
         if key in seen:
             raise PeerViolation(CredentialsRules.body, f"role {key} listed twice", actual=data["roles"])
         seen.add(key)

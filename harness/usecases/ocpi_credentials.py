@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import clock
+from harness.cistring import id_key
 from harness.ocpi.credentials import CredentialsRules
 from harness.ocpi.headers import Headers, addressee
 from harness.ocpi.versions import CREDENTIALS
@@ -78,8 +79,8 @@ async def unregister(arena: OcpiArena, initiator: str, *, rule: Rule) -> Dialogu
 def check_sut_role(arena: OcpiArena, credentials: dict[str, Any], rule: Rule) -> None:
     """The SUT's Credentials name it in its role, with the party the profile declares."""
     role = arena.sut_role.upper()
-    party = (arena.profile.get("ocpi.country_code", "NL").lower(), arena.profile.get("ocpi.party_id", "REF").lower())
-    listed = [(r.get("role"), r.get("country_code", "").lower(), r.get("party_id", "").lower())
+    party = (id_key(arena.profile.get("ocpi.country_code", "NL")), id_key(arena.profile.get("ocpi.party_id", "REF")))
+    listed = [(r.get("role"), id_key(r.get("country_code", "")), id_key(r.get("party_id", "")))
               for r in credentials.get("roles", [])]
     require((role, *party) in listed, rule, f"the SUT's Credentials do not list it as {role} {party[0]}*{party[1]} "
             "(the profile's [ocpi] country_code and party_id)", expected=(role, *party), actual=listed)
