@@ -53,6 +53,9 @@ class SessionRules(RuleTable, namespace="ocpi.sessions"):
                    by="cpo")
     put_stored = must(f"{_RECEIVER} PUT, GET", "the Receiver stores the Session PUT to it and answers it as stored",
                       by="emsp")
+    ids_as_sent = should("spec 000 Notation (CiString), Session table (country_code, party_id, id, location_id, "
+                         "evse_uid, connector_id); facts/ocpi-wire.md Other rules (compare CiStrings ignoring case, "
+                         "echo them as sent)", "a Session's ids come back as they were pushed, in the same case")
     put_replaces_periods = must(f"{_RECEIVER} PUT", "a PUT replaces the stored Session with its charging_periods: "
                                 "an omitted or empty list removes the stored ones", by="emsp")
     mismatch_refused = must(f"{_RECEIVER} PUT (country_code and party_id SHALL equal those in the pushed Session); "

@@ -37,13 +37,16 @@ async def _started(ocpi, **body):
 
 
 @pytest.mark.parametrize("ocpi", ["in_process", "sockets"], indirect=True)
-@checks(Ses.pushed, Ses.put_ids, *HELD)
+@checks(Ses.pushed, Ses.put_ids, *HELD, Ses.ids_as_sent)
 async def test_new_session_is_put_and_held(ocpi):
-    """A new Session is PUT whole; the SUT then holds that very Session."""
+    """A new Session is PUT whole; the SUT then holds that very Session, its ids compared ignoring
+    case (CiStrings); ids that come back in another case are a finding."""
     sent = await _started(ocpi)
     held = await ses.held_by_sut(ocpi, sent)
     for field in ("id", "status", "location_id", "evse_uid", "connector_id", "last_updated"):
         ses.check_held(ocpi, field, sent[field], held.get(field))
+    for field in ("country_code", "party_id", "id", "location_id", "evse_uid", "connector_id"):
+        check_equal(Ses.ids_as_sent, field, sent[field], held.get(field))
     ses.check_held(ocpi, "uid", sent["cdr_token"]["uid"], held["cdr_token"]["uid"], what="cdr_token uid")
 
 
