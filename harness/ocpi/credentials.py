@@ -290,6 +290,11 @@ class CredentialsServer(_Party):
                           PeerViolation(CredentialsRules.connect_back_failure,
                                         f"connect-back to the client failed: {reason}"))
 
+    def abandon(self) -> None:
+        """The request being served could not be served (a fault of ours, not the client's): it
+        holds nothing any more, so the client's next request is served; the registration is as it was."""
+        self._call = None
+
     def _pending(self) -> _Call:
         if self._call is None:
             raise HarnessError("no connect-back is under way")
