@@ -62,11 +62,11 @@ class CredentialsRules(RuleTable, namespace="ocpi.credentials"):
                                 "and registers nothing")
     token_a_scope = must(_TOKENS, "token A opens only versions, version details and credentials: HTTP 401 "
                                   "elsewhere")
-    token_a_discarded = must(f"{_TOKENS} (token A is then discarded); OCPI 2.2.1 §4.1.2 (a token matching no "
-                             "party SHALL get HTTP 401)", "token A is discarded once a registration succeeds: it "
-                             "opens nothing any more, versions included (HTTP 401)")
-    token_a_kept_on_failure = should(f"{_TOKENS}; spec 000 Errors", "a failed registration leaves token A usable, "
-                                                                    "so the client can retry")
+    token_a_discarded = must(f"{_TOKENS} (token A is then discarded and no longer used)", "token A is discarded "
+                             "once a registration succeeds: it opens nothing any more, versions included")
+    token_a_kept_on_failure = should(f"{_TOKENS} (discarded once token C is returned); spec 000 Errors",
+                                     "a failed registration leaves token A valid for the client's retried "
+                                     "registration")
     token_b = must(_TOKENS, "token B, given in the client's body, opens the client's API for the server")
     token_c = must(_TOKENS, "the server answers with a new token C, which opens its API from then on")
     rotation = must(f"{_REGISTRATION} (PUT); {_TOKENS}", "a PUT gives new tokens both ways; the replaced token C "

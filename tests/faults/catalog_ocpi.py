@@ -104,6 +104,16 @@ class KeepsTokenA(OcpiPeer):
         return reply
 
 
+class DiscardsTokenAOnAFailedRegistration(OcpiPeer):
+    """A registration that failed (3001) ends token A as well: the client cannot retry."""
+
+    async def _serve_credentials(self, request, token):
+        reply = await super()._serve_credentials(request, token)
+        if request.method == "POST" and not self.server_registered:
+            self.server.token_a = None
+        return reply
+
+
 class KeepsTheReplacedToken(OcpiPeer):
     """After a PUT the replaced token C still opens the API."""
 
@@ -886,6 +896,17 @@ class WritesAbsentFieldsAsNull(_RewritesWhatItSends):
         return value if method == "PATCH" else _with_nulls(value)
 
 
+class RegistersOnlyWithTokenA(OcpiPeer):
+    """Legal: token A opens its versions and details and registers (POST credentials), nothing
+    more: a GET of its credentials with token A gets HTTP 401, before and after a failed registration."""
+
+    async def _serve_credentials(self, request, token):
+        if request.method == "GET" and token == self.server.token_a:
+            raise StatusError(AuthRules.header, "token A only registers", status_code=StatusCode.CLIENT_ERROR,
+                              http_status=401)
+        return await super()._serve_credentials(request, token)
+
+
 class IgnoresTheRegisterAction(OcpiPeer):
     """Asked to register, does nothing at all (so it never POSTs either)."""
 
@@ -924,6 +945,7 @@ class Variant:
     selection: tuple[str, ...]
     finding: str | None = None
     reading: str = ""
+    unblamed: tuple[str, ...] = ()   # rules no test may name in a finding against it: the freedom it takes
 
     @property
     def embedded_sut(self) -> str:
@@ -974,7 +996,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("token-a-kept-after-registration", CredentialsRules.token_a_discarded.id, KeepsTokenA,
           (node(CREDS, "test_registration", "emsp", "by_cpo"), node(CREDS, "test_registration", "cpo", "by_emsp"),
            node(CREDS, "test_registration_over_real_sockets", "cpo", "sockets")),
-          "GET credentials with token A after the registration: HTTP 200 where HTTP 401 is due"),
+          "token A still opens the SUT's API after the registration it started succeeded"),
+    Fault("token-a-discarded-on-a-failed-registration", CredentialsRules.token_a_kept_on_failure.id,
+          DiscardsTokenAOnAFailedRegistration,
+          (node(CREDS, "test_connect_back_failure_gets_3001", "cpo"),
+           node(CREDS, "test_connect_back_failure_gets_3001", "emsp")),
+          "the retried registration with token A was refused: HTTP 401", "finding"),
     Fault("replaced-token-kept", CredentialsRules.rotation.id, KeepsTheReplacedToken,
           (node(CREDS, "test_put_rotates_the_tokens", "cpo", "by_emsp"),),
           "the old token C after the PUT: HTTP 200 where HTTP 401 is due"),
@@ -1160,6 +1187,9 @@ FAULTS: tuple[Fault, ...] = (
 
 VARIANTS: tuple[Variant, ...] = (
     Variant("trailing-slash-urls", PublishesTrailingSlashes, ("suites/ocpi",)),
+    Variant("token-a-only-registers", RegistersOnlyWithTokenA, (f"suites/ocpi/{CREDS}",),
+            reading="spec 000 Authentication 2 (token A starts the exchange; nothing makes it open a GET of the "
+                    "credentials)", unblamed=(CredentialsRules.token_a_kept_on_failure.id,)),
     Variant("ids-in-lower-case", StoresIdsInLowerCase, ("suites/ocpi",),
             reading="spec 000 Notation (CiString: case-insensitive); facts/ocpi-wire.md Other rules (compare "
                     "case-insensitively; echoing in another case is at most a finding)"),
