@@ -37,11 +37,17 @@ class Dialogue:
     token_a: str | None = None
 
 
+REGISTRATION_OWNER = "OCPI_CREDENTIALS"   # the use case whose tests judge the registration
+
+
 async def registered(arena: OcpiArena) -> Dialogue:
-    """The harness registers with the SUT: the precondition of every functional-module test."""
-    token_a = await arena.sut_token_a()
-    start = arena.mark()
-    credentials = await arena.harness_registers(token_a)
+    """The harness registers with the SUT: the precondition of every functional-module test. What the
+    SUT breaks meanwhile fails the OCPI_CREDENTIALS tests (and those that declare the rule); any
+    other test is not applicable, rather than fail again for it (``Arena.prerequisite``)."""
+    async with arena.prerequisite("registration", owner=REGISTRATION_OWNER):
+        token_a = await arena.sut_token_a()
+        start = arena.mark()
+        credentials = await arena.harness_registers(token_a)
     return Dialogue(arena.harness_role, credentials, arena.requests_since(start), arena.sut_url(CREDENTIALS), token_a)
 
 
