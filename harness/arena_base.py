@@ -16,11 +16,12 @@ cleans up; a step that fails is logged in the wire log, never blamed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from harness.actuators import ActionUnsupported
-from harness.errors import HarnessError
+from harness.errors import HarnessError, PeerViolation, Prerequisite
 from harness.profile import Profile
 from harness.rules import Rule
 from harness.verdict import violated
@@ -95,6 +96,26 @@ class Arena:
         if (undo_action, undo_body) != (action, body):   # set_registration Accepted is its own undoing
             self.undo(f"{undo_action} {undo_body}", lambda: self.act(role, undo_action, **undo_body))
         return result
+
+    # ------------------------------------------------------------------ shared prerequisites
+    @contextlib.asynccontextmanager
+    async def prerequisite(self, what: str, *, owner: str) -> AsyncIterator[None]:
+        """A step the test takes before what it judges (``what``: a registration), judged by the tests
+        of the use case ``owner``. What the SUT breaks meanwhile, raised or recorded on the connections,
+        is marked as broken in it: a test of another use case that does not declare the rule is then
+        not applicable ("prerequisite failed: ..."), not failed again (``verdict.combine``)."""
+        step = Prerequisite(what, owner)
+        before = {id(v) for connection in self.wirelog.connections for v in connection.violations}
+        try:
+            yield
+        except PeerViolation as violation:
+            violation.prerequisite = step
+            raise
+        finally:
+            for connection in self.wirelog.connections:
+                for violation in connection.violations:
+                    if id(violation) not in before:
+                        violation.prerequisite = step
 
     # ------------------------------------------------------------------ leaving the SUT as it was
     def undo(self, what: str, step: Callable[[], Awaitable[Any]]) -> None:

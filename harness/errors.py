@@ -13,6 +13,7 @@ Protocol cores raise these; the plugin and verifiers turn them into verdicts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -60,8 +61,11 @@ class PeerViolation(AssertionError):
     ``rule`` is the row of a rule table (``harness.rules``) that was broken; ``expected`` and
     ``actual`` are what the rule asks for and what the peer did. ``strict`` comes from the rule's
     level (in ``protocol`` when the versions differ): False for a SHOULD, whose break is a
-    non-strict finding, not a failure.
+    non-strict finding, not a failure. ``prerequisite`` names the shared step the peer broke it in
+    (``Arena.prerequisite``), None when it was broken in the test's own dialogue.
     """
+
+    prerequisite: Prerequisite | None = None
 
     def __init__(self, rule: "Rule", message: str, *, expected: Any = None, actual: Any = None,
                  protocol: str | None = None):
@@ -87,6 +91,14 @@ class PeerViolation(AssertionError):
         if self.expected is not None or self.actual is not None:
             text += f"\n  expected: {clip(repr(self.expected))}\n  actual:   {clip(repr(self.actual))}"
         return text
+
+
+@dataclass(frozen=True)
+class Prerequisite:
+    """A step that many tests take before what they judge (a registration), and the use case whose
+    tests judge it."""
+    what: str
+    owner: str
 
 
 class NotApplicable(Exception):

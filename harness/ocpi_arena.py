@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
 from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
+from harness.cistring import id_key
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
 from harness.ocpi.headers import Party
@@ -72,10 +73,10 @@ def check_answer(answer: HttpExchange, rule: Rule, what: str, *, success: bool |
 
 def _addressed(method: str, module: str, ids: tuple[str, ...]) -> Callable[[Served], bool]:
     """A request of ``method`` to ``module`` whose path ends with ``ids`` (ignoring case: CiStrings)."""
-    wanted = [i.lower() for i in ids]
+    wanted = [id_key(i) for i in ids]
 
     def match(served: Served) -> bool:
-        parts = [p.lower() for p in served.exchange.path.rstrip("/").split("/")]
+        parts = [id_key(p) for p in served.exchange.path.rstrip("/").split("/")]
         return served.module == module and served.method == method and parts[len(parts) - len(wanted):] == wanted
 
     return match

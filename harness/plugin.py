@@ -408,7 +408,8 @@ def _with_background(item: pytest.Item, log: WireLog, own: BaseException | None)
         if token:
             leave_case(token)
     outcome = combine(own, [v for v in violations if v.strict], _rules(item),
-                      dropped=sum(c.violations.dropped for c in log.connections))
+                      dropped=sum(c.violations.dropped for c in log.connections),
+                      usecase=context.usecase if context else None)
     errors = [e for c in log.connections for e in c.harness_errors]
     if errors:
         seen = f"; the SUT's violations meanwhile: {outcome}" if isinstance(outcome, PeerViolation) else ""

@@ -16,13 +16,14 @@ it raised, then those of the rules it declares), then the background ones the co
 from __future__ import annotations
 
 import contextvars
+import operator
 import warnings
 from collections import Counter
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import HarnessError, PeerViolation, clip
+from harness.errors import HarnessError, NotApplicable, PeerViolation, clip
 from harness.rules import Rule
 
 SIDE_NAMES = {"cs": "charging station", "csms": "CSMS", "cpo": "CPO platform", "emsp": "eMSP platform"}
@@ -125,11 +126,11 @@ def require(condition: bool, rule: Rule, message: str, *, expected: Any = None, 
 
 
 def check_equal(rule: Rule, what: str, expected: Any, actual: Any, *,
-                same: Callable[[Any, Any], bool] | None = None) -> bool:
-    """``actual`` equals ``expected`` (or is ``same`` as it: an equivalence the text allows, e.g.
-    ``harness.ocpp.equivalence.same``); the failure shows both as they are."""
-    equal = same(expected, actual) if same is not None else actual == expected
-    return require(equal, rule, f"{what} is wrong", expected=expected, actual=actual)
+                same: Callable[[Any, Any], bool] = operator.eq) -> bool:
+    """``actual`` is ``expected``, as ``same`` judges it (``harness.cistring`` for what the OCPI texts
+    compare ignoring case or nulls, ``harness.ocpp.equivalence.same`` for OCPP payloads); a failure
+    shows both as they are."""
+    return require(same(expected, actual), rule, f"{what} is wrong", expected=expected, actual=actual)
 
 
 def check_in(rule: Rule, what: str, allowed: Container, actual: Any) -> bool:
@@ -172,6 +173,18 @@ class ConformanceFailures(PeerViolation):
         return "\n".join(lines + ([self.note] if self.note else []))
 
 
+def _borrowed(violation: BaseException | None, declared: tuple[Rule, ...], usecase: str | None) -> bool:
+    step = getattr(violation, "prerequisite", None)
+    return step is not None and step.owner != usecase and violation.rule not in declared
+
+
+def _prerequisite_failed(borrowed: list[PeerViolation]) -> str:
+    first, step = borrowed[0], borrowed[0].prerequisite
+    more = f" (and {len(borrowed) - 1} more)" if len(borrowed) > 1 else ""
+    return (f"prerequisite failed: [{first.rule.id}] {first.args[0]}{more}, during the {step.what}; "
+            f"the tests of {step.owner} judge it")
+
+
 LISTED = 10   # violations a failure spells out; the rest are counted (a flood breaks one rule a thousand times)
 
 
@@ -184,13 +197,22 @@ def _one(violation: PeerViolation, indent: str) -> str:
 
 
 def combine(own: BaseException | None, background: list[PeerViolation], declared: tuple[Rule, ...] = (),
-            *, dropped: int = 0) -> BaseException | None:
+            *, dropped: int = 0, usecase: str | None = None) -> BaseException | None:
     """The one outcome of a test that ended with ``own`` (None: its body passed) while its connections
     recorded the strict ``background`` violations: every violation, the test's own first — the one it
     raised, then the background ones of the rules it ``declared`` (in their order), then the others as
     they came. Without a background violation the test's own outcome stands; a test that could not go
     on (broken, not applicable) after violations fails with them and says why it stopped. ``dropped``
-    counts the older violations the connections recorded and let go (each keeps only its newest)."""
+    counts the older violations the connections recorded and let go (each keeps only its newest).
+
+    A violation broken in a shared prerequisite (``Arena.prerequisite``) of a rule the test does not
+    declare belongs to the prerequisite's owner (``usecase`` is the running test's): it is left out
+    here, and a test that found nothing else of its own is not applicable ("prerequisite failed: …")."""
+    borrowed = [v for v in [own, *background] if _borrowed(v, declared, usecase)]
+    if borrowed:
+        rest = combine(None if own in borrowed else own, [v for v in background if v not in borrowed], declared,
+                       dropped=dropped)
+        return rest if isinstance(rest, PeerViolation) else NotApplicable(_prerequisite_failed(borrowed))
     raised = own if isinstance(own, PeerViolation) and own.strict else None
     rest = [v for v in background if v is not raised and v not in getattr(raised, "violations", ())]
     if not rest:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from harness.cistring import id_key
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import schemas
 from harness.ocpi.auth import AuthRules
@@ -61,11 +62,11 @@ class CredentialsRules(RuleTable, namespace="ocpi.credentials"):
                                 "and registers nothing")
     token_a_scope = must(_TOKENS, "token A opens only versions, version details and credentials: HTTP 401 "
                                   "elsewhere")
-    token_a_discarded = must(f"{_TOKENS} (token A is then discarded); OCPI 2.2.1 §4.1.2 (a token matching no "
-                             "party SHALL get HTTP 401)", "token A is discarded once a registration succeeds: it "
-                             "opens nothing any more, versions included (HTTP 401)")
-    token_a_kept_on_failure = should(f"{_TOKENS}; spec 000 Errors", "a failed registration leaves token A usable, "
-                                                                    "so the client can retry")
+    token_a_discarded = must(f"{_TOKENS} (token A is then discarded and no longer used)", "token A is discarded "
+                             "once a registration succeeds: it opens nothing any more, versions included")
+    token_a_kept_on_failure = should(f"{_TOKENS} (discarded once token C is returned); spec 000 Errors",
+                                     "a failed registration leaves token A valid for the client's retried "
+                                     "registration")
     token_b = must(_TOKENS, "token B, given in the client's body, opens the client's API for the server")
     token_c = must(_TOKENS, "the server answers with a new token C, which opens its API from then on")
     rotation = must(f"{_REGISTRATION} (PUT); {_TOKENS}", "a PUT gives new tokens both ways; the replaced token C "
@@ -155,7 +156,7 @@ def read_credentials(data: Any) -> dict[str, Any]:
     schemas.check("credentials", data)
     seen = set()
     for role in data["roles"]:
-        key = (role["role"], role["party_id"].lower(), role["country_code"].lower())
+        key = (role["role"], id_key(role["party_id"]), id_key(role["country_code"]))
         if key in seen:
             raise PeerViolation(CredentialsRules.body, f"role {key} listed twice", actual=data["roles"])
         seen.add(key)
@@ -288,6 +289,11 @@ class CredentialsServer(_Party):
         return self._fail(StatusCode.CLIENT_API_UNUSABLE,
                           PeerViolation(CredentialsRules.connect_back_failure,
                                         f"connect-back to the client failed: {reason}"))
+
+    def abandon(self) -> None:
+        """The request being served could not be served (a fault of ours, not the client's): it
+        holds nothing any more, so the client's next request is served; the registration is as it was."""
+        self._call = None
 
     def _pending(self) -> _Call:
         if self._call is None:

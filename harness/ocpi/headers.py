@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from harness.cistring import same_id
 from harness.errors import PeerViolation
 from harness.ocpi.versions import version_key
 from harness.rules import RuleTable, must, should
@@ -104,8 +105,7 @@ class Party:
     party_id: str
 
     def same_as(self, other: "Party") -> bool:
-        return (self.country_code.lower(), self.party_id.lower()) == \
-            (other.country_code.lower(), other.party_id.lower())
+        return same_id(self.country_code, other.country_code) and same_id(self.party_id, other.party_id)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from harness.cistring import id_key, same_id
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import schemas
 from harness.ocpi.envelope import StatusCode, StatusError
@@ -98,10 +99,6 @@ def checked(kind: str, obj: Any) -> dict[str, Any]:
     return obj
 
 
-def _same(a: str, b: str) -> bool:
-    return str(a).lower() == str(b).lower()
-
-
 def _later(a: str, b: str) -> str:
     return b if parse_datetime(b) > parse_datetime(a) else a
 
@@ -112,11 +109,11 @@ def last_updated(obj: Mapping[str, Any]) -> datetime:
 
 def parking_problems(location: Mapping[str, Any]) -> list[str]:
     """What is wrong with a Location's Parking places and its EVSEs' references to them."""
-    ids = [str(place.get("id")).lower() for place in location.get("parking_places") or []]
+    ids = [id_key(place.get("id")) for place in location.get("parking_places") or []]
     problems = [f"Parking id {name} repeats" for name in sorted({i for i in ids if ids.count(i) > 1})]
     for evse in location.get("evses") or []:
         problems += [f"EVSE {evse.get('uid')} references Parking {ref.get('parking_id')}, which the Location lacks"
-                     for ref in evse.get("parking") or [] if str(ref.get("parking_id")).lower() not in ids]
+                     for ref in evse.get("parking") or [] if id_key(ref.get("parking_id")) not in ids]
     return problems
 
 
@@ -168,14 +165,14 @@ class LocationStore:
 
     @staticmethod
     def _key(country_code: str, party_id: str, location_id: str) -> tuple[str, str, str]:
-        return country_code.lower(), party_id.lower(), location_id.lower()
+        return id_key(country_code), id_key(party_id), id_key(location_id)
 
     def all(self) -> list[dict[str, Any]]:
         return list(self._locations.values())
 
     def owned(self, location_id: str) -> dict[str, Any] | None:
         """A Location by id alone (the Sender's view: they are all its own)."""
-        return next((loc for loc in self._locations.values() if _same(loc["id"], location_id)), None)
+        return next((loc for loc in self._locations.values() if same_id(loc["id"], location_id)), None)
 
     def chain(self, location: dict[str, Any] | None, target: Target) -> list[dict[str, Any]] | None:
         """[Location, EVSE, Connector][:depth] along ``target``, or None where one is missing."""
@@ -184,7 +181,7 @@ class LocationStore:
             if found is None or len(target.ids) <= child_id:
                 break
             key = _ID_FIELD[KINDS[child_id]]
-            child = next((c for c in found[-1].get(ids_field, []) if _same(c[key], target.ids[child_id])), None)
+            child = next((c for c in found[-1].get(ids_field, []) if same_id(c[key], target.ids[child_id])), None)
             found = found + [child] if child is not None else None
         return found
 
@@ -204,12 +201,12 @@ class LocationStore:
         """Store ``obj`` at ``target``; True when it is new."""
         obj = checked(target.kind, obj)
         id_field = _ID_FIELD[target.kind]
-        if not _same(obj[id_field], target.ids[-1]):
+        if not same_id(obj[id_field], target.ids[-1]):
             raise invalid(LocationRules.put, f"the {target.kind} {id_field} differs from the URL",
                           actual={"url": target.ids[-1], "body": obj[id_field]})
         if target.kind == "location":
             for name, value in (("country_code", country_code), ("party_id", party_id)):
-                if not _same(obj[name], value):
+                if not same_id(obj[name], value):
                     raise invalid(LocationRules.put, f"the Location's {name} differs from the URL's",
                                   actual={"url": value, "body": obj[name]})
             key = self._key(country_code, party_id, target.ids[0])
@@ -218,7 +215,7 @@ class LocationStore:
             return created
         chain = self._parents(country_code, party_id, target)
         children = chain[-1].setdefault("evses" if target.kind == "evse" else "connectors", [])
-        index = next((i for i, c in enumerate(children) if _same(c[id_field], target.ids[-1])), None)
+        index = next((i for i, c in enumerate(children) if same_id(c[id_field], target.ids[-1])), None)
         if index is None:
             children.append(copy.deepcopy(obj))
         else:
@@ -233,7 +230,7 @@ class LocationStore:
         if changes.get("last_updated") is None:
             raise invalid(LocationRules.patch_last_updated, "the PATCH has no last_updated", sorted(changes))
         id_field = _ID_FIELD[target.kind]
-        if id_field in changes and not _same(changes[id_field], target.ids[-1]):
+        if id_field in changes and not same_id(changes[id_field], target.ids[-1]):
             raise invalid(LocationRules.patch, f"the PATCH changes the {target.kind} {id_field}",
                           actual={"url": target.ids[-1], "body": changes[id_field]})
         location = self._locations.get(self._key(country_code, party_id, target.ids[0]))

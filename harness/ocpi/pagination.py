@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
+from harness.cistring import id_key
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi.envelope import StatusCode, StatusError
 from harness.ocpi.headers import Headers, header_map
@@ -168,7 +169,7 @@ def object_key(item: Any) -> Hashable | None:
     """Identity of a listed object: (country_code, party_id, id), ignoring case (CiStrings)."""
     if not isinstance(item, Mapping) or "id" not in item:
         return None
-    return tuple(str(item.get(name, "")).lower() for name in ("country_code", "party_id", "id"))
+    return tuple(id_key(item.get(name, "")) for name in ("country_code", "party_id", "id"))
 
 
 def _query(url: str) -> dict[str, str]:

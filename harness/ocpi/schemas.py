@@ -41,6 +41,7 @@ from jsonschema.validators import extend
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
+from harness import cistring
 from harness.errors import HarnessError, PeerViolation
 from harness.rules import RuleTable, must
 
@@ -147,13 +148,45 @@ def names() -> list[str]:
     return sorted(_schemas())
 
 
-def _without_nulls(value: Any) -> Any:
-    """Drop object members that are null, at every depth; list items stay as they are."""
-    if isinstance(value, dict):
-        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [_without_nulls(item) for item in value]
-    return value
+_CISTRING = "common.json#/$defs/CiString"
+
+
+def _is_cistring(schema: Any) -> bool:
+    """A property schema of a CiString, or of a list of them (``tariff_ids``)."""
+    return isinstance(schema, dict) and (schema.get("$ref") == _CISTRING or _is_cistring(schema.get("items")))
+
+
+@lru_cache(maxsize=None)
+def cistring_fields() -> frozenset[str]:
+    """The member names that are a CiString in every schema that has them (``id``, ``uid``,
+    ``party_id``, ``tariff_ids``, ...): compared ignoring case. A name that is a CiString in one
+    object and an enumeration in another (``type``) is compared exactly."""
+    kinds: dict[str, set[bool]] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for name, member in (node.get("properties") or {}).items():
+                kinds.setdefault(name, set()).add(_is_cistring(member))
+            for child in node.values():
+                visit(child)
+        elif isinstance(node, list):
+            for child in node:
+                visit(child)
+
+    for schema in _schemas().values():
+        visit(schema)
+    return frozenset(name for name, cistring in kinds.items() if cistring == {True})
+
+
+def comparable(value: Any) -> Any:
+    """An OCPI object in the form every equal reading of it shares: null members dropped (they count
+    as absent), CiString members in one case (see ``harness.cistring``)."""
+    return cistring.comparable(value, cistring_fields())
+
+
+def same_object(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` are the same OCPI object (or part of one) as the text reads them."""
+    return comparable(a) == comparable(b)
 
 
 def _plain(value: Any) -> bool:
@@ -211,7 +244,7 @@ def _violations(error: ValidationError) -> list[Violation]:
 
 def validate(name: str, instance: Any) -> list[Violation]:
     """Every violation of schema ``name`` (file stem, e.g. "location"); empty when valid."""
-    instance = _without_nulls(instance)
+    instance = cistring.comparable(instance)   # a null member counts as absent
     try:
         if compiled(name).is_valid(instance) and _plain(instance):
             return []

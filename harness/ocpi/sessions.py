@@ -22,6 +22,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from harness.cistring import id_key, same_id
 from harness.ocpi.envelope import StatusCode, StatusError
 from harness.ocpi.locations import checked, invalid
 from harness.rules import Rule, RuleTable, must, should
@@ -52,6 +53,9 @@ class SessionRules(RuleTable, namespace="ocpi.sessions"):
                    by="cpo")
     put_stored = must(f"{_RECEIVER} PUT, GET", "the Receiver stores the Session PUT to it and answers it as stored",
                       by="emsp")
+    ids_as_sent = should("spec 000 Notation (CiString), Session table (country_code, party_id, id, location_id, "
+                         "evse_uid, connector_id); facts/ocpi-wire.md Other rules (compare CiStrings ignoring case, "
+                         "echo them as sent)", "a Session's ids come back as they were pushed, in the same case")
     put_replaces_periods = must(f"{_RECEIVER} PUT", "a PUT replaces the stored Session with its charging_periods: "
                                 "an omitted or empty list removes the stored ones", by="emsp")
     mismatch_refused = must(f"{_RECEIVER} PUT (country_code and party_id SHALL equal those in the pushed Session); "
@@ -139,14 +143,10 @@ def transition_problem(before: str, after: str) -> str | None:
 
 def na_problem(session: Mapping[str, Any]) -> str | None:
     """Why ``session``'s evse_uid or connector_id may not be #NA (None when they may)."""
-    named = [field for field in ("evse_uid", "connector_id") if session.get(field) == NA]
+    named = [field for field in ("evse_uid", "connector_id") if same_id(session.get(field), NA)]
     if named and session.get("status") != RESERVATION:
         return f"{' and '.join(named)} #NA in a {session.get('status')} Session"
     return None
-
-
-def _same(a: Any, b: Any) -> bool:
-    return str(a).lower() == str(b).lower()
 
 
 def unknown_session(ids: Iterable[str], rule: Rule = SessionRules.pushed) -> StatusError:
@@ -168,7 +168,7 @@ class SessionStore:
 
     @staticmethod
     def _key(country_code: str, party_id: str, session_id: str) -> tuple[str, str, str]:
-        return country_code.lower(), party_id.lower(), session_id.lower()
+        return id_key(country_code), id_key(party_id), id_key(session_id)
 
     def all(self) -> list[dict[str, Any]]:
         return list(self._sessions.values())
@@ -178,13 +178,13 @@ class SessionStore:
 
     def owned(self, session_id: str) -> dict[str, Any] | None:
         """A Session by id alone (the Sender's view: they are all its own)."""
-        return next((s for s in self._sessions.values() if _same(s["id"], session_id)), None)
+        return next((s for s in self._sessions.values() if same_id(s["id"], session_id)), None)
 
     def put(self, country_code: str, party_id: str, session_id: str, session: Any) -> bool:
         """Store ``session`` whole (its charging_periods replace the stored ones); True when it is new."""
         session = checked("session", session)
         for name, value in zip(IDS, (country_code, party_id, session_id)):
-            if not _same(session[name], value):
+            if not same_id(session[name], value):
                 raise invalid(SessionRules.put_ids, f"the Session's {name} differs from the URL's",
                               actual={"url": value, "body": session[name]})
         problem = na_problem(session)
@@ -207,7 +207,7 @@ class SessionStore:
         if held is None:
             raise unknown_session((country_code, party_id, session_id))
         for name in IDS:
-            if name in changes and not _same(changes[name], held[name]):
+            if name in changes and not same_id(changes[name], held[name]):
                 raise invalid(SessionRules.put_ids, f"the PATCH changes the Session's {name}",
                               actual={"stored": held[name], "body": changes[name]})
         merged = {**held, **{k: v for k, v in changes.items() if v is not None and k != "charging_periods"}}

@@ -21,6 +21,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from harness.cistring import id_key
 from harness.ocpp.versions import OcppVersion
 
 CISTRING_16 = frozenset({"idTag", "parentIdTag", "vendorId", "messageId", "key", "unknownKey"})
@@ -45,7 +46,7 @@ def canonical(version: OcppVersion, value: Any, key: str | None = None, siblings
         return [canonical(version, item, key, siblings) for item in value]
     if isinstance(value, str):
         if case_insensitive(version, key, siblings):
-            return value.casefold()
+            return id_key(value)
         if DATE_TIME.match(value):
             try:
                 return datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -66,4 +67,4 @@ def same(version: OcppVersion) -> Callable[[Any, Any], bool]:
 
 def configuration_keys(answer: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
     """A 1.6 GetConfiguration.conf's configurationKey entries by key name, case-folded (CiString(50))."""
-    return {entry["key"].casefold(): entry for entry in (answer or {}).get("configurationKey", [])}
+    return {id_key(entry["key"]): entry for entry in (answer or {}).get("configurationKey", [])}

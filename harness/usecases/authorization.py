@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.arena import CS, OcppArena
+from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.profile import Profile, Token
 from harness.rules import Rule, RuleTable, must
@@ -63,7 +64,7 @@ async def cached_start(arena: OcppArena, token: Token | dict, rule: Rule,
 
 def carries(token: Token):
     """A TransactionEvent that carries ``token`` (idToken compared case-insensitively)."""
-    return lambda p: dig(p, "idToken.idToken", "").casefold() == token.id.casefold()
+    return lambda p: same_id(dig(p, "idToken.idToken", ""), token.id)
 
 
 async def starts_with(arena: OcppArena, token: Token, after: int, rule: Rule) -> Exchange:

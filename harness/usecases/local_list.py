@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from harness.arena import CS, CSMS, OcppArena
+from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import Rule
@@ -88,12 +89,10 @@ async def outage(arena: OcppArena, rule: Rule, *steps: tuple[str, dict]) -> None
 
 def carries(token: Token, event_type: str | None = None):
     """A TransactionEvent payload filter: ``token`` in it (case-insensitive), of ``event_type`` when given."""
-    wanted = token.id.casefold()
     return lambda p: (event_type in (None, p["eventType"])
-                      and str(p.get("idToken", {}).get("idToken", "")).casefold() == wanted)
+                      and same_id(p.get("idToken", {}).get("idToken", ""), token.id))
 
 
 def asks_about(token: Token):
     """An AuthorizeRequest payload filter: ``token`` in it (case-insensitive)."""
-    wanted = token.id.casefold()
-    return lambda p: str(p.get("idToken", {}).get("idToken", "")).casefold() == wanted
+    return lambda p: same_id(p.get("idToken", {}).get("idToken", ""), token.id)

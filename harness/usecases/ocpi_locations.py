@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from harness.cistring import same_id
 from harness.clock import utcnow
 from harness.errors import NotApplicable
 from harness.ocpi import schemas
@@ -115,7 +116,7 @@ def _report(walker: PageWalker) -> None:
 # ------------------------------------------------------------------------------ push
 def _own_location(arena: OcpiArena, location_id: str) -> dict[str, Any]:
     return next(location for location in arena.harness_objects(LOCATIONS)
-                if location["id"].lower() == location_id.lower())
+                if same_id(location["id"], location_id))
 
 
 async def push_location(arena: OcpiArena, location_id: str, *, rule: Rule) -> HttpExchange:
@@ -151,7 +152,7 @@ def evse_uids(arena: OcpiArena, location_id: str) -> list[str]:
     """The uids of every EVSE of the Location ``location_id`` the CPO pushes: as the profile
     declares them for a CPO under test, the harness's own otherwise."""
     if arena.is_sut(CPO):
-        entry = next(e for e in arena.profile.get("ocpi.locations", []) if e["id"].lower() == location_id.lower())
+        entry = next(e for e in arena.profile.get("ocpi.locations", []) if same_id(e["id"], location_id))
         return [evse["uid"] for evse in entry.get("evses", [])]
     return [evse["uid"] for evse in _own_location(arena, location_id).get("evses", [])]
 
@@ -175,7 +176,7 @@ def _own_object(arena: OcpiArena, ids: tuple[str, ...]) -> dict[str, Any]:
     found: dict[str, Any] = _own_location(arena, ids[0])
     for key, child_id in zip(("evses", "connectors"), ids[1:]):
         id_field = "uid" if key == "evses" else "id"
-        found = next(child for child in found[key] if child[id_field].lower() == child_id.lower())
+        found = next(child for child in found[key] if same_id(child[id_field], child_id))
     return {**found, "last_updated": format_datetime(utcnow())}
 
 

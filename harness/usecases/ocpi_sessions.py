@@ -15,6 +15,7 @@ import copy
 from datetime import timedelta
 from typing import Any
 
+from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
@@ -101,7 +102,7 @@ async def stop(arena: OcpiArena, session_id: str, *, rule: Rule = SessionRules.p
 
 def held_by_harness(arena: OcpiArena, session_id: str) -> dict[str, Any]:
     """The Session as the harness holds it, live: the harness's CPO's own, or what its eMSP was pushed."""
-    found = next((s for s in arena.harness_objects(SESSIONS) if s["id"].lower() == session_id.lower()), None)
+    found = next((s for s in arena.harness_objects(SESSIONS) if same_id(s["id"], session_id)), None)
     require(found is not None, SessionRules.pushed, f"the harness holds no Session {session_id}",
             expected=session_id, actual=[s["id"] for s in arena.harness_objects(SESSIONS)])
     return found
@@ -117,7 +118,7 @@ async def held_by_sut(arena: OcpiArena, session: dict[str, Any]) -> dict[str, An
                 expected="a Session", actual=found)
     else:
         listed = (await listing(arena, date_from=session["last_updated"])).items
-        found = next((s for s in listed if str(s.get("id")).lower() == session["id"].lower()), None)
+        found = next((s for s in listed if same_id(s.get("id"), session["id"])), None)
         require(found is not None, SessionRules.listed, f"the Sender's list from {session['last_updated']} lacks "
                 f"the Session {session['id']} it pushed", expected=session["id"], actual=[s.get("id") for s in listed])
     schemas.check("session", found)
@@ -133,11 +134,12 @@ def seconds_later(stamp: str, seconds: int) -> str:
     return format_datetime(parse_datetime(stamp) + timedelta(seconds=seconds))
 
 
-def check_held(arena: OcpiArena, what: str, expected: Any, actual: Any) -> None:
-    """The SUT holds what the CPO pushed: an eMSP kept it as stored, a CPO serves it in its list."""
+def check_held(arena: OcpiArena, field: str, expected: Any, actual: Any, *, what: str | None = None) -> None:
+    """The SUT holds what the CPO pushed: an eMSP kept it as stored, a CPO serves it in its list. The
+    Session member ``field`` is compared as the text reads it: a CiString ignoring case, a null as absent."""
     rule = SessionRules.patch_applied if arena.is_sut(EMSP) else SessionRules.listed
-    if expected != actual:
-        violated(rule, f"the SUT holds another {what} than was pushed", expected=expected, actual=actual)
+    if not schemas.same_object({field: expected}, {field: actual}):
+        violated(rule, f"the SUT holds another {what or field} than was pushed", expected=expected, actual=actual)
 
 
 # ------------------------------------------------------------------------------ charging preferences

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import catalog  # importable: conftest.py puts this folder on sys.path
 
 from harness.clock import utcnow
-from harness.ocpi import headers as hdr
+from harness.ocpi import headers as hdr, schemas
 from harness.ocpi.auth import AuthRules, PresentedToken, TokenForm
 from harness.ocpi.credentials import CredentialsRules, Registration
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
@@ -101,6 +101,16 @@ class KeepsTokenA(OcpiPeer):
         reply = await super()._serve_credentials(request, token)
         if self.server_registered and token_a is not None:
             self.server.token_a = token_a
+        return reply
+
+
+class DiscardsTokenAOnAFailedRegistration(OcpiPeer):
+    """A registration that failed (3001) ends token A as well: the client cannot retry."""
+
+    async def _serve_credentials(self, request, token):
+        reply = await super()._serve_credentials(request, token)
+        if request.method == "POST" and not self.server_registered:
+            self.server.token_a = None
         return reply
 
 
@@ -791,6 +801,112 @@ class PublishesTrailingSlashes(OcpiPeer):
         return await super().handle(request)
 
 
+def _rewritten(body: bytes, rewrite) -> bytes:
+    """``body`` with its JSON passed through ``rewrite``; a body that is no JSON stays as it is."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return body
+    return json.dumps(rewrite(value)).encode()
+
+
+class _RewritesWhatItSends(OcpiPeer):
+    """A peer whose every body, request or answer, goes out as ``rewrite`` makes it (per method)."""
+
+    def rewrite(self, method: str, value):
+        raise NotImplementedError
+
+    async def send(self, method, url, *, body=None, raw_body=None, **rest):
+        if body is not None and raw_body is None:
+            body = self.rewrite(method, body)
+        return await super().send(method, url, body=body, raw_body=raw_body, **rest)
+
+    async def handle(self, request):
+        response = await super().handle(request)
+        if response.body and response.headers.get("Content-Type", "").startswith("application/json"):
+            response.body = _rewritten(response.body, lambda value: self.rewrite(request.method, value))
+        return response
+
+
+def _lower_cased(value):
+    if isinstance(value, dict):
+        return {name: (_lower_cistring(member) if name in schemas.cistring_fields() else _lower_cased(member))
+                for name, member in value.items()}
+    return [_lower_cased(item) for item in value] if isinstance(value, list) else value
+
+
+def _lower_cistring(member):
+    if isinstance(member, list):
+        return [item.lower() if isinstance(item, str) else item for item in member]
+    return member.lower() if isinstance(member, str) else member
+
+
+class StoresIdsInLowerCase(_RewritesWhatItSends):
+    """Legal: keeps every CiString (country_code, party_id, object ids, tariff ids, token uids, #NA)
+    in lower case, so it sends and answers them so, whatever case they came in."""
+
+    def rewrite(self, method, value):
+        return _lower_cased(value)
+
+
+def _schema(reference: str, within: str = "") -> tuple[dict, str]:
+    """The schema a ``$ref`` names (``price.json``, ``common.json#/$defs/X``, ``#/$defs/Y`` in the
+    file ``within``), and its file."""
+    name, _, pointer = reference.partition("#")
+    name = name or within
+    schema = json.loads((schemas.schema_dir() / name).read_text(encoding="utf-8"))
+    for part in filter(None, pointer.split("/")):
+        schema = schema[part]
+    return schema, name
+
+
+WHOLE = ("location.json", "evse.json", "connector.json", "session.json", "credentials.json")
+
+
+def _kind(value) -> tuple[dict, str] | tuple[None, str]:
+    """The schema of the whole object ``value`` is (told by its required members), and its file."""
+    for name in WHOLE:
+        schema, _ = _schema(name)
+        if isinstance(value, dict) and all(member in value for member in schema["required"]):
+            return schema, name
+    return None, ""
+
+
+def _with_nulls(value, schema: dict | None = None, within: str = ""):
+    """``value`` with every optional member its schema names and it lacks written as null, at every
+    depth (nested objects by their own schemas)."""
+    while schema is not None and "$ref" in schema:
+        schema, within = _schema(schema["$ref"], within)
+    if isinstance(value, list):
+        return [_with_nulls(item, (schema or {}).get("items"), within) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if not (schema and "properties" in schema):
+        schema, within = _kind(value)
+    properties = (schema or {}).get("properties", {})
+    return {**{member: None for member in properties if member not in value},
+            **{name: _with_nulls(member, properties.get(name), within) for name, member in value.items()}}
+
+
+class WritesAbsentFieldsAsNull(_RewritesWhatItSends):
+    """Legal: writes every optional member of a whole Location, EVSE, Connector or Session it has
+    no value for as null (a PUT, an answer); a PATCH carries only what changed, as the text asks."""
+
+    def rewrite(self, method, value):
+        return value if method == "PATCH" else _with_nulls(value)
+
+
+class RegistersOnlyWithTokenA(OcpiPeer):
+    """Legal: token A opens its versions and details and registers (POST credentials), nothing
+    more: a GET of its credentials with token A gets HTTP 401, before and after a failed registration."""
+
+    async def _serve_credentials(self, request, token):
+        if request.method == "GET" and token == self.server.token_a:
+            raise StatusError(AuthRules.header, "token A only registers", status_code=StatusCode.CLIENT_ERROR,
+                              http_status=401)
+        return await super()._serve_credentials(request, token)
+
+
 class IgnoresTheRegisterAction(OcpiPeer):
     """Asked to register, does nothing at all (so it never POSTs either)."""
 
@@ -822,11 +938,14 @@ def profile_options(profile: Path | None) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Variant:
     """A legal but unusual stand-in: every test of ``selection`` passes against it, with a finding
-    naming the rule ``finding`` when one is given (a SHOULD the variant departs from)."""
+    naming the rule ``finding`` when one is given (a SHOULD the variant departs from); ``reading``:
+    the freedom it takes, with the line of the text that gives it."""
     name: str
     cls: type
     selection: tuple[str, ...]
     finding: str | None = None
+    reading: str = ""
+    unblamed: tuple[str, ...] = ()   # rules no test may name in a finding against it: the freedom it takes
 
     @property
     def embedded_sut(self) -> str:
@@ -877,7 +996,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("token-a-kept-after-registration", CredentialsRules.token_a_discarded.id, KeepsTokenA,
           (node(CREDS, "test_registration", "emsp", "by_cpo"), node(CREDS, "test_registration", "cpo", "by_emsp"),
            node(CREDS, "test_registration_over_real_sockets", "cpo", "sockets")),
-          "GET credentials with token A after the registration: HTTP 200 where HTTP 401 is due"),
+          "token A still opens the SUT's API after the registration it started succeeded"),
+    Fault("token-a-discarded-on-a-failed-registration", CredentialsRules.token_a_kept_on_failure.id,
+          DiscardsTokenAOnAFailedRegistration,
+          (node(CREDS, "test_connect_back_failure_gets_3001", "cpo"),
+           node(CREDS, "test_connect_back_failure_gets_3001", "emsp")),
+          "the retried registration with token A was refused: HTTP 401", "finding"),
     Fault("replaced-token-kept", CredentialsRules.rotation.id, KeepsTheReplacedToken,
           (node(CREDS, "test_put_rotates_the_tokens", "cpo", "by_emsp"),),
           "the old token C after the PUT: HTTP 200 where HTTP 401 is due"),
@@ -1063,6 +1187,14 @@ FAULTS: tuple[Fault, ...] = (
 
 VARIANTS: tuple[Variant, ...] = (
     Variant("trailing-slash-urls", PublishesTrailingSlashes, ("suites/ocpi",)),
+    Variant("token-a-only-registers", RegistersOnlyWithTokenA, (f"suites/ocpi/{CREDS}",),
+            reading="spec 000 Authentication 2 (token A starts the exchange; nothing makes it open a GET of the "
+                    "credentials)", unblamed=(CredentialsRules.token_a_kept_on_failure.id,)),
+    Variant("ids-in-lower-case", StoresIdsInLowerCase, ("suites/ocpi",),
+            reading="spec 000 Notation (CiString: case-insensitive); facts/ocpi-wire.md Other rules (compare "
+                    "case-insensitively; echoing in another case is at most a finding)"),
+    Variant("absent-fields-as-null", WritesAbsentFieldsAsNull, ("suites/ocpi",),
+            reading="spec 000 Pagination (unspecified fields in returned objects count as null)"),
     Variant("empty-link-on-the-last-page", EmptyLinkOnTheLastPage,
             (node(PULL, "test_pages_chain_completely", "cpo"),
              node(PULL, "test_date_filter_on_last_updated", "cpo", "date_from"),

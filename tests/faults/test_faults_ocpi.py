@@ -92,6 +92,8 @@ def test_legal_variant_passes(runs, variant: Variant):
     output = result.stdout.str()[-5000:]
     assert verdicts and all(entry["verdict"] == "passed" for entry in verdicts.values()), \
         {n: (v["verdict"], v["reason"][:300]) for n, v in verdicts.items() if v["verdict"] != "passed"} or output
+    blamed = {n: f for n, v in verdicts.items() for f in v["findings"] if any(f"[{r}]" in f for r in variant.unblamed)}
+    assert not blamed, blamed
     if variant.finding:
         assert sorted(verdicts) == sorted(variant.selection), output
         assert all(f"[{variant.finding}]" in "\n".join(entry["findings"]) for entry in verdicts.values()), \

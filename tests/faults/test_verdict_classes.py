@@ -35,6 +35,8 @@ RESET16, BOOT16 = "ocpp16/reset/test_RESET16.py", "ocpp16/boot/test_BOOT16.py"
 CONFIG16 = "ocpp16/configuration/test_CONFIG16.py"
 CONN, RPC = "ocpp/transport/test_CONN.py", "ocpp/transport/test_RPC.py"
 OCPI_AUTH = "ocpi/transport/test_OCPI_AUTH.py"
+OCPI_CREDS, OCPI_PULL = "ocpi/credentials/test_OCPI_CREDENTIALS.py", "ocpi/locations/test_OCPI_LOCATIONS_PULL.py"
+OCPI_FORMAT = "ocpi/transport/test_OCPI_FORMAT.py"
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,14 @@ CHECKS = (
     Check("8-own-rules-held-background-ocpi", "catalog_ocpi:ForgetsTheRequestId", (
         Verdict(node(OCPI_AUTH, "test_unknown_token_gets_401", "cpo", OCPI, "credentials"), "failed",
                 ("[ocpi.headers.echo_ids]", "the rules this test checks held")),)),
+    # 8. A violation in a shared prerequisite (the registration) is reported once, by the tests that own it.
+    Check("8-prerequisite-violation-reported-by-its-owner", "verdict_variants:ForgetsTheRequestIdOfCredentials", (
+        Verdict(node(OCPI_CREDS, "test_second_post_is_refused_with_405", "cpo", OCPI), "failed",
+                ("[ocpi.headers.echo_ids]",)),
+        Verdict(node(OCPI_PULL, "test_pages_chain_completely", "cpo", OCPI), "skipped",
+                ("prerequisite failed: [ocpi.headers.echo_ids]", "during the registration", "OCPI_CREDENTIALS")),
+        Verdict(node(OCPI_FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "cpo", OCPI, "unknown_object"),
+                "failed", ("[ocpi.headers.echo_ids]",)))),
 )
 
 

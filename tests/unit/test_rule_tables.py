@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import HarnessError, PeerViolation
+from harness.errors import HarnessError, NotApplicable, PeerViolation, Prerequisite
 from harness.rules import MUST, REGISTRY, SHOULD, DuplicateRule, Registry, Rule, RuleTable, must, should
 from harness.suite import checks, load_rule_tables, rules_of
 from harness.verdict import (
@@ -185,3 +185,22 @@ def test_violations_the_connections_did_not_keep_are_counted_in_the_failure():
 def test_the_violation_a_test_raised_is_not_reported_twice():
     raised = _violation(Sides.csms, "raised and recorded")
     assert combine(raised, [raised], ()) is raised
+
+
+def test_a_violation_in_a_shared_prerequisite_fails_only_its_owner_and_the_tests_that_declare_it():
+    def in_registration(text):
+        violation = _violation(Severity.strict, text)
+        violation.prerequisite = Prerequisite("registration", "OWNER")
+        return violation
+
+    borrowed = in_registration("X-Request-ID not echoed")
+    outcome = combine(None, [borrowed], (Sides.csms,), usecase="OTHER")
+    assert isinstance(outcome, NotApplicable)
+    assert str(outcome).startswith("prerequisite failed: [test.severity.strict] X-Request-ID not echoed, during "
+                                   "the registration; the tests of OWNER judge it")
+    assert combine(None, [borrowed], (), usecase="OWNER").violations == [borrowed]
+    assert combine(None, [borrowed], (Severity.strict,), usecase="OTHER") is borrowed
+    raised = in_registration("the POST was refused")
+    assert isinstance(combine(raised, [], (Sides.csms,), usecase="OTHER"), NotApplicable)
+    own = _violation(Sides.csms, "the test's own check")   # a fault of its own still fails it
+    assert combine(own, [borrowed], (Sides.csms,), usecase="OTHER") is own

@@ -508,14 +508,18 @@ class OcpiPeer(Actions):
         self._remember_secret(request.body)
         version = request.path.split("/ocpi/", 1)[-1].split("/", 1)[0]   # the credentials endpoint's version
         async with self._serving_credentials:   # one that comes during another's connect-back waits for it
-            effect = self.server.handle_request(request.method, token, request.body, version=version)
-            while isinstance(effect, Send):
-                try:
-                    exchange = await self.send(effect.method, effect.url, token=effect.token)
-                except NoAnswer as failure:
-                    effect = self.server.handle_failure(failure.reason)
-                else:
-                    effect = self.server.handle_response(exchange.status, exchange.response_body)
+            try:
+                effect = self.server.handle_request(request.method, token, request.body, version=version)
+                while isinstance(effect, Send):
+                    try:
+                        exchange = await self.send(effect.method, effect.url, token=effect.token)
+                    except NoAnswer as failure:
+                        effect = self.server.handle_failure(failure.reason)
+                    else:
+                        effect = self.server.handle_response(exchange.status, exchange.response_body)
+            except BaseException:   # not served (answered 500 by ``handle``, cancelled): release the request
+                self.server.abandon()
+                raise
         if effect.violation is not None:
             self.violations.append(effect.violation)
         if self.server_registered:   # the token the registration kept is masked for good

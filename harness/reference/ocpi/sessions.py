@@ -28,9 +28,11 @@ from urllib.parse import urlencode, urljoin
 
 from faker import Faker
 
+from harness.cistring import same_id
 from harness.clock import utcnow
 from harness.ocpi import schemas
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, expect_success
+from harness.ocpi.headers import Party
 from harness.ocpi.locations import LOCATIONS, Target, checked
 from harness.ocpi.pagination import page_headers, paginate, parse_query, read_page_headers
 from harness.ocpi.sessions import (
@@ -194,14 +196,14 @@ class SessionsSender(ModuleHandler):
     def _place(self, location_id: str | None, evse_uid: str | None, connector_id: str | None) -> tuple[str, str, str]:
         """(location, EVSE, connector): those named, else the first with an EVSE (a capable one first)."""
         locations = [loc for loc in self.peer.store(LOCATIONS).all() if loc.get("evses")]
-        location = next((loc for loc in locations if location_id is None or loc["id"].lower() == location_id.lower()),
+        location = next((loc for loc in locations if location_id is None or same_id(loc["id"], location_id)),
                         None)
         if location is None:
             raise StatusError(SessionRules.pushed, f"no Location {location_id} with an EVSE here",
                               status_code=StatusCode.UNKNOWN_LOCATION)
         evses = sorted(location["evses"], key=lambda evse: not capable(evse))
-        evse = next((e for e in evses if evse_uid is None or e["uid"].lower() == evse_uid.lower()), evses[0])
-        connector = next((c for c in evse["connectors"] if connector_id in (None, c["id"])), evse["connectors"][0])
+        evse = next((e for e in evses if evse_uid is None or same_id(e["uid"], evse_uid)), evses[0])
+        connector = next((c for c in evse["connectors"] if connector_id is None or same_id(c["id"], connector_id)), evse["connectors"][0])
         return location["id"], evse["uid"], connector["id"]
 
     def _token(self) -> dict[str, Any]:
@@ -263,7 +265,7 @@ class SessionsSender(ModuleHandler):
             if status == ACTIVE and session is not None and session["status"] in (PENDING, RESERVATION):
                 if now != session["start_date_time"]:
                     changes["start_date_time"] = now
-                if session["evse_uid"] == NA:
+                if same_id(session["evse_uid"], NA):
                     place = self._place(session["location_id"], None, None)
                     changes.update(evse_uid=place[1], connector_id=place[2])
         if authorization_reference is not None:
@@ -311,8 +313,7 @@ class SessionsReceiver(ModuleHandler):
     def _check_party(self, country_code: str, party_id: str) -> None:
         """The URL's party is the pushing CPO's, as its credentials roles declare it."""
         party = self.peer.peer_party
-        if party is not None and (country_code.lower(), party_id.lower()) != (party.country_code.lower(),
-                                                                              party.party_id.lower()):
+        if party is not None and not party.same_as(Party(country_code, party_id)):
             raise StatusError(SessionRules.receiver_url, f"{country_code}/{party_id} is not the party of the "
                               f"pushing CPO ({party.country_code}/{party.party_id})",
                               status_code=StatusCode.INVALID_PARAMETERS, http_status=404)
@@ -340,7 +341,7 @@ class SessionsReceiver(ModuleHandler):
                                            ) -> HttpExchange | None:
         """A driver sets preferences in the app: PUT to the CPO, only for an EVSE that lists
         CHARGING_PREFERENCES_CAPABLE in the Locations pushed to us (nothing is sent otherwise)."""
-        session = next((s for s in self.store.all() if s["id"].lower() == session_id.lower()), None)
+        session = next((s for s in self.store.all() if same_id(s["id"], session_id)), None)
         if session is None:
             return None
         if not self.takes_preferences(session):

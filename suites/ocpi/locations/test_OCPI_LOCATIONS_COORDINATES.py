@@ -16,6 +16,7 @@ import secrets
 
 import pytest
 
+from harness.cistring import same_id
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs, coordinate_problems
@@ -61,8 +62,8 @@ async def test_coordinates_are_kept_as_sent(ocpi):
     got = await loc.get(ocpi, ocpi.sut_url(LOCATIONS, location["id"]))
     held = expect_success(got.status, got.response_body)
     require(isinstance(held, dict), Locs.stored, "the GET answered no Location", expected="location", actual=held)
-    evse_uid = location["evses"][0]["uid"].lower()
-    evse = next((e for e in held.get("evses") or [] if str(e.get("uid")).lower() == evse_uid), {})
+    evse_uid = location["evses"][0]["uid"]
+    evse = next((e for e in held.get("evses") or [] if same_id(e.get("uid"), evse_uid)), {})
     for where, sent, kept in (("coordinates", EDGES, held.get("coordinates")),
                               ("related_locations[0]", EVSE_EDGES, (held.get("related_locations") or [{}])[0]),
                               ("the EVSE's coordinates", EVSE_EDGES, evse.get("coordinates"))):

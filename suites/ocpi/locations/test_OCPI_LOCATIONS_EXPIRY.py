@@ -15,6 +15,7 @@ import secrets
 
 import pytest
 
+from harness.cistring import id_key, same_id
 from harness.clock import utcnow
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs
 from harness.ocpi.timestamps import format_datetime
@@ -52,9 +53,9 @@ async def test_location_whose_every_evse_is_removed_is_kept(ocpi):
     (location_id, _, _), _ = await loc.location_pushed(ocpi, rule=OCPI_LOCATIONS_EXPIRY.removes_when_asked)
     uids = await loc.remove_every_evse(ocpi, location_id, rule=OCPI_LOCATIONS_EXPIRY.removes_when_asked)
     location = await _answered(ocpi, (location_id,))
-    held = {str(evse.get("uid")).lower(): evse.get("status") for evse in location.get("evses", [])}
+    held = {id_key(evse.get("uid")): evse.get("status") for evse in location.get("evses") or []}
     for uid in uids:
-        check_equal(Locs.expired, f"EVSE {uid} in the expired Location", "REMOVED", held.get(uid.lower()))
+        check_equal(Locs.expired, f"EVSE {uid} in the expired Location", "REMOVED", held.get(id_key(uid)))
         check_equal(Locs.expired, f"status of EVSE {uid} by its ids", "REMOVED",
                     (await _answered(ocpi, (location_id, uid)))["status"])
 
@@ -72,8 +73,8 @@ async def test_location_put_with_every_evse_removed_is_kept(ocpi):
     check_answer(answer, Locs.removal, "the PUT of a Location whose every EVSE is REMOVED", success=True)
     held = await _answered(ocpi, (location["id"],))
     check_equal(Locs.expired, "EVSE statuses of the expired Location as stored",
-                sorted((evse["uid"].lower(), "REMOVED") for evse in location["evses"]),
-                sorted((str(evse.get("uid")).lower(), evse.get("status")) for evse in held.get("evses", [])))
+                sorted((id_key(evse["uid"]), "REMOVED") for evse in location["evses"]),
+                sorted((id_key(evse.get("uid")), evse.get("status")) for evse in held.get("evses") or []))
 
 
 @pytest.mark.sut_roles(EMSP)
@@ -81,7 +82,7 @@ async def test_location_put_with_every_evse_removed_is_kept(ocpi):
 async def test_evse_put_removed_stays(ocpi):
     """An EVSE PUT whole with status REMOVED (removal by PUT) stays in its Location, REMOVED."""
     (location_id, evse_uid, _), _ = await loc.location_pushed(ocpi, rule=Locs.put)
-    evse = next(e for e in ocpi.harness_objects(LOCATIONS)[0]["evses"] if e["uid"] == evse_uid)
+    evse = next(e for e in ocpi.harness_objects(LOCATIONS)[0]["evses"] if same_id(e["uid"], evse_uid))
     removed = {**copy.deepcopy(evse), "status": "REMOVED", "last_updated": format_datetime(utcnow())}
     answer = await ocpi.exchange(CPO, "PUT", LOCATIONS, (location_id, evse_uid), removed, rule=Locs.put)
     check_answer(answer, Locs.removal, "the PUT of an EVSE with status REMOVED", success=True)

@@ -18,8 +18,10 @@ import secrets
 
 import pytest
 
+from harness.cistring import id_key
 from harness.clock import utcnow
 from harness.errors import NotApplicable
+from harness.ocpi import schemas
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs
 from harness.ocpi.timestamps import format_datetime
 from harness.ocpi_arena import CPO, EMSP, check_answer
@@ -40,10 +42,10 @@ async def test_private_locations_are_not_published(ocpi, profile):
     if not private:
         raise NotApplicable("the profile declares no private Location ([[ocpi.locations]] private = true)")
     await creds.registered(ocpi)
-    listed = {item["id"].lower(): item for item in (await loc.walk(ocpi)).items}
+    listed = {id_key(item["id"]): item for item in (await loc.walk(ocpi)).items}
     for location_id in private:
         fetched, _ = await loc.read_object(ocpi, (location_id,))
-        for where, served in (("listed", listed.get(location_id.lower())), ("fetched by id", fetched)):
+        for where, served in (("listed", listed.get(id_key(location_id))), ("fetched by id", fetched)):
             if served is not None:
                 check_equal(Locs.private_unpublished, f"publish of the private Location {location_id}, {where}",
                             False, served["publish"])
@@ -56,9 +58,8 @@ def _allowed_to() -> list[dict]:
 
 
 def _entries(entries) -> list[list[tuple[str, str]]]:
-    """publish_allowed_to entries in a comparable form: CiStrings ignoring case, any order."""
-    return sorted(sorted((key, str(value).lower()) for key, value in entry.items() if value is not None)
-                  for entry in entries or [])
+    """publish_allowed_to entries in a comparable form: CiStrings ignoring case, nulls as absent, any order."""
+    return sorted(sorted(schemas.comparable(entry).items()) for entry in entries or [])
 
 
 async def _check_kept(ocpi, location_id: str, allowed_to: list[dict]) -> None:

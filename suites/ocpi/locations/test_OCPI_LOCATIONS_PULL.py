@@ -12,6 +12,7 @@ import secrets
 
 import pytest
 
+from harness.cistring import id_key, same_id
 from harness.errors import NotApplicable
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.locations import LOCATIONS, LocationRules
@@ -56,9 +57,9 @@ async def test_pages_chain_completely(ocpi, profile):
     require(paged.pages >= 2, Pages.page_size, "a limit below the total still gave one page",
             expected=">= 2 pages", actual=paged.pages)
     check_equal(Pages.complete, "Locations over the pages", _keys(everything), _keys(paged.items))
-    listed = {str(item["id"]).lower() for item in everything}
+    listed = {id_key(item["id"]) for item in everything}
     declared = [entry["id"] for entry in profile.get("ocpi.locations", [])]
-    missing = [location_id for location_id in declared if location_id.lower() not in listed]
+    missing = [location_id for location_id in declared if id_key(location_id) not in listed]
     require(not missing, OCPI_LOCATIONS_PULL.lists_declared, "Locations the profile declares are not listed",
             expected=declared, actual=missing)
 
@@ -82,8 +83,8 @@ async def test_object_get_returns_one_location_evse_connector(ocpi):
     for ids, field in (((location["id"],), "id"), ((location["id"], evse["uid"]), "uid"),
                        ((location["id"], evse["uid"], connector["id"]), "id")):
         found = await loc.sut_object(ocpi, ids)
-        check_equal(LocationRules.object_by_ids, f"{field} of GET {'/'.join(ids)}", ids[-1].lower(),
-                    str(found.get(field)).lower())
+        check_equal(LocationRules.object_by_ids, f"{field} of GET {'/'.join(ids)}", ids[-1],
+                    found.get(field), same=same_id)
 
 
 @checks(LocationRules.object_by_ids, LocationRules.not_found)

@@ -14,6 +14,7 @@ import secrets
 
 import pytest
 
+from harness.cistring import same_id, same_ids
 from harness.ocpi.credentials import CredentialsRules as Creds
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs
@@ -64,9 +65,9 @@ async def test_location_put_is_stored(ocpi):
     if ocpi.is_sut(EMSP):
         sent = push.request_json()
         check_equal(Locs.stored, "last_updated", sent["last_updated"], held["last_updated"])
-        check_equal(Locs.put, "EVSE uids", sorted(e["uid"].lower() for e in sent["evses"]),
-                    sorted(e["uid"].lower() for e in held["evses"]))
-    check_equal(Locs.stored, "id", location_id.lower(), held["id"].lower())
+        check_equal(Locs.put, "EVSE uids", [e["uid"] for e in sent["evses"]], [e["uid"] for e in held["evses"]],
+                    same=same_ids)
+    check_equal(Locs.stored, "id", location_id, held["id"], same=same_id)
 
 
 @pytest.mark.parametrize("ocpi", ["in_process", "sockets"], indirect=True)
@@ -91,7 +92,7 @@ async def test_connector_patch_propagates(ocpi):
     check_answer(patch, Locs.patch, "the Connector PATCH", success=True)
     stamp = _stamp(patch)
     connector = await loc.sut_object(ocpi, (location_id, evse_uid, connector_id))
-    check_equal(Locs.patch, "Connector tariff_ids", ["AC-PEAK"], connector.get("tariff_ids"))
+    check_equal(Locs.patch, "Connector tariff_ids", ["AC-PEAK"], connector.get("tariff_ids"), same=same_ids)
     _not_older(Locs.propagation, "the EVSE", await loc.sut_object(ocpi, (location_id, evse_uid)), stamp)
     _not_older(Locs.propagation, "the Location", await loc.sut_object(ocpi, (location_id,)), stamp)
 
@@ -132,8 +133,8 @@ def _in_mixed_case(location: dict) -> dict:
 
 def _identity(location: dict, evse_uid: str, connector_id: str, rule) -> dict:
     """The ids of ``location`` down to the EVSE and Connector named (found ignoring case)."""
-    evse = next((e for e in location.get("evses", []) if e["uid"].lower() == evse_uid.lower()), {})
-    connector = next((c for c in evse.get("connectors", []) if c["id"].lower() == connector_id.lower()), {})
+    evse = next((e for e in location.get("evses") or [] if same_id(e["uid"], evse_uid)), {})
+    connector = next((c for c in evse.get("connectors") or [] if same_id(c["id"], connector_id)), {})
     require(bool(connector), rule, f"the Location holds no EVSE {evse_uid} with a Connector {connector_id}",
             expected=(evse_uid, connector_id), actual=[e.get("uid") for e in location.get("evses", [])])
     return {"Location country_code": location["country_code"], "Location party_id": location["party_id"],
@@ -162,5 +163,5 @@ async def test_ids_and_party_come_back_as_sent(ocpi):
     rule = Locs.stored if ocpi.is_sut(EMSP) else Locs.object_by_ids
     came_back = _identity(held, evse_uid, connector_id, rule)
     for name, value in _identity(sent, evse_uid, connector_id, Locs.put).items():
-        check_equal(rule, f"{name} (ignoring case)", value.lower(), came_back[name].lower())
+        check_equal(rule, f"{name} (ignoring case)", value, came_back[name], same=same_id)
         check_equal(Locs.ids_as_sent, name, value, came_back[name])

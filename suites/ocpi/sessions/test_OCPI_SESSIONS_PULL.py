@@ -11,6 +11,7 @@ the eMSP was away is in the list from date_from on, and a COMPLETED one stays th
 
 import pytest
 
+from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.pagination import PaginationRules as Pages, object_key
@@ -76,7 +77,7 @@ async def test_completed_session_stays_listed(ocpi):
     sent = await ses.start(ocpi)
     stopped = await ses.stop(ocpi, sent["id"])
     listed = (await ses.listing(ocpi, date_from=sent["last_updated"])).items
-    found = next((s for s in listed if str(s.get("id")).lower() == sent["id"].lower()), None)
+    found = next((s for s in listed if same_id(s.get("id"), sent["id"])), None)
     require(found is not None, Ses.still_listed, "the COMPLETED Session is gone from the list", expected=sent["id"],
             actual=[s.get("id") for s in listed])
     check_equal(Ses.still_listed, "status of the listed Session", COMPLETED, found["status"])

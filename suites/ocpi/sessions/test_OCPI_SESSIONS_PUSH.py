@@ -15,6 +15,8 @@ import asyncio
 
 import pytest
 
+from harness.cistring import same_id
+from harness.ocpi import schemas
 from harness.ocpi.sessions import (
     ACTIVE, COMPLETED, INVALID, NA, PENDING, RESERVATION, SESSIONS, SessionRules as Ses)
 from harness.ocpi.timestamps import parse_datetime
@@ -35,14 +37,17 @@ async def _started(ocpi, **body):
 
 
 @pytest.mark.parametrize("ocpi", ["in_process", "sockets"], indirect=True)
-@checks(Ses.pushed, Ses.put_ids, *HELD)
+@checks(Ses.pushed, Ses.put_ids, *HELD, Ses.ids_as_sent)
 async def test_new_session_is_put_and_held(ocpi):
-    """A new Session is PUT whole; the SUT then holds that very Session."""
+    """A new Session is PUT whole; the SUT then holds that very Session, its ids compared ignoring
+    case (CiStrings); ids that come back in another case are a finding."""
     sent = await _started(ocpi)
     held = await ses.held_by_sut(ocpi, sent)
     for field in ("id", "status", "location_id", "evse_uid", "connector_id", "last_updated"):
-        ses.check_held(ocpi, field, str(sent[field]).lower(), str(held.get(field)).lower())
-    ses.check_held(ocpi, "cdr_token uid", sent["cdr_token"]["uid"].lower(), held["cdr_token"]["uid"].lower())
+        ses.check_held(ocpi, field, sent[field], held.get(field))
+    for field in ("country_code", "party_id", "id", "location_id", "evse_uid", "connector_id"):
+        check_equal(Ses.ids_as_sent, field, sent[field], held.get(field))
+    ses.check_held(ocpi, "uid", sent["cdr_token"]["uid"], held["cdr_token"]["uid"], what="cdr_token uid")
 
 
 @checks(Ses.pushed, Ses.patch_last_updated, Ses.patch_applied, Ses.patch_only_changed, Ses.listed)
@@ -70,8 +75,8 @@ async def test_charging_periods_are_appended(ocpi):
     harness, sut = ses.held_by_harness(ocpi, sent["id"]), await ses.held_by_sut(ocpi, sent)
     rule = Ses.periods_appended if ocpi.is_sut(EMSP) else Ses.periods_only_new
     expected, actual = (harness, sut) if ocpi.is_sut(EMSP) else (sut, harness)
-    check_equal(rule, "charging_periods held (as the CPO holds them)", expected.get("charging_periods", []),
-                actual.get("charging_periods", []))
+    check_equal(rule, "charging_periods held (as the CPO holds them)", expected.get("charging_periods") or [],
+                actual.get("charging_periods") or [], same=schemas.same_object)
 
 
 @checks(Ses.activation_start, Ses.transitions, Ses.patch_applied, Ses.listed)
@@ -121,8 +126,8 @@ async def test_reservation_becomes_active_with_the_same_token(ocpi):
     await ses.change(ocpi, reserved["id"], status=ACTIVE)
     held = await ses.held_by_sut(ocpi, reserved)
     ses.check_held(ocpi, "status", ACTIVE, held["status"])
-    check_equal(Ses.reservation_token, "cdr_token uid after activation", reserved["cdr_token"]["uid"].lower(),
-                ses.held_by_harness(ocpi, reserved["id"])["cdr_token"]["uid"].lower())
+    check_equal(Ses.reservation_token, "cdr_token uid after activation", reserved["cdr_token"]["uid"],
+                ses.held_by_harness(ocpi, reserved["id"])["cdr_token"]["uid"], same=same_id)
 
 
 @checks(Ses.reservation, Ses.na_accepted, Ses.na_only_reservation, Ses.put_stored, Ses.listed)
@@ -135,10 +140,11 @@ async def test_reservation_without_an_evse_is_na_until_charging(ocpi):
     reserved = await ses.reserve(ocpi, accepted=Ses.na_accepted, location_id=where["location_id"])
     held = await ses.held_by_sut(ocpi, reserved)
     for field in ("evse_uid", "connector_id"):
-        check_equal(Ses.na_accepted if ocpi.is_sut(EMSP) else Ses.listed, field, reserved[field], held[field])
+        check_equal(Ses.na_accepted if ocpi.is_sut(EMSP) else Ses.listed, field, reserved[field], held[field],
+                    same=same_id)
     await ses.change(ocpi, reserved["id"], status=ACTIVE)
     active = ses.held_by_harness(ocpi, reserved["id"])
-    require(NA not in (active["evse_uid"], active["connector_id"]), Ses.na_only_reservation,
+    require(not any(same_id(NA, active[field]) for field in ("evse_uid", "connector_id")), Ses.na_only_reservation,
             "the ACTIVE Session still names no EVSE", expected="an EVSE uid and a connector id",
             actual=(active["evse_uid"], active["connector_id"]))
 
@@ -165,10 +171,10 @@ async def test_authorization_reference_is_the_last_given(ocpi):
     """The eMSP gave a first authorization_reference at the start and a new one later (a new
     authorization): the Session carries the last one."""
     sent = await _started(ocpi, authorization_reference="AUTH-REF-FIRST")
-    check_equal(Ses.authorization_reference, "authorization_reference of the PUT", "auth-ref-first",
-                str(sent.get("authorization_reference")).lower())
+    check_equal(Ses.authorization_reference, "authorization_reference of the PUT", "AUTH-REF-FIRST",
+                sent.get("authorization_reference"), same=same_id)
     await ses.change(ocpi, sent["id"], authorization_reference="AUTH-REF-SECOND")
     held = await ses.held_by_sut(ocpi, sent)
-    check_equal(Ses.authorization_reference, "authorization_reference held", "auth-ref-second",
-                str(ses.held_by_harness(ocpi, sent["id"]).get("authorization_reference")).lower())
-    ses.check_held(ocpi, "authorization_reference", "auth-ref-second", str(held.get("authorization_reference")).lower())
+    check_equal(Ses.authorization_reference, "authorization_reference held", "AUTH-REF-SECOND",
+                ses.held_by_harness(ocpi, sent["id"]).get("authorization_reference"), same=same_id)
+    ses.check_held(ocpi, "authorization_reference", "AUTH-REF-SECOND", held.get("authorization_reference"))

@@ -326,3 +326,16 @@ async def test_credentials_requests_that_overlap_are_served_one_after_the_other(
                                                      body=credentials) for _ in range(2)))
     assert [status(first), status(second)] == [(200, StatusCode.CLIENT_API_UNUSABLE)] * 2   # the B was never offered
     assert not cpo.harness_errors
+
+
+async def test_a_credentials_request_it_could_not_serve_holds_nothing_back():
+    """A POST whose connect-back the server could not even attempt (a versions URL holding a lone
+    surrogate: legal JSON that no HTTP client can send) is its own failure, answered 500; the next
+    POST of that peer is served by the rules, never refused as "still being served"."""
+    cpo, emsp = peers()
+    url = cpo.module_url("credentials")
+    unusable = {"token": secret_token(), "url": f"{emsp.versions_url}/\ud800", "roles": [emsp.identity.credentials_role()]}
+    assert status(await emsp.send("POST", url, token=TOKEN_A, body=unusable))[0] == 500
+    assert cpo.harness_errors and not cpo.server_registered
+    credentials = await emsp.register_with(cpo.versions_url, TOKEN_A)
+    assert credentials["token"] == cpo.server.token_c and cpo.server_registered
