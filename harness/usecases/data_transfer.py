@@ -87,4 +87,4 @@ async def check_transfer(arena: OcppArena, initiator: str, name: str) -> None:
         check_equal(DataTransfer.sent, "DataTransferRequest messageId", case.message_id,
                     exchange.request.get("messageId"))
     else:
-        check_equal(case.rule, "DataTransferResponse status", case.expected, (exchange.response or {}).get("status"))
+        check_equal(case.rule, "DataTransferResponse status", case.expected, (exchange.result or {}).get("status"))

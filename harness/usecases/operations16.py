@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from harness.arena import CS, CSMS, OcppArena
+from harness.ocpp.answers import REFUSALS
 from harness.ocpp.meter16 import parse_time
 from harness.rules import RuleTable, must
 from harness.transport.ws import Exchange
@@ -27,7 +28,8 @@ class Operations16(RuleTable, namespace="ops16"):
                          by=CSMS)
     answered = must("spec 002 Framing 5; Operations by direction",
                     "the charge point answers the operation with its confirmation (a refusal is a status in it, "
-                    "not a CALLERROR)", by=CS)
+                    "not a CALLERROR; refusing the message itself, NotImplemented or NotSupported, is judged by "
+                    "answer.implemented)", by=CS)
 
 
 # the rows every test of an operation judges (its @checks start with them)
@@ -50,10 +52,12 @@ async def operate(arena: OcppArena, action: str, payload: dict[str, Any]) -> Exc
                                     rule=Operations16.sent_as_asked)
     if arena.is_sut(CSMS):
         check_equal(Operations16.sent_as_asked, f"{action}.req", _instants(payload), _instants(exchange.request))
+    if exchange.error is not None and exchange.error.code in REFUSALS:
+        exchange.judge_error()   # the message itself refused: not applicable when optional, failed when required
     require(exchange.error is None, Operations16.answered, f"the charge point refused {action} with a CALLERROR",
             expected=f"{action}.conf", actual=exchange.error)
     return exchange
 
 
 def status_of(exchange: Exchange) -> str | None:
-    return (exchange.response or {}).get("status")
+    return (exchange.result or {}).get("status")

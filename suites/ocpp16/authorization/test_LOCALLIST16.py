@@ -82,7 +82,7 @@ def _entry(id_tag: str, status: str | None = "Accepted") -> dict:
 
 
 async def _version(ocpp) -> int:
-    return (await operate(ocpp, "GetLocalListVersion", {})).response["listVersion"]
+    return (await operate(ocpp, "GetLocalListVersion", {})).result["listVersion"]
 
 
 async def _send(ocpp, update_type: str, version: int, entries: list[dict]):
@@ -166,7 +166,7 @@ async def test_disabled_list_has_no_version(ocpp):
     if exchange.error is not None:
         check_equal(LOCALLIST16.disabled, "CALLERROR code", "NotSupported", exchange.error.code)
     else:
-        check_equal(LOCALLIST16.disabled, "GetLocalListVersion.conf listVersion", -1, exchange.response["listVersion"])
+        check_equal(LOCALLIST16.disabled, "GetLocalListVersion.conf listVersion", -1, exchange.result["listVersion"])
 
 
 @pytest.mark.sut_roles("cs")

@@ -53,7 +53,7 @@ async def _get(ocpp, keys=None):
                                    trigger=("get_configuration", body), rule=CONFIG16.sent_as_asked)
     if ocpp.is_sut(CSMS):
         check_equal(CONFIG16.sent_as_asked, "GetConfiguration.req key", keys, exchange.request.get("key") or None)
-    answer = exchange.response or {}
+    answer = exchange.result or {}
     return {k["key"]: k for k in answer.get("configurationKey", [])}, answer.get("unknownKey", [])
 
 
@@ -63,7 +63,7 @@ async def _change(ocpp, key, value):
                                    rule=CONFIG16.sent_as_asked)
     if ocpp.is_sut(CSMS):
         check_equal(CONFIG16.sent_as_asked, "ChangeConfiguration.req", {"key": key, "value": value}, exchange.request)
-    return exchange.response["status"]
+    return exchange.result["status"]
 
 
 @checks(CONFIG16.sent_as_asked, CONFIG16.core_profile, cs=TC("TC_019_CS"), csms=TC("TC_019_1_CSMS"))

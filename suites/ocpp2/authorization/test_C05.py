@@ -73,7 +73,7 @@ async def test_remote_start_is_correlated_by_remote_start_id(ocpp, profile):
     if ocpp.is_sut(CSMS):
         check_equal(C05.central_token, "RequestStartTransactionRequest idToken.type", "Central",
                     dig(exchange.request, "idToken.type"))
-    check_equal(C05.start_accepted, "RequestStartTransactionResponse status", "Accepted", exchange.response["status"])
+    check_equal(C05.start_accepted, "RequestStartTransactionResponse status", "Accepted", exchange.result["status"])
     event = await ocpp.expect("TransactionEvent", sender="cs", after=start, where=_carries(remote_start_id),
                               rule=C05.remote_start_id)
     check_equal(C05.trigger_reason, "TransactionEvent triggerReason", "RemoteStart", event.request["triggerReason"])
@@ -84,7 +84,7 @@ def _check_own_token(ocpp, event):
     """A CSMS answers the Central token it issued Accepted (idTokenInfo is optional: absent, nothing is
     refused); a station under test is judged on what it sends, not on the harness's answer."""
     if ocpp.is_sut(CSMS):
-        status = dig(event.response, "idTokenInfo.status", "Accepted")
+        status = dig(event.result, "idTokenInfo.status", "Accepted")
         check_equal(C05.own_token, "TransactionEventResponse idTokenInfo.status", "Accepted", status)
 
 
@@ -105,7 +105,7 @@ async def test_remote_stop_ends_the_transaction(ocpp, profile):
                                trigger=("request_stop_transaction", {"transaction_id": transaction_id}),
                                rule=C05.stop_request)
     check_equal(C05.stop_request, "RequestStopTransaction transactionId", transaction_id, stop.request["transactionId"])
-    check_equal(C05.stop_accepted, "RequestStopTransactionResponse status", "Accepted", stop.response["status"])
+    check_equal(C05.stop_accepted, "RequestStopTransactionResponse status", "Accepted", stop.result["status"])
     ended = await ocpp.expect("TransactionEvent", sender="cs", after=stop_mark,
                               where=lambda p: p["eventType"] == "Ended", rule=C05.stop_ends)
     check_equal(C05.stop_ends, "TransactionEvent transactionId", transaction_id,
@@ -120,7 +120,7 @@ async def test_remote_start_on_unknown_evse_is_rejected(ocpp, profile):
     unknown_evse = max(e.id for e in profile.evses) + 1
     start = ocpp.mark()
     exchange = await _remote_start(ocpp, unknown_evse)
-    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.response["status"])
+    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.result["status"])
     await ocpp.expect_none("TransactionEvent", after=start, where=_carries(exchange.request["remoteStartId"]),
                            rule=C05.refused)
 
@@ -135,7 +135,7 @@ async def test_csms_survives_a_rejected_remote_start(ocpp, profile):
     exchange = await _remote_start(ocpp, unknown_evse)
     check_equal(C05.start_request, "RequestStartTransactionRequest evseId", unknown_evse,
                 exchange.request.get("evseId"))
-    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.response["status"])
+    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.result["status"])
     heartbeat = await ocpp.link.call("Heartbeat", {})
     require("currentTime" in heartbeat, C05.keeps_serving, "HeartbeatResponse lacks currentTime",
             expected="currentTime", actual=heartbeat)

@@ -101,7 +101,7 @@ async def test_local_list_version_is_asked(ocpp, profile):
     exchange = await list_version(ocpp, C13.version_asked)
     if ocpp.is_sut(CSMS):
         check_equal(C13.version_asked, "GetLocalListVersionRequest", {}, exchange.request)
-    version = dig(exchange.response, "versionNumber")
+    version = dig(exchange.result, "versionNumber")
     require(isinstance(version, int) and version >= 0, C13.reports_version,
             "GetLocalListVersionResponse versionNumber is not 0 or more", expected=">= 0", actual=version)
 
@@ -121,7 +121,7 @@ async def test_full_update_installs_the_list(ocpp, profile):
                         dig(listed.get(token.id.casefold(), {}), "idTokenInfo.status"))
         return
     version = await install_list(ocpp, entries, C13.full_applied)
-    reported = (await list_version(ocpp, C13.reports_version)).response["versionNumber"]
+    reported = (await list_version(ocpp, C13.reports_version)).result["versionNumber"]
     check_equal(C13.reports_version, "GetLocalListVersionResponse versionNumber after the Full update", version,
                 reported)
 
@@ -158,7 +158,7 @@ async def test_differential_update_adds_updates_and_deletes(ocpp, profile):
         return
     version = await install_list(ocpp, [(accepted, _info(accepted)), (blocked, _info(blocked))], C13.full_applied)
     await update_list(ocpp, "Differential", changes, C13.differential_applied, version + 1)
-    reported = (await list_version(ocpp, C13.reports_version)).response["versionNumber"]
+    reported = (await list_version(ocpp, C13.reports_version)).result["versionNumber"]
     check_equal(C13.reports_version, "GetLocalListVersionResponse versionNumber after the Differential update",
                 version + 1, reported)
 
@@ -175,8 +175,8 @@ async def test_stale_differential_update_is_a_version_mismatch(ocpp, profile, st
     stale = version - step
     exchange = await send_local_list(ocpp, "Differential", [(blocked, _info(blocked))], C13.mismatch, version=stale)
     check_equal(C13.mismatch, f"SendLocalListResponse status of a Differential update at version {stale} "
-                f"(current {version})", "VersionMismatch", exchange.response["status"])
-    reported = (await list_version(ocpp, C13.mismatch)).response["versionNumber"]
+                f"(current {version})", "VersionMismatch", exchange.result["status"])
+    reported = (await list_version(ocpp, C13.mismatch)).result["versionNumber"]
     check_equal(C13.mismatch, "GetLocalListVersionResponse versionNumber after the refused update", version, reported)
 
 
@@ -189,7 +189,7 @@ async def test_differential_update_without_entries_takes_the_version(ocpp, profi
     [accepted] = _tokens(profile, "Accepted")
     version = await install_list(ocpp, [(accepted, _info(accepted))], C13.full_applied)
     await update_list(ocpp, "Differential", [], C13.empty_differential, version + 1)
-    reported = (await list_version(ocpp, C13.reports_version)).response["versionNumber"]
+    reported = (await list_version(ocpp, C13.reports_version)).result["versionNumber"]
     check_equal(C13.reports_version, "GetLocalListVersionResponse versionNumber", version + 1, reported)
 
 

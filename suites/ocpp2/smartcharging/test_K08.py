@@ -88,8 +88,8 @@ async def test_composite_is_the_installed_profiles_combined(ocpp, profile, name)
     installed = await install_all(ocpp, installs)
     exchange = await composite(ocpp, evse_id, duration, unit, K08.request)
     check_equal(K08.accepted, "GetCompositeScheduleResponse (status, schedule.evseId, schedule.chargingRateUnit)",
-                ("Accepted", evse_id, unit), (exchange.response["status"], dig(exchange.response, "schedule.evseId"),
-                                              dig(exchange.response, "schedule.chargingRateUnit")))
+                ("Accepted", evse_id, unit), (exchange.result["status"], dig(exchange.result, "schedule.evseId"),
+                                              dig(exchange.result, "schedule.chargingRateUnit")))
     judge_composite(installed, exchange, unit, K08.accepted, K08.combined)
 
 
@@ -114,7 +114,7 @@ async def test_composite_of_an_unknown_evse_is_rejected(ocpp, profile):
     unknown = max(e.id for e in profile.evses) + 1
     exchange = await composite(ocpp, unknown, 3600, "A", K08.request)
     check_equal(K08.unknown_evse, f"GetCompositeScheduleResponse status for EVSE {unknown}", "Rejected",
-                exchange.response["status"])
+                exchange.result["status"])
 
 
 # name: the operator's request (evseId, duration, unit or None)
