@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness import clock
+from harness import smartcharging as sc
 from harness.reference import ReferenceCsms, ReferenceStation, ReferenceStation16
 from harness.reference.base import CsmsBase
 from harness.transport.ws import CallErrorReply
@@ -31,6 +33,15 @@ class CsmsWithoutExternalLimits(ReferenceCsms):
 
     def on_NotifyChargingLimit(self, session, payload: dict) -> dict:
         raise CallErrorReply("NotSupported", "NotifyChargingLimit is not supported")
+
+
+class StationCappedOnlyByItsMax(ReferenceStation):
+    """Reports EVSE 0's composite from its caps alone (ChargingStationMaxProfile, external limits at 0): its
+    TxDefaultProfiles at EVSE 0 are the defaults of the EVSEs' transactions, not a limit of the station."""
+
+    def on_GetCompositeSchedule(self, _: None, payload: dict) -> dict:
+        return sc.answer_get_composite_schedule(self.profiles, self.smart, payload, self.engine_version,
+                                                clock.utcnow(), station_defaults=False)
 
 
 class ChargePointWithoutSmartCharging(ReferenceStation16):
@@ -92,6 +103,11 @@ VARIANTS = [
                 *(_k("K11", "test_external_limit_changes_the_rate_of_a_transaction", "csms", s)
                   for s in ("evse", "station")),
                 *(_k("K12", "test_external_limit_is_notified", "csms", s) for s in SOURCES))),
+    Variant("station_capped_only_by_its_max", StationCappedOnlyByItsMax,
+            "EVSE 0's composite bounded by its caps alone, not by a TxDefaultProfile at EVSE 0: spec 001 K08 "
+            "(GetCompositeSchedule) and K01 (TxDefaultProfile at evseId 0, the default of every EVSE) leave it open",
+            tuple(_k("K08", "test_composite_is_the_installed_profiles_combined", "cs", name) for name in (
+                "station-level", "stack-levels", "minimum-across-purposes", "valid-to", "recurring-daily"))),
     Variant("charge_point_without_smart_charging", ChargePointWithoutSmartCharging,
             f"SetChargingProfile, GetCompositeSchedule, ClearChargingProfile refused with CALLERROR NotSupported: "
             f"{REFUSED}", tuple(_node("ocpp16/smartcharging/test_SC16.py", test, "cs", "ocpp1.6") for test in (

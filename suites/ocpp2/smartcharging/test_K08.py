@@ -3,7 +3,13 @@
 evseId 0 as the station's view, W and A converted, validFrom/validTo and schedule durations
 honoured, Recurring schedules repeated. The expected composite is computed by the charging-profile
 engine from what the test installed, at the scheduleStart the station reports, and compared period
-by period."""
+by period.
+
+EVSE 0 (``[station-level]``) is judged on what the text forces only: spec 001 says what bounds an EVSE's
+composite, and K01 makes a TxDefaultProfile at evseId 0 the default of every EVSE, but neither says whether
+that profile also bounds the station's own composite. Both readings pass: the minimum of the
+ChargingStationMaxProfile and the TxDefaultProfile at EVSE 0, or the ChargingStationMaxProfile (and external
+limits at 0) alone (``smart_charging.accepted_composites``)."""
 
 from datetime import timedelta
 
