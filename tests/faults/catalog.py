@@ -219,6 +219,21 @@ class StationAcceptsRemoteStopButKeepsCharging(ReferenceStation):
         return {"status": "Accepted" if running else "Rejected"}
 
 
+class StationAcceptsStopOfUnknownTransaction(ReferenceStation):
+    """F03.FR.08: a RequestStopTransaction for a transaction the station does not run is Accepted."""
+
+    def on_RequestStopTransaction(self, session, payload):
+        super().on_RequestStopTransaction(session, payload)
+        return {"status": "Accepted"}
+
+
+class StationRepeatsSeqNo(ReferenceStation):
+    """TransactionEventRequest seqNo: every TransactionEvent of a transaction carries seqNo 0."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, trigger, **info) | {"seqNo": 0}
+
+
 class StationPipelinesStatusDuringBoot(ReferenceStation):
     """rpc.one_at_a_time: a StatusNotification goes out while the BootNotification is unanswered."""
 
@@ -784,6 +799,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-sends-pin-as-iso14443", "C04.keycode",
           StationSendsEveryTokenAsIso14443, (_cs(C04, "test_valid_pin_is_accepted"),),
           "AuthorizeRequest idToken.type is wrong"),
+    Fault("station-accepts-stop-of-unknown-transaction", "C05.stop_unknown", StationAcceptsStopOfUnknownTransaction,
+          (_cs(C05, "test_remote_stop_of_an_unknown_transaction_is_rejected"),),
+          "RequestStopTransactionResponse status is wrong"),
+    Fault("station-repeats-seq-no", "C05.seq_no", StationRepeatsSeqNo,
+          (_cs(C05, "test_remote_stop_ends_the_transaction"),),
+          "seqNo is not above the one of the transaction's earlier TransactionEvent", verdict="finding"),
     Fault("station-loses-remote-start-id", "C05.remote_start_id",
           StationLosesRemoteStartId, (_cs(C05, "test_remote_start_is_correlated_by_remote_start_id"),),
           "the SUT did not send TransactionEvent within"),

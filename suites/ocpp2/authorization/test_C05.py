@@ -42,6 +42,14 @@ class C05(RuleTable):
                          "a station accepts a remote stop of its running transaction", by=CS)
     stop_ends = must("spec 001 Events: TransactionEvent (Ended)",
                      "a remotely stopped transaction ends with TransactionEvent Ended, triggerReason RemoteStop", by=CS)
+    stop_unknown = must("spec 001 Other authorization messages: RequestStopTransactionResponse (Accepted, Rejected); "
+                        "OCPP 2.0.1 F03.FR.08 (SHALL: an unknown transactionId is Rejected)",
+                        "a station answers Rejected to a RequestStopTransaction for a transaction it does not run",
+                        by=CS)
+    seq_no = should("spec 001 TransactionEventRequest seqNo; OCPP 2.0.1 part 2 TransactionEventRequest seqNo "
+                    "(an incremental sequence number of the transaction's messages, E block; no SHALL)",
+                    "the TransactionEvents of one transaction carry seqNo increasing in the order they are sent",
+                    by=CS)
 
 
 pytestmark = case("C05", block="Authorization", roles=("csms", "cs"), protocols=OCPP2, requires=["remote_start"])
@@ -88,7 +96,8 @@ def _check_own_token(ocpp, event):
         check_equal(C05.own_token, "TransactionEventResponse idTokenInfo.status", "Accepted", status)
 
 
-@checks(C05.start_request, C05.remote_start_id, C05.own_token, C05.stop_request, C05.stop_accepted, C05.stop_ends)
+@checks(C05.start_request, C05.remote_start_id, C05.own_token, C05.stop_request, C05.stop_accepted, C05.stop_ends,
+        C05.seq_no)
 async def test_remote_stop_ends_the_transaction(ocpp, profile):
     """RequestStopTransaction for the running transaction is Accepted and ends it (RemoteStop). A CSMS
     must have accepted its own Central token first: a station whose transaction the CSMS refused ends it
@@ -111,6 +120,18 @@ async def test_remote_stop_ends_the_transaction(ocpp, profile):
     check_equal(C05.stop_ends, "TransactionEvent transactionId", transaction_id,
                 ended.request["transactionInfo"]["transactionId"])
     check_equal(C05.stop_ends, "TransactionEvent triggerReason", "RemoteStop", ended.request["triggerReason"])
+    require(ended.request["seqNo"] > event.request["seqNo"], C05.seq_no, "the Ended TransactionEvent's seqNo is not "
+            "above the one of the transaction's earlier TransactionEvent", expected=f"> {event.request['seqNo']}",
+            actual=ended.request["seqNo"])
+
+
+@checks(C05.stop_unknown)
+@pytest.mark.sut_roles("cs")
+async def test_remote_stop_of_an_unknown_transaction_is_rejected(ocpp):
+    """RequestStopTransaction for a transactionId the station never started: Rejected."""
+    unknown = f"unknown-{secrets.token_hex(8)}"
+    stop = await ocpp.exchange(CSMS, "RequestStopTransaction", {"transactionId": unknown})
+    check_equal(C05.stop_unknown, "RequestStopTransactionResponse status", "Rejected", stop.result["status"])
 
 
 @checks(C05.refused)
