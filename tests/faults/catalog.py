@@ -1080,6 +1080,22 @@ class StationClearAlwaysAccepted(ReferenceStation):
         return {"status": "Accepted"}
 
 
+class StationClearIgnoresCriteria(ReferenceStation):
+    """K10: a clear by criteria ignores them all and clears every profile (but external constraints)."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        if "chargingProfileCriteria" not in payload:
+            return super().on_ClearChargingProfile(session, payload)
+        return super().on_ClearChargingProfile(session, {"chargingProfileCriteria": {}})
+
+
+class StationClearRemovesNothing(ReferenceStation):
+    """K10: ClearChargingProfile answers as if it cleared what was selected, and removes nothing."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        return sc.answer_clear_charging_profile(copy.deepcopy(self.profiles), payload, self.engine_version)
+
+
 class CsmsAsksForEveryProfile(ReferenceCsms):
     """K09: the operator's criteria are left out of GetChargingProfilesRequest (an empty filter)."""
 
@@ -1107,6 +1123,13 @@ FAULTS += (
     Fault("station-clear-ignores-evse", "K10.cleared", StationClearIgnoresEvse,
           (_cs(K10, "test_clear_removes_what_it_selects", "one-evse"),),
           "reported profiles of this test by (evseId, chargingLimitSource) is wrong"),
+    Fault("station-clear-ignores-criteria", "K10.cleared", StationClearIgnoresCriteria,
+          tuple(_cs(K10, "test_clear_removes_what_it_selects", name) for name in ("station-level", "one-evse",
+                                                                                  "stack-level", "station-max")),
+          "reported profiles of this test"),
+    Fault("station-clear-removes-nothing", "K10.cleared", StationClearRemovesNothing,
+          tuple(_cs(K10, "test_clear_removes_what_it_selects", name) for name in ("by-id", "purpose-everywhere")),
+          "reported profiles of this test"),
     Fault("station-clear-always-accepted", "K10.unknown", StationClearAlwaysAccepted,
           (_cs(K10, "test_clear_of_nothing_is_unknown"),),
           "ClearChargingProfileResponse status is wrong"),
