@@ -442,6 +442,17 @@ def sent_keeping_entries(station: ReferenceStation, session, payload: dict, upda
     return answer
 
 
+class StationDifferentialDropsUnnamedEntries(ReferenceStation):
+    """UpdateEnumType Differential: an accepted Differential update keeps only the entries it names."""
+
+    def on_SendLocalList(self, session, payload):
+        answer = super().on_SendLocalList(session, payload)
+        if payload["updateType"] == "Differential" and answer["status"] == "Accepted":
+            named = {token_key(entry["idToken"]) for entry in payload.get("localAuthorizationList", [])}
+            self.local_list = {key: info for key, info in self.local_list.items() if key in named}
+        return answer
+
+
 class StationMergesFullUpdates(ReferenceStation):
     """D01.FR.15: a Full update adds to the local list instead of replacing it."""
 
@@ -1412,6 +1423,10 @@ FAULTS += (
           (_cs(C13, "test_stale_differential_update_is_a_version_mismatch", "same_version"),
            _cs(C13, "test_stale_differential_update_is_a_version_mismatch", "older_version")),
           "SendLocalListResponse status of a Differential update at version"),
+    Fault("station-differential-drops-unnamed-entries", "C13.differential_keeps",
+          StationDifferentialDropsUnnamedEntries,
+          (_cs(C13, "test_differential_update_keeps_the_entries_it_does_not_name"),),
+          "[C13.differential_keeps] the SUT did not send TransactionEvent within"),
     Fault("station-merges-full-updates", "C13.full_replaces", StationMergesFullUpdates,
           (_cs(C13, "test_full_update_replaces_the_list"),), "[C13.full_replaces] the SUT did not send Authorize within"),
     Fault("station-keeps-deleted-tokens", "C13.deleted", StationKeepsDeletedTokens,

@@ -60,6 +60,11 @@ class C13(RuleTable):
     updated = must("spec 001 Moves: Local list (Differential, entry with idTokenInfo: added or updated); OCPP 2.0.1 "
                    "D01.FR.16", "a token a Differential update made Accepted starts a transaction without an "
                    "AuthorizeRequest", by=CS)
+    differential_keeps = must("spec 001 Moves: Local list (SendLocalList Differential: the entries it carries are "
+                              "added, updated or deleted); OCPP 2.0.1 UpdateEnumType Differential (the current list "
+                              "must be updated, where Full replaces it)",
+                              "a Differential update leaves the entries it does not name as they were: a token "
+                              "listed Accepted still starts a transaction from the list", by=CS)
     mismatch = must("spec 001 Authorization rule 11; SendLocalListResponse VersionMismatch; OCPP 2.0.1 D01.FR.19",
                     "a Differential update whose version is not above the current one is answered VersionMismatch "
                     "and leaves the version as it was", by=CS)
@@ -240,3 +245,22 @@ async def test_differential_update_makes_a_token_accepted(ocpp, profile):
     await ocpp.expect("TransactionEvent", sender=CS, after=start, where=carries(unknown, "Started"), rule=C13.updated)
     await ocpp.expect_none("Authorize", after=start, rule=C13.updated, within=0.01,
                            where=asks_about(unknown))   # it would have come before the Started event
+
+
+@checks(C13.full_applied, C13.differential_applied, C13.differential_keeps)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: _tokens(given.profile, "Invalid", "Accepted"))
+async def test_differential_update_keeps_the_entries_it_does_not_name(ocpp, profile):
+    """A token listed Accepted by a Full update, which a later Differential update (blocking another token)
+    does not name, still starts a transaction from the list without an AuthorizeRequest, although the CSMS
+    does not know it: a station that dropped it asks, is answered Invalid and starts nothing."""
+    kept, named = _tokens(profile, "Invalid", "Accepted")
+    version = await install_list(ocpp, [(kept, {"status": "Accepted"}), (named, _info(named))], C13.full_applied)
+    await update_list(ocpp, "Differential", [(named, {"status": "Blocked"})], C13.differential_applied, version + 1)
+    evse, start = profile.evses[0].id, ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=kept.wire(), evse_id=evse)
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    await ocpp.expect("TransactionEvent", sender=CS, after=start, where=carries(kept, "Started"),
+                      rule=C13.differential_keeps, why="for the token the Differential update did not name")
+    await ocpp.expect_none("Authorize", after=start, rule=C13.differential_keeps, within=0.01,
+                           where=asks_about(kept))   # it would have come before the Started event
