@@ -22,7 +22,7 @@ class K02(RuleTable):
                       "the CSMS limits a running transaction with a TxProfile naming it, at its EVSE", by=CSMS)
     overrules = must("spec 001 Combination rules; Purposes (TxProfile overrules TxDefaultProfile)",
                      "while its transaction runs, the TxProfile replaces the TxDefaultProfiles in the composite", by=CS)
-    deleted = must("spec 001 SetChargingProfile rule 7",
+    deleted = must("spec 001 SetChargingProfile rule 7; OCPP 2.0.1 K02.FR.05",
                    "when its transaction ends the station deletes the TxProfile", by=CS)
     refused = must("spec 001 SetChargingProfile rules 2 and 4; Errors",
                    "a TxProfile for a transaction the EVSE is not running, or a second one at the same stackLevel "
