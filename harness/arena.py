@@ -337,9 +337,9 @@ class OcppArena(Arena, TlsVerbs):
             return boot
         before, mark = len(self.harness.server.connections), self.mark()
         reset = await self.link.call_exchange("Reset", {"type": RESET_TYPE[self.version]})
-        if reset.error is not None or (reset.response or {}).get("status") != "Accepted":
+        if reset.error is not None or (reset.result or {}).get("status") != "Accepted":
             raise HarnessError(f"prerequisite failed: the station did not boot when it connected, and the harness "
-                               f"could not restart it: Reset answered {reset.error or reset.response}; restart the "
+                               f"could not restart it: Reset answered {reset.error or reset.result}; restart the "
                                f"station before this test")
         boot = await self.restarted(before, mark, answered=answered)
         if boot is None:
@@ -377,7 +377,7 @@ class OcppArena(Arena, TlsVerbs):
         profile, a configuration value) is undone when the test ends."""
         undo = await self._undo_of(action, payload) if self.is_sut(CS) else None
         exchange = await self.link.call_exchange(action, payload)
-        if undo is not None and (exchange.response or {}).get("status") in UNDONE_WHEN:
+        if undo is not None and exchange.error is None and exchange.result.get("status") in UNDONE_WHEN:
             self.undo(*undo)
         return exchange
 
@@ -441,7 +441,7 @@ class OcppArena(Arena, TlsVerbs):
         for transaction_id in self._running_at_sut():
             mark = self.mark()
             stop = await self.link.call_exchange(REMOTE_STOP[self.version], {"transactionId": transaction_id})
-            if (stop.response or {}).get("status") == "Accepted":
+            if stop.error is None and stop.result.get("status") == "Accepted":
                 await self.link.wait_for(lambda e: e.incoming and _ends(e) == transaction_id, CLEANUP_TIMEOUT,
                                          start=mark)
 
@@ -453,8 +453,8 @@ class OcppArena(Arena, TlsVerbs):
             for exchange in connection.history:
                 if not exchange.incoming:
                     continue
-                if exchange.action == "StartTransaction" and exchange.response:
-                    started.append(exchange.response["transactionId"])
+                if exchange.action == "StartTransaction" and exchange.error is None and exchange.result:
+                    started.append(exchange.result["transactionId"])
                 elif exchange.action == "TransactionEvent":
                     started.append(exchange.request["transactionInfo"]["transactionId"])
                 ended.add(_ends(exchange))
@@ -524,7 +524,7 @@ class OcppArena(Arena, TlsVerbs):
             answer = await self.call_sut("ChangeConfiguration", {"key": key, "value": value})
             if answer.error is not None:
                 raise CallFailed(answer.call, answer.error)
-            return answer.response["status"]
+            return answer.result["status"]
         self.harness.config.set(key, value)
         return "Accepted"
 
@@ -550,7 +550,7 @@ class OcppArena(Arena, TlsVerbs):
         answer = await self.link.call_exchange("SetVariables", setting(value))
         if answer.error is not None:
             raise CallFailed(answer.call, answer.error)
-        status = answer.response["setVariableResult"][0]["attributeStatus"]
+        status = answer.result["setVariableResult"][0]["attributeStatus"]
         if status in ("Accepted", "RebootRequired") and old is not None and old != value:
             self.undo(f"restore {component}.{variable}={old}", lambda: self.link.call_exchange("SetVariables",
                                                                                               setting(old)))

@@ -26,8 +26,10 @@ from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
 from harness.clock import VirtualClockLoop
 from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation, clip
 from harness.ocpi_arena import OcpiArena, OcpiOptions
+from harness.ocpp.answers import judge_error
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
+from harness.transport.ws import CallFailed
 from harness.suite import USECASES, Given, certification_of, rules_of
 from harness.variance import Variance
 from harness.verdict import CaseContext, combine, enter_case, leave_case, record_finding
@@ -384,7 +386,7 @@ def pytest_runtest_call(item: pytest.Item):
     except (KeyboardInterrupt, pytest.exit.Exception):
         raise
     except BaseException as error:   # the test's own outcome: failed, broken, skipped or not applicable
-        own = error
+        own = _judged(item, error) if isinstance(error, CallFailed) else error
     finally:
         if log is not None:
             report.attach_wirelog(log)
@@ -394,6 +396,21 @@ def pytest_runtest_call(item: pytest.Item):
     if outcome is not None:
         raise outcome
     return result
+
+
+def _judged(item: pytest.Item, failed: CallFailed) -> BaseException:
+    """The SUT answered a CALL a verb of the harness's side needed with a CALLERROR: the verdict on it, as
+    ``Exchange.result`` gives it (not applicable when the message is one the SUT may leave out)."""
+    context = item.stash.get(CONTEXT, None)
+    version = next((v for v in OcppVersion if context is not None and v.value == context.protocol), None)
+    token = enter_case(context) if context else None
+    try:
+        judge_error(failed.call.action, version, failed.error, incoming=False)
+    except BaseException as verdict:
+        return verdict
+    finally:
+        if token:
+            leave_case(token)
 
 
 def _with_background(item: pytest.Item, log: WireLog, own: BaseException | None) -> BaseException | None:

@@ -145,8 +145,12 @@ def _combine(tx: Step, default: Step, caps: list[Step], fill: _Level) -> Step:
 
 
 def composite_schedule(store: ProfileStore, station: Station, evse_id: int, start: datetime, duration_s: int,
-                       unit: RateUnit | str | None = None) -> CompositeSchedule:
+                       unit: RateUnit | str | None = None, *, station_defaults: bool = True) -> CompositeSchedule:
     """The composite for ``evse_id`` over [start, start + duration_s), in ``unit``.
+
+    ``station_defaults``: the TxDefaultProfiles installed at EVSE 0 bound EVSE 0's own composite (C5); False
+    takes the other reading the texts leave open, where they are only the defaults of the EVSEs' transactions
+    and EVSE 0 reports its caps alone. An EVSE above 0 stacks them either way.
 
     Asking for an unknown EVSE or an unsupported unit is our misuse
     here; ``engine.answer_get_composite_schedule`` turns those into Rejected answers.
@@ -170,7 +174,7 @@ def composite_schedule(store: ProfileStore, station: Station, evse_id: int, star
         return _leading([(e.profile.stack_level, _segments(e, begin, end, anchor, unit, station.line_voltage))
                          for e in members], begin)
 
-    here = {0, evse_id}
+    here = {0, evse_id} if evse_id or station_defaults else set()
     caps = [group({Purpose.STATION_MAX}, {0}), group({Purpose.EXTERNAL}, {0})]
     if evse_id:
         caps.append(group({Purpose.EXTERNAL}, {evse_id}))

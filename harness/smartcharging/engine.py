@@ -87,7 +87,8 @@ Composite schedule (``composite.composite_schedule``)
      doc 002 rule 11; doc 001 GetCompositeSchedule.
   C5 Caps: STATION_MAX (EVSE 0) and EXTERNAL at EVSE 0 bound every EVSE; EXTERNAL at an EVSE
      bounds it. TxDefaultProfiles at 0 and at the EVSE stack together. EVSE 0 reports the
-     station view: min(STATION_MAX, EXTERNAL at 0, TX_DEFAULT at 0). How a station shares its
+     station view: min(STATION_MAX, EXTERNAL at 0, TX_DEFAULT at 0) — or, a reading the texts
+     leave open too, min(STATION_MAX, EXTERNAL at 0) (``station_defaults=False``). How a station shares its
      max among EVSEs is its own business; one EVSE's composite never exceeds it. doc 001
      rules 8 and 12; doc 002 rule 11.
   C6 A<->W: W = A x line voltage x numberPhases (3 when absent), per period. doc 002
@@ -492,11 +493,13 @@ def answer_clear_charging_profile(store: ProfileStore, payload: Any, version: Oc
 
 
 def answer_get_composite_schedule(store: ProfileStore, station: Station, payload: Any, version: OcppVersion,
-                                  now: datetime) -> dict:
-    """GetCompositeSchedule request in, answer payload out; unknown EVSE or unit is Rejected."""
+                                  now: datetime, *, station_defaults: bool = True) -> dict:
+    """GetCompositeSchedule request in, answer payload out; unknown EVSE or unit is Rejected
+    (``station_defaults``: see ``composite.composite_schedule``)."""
     evse_id, duration, unit = composite_request(payload, version)
     reason = ("UnknownEVSE" if not station.knows(evse_id)
               else "UnsupportedRateUnit" if unit is not None and unit not in station.rate_units else None)
     if reason is None:
-        return composite_to_wire(composite_schedule(store, station, evse_id, now, duration, unit), version)
+        return composite_to_wire(composite_schedule(store, station, evse_id, now, duration, unit,
+                                                    station_defaults=station_defaults), version)
     return {"status": "Rejected"} if version is V16 else {"status": "Rejected", "statusInfo": {"reasonCode": reason}}

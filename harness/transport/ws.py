@@ -26,7 +26,7 @@ import binascii
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import quote, unquote, urlsplit
 
 from websockets.asyncio.client import connect as ws_connect
@@ -35,6 +35,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from harness import clock
 from harness.errors import HarnessError, LimitExceeded, PeerViolation
+from harness.ocpp.answers import judge_error, result_of
 from harness.ocpp.framing import Call, CallError, FrameError
 from harness.ocpp.rpc import (
     REMEMBERED, CallReceived, CallTimedOut, ErrorReceived, RawReplyReceived, ResultErrorReceived,
@@ -123,9 +124,20 @@ class Exchange:
     """A CALL and what answered it, as seen on one connection."""
     call: Call
     incoming: bool                    # True: the peer sent the CALL
-    response: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None   # raw: a test reads ``result``, which judges a CALLERROR
     error: CallError | None = None
     answered: bool = False
+    version: OcppVersion | None = None        # the connection's, which decides what a CALLERROR means
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The CALLRESULT payload, or the verdict on the CALLERROR that answered instead (``answers.result_of``):
+        not applicable for a legal refusal of an optional message, failed for a required one."""
+        return result_of(self.action, self.version, self.response, self.error, incoming=self.incoming)
+
+    def judge_error(self) -> NoReturn:
+        """The verdict on the CALLERROR that answered this CALL (``answers.judge_error``)."""
+        return judge_error(self.action, self.version, self.error, incoming=self.incoming)
 
     @property
     def action(self) -> str:
@@ -209,7 +221,7 @@ class OcppConnection:
         if self.closed:   # nothing would ever answer: fail at once, blaming whoever ended the link
             raise self._ended_error(action, sent=False)
         call = self.endpoint.call(action, payload, clock.now(), validate=validate)
-        exchange = Exchange(call, incoming=False)
+        exchange = Exchange(call, incoming=False, version=self.version)
         self.history.append(exchange)
         self._awaiting[call.id] = exchange
         future = asyncio.get_running_loop().create_future()
@@ -393,7 +405,7 @@ class OcppConnection:
     def _dispatch(self, events) -> None:
         for event in events:
             if isinstance(event, CallReceived):
-                exchange = Exchange(event.call, incoming=True)
+                exchange = Exchange(event.call, incoming=True, version=self.version)
                 self.history.append(exchange)
                 if self.handler is not None and event.call.action not in self.held:
                     self._spawn(self._handle(exchange))

@@ -94,9 +94,9 @@ async def station_cache_on(arena: OcppArena) -> None:
         await station_variable(arena, component, variable, "true")
     if arena.is_sut(CS):
         cleared = await arena.call_sut("ClearCache", {})
-        if (cleared.response or {}).get("status") != "Accepted":
-            raise NotApplicable(f"the station did not clear its authorization cache ({cleared.response or cleared.error}):"
-                                f" the test needs it empty")
+        if cleared.result.get("status") != "Accepted":
+            raise NotApplicable(f"the station did not clear its authorization cache ({cleared.result}): the test "
+                                f"needs it empty")
 
 
 async def charge_once(arena: OcppArena, token: Token, evse: int, rule: Rule) -> None:

@@ -147,8 +147,8 @@ async def collect(arena: OcppArena, action: str, *, sender: str, after: int, cou
 
 
 def transaction_id(start_exchange: Exchange) -> int:
-    return dig(start_exchange.response, "transactionId")
+    return dig(start_exchange.result, "transactionId")
 
 
 def id_tag_status(exchange: Exchange) -> str | None:
-    return dig(exchange.response, "idTagInfo.status")
+    return dig(exchange.result, "idTagInfo.status")

@@ -88,4 +88,4 @@ async def check_transfer(arena: OcppArena, initiator: str, name: str) -> None:
         check_equal(DataTransfer.sent, "DataTransferRequest (vendorId, messageId)",
                     {"vendorId": case.vendor_id, "messageId": case.message_id}, sent, same=same(arena.version))
     else:
-        check_equal(case.rule, "DataTransferResponse status", case.expected, (exchange.response or {}).get("status"))
+        check_equal(case.rule, "DataTransferResponse status", case.expected, (exchange.result or {}).get("status"))

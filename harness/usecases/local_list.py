@@ -52,13 +52,13 @@ async def update_list(arena: OcppArena, update_type: str, entries: list[Entry], 
     """The harness's CSMS sends the station under test an update at ``version``; ``rule``: it must accept it."""
     exchange = await send_local_list(arena, update_type, entries, rule, version=version)
     check_equal(rule, f"SendLocalListResponse status of a {update_type} update", "Accepted",
-                dig(exchange.response, "status"))
+                dig(exchange.result, "status"))
 
 
 async def install_list(arena: OcppArena, entries: list[Entry], rule: Rule, *, ahead: int = 1) -> int:
     """The harness's CSMS installs ``entries`` as the full list of the station under test, at its current
     version + ``ahead``, which it returns; ``rule``: the station must accept it."""
-    version = (await list_version(arena, rule)).response["versionNumber"] + ahead
+    version = (await list_version(arena, rule)).result["versionNumber"] + ahead
     await update_list(arena, "Full", entries, rule, version)
     return version
 

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from harness.arena import CS, CSMS, OcppArena
+from harness.ocpp.answers import REFUSALS
 from harness.ocpp.equivalence import same
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
@@ -26,7 +27,8 @@ class Operations16(RuleTable, namespace="ops16"):
                          by=CSMS)
     answered = must("spec 002 Framing 5; Operations by direction",
                     "the charge point answers the operation with its confirmation (a refusal is a status in it, "
-                    "not a CALLERROR)", by=CS)
+                    "not a CALLERROR; refusing the message itself, NotImplemented or NotSupported, is judged by "
+                    "answer.implemented)", by=CS)
 
 
 # the rows every test of an operation judges (its @checks start with them)
@@ -47,10 +49,12 @@ async def operate(arena: OcppArena, action: str, payload: dict[str, Any]) -> Exc
     if arena.is_sut(CSMS):
         check_equal(Operations16.sent_as_asked, f"{action}.req", payload, exchange.request,
                     same=same(OcppVersion.V16))
+    if exchange.error is not None and exchange.error.code in REFUSALS:
+        exchange.judge_error()   # the message itself refused: not applicable when optional, failed when required
     require(exchange.error is None, Operations16.answered, f"the charge point refused {action} with a CALLERROR",
             expected=f"{action}.conf", actual=exchange.error)
     return exchange
 
 
 def status_of(exchange: Exchange) -> str | None:
-    return (exchange.response or {}).get("status")
+    return (exchange.result or {}).get("status")

@@ -19,7 +19,7 @@ async def paid_start(arena: OcppArena, request: Exchange, start: int, rule: Rule
     event = await arena.expect("TransactionEvent", sender=CS, after=start,
                                where=lambda p: dig(p, "transactionInfo.remoteStartId") == remote_start_id)
     check_equal(rule, "TransactionEventResponse idTokenInfo.status of the paid token", "Accepted",
-                dig(event.response, "idTokenInfo.status", "Accepted"))
+                dig(event.result, "idTokenInfo.status", "Accepted"))
     return event
 
 
@@ -61,7 +61,7 @@ def check_accepted(arena: OcppArena, exchange: Exchange, what: str) -> None:
     refuses nothing)."""
     if arena.is_sut(CSMS):
         check_equal(DirectPayment.accepted, f"{what} idTokenInfo.status of the DirectPayment token", "Accepted",
-                    dig(exchange.response, "idTokenInfo.status", "Accepted"))
+                    dig(exchange.result, "idTokenInfo.status", "Accepted"))
 
 
 async def paid_transaction(arena: OcppArena, evse: int, rule: Rule) -> tuple[Exchange, Exchange]:

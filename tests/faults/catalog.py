@@ -219,6 +219,21 @@ class StationAcceptsRemoteStopButKeepsCharging(ReferenceStation):
         return {"status": "Accepted" if running else "Rejected"}
 
 
+class StationAcceptsStopOfUnknownTransaction(ReferenceStation):
+    """F03.FR.08: a RequestStopTransaction for a transaction the station does not run is Accepted."""
+
+    def on_RequestStopTransaction(self, session, payload):
+        super().on_RequestStopTransaction(session, payload)
+        return {"status": "Accepted"}
+
+
+class StationRepeatsSeqNo(ReferenceStation):
+    """TransactionEventRequest seqNo: every TransactionEvent of a transaction carries seqNo 0."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, trigger, **info) | {"seqNo": 0}
+
+
 class StationPipelinesStatusDuringBoot(ReferenceStation):
     """rpc.one_at_a_time: a StatusNotification goes out while the BootNotification is unanswered."""
 
@@ -425,6 +440,17 @@ def sent_keeping_entries(station: ReferenceStation, session, payload: dict, upda
     if payload["updateType"] == update_type:
         station.local_list = kept | station.local_list
     return answer
+
+
+class StationDifferentialDropsUnnamedEntries(ReferenceStation):
+    """UpdateEnumType Differential: an accepted Differential update keeps only the entries it names."""
+
+    def on_SendLocalList(self, session, payload):
+        answer = super().on_SendLocalList(session, payload)
+        if payload["updateType"] == "Differential" and answer["status"] == "Accepted":
+            named = {token_key(entry["idToken"]) for entry in payload.get("localAuthorizationList", [])}
+            self.local_list = {key: info for key, info in self.local_list.items() if key in named}
+        return answer
 
 
 class StationMergesFullUpdates(ReferenceStation):
@@ -784,6 +810,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-sends-pin-as-iso14443", "C04.keycode",
           StationSendsEveryTokenAsIso14443, (_cs(C04, "test_valid_pin_is_accepted"),),
           "AuthorizeRequest idToken.type is wrong"),
+    Fault("station-accepts-stop-of-unknown-transaction", "C05.stop_unknown", StationAcceptsStopOfUnknownTransaction,
+          (_cs(C05, "test_remote_stop_of_an_unknown_transaction_is_rejected"),),
+          "RequestStopTransactionResponse status is wrong"),
+    Fault("station-repeats-seq-no", "C05.seq_no", StationRepeatsSeqNo,
+          (_cs(C05, "test_remote_stop_ends_the_transaction"),),
+          "seqNo is not above the one of the transaction's earlier TransactionEvent", verdict="finding"),
     Fault("station-loses-remote-start-id", "C05.remote_start_id",
           StationLosesRemoteStartId, (_cs(C05, "test_remote_start_is_correlated_by_remote_start_id"),),
           "the SUT did not send TransactionEvent within"),
@@ -1059,6 +1091,22 @@ class StationClearAlwaysAccepted(ReferenceStation):
         return {"status": "Accepted"}
 
 
+class StationClearIgnoresCriteria(ReferenceStation):
+    """K10: a clear by criteria ignores them all and clears every profile (but external constraints)."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        if "chargingProfileCriteria" not in payload:
+            return super().on_ClearChargingProfile(session, payload)
+        return super().on_ClearChargingProfile(session, {"chargingProfileCriteria": {}})
+
+
+class StationClearRemovesNothing(ReferenceStation):
+    """K10: ClearChargingProfile answers as if it cleared what was selected, and removes nothing."""
+
+    def on_ClearChargingProfile(self, session, payload):
+        return sc.answer_clear_charging_profile(copy.deepcopy(self.profiles), payload, self.engine_version)
+
+
 class CsmsAsksForEveryProfile(ReferenceCsms):
     """K09: the operator's criteria are left out of GetChargingProfilesRequest (an empty filter)."""
 
@@ -1086,6 +1134,13 @@ FAULTS += (
     Fault("station-clear-ignores-evse", "K10.cleared", StationClearIgnoresEvse,
           (_cs(K10, "test_clear_removes_what_it_selects", "one-evse"),),
           "reported profiles of this test by (evseId, chargingLimitSource) is wrong"),
+    Fault("station-clear-ignores-criteria", "K10.cleared", StationClearIgnoresCriteria,
+          tuple(_cs(K10, "test_clear_removes_what_it_selects", name) for name in ("station-level", "one-evse",
+                                                                                  "stack-level", "station-max")),
+          "reported profiles of this test"),
+    Fault("station-clear-removes-nothing", "K10.cleared", StationClearRemovesNothing,
+          tuple(_cs(K10, "test_clear_removes_what_it_selects", name) for name in ("by-id", "purpose-everywhere")),
+          "reported profiles of this test"),
     Fault("station-clear-always-accepted", "K10.unknown", StationClearAlwaysAccepted,
           (_cs(K10, "test_clear_of_nothing_is_unknown"),),
           "ClearChargingProfileResponse status is wrong"),
@@ -1368,6 +1423,10 @@ FAULTS += (
           (_cs(C13, "test_stale_differential_update_is_a_version_mismatch", "same_version"),
            _cs(C13, "test_stale_differential_update_is_a_version_mismatch", "older_version")),
           "SendLocalListResponse status of a Differential update at version"),
+    Fault("station-differential-drops-unnamed-entries", "C13.differential_keeps",
+          StationDifferentialDropsUnnamedEntries,
+          (_cs(C13, "test_differential_update_keeps_the_entries_it_does_not_name"),),
+          "[C13.differential_keeps] the SUT did not send TransactionEvent within"),
     Fault("station-merges-full-updates", "C13.full_replaces", StationMergesFullUpdates,
           (_cs(C13, "test_full_update_replaces_the_list"),), "[C13.full_replaces] the SUT did not send Authorize within"),
     Fault("station-keeps-deleted-tokens", "C13.deleted", StationKeepsDeletedTokens,

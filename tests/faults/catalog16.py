@@ -219,6 +219,17 @@ class ChargePointTakesOldDifferentialVersions(ReferenceStation16):
         return super().on_SendLocalList(session, payload)
 
 
+class ChargePointDifferentialDropsUnnamedEntries(ReferenceStation16):
+    """UpdateType Differential: an accepted Differential update keeps only the entries it names."""
+
+    def on_SendLocalList(self, session, payload):
+        answer = super().on_SendLocalList(session, payload)
+        if payload["updateType"] == "Differential" and answer["status"] == "Accepted":
+            named = {item["idTag"].casefold() for item in payload.get("localAuthorizationList", [])}
+            self.local_list._entries = {tag: info for tag, info in self.local_list._entries.items() if tag in named}
+        return answer
+
+
 class ChargePointAcceptsEveryoneOffline(ReferenceStation16):
     """Behaviour rule 8: offline every identifier is accepted, even one the list holds as not valid."""
 
@@ -695,6 +706,10 @@ FAULTS: tuple[Fault16, ...] = (
             ChargePointTakesOldDifferentialVersions,
             (node(LOCALLIST, "test_differential_update_of_an_old_version_is_a_mismatch", "cs"),),
             "SendLocalList.conf status (Differential, same version) is wrong"),
+    Fault16("cp-differential-drops-unnamed-entries", "LOCALLIST16.differential_keeps",
+            ChargePointDifferentialDropsUnnamedEntries,
+            (node(LOCALLIST, "test_differential_update_keeps_the_entries_it_does_not_name", "cs"),),
+            "[LOCALLIST16.differential_keeps] the SUT did not send StartTransaction within"),
     Fault16("cp-accepts-everyone-offline", "LOCALLIST16.not_valid_refused", ChargePointAcceptsEveryoneOffline,
             (node(LOCALLIST, "test_listed_identifier_that_is_not_valid_is_refused_offline", "cs", "Blocked"),),
             "the SUT sent StartTransaction when it must not"),

@@ -65,7 +65,7 @@ async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked):
     judge_version(handshake.connection, SP2.server_tls)
     judge_rsa(arena, handshake.connection.peer_certificate(), Tls.rsa_server)
     boot = await arena.boot_harness_station()
-    arena.boot_answered((boot.response or {}).get("status"))
+    arena.boot_answered((boot.result or {}).get("status"))
 
 
 @pytest.mark.sut_roles("csms")

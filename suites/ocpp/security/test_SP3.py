@@ -56,7 +56,7 @@ async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked):
     require(handshake.connection is not None, SP3.client_accepted, "the CSMS refused a valid client certificate",
             expected="an upgraded connection", actual=handshake.tls_refused or f"HTTP {handshake.status}")
     boot = await arena.boot_harness_station()
-    arena.boot_answered((boot.response or {}).get("status"))
+    arena.boot_answered((boot.result or {}).get("status"))
 
 
 @pytest.mark.sut_roles("csms")

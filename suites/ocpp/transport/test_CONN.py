@@ -72,9 +72,9 @@ async def test_boot_is_accepted(ocpp_unlinked):
     boot = await arena.boot_harness_station()
     require(boot.error is None, CONN.answered, "the CSMS answered the BootNotification with a CALLERROR",
             expected="a BootNotification answer", actual=boot.error)
-    arena.boot_answered(boot.response["status"])
-    require(boot.response["interval"] > 0, CONN.interval, "the BootNotification answer's interval is not positive",
-            expected="> 0", actual=boot.response["interval"])
+    arena.boot_answered(boot.result["status"])
+    require(boot.result["interval"] > 0, CONN.interval, "the BootNotification answer's interval is not positive",
+            expected="> 0", actual=boot.result["interval"])
 
 
 @pytest.mark.sut_roles("csms")

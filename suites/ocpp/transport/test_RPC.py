@@ -236,5 +236,5 @@ async def test_decimals_are_judged_on_their_digits(ocpp, profile):
     invalid = await ocpp.link.call_exchange("SetChargingProfile", {
         "connectorId": connector, "csChargingProfiles": _charging_profile(Decimal("16.15"))}, validate=False)
     require(invalid.error is not None, RPC.one_decimal, "a limit of 16.15 A was not refused",
-            expected="CALLERROR PropertyConstraintViolation", actual=invalid.response)
+            expected="CALLERROR PropertyConstraintViolation", actual=invalid.error or invalid.result)
     _judge_code(ocpp, PROPERTY, invalid.error.code, "two fraction digits")

@@ -62,10 +62,10 @@ async def test_group_members_share_the_parent_tag(ocpp, profile):
     """Both members of a group are answered with the group as parentIdTag."""
     for token in group16(profile):
         exchange = await authorize(ocpp, token)
-        parent = dig(exchange.response, "idTagInfo.parentIdTag")
+        parent = dig(exchange.result, "idTagInfo.parentIdTag")
         require(parent is not None and same_tag(parent, token.group), AUTH16.group,
                 f"Authorize.conf for the {token.name} idTag lacks its group as parentIdTag",
-                expected=token.group, actual=dig(exchange.response, "idTagInfo"))
+                expected=token.group, actual=dig(exchange.result, "idTagInfo"))
 
 
 @pytest.mark.sut_roles("csms")

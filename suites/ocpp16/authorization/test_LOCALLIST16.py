@@ -35,6 +35,10 @@ class LOCALLIST16(RuleTable):
                          "a Full update whose entries all carry an IdTagInfo is Accepted and replaces the list", by=CS)
     differential_accepted = must("spec 002 Behavior rule 7; Classes AuthorizationData; Enumerations UpdateStatus",
                                  "a Differential update with a version above the current one is Accepted", by=CS)
+    differential_keeps = must("spec 002 Classes AuthorizationData (Differential: present adds or updates, absent "
+                              "deletes); Enumerations UpdateType; OCPP 1.6 UpdateType Differential (the current list "
+                              "must be updated, where Full replaces it)",
+                              "a Differential update leaves the entries it does not name as they were", by=CS)
     version_mismatch = must("spec 002 Enumerations UpdateStatus (VersionMismatch)",
                             "a Differential update whose version is not above the current one is VersionMismatch, and "
                             "the version stays", by=CS)
@@ -82,7 +86,7 @@ def _entry(id_tag: str, status: str | None = "Accepted") -> dict:
 
 
 async def _version(ocpp) -> int:
-    return (await operate(ocpp, "GetLocalListVersion", {})).response["listVersion"]
+    return (await operate(ocpp, "GetLocalListVersion", {})).result["listVersion"]
 
 
 async def _send(ocpp, update_type: str, version: int, entries: list[dict]):
@@ -133,6 +137,24 @@ async def test_differential_update_is_accepted(ocpp, profile):
     check_equal(LOCALLIST16.version, "GetLocalListVersion.conf listVersion", version + 1, await _version(ocpp))
 
 
+@pytest.mark.sut_roles("cs")
+@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.differential_accepted, LOCALLIST16.reconnects,
+        LOCALLIST16.differential_keeps)
+async def test_differential_update_keeps_the_entries_it_does_not_name(ocpp, profile):
+    """A Full list of two idTags the central system never saw, then a Differential update that deletes one:
+    the other, presented offline (LocalAuthorizeOffline true, AllowOfflineTxForUnknownId false: only the
+    list can accept it), still starts a transaction."""
+    kept, gone, connector = _unknown_tag(), _unknown_tag(), connectors(profile)[0]
+    await configure_charge_point(ocpp, {"LocalAuthorizeOffline": "true", "AllowOfflineTxForUnknownId": "false"})
+    version = await _full(ocpp, [_entry(kept), _entry(gone)])
+    check_equal(LOCALLIST16.differential_accepted, "SendLocalList.conf status (Differential)", "Accepted",
+                status_of(await _send(ocpp, "Differential", version + 1, [_entry(gone, None)])))
+    await presented_offline(ocpp, kept, connector, reconnects=LOCALLIST16.reconnects)
+    await ocpp.expect("StartTransaction", sender=CS, after=0, rule=LOCALLIST16.differential_keeps,
+                      where=lambda p: same_tag(p.get("idTag"), kept), why="for the idTag the Differential update "
+                      "did not name")
+
+
 @checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.version_mismatch, cs=TC("TC_043_2_CS"))
 @needs(tagged("Accepted"))
 async def test_differential_update_of_an_old_version_is_a_mismatch(ocpp, profile):
@@ -166,7 +188,7 @@ async def test_disabled_list_has_no_version(ocpp):
     if exchange.error is not None:
         check_equal(LOCALLIST16.disabled, "CALLERROR code", "NotSupported", exchange.error.code)
     else:
-        check_equal(LOCALLIST16.disabled, "GetLocalListVersion.conf listVersion", -1, exchange.response["listVersion"])
+        check_equal(LOCALLIST16.disabled, "GetLocalListVersion.conf listVersion", -1, exchange.result["listVersion"])
 
 
 @pytest.mark.sut_roles("cs")

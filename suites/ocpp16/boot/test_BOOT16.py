@@ -151,11 +151,11 @@ async def test_boot_pending_then_configured(ocpp_unlinked, profile):
     config = await arena.exchange(CSMS, "GetConfiguration", {})
     require(config.error is None, BOOT16.answers_while_pending, "GetConfiguration was refused while Pending",
             expected="GetConfiguration.conf", actual=config.error)
-    interval = configuration_keys(config.response).get("metervaluesampleinterval", {}).get("value")
+    interval = configuration_keys(config.result).get("metervaluesampleinterval", {}).get("value")
     change = await arena.exchange(CSMS, "ChangeConfiguration", {"key": "MeterValueSampleInterval",
                                                                 "value": interval or "0"})
     check_equal(BOOT16.answers_while_pending, "ChangeConfiguration.conf status (TC_002_CS step 6)", "Accepted",
-                (change.response or {}).get("status"))
+                (change.result or {}).get("status"))
     arena.configure(registration="Accepted")
     after = arena.link.history.index(first) + 1
     second = await arena.link.wait_for_call("BootNotification", PENDING_RETRY + arena.timeouts.action,

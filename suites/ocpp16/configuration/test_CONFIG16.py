@@ -58,7 +58,7 @@ async def _get(ocpp, keys=None):
     if ocpp.is_sut(CSMS):
         check_equal(CONFIG16.sent_as_asked, "GetConfiguration.req key", {"key": keys},
                     {"key": exchange.request.get("key") or None}, same=SAME)
-    answer = exchange.response or {}
+    answer = exchange.result or {}
     return configuration_keys(answer), [key.casefold() for key in answer.get("unknownKey", [])]
 
 
@@ -69,7 +69,7 @@ async def _change(ocpp, key, value):
     if ocpp.is_sut(CSMS):
         check_equal(CONFIG16.sent_as_asked, "ChangeConfiguration.req", {"key": key, "value": value}, exchange.request,
                     same=SAME)
-    return exchange.response["status"]
+    return exchange.result["status"]
 
 
 @checks(CONFIG16.sent_as_asked, CONFIG16.core_profile, cs=TC("TC_019_CS"), csms=TC("TC_019_1_CSMS"))

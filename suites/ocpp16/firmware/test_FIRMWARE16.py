@@ -105,7 +105,7 @@ async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
                            f"its reboot")
     boot = await ocpp.expect("BootNotification", sender=CS, after=0)
     check_equal(FIRMWARE16.notifications_answered, "BootNotification.conf status after the update", "Accepted",
-                boot.response["status"])
+                boot.result["status"])
 
 
 @checks(*ASKED, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered)
@@ -149,9 +149,9 @@ async def test_diagnostics_are_uploaded(ocpp, depot):
     """GetDiagnostics to the harness's upload location: fileName, Uploading, Uploaded, and the file arrives."""
     mark = ocpp.mark()
     exchange = await operate(ocpp, "GetDiagnostics", {"location": depot.upload_url})
-    name = (exchange.response or {}).get("fileName")
+    name = (exchange.result or {}).get("fileName")
     require(name, FIRMWARE16.diagnostics_sequence, "GetDiagnostics.conf names no file", expected="fileName",
-            actual=exchange.response)
+            actual=exchange.result)
     seen = await _statuses(ocpp, "DiagnosticsStatusNotification", mark, {"Uploaded", "UploadFailed"},
                            FIRMWARE16.diagnostics_sequence)
     check_equal(FIRMWARE16.diagnostics_sequence, "DiagnosticsStatusNotification statuses", ["Uploading", "Uploaded"],

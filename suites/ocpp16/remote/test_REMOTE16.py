@@ -71,7 +71,7 @@ async def test_remote_start_with_the_cable_in(ocpp, profile):
     await ocpp.act(CS, "plug_in", connector_id=connector)
     exchange = await _remote_start(ocpp, token.id, connector)
     check_equal(REMOTE16.start_accepted, "RemoteStartTransaction.conf status", "Accepted",
-                exchange.response["status"])
+                exchange.result["status"])
     started = await ocpp.expect("StartTransaction", sender=CS, after=mark,
                                 where=lambda p: p["connectorId"] == connector, rule=REMOTE16.remote_started)
     check_equal(REMOTE16.remote_started, "StartTransaction.req idTag", token.id.casefold(),
@@ -92,7 +92,7 @@ async def test_remote_stop_of_the_running_transaction(ocpp, profile):
     mark = ocpp.mark()
     exchange = await _remote_stop(ocpp, tx_id)
     check_equal(REMOTE16.stop_accepted, "RemoteStopTransaction.conf status", "Accepted",
-                exchange.response["status"])
+                exchange.result["status"])
     stop = await ocpp.expect("StopTransaction", sender=CS, after=mark, where=lambda p: p["transactionId"] == tx_id,
                              rule=REMOTE16.remote_stopped)
     check_equal(REMOTE16.remote_stopped, "StopTransaction.req reason", "Remote",
@@ -105,7 +105,7 @@ async def test_remote_stop_of_an_unknown_transaction_is_rejected(ocpp):
     unknown = 900_000_000 + secrets.randbelow(1_000_000)
     exchange = await _remote_stop(ocpp, unknown)
     check_equal(REMOTE16.unknown_transaction, "RemoteStopTransaction.conf status", "Rejected",
-                exchange.response["status"])
+                exchange.result["status"])
 
 
 @pytest.mark.sut_roles("cs")
@@ -117,6 +117,6 @@ async def test_remote_start_on_an_unknown_connector_is_rejected(ocpp, profile):
     mark = ocpp.mark()
     exchange = await _remote_start(ocpp, token.id, unknown)
     check_equal(REMOTE16.unknown_connector, "RemoteStartTransaction.conf status", "Rejected",
-                exchange.response["status"])
+                exchange.result["status"])
     await ocpp.expect_none("StartTransaction", after=mark, where=lambda p: same_tag(p.get("idTag"), token.id),
                            rule=REMOTE16.unknown_connector)

@@ -48,7 +48,7 @@ async def _reset(arena, kind: str):
     check_equal(RESET16.type_as_asked, "Reset.req type", kind, exchange.request["type"])
     require(exchange.error is None, RESET16.answered, "the charge point refused Reset with a CALLERROR",
             expected="Reset.conf", actual=exchange.error)
-    if exchange.response["status"] == "Rejected":
+    if exchange.result["status"] == "Rejected":
         raise NotApplicable(f"the charge point rejects a {kind} Reset (ResetStatus Rejected)")
     return exchange
 
@@ -61,7 +61,7 @@ async def _harness_restarted(arena, before: int):
                            f"after the Reset")
     boot = await arena.expect("BootNotification", sender=CS, after=0, timeout=arena.timeouts.connect,
                               rule=RESET16.restarts)
-    check_equal(RESET16.reboot_accepted, "BootNotification.conf status", "Accepted", boot.response["status"])
+    check_equal(RESET16.reboot_accepted, "BootNotification.conf status", "Accepted", boot.result["status"])
     return boot
 
 

@@ -65,8 +65,8 @@ def _new_key(change) -> bytes:
 
 def _harness_answered(boot, status: str) -> None:
     """The harness's own central system answered the charge point's boot ``status`` (a prerequisite)."""
-    if boot.response["status"] != status:
-        raise HarnessError(f"the harness's central system answered the boot {boot.response['status']!r}, "
+    if boot.result["status"] != status:
+        raise HarnessError(f"the harness's central system answered the boot {boot.result['status']!r}, "
                            f"not {status!r}, in the key rotation")
 
 
@@ -106,7 +106,7 @@ async def test_authorization_key_is_rotated(ocpp_unlinked, profile):
     before = arena.connections()
     change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
     check_equal(SECURITY16.key_accepted, "ChangeConfiguration.conf status (TC_073_CS step 2)", "Accepted",
-                (change.response or {}).get("status"))
+                (change.result or {}).get("status"))
     connection = await arena.reconnected(before)
     require(connection is not None, SECURITY16.reconnects_with_new_key, "no connection with the new key",
             expected="an upgraded connection", actual=f"refused handshakes: {arena.refused()[-3:]}")

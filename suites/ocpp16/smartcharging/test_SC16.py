@@ -132,7 +132,7 @@ async def test_composite_schedule_is_the_engines(ocpp, profile):
     exchange = await operate(ocpp, "GetCompositeSchedule", {"connectorId": connector, "duration": 3600,
                                                             "chargingRateUnit": "A"})
     check_equal(SC16.composite, "GetCompositeSchedule.conf status", "Accepted", status_of(exchange))
-    reported = sc.composite_from_wire(exchange.response, V16)
+    reported = sc.composite_from_wire(exchange.result, V16)
     expected = sc.composite_schedule(store, station, connector, reported.schedule_start, 3600, "A")
     check_equal(SC16.composite, "composite periods (startPeriod, limit A)",
                 [(p.start_period, p.limit) for p in expected.periods],
@@ -163,7 +163,7 @@ async def test_cleared_profile_is_gone(ocpp, profile):
 async def test_discovery_keys_are_reported(ocpp):
     """GetConfiguration of the four discovery keys: each known, with a value."""
     exchange = await ocpp.exchange(CSMS, "GetConfiguration", {"key": list(DISCOVERY)}, rule=Operations16.sent_as_asked)
-    known = configuration_keys(exchange.response)
+    known = configuration_keys(exchange.result)
     missing = [key for key in DISCOVERY if not known.get(key.casefold(), {}).get("value")]
     require(not missing, SC16.discovery, "the charge point does not report every smart-charging discovery key",
             expected=list(DISCOVERY), actual=sorted(known))

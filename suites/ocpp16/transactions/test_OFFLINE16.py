@@ -71,7 +71,7 @@ def _transaction_ids(ocpp, started) -> set[int]:
     the charge point never got it, and rightly sends the StartTransaction again once back online (the same
     timestamp, a new transactionId). Reading taken: either id is the transaction's."""
     return {transaction_id(e) for e in ocpp.link.history
-            if e.incoming and e.action == "StartTransaction" and e.answered and e.response is not None
+            if e.incoming and e.action == "StartTransaction" and e.answered and e.result is not None
             and e.request["timestamp"] == started.request["timestamp"]
             and e.request["connectorId"] == started.request["connectorId"]} | {transaction_id(started)}
 

@@ -104,19 +104,19 @@ async def test_group_member_stops_with_authorize(ocpp, profile):
     """Another member of the starter's group is authorized, then stops the transaction."""
     (starter, member), connector = group16(profile), connectors(profile)[0]
     started = await start(ocpp, starter, connector)
-    group = dig(started.response, "idTagInfo.parentIdTag")
+    group = dig(started.result, "idTagInfo.parentIdTag")
     if ocpp.is_sut(CSMS):
         require(group is not None and same_tag(group, starter.group), TX16.group,
                 "StartTransaction.conf lacks the idTag's group as parentIdTag", expected=starter.group,
-                actual=dig(started.response, "idTagInfo"))
+                actual=dig(started.result, "idTagInfo"))
     mark = ocpp.mark()
     await ocpp.act(CS, "present_id_tag", id_tag=member.id, connector_id=connector)
     auth = await ocpp.expect("Authorize", sender=CS, after=mark, where=lambda p: same_tag(p.get("idTag"), member.id),
                              rule=TX16.member_authorized)
     if ocpp.is_sut(CSMS):
-        parent = dig(auth.response, "idTagInfo.parentIdTag")
+        parent = dig(auth.result, "idTagInfo.parentIdTag")
         require(parent is not None and same_tag(parent, group), TX16.group,
                 "Authorize.conf of a group member lacks the group's parentIdTag", expected=group,
-                actual=dig(auth.response, "idTagInfo"))
+                actual=dig(auth.result, "idTagInfo"))
     stopped = await ocpp.expect("StopTransaction", sender=CS, after=mark, rule=TX16.member_stops)
     _check_stop(stopped, transaction_id(started), member)

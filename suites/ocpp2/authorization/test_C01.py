@@ -109,7 +109,7 @@ async def test_presented_token_gets_its_status(ocpp, profile, status):
     if ocpp.is_sut(CS):
         check_presented_token(exchange, token, C01.presented)
         return
-    info = exchange.response["idTokenInfo"]
+    info = exchange.result["idTokenInfo"]
     check_equal(C01.status, f"idTokenInfo.status for the {token.name} token", status, info["status"])
     if status == "Accepted" and token.evse_ids:
         check_equal(C01.evse_restriction, "idTokenInfo.evseId", sorted(token.evse_ids), sorted(info.get("evseId", [])))
@@ -151,7 +151,7 @@ async def test_blocked_is_checked_before_expired(ocpp, profile):
     """A token that is both blocked and expired is Blocked: step 2 comes before step 3."""
     exchange = await authorize(ocpp, _blocked_and_expired(profile))
     check_equal(C01.blocked_first, "idTokenInfo.status of a token both blocked and expired", "Blocked",
-                exchange.response["idTokenInfo"]["status"])
+                exchange.result["idTokenInfo"]["status"])
 
 
 @checks(C01.concurrent, C01.status)
@@ -165,10 +165,10 @@ async def test_token_in_a_transaction_is_concurrent(ocpp, profile):
     await cached_start(ocpp, token, C01.concurrent)
     exchange = await authorize(ocpp, token)
     check_in(C01.status, "idTokenInfo.status of an AuthorizeRequest for a token already in a transaction",
-             {"Accepted", "ConcurrentTx"}, dig(exchange.response, "idTokenInfo.status"))
+             {"Accepted", "ConcurrentTx"}, dig(exchange.result, "idTokenInfo.status"))
     _, second = await cached_start(ocpp, token, C01.concurrent, evse=profile.evses[1].id)
     check_equal(C01.concurrent, "TransactionEventResponse idTokenInfo.status of a second transaction with the token",
-                "ConcurrentTx", dig(second.response, "idTokenInfo.status"))
+                "ConcurrentTx", dig(second.result, "idTokenInfo.status"))
 
 
 @checks(C01.group)
@@ -178,15 +178,15 @@ async def test_group_token_is_answered_with_its_group(ocpp, profile):
     """AuthorizeResponse and TransactionEventResponse carry the token's groupIdToken (rule 5)."""
     token = _grouped(profile)
     exchange = await authorize(ocpp, token)
-    group = dig(exchange.response, "idTokenInfo.groupIdToken.idToken")
+    group = dig(exchange.result, "idTokenInfo.groupIdToken.idToken")
     require(group is not None and group.casefold() == token.group.casefold(),
             C01.group, "AuthorizeResponse lacks the token's groupIdToken",
-            expected=token.group, actual=dig(exchange.response, "idTokenInfo.groupIdToken"))
+            expected=token.group, actual=dig(exchange.result, "idTokenInfo.groupIdToken"))
     _, event = await cached_start(ocpp, token, C01.group)
-    group = dig(event.response, "idTokenInfo.groupIdToken.idToken")
+    group = dig(event.result, "idTokenInfo.groupIdToken.idToken")
     require(group is not None and group.casefold() == token.group.casefold(),
             C01.group, "TransactionEventResponse lacks the token's groupIdToken",
-            expected=token.group, actual=dig(event.response, "idTokenInfo"))
+            expected=token.group, actual=dig(event.result, "idTokenInfo"))
 
 
 @checks(C01.event_token)
@@ -197,7 +197,7 @@ async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
     token = token_with(profile, "Blocked")
     _, event = await cached_start(ocpp, token, C01.event_token)
     check_equal(C01.event_token, "TransactionEventResponse idTokenInfo.status", "Blocked",
-                dig(event.response, "idTokenInfo.status"))
+                dig(event.result, "idTokenInfo.status"))
 
 
 def _station_param(status):

@@ -49,7 +49,7 @@ async def _start_button(ocpp, evse, order):
 def _check_accepted(ocpp, event):
     if ocpp.is_sut(CSMS):
         check_equal(C02.accepted, "TransactionEventResponse idTokenInfo.status for a NoAuthorization idToken",
-                    "Accepted", dig(event.response, "idTokenInfo.status", "Accepted"))
+                    "Accepted", dig(event.result, "idTokenInfo.status", "Accepted"))
 
 
 @pytest.mark.parametrize("order", ORDERS)

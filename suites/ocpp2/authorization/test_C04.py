@@ -47,7 +47,7 @@ async def test_valid_pin_is_accepted(ocpp, profile):
         check_presented_token(exchange, pin, C04.keycode)
     else:
         check_equal(C04.lookup, "idTokenInfo.status for a valid PIN", "Accepted",
-                    exchange.response["idTokenInfo"]["status"])
+                    exchange.result["idTokenInfo"]["status"])
 
 
 @checks(C04.lookup)
@@ -60,4 +60,4 @@ async def test_unknown_pin_is_invalid(ocpp, profile):
     unknown = Token(name="unknown_pin", id=code, type="KeyCode", status="Invalid", secret=True)
     exchange = await authorize(ocpp, unknown)
     check_equal(C04.lookup, "idTokenInfo.status for an unknown PIN", "Invalid",
-                exchange.response["idTokenInfo"]["status"])
+                exchange.result["idTokenInfo"]["status"])

@@ -42,6 +42,14 @@ class C05(RuleTable):
                          "a station accepts a remote stop of its running transaction", by=CS)
     stop_ends = must("spec 001 Events: TransactionEvent (Ended)",
                      "a remotely stopped transaction ends with TransactionEvent Ended, triggerReason RemoteStop", by=CS)
+    stop_unknown = must("spec 001 Other authorization messages: RequestStopTransactionResponse (Accepted, Rejected); "
+                        "OCPP 2.0.1 F03.FR.08 (SHALL: an unknown transactionId is Rejected)",
+                        "a station answers Rejected to a RequestStopTransaction for a transaction it does not run",
+                        by=CS)
+    seq_no = should("spec 001 TransactionEventRequest seqNo; OCPP 2.0.1 part 2 TransactionEventRequest seqNo "
+                    "(an incremental sequence number of the transaction's messages, E block; no SHALL)",
+                    "the TransactionEvents of one transaction carry seqNo increasing in the order they are sent",
+                    by=CS)
 
 
 pytestmark = case("C05", block="Authorization", roles=("csms", "cs"), protocols=OCPP2, requires=["remote_start"])
@@ -73,7 +81,7 @@ async def test_remote_start_is_correlated_by_remote_start_id(ocpp, profile):
     if ocpp.is_sut(CSMS):
         check_equal(C05.central_token, "RequestStartTransactionRequest idToken.type", "Central",
                     dig(exchange.request, "idToken.type"))
-    check_equal(C05.start_accepted, "RequestStartTransactionResponse status", "Accepted", exchange.response["status"])
+    check_equal(C05.start_accepted, "RequestStartTransactionResponse status", "Accepted", exchange.result["status"])
     event = await ocpp.expect("TransactionEvent", sender="cs", after=start, where=_carries(remote_start_id),
                               rule=C05.remote_start_id)
     check_equal(C05.trigger_reason, "TransactionEvent triggerReason", "RemoteStart", event.request["triggerReason"])
@@ -84,11 +92,12 @@ def _check_own_token(ocpp, event):
     """A CSMS answers the Central token it issued Accepted (idTokenInfo is optional: absent, nothing is
     refused); a station under test is judged on what it sends, not on the harness's answer."""
     if ocpp.is_sut(CSMS):
-        status = dig(event.response, "idTokenInfo.status", "Accepted")
+        status = dig(event.result, "idTokenInfo.status", "Accepted")
         check_equal(C05.own_token, "TransactionEventResponse idTokenInfo.status", "Accepted", status)
 
 
-@checks(C05.start_request, C05.remote_start_id, C05.own_token, C05.stop_request, C05.stop_accepted, C05.stop_ends)
+@checks(C05.start_request, C05.remote_start_id, C05.own_token, C05.stop_request, C05.stop_accepted, C05.stop_ends,
+        C05.seq_no)
 async def test_remote_stop_ends_the_transaction(ocpp, profile):
     """RequestStopTransaction for the running transaction is Accepted and ends it (RemoteStop). A CSMS
     must have accepted its own Central token first: a station whose transaction the CSMS refused ends it
@@ -105,12 +114,24 @@ async def test_remote_stop_ends_the_transaction(ocpp, profile):
                                trigger=("request_stop_transaction", {"transaction_id": transaction_id}),
                                rule=C05.stop_request)
     check_equal(C05.stop_request, "RequestStopTransaction transactionId", transaction_id, stop.request["transactionId"])
-    check_equal(C05.stop_accepted, "RequestStopTransactionResponse status", "Accepted", stop.response["status"])
+    check_equal(C05.stop_accepted, "RequestStopTransactionResponse status", "Accepted", stop.result["status"])
     ended = await ocpp.expect("TransactionEvent", sender="cs", after=stop_mark,
                               where=lambda p: p["eventType"] == "Ended", rule=C05.stop_ends)
     check_equal(C05.stop_ends, "TransactionEvent transactionId", transaction_id,
                 ended.request["transactionInfo"]["transactionId"])
     check_equal(C05.stop_ends, "TransactionEvent triggerReason", "RemoteStop", ended.request["triggerReason"])
+    require(ended.request["seqNo"] > event.request["seqNo"], C05.seq_no, "the Ended TransactionEvent's seqNo is not "
+            "above the one of the transaction's earlier TransactionEvent", expected=f"> {event.request['seqNo']}",
+            actual=ended.request["seqNo"])
+
+
+@checks(C05.stop_unknown)
+@pytest.mark.sut_roles("cs")
+async def test_remote_stop_of_an_unknown_transaction_is_rejected(ocpp):
+    """RequestStopTransaction for a transactionId the station never started: Rejected."""
+    unknown = f"unknown-{secrets.token_hex(8)}"
+    stop = await ocpp.exchange(CSMS, "RequestStopTransaction", {"transactionId": unknown})
+    check_equal(C05.stop_unknown, "RequestStopTransactionResponse status", "Rejected", stop.result["status"])
 
 
 @checks(C05.refused)
@@ -120,7 +141,7 @@ async def test_remote_start_on_unknown_evse_is_rejected(ocpp, profile):
     unknown_evse = max(e.id for e in profile.evses) + 1
     start = ocpp.mark()
     exchange = await _remote_start(ocpp, unknown_evse)
-    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.response["status"])
+    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.result["status"])
     await ocpp.expect_none("TransactionEvent", after=start, where=_carries(exchange.request["remoteStartId"]),
                            rule=C05.refused)
 
@@ -135,7 +156,7 @@ async def test_csms_survives_a_rejected_remote_start(ocpp, profile):
     exchange = await _remote_start(ocpp, unknown_evse)
     check_equal(C05.start_request, "RequestStartTransactionRequest evseId", unknown_evse,
                 exchange.request.get("evseId"))
-    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.response["status"])
+    check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.result["status"])
     heartbeat = await ocpp.link.call("Heartbeat", {})
     require("currentTime" in heartbeat, C05.keeps_serving, "HeartbeatResponse lacks currentTime",
             expected="currentTime", actual=heartbeat)

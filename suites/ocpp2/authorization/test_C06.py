@@ -36,7 +36,7 @@ LOCAL_TYPES = ("Local", "MacAddress", "eMAID", "ISO15693")
 
 
 def _status_of(exchange):
-    return exchange.response["idTokenInfo"]["status"]
+    return exchange.result["idTokenInfo"]["status"]
 
 
 @pytest.mark.parametrize("id_type", LOCAL_TYPES)

@@ -97,9 +97,9 @@ async def _present(ocpp, profile, row: Row, central: bool) -> None:
     if ocpp.is_sut(CSMS):
         matrix_row = f"(certificate {row.certificate}, eMAID {row.emaid or 'not applicable'})"
         check_equal(C07.decision, f"AuthorizeResponse certificateStatus {matrix_row}", row.certificate_status,
-                    exchange.response.get("certificateStatus"))
+                    exchange.result.get("certificateStatus"))
         check_equal(C07.decision, f"AuthorizeResponse idTokenInfo.status {matrix_row}", row.id_token_status,
-                    dig(exchange.response, "idTokenInfo.status"))
+                    dig(exchange.result, "idTokenInfo.status"))
         return
     check_contract_token(exchange.request, contract, C07.presented)
     if central and ("certificate" in exchange.request or row.certificate == "unverifiable"):

@@ -47,11 +47,11 @@ async def test_external_identification_with_hlc(ocpp, profile, status):
     exchange = await authorize(ocpp, token, evse_id=evse)
     if ocpp.is_sut(CSMS):
         check_equal(C08.status, f"AuthorizeResponse idTokenInfo.status for the {token.name} token", status,
-                    exchange.response["idTokenInfo"]["status"])
+                    exchange.result["idTokenInfo"]["status"])
         if status == "Accepted":   # the harness's station charges on the CSMS's word
             _, event = await cached_start(ocpp, token, C08.status, evse)
             check_equal(C08.status, "TransactionEventResponse idTokenInfo.status", "Accepted",
-                        dig(event.response, "idTokenInfo.status", "Accepted"))
+                        dig(event.result, "idTokenInfo.status", "Accepted"))
         return
     check_presented_token(exchange, token, C08.presented)
     if status == "Accepted":

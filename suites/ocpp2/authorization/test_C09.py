@@ -63,9 +63,9 @@ async def test_members_are_answered_with_their_group(ocpp, profile):
     """Both members get the group's groupIdToken, of type Central (SHOULD)."""
     for token in _members(profile):
         exchange = await authorize(ocpp, token)
-        _check_group(C09.group, "AuthorizeResponse", token, exchange.response)
+        _check_group(C09.group, "AuthorizeResponse", token, exchange.result)
         check_equal(C09.central, f"groupIdToken.type for {token.name}", "Central",
-                    dig(exchange.response, "idTokenInfo.groupIdToken.type"))
+                    dig(exchange.result, "idTokenInfo.groupIdToken.type"))
 
 
 @pytest.mark.parametrize("starter", [0, 1], ids=["a_then_b", "b_then_a"])
@@ -83,13 +83,13 @@ async def test_member_stops_another_members_transaction(ocpp, profile, starter):
         await starts_with(ocpp, first, start, C09.member_stops)
     else:
         _, event = await cached_start(ocpp, first, C09.group, evse)
-        _check_group(C09.group, "TransactionEventResponse", first, event.response)
+        _check_group(C09.group, "TransactionEventResponse", first, event.result)
     stop = ocpp.mark()
     exchange = await authorize(ocpp, second, evse_id=evse)
     if ocpp.is_sut(CSMS):
         check_equal(C09.member_accepted, f"AuthorizeResponse idTokenInfo.status for {second.name}", "Accepted",
-                    dig(exchange.response, "idTokenInfo.status"))
-        _check_group(C09.member_accepted, "AuthorizeResponse", second, exchange.response)
+                    dig(exchange.result, "idTokenInfo.status"))
+        _check_group(C09.member_accepted, "AuthorizeResponse", second, exchange.result)
         return
     ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, rule=C09.member_stops,
                               where=lambda p: p["eventType"] == "Ended")

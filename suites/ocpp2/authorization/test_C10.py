@@ -115,7 +115,7 @@ async def test_answers_for_the_cache_carry_no_additional_info(ocpp, profile, ans
         exchange = await authorize(ocpp, id_token)
     else:
         _, exchange = await cached_start(ocpp, id_token, C10.no_additional_info)
-    group = dig(exchange.response, "idTokenInfo.groupIdToken", {})   # its presence is C09's to judge
+    group = dig(exchange.result, "idTokenInfo.groupIdToken", {})   # its presence is C09's to judge
     require("additionalInfo" not in group, C10.no_additional_info,
             f"{answer}Response idTokenInfo.groupIdToken carries additionalInfo", expected="no additionalInfo",
             actual=group)

@@ -50,7 +50,7 @@ async def test_clear_cache(ocpp, profile, enabled, answer):
     (a CSMS is judged on sending it, whatever the answer)."""
     await station_variable(ocpp, "AuthCacheCtrlr", "Enabled", "true" if enabled else "false")
     exchange = await clear_cache(ocpp)
-    check_equal(C11.status, "ClearCacheResponse status", answer, exchange.response["status"])
+    check_equal(C11.status, "ClearCacheResponse status", answer, exchange.result["status"])
 
 
 @checks(Authorization.sent, C11.status, C11.emptied, cs=TC("TC_C_37_CS", "ocpp2.0.1"))
@@ -62,6 +62,6 @@ async def test_cleared_cache_asks_again(ocpp, profile):
     await station_cache_on(ocpp)
     await charge_once(ocpp, token, evse, C11.emptied)
     exchange = await clear_cache(ocpp)
-    check_equal(C11.status, "ClearCacheResponse status", "Accepted", exchange.response["status"])
+    check_equal(C11.status, "ClearCacheResponse status", "Accepted", exchange.result["status"])
     start = await present_again(ocpp, token, evse)
     await ocpp.expect("Authorize", sender=CS, after=start, rule=C11.emptied, where=carries(token))

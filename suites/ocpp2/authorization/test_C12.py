@@ -124,8 +124,8 @@ async def test_cached_start_is_checked_again(ocpp, profile, status):
     TransactionEvent Started with the status the token has now, as the profile gives it."""
     token = token_with(profile, status)
     _, event = await cached_start(ocpp, token, C12.rechecked)
-    require("idTokenInfo" in (event.response or {}), C12.rechecked,
+    require("idTokenInfo" in (event.result or {}), C12.rechecked,
             "the TransactionEventResponse of a transaction with an idToken lacks idTokenInfo",
-            expected="idTokenInfo", actual=event.response)
+            expected="idTokenInfo", actual=event.result)
     check_equal(C12.rechecked, f"TransactionEventResponse idTokenInfo.status for the {token.name} token", status,
-                dig(event.response, "idTokenInfo.status"))
+                dig(event.result, "idTokenInfo.status"))

@@ -61,6 +61,11 @@ class C13(RuleTable):
     updated = must("spec 001 Moves: Local list (Differential, entry with idTokenInfo: added or updated); OCPP 2.0.1 "
                    "D01.FR.16", "a token a Differential update made Accepted starts a transaction without an "
                    "AuthorizeRequest", by=CS)
+    differential_keeps = must("spec 001 Moves: Local list (SendLocalList Differential: the entries it carries are "
+                              "added, updated or deleted); OCPP 2.0.1 UpdateEnumType Differential (the current list "
+                              "must be updated, where Full replaces it)",
+                              "a Differential update leaves the entries it does not name as they were: a token "
+                              "listed Accepted still starts a transaction from the list", by=CS)
     mismatch = must("spec 001 Authorization rule 11; SendLocalListResponse VersionMismatch; OCPP 2.0.1 D01.FR.19",
                     "a Differential update whose version is not above the current one is answered VersionMismatch "
                     "and leaves the version as it was", by=CS)
@@ -102,7 +107,7 @@ async def test_local_list_version_is_asked(ocpp, profile):
     exchange = await list_version(ocpp, C13.version_asked)
     if ocpp.is_sut(CSMS):
         check_equal(C13.version_asked, "GetLocalListVersionRequest", {}, exchange.request, same=same(ocpp.version))
-    version = dig(exchange.response, "versionNumber")
+    version = dig(exchange.result, "versionNumber")
     require(isinstance(version, int) and version >= 0, C13.reports_version,
             "GetLocalListVersionResponse versionNumber is not 0 or more", expected=">= 0", actual=version)
 
@@ -122,7 +127,7 @@ async def test_full_update_installs_the_list(ocpp, profile):
                         dig(listed.get(token.id.casefold(), {}), "idTokenInfo.status"))
         return
     version = await install_list(ocpp, entries, C13.full_applied)
-    reported = (await list_version(ocpp, C13.reports_version)).response["versionNumber"]
+    reported = (await list_version(ocpp, C13.reports_version)).result["versionNumber"]
     check_equal(C13.reports_version, "GetLocalListVersionResponse versionNumber after the Full update", version,
                 reported)
 
@@ -159,7 +164,7 @@ async def test_differential_update_adds_updates_and_deletes(ocpp, profile):
         return
     version = await install_list(ocpp, [(accepted, _info(accepted)), (blocked, _info(blocked))], C13.full_applied)
     await update_list(ocpp, "Differential", changes, C13.differential_applied, version + 1)
-    reported = (await list_version(ocpp, C13.reports_version)).response["versionNumber"]
+    reported = (await list_version(ocpp, C13.reports_version)).result["versionNumber"]
     check_equal(C13.reports_version, "GetLocalListVersionResponse versionNumber after the Differential update",
                 version + 1, reported)
 
@@ -176,8 +181,8 @@ async def test_stale_differential_update_is_a_version_mismatch(ocpp, profile, st
     stale = version - step
     exchange = await send_local_list(ocpp, "Differential", [(blocked, _info(blocked))], C13.mismatch, version=stale)
     check_equal(C13.mismatch, f"SendLocalListResponse status of a Differential update at version {stale} "
-                f"(current {version})", "VersionMismatch", exchange.response["status"])
-    reported = (await list_version(ocpp, C13.mismatch)).response["versionNumber"]
+                f"(current {version})", "VersionMismatch", exchange.result["status"])
+    reported = (await list_version(ocpp, C13.mismatch)).result["versionNumber"]
     check_equal(C13.mismatch, "GetLocalListVersionResponse versionNumber after the refused update", version, reported)
 
 
@@ -190,7 +195,7 @@ async def test_differential_update_without_entries_takes_the_version(ocpp, profi
     [accepted] = _tokens(profile, "Accepted")
     version = await install_list(ocpp, [(accepted, _info(accepted))], C13.full_applied)
     await update_list(ocpp, "Differential", [], C13.empty_differential, version + 1)
-    reported = (await list_version(ocpp, C13.reports_version)).response["versionNumber"]
+    reported = (await list_version(ocpp, C13.reports_version)).result["versionNumber"]
     check_equal(C13.reports_version, "GetLocalListVersionResponse versionNumber", version + 1, reported)
 
 
@@ -241,3 +246,22 @@ async def test_differential_update_makes_a_token_accepted(ocpp, profile):
     await ocpp.expect("TransactionEvent", sender=CS, after=start, where=carries(unknown, "Started"), rule=C13.updated)
     await ocpp.expect_none("Authorize", after=start, rule=C13.updated, within=0.01,
                            where=asks_about(unknown))   # it would have come before the Started event
+
+
+@checks(C13.full_applied, C13.differential_applied, C13.differential_keeps)
+@pytest.mark.sut_roles("cs")
+@needs(lambda given: _tokens(given.profile, "Invalid", "Accepted"))
+async def test_differential_update_keeps_the_entries_it_does_not_name(ocpp, profile):
+    """A token listed Accepted by a Full update, which a later Differential update (blocking another token)
+    does not name, still starts a transaction from the list without an AuthorizeRequest, although the CSMS
+    does not know it: a station that dropped it asks, is answered Invalid and starts nothing."""
+    kept, named = _tokens(profile, "Invalid", "Accepted")
+    version = await install_list(ocpp, [(kept, {"status": "Accepted"}), (named, _info(named))], C13.full_applied)
+    await update_list(ocpp, "Differential", [(named, {"status": "Blocked"})], C13.differential_applied, version + 1)
+    evse, start = profile.evses[0].id, ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=kept.wire(), evse_id=evse)
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    await ocpp.expect("TransactionEvent", sender=CS, after=start, where=carries(kept, "Started"),
+                      rule=C13.differential_keeps, why="for the token the Differential update did not name")
+    await ocpp.expect_none("Authorize", after=start, rule=C13.differential_keeps, within=0.01,
+                           where=asks_about(kept))   # it would have come before the Started event

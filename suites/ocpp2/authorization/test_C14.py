@@ -77,7 +77,7 @@ async def test_listed_token_starts_without_authorize(ocpp, profile, status):
     start, event = await _listed_start(ocpp, profile, token)
     if ocpp.is_sut(CSMS):
         check_equal(C14.checked, f"TransactionEventResponse idTokenInfo.status for the {token.name} token", status,
-                    dig(event.response, "idTokenInfo.status"))
+                    dig(event.result, "idTokenInfo.status"))
         return
     await ocpp.expect_none("Authorize", after=start, rule=C14.started_without_authorize, within=0.01,
                            where=asks_about(token))   # it would have come before the Started event
@@ -104,6 +104,6 @@ async def test_listed_token_starts_offline(ocpp, profile):
     _, event = await _listed_start(ocpp, profile, token, offline=True)
     if ocpp.is_sut(CSMS):
         check_equal(C14.offline_checked, "TransactionEventResponse idTokenInfo.status of an offline event",
-                    "Accepted", dig(event.response, "idTokenInfo.status"))
+                    "Accepted", dig(event.result, "idTokenInfo.status"))
         return
     check_equal(C14.offline_flag, "TransactionEvent offline", True, event.request.get("offline", False))

@@ -94,7 +94,7 @@ async def test_unknown_token_offline(ocpp, profile):
     event = await _offline_start(ocpp, profile, token)
     if ocpp.is_sut(CSMS):
         check_equal(C15.rejected, "TransactionEventResponse idTokenInfo.status of an offline event with an "
-                    "unknown token", "Invalid", dig(event.response, "idTokenInfo.status"))
+                    "unknown token", "Invalid", dig(event.result, "idTokenInfo.status"))
         return
     check_equal(C15.reported_offline, "TransactionEvent offline", True, event.request.get("offline", False))
 

@@ -70,9 +70,9 @@ async def test_master_pass_is_answered_with_its_group(ocpp, profile):
     token = _master_pass(profile)
     exchange = await authorize(ocpp, token)
     check_equal(C16.group, "AuthorizeResponse idTokenInfo.status of the master pass", "Accepted",
-                dig(exchange.response, "idTokenInfo.status"))
+                dig(exchange.result, "idTokenInfo.status"))
     check_equal(C16.group, "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive)",
-                token.group.casefold(), str(dig(exchange.response, "idTokenInfo.groupIdToken.idToken", "")).casefold())
+                token.group.casefold(), str(dig(exchange.result, "idTokenInfo.groupIdToken.idToken", "")).casefold())
 
 
 @checks(C16.group, C16.end_processed, C16.started, Authorization.sent, C16.stops_all, C16.reason)
@@ -98,16 +98,16 @@ async def test_master_pass_stops_every_transaction(ocpp, profile):
     if ocpp.is_sut(CSMS):
         check_equal(C16.group, "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive)",
                     master.group.casefold(),
-                    str(dig(exchange.response, "idTokenInfo.groupIdToken.idToken", "")).casefold())
+                    str(dig(exchange.result, "idTokenInfo.groupIdToken.idToken", "")).casefold())
     for transaction_id, driver in running.items():
         ended = await ocpp.expect("TransactionEvent", sender=CS, after=start, rule=C16.stops_all, where=lambda p: (
             p["eventType"] == "Ended" and p["transactionInfo"]["transactionId"] == transaction_id))
         check_equal(C16.reason, "TransactionEvent transactionInfo.stoppedReason", "MasterPass",
                     dig(ended.request, "transactionInfo.stoppedReason"))
         if ocpp.is_sut(CSMS):
-            status = dig(ended.response, "idTokenInfo.status", "Accepted")
+            status = dig(ended.result, "idTokenInfo.status", "Accepted")
             require(status == "Accepted", C16.end_processed, "the CSMS refused the token of a master-pass end",
-                    expected="Accepted (or no idTokenInfo)", actual=ended.response)
+                    expected="Accepted (or no idTokenInfo)", actual=ended.result)
 
 
 @checks(C16.no_start)

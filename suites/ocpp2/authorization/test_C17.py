@@ -76,8 +76,8 @@ async def test_prepaid_answer_expires_at_once(ocpp, profile, credit):
         check_presented_token(exchange, token, C17.presented)
         return
     check_equal(C17.status, f"idTokenInfo.status of the prepaid token {token.name} (balance {token.balance:g})",
-                token.status, dig(exchange.response, "idTokenInfo.status"))
-    expiry = dig(exchange.response, "idTokenInfo.cacheExpiryDateTime")
+                token.status, dig(exchange.result, "idTokenInfo.status"))
+    expiry = dig(exchange.result, "idTokenInfo.cacheExpiryDateTime")
     tolerance = timedelta(seconds=ocpp.timeouts.call)
     instant = _instant(expiry)
     require(instant is not None and sent - tolerance <= instant <= answered + tolerance, C17.expires,
@@ -99,7 +99,7 @@ async def test_prepaid_transaction_is_limited_to_its_balance(ocpp, profile):
     await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
     event = await ocpp.expect("TransactionEvent", sender=CS, after=start, where=carries(token, "Started"))
     check_equal(C17.max_cost, "TransactionEventResponse transactionLimit.maxCost of the first Started event",
-                token.balance, dig(event.response, "transactionLimit.maxCost"))
+                token.balance, dig(event.result, "transactionLimit.maxCost"))
 
 
 @checks(C17.no_start)

@@ -49,7 +49,7 @@ async def _cancelled(ocpp, evse, **reason):
     check_in(C20.ended, "TransactionEvent Ended triggerReason", CANCELLING, ended.request["triggerReason"])
     if ocpp.is_sut(CSMS):
         check_equal(C20.total_cost, "TransactionEventResponse totalCost of the cancelled transaction", 0,
-                    ended.response.get("totalCost"))
+                    ended.result.get("totalCost"))
     notified = await settlement(ocpp, start, C20.cancelled)
     check_settlement(notified, C20.cancelled, CANCELED, authorized.request["idToken"]["idToken"], transaction_id)
     history = ocpp.link.history

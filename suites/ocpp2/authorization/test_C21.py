@@ -78,9 +78,9 @@ async def test_paid_transaction_is_settled(ocpp, profile):
         require(field in notified.request, C21.settled, f"NotifySettlement lacks {field}", expected=field,
                 actual=notified.request)
     if ocpp.is_sut(CSMS) and profile.get("payment_terminal.receipt_by_csms"):
-        require(bool((notified.response or {}).get("receiptUrl")), C21.receipt,
+        require(bool((notified.result or {}).get("receiptUrl")), C21.receipt,
                 "the CSMS makes the receipts but answered the settlement without receiptUrl",
-                expected="receiptUrl", actual=notified.response)
+                expected="receiptUrl", actual=notified.result)
 
 
 @checks(C21.cost_details)
@@ -108,7 +108,7 @@ async def test_vat_number_is_validated(ocpp, profile, valid):
         check_equal(C21.vat_sent, "VatNumberValidationRequest vatNumber", number, validated.request.get("vatNumber"))
         check_equal(C21.vat_sent, "VatNumberValidationRequest evseId", evse, validated.request.get("evseId"))
         return
-    answer = validated.response or {}
+    answer = validated.result or {}
     check_equal(C21.vat_answer, "VatNumberValidationResponse status", "Accepted" if valid else "Rejected",
                 answer.get("status"))
     check_equal(C21.vat_answer, "VatNumberValidationResponse vatNumber", number, answer.get("vatNumber"))

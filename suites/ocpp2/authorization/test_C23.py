@@ -48,4 +48,4 @@ async def test_raised_amount_is_reported(ocpp, profile):
         require(raised.error is None, C23.answered, "the CSMS refused the LimitSet event",
                 expected="a TransactionEventResponse", actual=raised.error)
         check_equal(C23.answered, "TransactionEventResponse idTokenInfo.status of the LimitSet event", "Accepted",
-                    dig(raised.response, "idTokenInfo.status", "Accepted"))
+                    dig(raised.result, "idTokenInfo.status", "Accepted"))

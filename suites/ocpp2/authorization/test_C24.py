@@ -45,4 +45,4 @@ async def test_ad_hoc_payment_starts_a_limited_transaction(ocpp, profile):
     check_equal(C24.request, "RequestStartTransactionRequest evseId", evse, request.request.get("evseId"))
     event = await paid_start(ocpp, request, start, C24.max_cost)
     check_equal(C24.max_cost, "TransactionEventResponse transactionLimit.maxCost", AMOUNT,
-                dig(event.response, "transactionLimit.maxCost"))
+                dig(event.result, "transactionLimit.maxCost"))

@@ -91,7 +91,7 @@ async def test_valid_code_starts_a_paid_transaction(ocpp, profile, offset):
                     notified.request.get("evseId"))
     event = await paid_start(ocpp, request, start, C25.limits)
     check_equal(C25.limits, "TransactionEventResponse transactionLimit",
-                {totp.TRANSACTION_LIMIT[k]: v for k, v in LIMITS.items()}, dig(event.response, "transactionLimit"),
+                {totp.TRANSACTION_LIMIT[k]: v for k, v in LIMITS.items()}, dig(event.result, "transactionLimit"),
                 same=same(ocpp.version))
 
 

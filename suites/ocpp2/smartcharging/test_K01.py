@@ -90,7 +90,7 @@ async def test_profile_with_an_installed_id_replaces_it(ocpp, profile):
     second = charging_profile(profile_id, [(0, "8.0")], stack_level=5)
     exchange = await set_profile(ocpp, profile.evses[0].id, second)
     check_equal(K01.replaces, "SetChargingProfileResponse status for an installed id", "Accepted",
-                exchange.response["status"])
+                exchange.result["status"])
     _, reports = await get_profiles(ocpp, {"requestId": new_id(), "chargingProfile": {"chargingProfileId": [profile_id]}})
     found = [(r["evseId"], _summary(p)) for r in reports for p in r["chargingProfile"] if p["id"] == profile_id]
     check_equal(K01.replaces, f"profile {profile_id} as reported (evseId, purpose, stackLevel, unit, periods)",
@@ -181,9 +181,9 @@ async def _judge_refusal(ocpp, evse_id: int, wire: dict, also: tuple[str, ...]) 
         raise HarnessError(f"test data error: the rules accept profile {wire}")
     exchange = await set_profile(ocpp, evse_id, wire)
     check_equal(K01.refused, f"SetChargingProfileResponse status ({expected.rule.id}: {expected.rule.summary})",
-                "Rejected", exchange.response["status"])
+                "Rejected", exchange.result["status"])
     check_in(K01.reason_code, f"SetChargingProfileResponse statusInfo.reasonCode ({expected.rule.id})",
-             (expected.rule.reason_code, *also), (exchange.response.get("statusInfo") or {}).get("reasonCode"))
+             (expected.rule.reason_code, *also), (exchange.result.get("statusInfo") or {}).get("reasonCode"))
 
 
 # name: (the second profile's stackLevel, the first's and the second's further fields, whether the rules
@@ -212,10 +212,10 @@ async def test_overlapping_twin_is_a_duplicate(ocpp, profile, name):
         raise HarnessError(f"test data error: the rules disagree with the {name} case")
     exchange = await set_profile(ocpp, evse_id, second)
     check_equal(K01.duplicate, "SetChargingProfileResponse status of the second profile",
-                "Accepted" if accepted else "Rejected", exchange.response["status"])
+                "Accepted" if accepted else "Rejected", exchange.result["status"])
     if not accepted:
         check_equal(K01.reason_code, "SetChargingProfileResponse statusInfo.reasonCode", "DuplicateProfile",
-                    (exchange.response.get("statusInfo") or {}).get("reasonCode"))
+                    (exchange.result.get("statusInfo") or {}).get("reasonCode"))
 
 
 @pytest.mark.sut_roles("cs")
@@ -233,6 +233,6 @@ async def test_external_profile_cannot_be_replaced_by_id(ocpp, profile):
         raise HarnessError("the external limit was not reported: K12's tests judge that")
     exchange = await set_profile(ocpp, evse_id, charging_profile(ids[0], [(0, "16.0")]))
     check_equal(K01.external_id, "SetChargingProfileResponse status for the id of external constraints", "Rejected",
-                exchange.response["status"])
+                exchange.result["status"])
     check_equal(K01.reason_code, "SetChargingProfileResponse statusInfo.reasonCode", "DuplicateProfile",
-                (exchange.response.get("statusInfo") or {}).get("reasonCode"))
+                (exchange.result.get("statusInfo") or {}).get("reasonCode"))

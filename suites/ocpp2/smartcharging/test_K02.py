@@ -22,7 +22,7 @@ class K02(RuleTable):
                       "the CSMS limits a running transaction with a TxProfile naming it, at its EVSE", by=CSMS)
     overrules = must("spec 001 Combination rules; Purposes (TxProfile overrules TxDefaultProfile)",
                      "while its transaction runs, the TxProfile replaces the TxDefaultProfiles in the composite", by=CS)
-    deleted = must("spec 001 SetChargingProfile rule 7",
+    deleted = must("spec 001 SetChargingProfile rule 7; OCPP 2.0.1 K02.FR.05",
                    "when its transaction ends the station deletes the TxProfile", by=CS)
     refused = must("spec 001 SetChargingProfile rules 2 and 4; Errors",
                    "a TxProfile for a transaction the EVSE is not running, or a second one at the same stackLevel "
@@ -73,12 +73,12 @@ async def test_tx_profile_is_deleted_when_its_transaction_ends(ocpp, profile):
                 [p["id"] for r in reports for p in r["chargingProfile"]])
     mark = ocpp.mark()
     stop = await ocpp.exchange(CSMS, "RequestStopTransaction", {"transactionId": transaction_id})
-    check_equal(K02.deleted, "RequestStopTransactionResponse status", "Accepted", stop.response["status"])
+    check_equal(K02.deleted, "RequestStopTransactionResponse status", "Accepted", stop.result["status"])
     await ocpp.expect("TransactionEvent", sender=CS, after=mark, rule=K02.deleted,
                       where=lambda p: p["eventType"] == "Ended")
     after, reports = await get_profiles(ocpp, query | {"requestId": new_id()})
     check_equal(K02.deleted, "profiles reported after the transaction ended (GetChargingProfiles status, ids)",
-                ("NoProfiles", []), (after.response["status"], [p["id"] for r in reports for p in r["chargingProfile"]]))
+                ("NoProfiles", []), (after.result["status"], [p["id"] for r in reports for p in r["chargingProfile"]]))
 
 
 # name: (the EVSE of the TxProfile: the charging one or the other, its transactionId: the running one or
@@ -109,9 +109,9 @@ async def test_tx_profile_that_does_not_fit_the_transaction_is_rejected(ocpp, pr
         raise HarnessError(f"test data error: the rules answer the {name} case {expected.response()}")
     exchange = await set_profile(ocpp, at, wire)
     check_equal(K02.refused, f"SetChargingProfileResponse status ({expected.rule.id})", "Rejected",
-                exchange.response["status"])
+                exchange.result["status"])
     check_in(K02.reason_code, "SetChargingProfileResponse statusInfo.reasonCode", (code,),
-             dig(exchange.response, "statusInfo.reasonCode"))
+             dig(exchange.result, "statusInfo.reasonCode"))
 
 
 @pytest.mark.sut_roles("csms")

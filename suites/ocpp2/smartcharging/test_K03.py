@@ -80,6 +80,6 @@ async def test_csms_gives_a_priority_within_range(ocpp, profile):
     await charging(ocpp, evse_id)
     started = await ocpp.expect("TransactionEvent", sender=CS, after=mark, rule=ChargingProfiles.transaction,
                                 where=lambda p: p["eventType"] == "Started")
-    priority = started.response.get("chargingPriority", 0)
+    priority = started.result.get("chargingPriority", 0)
     require(-9 <= priority <= 9, K03.priority, "the chargingPriority is out of range",
             expected="an integer from -9 to 9", actual=priority)

@@ -46,7 +46,7 @@ async def test_remote_start_applies_its_profile(ocpp, profile):
     wire = _start_profile()
     exchange, transaction_id = await start_transaction(ocpp, evse_id, wire, rule=K05.request)
     require(transaction_id is not None, K05.applied, "the remote start with a valid profile was not Accepted",
-            expected="Accepted", actual=exchange.response)
+            expected="Accepted", actual=exchange.result)
     _, reports = await get_profiles(ocpp, {"requestId": new_id(), "evseId": evse_id,
                                            "chargingProfile": {"chargingProfileId": [wire["id"]]}})
     held = [(r["evseId"], p["chargingProfilePurpose"], p.get("transactionId")) for r in reports
@@ -75,9 +75,9 @@ async def test_remote_start_with_an_invalid_profile_is_rejected(ocpp, profile, n
         raise HarnessError(f"test data error: the rules accept the {name} profile")
     mark = ocpp.mark()
     exchange, _ = await start_transaction(ocpp, evse_id, wire, rule=K05.request)
-    check_equal(K05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.response["status"])
+    check_equal(K05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.result["status"])
     check_in(K05.reason_code, "RequestStartTransactionResponse statusInfo.reasonCode",
-             ("InvalidProfile", "InvalidSchedule"), dig(exchange.response, "statusInfo.reasonCode"))
+             ("InvalidProfile", "InvalidSchedule"), dig(exchange.result, "statusInfo.reasonCode"))
     await ocpp.expect_none("TransactionEvent", after=mark, rule=K05.refused,
                            where=lambda p: p.get("eventType") == "Started")
 

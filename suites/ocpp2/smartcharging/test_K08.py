@@ -3,7 +3,13 @@
 evseId 0 as the station's view, W and A converted, validFrom/validTo and schedule durations
 honoured, Recurring schedules repeated. The expected composite is computed by the charging-profile
 engine from what the test installed, at the scheduleStart the station reports, and compared period
-by period."""
+by period.
+
+EVSE 0 (``[station-level]``) is judged on what the text forces only: spec 001 says what bounds an EVSE's
+composite, and K01 makes a TxDefaultProfile at evseId 0 the default of every EVSE, but neither says whether
+that profile also bounds the station's own composite. Both readings pass: the minimum of the
+ChargingStationMaxProfile and the TxDefaultProfile at EVSE 0, or the ChargingStationMaxProfile (and external
+limits at 0) alone (``smart_charging.accepted_composites``)."""
 
 from datetime import timedelta
 
@@ -89,8 +95,8 @@ async def test_composite_is_the_installed_profiles_combined(ocpp, profile, name)
     installed = await install_all(ocpp, installs)
     exchange = await composite(ocpp, evse_id, duration, unit, K08.request)
     check_equal(K08.accepted, "GetCompositeScheduleResponse (status, schedule.evseId, schedule.chargingRateUnit)",
-                ("Accepted", evse_id, unit), (exchange.response["status"], dig(exchange.response, "schedule.evseId"),
-                                              dig(exchange.response, "schedule.chargingRateUnit")))
+                ("Accepted", evse_id, unit), (exchange.result["status"], dig(exchange.result, "schedule.evseId"),
+                                              dig(exchange.result, "schedule.chargingRateUnit")))
     judge_composite(installed, exchange, unit, K08.accepted, K08.combined)
 
 
@@ -115,7 +121,7 @@ async def test_composite_of_an_unknown_evse_is_rejected(ocpp, profile):
     unknown = max(e.id for e in profile.evses) + 1
     exchange = await composite(ocpp, unknown, 3600, "A", K08.request)
     check_equal(K08.unknown_evse, f"GetCompositeScheduleResponse status for EVSE {unknown}", "Rejected",
-                exchange.response["status"])
+                exchange.result["status"])
 
 
 # name: the operator's request (evseId, duration, unit or None)

@@ -67,7 +67,7 @@ async def test_nothing_selected_is_no_profiles(ocpp, profile):
     request = _request(None, {"chargingProfileId": [new_id()]})
     mark = ocpp.mark()
     exchange, _ = await get_profiles(ocpp, request)
-    check_equal(K09.no_profiles, "GetChargingProfilesResponse status", "NoProfiles", exchange.response["status"])
+    check_equal(K09.no_profiles, "GetChargingProfilesResponse status", "NoProfiles", exchange.result["status"])
     await ocpp.expect_none("ReportChargingProfiles", after=mark, rule=K09.no_profiles,
                            where=lambda p: p.get("requestId") == request["requestId"])
 

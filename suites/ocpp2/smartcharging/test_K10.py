@@ -69,7 +69,7 @@ async def test_clear_removes_what_it_selects(ocpp, profile, name):
     request = CLEARS[name](evse_id, wires)
     expected = installed.clear(request)
     exchange = await _clear(ocpp, request)
-    check_equal(K10.cleared, "ClearChargingProfileResponse status", expected.status, exchange.response["status"])
+    check_equal(K10.cleared, "ClearChargingProfileResponse status", expected.status, exchange.result["status"])
     read, reports = await get_profiles(ocpp, {"requestId": new_id(), "chargingProfile": {
         "chargingProfileId": sorted(installed.ids)}})
     judge_reports(installed, read, reports, K10.cleared)
@@ -80,7 +80,7 @@ async def test_clear_removes_what_it_selects(ocpp, profile, name):
 async def test_clear_of_nothing_is_unknown(ocpp, profile):
     """A clear by an id no profile has removes nothing: Unknown."""
     exchange = await _clear(ocpp, {"chargingProfileId": new_id()})
-    check_equal(K10.unknown, "ClearChargingProfileResponse status", "Unknown", exchange.response["status"])
+    check_equal(K10.unknown, "ClearChargingProfileResponse status", "Unknown", exchange.result["status"])
 
 
 @pytest.mark.sut_roles("cs")
@@ -91,7 +91,7 @@ async def test_clear_of_only_external_constraints_is_unknown(ocpp, profile):
     await external_limit(ocpp, Installed(oracle_station(ocpp)), evse_id, "EMS", "10.0")
     exchange = await _clear(ocpp, {"chargingProfileCriteria": {
         "evseId": evse_id, "chargingProfilePurpose": "ChargingStationExternalConstraints"}})
-    check_equal(K10.unknown, "ClearChargingProfileResponse status", "Unknown", exchange.response["status"])
+    check_equal(K10.unknown, "ClearChargingProfileResponse status", "Unknown", exchange.result["status"])
     _, reports = await get_profiles(ocpp, {"requestId": new_id(), "evseId": evse_id,
                                            "chargingProfile": {"chargingLimitSource": ["EMS"]}})
     check_equal(K10.unknown, "external constraints still reported at the EVSE", True, any(

@@ -46,8 +46,8 @@ async def test_external_limit_changes_the_rate_of_a_transaction(ocpp, profile, s
         for action, where in (("NotifyChargingLimit", None),
                               ("TransactionEvent", lambda p: p.get("triggerReason") == "ChargingRateChanged")):
             answered = await ocpp.expect(action, sender=CS, after=mark, where=where)
-            require(isinstance(answered.response, dict), K11.answered, f"{action} was not answered",
-                    expected="a response", actual=answered.response)
+            require(isinstance(answered.result, dict), K11.answered, f"{action} was not answered",
+                    expected="a response", actual=answered.result)
         return
     installed = Installed(oracle_station(ocpp, {evse_id: transaction_id}))
     await install(ocpp, installed, evse_id, charging_profile(new_id(), [(0, "32.0")], purpose="TxProfile",

@@ -53,11 +53,11 @@ async def test_charging_needs_lead_to_a_schedule(ocpp, profile, kind):
         check_equal(K15.needs, "NotifyEVChargingNeedsRequest (evseId, chargingNeeds, maxScheduleTuples)",
                     (evse_id, NEEDS[kind], MAX_SCHEDULE_TUPLES), (notified.request["evseId"],
                     notified.request["chargingNeeds"], notified.request.get("maxScheduleTuples")), same=same(ocpp.version))
-    if notified.response["status"] != "Processing":
+    if notified.result["status"] != "Processing":
         return
     sent = await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=K15.schedule)
     if ocpp.is_sut(CS):
         check_equal(ChargingProfiles.accepted, "SetChargingProfileResponse status", "Accepted",
-                    sent.response["status"])
+                    sent.result["status"])
         return
     judge_needs_schedule(ocpp, sent.request, evse_id, transaction_id, MAX_SCHEDULE_TUPLES, K15.schedule)

@@ -38,7 +38,7 @@ async def test_updated_tx_profile_is_renegotiated_with_the_ev(ocpp, profile):
     mark = ocpp.mark()
     needs = await ev_charging_needs(ocpp, evse_id, AC_NEEDS, None, K16.reported)
     first = (await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=K16.update)
-             if needs.response["status"] == "Processing" else None)
+             if needs.result["status"] == "Processing" else None)
     profile_id, stack_level = (first.request["chargingProfile"]["id"], first.request["chargingProfile"]["stackLevel"]) \
         if first else (new_id(), 1)
     updated = charging_profile(profile_id, [(0, "10.0"), (1800, "16.0")], purpose="TxProfile", duration=None,
@@ -48,9 +48,9 @@ async def test_updated_tx_profile_is_renegotiated_with_the_ev(ocpp, profile):
     if ocpp.is_sut(CSMS):
         judge_sent_profile(sent, evse_id, updated, oracle_station(ocpp, {evse_id: transaction_id}), K16.update)
     check_equal(ChargingProfiles.accepted, "SetChargingProfileResponse status of the updated TxProfile", "Accepted",
-                sent.response["status"])
+                sent.result["status"])
     schedule = await ocpp.expect("NotifyEVChargingSchedule", sender=CS, after=mark, rule=K16.reported)
     if ocpp.is_sut(CS):
         check_equal(K16.reported, "NotifyEVChargingScheduleRequest evseId", evse_id, schedule.request["evseId"])
         return
-    check_equal(K16.acknowledged, "NotifyEVChargingScheduleResponse status", "Accepted", schedule.response["status"])
+    check_equal(K16.acknowledged, "NotifyEVChargingScheduleResponse status", "Accepted", schedule.result["status"])

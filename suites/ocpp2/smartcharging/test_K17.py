@@ -41,7 +41,7 @@ async def test_ev_renegotiates_its_schedule(ocpp, profile):
     transaction_id = await charging(ocpp, evse_id)
     mark = ocpp.mark()
     first = await ev_charging_needs(ocpp, evse_id, FIRST, TUPLES, K17.needs)
-    if first.response["status"] == "Processing":   # the first negotiation ends with the EV's schedule
+    if first.result["status"] == "Processing":   # the first negotiation ends with the EV's schedule
         await ocpp.expect("NotifyEVChargingSchedule", sender=CS, after=mark, rule=K17.reported)
     mark = ocpp.mark()
     again = await ev_charging_needs(ocpp, evse_id, RENEGOTIATED, TUPLES, K17.needs)
@@ -50,7 +50,7 @@ async def test_ev_renegotiates_its_schedule(ocpp, profile):
                     (evse_id, RENEGOTIATED, TUPLES), (again.request["evseId"], again.request["chargingNeeds"],
                                                       again.request.get("maxScheduleTuples")),
                     same=same(ocpp.version))
-    if again.response["status"] != "Processing":
+    if again.result["status"] != "Processing":
         return
     sent = await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=K17.schedule)
     if ocpp.is_sut(CSMS):
