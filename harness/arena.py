@@ -45,6 +45,8 @@ RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersio
 REMOTE_STOP = {OcppVersion.V16: "RemoteStopTransaction", OcppVersion.V201: "RequestStopTransaction",
                OcppVersion.V21: "RequestStopTransaction"}
 
+# the actuator actions that plug a cable in at a station
+PLUGS_IN = ("plug_in", "plug_in_hlc", "plug_in_pnc")
 # the answers after which what the harness set at a station under test is to be undone
 UNDONE_WHEN = ("Accepted", "RebootRequired", "Scheduled")
 
@@ -59,6 +61,35 @@ class Registration(RuleTable, namespace="registration"):
     accepted = must("spec 002 Enumerations RegistrationStatus; OCPP 2.0.1 B01 (BootNotificationResponse)",
                     "a CSMS answers the boot of the station the profile declares registered ([station] registered "
                     "= true) Accepted", by=CSMS)
+
+
+class Started:
+    """What a station under test started in this test and has not ended, noted as the harness answers it on
+    whichever connection (one that closed since, by an outage or a reboot, counts the same): the transactions,
+    oldest first."""
+
+    def __init__(self) -> None:
+        self._transactions: dict[Any, None] = {}
+
+    def note(self, exchange: Exchange) -> None:
+        """One CALL of the station, answered by the harness (``OcppServer.on_answered``; a CALL the harness
+        refused as malformed changes nothing)."""
+        if exchange.error is not None:
+            return
+        payload, action = exchange.request, exchange.action
+        if action == "StartTransaction":
+            self._transactions[(exchange.response or {}).get("transactionId")] = None
+        elif action == "StopTransaction":
+            self._transactions.pop(payload.get("transactionId"), None)
+        elif action == "TransactionEvent":
+            transaction_id = payload.get("transactionInfo", {}).get("transactionId")
+            if payload.get("eventType") == "Ended":
+                self._transactions.pop(transaction_id, None)
+            else:
+                self._transactions[transaction_id] = None
+
+    def transactions(self) -> list:
+        return [t for t in self._transactions if t is not None]
 
 
 @dataclass(frozen=True)
@@ -170,7 +201,7 @@ class TlsVerbs:
         becomes the link, or None when none opens within the connect timeout (``tls_refusals`` says why
         the harness refused a handshake)."""
         await self.harness.stop()
-        self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
+        self.harness = self._harness_csms()
         self.harness.use_tls(self.harness_tls(certificate=certificate, versions=versions), self.security_profile)
         await self.harness.start(*self.options.listen)
         served = certificate.replace("_", " ")
@@ -199,6 +230,8 @@ class OcppArena(Arena, TlsVerbs):
         self.standin: CsmsBase | StationBase | None = None
         self.link: OcppConnection | None = None
         self.sut_url: str | None = options.sut_url
+        self.started = Started()          # a station under test's transactions, whatever connection they began on
+        self._plugged: set[int] = set()   # the 1.6 connectors the test plugged a cable in at the SUT
         # the security profile the test plays: a real SUT's from the profile; the embedded stand-ins' 1 until
         # a TLS test asks for another (``secure``)
         self.security_profile: int = 1 if options.embedded else profile.security_profile
@@ -289,7 +322,7 @@ class OcppArena(Arena, TlsVerbs):
 
     async def _open_station_under_test(self, connect: bool) -> None:
         host, port = self.options.listen
-        self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
+        self.harness = self._harness_csms()
         if self.security_profile >= 2:   # a real station set up for TLS: every test over wss
             self.harness.use_tls(self.harness_tls(), self.security_profile)
         await self.harness.start(host, port)
@@ -300,6 +333,12 @@ class OcppArena(Arena, TlsVerbs):
         if connect:
             await self.connect_station_under_test()
             await self.wait_station_booted()
+
+    def _harness_csms(self) -> CsmsBase:
+        """The harness's CSMS facing a station under test; what the station starts is noted in ``started``."""
+        csms = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
+        csms.server.on_answered.append(self.started.note)
+        return csms
 
     async def connect_station_under_test(self) -> None:
         after = len(self.harness.server.connections)
@@ -424,33 +463,62 @@ class OcppArena(Arena, TlsVerbs):
 
     async def _end_transactions(self) -> None:
         """No transaction the test started stays open at the SUT: the harness's own station ends its own
-        (the CSMS under test then closes them); a station under test is asked to stop each transaction it
-        started in this test and did not end, read off the wire."""
+        (the CSMS under test then closes them); a station under test is asked, on its current link, to stop
+        each transaction it started in this test and did not end (``started``: on any of its connections,
+        before an outage or a reboot too)."""
         if not self.is_sut(CS):
             await self.harness.end_transactions()
             await self.drained(CLEANUP_TIMEOUT)
             return
-        for transaction_id in self._running_at_sut():
+        for transaction_id in self.started.transactions():
             mark = self.mark()
             stop = await self.link.call_exchange(REMOTE_STOP[self.version], {"transactionId": transaction_id})
             if (stop.response or {}).get("status") == "Accepted":
                 await self.link.wait_for(lambda e: e.incoming and _ends(e) == transaction_id, CLEANUP_TIMEOUT,
                                          start=mark)
 
-    def _running_at_sut(self) -> list:
-        """The transactions the station under test started on the harness's connections in this test and
-        has not ended."""
-        started, ended = [], set()
-        for connection in self.harness.server.connections:
-            for exchange in connection.history:
-                if not exchange.incoming:
-                    continue
-                if exchange.action == "StartTransaction" and exchange.response:
-                    started.append(exchange.response["transactionId"])
-                elif exchange.action == "TransactionEvent":
-                    started.append(exchange.request["transactionInfo"]["transactionId"])
-                ended.add(_ends(exchange))
-        return [t for t in dict.fromkeys(started) if t not in ended]
+    async def tidy(self) -> None:
+        """Undo what the test changed, on the station under test's current link: after an outage or a reboot
+        the connection it opened last (awaited for a cleanup step's time when none is open)."""
+        if self.is_sut(CS) and self.harness is not None and (self.link is None or self.link.closed):
+            server = self.harness.server
+            current = next(reversed(server.connections), None)
+            self.link = current or await server.wait_connection(CLEANUP_TIMEOUT, after=len(server.connections)) \
+                or self.link
+        await super().tidy()
+
+    # ---- an authorization left waiting for a cable
+    async def act(self, role: str, action: str, **body: Any) -> Any:
+        result = await super().act(role, action, **body)
+        if self.is_sut(role) and role == CS and self.version is OcppVersion.V16:
+            self._authorization_left(action, body.get("connector_id") or 1)
+        return result
+
+    def _authorization_left(self, action: str, connector_id: int) -> None:
+        """A 1.6 idTag presented at a connector without a cable is authorized and waits there for one until
+        the station's ConnectionTimeOut (spec 002 ChargePointStatus Preparing: tag presented, no transaction
+        yet), so the next test's cable would start a transaction on it: its undoing is registered, and
+        dropped when the test plugs a cable in there itself."""
+        pending = f"use up the authorization waiting at connector {connector_id}"
+        if action in PLUGS_IN:
+            self._plugged.add(connector_id)
+            self._undone(pending)
+        elif action == "unplug":
+            self._plugged.discard(connector_id)
+        elif action == "present_id_tag" and connector_id not in self._plugged:
+            self.undo(pending, lambda: self._use_up_authorization(connector_id))
+
+    async def _use_up_authorization(self, connector_id: int) -> None:
+        """A cable plugged in and out again: the authorization waiting at ``connector_id`` starts its
+        transaction and unplugging ends it (a station that keeps it running has it stopped remotely, see
+        ``_end_transactions``); a station that no longer holds one goes from Preparing to Available. Waiting
+        out ConnectionTimeOut instead would take as long as the station is configured to wait."""
+        body = {"connector_id": connector_id}
+        mark = self.mark()
+        await self.actuator.perform("plug_in", body)
+        await self.link.wait_for_call("StartTransaction", self.timeouts.quiet, start=mark,
+                                      where=lambda p: p.get("connectorId") == connector_id)
+        await self.actuator.perform("unplug", body)
 
     async def expect(self, action: str, *, sender: str, after: int, rule: Rule | None = None,
                      timeout: float | None = None, where=None, why: str = "") -> Exchange | None:

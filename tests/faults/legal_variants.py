@@ -9,11 +9,12 @@ folder is on the path, see tests/conftest.py), played with ``--embedded-sut lega
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from harness.reference import ReferenceStation
+from harness.reference import ReferenceStation, ReferenceStation16
 from harness.transport.ws import CallErrorReply
 
-V201, V21 = "ocpp2.0.1", "ocpp2.1"
+V16, V201, V21 = "ocpp1.6", "ocpp2.0.1", "ocpp2.1"
 
 
 def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
@@ -21,6 +22,24 @@ def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
 
 
 C25 = "ocpp2/authorization/test_C25.py"
+K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
+CACHE16 = "ocpp16/authorization/test_CACHE16.py"
+
+
+# ---------------------------------------------------------------------- state that outlives a test
+class StationThatKeepsItsTransactions(ReferenceStation):
+    """A 2.x station as real hardware is: its EVSEs, their transactions and its charging profiles stay from one
+    test to the next and through an outage (a transaction runs until it is stopped), so a transaction a test
+    leaves running makes the next remote start on that EVSE Rejected."""
+
+    kept: dict[str, Any] = {}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        kept = type(self).kept
+        self.evses = kept.setdefault("evses", self.evses)
+        self.profiles = kept.setdefault("profiles", self.profiles)
+        self.smart = kept.setdefault("smart", self.smart)
 
 
 # ---------------------------------------------------------------------- optional features refused
@@ -30,6 +49,18 @@ class StationWithoutWebPayment(ReferenceStation):
 
     def on_NotifyWebPaymentStarted(self, _: None, payload: dict) -> dict:
         raise CallErrorReply("NotSupported", "web payment is not supported by this station")
+
+
+class ChargePointThatKeepsItsConnectors(ReferenceStation16):
+    """A 1.6 charge point as real hardware is: its connectors stay from one test to the next, and an idTag
+    authorized without a cable waits at its connector for one (Preparing) until ConnectionTimeOut, which is
+    longer than a test."""
+
+    kept: dict[str, Any] = {}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.connectors = type(self).kept.setdefault("connectors", self.connectors)
 
 
 @dataclass(frozen=True)
@@ -45,6 +76,20 @@ class LegalVariant:
 
 
 VARIANTS: tuple[LegalVariant, ...] = (
+    LegalVariant("station-keeps-its-transactions-through-an-outage", StationThatKeepsItsTransactions,
+                 "a transaction started before an outage runs on after it until it is stopped (spec 001 Moves: "
+                 "TxProfile, the station goes offline during a transaction), and a remote start on an occupied "
+                 "EVSE is Rejected (RequestStartTransactionResponse status)",
+                 (node(K06, "test_tx_profile_holds_through_an_outage", "cs", V201, "lasting"),
+                  node(K06, "test_tx_profile_holds_through_an_outage", "cs", V201, "expiring"),
+                  node(K11, "test_external_limit_changes_the_rate_of_a_transaction", "cs", V201, "evse"),
+                  node(K11, "test_external_limit_changes_the_rate_of_a_transaction", "cs", V201, "station"))),
+    LegalVariant("charge-point-keeps-a-pending-authorization", ChargePointThatKeepsItsConnectors,
+                 "an idTag presented without a cable stays authorized at its connector until ConnectionTimeOut "
+                 "(spec 002 ChargePointStatus Preparing: tag presented, no transaction yet), so a cable plugged "
+                 "in there later starts a transaction on it",
+                 (node(CACHE16, "test_expired_cached_identifier_is_asked_again_online", "cs", V16),
+                  node(CACHE16, "test_expired_cached_identifier_is_refused_offline", "cs", V16))),
     LegalVariant("station-without-web-payment", StationWithoutWebPayment,
                  "NotifyWebPaymentStarted refused with CALLERROR NotSupported: the CSMS 'may' send it (spec 001 "
                  "QR-code payment rule 5), a station need not implement it",
