@@ -524,7 +524,8 @@ class OcppArena(Arena, TlsVerbs):
                      timeout: float | None = None, where=None, why: str = "") -> Exchange | None:
         """The answered ``action`` CALL that ``sender`` (``"cs"`` or ``"csms"``) sent from ``after`` on.
 
-        The direction is read off the wire log: only a CALL the sender put on the link counts. When
+        The direction is read off the wire log: only a CALL the sender put on the link counts (a station
+        under test that reboots is followed onto its new connection, see ``_watch``). When
         the SUT is the sender its silence breaks ``rule`` (None comes back only when that row is a
         SHOULD); when the harness is, its silence is a harness bug and no rule is needed.
         """
@@ -532,9 +533,9 @@ class OcppArena(Arena, TlsVerbs):
         if from_sut and rule is None:
             raise HarnessError(f"expect({action!r}) from the SUT: name the rule its silence breaks")
         wait = timeout or self.timeouts.action
-        exchange = await self.link.wait_for(
+        exchange = await self._watch(
             lambda e: e.action == action and e.incoming == from_sut and (where is None or where(e.request)),
-            wait, start=after)
+            wait, after)
         if exchange is None:
             if not from_sut:
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
@@ -545,9 +546,34 @@ class OcppArena(Arena, TlsVerbs):
                           where=None) -> None:
         """The SUT must NOT send ``action`` while we watch for ``within`` seconds."""
         wait = within or self.timeouts.quiet
-        exchange = await self.link.wait_for_call(action, wait, start=after, where=where, answered=False)
+        exchange = await self._watch(
+            lambda e: e.incoming and e.action == action and (where is None or where(e.request)), wait, after,
+            answered=False)
         if exchange is not None:
             self.unwanted(rule, action, exchange.request)
+
+    async def _watch(self, predicate, wait: float, after: int, *, answered: bool = True) -> Exchange | None:
+        """The first exchange on the link from ``after`` on that matches ``predicate``, within ``wait`` seconds.
+        A station under test that closes the link (it reboots, it drops the connection) is followed onto the
+        connection it opens next: that becomes the link, watched from its start for the time left."""
+        deadline, start = clock.now() + wait, after
+        while True:
+            link = self.link
+            found = await link.wait_for(predicate, max(0.0, deadline - clock.now()), start=start, answered=answered)
+            if found is not None or not link.closed or not self.is_sut(CS):
+                return found
+            following = await self._following(link, deadline - clock.now())
+            if following is None:
+                return None
+            self.link, start = following, 0
+
+    async def _following(self, closed: OcppConnection, timeout: float) -> OcppConnection | None:
+        """The station under test's connection after ``closed``: the newest open one, else the next it opens
+        within ``timeout`` seconds."""
+        server = self.harness.server
+        open_now = [c for c in server.connections if c is not closed and not c.closed]
+        return open_now[-1] if open_now else await server.wait_connection(max(0.0, timeout),
+                                                                           after=len(server.connections))
 
     def mark(self) -> int:
         """A point in the link's history, for ``expect(after=...)``."""

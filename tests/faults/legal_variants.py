@@ -24,6 +24,7 @@ def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
 C25 = "ocpp2/authorization/test_C25.py"
 K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
 CACHE16 = "ocpp16/authorization/test_CACHE16.py"
+FIRMWARE16 = "ocpp16/firmware/test_FIRMWARE16.py"
 
 
 # ---------------------------------------------------------------------- state that outlives a test
@@ -63,6 +64,26 @@ class ChargePointThatKeepsItsConnectors(ReferenceStation16):
         self.connectors = type(self).kept.setdefault("connectors", self.connectors)
 
 
+# ---------------------------------------------------------------------- messages after a reboot
+class ChargePointReportsInstalledAfterItsReboot(ReferenceStation16):
+    """A 1.6 charge point that reboots into the new firmware before it reports it: Installing on the old
+    connection, then the reboot, and Installed once it has booted on the new one."""
+
+    installed_after_boot = False
+
+    async def _notify(self, action: str, status: str) -> None:
+        if status == "Installed":
+            self.installed_after_boot = True
+            return
+        await super()._notify(action, status)
+
+    def went_online(self) -> None:
+        super().went_online()
+        if self.installed_after_boot:
+            self.installed_after_boot = False
+            self.background.spawn(super()._notify("FirmwareStatusNotification", "Installed"))
+
+
 @dataclass(frozen=True)
 class LegalVariant:
     name: str
@@ -90,6 +111,10 @@ VARIANTS: tuple[LegalVariant, ...] = (
                  "in there later starts a transaction on it",
                  (node(CACHE16, "test_expired_cached_identifier_is_asked_again_online", "cs", V16),
                   node(CACHE16, "test_expired_cached_identifier_is_refused_offline", "cs", V16))),
+    LegalVariant("charge-point-reports-installed-after-its-reboot", ChargePointReportsInstalledAfterItsReboot,
+                 "FirmwareStatusNotification Installed sent after the reboot, on the new connection (spec 002 What "
+                 "the service does 4 orders the statuses, not the connection they come on)",
+                 (node(FIRMWARE16, "test_firmware_is_installed_and_the_charge_point_reboots", "cs", V16),)),
     LegalVariant("station-without-web-payment", StationWithoutWebPayment,
                  "NotifyWebPaymentStarted refused with CALLERROR NotSupported: the CSMS 'may' send it (spec 001 "
                  "QR-code payment rule 5), a station need not implement it",
