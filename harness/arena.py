@@ -478,13 +478,15 @@ class OcppArena(Arena, TlsVerbs):
                                          start=mark)
 
     async def tidy(self) -> None:
-        """Undo what the test changed, on the station under test's current link: after an outage or a reboot
-        the connection it opened last (awaited for a cleanup step's time when none is open)."""
-        if self.is_sut(CS) and self.harness is not None and (self.link is None or self.link.closed):
-            server = self.harness.server
-            current = next(reversed(server.connections), None)
-            self.link = current or await server.wait_connection(CLEANUP_TIMEOUT, after=len(server.connections)) \
-                or self.link
+        """Undo what the test changed, on the station under test's current link: an outage the test left is
+        ended first, and after an outage or a reboot the connection the station opened last is used (awaited
+        for the connect timeout when none is open and something is left to undo)."""
+        if self.is_sut(CS) and self.harness is not None:
+            self.harness.restore()
+            # more than the step that ends the transactions, or a transaction to end
+            left = len(self._undo) > 1 or self.started.transactions()
+            if self.link is not None and self.link.closed and left:
+                self.link = await self._following(self.link, self.timeouts.connect) or self.link
         await super().tidy()
 
     # ---- an authorization left waiting for a cable
