@@ -8,8 +8,9 @@ the wire; either way it returns the same ``Exchange`` (request and answer) to ve
 
 What a test creates at the SUT is undone when it ends (``Arena.undo``): a charging profile, a
 configuration value, a 2.x device-model variable or a local list the harness set at a station under test, a cable
-plugged in, and every
-transaction still running — the station under test's are stopped remotely, the harness's own
+plugged in, a 1.6 idTag left waiting for a cable, and every
+transaction still running — the station under test's are stopped remotely (noted as they start, on
+whichever connection: one an outage or a reboot closed counts the same), the harness's own
 station ends its own, so that a CSMS under test keeps none open.
 """
 
