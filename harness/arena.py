@@ -498,10 +498,10 @@ class OcppArena(Arena, TlsVerbs):
         return result
 
     def _authorization_left(self, action: str, connector_id: int) -> None:
-        """A 1.6 idTag presented at a connector without a cable is authorized and waits there for one until
-        the station's ConnectionTimeOut (spec 002 ChargePointStatus Preparing: tag presented, no transaction
-        yet), so the next test's cable would start a transaction on it: its undoing is registered, and
-        dropped when the test plugs a cable in there itself."""
+        """A 1.6 idTag presented at a connector without a cable is authorized and waits there for one (spec 002
+        ChargePointStatus Preparing: tag presented, no transaction yet) until the station's configuration key
+        ConnectionTimeOut (OCPP 1.6, not shown in spec 002) ends it, so the next test's cable would start a
+        transaction on it: its undoing is registered, and dropped when the test plugs a cable in there itself."""
         pending = f"use up the authorization waiting at connector {connector_id}"
         if action in PLUGS_IN:
             self._plugged.add(connector_id)
