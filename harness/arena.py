@@ -8,8 +8,9 @@ the wire; either way it returns the same ``Exchange`` (request and answer) to ve
 
 What a test creates at the SUT is undone when it ends (``Arena.undo``): a charging profile, a
 configuration value, a 2.x device-model variable or a local list the harness set at a station under test, a cable
-plugged in, and every
-transaction still running — the station under test's are stopped remotely, the harness's own
+plugged in, a 1.6 idTag left waiting for a cable, and every
+transaction still running — the station under test's are stopped remotely (noted as they start, on
+whichever connection: one an outage or a reboot closed counts the same), the harness's own
 station ends its own, so that a CSMS under test keeps none open.
 """
 
@@ -46,6 +47,8 @@ RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersio
 REMOTE_STOP = {OcppVersion.V16: "RemoteStopTransaction", OcppVersion.V201: "RequestStopTransaction",
                OcppVersion.V21: "RequestStopTransaction"}
 
+# the actuator actions that plug a cable in at a station
+PLUGS_IN = ("plug_in", "plug_in_hlc", "plug_in_pnc")
 # the answers after which what the harness set at a station under test is to be undone
 UNDONE_WHEN = ("Accepted", "RebootRequired", "Scheduled")
 
@@ -60,6 +63,35 @@ class Registration(RuleTable, namespace="registration"):
     accepted = must("spec 002 Enumerations RegistrationStatus; OCPP 2.0.1 B01 (BootNotificationResponse)",
                     "a CSMS answers the boot of the station the profile declares registered ([station] registered "
                     "= true) Accepted", by=CSMS)
+
+
+class Started:
+    """What a station under test started in this test and has not ended, noted as the harness answers it on
+    whichever connection (one that closed since, by an outage or a reboot, counts the same): the transactions,
+    oldest first."""
+
+    def __init__(self) -> None:
+        self._transactions: dict[Any, None] = {}
+
+    def note(self, exchange: Exchange) -> None:
+        """One CALL of the station, answered by the harness (``OcppServer.on_answered``; a CALL the harness
+        refused as malformed changes nothing)."""
+        if exchange.error is not None:
+            return
+        payload, action = exchange.request, exchange.action
+        if action == "StartTransaction":
+            self._transactions[(exchange.response or {}).get("transactionId")] = None
+        elif action == "StopTransaction":
+            self._transactions.pop(payload.get("transactionId"), None)
+        elif action == "TransactionEvent":
+            transaction_id = payload.get("transactionInfo", {}).get("transactionId")
+            if payload.get("eventType") == "Ended":
+                self._transactions.pop(transaction_id, None)
+            else:
+                self._transactions[transaction_id] = None
+
+    def transactions(self) -> list:
+        return [t for t in self._transactions if t is not None]
 
 
 @dataclass(frozen=True)
@@ -172,7 +204,7 @@ class TlsVerbs:
         becomes the link, or None when none opens within the connect timeout (``tls_refusals`` says why
         the harness refused a handshake)."""
         await self.harness.stop()
-        self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
+        self.harness = self._harness_csms()
         self.harness.use_tls(self.harness_tls(certificate=certificate, versions=versions), self.security_profile)
         await self.harness.start(*self.options.listen)
         served = certificate.replace("_", " ")
@@ -201,6 +233,8 @@ class OcppArena(Arena, TlsVerbs):
         self.standin: CsmsBase | StationBase | None = None
         self.link: OcppConnection | None = None
         self.sut_url: str | None = options.sut_url
+        self.started = Started()          # a station under test's transactions, whatever connection they began on
+        self._plugged: set[int] = set()   # the 1.6 connectors the test plugged a cable in at the SUT
         # the security profile the test plays: a real SUT's from the profile; the embedded stand-ins' 1 until
         # a TLS test asks for another (``secure``)
         self.security_profile: int = 1 if options.embedded else profile.security_profile
@@ -297,7 +331,7 @@ class OcppArena(Arena, TlsVerbs):
 
     async def _open_station_under_test(self, connect: bool) -> None:
         host, port = self.options.listen
-        self.harness = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
+        self.harness = self._harness_csms()
         if self.security_profile >= 2:   # a real station set up for TLS: every test over wss
             self.harness.use_tls(self.harness_tls(), self.security_profile)
         await self.harness.start(host, port)
@@ -308,6 +342,12 @@ class OcppArena(Arena, TlsVerbs):
         if connect:
             await self.connect_station_under_test()
             await self.wait_station_booted()
+
+    def _harness_csms(self) -> CsmsBase:
+        """The harness's CSMS facing a station under test; what the station starts is noted in ``started``."""
+        csms = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
+        csms.server.on_answered.append(self.started.note)
+        return csms
 
     async def connect_station_under_test(self) -> None:
         after = len(self.harness.server.connections)
@@ -432,39 +472,71 @@ class OcppArena(Arena, TlsVerbs):
 
     async def _end_transactions(self) -> None:
         """No transaction the test started stays open at the SUT: the harness's own station ends its own
-        (the CSMS under test then closes them); a station under test is asked to stop each transaction it
-        started in this test and did not end, read off the wire."""
+        (the CSMS under test then closes them); a station under test is asked, on its current link, to stop
+        each transaction it started in this test and did not end (``started``: on any of its connections,
+        before an outage or a reboot too)."""
         if not self.is_sut(CS):
             await self.harness.end_transactions()
             await self.drained(CLEANUP_TIMEOUT)
             return
-        for transaction_id in self._running_at_sut():
+        for transaction_id in self.started.transactions():
             mark = self.mark()
             stop = await self.link.call_exchange(REMOTE_STOP[self.version], {"transactionId": transaction_id})
             if stop.error is None and stop.result.get("status") == "Accepted":
                 await self.link.wait_for(lambda e: e.incoming and _ends(e) == transaction_id, CLEANUP_TIMEOUT,
                                          start=mark)
 
-    def _running_at_sut(self) -> list:
-        """The transactions the station under test started on the harness's connections in this test and
-        has not ended."""
-        started, ended = [], set()
-        for connection in self.harness.server.connections:
-            for exchange in connection.history:
-                if not exchange.incoming:
-                    continue
-                if exchange.action == "StartTransaction" and exchange.error is None and exchange.result:
-                    started.append(exchange.result["transactionId"])
-                elif exchange.action == "TransactionEvent":
-                    started.append(exchange.request["transactionInfo"]["transactionId"])
-                ended.add(_ends(exchange))
-        return [t for t in dict.fromkeys(started) if t not in ended]
+    async def tidy(self) -> None:
+        """Undo what the test changed, on the station under test's current link: an outage the test left is
+        ended first, and after an outage or a reboot the connection the station opened last is used (awaited
+        for the connect timeout when none is open and something is left to undo)."""
+        if self.is_sut(CS) and self.harness is not None:
+            self.harness.restore()
+            # more than the step that ends the transactions, or a transaction to end
+            left = len(self._undo) > 1 or self.started.transactions()
+            if self.link is not None and self.link.closed and left:
+                self.link = await self._following(self.link, self.timeouts.connect) or self.link
+        await super().tidy()
+
+    # ---- an authorization left waiting for a cable
+    async def act(self, role: str, action: str, **body: Any) -> Any:
+        result = await super().act(role, action, **body)
+        if self.is_sut(role) and role == CS and self.version is OcppVersion.V16:
+            self._authorization_left(action, body.get("connector_id") or 1)
+        return result
+
+    def _authorization_left(self, action: str, connector_id: int) -> None:
+        """A 1.6 idTag presented at a connector without a cable is authorized and waits there for one (spec 002
+        ChargePointStatus Preparing: tag presented, no transaction yet) until the station's configuration key
+        ConnectionTimeOut (OCPP 1.6, not shown in spec 002) ends it, so the next test's cable would start a
+        transaction on it: its undoing is registered, and dropped when the test plugs a cable in there itself."""
+        pending = f"use up the authorization waiting at connector {connector_id}"
+        if action in PLUGS_IN:
+            self._plugged.add(connector_id)
+            self._undone(pending)
+        elif action == "unplug":
+            self._plugged.discard(connector_id)
+        elif action == "present_id_tag" and connector_id not in self._plugged:
+            self.undo(pending, lambda: self._use_up_authorization(connector_id))
+
+    async def _use_up_authorization(self, connector_id: int) -> None:
+        """A cable plugged in and out again: the authorization waiting at ``connector_id`` starts its
+        transaction and unplugging ends it (a station that keeps it running has it stopped remotely, see
+        ``_end_transactions``); a station that no longer holds one goes from Preparing to Available. Waiting
+        out ConnectionTimeOut instead would take as long as the station is configured to wait."""
+        body = {"connector_id": connector_id}
+        mark = self.mark()
+        await self.actuator.perform("plug_in", body)
+        await self.link.wait_for_call("StartTransaction", self.timeouts.quiet, start=mark,
+                                      where=lambda p: p.get("connectorId") == connector_id)
+        await self.actuator.perform("unplug", body)
 
     async def expect(self, action: str, *, sender: str, after: int, rule: Rule | None = None,
                      timeout: float | None = None, where=None, why: str = "") -> Exchange | None:
         """The answered ``action`` CALL that ``sender`` (``"cs"`` or ``"csms"``) sent from ``after`` on.
 
-        The direction is read off the wire log: only a CALL the sender put on the link counts. When
+        The direction is read off the wire log: only a CALL the sender put on the link counts (a station
+        under test that reboots is followed onto its new connection, see ``_watch``). When
         the SUT is the sender its silence breaks ``rule`` (None comes back only when that row is a
         SHOULD); when the harness is, its silence is a harness bug and no rule is needed.
         """
@@ -472,9 +544,9 @@ class OcppArena(Arena, TlsVerbs):
         if from_sut and rule is None:
             raise HarnessError(f"expect({action!r}) from the SUT: name the rule its silence breaks")
         wait = timeout or self.timeouts.action
-        exchange = await self.link.wait_for(
+        exchange = await self._watch(
             lambda e: e.action == action and e.incoming == from_sut and (where is None or where(e.request)),
-            wait, start=after)
+            wait, after)
         if exchange is None:
             if not from_sut:
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
@@ -485,9 +557,34 @@ class OcppArena(Arena, TlsVerbs):
                           where=None) -> None:
         """The SUT must NOT send ``action`` while we watch for ``within`` seconds."""
         wait = within or self.timeouts.quiet
-        exchange = await self.link.wait_for_call(action, wait, start=after, where=where, answered=False)
+        exchange = await self._watch(
+            lambda e: e.incoming and e.action == action and (where is None or where(e.request)), wait, after,
+            answered=False)
         if exchange is not None:
             self.unwanted(rule, action, exchange.request)
+
+    async def _watch(self, predicate, wait: float, after: int, *, answered: bool = True) -> Exchange | None:
+        """The first exchange on the link from ``after`` on that matches ``predicate``, within ``wait`` seconds.
+        A station under test that closes the link (it reboots, it drops the connection) is followed onto the
+        connection it opens next: that becomes the link, watched from its start for the time left."""
+        deadline, start = clock.now() + wait, after
+        while True:
+            link = self.link
+            found = await link.wait_for(predicate, max(0.0, deadline - clock.now()), start=start, answered=answered)
+            if found is not None or not link.closed or not self.is_sut(CS):
+                return found
+            following = await self._following(link, deadline - clock.now())
+            if following is None:
+                return None
+            self.link, start = following, 0
+
+    async def _following(self, closed: OcppConnection, timeout: float) -> OcppConnection | None:
+        """The station under test's connection after ``closed``: the newest open one, else the next it opens
+        within ``timeout`` seconds."""
+        server = self.harness.server
+        open_now = [c for c in server.connections if c is not closed and not c.closed]
+        return open_now[-1] if open_now else await server.wait_connection(max(0.0, timeout),
+                                                                           after=len(server.connections))
 
     def mark(self) -> int:
         """A point in the link's history, for ``expect(after=...)``."""

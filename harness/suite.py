@@ -39,6 +39,11 @@ OCPP16 = ("ocpp1.6",)
 OCPP_ALL = OCPP16 + OCPP2
 OCPI = ("ocpi2.2.1",)
 
+# The use cases that not every version of their block defines, and the versions that do: OCPP 2.0.1's C block
+# ends at C16; the prepaid card (C17), the payments at a station terminal (C18 to C23) and the ad hoc payments
+# (C24, C25) came with 2.1 (spec 001 "What the service does": authorization at generation 2.1).
+DEFINED_IN: dict[str, tuple[str, ...]] = {f"C{n}": ("ocpp2.1",) for n in range(17, 26)}
+
 
 @dataclass(frozen=True)
 class UseCase:
@@ -68,8 +73,13 @@ class TC:
 
 def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[str],
          requires: Iterable[str] = (), severity: str = "critical") -> list[pytest.MarkDecorator]:
-    """The marks of a suite file; registers the use case (one declaration per id)."""
+    """The marks of a suite file; registers the use case (one declaration per id). A use case is played
+    only in the versions whose text defines it (``DEFINED_IN``)."""
     declared = UseCase(usecase, block, tuple(roles), tuple(protocols), severity)
+    undefined = [p for p in declared.protocols if p not in DEFINED_IN.get(usecase, declared.protocols)]
+    if undefined:
+        raise ValueError(f"use case {usecase} is not defined in {', '.join(undefined)}: declare protocols="
+                         f"{DEFINED_IN[usecase]}")
     known = USECASES.setdefault(usecase, declared)
     if known != declared:
         raise ValueError(f"use case {usecase} is declared twice, differently: {known} and {declared}")

@@ -192,6 +192,8 @@ class OcppConnection:
         self.violations = Violations(VIOLATIONS_KEPT)
         self.harness_errors: list[BaseException] = []
         self.held: set[str] = set()
+        # told of each CALL of the peer as this end answers it (a server shares one list with all its connections)
+        self.on_answered: list[Callable[[Exchange], None]] = []
         self._waiters: dict[str, asyncio.Future] = {}
         self._raw_waiters: dict[str, asyncio.Future] = {}
         self._changed = asyncio.Event()
@@ -263,6 +265,8 @@ class OcppConnection:
             self.endpoint.answer(exchange.call, payload, validate=validate)
             exchange.response = payload
         exchange.answered = True
+        for listener in self.on_answered:
+            listener(exchange)
         self._spawn(self._flush())
         self._changed.set()
 
@@ -500,7 +504,8 @@ class OcppServer:
     """The CSMS side's listener: the upgrade (table ``Ws``), then one OcppConnection per accepted station.
 
     ``connections`` holds the open connections, numbered in the order they opened (``len()`` counts
-    every one ever accepted, the mark ``wait_connection(after=...)`` takes); a closed one is dropped.
+    every one ever accepted, the mark ``wait_connection(after=...)`` takes); a closed one is dropped, and
+    what must outlive it is told to ``on_answered`` as it happens.
     ``handshakes`` and ``refused`` hold the newest ``HANDSHAKES_KEPT``, oldest first.
     """
 
@@ -520,6 +525,8 @@ class OcppServer:
         self.history_kept = history_kept
         self.connections: Ledger[OcppConnection] = Ledger()
         self.hold: set[str] = set()   # actions new connections leave for the test to answer
+        # told of each CALL a station sends, as it is answered, on every connection, open or closed since
+        self.on_answered: list[Callable[[Exchange], None]] = []
         self.refused: Ledger[tuple[str, int]] = Ledger(HANDSHAKES_KEPT)
         self.handshakes: Ledger[HandshakeSeen] = Ledger(HANDSHAKES_KEPT)
         self._server = None
@@ -600,6 +607,7 @@ class OcppServer:
         connection = OcppConnection(ws, version, identity=identity, handler=handler, call_timeout=self.call_timeout,
                                     wirelog=self.wirelog, kept=self.history_kept, variance=self.variance)
         connection.held |= self.hold
+        connection.on_answered = self.on_answered
         position = self.connections.append(connection)
         self._connected.set()
         if self.wirelog is not None:

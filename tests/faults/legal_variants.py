@@ -1,26 +1,51 @@
-"""Legal variants of the reference implementations: each takes a freedom the texts give a correct
-implementation, which the suites must judge not applicable or passed, never failed or broken (issue 32).
-
-Each variant is a small subclass of the reference for the SUT role it plays, and a ``Variant`` record:
-the legal reading with its spec line, and the node ids it plays. ``test_legal_variants.py`` plays each
-selection with the variant as the embedded SUT (``--embedded-sut legal_variants:<Class>``).
-Importable like the catalogs (this folder is on the path of the runs that load it).
+"""Legal variants of the references: systems that take another reading of a freedom the texts leave, and that
+every suite test they play must pass (or find not applicable), never fail nor break. Each record names the
+variant class, the reading it takes with the spec line that allows it, and the tests it plays, in the order
+given, in one run: a variant that keeps its state (as real hardware does) sees what the tests before left
+behind. ``test_legal_variants.py`` plays them. Imported as the top-level module ``legal_variants`` (this
+folder is on the path, see tests/conftest.py), played with ``--embedded-sut legal_variants:<Class>``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from harness import clock
 from harness import smartcharging as sc
 from harness.reference import ReferenceCsms, ReferenceStation, ReferenceStation16
-from harness.reference.base import CsmsBase
 from harness.transport.ws import CallErrorReply
 
-MODULE = "legal_variants"
-VERSION = "ocpp2.0.1"
+V16, V201, V21 = "ocpp1.6", "ocpp2.0.1", "ocpp2.1"
 
 
+def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
+    return f"suites/{path}::{test}[{'-'.join((role, protocol, *params))}]"
+
+
+C25 = "ocpp2/authorization/test_C25.py"
+K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
+CACHE16 = "ocpp16/authorization/test_CACHE16.py"
+FIRMWARE16 = "ocpp16/firmware/test_FIRMWARE16.py"
+
+
+# ---------------------------------------------------------------------- state that outlives a test
+class StationThatKeepsItsTransactions(ReferenceStation):
+    """A 2.x station as real hardware is: its EVSEs, their transactions and its charging profiles stay from one
+    test to the next and through an outage (a transaction runs until it is stopped), so a transaction a test
+    leaves running makes the next remote start on that EVSE Rejected."""
+
+    kept: dict[str, Any] = {}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        kept = type(self).kept
+        self.evses = kept.setdefault("evses", self.evses)
+        self.profiles = kept.setdefault("profiles", self.profiles)
+        self.smart = kept.setdefault("smart", self.smart)
+
+
+# ---------------------------------------------------------------------- optional features refused
 class StationWithoutProfileReports(ReferenceStation):
     """Sets charging profiles but does not implement GetChargingProfiles (K09): CALLERROR NotSupported."""
 
@@ -53,30 +78,60 @@ class ChargePointWithoutSmartCharging(ReferenceStation16):
     on_SetChargingProfile = on_GetCompositeSchedule = on_ClearChargingProfile = _not_supported
 
 
+class StationWithoutWebPayment(ReferenceStation):
+    """A 2.1 station without web payment: NotifyWebPaymentStarted is answered NotSupported, and a driver's
+    transaction starts on the EVSE as on any other."""
+
+    def on_NotifyWebPaymentStarted(self, _: None, payload: dict) -> dict:
+        raise CallErrorReply("NotSupported", "web payment is not supported by this station")
+
+
+class ChargePointThatKeepsItsConnectors(ReferenceStation16):
+    """A 1.6 charge point as real hardware is: its connectors stay from one test to the next, and an idTag
+    authorized without a cable waits at its connector for one (Preparing) until ConnectionTimeOut, which is
+    longer than a test."""
+
+    kept: dict[str, Any] = {}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.connectors = type(self).kept.setdefault("connectors", self.connectors)
+
+
+# ---------------------------------------------------------------------- messages after a reboot
+class ChargePointReportsInstalledAfterItsReboot(ReferenceStation16):
+    """A 1.6 charge point that reboots into the new firmware before it reports it: Installing on the old
+    connection, then the reboot, and Installed once it has booted on the new one."""
+
+    installed_after_boot = False
+
+    async def _notify(self, action: str, status: str) -> None:
+        if status == "Installed":
+            self.installed_after_boot = True
+            return
+        await super()._notify(action, status)
+
+    def went_online(self) -> None:
+        super().went_online()
+        if self.installed_after_boot:
+            self.installed_after_boot = False
+            self.background.spawn(super()._notify("FirmwareStatusNotification", "Installed"))
+
+
 @dataclass(frozen=True)
-class Variant:
-    """A legal variant and the suite tests it plays: each must pass or be not applicable."""
+class LegalVariant:
     name: str
-    cls: type
-    reading: str                # the freedom it takes, with the spec line that gives it
-    plays: tuple[str, ...]      # node ids (relative to the repository)
-    version: str = VERSION
+    cls: type                 # a subclass of a reference, importable as legal_variants:<name>
+    reading: str              # the legal reading it takes, with the spec line that allows it
+    plays: tuple[str, ...]    # node ids, played in this order in one run: each must pass or be not applicable
 
     @property
     def embedded_sut(self) -> str:
-        return f"{MODULE}:{self.cls.__name__}"
-
-    @property
-    def role(self) -> str:
-        return "csms" if issubclass(self.cls, CsmsBase) else "cs"
-
-
-def _node(path: str, test: str, role: str, version: str, *params: str) -> str:
-    return f"suites/{path}::{test}[{'-'.join((role, version, *params))}]"
+        return f"{__name__}:{self.cls.__name__}"
 
 
 def _k(file: str, test: str, role: str, *params: str) -> str:
-    return _node(f"ocpp2/smartcharging/test_{file}.py", test, role, VERSION, *params)
+    return node(f"ocpp2/smartcharging/test_{file}.py", test, role, V201, *params)
 
 
 CRITERIA = ("every-evse", "station-level", "one-evse", "purpose", "stack-level", "ids", "source-cso",
@@ -86,9 +141,31 @@ SOURCES = ("EMS", "SO", "Other")
 REFUSED = ("spec 002 Errors (NotSupported: recognised, not supported); OCPP 2.0.1 part 4 §4.3; smart charging is "
            "an optional profile (spec 002 What the service does 2; OCPP 2.0.1 part 0 Certification profiles)")
 
-VARIANTS = [
-    Variant("station_without_profile_reports", StationWithoutProfileReports,
-            f"GetChargingProfiles refused with CALLERROR NotSupported: {REFUSED}", (
+VARIANTS: tuple[LegalVariant, ...] = (
+    LegalVariant("station-keeps-its-transactions-through-an-outage", StationThatKeepsItsTransactions,
+                 "a transaction started before an outage runs on after it until it is stopped (spec 001 Moves: "
+                 "TxProfile, the station goes offline during a transaction), and a remote start on an occupied "
+                 "EVSE is Rejected (RequestStartTransactionResponse status)",
+                 (node(K06, "test_tx_profile_holds_through_an_outage", "cs", V201, "lasting"),
+                  node(K06, "test_tx_profile_holds_through_an_outage", "cs", V201, "expiring"),
+                  node(K11, "test_external_limit_changes_the_rate_of_a_transaction", "cs", V201, "evse"),
+                  node(K11, "test_external_limit_changes_the_rate_of_a_transaction", "cs", V201, "station"))),
+    LegalVariant("charge-point-keeps-a-pending-authorization", ChargePointThatKeepsItsConnectors,
+                 "an idTag presented without a cable stays authorized at its connector until ConnectionTimeOut "
+                 "(spec 002 ChargePointStatus Preparing: tag presented, no transaction yet), so a cable plugged "
+                 "in there later starts a transaction on it",
+                 (node(CACHE16, "test_expired_cached_identifier_is_asked_again_online", "cs", V16),
+                  node(CACHE16, "test_expired_cached_identifier_is_refused_offline", "cs", V16))),
+    LegalVariant("charge-point-reports-installed-after-its-reboot", ChargePointReportsInstalledAfterItsReboot,
+                 "FirmwareStatusNotification Installed sent after the reboot, on the new connection (spec 002 What "
+                 "the service does 4 orders the statuses, not the connection they come on)",
+                 (node(FIRMWARE16, "test_firmware_is_installed_and_the_charge_point_reboots", "cs", V16),)),
+    LegalVariant("station-without-web-payment", StationWithoutWebPayment,
+                 "NotifyWebPaymentStarted refused with CALLERROR NotSupported: the CSMS 'may' send it (spec 001 "
+                 "QR-code payment rule 5), a station need not implement it",
+                 (node(C25, "test_web_payment_holds_the_evse", "cs", V21),)),
+    LegalVariant("station_without_profile_reports", StationWithoutProfileReports,
+                 f"GetChargingProfiles refused with CALLERROR NotSupported: {REFUSED}", (
                 _k("K01", "test_profile_with_an_installed_id_replaces_it", "cs"),
                 _k("K01", "test_external_profile_cannot_be_replaced_by_id", "cs"),
                 _k("K02", "test_tx_profile_is_deleted_when_its_transaction_ends", "cs"),
@@ -98,20 +175,20 @@ VARIANTS = [
                 *(_k("K10", "test_clear_removes_what_it_selects", "cs", c) for c in CLEARED),
                 _k("K10", "test_clear_of_only_external_constraints_is_unknown", "cs"),
                 *(_k("K12", "test_external_limit_is_reported_under_its_source", "cs", s) for s in SOURCES))),
-    Variant("csms_without_external_limits", CsmsWithoutExternalLimits,
-            f"NotifyChargingLimit refused with CALLERROR NotSupported: {REFUSED}", (
+    LegalVariant("csms_without_external_limits", CsmsWithoutExternalLimits,
+                 f"NotifyChargingLimit refused with CALLERROR NotSupported: {REFUSED}", (
                 *(_k("K11", "test_external_limit_changes_the_rate_of_a_transaction", "csms", s)
                   for s in ("evse", "station")),
                 *(_k("K12", "test_external_limit_is_notified", "csms", s) for s in SOURCES))),
-    Variant("station_capped_only_by_its_max", StationCappedOnlyByItsMax,
-            "EVSE 0's composite bounded by its caps alone, not by a TxDefaultProfile at EVSE 0: spec 001 K08 "
+    LegalVariant("station_capped_only_by_its_max", StationCappedOnlyByItsMax,
+                 "EVSE 0's composite bounded by its caps alone, not by a TxDefaultProfile at EVSE 0: spec 001 K08 "
             "(GetCompositeSchedule) and K01 (TxDefaultProfile at evseId 0, the default of every EVSE) leave it open",
             tuple(_k("K08", "test_composite_is_the_installed_profiles_combined", "cs", name) for name in (
                 "station-level", "stack-levels", "minimum-across-purposes", "valid-to", "recurring-daily"))),
-    Variant("charge_point_without_smart_charging", ChargePointWithoutSmartCharging,
-            f"SetChargingProfile, GetCompositeSchedule, ClearChargingProfile refused with CALLERROR NotSupported: "
-            f"{REFUSED}", tuple(_node("ocpp16/smartcharging/test_SC16.py", test, "cs", "ocpp1.6") for test in (
+    LegalVariant("charge_point_without_smart_charging", ChargePointWithoutSmartCharging,
+                 f"SetChargingProfile, GetCompositeSchedule, ClearChargingProfile refused with CALLERROR NotSupported: "
+            f"{REFUSED}", tuple(node("ocpp16/smartcharging/test_SC16.py", test, "cs", V16) for test in (
                 "test_tx_default_profile_is_installed", "test_charge_point_max_profile_only_at_connector_0",
                 "test_tx_profile_without_transaction_is_refused", "test_tx_profile_for_the_running_transaction",
-                "test_composite_schedule_is_the_engines", "test_cleared_profile_is_gone")), version="ocpp1.6"),
-]
+                "test_composite_schedule_is_the_engines", "test_cleared_profile_is_gone"))),
+)

@@ -1,36 +1,34 @@
-"""Every legal reading passes (issue 32): each legal variant (legal_variants.py) plays its selection as the
-embedded SUT, and every selected test passes or is not applicable, never failed or broken. Without the
-verdict on a CALLERROR (``harness.ocpp.answers``) the refusals below crashed their tests (broken) or
-failed them."""
+"""Every legal reading passes (issue 32): each variant of ``legal_variants.py`` plays its tests as the embedded SUT, in
+one run of its own, and every one of them passes or is not applicable (skipped), never failed nor broken.
+Played like the fault catalog (its runner, verdicts read from ``conformance.json``)."""
 
-import json
-from pathlib import Path
+from __future__ import annotations
 
 import pytest
-import suite_runner  # importable: tests/conftest.py puts this folder on sys.path
-from legal_variants import MODULE, VARIANTS, Variant
+from legal_variants import VARIANTS, LegalVariant   # importable: tests/conftest.py puts this folder on sys.path
+from test_fault_catalog import REPO, RUN_TIMEOUT, started
 
-REPO = Path(__file__).resolve().parents[2]
-RUN_TIMEOUT = 120
+LEGAL = ("passed", "skipped")
 
 
-def test_variants_are_well_formed():
+@pytest.fixture(scope="module")
+def runs(request, tmp_path_factory):
+    jobs = {v.name: (v.plays, (f"--embedded-sut={v.embedded_sut}",), RUN_TIMEOUT) for v in VARIANTS}
+    with started(request, tmp_path_factory, jobs, lambda item: item.callspec.params["variant"].name) as futures:
+        yield futures
+
+
+def test_the_variants_name_tests_that_exist():
     assert len({v.name for v in VARIANTS}) == len(VARIANTS)
     for variant in VARIANTS:
-        assert variant.embedded_sut.startswith(f"{MODULE}:") and variant.plays and variant.reading
+        assert variant.reading and variant.plays, variant.name
         for nodeid in variant.plays:
-            assert f"[{variant.role}-{variant.version}" in nodeid, nodeid
-            assert (REPO / nodeid.partition("::")[0]).is_file(), nodeid
+            assert (REPO / nodeid.partition("::")[0]).is_file(), f"{variant.name}: no suite file for {nodeid}"
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-def test_legal_variant_is_never_blamed(tmp_path, variant: Variant):
-    reports = tmp_path / "reports"
-    result = suite_runner.run(tmp_path, [f"--reports-dir={reports}", f"--embedded-sut={variant.embedded_sut}",
-                                         *(str(REPO / n) for n in variant.plays)], RUN_TIMEOUT, verdicts_only=True)
-    conformance = reports / "conformance.json"
-    assert conformance.exists(), result.stdout.str()[-3000:]
-    verdicts = {r["nodeid"]: r for r in json.loads(conformance.read_text(encoding="utf-8"))["results"]}
-    assert sorted(verdicts) == sorted(variant.plays), "the run played other tests than the selection"
-    blamed = {n: f"{r['verdict']}: {r['reason']}" for n, r in verdicts.items() if r["verdict"] not in ("passed", "skipped")}
-    assert not blamed, f"{variant.name} ({variant.reading}) was blamed:\n" + "\n".join(f"{n} {w}" for n, w in blamed.items())
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda variant: variant.name)
+def test_a_legal_reading_is_never_failed(runs, variant: LegalVariant):
+    result, verdicts = runs[variant.name].result()
+    wrong = {nodeid: (verdicts.get(nodeid, {}).get("verdict"), verdicts.get(nodeid, {}).get("reason", "")[:600])
+             for nodeid in variant.plays if verdicts.get(nodeid, {}).get("verdict") not in LEGAL}
+    assert not wrong, f"{variant.name} ({variant.reading}): {wrong}\n{result.stdout.str()[-3000:]}"

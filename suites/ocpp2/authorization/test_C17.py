@@ -2,10 +2,10 @@
 
 A prepaid token is answered NoCredit at a balance of zero or below and Accepted above it, in both
 cases with cacheExpiryDateTime equal to the time of the answer, so that the station never charges on a
-cached prepaid decision (spec 001 moves "Prepaid token", Authorization rule 8). In 2.1 the first
+cached prepaid decision (spec 001 moves "Prepaid token", Authorization rule 8). The first
 TransactionEvent Started of a prepaid transaction is answered with transactionLimit.maxCost equal to
-the remaining balance (TransactionEventResponse has no transactionLimit in 2.0.1: that test is 2.1
-only). A station starts nothing for a NoCredit token.
+the remaining balance. A station starts nothing for a NoCredit token. C17 is 2.1's: the C block of
+2.0.1 ends at C16.
 
 The profile's prepaid tokens carry their balance (``balance``); the "response time" is read on the
 harness's clock between sending the request and receiving the answer, with the call timeout as the
@@ -20,7 +20,7 @@ from harness import clock
 from harness.arena import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import case, checks, needs
 from harness.usecases.authorization import Authorization, authorize, check_presented_token
 from harness.usecases.local_list import carries
 from harness.verdict import check_equal, dig, require
@@ -41,7 +41,7 @@ class C17(RuleTable):
                     "a token answered NoCredit starts no transaction", by=CS)
 
 
-pytestmark = case("C17", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
+pytestmark = case("C17", block="Authorization", roles=("csms", "cs"), protocols=("ocpp2.1",))
 
 
 def _prepaid(profile, credit):
@@ -87,7 +87,6 @@ async def test_prepaid_answer_expires_at_once(ocpp, profile, credit):
 
 @checks(C17.max_cost)
 @pytest.mark.sut_roles("csms")
-@pytest.mark.protocols("ocpp2.1")
 @needs(lambda given: _prepaid(given.profile, True))
 async def test_prepaid_transaction_is_limited_to_its_balance(ocpp, profile):
     """The harness's station starts a transaction with the prepaid token (from its own list): the Started

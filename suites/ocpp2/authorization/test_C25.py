@@ -19,7 +19,7 @@ import pytest
 
 from harness import clock
 from harness.arena import CS, CSMS
-from harness.errors import NotApplicable
+from harness.errors import HarnessError, NotApplicable, clip
 from harness.ocpp import totp
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
@@ -29,6 +29,7 @@ from harness.usecases.payment import paid_start
 from harness.verdict import check_equal, dig
 
 LIMITS = {"maxcost": 12.5, "maxenergy": 20000.0, "maxtime": 3600}
+WEB_PAYMENT_REFUSALS = ("NotSupported", "NotImplemented")   # a station without web payment
 
 
 class C25(RuleTable):
@@ -111,17 +112,34 @@ async def test_other_code_starts_nothing(ocpp, profile, offset):
 
 @checks(C25.locked)
 @pytest.mark.sut_roles("cs")
+@pytest.mark.requires("web_payment")
 @needs(lambda given: plain_token(given.profile, "Accepted"))
 async def test_web_payment_holds_the_evse(ocpp, profile):
     """NotifyWebPaymentStarted for the first EVSE; meanwhile a driver presents an accepted token there and
     plugs in: no transaction starts. The hold is a little longer than the watch, and the test waits it out
-    so that the station is free again when it ends."""
+    so that the station is free again when it ends. Web payment is optional (the CSMS "may" send the
+    message, spec 001 QR-code payment rule 5): a station that refuses it is not judged on the lock."""
     token, evse = plain_token(profile, "Accepted"), profile.evses[0].id
     hold = int(ocpp.timeouts.quiet) + 2
-    await ocpp.exchange(CSMS, "NotifyWebPaymentStarted", {"evseId": evse, "timeout": hold})
+    notified = await ocpp.exchange(CSMS, "NotifyWebPaymentStarted", {"evseId": evse, "timeout": hold})
+    _web_payment_taken(notified)
     held_until = clock.now() + hold
     start = ocpp.mark()
     await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
     await ocpp.act(CS, "plug_in", evse_id=evse)
     await ocpp.expect_none("TransactionEvent", after=start, where=carries(token, "Started"), rule=C25.locked)
     await asyncio.sleep(max(0.0, held_until - clock.now()))
+
+
+def _web_payment_taken(notified) -> None:
+    """The station took the web payment: a station without the optional feature refuses the message with
+    CALLERROR NotSupported or NotImplemented (the codes of OCPP-J for a message it does not support), and
+    the lock does not apply to it; any other CALLERROR leaves the test without its prerequisite."""
+    if notified.error is None:
+        return
+    code = notified.error.code
+    if code in WEB_PAYMENT_REFUSALS:
+        raise NotApplicable(f"the station answered NotifyWebPaymentStarted with CALLERROR {code}: it does not "
+                            f"take web payments (optional in C25)")
+    raise HarnessError(f"prerequisite failed: the station answered NotifyWebPaymentStarted with CALLERROR {code} "
+                       f"({clip(notified.error.description, 200)!r}); the test needs the web payment taken")
