@@ -80,7 +80,7 @@ class Started:
             return
         payload, action = exchange.request, exchange.action
         if action == "StartTransaction":
-            self._transactions[(exchange.response or {}).get("transactionId")] = None
+            self._transactions[(exchange.result or {}).get("transactionId")] = None
         elif action == "StopTransaction":
             self._transactions.pop(payload.get("transactionId"), None)
         elif action == "TransactionEvent":

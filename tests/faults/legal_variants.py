@@ -164,7 +164,7 @@ VARIANTS: tuple[LegalVariant, ...] = (
                  "NotifyWebPaymentStarted refused with CALLERROR NotSupported: the CSMS 'may' send it (spec 001 "
                  "QR-code payment rule 5), a station need not implement it",
                  (node(C25, "test_web_payment_holds_the_evse", "cs", V21),)),
-    LegalVariant("station_without_profile_reports", StationWithoutProfileReports,
+    LegalVariant("station-without-profile-reports", StationWithoutProfileReports,
                  f"GetChargingProfiles refused with CALLERROR NotSupported: {REFUSED}", (
                 _k("K01", "test_profile_with_an_installed_id_replaces_it", "cs"),
                 _k("K01", "test_external_profile_cannot_be_replaced_by_id", "cs"),
@@ -175,17 +175,17 @@ VARIANTS: tuple[LegalVariant, ...] = (
                 *(_k("K10", "test_clear_removes_what_it_selects", "cs", c) for c in CLEARED),
                 _k("K10", "test_clear_of_only_external_constraints_is_unknown", "cs"),
                 *(_k("K12", "test_external_limit_is_reported_under_its_source", "cs", s) for s in SOURCES))),
-    LegalVariant("csms_without_external_limits", CsmsWithoutExternalLimits,
+    LegalVariant("csms-without-external-limits", CsmsWithoutExternalLimits,
                  f"NotifyChargingLimit refused with CALLERROR NotSupported: {REFUSED}", (
                 *(_k("K11", "test_external_limit_changes_the_rate_of_a_transaction", "csms", s)
                   for s in ("evse", "station")),
                 *(_k("K12", "test_external_limit_is_notified", "csms", s) for s in SOURCES))),
-    LegalVariant("station_capped_only_by_its_max", StationCappedOnlyByItsMax,
+    LegalVariant("station-capped-only-by-its-max", StationCappedOnlyByItsMax,
                  "EVSE 0's composite bounded by its caps alone, not by a TxDefaultProfile at EVSE 0: spec 001 K08 "
             "(GetCompositeSchedule) and K01 (TxDefaultProfile at evseId 0, the default of every EVSE) leave it open",
             tuple(_k("K08", "test_composite_is_the_installed_profiles_combined", "cs", name) for name in (
                 "station-level", "stack-levels", "minimum-across-purposes", "valid-to", "recurring-daily"))),
-    LegalVariant("charge_point_without_smart_charging", ChargePointWithoutSmartCharging,
+    LegalVariant("charge-point-without-smart-charging", ChargePointWithoutSmartCharging,
                  f"SetChargingProfile, GetCompositeSchedule, ClearChargingProfile refused with CALLERROR NotSupported: "
             f"{REFUSED}", tuple(node("ocpp16/smartcharging/test_SC16.py", test, "cs", V16) for test in (
                 "test_tx_default_profile_is_installed", "test_charge_point_max_profile_only_at_connector_0",
