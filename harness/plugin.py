@@ -278,7 +278,7 @@ def _arena_options(settings: Settings, actuator: Actuator | None, node: pytest.I
         embedded_cls = getattr(importlib.import_module(module), name)
     variance = None
     if settings.variance is not None:
-        variance = node.stash[VARIANCE] = Variance(settings.variance, node.nodeid)
+        variance = node.stash[VARIANCE] = Variance(settings.variance, node.nodeid, without=settings.variance_skip)
     return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None, listen=settings.listen,
                         actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded, variance=variance)
 

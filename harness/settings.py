@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from harness import actuators
 from harness import profile as profiles
+from harness import variance as variance_rows
 from harness.errors import ConfigError
 from harness.ocpp.versions import OcppVersion
 
@@ -30,6 +31,8 @@ OPTIONS = {
     "reports_dir": ("reports_dir", None, "where conformance.json and conformance.md are written (default: reports)"),
     "variance": ("variance", None, "embedded run only: a seed (an integer); the stand-ins take the freedoms the "
                                    "texts give a correct implementation at random (harness/variance.py)"),
+    "variance_skip": ("variance_skip", None, "with --variance: freedoms the stand-ins leave alone, comma-separated "
+                                             "row ids of harness/variance.py (e.g. actuator.unsupported)"),
 }
 
 
@@ -52,6 +55,7 @@ class Settings:
     reports_dir: Path
     embedded_sut: str | None
     variance: int | None = None
+    variance_skip: frozenset[str] = frozenset()
 
     @property
     def embedded(self) -> bool:
@@ -168,6 +172,13 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
             found.append(f"--variance {variance!r} is not a seed: give an integer, e.g. --variance 7")
         elif sut is not None:
             found.append(f"--variance plays the embedded stand-ins; with --sut {sut} the SUT is yours: leave it out")
+    skipped = frozenset(row.strip() for row in (pick("variance_skip") or "").split(",") if row.strip())
+    if skipped and variance is None:
+        found.append("--variance-skip names freedoms of a variance run: give --variance SEED too")
+    unknown = sorted(skipped - set(variance_rows.ROWS))
+    if unknown:
+        found.append(f"--variance-skip {','.join(unknown)}: no such freedom; the rows are listed in "
+                     f"harness/variance.py FREEDOMS")
     found = [problem for problem in found if problem]
     if found:
         raise profiles.refusal(found)
@@ -176,7 +187,7 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
         sut=sut, sut_url=sut_url, listen=listen, protocol=protocol, profile=profile, actuator=actuator,
         actuator_url=actuator_url, actuator_class=profile.get("actuator.class"), usecases=usecases,
         reports_dir=Path(pick("reports_dir") or "reports"), embedded_sut=get_option("embedded_sut"),
-        variance=int(variance) if variance is not None else None,
+        variance=int(variance) if variance is not None else None, variance_skip=skipped,
     )
 
 

@@ -118,17 +118,21 @@ ID_CHARACTERS = string.ascii_letters + string.digits + "-_.:/+=@!*~"
 class Variance:
     """The freedoms one stand-in takes in one test: seeded by the run's seed and the test's node id."""
 
-    def __init__(self, seed: int, salt: str = "", *, chance: float = 0.5):
+    def __init__(self, seed: int, salt: str = "", *, chance: float = 0.5, without: Collection[str] = ()):
         self.seed = seed
+        self.without = frozenset(without)   # rows this run leaves alone (--variance-skip)
         digest = hashlib.sha256(f"{seed}\x00{salt}".encode()).digest()
         self.rng = random.Random(int.from_bytes(digest[:8], "big"))
         self.chance = chance
         self._ids: set[str] = set()
         self._counter = self.rng.randrange(0, 10_000)
-        self.refused_actions: set[str] = set()
+        self.refused_actions: dict[str, bool] = {}   # per action asked for: whether the actuator refuses it
         self.taken: Counter[str] = Counter()   # the rows that changed the wire, and how often
 
     # ------------------------------------------------------------ bookkeeping
+    def allows(self, row: str) -> bool:
+        return ROWS[row].id not in self.without
+
     def draw(self, probability: float | None = None) -> bool:
         return self.rng.random() < (self.chance if probability is None else probability)
 
@@ -297,13 +301,14 @@ class Variance:
         return self.rng.uniform(2.0, 90.0)
 
     def refuses_action(self, action: str) -> bool:
-        """Whether the stand-in's actuator answers ``action`` as unsupported in this test (decided once
-        per action; never an action that undoes what a test did)."""
-        if action in UNDOING_ACTIONS:
+        """Whether the stand-in's actuator answers ``action`` as unsupported in this test: decided the first
+        time the action is asked for and kept (an adapter does an action or does not), never for an action
+        that undoes what a test did."""
+        if action in UNDOING_ACTIONS or not self.allows("actuator.unsupported"):
             return False
-        if action not in self.refused_actions and self.rng.random() < 0.04:
-            self.refused_actions.add(action)
-        if action in self.refused_actions:
+        if action not in self.refused_actions:
+            self.refused_actions[action] = self.rng.random() < 0.04
+        if self.refused_actions[action]:
             self.took("actuator.unsupported")
             return True
         return False

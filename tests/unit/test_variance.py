@@ -139,3 +139,11 @@ def test_equivalence_forgives_the_freedoms():
                       {"a": 1.0, "t": "2026-01-01T10:00:00.000+00:00", "customData": {"vendorId": "x"}})
     assert configuration_keys({"configurationKey": [{"key": "HeartBeatInterval", "value": "1"}]}) == {
         "heartbeatinterval": {"key": "HeartBeatInterval", "value": "1"}}
+
+
+def test_an_action_is_refused_for_the_whole_test_or_not_at_all():
+    """An adapter does an action or does not: a refusal decided once holds for every later request of it."""
+    for seed in range(300):
+        variance = Variance(seed, "actions")
+        answers = {variance.refuses_action("issue_token_a") for _ in range(30)}
+        assert len(answers) == 1, seed
