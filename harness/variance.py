@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from harness.ocpi import schemas as ocpi_schemas
 from harness.ocpp import equivalence, schemas
 from harness.ocpp.errors import OCCURRENCE_SPELLINGS
 from harness.ocpp.framing import CallError, Frame, dumps
@@ -98,6 +99,43 @@ FREEDOMS: tuple[Freedom, ...] = (
             "002 feature profiles", "a CALL of a feature the profile does not declare answered NotSupported: "
             "not taken at random, since the reference profile declares every feature; the legal variants of "
             "tests/faults/legal_variants.py play it with a profile that leaves the feature out", modelled=False),
+    # ---- OCPI (the stand-in playing the SUT's platform, CPO or eMSP)
+    Freedom("ocpi.id_case", OCPI, "spec 000 Notation (CiString = case-insensitive string); Session, Location, "
+            "EVSE, Connector, Parking and CredentialsRole tables (country_code, party_id, id, uid, location_id, "
+            "evse_uid, connector_id, evse_id are CiStrings); facts ocpi-wire.md (compare case-insensitively, "
+            "echo as sent)", "a CPO stand-in stores its own ids in another case, one spelling per id for the "
+            "whole test, in its bodies, its credentials roles and the URLs it pushes to; never a value the peer "
+            "sent (cdr_token, authorization_reference, what was pushed to it)"),
+    Freedom("ocpi.null_optional", OCPI, "spec 000 Endpoints, Pagination (unspecified fields in returned objects "
+            "count as null); schemas/ocpi (members outside required)", "optional members a whole object "
+            "(GET data, PUT body) lacks written as null; never in a PATCH (there null could read as a removal)"),
+    Freedom("ocpi.omit_optional", OCPI, "spec 000 Notation (Card. * = list of zero or more); Location "
+            "charging_when_closed (default true), ChargingPreferences discharge_allowed (default false); Sessions "
+            "Receiver PUT (an omitted or empty charging_periods both remove the periods)", "in the stand-in's own "
+            "whole objects an empty * list and a member equal to its stated default left out; nothing whose "
+            "absence means something else (postal_code, a PATCH's members)"),
+    Freedom("ocpi.timestamp_form", OCPI, "OCPI 2.2.1 types DateTime (RFC 3339 in UTC, fractional seconds "
+            "allowed); spec 000 Notation; facts ocpi-wire.md (Z advised, +00:00 and fractions to be accepted)",
+            "the DateTimes of the stand-in's own objects and envelopes in one form per platform: Z or +00:00, "
+            "0 to 6 fractional digits, the same instant"),
+    Freedom("ocpi.trailing_slash", OCPI, "spec 000 Endpoints (URLs are exchanged in version details; the form is "
+            "the publisher's); RFC 9110 §15.4.8 (307 keeps method and body); facts ocpi-wire.md traps (a 307 "
+            "for a missing trailing slash)", "versions, details and module URLs published with a trailing slash, "
+            "and a request to the other form of such a URL answered 307 to the published one"),
+    Freedom("ocpi.page_size", OCPI, "OCPI 2.2.1 transport and format §4.1.4 (the server may cap limit); facts "
+            "ocpi-wire.md Pagination", "list pages capped below what was asked, with X-Limit the cap, X-Total-Count "
+            "and the next Link as due"),
+    Freedom("ocpi.link_form", OCPI, "RFC 8288 §3 (link-param = token BWS [\"=\" BWS (token / quoted-string)], "
+            "relation types compare ignoring case, several link-values in one field); RFC 9110 §5.6.1",
+            "the next-page Link with rel unquoted or in upper case, extra parameters, whitespace around ';' and "
+            "'=', and other link-values (rel=\"first\") beside it"),
+    Freedom("ocpi.header_case", OCPI, "RFC 9110 §5.1 (field names are case-insensitive); facts ocpi-wire.md "
+            "(header names are case-insensitive)", "the names of the headers the stand-in writes in another case"),
+    Freedom("ocpi.module_absent", OCPI, "spec 000 What the service does 2-3 (only credentials is required; a "
+            "functional module is listed in version details when implemented)", "a functional module left out "
+            "of the version details: its tests not applicable", modelled=False),
+    Freedom("ocpi.echo_timestamp_form", OCPI, "OCPI 2.2.1 types DateTime (a value, not a text to echo)",
+            "DateTimes of objects pushed to the stand-in served back in its own form", modelled=False),
     Freedom("ocpp.unsolicited_reports", OCPP, "OCPP 2.0.1 B/G/J blocks (StatusNotification, MeterValues, "
             "NotifyEvent at any time)", "StatusNotification, MeterValues or NotifyEvent between steps",
             modelled=False),
@@ -109,6 +147,16 @@ ROWS = {freedom.id: freedom for freedom in FREEDOMS}
 # actions that undo what a test did at the SUT: refusing them would leave the SUT changed
 UNDOING_ACTIONS = frozenset({"unplug", "set_registration", "release_external_limit", "clear_fault",
                              "repair_local_list_storage", "cancel_payment", "unregister"})
+
+# OCPI: the CiString members that name the stand-in's own objects (its party, Locations, EVSEs,
+# Connectors, Parking places, Sessions), and the members that hold what the peer gave (echoed as sent)
+OWN_IDS = frozenset({"country_code", "party_id", "id", "uid", "location_id", "evse_uid", "connector_id", "evse_id",
+                     "parking_id"})
+ECHOED = frozenset({"cdr_token", "authorization_reference", "publish_allowed_to"})
+# OCPI members whose absence the text gives a meaning: the stated default
+DEFAULTS = {("location", "charging_when_closed"): True, ("charging_preferences", "discharge_allowed"): False}
+LINK_PARAMS = ('title="next page"', 'type="application/json"', "hreflang=en", 'title="Page"')
+_MISSING = object()
 
 CUSTOM_VENDOR = "org.openchargealliance.variance"
 REASON_CODES = ("NoError", "Accepted", "OK", "none")
@@ -126,7 +174,11 @@ class Variance:
         self.chance = chance
         self._ids: set[str] = set()
         self._counter = self.rng.randrange(0, 10_000)
-        self.refused_actions: dict[str, bool] = {}   # per action asked for: whether the actuator refuses it
+        self.actions_decided: dict[str, bool] = {}   # per actuator action: refused in this test?
+        self._spelled: dict[str, str] = {}           # OCPI ids: one spelling each for the whole test
+        self._time_form: tuple[str, int] | None = None
+        self._page_cap: int | None = None
+        self._slashed: bool | None = None
         self.taken: Counter[str] = Counter()   # the rows that changed the wire, and how often
 
     # ------------------------------------------------------------ bookkeeping
@@ -306,13 +358,144 @@ class Variance:
         that undoes what a test did."""
         if action in UNDOING_ACTIONS or not self.allows("actuator.unsupported"):
             return False
-        if action not in self.refused_actions:
-            self.refused_actions[action] = self.rng.random() < 0.04
-        if self.refused_actions[action]:
+        if action not in self.actions_decided:   # a real actuator does not begin to refuse what it did before
+            self.actions_decided[action] = self.rng.random() < 0.04
+        if self.actions_decided[action]:
             self.took("actuator.unsupported")
             return True
         return False
 
+
+    # ------------------------------------------------------------ OCPI values
+    def ocpi_object(self, name: str, value: Any, *, whole: bool = True, owned: bool = True) -> Any:
+        """An OCPI object of schema ``name`` (or a list of them) as the stand-in writes it (a copy).
+        ``whole``: a complete object (GET data, PUT body), where null and an empty list mean what absence
+        means; a PATCH body is not. ``owned``: the stand-in's own object, whose ids and DateTimes it
+        spells its way; an object the peer pushed is echoed as sent."""
+        if isinstance(value, list):
+            return [self.ocpi_object(name, item, whole=whole, owned=owned) for item in value]
+        if not isinstance(value, dict):
+            return value
+        schema = ocpi_schemas.definition(name)
+        properties, required = schema.get("properties", {}), set(schema.get("required", ()))
+        varied = {}
+        for key, member in value.items():
+            kind, inner = _ocpi_kind(properties.get(key))
+            mine = owned and key not in ECHOED
+            if kind == "object":
+                member = self.ocpi_object(inner, member, whole=whole, owned=mine)
+            elif kind == "id" and mine and key in OWN_IDS:
+                member = self.ocpi_id(member)
+            elif kind == "datetime" and mine:
+                member = self.ocpi_timestamp(member)
+            varied[key] = member
+        if whole and owned:
+            for key in [k for k in varied if k not in required]:
+                if (varied[key] == [] or DEFAULTS.get((name, key), _MISSING) == varied[key]) and self.draw(0.3):
+                    del varied[key]
+                    self.took("ocpi.omit_optional")
+        if whole:
+            for key in properties:
+                if key not in required and key not in varied and self.draw(0.2):
+                    varied[key] = None
+                    self.took("ocpi.null_optional")
+        return varied
+
+    def ocpi_id(self, value: Any) -> Any:
+        """One of the stand-in's own CiString ids as it stores it: the same spelling all test long."""
+        if not isinstance(value, str):
+            return value
+        key = value.casefold()
+        if key not in self._spelled:
+            self._spelled[key] = self._case(value, "ocpi.id_case")
+            return self._spelled[key]
+        spelled = self._spelled[key]
+        if spelled != value:
+            self.took("ocpi.id_case")
+        return spelled
+
+    def ocpi_timestamp(self, value: Any) -> Any:
+        """An OCPI DateTime in the stand-in's one form (Z or +00:00, 0 to 6 fractional digits, never
+        fewer than the instant needs): the same instant."""
+        if self._time_form is None:
+            self._time_form = (self.rng.choice(("Z", "+00:00")), self.rng.randint(0, 6)) if self.draw() else ("", 0)
+        suffix, digits = self._time_form
+        if not suffix or not isinstance(value, str):
+            return value
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        if moment.utcoffset() is None or moment.utcoffset().total_seconds() != 0:
+            return value
+        micro = f"{moment.microsecond:06d}"
+        digits = max(digits, len(micro.rstrip("0")) if moment.microsecond else 0)
+        text = moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + \
+            (f".{micro[:digits]}" if digits else "") + suffix
+        if text != value:
+            self.took("ocpi.timestamp_form")
+        return text
+
+    # ------------------------------------------------------------ OCPI HTTP
+    def page_cap(self, limit: int) -> int:
+        """The most objects a list page holds: ``limit``, or a smaller cap of this server's, drawn once."""
+        if self._page_cap is None:
+            self._page_cap = self.rng.randint(1, 3) if self.draw() else 0
+        return min(limit, self._page_cap) if self._page_cap else limit
+
+    def next_link(self, next_url: str, first_url: str) -> str:
+        """The Link header of a page that has a next one, in a legal form chosen at random."""
+        plain = f'<{next_url}>; rel="next"'
+        if not self.draw():
+            return plain
+        rng = self.rng
+        rel = rng.choice(('"next"', "next", '"NEXT"', "Next", '"next"'))
+        params = [f"rel{rng.choice(('=', ' =', '= ', ' = '))}{rel}"]
+        params += rng.sample(LINK_PARAMS, rng.randint(0, 2))
+        rng.shuffle(params)
+        def semicolon() -> str:   # OWS ";" OWS, chosen afresh before each parameter
+            return rng.choice((";", "; ", " ; ", "\t;  "))
+
+        links = [f"<{next_url}>" + "".join(semicolon() + param for param in params)]
+        if self.draw(0.4):
+            links.insert(rng.randrange(2), f'<{first_url}>{semicolon()}rel="first"')
+        text = rng.choice((",", ", ", " , ")).join(links)
+        if text != plain:
+            self.took("ocpi.link_form")
+        return text
+
+    def header_names(self, headers: dict[str, str]) -> dict[str, str]:
+        """``headers`` with their names in another case, at random (values as they are)."""
+        if not self.draw(0.3):
+            return headers
+        style = self.rng.choice((str.lower, str.upper, str.swapcase))
+        renamed = {style(name): value for name, value in headers.items()}
+        if list(renamed) != list(headers):
+            self.took("ocpi.header_case")
+        return renamed
+
+    @property
+    def slashed(self) -> bool:
+        """Whether the stand-in publishes its URLs with a trailing slash (drawn once)."""
+        if self._slashed is None:
+            self._slashed = self.draw()
+        return self._slashed
+
+
+def _ocpi_kind(schema: Any) -> tuple[str, str | None]:
+    """What an OCPI member holds, by its schema: ("id" | "datetime" | "object", the object's schema) or ("", None)."""
+    if not isinstance(schema, dict):
+        return "", None
+    if schema.get("type") == "array":
+        schema = schema.get("items") or {}
+    ref = schema.get("$ref", "")
+    if ref.endswith("#/$defs/CiString"):
+        return "id", None
+    if ref.endswith("#/$defs/DateTime"):
+        return "datetime", None
+    if ref.endswith(".json"):
+        return "object", ref.removesuffix(".json")
+    return "", None
 
 
 def _types(schema: dict) -> set[str]:

@@ -91,12 +91,23 @@ def unknown(what: str, ids: Sequence[str]) -> StatusError:
 
 
 def checked(kind: str, obj: Any) -> dict[str, Any]:
-    """``obj`` when it is a valid ``kind``; 2001 naming the first faulty field otherwise."""
+    """``obj`` without its null members when it is a valid ``kind`` (a null member counts as absent,
+    spec 000 Pagination: what a store keeps and walks has no nulls); 2001 naming the first faulty field
+    otherwise."""
     try:
         schemas.check(kind, obj)
     except PeerViolation as violation:
         raise invalid(violation.rule, f"{kind} {violation.args[0]}", obj) from None
-    return obj
+    return without_nulls(obj)
+
+
+def without_nulls(value: Any) -> Any:
+    """``value`` with the object members that are null left out, at every depth."""
+    if isinstance(value, dict):
+        return {key: without_nulls(member) for key, member in value.items() if member is not None}
+    if isinstance(value, list):
+        return [without_nulls(item) for item in value]
+    return value
 
 
 def _later(a: str, b: str) -> str:
@@ -237,8 +248,7 @@ class LocationStore:
         chain = self.chain(location, target)
         if not chain:
             raise unknown(target.kind, target.ids)
-        merged = {**chain[-1], **{k: v for k, v in changes.items() if v is not None}}
-        checked(target.kind, merged)
+        merged = checked(target.kind, {**chain[-1], **{k: v for k, v in changes.items() if v is not None}})
         chain[-1].clear()
         chain[-1].update(merged)
         self._propagate(chain[:-1], merged["last_updated"])

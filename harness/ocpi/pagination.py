@@ -122,14 +122,25 @@ def paginate(objects: Sequence[Mapping[str, Any]], query: PageQuery) -> Page:
     return Page(matching[query.offset:query.offset + query.limit], len(matching), query.offset)
 
 
-def page_headers(page: Page, query: PageQuery, url: str) -> dict[str, str]:
-    """The headers of a page served at ``url`` (the public URL the client asked)."""
+def next_link(next_url: str, first_url: str) -> str:
+    """The advised form of a next-page Link (``first_url``, the first page, is for writers that add it)."""
+    return f'<{next_url}>; rel="next"'
+
+
+def page_headers(page: Page, query: PageQuery, url: str, *,
+                 link: Callable[[str, str], str] | None = None) -> dict[str, str]:
+    """The headers of a page served at ``url`` (the public URL the client asked); ``link`` writes the
+    Link of the next page and the first (``next_link`` by default)."""
     headers = {"X-Total-Count": str(page.total), "X-Limit": str(query.max_limit)}
     if page.next_offset is not None:
         parts = urlsplit(url)
-        params = [(k, v) for k, v in query.params if k != "offset"] + [("offset", str(page.next_offset))]
-        next_url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(params, safe=":"), ""))
-        headers["Link"] = f'<{next_url}>; rel="next"'
+        kept = [(k, v) for k, v in query.params if k != "offset"]
+
+        def at(offset: int) -> str:
+            query_text = urlencode(kept + [("offset", str(offset))], safe=":")
+            return urlunsplit((parts.scheme, parts.netloc, parts.path, query_text, ""))
+
+        headers["Link"] = (link or next_link)(at(page.next_offset), at(0))
     return headers
 
 

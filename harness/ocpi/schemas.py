@@ -263,3 +263,9 @@ def check(name: str, instance: Any) -> None:
     violations = validate(name, instance)
     if violations:
         raise SchemaViolation(name, violations, actual=instance)
+
+
+def definition(name: str) -> dict:
+    """The schema ``name`` as written (file stem, e.g. "session"): what a writer of the object may
+    leave out or null (not in ``required``) and the type of each member."""
+    return _schema(name)

@@ -212,7 +212,7 @@ class SessionStore:
                               actual={"stored": held[name], "body": changes[name]})
         merged = {**held, **{k: v for k, v in changes.items() if v is not None and k != "charging_periods"}}
         merged["charging_periods"] = held.get("charging_periods", []) + list(changes.get("charging_periods") or [])
-        checked("session", merged)
+        merged = checked("session", merged)
         self._check_change(held, merged)
         problem = na_problem(merged)
         if problem:

@@ -23,7 +23,7 @@ import socket
 import ssl
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import httpx
 import uvicorn
@@ -40,6 +40,7 @@ from harness.wire import WireLog
 DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
+MAX_REDIRECTS = 3   # same-origin 307/308 answers followed in a row; the next one is returned as it is
 MAX_BODY = 8 * 2 ** 20   # bytes of an answer's body the client reads; a longer one is refused (LimitExceeded)
 _LOGGED_BODY = 4000   # characters of a body written to the wire log
 _PLUMBING = frozenset({"accept", "accept-encoding", "connection", "user-agent", "host", "content-length"})
@@ -182,6 +183,16 @@ def response_line(status: int, headers: Iterable[tuple[str, str]], body: bytes) 
 
 
 # ---------------------------------------------------------------------------- client
+def _same_origin_redirect(exchange: HttpExchange) -> str | None:
+    """Where a 307 or 308 answer sends the request, when it stays on the scheme and host asked; else None."""
+    location = exchange.header("Location")
+    if exchange.status not in (307, 308) or not location:
+        return None
+    target = urljoin(exchange.url, location)
+    here, there = urlsplit(exchange.url), urlsplit(target)
+    return target if (here.scheme, here.netloc) == (there.scheme, there.netloc) and target != exchange.url else None
+
+
 @functools.cache
 def default_trust() -> ssl.SSLContext:
     """httpx's default trust (certifi's CA bundle), loaded once per process, not once per client
@@ -210,7 +221,21 @@ class HttpClient:
 
     async def request(self, method: str, url: str, *, headers: dict[str, str] | None = None,
                       body: bytes = b"", timeout: float | None = None) -> HttpExchange:
-        """Send one request; NoAnswer when no HTTP answer came within the timeout."""
+        """Send one request; NoAnswer when no HTTP answer came within the timeout. A 307 or 308 to the same
+        scheme and host is followed with the same method, headers and body (RFC 9110 §15.4.8-9 let a
+        client redirect these without changing the request), at most ``MAX_REDIRECTS`` times: a server
+        may move a URL to the form it publishes (a trailing slash); the exchange returned is the last."""
+        exchange = await self._request(method, url, headers=headers, body=body, timeout=timeout)
+        for _ in range(MAX_REDIRECTS):
+            target = _same_origin_redirect(exchange)
+            if target is None:
+                break
+            self._log_event(f"{method} {exchange.url}: HTTP {exchange.status} to {target}, followed")
+            exchange = await self._request(method, target, headers=headers, body=body, timeout=timeout)
+        return exchange
+
+    async def _request(self, method: str, url: str, *, headers: dict[str, str] | None,
+                       body: bytes, timeout: float | None) -> HttpExchange:
         http = self._http()
         request = http.build_request(method, url, headers=headers or {}, content=body or None,
                                      timeout=timeout or self.timeout)
@@ -295,11 +320,19 @@ def asgi_app(handler: Handler, *, wirelog: Callable[[], WireLog | None] = lambda
             log.received(channel, request_line(request.method, request.url, headers, body))
         answer = await handler(request)
         response = Response(answer.body, status_code=answer.status, headers=answer.headers)
+        response.raw_headers = _names_as_given(response.raw_headers, answer.headers)
         if log is not None:
             log.sent(channel, response_line(answer.status, response.headers.items(), answer.body))
         await response(scope, receive, send)
 
     return app
+
+
+def _names_as_given(raw: list[tuple[bytes, bytes]], given: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    """Starlette lower-cases header names; the handler's spelling goes on the wire instead (names are
+    case-insensitive, RFC 9110 §5.1: how a peer spells them is its own)."""
+    spelled = {name.lower().encode("latin-1"): name.encode("latin-1") for name in given}
+    return [(spelled.get(name, name), value) for name, value in raw]
 
 
 class InProcessNetwork(httpx.AsyncBaseTransport):

@@ -17,8 +17,7 @@ from faker import Faker
 
 from harness.clock import utcnow
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, read_json
-from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
-from harness.ocpi.pagination import page_headers, paginate, parse_query
+from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules, LocationStore, Target
 from harness.ocpi.timestamps import format_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
@@ -122,13 +121,14 @@ class LocationsSender(ModuleHandler):
             raise StatusError(LocationRules.object_by_ids, f"no locations object at {request.path}",
                               status_code=StatusCode.CLIENT_ERROR, http_status=404)
         if rest:
-            return Reply(200, build(self.store.get_owned(Target(tuple(rest)))))
-        query = parse_query(request.query, max_limit=self.peer.page_limit)
-        page = paginate(self.store.all(), query)
-        return Reply(200, build(page.items), page_headers(page, query, request.url))
+            target = Target(tuple(rest))
+            return Reply(200, build(self.peer.outgoing(target.kind, self.store.get_owned(target))))
+        return self.peer.list_page(request, self.store.all(), KINDS[0])
 
     async def push(self, method: str, ids: tuple[str, ...], body: Any) -> HttpExchange:
-        return await self.peer.call(method, LOCATIONS, ids, body)
+        """PUT a whole object or PATCH a change of ours to the eMSP's Receiver."""
+        sent = self.peer.outgoing(Target(ids).kind, body, whole=method == "PUT")
+        return await self.peer.call(method, LOCATIONS, ids, sent)
 
     async def push_location(self, location_id: str) -> HttpExchange:
         location = self.store.get_owned(Target((location_id,)))
@@ -185,7 +185,7 @@ class LocationsReceiver(ModuleHandler):
             if found is None:
                 raise StatusError(LocationRules.stored, f"no {target.kind} {'/'.join(target.ids)} was pushed",
                                   status_code=StatusCode.UNKNOWN_LOCATION, http_status=404)
-            return Reply(200, build(found))
+            return Reply(200, build(self.peer.outgoing(target.kind, found, owned=False)))
         if request.method == "DELETE":
             raise StatusError(LocationRules.removal, "Locations, EVSEs and Connectors are never deleted: PATCH status "
                               "REMOVED", status_code=StatusCode.CLIENT_ERROR, http_status=405)

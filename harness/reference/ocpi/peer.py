@@ -34,6 +34,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import auth, headers as hdr
@@ -42,6 +43,7 @@ from harness.ocpi.credentials import (
     CredentialsClient, CredentialsRules, CredentialsServer, Registration, Send, new_token)
 from harness.ocpi.envelope import StatusCode, StatusError, build, parse
 from harness.ocpi.headers import HeaderRules
+from harness.ocpi.pagination import page_headers, paginate, parse_query
 from harness.ocpi.versions import CREDENTIALS, RECEIVER, SENDER, VersionDetails, VersionRules
 from harness.reference.common import Actions, Background
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, ModuleRegistry, Reply
@@ -164,14 +166,19 @@ class OcpiPeer(Actions):
 
     @property
     def versions_url(self) -> str:
-        return f"{self._base()}/ocpi/versions"
+        return self._published(f"{self._base()}/ocpi/versions")
 
     @property
     def details_url(self) -> str:
-        return f"{self._base()}/ocpi/{VERSION}"
+        return self._published(f"{self._base()}/ocpi/{VERSION}")
 
     def module_url(self, module: str) -> str:
-        return f"{self.details_url}/{module}"
+        return self._published(f"{self._base()}/ocpi/{VERSION}/{module}")
+
+    def _published(self, url: str) -> str:
+        """One of our URLs as we publish it: with a trailing slash when a stand-in under variance
+        chose that form (the form is the publisher's; we serve both, see ``_redirect``)."""
+        return url + "/" if self.variance is not None and self.variance.slashed else url
 
     def _base(self) -> str:
         if self.base_url is None:
@@ -289,8 +296,27 @@ class OcpiPeer(Actions):
         if module == CREDENTIALS:
             return endpoints.endpoint(CREDENTIALS).url
         theirs = RECEIVER if self._handler(module).interface == SENDER else SENDER
-        party = (self.identity.country_code, self.identity.party_id) if theirs == RECEIVER else ()
-        return _below(endpoints.endpoint(module, theirs).url, *party, *ids)
+        if theirs == SENDER:
+            return _below(endpoints.endpoint(module, theirs).url, *ids)
+        owned = (self.identity.country_code, self.identity.party_id, *ids)   # our objects: spelled as we store them
+        if self.variance is not None:
+            owned = tuple(self.variance.ocpi_id(value) for value in owned)
+        return _below(endpoints.endpoint(module, theirs).url, *owned)
+
+    def list_page(self, request: HttpRequest, objects: list[dict[str, Any]], name: str, *,
+                  date_from_required: bool = False) -> Reply:
+        """The page of our ``objects`` (of schema ``name``) a list GET asks for, with its headers. Under
+        variance a stand-in may cap pages below ``page_limit`` and writes the Link in any legal form."""
+        variance = self.variance
+        limit = self.page_limit if variance is None else variance.page_cap(self.page_limit)
+        query = parse_query(request.query, max_limit=limit, date_from_required=date_from_required)
+        page = paginate(objects, query)
+        if limit < self.page_limit:
+            uncapped = parse_query(request.query, max_limit=self.page_limit, date_from_required=date_from_required)
+            if len(page.items) < len(paginate(objects, uncapped).items):
+                variance.took("ocpi.page_size")   # the cap cut this page short
+        return Reply(200, build(self.outgoing(name, page.items)),
+                     page_headers(page, query, request.url, link=variance and variance.next_link))
 
     async def call(self, method: str, module: str, ids: tuple[str, ...] = (), body: Any = None) -> HttpExchange:
         """One request of the relationship to the other platform's ``module`` (see ``other_url``), once
@@ -310,7 +336,7 @@ class OcpiPeer(Actions):
             headers["Authorization"] = auth.authorization_header(token, self.identity.token_form)
         elif authorization is not None:
             headers["Authorization"] = authorization
-        content = raw_body if raw_body is not None else (json.dumps(body).encode() if body is not None else b"")
+        content = raw_body if raw_body is not None else (self._text(body).encode() if body is not None else b"")
         if content:
             headers["Content-Type"] = "application/json"
         if _routed(module):
@@ -319,6 +345,17 @@ class OcpiPeer(Actions):
         exchange = await self.http.request(method, url, headers=headers, body=content, timeout=self.call_timeout)
         self._judge_answer(exchange)
         return exchange
+
+    def _text(self, value: Any) -> str:
+        """A body as JSON text: under variance in a form chosen at random (``Variance.render``)."""
+        return json.dumps(value) if self.variance is None else self.variance.render(value)
+
+    def outgoing(self, name: str, value: Any, *, whole: bool = True, owned: bool = True) -> Any:
+        """An object of schema ``name`` (or a list of them) as we write it: under variance with the value
+        freedoms of the OCPI rows taken (``Variance.ocpi_object``); as it is otherwise."""
+        if self.variance is None or value is None:
+            return value
+        return self.variance.ocpi_object(name, value, whole=whole, owned=owned)
 
     @staticmethod
     def tracking_headers() -> dict[str, str]:
@@ -371,7 +408,8 @@ class OcpiPeer(Actions):
     async def _drive(self, effect) -> dict[str, Any] | None:
         try:
             while isinstance(effect, Send):
-                exchange = await self.send(effect.method, effect.url, token=effect.token, body=effect.body)
+                exchange = await self.send(effect.method, effect.url, token=effect.token,
+                                           body=self.outgoing("credentials", effect.body))
                 effect = self.client.handle_response(exchange.status, exchange.response_body)
         finally:
             self._offered = None
@@ -405,6 +443,9 @@ class OcpiPeer(Actions):
             return response
         if route is not None and route[0] == "actuator":
             return await self._actuate(request, route[1][0])
+        redirect = self._redirect(request)
+        if redirect is not None:
+            return redirect
         module, presented = (route[0] if route else None), None
         try:
             if route is None:
@@ -419,10 +460,38 @@ class OcpiPeer(Actions):
         except Exception as bug:   # our own fault: the verdict must be broken, never failed
             self.harness_errors.append(bug)
             reply = Reply(500, build(status_code=StatusCode.SERVER_ERROR, status_message=f"internal error: {bug!r}"))
-        response = HttpResponse(reply.status, json.dumps(reply.body).encode(),
-                                self._answer_headers(request, module) | (reply.headers or {}))
+        headers = self._answer_headers(request, module) | (reply.headers or {})
+        if self.variance is not None:
+            headers = self.variance.header_names(headers)
+        response = HttpResponse(reply.status, self._text(self._stamped(reply.body)).encode(), headers)
         self._note(request, response, module, presented)
         return response
+
+    def _stamped(self, envelope: Any) -> Any:
+        """An envelope with its timestamp in our form (``Variance.ocpi_timestamp``) under variance."""
+        if self.variance is None or not isinstance(envelope, dict) or "timestamp" not in envelope:
+            return envelope
+        return {**envelope, "timestamp": self.variance.ocpi_timestamp(envelope["timestamp"])}
+
+    def _redirect(self, request: HttpRequest) -> HttpResponse | None:
+        """A 307 to the published form of one of our URLs asked in its other form (without the trailing
+        slash we publish), as a stand-in under variance answers; None for any other request."""
+        if self.variance is None or not self.variance.slashed or request.path.endswith("/"):
+            return None
+        published = {urlsplit(url).path for url in self._published_urls()}
+        if request.path + "/" not in published:
+            return None
+        parts = urlsplit(request.url)
+        target = urlunsplit((parts.scheme, parts.netloc, parts.path + "/", parts.query, ""))
+        self.variance.took("ocpi.trailing_slash")
+        response = HttpResponse(307, b"", self._answer_headers(request, None) | {"Location": target})
+        self._note(request, response, None, None)
+        return response
+
+    def _published_urls(self) -> list[str]:
+        """Every URL we publish: versions, the details of each version, the endpoints they list."""
+        return [self.versions_url] + [self.at_version(version, self.details_url) for version in OFFERED] + [
+            endpoint["url"] for version in OFFERED for endpoint in self.endpoints(version)]
 
     def _note(self, request: HttpRequest, response: HttpResponse, module: str | None,
               presented: PresentedToken | None) -> None:
@@ -479,6 +548,8 @@ class OcpiPeer(Actions):
         return answer
 
     async def _serve(self, request: HttpRequest, module: str, rest: list[str], presented: PresentedToken) -> Reply:
+        if module in ("versions", "version_details") and self.variance is not None and self.variance.slashed:
+            self.variance.took("ocpi.trailing_slash")   # the URLs these bodies publish end with a slash
         if module == "versions":
             self.only(request, "GET")
             return Reply(200, build([{"version": version, "url": self.at_version(version, self.details_url)}
@@ -504,7 +575,7 @@ class OcpiPeer(Actions):
     async def _serve_credentials(self, request: HttpRequest, token: str) -> Reply:
         if token in self._client_tokens():
             self.only(request, "GET")
-            return Reply(200, build(self.server.own_credentials(token)))
+            return Reply(200, build(self.outgoing("credentials", self.server.own_credentials(token))))
         self._remember_secret(request.body)
         version = request.path.split("/ocpi/", 1)[-1].split("/", 1)[0]   # the credentials endpoint's version
         async with self._serving_credentials:   # one that comes during another's connect-back waits for it
@@ -524,7 +595,10 @@ class OcpiPeer(Actions):
             self.violations.append(effect.violation)
         if self.server_registered:   # the token the registration kept is masked for good
             REDACTOR.register(self.server.peer_token)
-        return Reply(effect.http_status, effect.body)
+        body = effect.body
+        if isinstance(body, dict) and isinstance(body.get("data"), dict):
+            body = {**body, "data": self.outgoing("credentials", body["data"])}
+        return Reply(effect.http_status, body)
 
     @staticmethod
     def _remember_secret(body: bytes) -> None:

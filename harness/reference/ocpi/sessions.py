@@ -34,7 +34,7 @@ from harness.ocpi import schemas
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, expect_success
 from harness.ocpi.headers import Party
 from harness.ocpi.locations import LOCATIONS, Target, checked
-from harness.ocpi.pagination import page_headers, paginate, parse_query, read_page_headers
+from harness.ocpi.pagination import read_page_headers
 from harness.ocpi.sessions import (
     ACTIVE, CHARGING_PREFERENCES, COMPLETED, NA, PENDING, PREFERENCES_CAPABLE, RESERVATION, SESSIONS, SessionRules,
     SessionStore, unknown_session)
@@ -46,6 +46,7 @@ from harness.reference.ocpi.locations import LocationsSender, seeded_faker
 from harness.transport.http import HttpExchange, HttpRequest
 
 SEED = 2211
+SESSION = "session"   # the schema of a Session
 SUPPORTED_PROFILES = ("REGULAR", "FAST", "CHEAP")
 ONGOING = (PENDING, ACTIVE, RESERVATION)
 PRICE_PER_KWH = 0.35   # excl. VAT, EUR
@@ -169,9 +170,7 @@ class SessionsSender(ModuleHandler):
             raise StatusError(SessionRules.listed, f"no sessions object at {request.path}: the Sender interface is "
                               "the list and {session_id}/charging_preferences", status_code=StatusCode.CLIENT_ERROR,
                               http_status=404)
-        query = parse_query(request.query, max_limit=self.peer.page_limit, date_from_required=True)
-        page = paginate(self.listed(), query)
-        return Reply(200, build(page.items), page_headers(page, query, request.url))
+        return self.peer.list_page(request, self.listed(), SESSION, date_from_required=True)
 
     def listed(self) -> list[dict[str, Any]]:
         """The Sessions the list serves: all of them, COMPLETED ones too (never deleted)."""
@@ -215,7 +214,9 @@ class SessionsSender(ModuleHandler):
         return await self.push("PUT", session["id"], session)
 
     async def push(self, method: str, session_id: str, body: Mapping[str, Any]) -> HttpExchange:
-        return await self.peer.call(method, SESSIONS, (session_id,), body)
+        """PUT a whole Session or PATCH a change of ours to the eMSP's Receiver."""
+        sent = self.peer.outgoing(SESSION, body, whole=method == "PUT")
+        return await self.peer.call(method, SESSIONS, (session_id,), sent)
 
     async def _patch(self, session_id: str, changes: dict[str, Any]) -> HttpExchange | None:
         """Change our Session (the store checks the status table), then PATCH the change; nothing is
@@ -298,7 +299,7 @@ class SessionsReceiver(ModuleHandler):
             found = self.store.get(country_code, party_id, session_id)
             if found is None:
                 raise unknown_session(rest)
-            return Reply(200, build(found))
+            return Reply(200, build(self.peer.outgoing(SESSION, found, owned=False)))
         if request.method == "DELETE":
             raise StatusError(SessionRules.receiver_url, "Sessions are never deleted: the final status is COMPLETED",
                               status_code=StatusCode.CLIENT_ERROR, http_status=405)
@@ -349,4 +350,5 @@ class SessionsReceiver(ModuleHandler):
         preferences = {"profile_type": profile_type, "departure_time": departure_time, "energy_need": energy_need}
         body = {k: v for k, v in preferences.items() if v is not None}
         schemas.check("charging_preferences", body)
-        return await self.peer.call("PUT", SESSIONS, (session["id"], CHARGING_PREFERENCES), body)
+        return await self.peer.call("PUT", SESSIONS, (session["id"], CHARGING_PREFERENCES),
+                                    self.peer.outgoing(CHARGING_PREFERENCES, body))

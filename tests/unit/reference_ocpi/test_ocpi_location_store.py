@@ -138,3 +138,14 @@ def test_coordinate_problems(latitude, longitude, problem):
                                                                               "longitude": longitude}}]}
     problems = coordinate_problems(location)
     assert problems == [] if problem is None else (len(problems) == 1 and problem in problems[0])
+
+
+def test_a_null_member_is_kept_as_absent():
+    """A Location PUT with evses null (spec 000: a null member counts as absent) takes an EVSE PUT
+    below it; before, the store walked the null and broke."""
+    locations = LocationStore()
+    bare = {**LOCATION, "evses": None, "name": None}
+    assert locations.put("NL", "CPO", Target(("Loc-1",)), bare) is True
+    assert locations.put("NL", "CPO", Target(("Loc-1", "E9")), LOCATION["evses"][0] | {"uid": "E9"}) is True
+    held = locations.get("NL", "CPO", Target(("Loc-1",)))
+    assert [evse["uid"] for evse in held["evses"]] == ["E9"] and "name" not in held

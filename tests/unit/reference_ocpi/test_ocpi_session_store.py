@@ -107,3 +107,13 @@ def test_patch_judgements():
 ])
 def test_reference_preferences_policy(preferences, status, answer):
     assert preferences_answer(copy.deepcopy({**session(), "status": status}), preferences) == answer
+
+
+def test_a_null_member_is_kept_as_absent():
+    """A Session PUT with charging_periods and meter_id null (spec 000: a null member counts as absent)
+    takes a PATCH's periods as the first ones; before, the append met the null and the handler broke."""
+    sessions = SessionStore()
+    sessions.put("NL", "CPO", "Ses-1", {**session(), "charging_periods": None, "meter_id": None})
+    held = sessions.patch("NL", "CPO", "Ses-1", {"charging_periods": [{**PERIOD, "tariff_id": None}],
+                                                 "last_updated": T0})
+    assert held["charging_periods"] == [PERIOD] and "meter_id" not in held
