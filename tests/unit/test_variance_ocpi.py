@@ -104,7 +104,8 @@ def test_timestamps_keep_the_instant_in_one_form_per_platform():
         written = [variance.ocpi_timestamp(stamp) for stamp in ("2024-03-01T09:00:00Z", "2024-03-01T09:00:00.25Z")]
         assert parse_datetime(written[1]) == parse_datetime("2024-03-01T09:00:00.25Z")
         forms.add(written[0][19:])
-    assert {"Z", "+00:00"} <= forms and any(len(form) > 6 for form in forms)
+    assert any(form.endswith("Z") for form in forms) and any(form.endswith("+00:00") for form in forms)
+    assert any(len(form) > 6 for form in forms) and len(forms) > 4
 
 
 async def test_the_http_client_follows_a_same_origin_307_with_method_and_body():
