@@ -10,7 +10,8 @@ the raw ``response``):
   not apply (``NotApplicable``, with the reason);
 - it refuses so a message its version requires (``REQUIRED``): ``Answers.implemented`` is broken;
 - any other code for a CALL the harness sent valid: ``Answers.processed`` (a SHOULD: no text makes a
-  CALLRESULT due in every case), and the test cannot go on (not applicable, with the finding);
+  CALLRESULT due in every case), and the test cannot go on: broken, with the finding (the SUT neither
+  refused the feature, which would make the test not apply, nor broke a MUST the test could name);
 - the CALL was the SUT's and the harness's side answered it with a CALLERROR: the harness could not
   serve it (broken); a fault of the SUT's CALL is reported with it, recorded on the connection.
 
@@ -80,7 +81,7 @@ def judge_error(action: str, version: OcppVersion | None, error: CallError, *, i
                             f"leave out: the test does not apply")
     violated(Answers.processed, f"the SUT answered the harness's valid {action} with {said}",
              expected=f"a CALLRESULT of {action}", actual=error.code)
-    raise NotApplicable(f"the SUT did not process {action} ({said}), so the test cannot go on")
+    raise HarnessError(f"the SUT did not process {action} ({said}), so the test cannot go on: it cannot be judged")
 
 
 def _named(version: OcppVersion | None) -> str:

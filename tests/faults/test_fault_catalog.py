@@ -13,7 +13,9 @@ result.
 
 import importlib
 import json
+import os
 import subprocess
+import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -34,6 +36,8 @@ RUN_TIMEOUT = 120        # seconds for one suite run; the longest selection wait
 KNOWN_MISS_TIMEOUT = 15  # a known miss hangs; a fixed harness fails it after one call timeout (5 s)
 PARALLEL = 4             # suite runs handed to suite_runner at a time (it plays one per core)
 CONTROL = "control"      # the run of every selection against the unmodified references
+# the seeds of legal variance the fault runs play under (FAULT_VARIANCE_SEEDS="1,2,3"; one seed per run)
+VARIANCE_SEEDS = tuple(int(seed) for seed in os.environ.get("FAULT_VARIANCE_SEEDS", "1,2,3").split(","))
 # (the tests of a fault played with a profile variant have theirs: tests/selfcheck/test_profile_variants.py)
 CONTROL_SELECTION = tuple(sorted({nodeid for fault in FAULTS if not fault.profile for nodeid in fault.catch}))
 
@@ -74,23 +78,33 @@ def fault_or(by_test: dict[str, str]) -> Callable[[pytest.Item], str]:
     return run_of
 
 
+def variance_options(name: str) -> tuple[str, ...]:
+    """The legal variance run ``name`` plays under: one of ``VARIANCE_SEEDS``, picked by its name, every freedom
+    but the actuator's refusal (a refused action makes the catching test not applicable, as it may, and would
+    hide the fault). ``bench/variance_faults.sh`` plays every fault under each seed in turn."""
+    seed = VARIANCE_SEEDS[zlib.crc32(name.encode()) % len(VARIANCE_SEEDS)]
+    return f"--variance={seed}", "--variance-skip=actuator.unsupported"
+
+
 @contextmanager
 def started(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, jobs: dict[str, tuple],
-            run_of: Callable[[pytest.Item], str]) -> Iterator[dict[str, Future]]:
+            run_of: Callable[[pytest.Item], str], *, varied: bool = False) -> Iterator[dict[str, Future]]:
     """The ``jobs`` (name → selection, options, time limit) that the selected tests of the requesting
     module need (``run_of(test)`` names one's), all submitted at once in their order; each test
-    reads its own run's result."""
+    reads its own run's result. ``varied``: each run against stand-ins that take legal variance
+    (``variance_options``): a fault must be caught, a legal reading pass, whichever freedoms they take."""
     needed = {run_of(item) for item in request.session.items
               if item.module is request.module and request.fixturename in item.fixturenames}
     with ThreadPoolExecutor(PARALLEL) as pool:
-        yield {name: pool.submit(run_suites, tmp_path_factory.mktemp(name), selection, *options, timeout=timeout)
+        yield {name: pool.submit(run_suites, tmp_path_factory.mktemp(name), selection, *options,
+                                 *(variance_options(name) if varied else ()), timeout=timeout)
                for name, (selection, options, timeout) in jobs.items() if name in needed}
 
 
 @pytest.fixture(scope="module")
 def suite_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Future]:
     with started(request, tmp_path_factory, {name: _job(name) for name in RUN_ORDER},
-                 fault_or({"test_the_selections_pass_against_the_references": CONTROL})) as runs:
+                 fault_or({"test_the_selections_pass_against_the_references": CONTROL}), varied=True) as runs:
         yield runs
 
 

@@ -43,7 +43,7 @@ def runs(request, tmp_path_factory):
     jobs = {control(p): (selection(p), profile_options(p), RUN_TIMEOUT) for p in PROFILES}
     jobs |= {f.name: (f.catch, f.options, RUN_TIMEOUT) for f in FAULTS}
     jobs |= {f"variant-{v.name}": (v.selection, (f"--embedded-sut={v.embedded_sut}",), RUN_TIMEOUT) for v in VARIANTS}
-    with started(request, tmp_path_factory, jobs, run_of) as runs:
+    with started(request, tmp_path_factory, jobs, run_of, varied=True) as runs:
         yield runs
 
 

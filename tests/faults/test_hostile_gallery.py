@@ -126,12 +126,17 @@ def test_a_hostile_peer_ends_the_run_with_a_reason_for_each_test(peer, runs):
     result, verdicts = runs[peer.name].result()   # TimeoutExpired: the run hung past RUN_BOUND
     _clean(result)
     assert set(verdicts) == set(peer.selection), "every test of the slice ran"
+    owners = 0   # the tests that fail or break on what the peer did; the others depend on them (their prerequisite)
     for nodeid in peer.selection:
         verdict = verdicts[nodeid]
         if nodeid in peer.unaffected and verdict["verdict"] == "passed":
             continue
+        if verdict["verdict"] == "skipped" and re.match(r"prerequisite failed: \[[\w.]+\] ", verdict["reason"]):
+            continue   # the owner names it in full
+        owners += 1
         assert verdict["verdict"] in ("failed", "broken"), f"{nodeid} {verdict['verdict']}: {verdict['reason']}"
         assert re.search(peer.reason, verdict["reason"], re.S), f"{nodeid}: {verdict['reason'][:1500]}"
+    assert owners, "a prerequisite's violation is reported by the test that owns it: none did"
 
 
 @pytest.mark.parametrize("idle", IDLE)

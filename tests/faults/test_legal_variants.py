@@ -14,7 +14,8 @@ LEGAL = ("passed", "skipped")
 @pytest.fixture(scope="module")
 def runs(request, tmp_path_factory):
     jobs = {v.name: (v.plays, (f"--embedded-sut={v.embedded_sut}",), RUN_TIMEOUT) for v in VARIANTS}
-    with started(request, tmp_path_factory, jobs, lambda item: item.callspec.params["variant"].name) as futures:
+    with started(request, tmp_path_factory, jobs, lambda item: item.callspec.params["variant"].name,
+                 varied=True) as futures:
         yield futures
 
 

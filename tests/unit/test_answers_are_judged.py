@@ -65,7 +65,7 @@ def test_a_refusal_of_a_required_message_fails_its_row(station_2x):
 
 
 def test_another_error_is_a_finding_and_the_test_cannot_go_on(station_2x):
-    with pytest.warns(UserWarning, match=r"answer\.processed"), pytest.raises(NotApplicable):
+    with pytest.warns(UserWarning, match=r"answer\.processed"), pytest.raises(HarnessError, match="cannot be judged"):
         _refused("GetChargingProfiles", "InternalError")
 
 
