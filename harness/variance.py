@@ -140,8 +140,10 @@ FREEDOMS: tuple[Freedom, ...] = (
             "NotifyEvent at any time)", "StatusNotification, MeterValues or NotifyEvent between steps",
             modelled=False),
     Freedom("ocpp.message_order", OCPP, "spec 001 and 002 leave the order of independent reports open (one "
-            "StatusNotification per connector after boot)", "independent reports in another order",
-            modelled=False),
+            "StatusNotification per connector after boot)", "the StatusNotifications after a boot in any order"),
+    Freedom("ocpp.subprotocol_offer", OCPP, "spec 002 Connection 4 and Versioning 2; facts ocpp-j.md (a client may "
+            "offer several subprotocols in its order of preference; the server picks one)", "the station offers "
+            "other OCPP subprotocols after its own"),
 )
 ROWS = {freedom.id: freedom for freedom in FREEDOMS}
 # actions that undo what a test did at the SUT: refusing them would leave the SUT changed
@@ -347,6 +349,24 @@ class Variance:
             return 0.0
         self.took("ocpp.answer_delay")
         return self.rng.uniform(0.0, bound / 2)
+
+    def any_order(self, reports: list) -> list:
+        """``reports`` in an order chosen at random."""
+        shuffled = list(reports)
+        if self.draw():
+            self.rng.shuffle(shuffled)
+            if shuffled != list(reports):
+                self.took("ocpp.message_order")
+        return shuffled
+
+    def offer(self, version: OcppVersion) -> list[str]:
+        """The subprotocols a station of ``version`` offers: its own first, others (known or not) after it."""
+        offered = [version.subprotocol]
+        if self.draw(0.3):
+            others = [v.subprotocol for v in OcppVersion if v is not version] + ["ocpp2.0", "ocpp9.9"]
+            offered += self.rng.sample(others, self.rng.randint(1, len(others)))
+            self.took("ocpp.subprotocol_offer")
+        return offered
 
     def pause(self) -> float:
         """Seconds until the next unsolicited message."""

@@ -79,6 +79,11 @@ class StationBase(Dispatcher, Actions):
             with contextlib.suppress(Exception):   # the CSMS's answer is the test's to judge, not this sender's
                 await connection.call("Heartbeat", {})
 
+    def in_any_order(self, reports: list) -> list:
+        """Independent reports (one StatusNotification per connector after a boot) in the order this station
+        sends them: as listed, or under variance in any order."""
+        return reports if self.variance is None else self.variance.any_order(reports)
+
     def new_transaction_id(self) -> str:
         """The id of a transaction this station starts (2.x: the station makes it up)."""
         default = str(uuid.uuid4())
@@ -93,7 +98,7 @@ class StationBase(Dispatcher, Actions):
         """Open the WebSocket to ``csms_url`` and, once a subprotocol is agreed, boot (unless ``boot`` is False)."""
         self.csms_url = csms_url
         handshake = await open_station(
-            csms_url, self.identity, versions=offered or [self.version], password=self.password,
+            csms_url, self.identity, versions=offered or self.offered_versions(), password=self.password,
             handler=self._handle, call_timeout=self.call_timeout, wirelog=self.wirelog, tls=self.tls,
             variance=self.variance)
         self.connection = handshake.connection
@@ -102,6 +107,11 @@ class StationBase(Dispatcher, Actions):
             if boot:
                 await self.boot()
         return handshake
+
+    def offered_versions(self) -> list[OcppVersion | str]:
+        """The subprotocols this station offers, in its order of preference: its version, and under variance
+        others after it (a client may offer several; the server picks one)."""
+        return [self.version] if self.variance is None else self.variance.offer(self.version)
 
     async def boot(self) -> dict:
         """BootNotification and what its answer leads to: the provisioning block of the version."""

@@ -147,3 +147,15 @@ def test_an_action_is_refused_for_the_whole_test_or_not_at_all():
         variance = Variance(seed, "actions")
         answers = {variance.refuses_action("issue_token_a") for _ in range(30)}
         assert len(answers) == 1, seed
+
+
+def test_independent_reports_come_in_any_order_and_the_station_offers_other_subprotocols_after_its_own():
+    orders, offers = set(), set()
+    for seed in range(40):
+        variance = Variance(seed, "order")
+        orders.add(tuple(variance.any_order([1, 2, 3])))
+        offer = variance.offer(V201)
+        assert offer[0] == "ocpp2.0.1" and len(set(offer)) == len(offer)
+        offers.add(len(offer))
+    assert len(orders) > 3 and (1, 2, 3) in orders
+    assert 1 in offers and max(offers) > 1

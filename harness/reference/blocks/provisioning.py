@@ -70,9 +70,9 @@ class ProvisioningStation2x(Block):
     async def boot(self) -> dict:
         self.boot_response = await self.call("BootNotification", self.boot_payload())
         if self.boot_response.get("status") == "Accepted":
-            for state in self.evses.values():
-                for connector in state.evse.connectors:
-                    await self.call("StatusNotification", self.status_payload(state.evse.id, connector, "Available"))
+            reports = [(state.evse.id, connector) for state in self.evses.values() for connector in state.evse.connectors]
+            for evse_id, connector in self.in_any_order(reports):
+                await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))
         return self.boot_response
 
     def boot_payload(self) -> dict:
@@ -159,10 +159,10 @@ class ProvisioningStation16(Block):
     async def registered(self, response: dict) -> None:
         """Accepted: the heartbeat interval is the central system's; report every connector."""
         self.config.set("HeartbeatInterval", str(interval_of(response)))
-        await self.call("StatusNotification", self.connector_status(
-            MAIN_CONTROLLER, "Available" if self.main_operative else "Unavailable"))
-        for connector in self.connectors.values():
-            await self.call("StatusNotification", self.connector_status(connector.id, connector.status))
+        statuses = [(MAIN_CONTROLLER, "Available" if self.main_operative else "Unavailable")] + \
+            [(connector.id, connector.status) for connector in self.connectors.values()]
+        for connector_id, status in self.in_any_order(statuses):
+            await self.call("StatusNotification", self.connector_status(connector_id, status))
         self.went_online()
         self._beat.set()
 
