@@ -203,6 +203,9 @@ def redact_handler(handler: logging.Handler) -> None:
         handler.setFormatter(RedactingFormatter(handler.formatter))
 
 
+LINE_BREAKS = str.maketrans({"\n": "\\n", "\r": "\\r"})   # a wire log entry stays on its line
+
+
 @dataclass(frozen=True)
 class WireEntry:
     at: float            # wall-clock seconds since the epoch (clock.wall())
@@ -211,12 +214,14 @@ class WireEntry:
     text: str
 
     def render(self, *, redact: bool = True, width: int | None = None) -> str:
-        """One line; ``width`` cuts the text to that many characters, saying how long it was."""
+        """One line, whatever line breaks the text holds (a peer may send its JSON pretty-printed: they show as
+        ``\\n``); ``width`` cuts the text to that many characters, saying how long it was."""
         stamp = datetime.fromtimestamp(self.at, timezone.utc).strftime("%H:%M:%S.%f")[:-3]
         if width is None:
-            return f"{stamp} {self.channel} {self.direction} {REDACTOR.redact(self.text) if redact else self.text}"
-        # redacted before it is cut: a secret cut in two would slip past the redactor
-        return f"{stamp} {self.channel} {self.direction} {clip(REDACTOR.redact(self.text), width)}"
+            text = REDACTOR.redact(self.text) if redact else self.text
+        else:   # redacted before it is cut: a secret cut in two would slip past the redactor
+            text = clip(REDACTOR.redact(self.text), width)
+        return f"{stamp} {self.channel} {self.direction} {text.translate(LINE_BREAKS)}"
 
 
 @dataclass

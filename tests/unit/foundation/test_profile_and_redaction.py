@@ -224,3 +224,12 @@ def test_wire_log_renders_timestamped_directions():
     lines = log.render().splitlines()
     assert [line.split(" ", 3)[1:3] for line in lines] == [["CS1", "→"], ["CS1", "←"], ["CS1", "·"]]
     assert log.render(last=1).endswith("closed")
+
+
+def test_a_frame_with_line_breaks_stays_on_its_line():
+    """A peer may write its JSON with line breaks (RFC 8259 whitespace; legal variance does): one entry, one line."""
+    log = WireLog()
+    log.received("CS001", '[2,\n "1",\r\n "Heartbeat", {}]')
+    log.event("CS001", "closed")
+    assert log.render().splitlines()[0].endswith('[2,\\n "1",\\r\\n "Heartbeat", {}]')
+    assert len(log.render().splitlines()) == 2
