@@ -7,34 +7,58 @@ folder is on the path, see tests/conftest.py), played with ``--embedded-sut lega
 
 from __future__ import annotations
 
-from harness.ocpp.framing import Call, CallError, FrameError, parse, serialize
+import dataclasses
+
+from harness.ocpp.framing import UNKNOWN_ID, Call, CallError, FrameError, parse, serialize
+from harness.ocpp.rpc import RpcEndpoint
+from harness.ocpp.versions import OcppVersion
 from harness.reference import ReferenceCsms
 
 
-class CsmsWithoutDataTransfer(ReferenceCsms):
-    """A 2.x CSMS that leaves out the optional DataTransfer: it answers every DataTransfer NotImplemented before it
-    reads the payload, and its actuator cannot send one."""
+class _CsmsWithItsOwnEndpoints(ReferenceCsms):
+    """A CSMS whose connections' endpoints read frames its own way (``adapt``), from the first frame on."""
 
     def _on_connect(self, identity, version):
         handler, attach = super()._on_connect(identity, version)
 
-        async def attach_without_data_transfer(connection) -> None:
-            endpoint, receive = connection.endpoint, connection.endpoint.receive
-
-            def receive_refusing_data_transfer(text, now):
-                try:
-                    frame = parse(text, version)
-                except FrameError:
-                    return receive(text, now)
-                if isinstance(frame, Call) and frame.action == "DataTransfer":
-                    endpoint.send_raw(serialize(CallError(frame.id, "NotImplemented", "no DataTransfer here")), now)
-                    return []
-                return receive(text, now)
-
-            endpoint.receive = receive_refusing_data_transfer
+        async def attach_adapted(connection) -> None:
+            self.adapt(connection.endpoint, version)
             await attach(connection)
 
-        return handler, attach_without_data_transfer
+        return handler, attach_adapted
+
+    def adapt(self, endpoint: RpcEndpoint, version: OcppVersion) -> None:
+        raise NotImplementedError
+
+
+class CsmsWithoutDataTransfer(_CsmsWithItsOwnEndpoints):
+    """A 2.x CSMS that leaves out the optional DataTransfer: it answers every DataTransfer NotImplemented before it
+    reads the payload, and its actuator cannot send one."""
+
+    def adapt(self, endpoint: RpcEndpoint, version: OcppVersion) -> None:
+        receive = endpoint.receive
+
+        def receive_refusing_data_transfer(text, now):
+            try:
+                frame = parse(text, version)
+            except FrameError:
+                return receive(text, now)
+            if isinstance(frame, Call) and frame.action == "DataTransfer":
+                endpoint.send_raw(serialize(CallError(frame.id, "NotImplemented", "no DataTransfer here")), now)
+                return []
+            return receive(text, now)
+
+        endpoint.receive = receive_refusing_data_transfer
 
     def supported_actions(self) -> set[str]:
         return super().supported_actions() - {"data_transfer"}
+
+
+class CsmsAnsweringEveryUnreadableFrameMinusOne(_CsmsWithItsOwnEndpoints):
+    """A 2.x CSMS that answers every frame it cannot take as a CALL, an unknown message type included, with the
+    framework error's message id "-1" (it does not read the id of a frame it does not understand)."""
+
+    def adapt(self, endpoint: RpcEndpoint, version: OcppVersion) -> None:
+        reply = endpoint.frame_error_reply
+        endpoint.frame_error_reply = lambda error: (None if reply(error) is None
+                                                    else dataclasses.replace(reply(error), id=UNKNOWN_ID))
