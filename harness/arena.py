@@ -470,7 +470,7 @@ class OcppArena(Arena, TlsVerbs):
         if exchange is None:
             if not from_sut:
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
-            self.silent(rule, action, wait, why)
+            self.silent(rule, action, wait, why, ended=self.link.ended)
         return exchange
 
     async def expect_none(self, action: str, *, after: int, rule: Rule, within: float | None = None,

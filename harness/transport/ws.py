@@ -273,6 +273,11 @@ class OcppConnection:
         return self._reader.done()
 
     @property
+    def ended(self) -> tuple[str, str] | None:
+        """Once the link ended: who ended it ("peer", "limit" or "harness") and how; None while it is open."""
+        return self._end if self.closed else None
+
+    @property
     def tls_version(self) -> str | None:
         """The TLS version the connection speaks ("TLSv1.2", "TLSv1.3"); None over plain ws."""
         tls = self.ws.transport.get_extra_info("ssl_object") if self.ws.transport else None

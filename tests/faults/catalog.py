@@ -188,6 +188,14 @@ class StationStartsForRejectedToken(ReferenceStation):
         return await super().authorize(id_token) | {"status": "Accepted"}
 
 
+class StationHangsUpOnATokenInsteadOfAuthorizing(ReferenceStation):
+    """authorize.sent: presented a token, the station closes its link (1000) and asks nothing; the verdict must say
+    the station closed the connection, not that Authorize did not come in time."""
+
+    async def act_present_id_token(self, id_token, evse_id=None):
+        self.background.spawn(self.connection.close(1000))
+
+
 class StationSendsEveryTokenAsIso14443(ReferenceStation):
     """C04 / C01.FR.01: the presented token goes out with another idToken type (a PIN as ISO14443)."""
 
@@ -781,6 +789,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-starts-for-rejected-token", "C01.rejected_no_start",
           StationStartsForRejectedToken, (_cs(C01, "test_station_starts_only_for_an_accepted_token", "Invalid"),),
           "the SUT sent TransactionEvent when it must not"),
+    Fault("station-hangs-up-instead-of-authorizing", "authorize.sent", StationHangsUpOnATokenInsteadOfAuthorizing,
+          (_cs(C01, "test_station_starts_only_for_an_accepted_token", "Invalid"),),
+          "the SUT closed the connection (1000) before it sent Authorize"),
     Fault("station-sends-pin-as-iso14443", "C04.keycode",
           StationSendsEveryTokenAsIso14443, (_cs(C04, "test_valid_pin_is_accepted"),),
           "AuthorizeRequest idToken.type is wrong"),
