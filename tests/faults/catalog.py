@@ -1159,9 +1159,9 @@ class StationCapsOnlyTheStationLevel(ReferenceStation):
 class CsmsDropsTheStartProfile(ReferenceCsms):
     """K05: the operator's profile is left out of RequestStartTransactionRequest."""
 
-    async def act_request_start_transaction(self, evse_id=None, id_token=None, remote_start_id=None,
-                                            charging_profile=None, station=None):
-        await super().act_request_start_transaction(evse_id, id_token, remote_start_id, None, station)
+    async def act_request_start_transaction_with_profile(self, evse_id, charging_profile, id_token=None,
+                                                         remote_start_id=None, station=None):
+        await super().act_request_start_transaction(evse_id, id_token, remote_start_id, station)
 
 
 class CsmsSendsStationMaxPerEvse(ReferenceCsms):

@@ -62,3 +62,16 @@ class CsmsAnsweringEveryUnreadableFrameMinusOne(_CsmsWithItsOwnEndpoints):
         reply = endpoint.frame_error_reply
         endpoint.frame_error_reply = lambda error: (None if reply(error) is None
                                                     else dataclasses.replace(reply(error), id=UNKNOWN_ID))
+
+
+class CsmsWithAnActuatorFromBeforeK05(ReferenceCsms):
+    """A 2.x CSMS whose actuator adapter was written before K05: its request_start_transaction knows no charging
+    profile and drops the keys it does not know; it has no action for a remote start with a profile."""
+
+    async def act_request_start_transaction(self, evse_id=None, id_token=None, remote_start_id=None, station=None,
+                                            **unknown_keys):
+        await super().act_request_start_transaction(evse_id=evse_id, id_token=id_token,
+                                                    remote_start_id=remote_start_id, station=station)
+
+    def supported_actions(self) -> set[str]:
+        return super().supported_actions() - {"request_start_transaction_with_profile"}
