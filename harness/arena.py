@@ -188,6 +188,10 @@ class TlsVerbs:
         """Why the TLS handshakes the harness's CSMS refused failed (OpenSSL's reasons), oldest first."""
         return self.harness.server.tls_refusals()
 
+    def tls_completed(self) -> int:
+        """How many TLS handshakes the station completed with the harness's CSMS since it last served anew."""
+        return self.harness.server.tls_completed()
+
 
 class OcppArena(Arena, TlsVerbs):
     roles = OCPP_ROLES

@@ -548,6 +548,10 @@ class OcppServer:
         """Why the TLS handshakes this server refused failed, oldest first (see ``tls.RecordingContext``)."""
         return list(getattr(self.tls_context, "refusals", ()))
 
+    def tls_completed(self) -> int:
+        """How many TLS handshakes with this server completed (the client took its certificate)."""
+        return getattr(self.tls_context, "completed", 0)
+
     async def wait_connection(self, timeout: float, *, identity: str | None = None, after: int = 0) -> OcppConnection | None:
         return await first_match(self.connections, lambda c: identity is None or c.identity == identity,
                                  self._connected, timeout, start=after)

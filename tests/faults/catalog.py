@@ -1955,6 +1955,18 @@ class StationDoesNotCheckTheServerCertificate(ReferenceStation):
         return replace(end, trust=None)
 
 
+class StationOfProfile3ChecksNoServer(ReferenceStation):
+    """SP2.server_checked: a station set up for security profile 3 (a client certificate, no Basic auth) verifies
+    nothing of the server's certificate; played at profile 2 its upgrade is refused (401) after it took the
+    certificate, which must not pass for its own refusal."""
+
+    def basic_auth_password(self):
+        return None
+
+    def station_tls(self, end):
+        return replace(end, trust=None)
+
+
 class StationDoesNotCheckTheHost(ReferenceStation):
     """SP2: the station verifies the server's chain but not the host its certificate names."""
 
@@ -2020,6 +2032,10 @@ FAULTS += (
           tuple(security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", broken)
                 for broken in ("expired", "wrong_host", "other_root", "self_signed")),
           "the station connected to a server with a"),
+    Fault("station-of-profile-3-checks-no-server", "SP2.server_checked", StationOfProfile3ChecksNoServer,
+          tuple(security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", broken)
+                for broken in ("expired", "other_root")),
+          "the station completed the TLS handshake with a server with a"),
     Fault("station-does-not-check-the-host", "SP2.server_checked", StationDoesNotCheckTheHost,
           (security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", "wrong_host"),),
           "the station connected to a server with a wrong host certificate"),

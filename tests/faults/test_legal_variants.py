@@ -1,6 +1,8 @@
-"""Self-check of issue #32: every legal reading passes. Each check plays a variant of ``legal_variants.py`` as the
-embedded SUT in a fresh pytest subprocess (as test_verdict_classes.py does) and reads the verdicts from the run's
-``conformance.json``: a legal system is never failed, nor a harness-side limit blamed on it.
+"""Self-check of issue #32: every legal reading passes. Each check plays a variant of ``legal_variants.py`` (or a
+fault the legal reading of another system hid) as the embedded SUT in a fresh pytest subprocess, with the reference
+profile or a variant of it (as test_verdict_classes.py does), and reads the verdicts from the run's
+``conformance.json``: a legal system is never failed, nor a harness-side limit blamed on it, and what a SUT is set
+up for is asked.
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from pathlib import Path
 
 import pytest
 from test_fault_catalog import PARALLEL, REPO, run_suites
-from test_verdict_classes import RPC, V201, Check, Verdict, node
+from test_verdict_classes import REFERENCE_PROFILE, RPC, V201, Check, Verdict, node
 
-K05 = "ocpp2/smartcharging/test_K05.py"
+K05, SP2 = "ocpp2/smartcharging/test_K05.py", "ocpp/security/test_SP2.py"
+SERVER_CHECKED = "test_station_refuses_a_server_certificate_it_cannot_verify"
+PROFILES = {"reference": lambda text: text,
+            "profile-3-only": lambda text: text.replace("security_profiles = [2, 3]", "security_profiles = [3]")}
 
 MALFORMED = "test_malformed_call_is_refused_with_the_code_for_its_fault"
 
@@ -29,11 +34,24 @@ CHECKS = (
     Check("csms-actuator-from-before-k05", "legal_variants:CsmsWithAnActuatorFromBeforeK05", (
         Verdict(node(K05, "test_csms_starts_with_the_profile_it_was_asked_for", "csms", V201), "skipped",
                 ("request_start_transaction_with_profile",)),)),
+    # a station set up for profile 3 alone is asked for its check of the server, at profile 3
+    Check("station-of-profile-3-alone-is-asked", None, (
+        Verdict(node(SP2, SERVER_CHECKED, "cs", V201, "expired"), "passed"),
+        Verdict(node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.1"), "passed")),
+          profile="profile-3-only"),
+    Check("station-of-profile-3-alone-checking-no-server", "catalog:StationOfProfile3ChecksNoServer", (
+        Verdict(node(SP2, SERVER_CHECKED, "cs", V201, "other_root"), "failed",
+                ("[SP2.server_checked]", "the station connected to a server with a other root certificate")),),
+          profile="profile-3-only"),
 )
 
 
 def _play(directory: Path, check: Check):
-    options = [f"--embedded-sut={check.variant}"] if check.variant else []
+    profile = directory / f"{check.profile}.toml"
+    text = REFERENCE_PROFILE.read_text(encoding="utf-8")
+    profile.write_text(PROFILES[check.profile](text), encoding="utf-8")
+    assert check.profile == "reference" or profile.read_text(encoding="utf-8") != text, f"{check.profile}: no change"
+    options = [f"--sut-profile={profile}"] + ([f"--embedded-sut={check.variant}"] if check.variant else [])
     return run_suites(directory, [v.node for v in check.verdicts], *options)
 
 
