@@ -11,7 +11,8 @@ csms  an OCPP 2.0.1 CSMS: a websockets server on 127.0.0.1 whose stations are ``
       TransactionEvent and DataTransfer from the profile's [station], [tokens], [data_transfer].
       Actions: request_start_transaction, request_start_transaction_with_profile, request_stop_transaction,
       data_transfer.
-cs    an OCPP 2.0.1 charging station (client) with the profile's identity, password and EVSEs.
+cs    an OCPP 2.0.1 charging station (client) with the profile's identity, password and EVSEs; it keeps
+      no device model (GetVariables: every component unknown).
       Actions: present_id_token, plug_in, unplug, data_transfer.
       It reconnects 0.2 s after every close, and every connection is a power-up (BootNotification,
       all EVSEs free): the harness opens a fresh CSMS per test, so each test starts clean.
@@ -394,6 +395,14 @@ class StationConnection(ExampleChargePoint):
         return next((e for e in self.evses.values() if e.tx and e.tx.id == transaction_id), None)
 
     # ---- CSMS → station
+    @on(Action.get_variables)
+    def on_get_variables(self, get_variable_data: list[dict], **_):
+        """B06, which every 2.x station serves: this example keeps no device model, so every component is
+        unknown to it."""
+        return call_result.GetVariables(get_variable_result=[
+            {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"]}
+            for d in get_variable_data])
+
     @on(Action.request_start_transaction)
     def on_request_start_transaction(self, id_token: dict, remote_start_id: int, evse_id: int | None = None, **_):
         evse = self.evses.get(evse_id) if evse_id is not None else \
