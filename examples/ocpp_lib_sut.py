@@ -9,8 +9,10 @@ to a test build of their own CSMS or charging station (contract: docs/actuators.
 csms  an OCPP 2.0.1 CSMS: a websockets server on 127.0.0.1 whose stations are ``ocpp.v201.ChargePoint``
       objects answering BootNotification, Heartbeat, StatusNotification, Authorize,
       TransactionEvent and DataTransfer from the profile's [station], [tokens], [data_transfer].
-      Actions: request_start_transaction, request_stop_transaction, data_transfer.
-cs    an OCPP 2.0.1 charging station (client) with the profile's identity, password and EVSEs.
+      Actions: request_start_transaction, request_start_transaction_with_profile, request_stop_transaction,
+      data_transfer.
+cs    an OCPP 2.0.1 charging station (client) with the profile's identity, password and EVSEs; it keeps
+      no device model (GetVariables: every component unknown).
       Actions: present_id_token, plug_in, unplug, data_transfer.
       It reconnects 0.2 s after every close, and every connection is a power-up (BootNotification,
       all EVSEs free): the harness opens a fresh CSMS per test, so each test starts clean.
@@ -184,7 +186,8 @@ class CsmsStation(ExampleChargePoint):
 
 
 class Csms:
-    ACTIONS = ("request_start_transaction", "request_stop_transaction", "data_transfer")
+    ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
+               "data_transfer")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -247,12 +250,22 @@ class Csms:
     # ---- actuator actions: each starts one CALL to the station and returns at once
     async def request_start_transaction(self, evse_id: int | None = None, id_token: dict | None = None,
                                         remote_start_id: int | None = None, station: str | None = None) -> None:
+        self._remote_start(evse_id, id_token, remote_start_id, station, None)
+
+    async def request_start_transaction_with_profile(self, evse_id: int, charging_profile: dict,
+                                                     id_token: dict | None = None, remote_start_id: int | None = None,
+                                                     station: str | None = None) -> None:
+        """K05: the remote start carrying the operator's TxProfile, as given (the wire's camelCase keys)."""
+        self._remote_start(evse_id, id_token, remote_start_id, station, charging_profile)
+
+    def _remote_start(self, evse_id: int | None, id_token: dict | None, remote_start_id: int | None,
+                      station: str | None, charging_profile: dict | None) -> None:
         cp = self.station(station)
         id_token = wire_token(id_token) if id_token else {"idToken": "APP-" + secrets.token_hex(8).upper(),
                                                           "type": "Central"}
         self.issued.add(token_key(id_token))
         cp.spawn(cp.call(call.RequestStartTransaction(
-            id_token=id_token, evse_id=evse_id,
+            id_token=id_token, evse_id=evse_id, charging_profile=charging_profile,
             remote_start_id=next(self.remote_start_ids) if remote_start_id is None else remote_start_id)))
 
     async def request_stop_transaction(self, transaction_id: str, station: str | None = None) -> None:
@@ -382,6 +395,14 @@ class StationConnection(ExampleChargePoint):
         return next((e for e in self.evses.values() if e.tx and e.tx.id == transaction_id), None)
 
     # ---- CSMS → station
+    @on(Action.get_variables)
+    def on_get_variables(self, get_variable_data: list[dict], **_):
+        """B06, which every 2.x station serves: this example keeps no device model, so every component is
+        unknown to it."""
+        return call_result.GetVariables(get_variable_result=[
+            {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"]}
+            for d in get_variable_data])
+
     @on(Action.request_start_transaction)
     def on_request_start_transaction(self, id_token: dict, remote_start_id: int, evse_id: int | None = None, **_):
         evse = self.evses.get(evse_id) if evse_id is not None else \

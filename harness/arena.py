@@ -222,6 +222,10 @@ class TlsVerbs:
         """Why the TLS handshakes the harness's CSMS refused failed (OpenSSL's reasons), oldest first."""
         return self.harness.server.tls_refusals()
 
+    def tls_completed(self) -> int:
+        """How many TLS handshakes the station completed with the harness's CSMS since it last served anew."""
+        return self.harness.server.tls_completed()
+
 
 class OcppArena(Arena, TlsVerbs):
     roles = OCPP_ROLES
@@ -550,7 +554,7 @@ class OcppArena(Arena, TlsVerbs):
         if exchange is None:
             if not from_sut:
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
-            self.silent(rule, action, wait, why)
+            self.silent(rule, action, wait, why, ended=self.link.ended)
         return exchange
 
     async def expect_none(self, action: str, *, after: int, rule: Rule, within: float | None = None,

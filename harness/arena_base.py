@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from harness.actuators import ActionUnsupported
-from harness.errors import HarnessError, PeerViolation, Prerequisite
+from harness.errors import HarnessError, LimitExceeded, PeerViolation, Prerequisite
 from harness.profile import Profile
 from harness.rules import Rule
 from harness.verdict import violated
@@ -158,10 +158,19 @@ class Arena:
 
     # ------------------------------------------------------------------ verdicts on what the SUT sent
     @staticmethod
-    def silent(rule: Rule, what: str, waited: float, why: str = "") -> None:
-        """The SUT did not send ``what`` within ``waited`` seconds: ``rule`` is broken."""
-        violated(rule, f"the SUT did not send {what} within {waited:g} s {why}".rstrip(), expected=what,
-                 actual="nothing")
+    def silent(rule: Rule, what: str, waited: float, why: str = "", *, ended: tuple[str, str] | None = None) -> None:
+        """The SUT did not send ``what`` within ``waited`` seconds: ``rule`` is broken. When the link ``ended``
+        meanwhile (who ended it: "peer", "limit" or "harness"; and how) the verdict says so, not that time ran
+        out: the SUT's close breaks ``rule``, a close of the harness's or a limit of its own is broken."""
+        if ended is None:
+            violated(rule, f"the SUT did not send {what} within {waited:g} s {why}".rstrip(), expected=what,
+                     actual="nothing")
+            return
+        who, how = ended
+        if who != "peer":
+            raise (LimitExceeded if who == "limit" else HarnessError)(f"{how} before the SUT sent {what} {why}".rstrip())
+        violated(rule, f"{how.replace('the peer', 'the SUT', 1)} before it sent {what} {why}".rstrip(), expected=what,
+                 actual=how)
 
     @staticmethod
     def unwanted(rule: Rule, what: str, actual: Any) -> None:

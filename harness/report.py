@@ -5,7 +5,8 @@
   details, a ``finding`` label, a "passed with findings" category); the SUT, the redacted profile
   and the harness version as the report's environment; no plumbing fixtures among the steps.
 - **JUnit** (pytest's ``--junitxml``): per test case the properties use case, certification id,
-  rules, verdict and findings; a broken test is an ``<error>``, a failed one a ``<failure>``.
+  rules, verdict and findings; a broken test is an ``<error>``, a failed one a ``<failure>`` (a failure in
+  its setup included).
 - **The conformance summary** written at the end of every run, interrupted or not:
   ``conformance.json``, ``conformance.md`` and a self-contained ``conformance.html`` to hand to a
   customer, per use case first, then per test.
@@ -229,11 +230,13 @@ def _readable(value: Any, nested: bool = False) -> str:
 
 
 # ---------------------------------------------------------------------------- JUnit
-def junit_errors_for_broken(path: Path, *, interrupted: dict[str, Any] | None = None) -> None:
-    """pytest writes every exception in a test's body as a ``<failure>``; a broken verdict (the harness
-    could not judge) is an ``<error>`` for CI. The verdict travels as the test case's property. An
-    ``interrupted`` run (the summary's document) says so in each suite's properties: by what, the tests
-    that were running, how many did not run."""
+def junit_verdicts(path: Path, *, interrupted: dict[str, Any] | None = None) -> None:
+    """JUnit's tags follow the verdict, which travels as the test case's property: pytest writes every exception
+    in a test's body as a ``<failure>`` and one in its setup as an ``<error>``, but a broken verdict (the harness
+    could not judge) is an ``<error>`` for CI and a failed one (the SUT broke a rule, in the body or while a
+    fixture set the test up) a ``<failure>`` with the reason as its message. An ``interrupted`` run (the
+    summary's document) says so in each suite's properties: by what, the tests that were running, how many did
+    not run."""
     tree = ET.parse(path)
     for suite in tree.getroot().iter("testsuite"):
         if interrupted is not None:
@@ -245,18 +248,29 @@ def junit_errors_for_broken(path: Path, *, interrupted: dict[str, Any] | None = 
                                 ("running_when_interrupted", " ".join(interrupted["running_when_interrupted"])),
                                 ("not_run", str(interrupted["not_run"]))):
                 ET.SubElement(properties, "property", name=name, value=value)
-        moved = 0
+        moved = 0   # failures made errors, less errors made failures
         for case in suite.iter("testcase"):
             verdict = next((p.get("value") for p in case.iter("property") if p.get("name") == "verdict"), None)
             for failure in case.findall("failure") if verdict == "broken" else ():
                 failure.tag = "error"
                 moved += 1
+            setup_error = case.find("error") if verdict == "failed" and case.find("failure") is None else None
+            if setup_error is not None:
+                setup_error.tag = "failure"
+                setup_error.set("message", _without_phase(setup_error.get("message", "")))
+                moved -= 1
         if moved:
             suite.set("failures", str(int(suite.get("failures", "0")) - moved))
             suite.set("errors", str(int(suite.get("errors", "0")) + moved))
     partial = path.with_name(f".{path.name}.partial")   # whole or not at all, like the summary
     tree.write(partial, encoding="utf-8", xml_declaration=True)
     os.replace(partial, path)
+
+
+def _without_phase(message: str) -> str:
+    """The reason of pytest's setup-error message (``failed on setup with "<reason>"``), as a failure's reads."""
+    reason = message.removeprefix('failed on setup with "')
+    return reason[:-1] if reason != message and reason.endswith('"') else reason
 
 
 # ---------------------------------------------------------------------------- the conformance summary
@@ -441,7 +455,7 @@ class RunReports:
         interrupted = bool(stopped or not_run)
         self.summary.running = list(self.running)
         if self.junit is not None and self.junit.is_file():
-            junit_errors_for_broken(self.junit, interrupted=self.summary.document(
+            junit_verdicts(self.junit, interrupted=self.summary.document(
                 interrupted=interrupted, not_run=not_run) if interrupted else None)
         if self.allure is not None:
             write_allure_extras(self.allure, self.summary)

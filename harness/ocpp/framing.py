@@ -15,6 +15,7 @@ are judged on the digits the peer sent, not on a binary float.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Union
@@ -125,9 +126,14 @@ def _decimal_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 def dumps(value: Any) -> str:
-    """JSON text as OCPP peers expect it: compact, UTF-8, Decimals as numbers."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_decimal_default)
+    """JSON text as OCPP peers expect it: compact, UTF-8, Decimals as numbers. A lone UTF-16 surrogate (legal in
+    JSON, "\\ud800") has no UTF-8 form, so it stays escaped: whatever the parser took can be sent back."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_decimal_default)
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 _DECODER = json.JSONDecoder(parse_float=Decimal)   # built once: json.loads(text, parse_float=...) builds one a call

@@ -5,7 +5,8 @@ and §4.2). The endpoint keeps them itself and reports the peer's breaks as ``Vi
 carrying the row (its level read in the connection's version):
 - ``queue``: we never send a CALL while one of ours is unanswered and not timed out; later CALLs
   wait (answers and CALLERRORs to the peer go out at once);
-- ``matches`` / ``late``: an answer is matched to our CALL by id;
+- ``matches`` / ``late``: an answer is matched to our CALL by id; a CALLERROR with id "-1" (the framework
+  error of a frame its receiver could not read) answers the oldest raw frame still awaiting a reply;
 - ``schema``: every payload is checked against the official schema in both directions: an invalid
   payload of ours is a harness bug (HarnessError), an invalid one of the peer's is a violation,
   and an invalid peer CALL is answered with the version's code for the fault (``refused``);
@@ -28,7 +29,7 @@ from harness.errors import HarnessError, PeerViolation
 from harness.ocpp import schemas
 from harness.ocpp.errors import ERROR_CODES, UNKNOWN_ACTION, Errors, canonical_code, is_known_code
 from harness.ocpp.framing import (
-    Call, CallError, CallResult, CallResultError, Frame, FrameError, Send, parse, serialize,
+    UNKNOWN_ID, Call, CallError, CallResult, CallResultError, Frame, FrameError, Send, parse, serialize,
 )
 from harness.ocpp.versions import OcppVersion
 from harness.rules import SHOULD, Rule, RuleTable, must, should
@@ -235,6 +236,10 @@ class RpcEndpoint:
         if frame.id in self._raw_pending and not isinstance(frame, (Call, Send)):
             del self._raw_pending[frame.id]
             return [RawReplyReceived(frame.id, frame)]
+        if frame.id == UNKNOWN_ID and type(frame) is CallError and self._raw_pending:
+            reply_id = next(iter(self._raw_pending))
+            del self._raw_pending[reply_id]
+            return [RawReplyReceived(reply_id, frame)]
         if isinstance(frame, Call):
             return self._receive_call(frame, text)
         if isinstance(frame, Send):

@@ -237,8 +237,11 @@ class HttpClient:
     async def _request(self, method: str, url: str, *, headers: dict[str, str] | None,
                        body: bytes, timeout: float | None) -> HttpExchange:
         http = self._http()
-        request = http.build_request(method, url, headers=headers or {}, content=body or None,
-                                     timeout=timeout or self.timeout)
+        try:
+            request = http.build_request(method, url, headers=headers or {}, content=body or None,
+                                         timeout=timeout or self.timeout)
+        except UnicodeEncodeError as error:   # e.g. a lone surrogate, legal in JSON, taken into a URL: ours to say
+            raise HarnessError(f"{method} {url!r}: the harness cannot put this request on the wire ({error})") from None
         sent = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw
                      if k.decode("latin-1").lower() not in _PLUMBING)
         if self.wirelog is not None:

@@ -9,7 +9,8 @@ OpenSSL's security level 0, which the context then sets.
 
 A server's context records why each refused handshake failed (``refusals``): asyncio only logs a
 failed TLS handshake at debug level, and a test that judges a peer's TLS must read why its handshake
-was refused (no certificate, one signed by an unknown authority, an old protocol version).
+was refused (no certificate, one signed by an unknown authority, an old protocol version). It also
+counts the handshakes that completed: a client that took the server's certificate completed one.
 """
 
 from __future__ import annotations
@@ -28,9 +29,12 @@ REFUSALS_KEPT = 100
 
 
 class RecordingContext(ssl.SSLContext):
-    """An ``SSLContext`` whose TLS objects note every handshake that fails, and why (``refusals``)."""
+    """An ``SSLContext`` whose TLS objects note every handshake that fails, and why (``refusals``), and count
+    those that complete (``completed``): whether a peer took our certificate shows in the handshake's outcome,
+    whatever happens to the connection after it."""
 
     refusals: Ledger[str]
+    completed: int = 0
     on_refusal: Callable[[str], None] | None = None   # told each reason as it comes (the server's wire log)
 
     def failed(self, error: ssl.SSLError) -> None:
@@ -49,6 +53,7 @@ class _RecordingObject(ssl.SSLObject):
         except ssl.SSLError as error:
             self.context.failed(error)
             raise
+        self.context.completed += 1
 
 
 @dataclass(frozen=True)

@@ -292,6 +292,11 @@ class OcppConnection:
         return self._reader.done()
 
     @property
+    def ended(self) -> tuple[str, str] | None:
+        """Once the link ended: who ended it ("peer", "limit" or "harness") and how; None while it is open."""
+        return self._end if self.closed else None
+
+    @property
     def tls_version(self) -> str | None:
         """The TLS version the connection speaks ("TLSv1.2", "TLSv1.3"); None over plain ws."""
         tls = self.ws.transport.get_extra_info("ssl_object") if self.ws.transport else None
@@ -330,10 +335,23 @@ class OcppConnection:
         for text in self.endpoint.outbox():
             if self.wirelog is not None:
                 self.wirelog.sent(self.name, text)
+            try:   # encoded here: the library would drop the link on a failure and the peer be blamed for it
+                data = text.encode()
+            except UnicodeEncodeError as bug:
+                self._give_up(f"the harness could not encode its own frame as UTF-8 ({bug})", bug)
+                return
             try:
-                await self.ws.send(text)
+                await self.ws.send(data, text=True)
             except ConnectionClosed:
                 return
+
+    def _give_up(self, how: str, bug: BaseException) -> None:
+        """A failure of ours ends the link, and every wait on it as the harness's error, never the peer's."""
+        self.harness_errors.append(bug)
+        self._end, self._closing = self._end or ("harness", how), True
+        if self.wirelog is not None:
+            self.wirelog.event(self.name, how)
+        self._spawn(self.ws.close(1011))
 
     async def _read(self) -> None:
         try:
@@ -345,9 +363,10 @@ class OcppConnection:
                 self._schedule_expiry()   # an answer may have let the next CALL go, with a new deadline
                 await self._flush()
         except ConnectionClosed as closed:
-            self._end = self._who_closed(closed)
-            if self.wirelog is not None:
-                self.wirelog.event(self.name, self._end[1])
+            if self._end is None:
+                self._end = self._who_closed(closed)
+                if self.wirelog is not None:
+                    self.wirelog.event(self.name, self._end[1])
         except Exception as bug:   # our core failed on what the peer sent: the link is of no more use
             self.harness_errors.append(bug)
             self._end = ("harness", f"the harness's reader failed: {bug!r}")
@@ -553,6 +572,10 @@ class OcppServer:
     def tls_refusals(self) -> list[str]:
         """Why the TLS handshakes this server refused failed, oldest first (see ``tls.RecordingContext``)."""
         return list(getattr(self.tls_context, "refusals", ()))
+
+    def tls_completed(self) -> int:
+        """How many TLS handshakes with this server completed (the client took its certificate)."""
+        return getattr(self.tls_context, "completed", 0)
 
     async def wait_connection(self, timeout: float, *, identity: str | None = None, after: int = 0) -> OcppConnection | None:
         return await first_match(self.connections, lambda c: identity is None or c.identity == identity,

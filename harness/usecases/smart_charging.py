@@ -236,12 +236,12 @@ async def start_transaction(arena: OcppArena, evse_id: int, charging_profile: di
     Accepted). Ended by the arena when the test ends."""
     token = {"idToken": "APP-" + secrets.token_hex(6).upper(), "type": "Central"}
     payload: dict[str, Any] = {"idToken": token, "remoteStartId": secrets.randbelow(10**6) + 1, "evseId": evse_id}
-    body: dict[str, Any] = {"evse_id": evse_id}
+    action, body = "request_start_transaction", {"evse_id": evse_id}
     if charging_profile is not None:
+        action = "request_start_transaction_with_profile"
         payload["chargingProfile"] = body["charging_profile"] = charging_profile
     mark = arena.mark()
-    exchange = await arena.exchange(CSMS, "RequestStartTransaction", payload,
-                                    trigger=("request_start_transaction", body), rule=rule)
+    exchange = await arena.exchange(CSMS, "RequestStartTransaction", payload, trigger=(action, body), rule=rule)
     if exchange.result.get("status") != "Accepted":
         return exchange, None
     started = await arena.expect("TransactionEvent", sender=CS, after=mark, rule=ChargingProfiles.transaction,

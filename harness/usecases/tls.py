@@ -8,8 +8,9 @@ the 2.x rows cite the facts file alone; 1.6 adds spec 002 Authentication 1-2 (ws
 "not greater than 2048" — the file says bytes, the key size reads as bits: a certificate that meets
 either reading passes).
 
-A refusal is read at whichever level it happened: a TLS alert, a reset during the handshake, or an HTTP
-refusal of the upgrade are all refusals (a correct server may refuse at either level).
+A server's refusal is read at whichever level it happened: a TLS alert, a reset during the handshake, or an
+HTTP refusal of the upgrade are all refusals (a correct server may refuse at either level). A station's check
+of the server is read in the TLS handshake alone: it aborts it, or it took the server's certificate.
 """
 
 from __future__ import annotations
@@ -37,13 +38,22 @@ class Tls(RuleTable, namespace="tls"):
                       "greater than 2048 (bytes of the certificate or bits of its key)", by=CS)
 
 
-def at_security_profile(number: int):
-    """A ``needs`` condition: the profile's [tls] security_profiles lists ``number`` (the SUT is set up for it)."""
+def at_security_profile(*numbers: int):
+    """A ``needs`` condition: the profile's [tls] security_profiles lists one of ``numbers`` (the SUT is set up
+    for it)."""
     def condition(given) -> None:
-        if number not in given.profile.get("tls.security_profiles", ()):
-            raise NotApplicable(f"the profile's [tls] security_profiles does not list {number}: the SUT is not set "
-                                f"up for security profile {number}")
+        if not set(numbers) & set(given.profile.get("tls.security_profiles", ())):
+            named = " or ".join(map(str, numbers))
+            raise NotApplicable(f"the profile's [tls] security_profiles does not list {named}: the SUT is not set "
+                                f"up for security profile {named}")
     return condition
+
+
+def over_tls(arena: OcppArena) -> int:
+    """The security profile a test of the TLS under both profiles (the server's certificate, its TLS version)
+    plays: the lowest over TLS the SUT is set up for, so that a station set up for profile 3 alone is asked
+    too."""
+    return min(number for number in arena.profile.get("tls.security_profiles", ()) if number >= 2)
 
 
 def judge_rsa(arena: OcppArena, certificate: bytes | None, rule) -> None:
@@ -72,11 +82,20 @@ async def station_refused(arena: OcppArena, rule, what: str, **setup) -> None:
 
 
 async def server_refused(arena: OcppArena, rule, what: str, **setup) -> None:
-    """SUT = station: served ``setup`` (``serve_station``), the station must not open a connection."""
+    """SUT = station: served ``setup`` (``serve_station``), the station must abort the TLS handshake. Judged by
+    the handshake's outcome, not by the upgrade after it: a station set up for another security profile than the
+    one played may be refused by HTTP once it took the certificate (no Basic auth: 401), which is no check of its
+    own."""
     connection = await arena.serve_station(**setup)
     if connection is not None:
         violated(rule, f"the station connected to a server with {what}", expected="no connection (the station "
                  "refuses the TLS handshake)", actual=f"a connection over {connection.tls_version}")
+    if arena.tls_completed():
+        refused = arena.refused()
+        violated(rule, f"the station completed the TLS handshake with a server with {what}",
+                 expected="the station aborts the TLS handshake",
+                 actual="a completed TLS handshake" + (f", then the upgrade refused with HTTP {refused[-1][1]}"
+                                                       if refused else ""))
 
 
 async def station_admitted(arena: OcppArena, rule) -> OcppConnection:

@@ -188,6 +188,14 @@ class StationStartsForRejectedToken(ReferenceStation):
         return await super().authorize(id_token) | {"status": "Accepted"}
 
 
+class StationHangsUpOnATokenInsteadOfAuthorizing(ReferenceStation):
+    """authorize.sent: presented a token, the station closes its link (1000) and asks nothing; the verdict must say
+    the station closed the connection, not that Authorize did not come in time."""
+
+    async def act_present_id_token(self, id_token, evse_id=None):
+        self.background.spawn(self.connection.close(1000))
+
+
 class StationSendsEveryTokenAsIso14443(ReferenceStation):
     """C04 / C01.FR.01: the presented token goes out with another idToken type (a PIN as ISO14443)."""
 
@@ -807,6 +815,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-starts-for-rejected-token", "C01.rejected_no_start",
           StationStartsForRejectedToken, (_cs(C01, "test_station_starts_only_for_an_accepted_token", "Invalid"),),
           "the SUT sent TransactionEvent when it must not"),
+    Fault("station-hangs-up-instead-of-authorizing", "authorize.sent", StationHangsUpOnATokenInsteadOfAuthorizing,
+          (_cs(C01, "test_station_starts_only_for_an_accepted_token", "Invalid"),),
+          "the SUT closed the connection (1000) before it sent Authorize"),
     Fault("station-sends-pin-as-iso14443", "C04.keycode",
           StationSendsEveryTokenAsIso14443, (_cs(C04, "test_valid_pin_is_accepted"),),
           "AuthorizeRequest idToken.type is wrong"),
@@ -1203,9 +1214,9 @@ class StationCapsOnlyTheStationLevel(ReferenceStation):
 class CsmsDropsTheStartProfile(ReferenceCsms):
     """K05: the operator's profile is left out of RequestStartTransactionRequest."""
 
-    async def act_request_start_transaction(self, evse_id=None, id_token=None, remote_start_id=None,
-                                            charging_profile=None, station=None):
-        await super().act_request_start_transaction(evse_id, id_token, remote_start_id, None, station)
+    async def act_request_start_transaction_with_profile(self, evse_id, charging_profile, id_token=None,
+                                                         remote_start_id=None, station=None):
+        await super().act_request_start_transaction(evse_id, id_token, remote_start_id, station)
 
 
 class CsmsSendsStationMaxPerEvse(ReferenceCsms):
@@ -2004,6 +2015,18 @@ class StationDoesNotCheckTheServerCertificate(ReferenceStation):
         return replace(end, trust=None)
 
 
+class StationOfProfile3ChecksNoServer(ReferenceStation):
+    """SP2.server_checked: a station set up for security profile 3 (a client certificate, no Basic auth) verifies
+    nothing of the server's certificate; played at profile 2 its upgrade is refused (401) after it took the
+    certificate, which must not pass for its own refusal."""
+
+    def basic_auth_password(self):
+        return None
+
+    def station_tls(self, end):
+        return replace(end, trust=None)
+
+
 class StationDoesNotCheckTheHost(ReferenceStation):
     """SP2: the station verifies the server's chain but not the host its certificate names."""
 
@@ -2069,6 +2092,10 @@ FAULTS += (
           tuple(security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", broken)
                 for broken in ("expired", "wrong_host", "other_root", "self_signed")),
           "the station connected to a server with a"),
+    Fault("station-of-profile-3-checks-no-server", "SP2.server_checked", StationOfProfile3ChecksNoServer,
+          tuple(security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", broken)
+                for broken in ("expired", "other_root")),
+          "the station completed the TLS handshake with a server with a"),
     Fault("station-does-not-check-the-host", "SP2.server_checked", StationDoesNotCheckTheHost,
           (security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", "wrong_host"),),
           "the station connected to a server with a wrong host certificate"),

@@ -11,8 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import dataclasses
+
 from harness import clock
 from harness import smartcharging as sc
+from harness.ocpp.framing import UNKNOWN_ID, Call, CallError, FrameError, parse, serialize
+from harness.ocpp.rpc import RpcEndpoint
+from harness.ocpp.versions import OcppVersion
 from harness.reference import ReferenceCsms, ReferenceStation, ReferenceStation16
 from harness.transport.ws import CallErrorReply
 
@@ -27,6 +32,8 @@ C25 = "ocpp2/authorization/test_C25.py"
 K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
 CACHE16 = "ocpp16/authorization/test_CACHE16.py"
 FIRMWARE16 = "ocpp16/firmware/test_FIRMWARE16.py"
+RPC, K05 = "ocpp/transport/test_RPC.py", "ocpp2/smartcharging/test_K05.py"
+MALFORMED = "test_malformed_call_is_refused_with_the_code_for_its_fault"
 
 
 # ---------------------------------------------------------------------- state that outlives a test
@@ -118,6 +125,69 @@ class ChargePointReportsInstalledAfterItsReboot(ReferenceStation16):
             self.background.spawn(super()._notify("FirmwareStatusNotification", "Installed"))
 
 
+# ---------------------------------------------------------------------- a CSMS reading frames its own way
+class _CsmsWithItsOwnEndpoints(ReferenceCsms):
+    """A CSMS whose connections' endpoints read frames its own way (``adapt``), from the first frame on."""
+
+    def _on_connect(self, identity, version):
+        handler, attach = super()._on_connect(identity, version)
+
+        async def attach_adapted(connection) -> None:
+            self.adapt(connection.endpoint, version)
+            await attach(connection)
+
+        return handler, attach_adapted
+
+    def adapt(self, endpoint: RpcEndpoint, version: OcppVersion) -> None:
+        raise NotImplementedError
+
+
+class CsmsWithoutDataTransfer(_CsmsWithItsOwnEndpoints):
+    """A 2.x CSMS that leaves out the optional DataTransfer: it answers every DataTransfer NotImplemented before it
+    reads the payload, and its actuator cannot send one."""
+
+    def adapt(self, endpoint: RpcEndpoint, version: OcppVersion) -> None:
+        receive = endpoint.receive
+
+        def receive_refusing_data_transfer(text, now):
+            try:
+                frame = parse(text, version)
+            except FrameError:
+                return receive(text, now)
+            if isinstance(frame, Call) and frame.action == "DataTransfer":
+                endpoint.send_raw(serialize(CallError(frame.id, "NotImplemented", "no DataTransfer here")), now)
+                return []
+            return receive(text, now)
+
+        endpoint.receive = receive_refusing_data_transfer
+
+    def supported_actions(self) -> set[str]:
+        return super().supported_actions() - {"data_transfer"}
+
+
+class CsmsAnsweringEveryUnreadableFrameMinusOne(_CsmsWithItsOwnEndpoints):
+    """A 2.x CSMS that answers every frame it cannot take as a CALL, an unknown message type included, with the
+    framework error's message id "-1" (it does not read the id of a frame it does not understand)."""
+
+    def adapt(self, endpoint: RpcEndpoint, version: OcppVersion) -> None:
+        reply = endpoint.frame_error_reply
+        endpoint.frame_error_reply = lambda error: (None if reply(error) is None
+                                                    else dataclasses.replace(reply(error), id=UNKNOWN_ID))
+
+
+class CsmsWithAnActuatorFromBeforeK05(ReferenceCsms):
+    """A 2.x CSMS whose actuator adapter was written before K05: its request_start_transaction knows no charging
+    profile and drops the keys it does not know; it has no action for a remote start with a profile."""
+
+    async def act_request_start_transaction(self, evse_id=None, id_token=None, remote_start_id=None, station=None,
+                                            **unknown_keys):
+        await super().act_request_start_transaction(evse_id=evse_id, id_token=id_token,
+                                                    remote_start_id=remote_start_id, station=station)
+
+    def supported_actions(self) -> set[str]:
+        return super().supported_actions() - {"request_start_transaction_with_profile"}
+
+
 @dataclass(frozen=True)
 class LegalVariant:
     name: str
@@ -191,4 +261,18 @@ VARIANTS: tuple[LegalVariant, ...] = (
                 "test_tx_default_profile_is_installed", "test_charge_point_max_profile_only_at_connector_0",
                 "test_tx_profile_without_transaction_is_refused", "test_tx_profile_for_the_running_transaction",
                 "test_composite_schedule_is_the_engines", "test_cleared_profile_is_gone"))),
+    LegalVariant("csms-without-data-transfer", CsmsWithoutDataTransfer,
+                 "a 2.x CSMS without the optional DataTransfer answers it NotImplemented (OCPP 2.0.1 part 4 §4.2.3): "
+                 "the malformed CALLs ride on an action every CSMS must take",
+                 tuple(node(RPC, MALFORMED, "csms", V201, fault)
+                       for fault in ("missing", "type", "property", "extra", "formation", "unknown"))),
+    LegalVariant("csms-answering-minus-one", CsmsAnsweringEveryUnreadableFrameMinusOne,
+                 "a frame its receiver cannot read is answered with the framework error's id \"-1\" (facts ocpp-j.md; "
+                 "OCPP 2.0.1 part 4 §4.2.3)",
+                 (node(RPC, "test_unknown_message_type_is_refused_with_a_code_of_the_version", "csms", V201),)),
+    LegalVariant("csms-actuator-from-before-k05", CsmsWithAnActuatorFromBeforeK05,
+                 "an actuator adapter written before K05 knows no remote start with a profile (design.md Actuators: "
+                 "an action's meaning never changes; the new one is request_start_transaction_with_profile): K05 "
+                 "does not apply",
+                 (node(K05, "test_csms_starts_with_the_profile_it_was_asked_for", "csms", V201),)),
 )

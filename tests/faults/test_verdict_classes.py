@@ -34,6 +34,8 @@ TX16, OFFLINE16 = "ocpp16/transactions/test_TX16.py", "ocpp16/transactions/test_
 RESET16, BOOT16 = "ocpp16/reset/test_RESET16.py", "ocpp16/boot/test_BOOT16.py"
 CONFIG16 = "ocpp16/configuration/test_CONFIG16.py"
 CONN, RPC = "ocpp/transport/test_CONN.py", "ocpp/transport/test_RPC.py"
+SP2 = "ocpp/security/test_SP2.py"
+SERVER_CHECKED = "test_station_refuses_a_server_certificate_it_cannot_verify"
 OCPI_AUTH = "ocpi/transport/test_OCPI_AUTH.py"
 OCPI_CREDS, OCPI_PULL = "ocpi/credentials/test_OCPI_CREDENTIALS.py", "ocpi/locations/test_OCPI_LOCATIONS_PULL.py"
 OCPI_FORMAT = "ocpi/transport/test_OCPI_FORMAT.py"
@@ -74,7 +76,8 @@ def _without(*keys: str):
 
 
 PROFILES = {"reference": lambda text: text, "unregistered": _without("registered"),
-            "unregistered-without-tokens": _without("registered", "tokens")}
+            "unregistered-without-tokens": _without("registered", "tokens"),
+            "profile-3-only": lambda text: text.replace("security_profiles = [2, 3]", "security_profiles = [3]")}
 
 CHECKS = (
     # 2. Tests leave the SUT as they found it, whatever their verdict.
@@ -134,6 +137,16 @@ CHECKS = (
                 ("prerequisite failed: [ocpi.headers.echo_ids]", "during the registration", "OCPI_CREDENTIALS")),
         Verdict(node(OCPI_FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "cpo", OCPI, "unknown_object"),
                 "failed", ("[ocpi.headers.echo_ids]",)))),
+    # 9. What a SUT is set up for is asked: a station set up for security profile 3 alone is asked for its check
+    # of the server's certificate, at profile 3, judged by the TLS handshake's outcome.
+    Check("9-station-of-profile-3-alone-is-asked", None, (
+        Verdict(node(SP2, SERVER_CHECKED, "cs", V201, "expired"), "passed"),
+        Verdict(node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.1"), "passed")),
+          profile="profile-3-only"),
+    Check("9-station-of-profile-3-alone-checking-no-server", "catalog:StationOfProfile3ChecksNoServer", (
+        Verdict(node(SP2, SERVER_CHECKED, "cs", V201, "other_root"), "failed",
+                ("[SP2.server_checked]", "the station connected to a server with a other root certificate")),),
+          profile="profile-3-only"),
 )
 
 

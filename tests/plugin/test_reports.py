@@ -174,6 +174,43 @@ def test_junit_tells_failed_from_broken_and_carries_the_facts_of_each_test(pytes
         assert "harness." not in message and "Error:" not in message
 
 
+SETUP_FAILS = '''
+import pytest
+
+from harness.errors import PeerViolation
+from harness.rules import RuleTable, must
+from harness.suite import case, checks
+
+class {uc}(RuleTable):
+    boot = must("spec 001 demo", "the boot is accepted")
+
+pytestmark = case("{uc}", block="Demo block", roles=("csms",), protocols=("ocpp2.0.1",))
+
+@pytest.fixture
+def booted(target):
+    raise PeerViolation({uc}.boot, "BootNotificationResponse status is wrong", expected="Accepted", actual="Rejected")
+
+@checks({uc}.boot)
+async def test_fails_in_its_setup(booted):
+    pass
+'''
+
+
+def test_junit_says_failure_for_a_test_failed_in_its_setup(pytester):
+    """A rule the SUT broke while a fixture set the test up is a failed verdict in conformance.json, and so a
+    ``<failure>`` (not an ``<error>``) in JUnit, with the reason as its message."""
+    pytester.makepyfile(test_setup_fails=SETUP_FAILS.format(uc="JUS"))
+    pytester.makefile(".toml", embedded=reference_variant())
+    pytester.makeini("[pytest]\nsut_profile = embedded.toml\n")
+    pytester.runpytest("--junitxml", "junit.xml", "--reports-dir", "out")
+    assert list(verdicts(summary_of(pytester)).values()) == ["failed"]
+    suite = ET.parse(pytester.path / "junit.xml").getroot().find("testsuite")
+    [case] = suite.iter("testcase")
+    assert [child.tag for child in case if child.tag in ("failure", "error")] == ["failure"]
+    assert case.find("failure").get("message").startswith("[JUS.boot] BootNotificationResponse status is wrong")
+    assert (suite.get("failures"), suite.get("errors")) == ("1", "0")
+
+
 # ---------------------------------------------------------------------------- parallel and stopped runs
 def test_a_parallel_run_reports_what_a_serial_run_does(pytester):
     """Under pytest-xdist every worker's results reach the one summary the controller writes. (The serial run

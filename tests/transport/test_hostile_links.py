@@ -253,3 +253,59 @@ async def test_a_request_body_over_the_limit_is_answered_413_without_reaching_th
     base = network.add("harness", asgi_app(handler))
     answer = await HttpClient(transport=network).request("POST", f"{base}/ocpi/x", body=b" " * (MAX_BODY + 1))
     assert answer.status == 413 and not reached
+
+
+async def test_a_call_id_holding_a_lone_surrogate_is_echoed_and_the_link_lives_on():
+    """A lone UTF-16 surrogate is legal in JSON ("\\ud800"): the harness answers the CALL with the same id, escaped,
+    and keeps serving the link."""
+    answer = asyncio.get_running_loop().create_future()
+
+    async def surrogate_id(ws):
+        await ws.send('[2,"\\ud800","DataTransfer",{"vendorId":"v"}]')
+        answer.set_result(json.loads(await ws.recv()))
+        await ws.wait_closed()
+
+    server = await _raw_csms(surrogate_id)
+    port = server.sockets[0].getsockname()[1]
+
+    async def accepted(call):
+        return {"status": "Accepted"}
+
+    handshake = await open_station(f"ws://127.0.0.1:{port}/ocpp", "CS001", versions=[V201], handler=accepted,
+                                   call_timeout=2.0)
+    station = handshake.connection
+    try:
+        assert await asyncio.wait_for(answer, BOUND) == [3, "\ud800", {"status": "Accepted"}]
+        assert not station.closed and not station.harness_errors
+    finally:
+        await station.close()
+        server.close()
+
+
+async def test_a_frame_the_harness_cannot_send_ends_the_link_as_the_harnesss_error_not_the_peers():
+    """Our own send failing (text with no UTF-8 form) is broken, never a peer violation: the waits on the link end
+    with a HarnessError that says so."""
+    async def idle(ws):
+        await ws.wait_closed()
+
+    async with _linked(idle, call_timeout=20) as station:
+        waiting = asyncio.create_task(station.call("Heartbeat", {}))
+        await asyncio.sleep(0)
+        await station.send_raw('[2,"\ud800","Heartbeat",{}]')
+        with pytest.raises(HarnessError, match="could not encode its own frame") as failure:
+            await asyncio.wait_for(waiting, BOUND)
+        assert not isinstance(failure.value, PeerViolation) and station.harness_errors
+
+
+@pytest.mark.parametrize("url, headers", [("http://127.0.0.1:9/ocpi/\ud800", {}),
+                                          ("http://127.0.0.1:9/ocpi", {"X-Request-ID": "\ud800"})])
+async def test_an_http_request_the_harness_cannot_encode_is_its_own_error(url, headers):
+    """A URL or header taken from JSON may hold a lone surrogate, which no request can carry: broken, not a
+    crash of the client nor a peer that did not answer."""
+    client = HttpClient()
+    try:
+        with pytest.raises(HarnessError, match="cannot put this request on the wire") as failure:
+            await client.request("GET", url, headers=headers)
+        assert not isinstance(failure.value, (PeerViolation, NoAnswer))
+    finally:
+        await client.close()

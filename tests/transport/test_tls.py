@@ -169,3 +169,18 @@ async def test_the_preflight_verifies_a_wss_csms_against_sut_ca_and_leaves_clien
     assert "cannot verify" in unverified and "[tls] sut_ca" in unverified
     trusted = ssl.create_default_context(cafile=str(harness_pki.root_path))
     assert await asyncio.to_thread(_websocket_unreachable, url, 5, trusted) is None
+
+
+async def test_the_server_counts_the_handshakes_a_client_completed_whatever_the_upgrade_then_gets(harness_pki):
+    """A client that took the server's certificate completed the TLS handshake, even when the upgrade after it is
+    refused (no Basic auth: 401); one that refused the certificate completed none."""
+    server = await OcppServer(versions=[V16], on_connect=lambda identity, version: (_ignore, None),
+                              check_password=lambda identity, password: False,
+                              tls=_server_end(harness_pki, pki.EXPIRED)).start()
+    try:
+        checking = await _connect(server, TlsEnd(trust=harness_pki.root_path))
+        assert checking.tls_refused and server.tls_completed() == 0
+        unchecking = await _connect(server, TlsEnd())
+        assert unchecking.connection is None and unchecking.status == 401 and server.tls_completed() == 1
+    finally:
+        await server.stop()

@@ -110,17 +110,24 @@ class RemoteControlCsms2x(Block):
         """A fresh server-generated token for an app start (spec 001 Remote start rule 1)."""
         return {"idToken": "APP-" + secrets.token_hex(8).upper(), "type": "Central"}
 
-    async def act_request_start_transaction(self, evse_id: int | None = None, id_token: dict | None = None,
-                                            remote_start_id: int | None = None, charging_profile: dict | None = None,
-                                            station: str | None = None) -> None:
+    def _remote_start(self, evse_id: int | None, id_token: dict | None, remote_start_id: int | None) -> dict[str, Any]:
         payload: dict[str, Any] = {"idToken": id_token or self.central_id_token(),
                                    "remoteStartId": remote_start_id if remote_start_id is not None
                                    else next(self._remote_start_ids)}
-        if evse_id is not None:
-            payload["evseId"] = evse_id
-        if charging_profile is not None:
-            payload["chargingProfile"] = charging_profile
-        self.send(station, "RequestStartTransaction", payload)
+        return payload | ({"evseId": evse_id} if evse_id is not None else {})
+
+    async def act_request_start_transaction(self, evse_id: int | None = None, id_token: dict | None = None,
+                                            remote_start_id: int | None = None, station: str | None = None) -> None:
+        self.send(station, "RequestStartTransaction", self._remote_start(evse_id, id_token, remote_start_id))
+
+    async def act_request_start_transaction_with_profile(self, evse_id: int, charging_profile: dict,
+                                                         id_token: dict | None = None,
+                                                         remote_start_id: int | None = None,
+                                                         station: str | None = None) -> None:
+        """K05: a remote start carrying the operator's TxProfile. An action of its own, not a key added to
+        ``request_start_transaction``: an adapter written before K05 would drop the key and start without it."""
+        self.send(station, "RequestStartTransaction",
+                  self._remote_start(evse_id, id_token, remote_start_id) | {"chargingProfile": charging_profile})
 
     async def act_request_stop_transaction(self, transaction_id: str, station: str | None = None) -> None:
         self.send(station, "RequestStopTransaction", {"transactionId": transaction_id})

@@ -4,8 +4,9 @@ The CSMS under test serves wss with a certificate the station verifies (signed b
 issued for its host), refuses a station that offers only TLS 1.0 or 1.1, and refuses a wrong Basic-auth
 password over TLS. The station under test connects over TLS 1.2+ with Basic auth, and refuses a server
 whose certificate it cannot verify (expired, issued for another host, signed by an authority it does not
-trust, self-signed) or that speaks only TLS 1.0 or 1.1. The harness's CSMS serves anew for each of those
-at the address it listens on: a real station is refused or refuses on its own retries.
+trust, self-signed) or that speaks only TLS 1.0 or 1.1: it aborts the TLS handshake (judged by the handshake,
+not by the upgrade after it), whichever of profiles 2 and 3 it is set up for. The harness's CSMS serves anew
+for each of those at the address it listens on: a real station is refused or refuses on its own retries.
 
 Sources: facts ocpp-j.md "Security profiles" (spec 001 does not show the connection's security: the 2.x
 rows cite the facts file alone); 1.6 also spec 002 Authentication 1-3. No public certification listing
@@ -23,7 +24,7 @@ from harness.rules import RuleTable, must
 from harness.suite import OCPP_ALL, case, checks, needs
 from harness.transport.tls import only
 from harness.usecases.tls import (
-    Tls, at_security_profile, judge_rsa, judge_version, server_refused, station_admitted, station_refused,
+    Tls, at_security_profile, judge_rsa, judge_version, over_tls, server_refused, station_admitted, station_refused,
 )
 from harness.usecases.transport import basic_password
 from harness.transport.ws import open_station
@@ -115,12 +116,12 @@ async def test_station_connects_over_tls_with_basic_auth(ocpp_unlinked):
 @pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("certificate", BROKEN)
 @checks(SP2.server_checked)
-@needs(at_security_profile(2))
+@needs(at_security_profile(2, 3))
 async def test_station_refuses_a_server_certificate_it_cannot_verify(ocpp_unlinked, certificate):
     """Served a certificate that is expired, for another host, from another root or self-signed, the station
-    opens no connection."""
+    aborts the TLS handshake (a station set up for profile 3 alone is asked at profile 3)."""
     arena = ocpp_unlinked
-    await arena.secure(2)
+    await arena.secure(over_tls(arena))
     await server_refused(arena, SP2.server_checked, f"a {certificate.replace('_', ' ')} certificate",
                          certificate=certificate)
 
@@ -128,9 +129,10 @@ async def test_station_refuses_a_server_certificate_it_cannot_verify(ocpp_unlink
 @pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("old", OLD_VERSIONS)
 @checks(SP2.old_tls_server_refused)
-@needs(at_security_profile(2))
+@needs(at_security_profile(2, 3))
 async def test_station_refuses_a_server_speaking_only_old_tls(ocpp_unlinked, old):
-    """A server that speaks only TLS 1.0 (or 1.1) gets no connection from the station."""
+    """A server that speaks only TLS 1.0 (or 1.1) gets no TLS handshake from the station (at profile 3 for a
+    station set up for it alone)."""
     arena = ocpp_unlinked
-    await arena.secure(2)
+    await arena.secure(over_tls(arena))
     await server_refused(arena, SP2.old_tls_server_refused, f"only {old}", versions=only(old))

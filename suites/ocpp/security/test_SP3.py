@@ -5,7 +5,8 @@ trusts, CN the station's serial number, O its operator: [tls] serial_number and 
 one that presents an expired certificate, one signed by an authority it does not trust, a self-signed
 one, or none. The station under test presents its client certificate, which the harness's CSMS verifies
 against [tls] sut_ca, with its serial number as CN. No Basic auth in profile 3: the certificate names
-the station. (The server side of the handshake — TLS 1.2+, the server certificate checked — is SP2's.)
+the station. (The server side of the handshake — TLS 1.2+, the server certificate checked — is SP2's, played
+at profile 3 for a station set up for it alone.)
 
 Sources: facts ocpp-j.md "Security profiles" (spec 001 does not show the connection's security: the 2.x
 rows cite the facts file alone); 1.6 also spec 002 Authentication 1-2. No public certification listing

@@ -2,7 +2,8 @@
 
 The frame and exchange rules are the core tables ``Framing``, ``Rpc`` (harness/ocpp/framing.py, rpc.py)
 and ``Errors`` (harness/ocpp/errors.py); this file adds the table below. Every malformed CALL is played
-in every version and judged by the version's column of ``CODE_TABLE`` in harness/ocpp/errors.py (spec
+in every version, carried in an action the SUT must take in its role and version (``CARRIERS``: a refusal
+of an optional action would say nothing about the fault), and judged by the version's column of ``CODE_TABLE`` in harness/ocpp/errors.py (spec
 002 Errors; OCPP 2.0.1 part 4 §4.3):
 
     fault                            1.6                             2.0.1 / 2.1
@@ -27,8 +28,12 @@ SHALL in 2.x and a SHOULD in 1.6 (its row says so).
 """
 
 import asyncio
+import copy
+import operator
 import secrets
+from dataclasses import dataclass
 from decimal import Decimal
+from functools import reduce
 
 import pytest
 
@@ -66,16 +71,56 @@ pytestmark = case("RPC", block="Transport and framing", roles=("csms", "cs"), pr
 
 PROBE_VENDOR = "org.evse-conformance.probe"
 UNDEFINED_TYPE = 9   # a message type number no OCPP-J version defines (1.6: 2-4, 2.0.1: 2-4, 2.1: 2-6)
-# fault → the CALL that carries it and the kind of fault it is; DataTransfer goes both ways in every
-# version, so one CALL serves both roles
-MALFORMED = {
-    "missing": ("DataTransfer", {}, OCCURRENCE),
-    "type": ("DataTransfer", {"vendorId": 7}, TYPE),
-    "property": ("DataTransfer", {"vendorId": "V" * 256}, PROPERTY),
-    "extra": ("DataTransfer", {"vendorId": PROBE_VENDOR, "unexpected": 1}, FORMAT),
-    "formation": ("DataTransfer", [], FRAME),
-    "unknown": ("NoSuchAction", {}, UNKNOWN_ACTION),
+FAULTS = ("missing", "type", "property", "extra", "formation", "unknown")
+
+
+@dataclass(frozen=True)
+class Carrier:
+    """A CALL the SUT must take in its role and version, so that a refusal of it names the fault it carries and
+    never a feature the SUT may leave out: ``valid`` is a payload it answers, ``field`` (a path into it) a string
+    of at most ``longest`` characters that the type and property faults break."""
+    action: str
+    valid: dict
+    field: tuple[str | int, ...]
+    longest: int
+
+    def with_field(self, value) -> dict:
+        payload = copy.deepcopy(self.valid)
+        *parents, last = self.field
+        reduce(operator.getitem, parents, payload)[last] = value
+        return payload
+
+    def fault(self, fault: str) -> tuple[str, object, str]:
+        """The CALL that carries ``fault``: its action, its payload and the kind of fault it is."""
+        return {
+            "missing": (self.action, {}, OCCURRENCE),
+            "type": (self.action, self.with_field(7), TYPE),
+            "property": (self.action, self.with_field("V" * (self.longest + 1)), PROPERTY),
+            "extra": (self.action, {**self.valid, "unexpected": 1}, FORMAT),
+            "formation": (self.action, [], FRAME),
+            "unknown": ("NoSuchAction", {}, UNKNOWN_ACTION),
+        }[fault]
+
+
+# Every CSMS takes BootNotification (spec 002 Core profile; OCPP 2.0.1 B01); every 1.6 charge point DataTransfer
+# (spec 002 Core profile), every 2.x station GetVariables (OCPP 2.0.1 B06: the device model each station serves),
+# while DataTransfer is optional in 2.x. The schemas bound chargePointVendor to 20 characters (1.6), vendorName
+# and a component's name to 50 (2.x).
+CARRIERS = {
+    (CSMS, False): Carrier("BootNotification", {"chargePointVendor": "Probe", "chargePointModel": "Probe"},
+                           ("chargePointVendor",), 20),
+    (CSMS, True): Carrier("BootNotification", {"reason": "PowerUp", "chargingStation": {"model": "Probe",
+                                                                                        "vendorName": "Probe"}},
+                          ("chargingStation", "vendorName"), 50),
+    (CS, False): Carrier("DataTransfer", {"vendorId": PROBE_VENDOR}, ("vendorId",), 255),
+    (CS, True): Carrier("GetVariables", {"getVariableData": [{"component": {"name": "ChargingStation"},
+                                                             "variable": {"name": "AvailabilityState"}}]},
+                        ("getVariableData", 0, "component", "name"), 50),
 }
+
+
+def _carrier(arena: OcppArena) -> Carrier:
+    return CARRIERS[arena.sut_role, arena.version.is_2x]
 
 
 def _judge_code(arena: OcppArena, kind: str, code: str, fault: str) -> None:
@@ -95,7 +140,8 @@ async def _still_answers(arena: OcppArena) -> None:
     if arena.is_sut(CSMS):
         exchange = await arena.link.call_exchange("Heartbeat", {})
     else:
-        exchange = await arena.link.call_exchange("DataTransfer", {"vendorId": PROBE_VENDOR})
+        carrier = _carrier(arena)
+        exchange = await arena.link.call_exchange(carrier.action, carrier.valid)
     require(exchange.answered, RPC.survives, "the SUT stopped answering after a malformed message",
             expected="an answer", actual="none")
 
@@ -106,12 +152,12 @@ def _one_at_a_time(first: Exchange, others: list[str]) -> None:
             expected="nothing until the answer", actual=others)
 
 
-@pytest.mark.parametrize("fault", list(MALFORMED))
+@pytest.mark.parametrize("fault", FAULTS)
 @checks(Rpc.refused, Errors.known, Errors.fits, Errors.exact, RPC.survives)
 async def test_malformed_call_is_refused_with_the_code_for_its_fault(ocpp, fault):
-    """Each malformed CALL is answered with a CALLERROR whose code names the fault as the version does; the
-    connection goes on."""
-    action, payload, kind = MALFORMED[fault]
+    """Each malformed CALL, carried in an action the SUT must take, is answered with a CALLERROR whose code names
+    the fault as the version does; the connection goes on."""
+    action, payload, kind = _carrier(ocpp).fault(fault)
     message_id = secrets.token_hex(8)
     reply = await ocpp.link.send_raw(dumps([2, message_id, action, payload]), reply_id=message_id,
                                      timeout=ocpp.timeouts.call)

@@ -210,3 +210,15 @@ def test_version_names():
         ("ocpp2.0.1", "v201", "OCPP 2.0.1", True),
         ("ocpp2.1", "v21", "OCPP 2.1", True),
     ]
+
+
+@pytest.mark.parametrize("text, sent_as", [('[2,"\\ud800","DataTransfer",{"vendorId":"v"}]', '"\\ud800"'),
+                                           ('[2,"a","DataTransfer",{"vendorId":"\\udfff\\u00e9\\ud83d\\ude00"}]',
+                                            '"\\udfffé😀"')])
+def test_any_text_the_parser_takes_is_sent_back_as_utf8(text, sent_as):
+    """A lone surrogate is legal JSON but has no UTF-8 form: it is sent escaped, the rest as it was."""
+    frame = parse(text, OcppVersion.V201)
+    sent = serialize(frame)
+    sent.encode("utf-8")
+    assert parse(sent, OcppVersion.V201) == frame
+    assert sent_as in sent

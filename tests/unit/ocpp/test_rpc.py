@@ -441,6 +441,16 @@ def test_garbage_from_the_peer_is_never_taken_as_its_raw_reply(link):
     assert a.outbox() == ['[4,"-1","RpcFrameworkError","invalid JSON",{}]']
 
 
+def test_minus_one_answers_the_raw_frame_its_receiver_could_not_read(link):
+    """rpc.matches: [4,"-1",...] is the framework error of a frame the peer could not read; sent in answer to a
+    frame of an unknown message type it is that frame's raw reply, not an answer to no CALL."""
+    a, _ = link()
+    a.send_raw('[9,"m-9","Heartbeat",{}]', 0.0, reply_id="m-9")
+    events = a.receive('[4,"-1","MessageTypeNotSupported","type 9",{}]', 1.0)
+    assert events == [RawReplyReceived("m-9", CallError("-1", "MessageTypeNotSupported", "type 9", {}))]
+    assert rules(a.receive('[4,"-1","MessageTypeNotSupported","type 9",{}]', 2.0)) == [("rpc.matches", True)]
+
+
 def test_raw_reply_is_delivered_once_and_expires_at_its_deadline(link):
     """send_raw: a reply after the deadline, or a second one, is an answer to no CALL (rpc.matches)."""
     a, _ = link(call_timeout=10.0)
