@@ -10,6 +10,8 @@ imported as the top-level module ``catalog_ocpi`` (this folder is put on the pat
 
 from __future__ import annotations
 
+import re
+
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -353,8 +355,8 @@ class PutsASessionOfAnotherParty(OcpiPeer):
 
 class _PushesUnderAnotherParty(SessionsSender):
     async def push(self, method, session_id, body):
-        own = f"/{self.peer.identity.country_code}/{self.peer.identity.party_id}/"
-        url = self.peer.other_url(SESSIONS, session_id).replace(own, "/XX/ZZZ/")
+        own = f"/{self.peer.identity.country_code}/{self.peer.identity.party_id}/"   # in any case (variance)
+        url = re.sub(re.escape(own), "/XX/ZZZ/", self.peer.other_url(SESSIONS, session_id), flags=re.IGNORECASE)
         moved = {**body, "country_code": "XX", "party_id": "ZZZ"} if method == "PUT" else body
         return await self.peer.send(method, url, token=self.peer.peer_token, module=SESSIONS, body=moved)
 

@@ -159,10 +159,12 @@ class ProvisioningStation16(Block):
     async def registered(self, response: dict) -> None:
         """Accepted: the heartbeat interval is the central system's; report every connector."""
         self.config.set("HeartbeatInterval", str(interval_of(response)))
-        statuses = [(MAIN_CONTROLLER, "Available" if self.main_operative else "Unavailable")] + \
-            [(connector.id, connector.status) for connector in self.connectors.values()]
-        for connector_id, status in self.in_any_order(statuses):
-            await self.call("StatusNotification", self.connector_status(connector_id, status))
+        for connector in self.in_any_order([None, *self.connectors.values()]):   # None: the main controller
+            if connector is None:   # each status read as it is sent: a test may have changed it meanwhile
+                status = self.connector_status(MAIN_CONTROLLER, "Available" if self.main_operative else "Unavailable")
+            else:
+                status = self.connector_status(connector.id, connector.status)
+            await self.call("StatusNotification", status)
         self.went_online()
         self._beat.set()
 
