@@ -20,6 +20,7 @@ from harness.ocpp.rpc import RpcEndpoint
 from harness.ocpp.versions import OcppVersion
 from harness.reference import ReferenceCsms, ReferenceStation, ReferenceStation16
 from harness.transport.ws import CallErrorReply
+from verdict_variants import StationThatKeepsItsState   # a 2.x station as real hardware is: state outlives a test
 
 V16, V201, V21 = "ocpp1.6", "ocpp2.0.1", "ocpp2.1"
 
@@ -37,19 +38,26 @@ MALFORMED = "test_malformed_call_is_refused_with_the_code_for_its_fault"
 
 
 # ---------------------------------------------------------------------- state that outlives a test
-class StationThatKeepsItsTransactions(ReferenceStation):
-    """A 2.x station as real hardware is: its EVSEs, their transactions and its charging profiles stay from one
-    test to the next and through an outage (a transaction runs until it is stopped), so a transaction a test
-    leaves running makes the next remote start on that EVSE Rejected."""
+class ChargePointThatKeepsItsConnectors(ReferenceStation16):
+    """A 1.6 charge point as real hardware is: its connectors stay from one test to the next, and an idTag
+    authorized without a cable waits at its connector for one (Preparing) until ConnectionTimeOut, which is
+    longer than a test."""
 
     kept: dict[str, Any] = {}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        kept = type(self).kept
-        self.evses = kept.setdefault("evses", self.evses)
-        self.profiles = kept.setdefault("profiles", self.profiles)
-        self.smart = kept.setdefault("smart", self.smart)
+        self.connectors = type(self).kept.setdefault("connectors", self.connectors)
+
+
+# ---------------------------------------------------------------------- another reading of a text
+class StationCappedOnlyByItsMax(ReferenceStation):
+    """Reports EVSE 0's composite from its caps alone (ChargingStationMaxProfile, external limits at 0): its
+    TxDefaultProfiles at EVSE 0 are the defaults of the EVSEs' transactions, not a limit of the station."""
+
+    def on_GetCompositeSchedule(self, _: None, payload: dict) -> dict:
+        return sc.answer_get_composite_schedule(self.profiles, self.smart, payload, self.engine_version,
+                                                clock.utcnow(), station_defaults=False)
 
 
 # ---------------------------------------------------------------------- optional features refused
@@ -67,15 +75,6 @@ class CsmsWithoutExternalLimits(ReferenceCsms):
         raise CallErrorReply("NotSupported", "NotifyChargingLimit is not supported")
 
 
-class StationCappedOnlyByItsMax(ReferenceStation):
-    """Reports EVSE 0's composite from its caps alone (ChargingStationMaxProfile, external limits at 0): its
-    TxDefaultProfiles at EVSE 0 are the defaults of the EVSEs' transactions, not a limit of the station."""
-
-    def on_GetCompositeSchedule(self, _: None, payload: dict) -> dict:
-        return sc.answer_get_composite_schedule(self.profiles, self.smart, payload, self.engine_version,
-                                                clock.utcnow(), station_defaults=False)
-
-
 class ChargePointWithoutSmartCharging(ReferenceStation16):
     """A 1.6 charge point without the optional Smart Charging profile: its messages are CALLERROR NotSupported."""
 
@@ -91,18 +90,6 @@ class StationWithoutWebPayment(ReferenceStation):
 
     def on_NotifyWebPaymentStarted(self, _: None, payload: dict) -> dict:
         raise CallErrorReply("NotSupported", "web payment is not supported by this station")
-
-
-class ChargePointThatKeepsItsConnectors(ReferenceStation16):
-    """A 1.6 charge point as real hardware is: its connectors stay from one test to the next, and an idTag
-    authorized without a cable waits at its connector for one (Preparing) until ConnectionTimeOut, which is
-    longer than a test."""
-
-    kept: dict[str, Any] = {}
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.connectors = type(self).kept.setdefault("connectors", self.connectors)
 
 
 # ---------------------------------------------------------------------- messages after a reboot
@@ -212,7 +199,7 @@ REFUSED = ("spec 002 Errors (NotSupported: recognised, not supported); OCPP 2.0.
            "an optional profile (spec 002 What the service does 2; OCPP 2.0.1 part 0 Certification profiles)")
 
 VARIANTS: tuple[LegalVariant, ...] = (
-    LegalVariant("station-keeps-its-transactions-through-an-outage", StationThatKeepsItsTransactions,
+    LegalVariant("station-keeps-its-transactions-through-an-outage", StationThatKeepsItsState,
                  "a transaction started before an outage runs on after it until it is stopped (spec 001 Moves: "
                  "TxProfile, the station goes offline during a transaction), and a remote start on an occupied "
                  "EVSE is Rejected (RequestStartTransactionResponse status)",
