@@ -548,13 +548,17 @@ class OcppArena(Arena, TlsVerbs):
         if from_sut and rule is None:
             raise HarnessError(f"expect({action!r}) from the SUT: name the rule its silence breaks")
         wait = timeout or self.timeouts.action
+        hung_up: list[tuple[str, str]] = []
         exchange = await self._watch(
             lambda e: e.action == action and e.incoming == from_sut and (where is None or where(e.request)),
-            wait, after)
+            wait, after, hung_up=hung_up)
         if exchange is None:
             if not from_sut:
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
-            self.silent(rule, action, wait, why, ended=self.link.ended)
+            ended = self.link.ended or (hung_up[0] if hung_up else None)
+            if ended is not None and not self.link.closed:   # it opened another connection and stayed silent there
+                why = f"{why} (nor on the connection it opened next, within {wait:g} s)".strip()
+            self.silent(rule, action, wait, why, ended=ended)
         return exchange
 
     async def expect_none(self, action: str, *, after: int, rule: Rule, within: float | None = None,
@@ -567,16 +571,20 @@ class OcppArena(Arena, TlsVerbs):
         if exchange is not None:
             self.unwanted(rule, action, exchange.request)
 
-    async def _watch(self, predicate, wait: float, after: int, *, answered: bool = True) -> Exchange | None:
+    async def _watch(self, predicate, wait: float, after: int, *, answered: bool = True,
+                     hung_up: list | None = None) -> Exchange | None:
         """The first exchange on the link from ``after`` on that matches ``predicate``, within ``wait`` seconds.
         A station under test that closes the link (it reboots, it drops the connection) is followed onto the
-        connection it opens next: that becomes the link, watched from its start for the time left."""
+        connection it opens next: that becomes the link, watched from its start for the time left; how the
+        station ended the link it left goes into ``hung_up``."""
         deadline, start = clock.now() + wait, after
         while True:
             link = self.link
             found = await link.wait_for(predicate, max(0.0, deadline - clock.now()), start=start, answered=answered)
             if found is not None or not link.closed or not self.is_sut(CS):
                 return found
+            if hung_up is not None and link.ended is not None and link.ended[0] == "peer":
+                hung_up.append(link.ended)
             following = await self._following(link, deadline - clock.now())
             if following is None:
                 return None
