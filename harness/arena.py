@@ -49,6 +49,7 @@ REMOTE_STOP = {OcppVersion.V16: "RemoteStopTransaction", OcppVersion.V201: "Requ
 
 # the actuator actions that plug a cable in at a station
 PLUGS_IN = ("plug_in", "plug_in_hlc", "plug_in_pnc")
+QUEUE_PATIENCE = 20   # call timeouts a harness's own CALL may wait behind its earlier ones (see _behind_our_calls)
 # the answers after which what the harness set at a station under test is to be undone
 UNDONE_WHEN = ("Accepted", "RebootRequired", "Scheduled")
 
@@ -549,9 +550,13 @@ class OcppArena(Arena, TlsVerbs):
             raise HarnessError(f"expect({action!r}) from the SUT: name the rule its silence breaks")
         wait = timeout or self.timeouts.action
         hung_up: list[tuple[str, str]] = []
-        exchange = await self._watch(
-            lambda e: e.action == action and e.incoming == from_sut and (where is None or where(e.request)),
-            wait, after, hung_up=hung_up)
+
+        def matches(e: Exchange) -> bool:
+            return e.action == action and e.incoming == from_sut and (where is None or where(e.request))
+
+        exchange = await self._watch(matches, wait, after, hung_up=hung_up)
+        if exchange is None and not from_sut:
+            exchange = await self._behind_our_calls(matches, after)
         if exchange is None:
             if not from_sut:
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
@@ -570,6 +575,19 @@ class OcppArena(Arena, TlsVerbs):
             answered=False)
         if exchange is not None:
             self.unwanted(rule, action, exchange.request)
+
+    async def _behind_our_calls(self, predicate, after: int) -> Exchange | None:
+        """A CALL of the harness's own side that may still wait behind its earlier CALLs: one at a time, each
+        answered by the SUT within the call timeout, as it may (never later: an unanswered one times out).
+        Waited for while the harness's queue moves, at most ``QUEUE_PATIENCE`` call timeouts."""
+        endpoint = self.link.endpoint
+        for _ in range(QUEUE_PATIENCE):
+            if endpoint.in_flight is None and not endpoint.queued:
+                return None
+            found = await self.link.wait_for(predicate, endpoint.call_timeout, start=after)
+            if found is not None:
+                return found
+        return None
 
     async def _watch(self, predicate, wait: float, after: int, *, answered: bool = True,
                      hung_up: list | None = None) -> Exchange | None:

@@ -8,17 +8,18 @@ folder is on the path, see tests/conftest.py), played with ``--embedded-sut lega
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-import dataclasses
 
 from harness import clock
 from harness import smartcharging as sc
 from harness.ocpp.framing import UNKNOWN_ID, Call, CallError, FrameError, parse, serialize
 from harness.ocpp.rpc import RpcEndpoint
 from harness.ocpp.versions import OcppVersion
-from harness.reference import ReferenceCsms, ReferenceStation, ReferenceStation16
+from harness.reference import ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16
 from harness.transport.ws import CallErrorReply
 from verdict_variants import StationThatKeepsItsState   # a 2.x station as real hardware is: state outlives a test
 
@@ -33,6 +34,7 @@ C25 = "ocpp2/authorization/test_C25.py"
 K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
 CACHE16 = "ocpp16/authorization/test_CACHE16.py"
 FIRMWARE16 = "ocpp16/firmware/test_FIRMWARE16.py"
+METER16 = "ocpp16/meter/test_METER16.py"
 RPC, K05 = "ocpp/transport/test_RPC.py", "ocpp2/smartcharging/test_K05.py"
 MALFORMED = "test_malformed_call_is_refused_with_the_code_for_its_fault"
 
@@ -58,6 +60,16 @@ class StationCappedOnlyByItsMax(ReferenceStation):
     def on_GetCompositeSchedule(self, _: None, payload: dict) -> dict:
         return sc.answer_get_composite_schedule(self.profiles, self.smart, payload, self.engine_version,
                                                 clock.utcnow(), station_defaults=False)
+
+
+# ---------------------------------------------------------------------- answers late, within the bound
+class CentralSystemAnsweringLate(ReferenceCsms16):
+    """A 1.6 central system that takes most of the call timeout to answer each CALL (legal: an answer within
+    the timeout), so the harness's charge point, one CALL at a time, sends its next ones late."""
+
+    async def dispatch(self, session, call):
+        await asyncio.sleep(0.45 * self.profile.timeouts.call)   # variance may add up to half again
+        return await super().dispatch(session, call)
 
 
 # ---------------------------------------------------------------------- optional features refused
@@ -262,4 +274,9 @@ VARIANTS: tuple[LegalVariant, ...] = (
                  "an action's meaning never changes; the new one is request_start_transaction_with_profile): K05 "
                  "does not apply",
                  (node(K05, "test_csms_starts_with_the_profile_it_was_asked_for", "csms", V201),)),
+    LegalVariant("central-system-answering-late", CentralSystemAnsweringLate,
+                 "every CALL answered within the call timeout but late (spec 002 Framing 4: an answer before the "
+                 "CALL times out), so the harness's own messages queue behind the answers they wait for",
+                 (node(METER16, "test_empty_stop_lists_send_no_meter_values", "csms", V16),
+                  node(METER16, "test_stop_transaction_carries_its_meter_data", "csms", V16))),
 )
