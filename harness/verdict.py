@@ -38,11 +38,14 @@ class CaseContext:
     findings: list["Finding"] = field(default_factory=list)
 
 
-_CURRENT: contextvars.ContextVar[CaseContext] = contextvars.ContextVar("case", default=CaseContext())
+_CURRENT: contextvars.ContextVar[CaseContext] = contextvars.ContextVar("case")
 
 
 def current() -> CaseContext:
-    return _CURRENT.get()
+    """The running test's context; outside a test a fresh one each time (what is recorded there belongs to no
+    test, and is not kept for the process's life)."""
+    context = _CURRENT.get(None)
+    return context if context is not None else CaseContext()
 
 
 def enter_case(context: CaseContext) -> contextvars.Token:

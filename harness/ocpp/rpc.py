@@ -263,7 +263,7 @@ class RpcEndpoint:
         return events
 
     def next_deadline(self) -> float | None:
-        deadlines = [d for d in self._raw_pending.values()]
+        deadlines = list(self._raw_pending.values())
         if self._in_flight:
             deadlines.append(self._in_flight.deadline)
         return min(deadlines, default=None)
