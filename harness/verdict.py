@@ -48,11 +48,11 @@ def current() -> CaseContext:
     return context if context is not None else CaseContext()
 
 
-def enter_case(context: CaseContext) -> contextvars.Token:
+def enter_case(context: CaseContext) -> contextvars.Token[CaseContext]:
     return _CURRENT.set(context)
 
 
-def leave_case(token: contextvars.Token) -> None:
+def leave_case(token: contextvars.Token[CaseContext]) -> None:
     _CURRENT.reset(token)
 
 
@@ -94,7 +94,7 @@ class SelfCheckFailed(HarnessError):
     did before made it) did not do what the row asks. Never the SUT's failure."""
 
     def __init__(self, rule: Rule, message: str, *, expected: Any = None, actual: Any = None):
-        side = SIDE_NAMES.get(rule.by, rule.by)
+        side = SIDE_NAMES.get(rule.by or "", rule.by)
         super().__init__(f"self-check: [{rule.id}] binds the {side}, which the harness plays in this test: "
                          f"{message} (expected {expected!r}, actual {actual!r}). The SUT is not blamed for the "
                          f"harness's own side; the wire log shows what led to it")
@@ -136,7 +136,7 @@ def check_equal(rule: Rule, what: str, expected: Any, actual: Any, *,
     return require(same(expected, actual), rule, f"{what} is wrong", expected=expected, actual=actual)
 
 
-def check_in(rule: Rule, what: str, allowed: Container, actual: Any) -> bool:
+def check_in(rule: Rule, what: str, allowed: Container[Any], actual: Any) -> bool:
     if actual in allowed:
         return True
     listed = sorted(allowed, key=repr) if isinstance(allowed, (set, frozenset)) else allowed
