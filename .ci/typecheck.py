@@ -11,7 +11,8 @@ import sys
 from collections import Counter
 
 # errors each core may still have under mypy --strict; the goal is 0 everywhere (see CONTRIBUTING.md).
-# Issue #24 began at 252 in all (ocpi 99, ocpp 70, smartcharging 32, verdict 14, clock 11, variance 8, wire 5).
+# Issue #24 began at 241 in all (ocpi 99, ocpp 70, smartcharging 32, verdict 14, clock 11, variance 8, wire 5, rules 1,
+# cistring 1).
 CEILING = {
     "harness/clock.py": 11,
     "harness/cistring.py": 0,
