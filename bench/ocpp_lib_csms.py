@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
-import ocpp_lib_sut as lib  # noqa: E402
+import ocpp_lib_sut as lib
 
-from harness.load.fleet import raise_file_limit  # noqa: E402
-from harness.load.roster import Roster  # noqa: E402
+from harness.load.fleet import raise_file_limit
+from harness.load.roster import Roster
 
 
 class RosterCsms(lib.Csms):

@@ -647,8 +647,8 @@ class ChargePoint16:
             await asyncio.sleep(interval)
             reading = {"timestamp": now(), "sampled_value": [
                 {"value": str(connector.read()), "measurand": "Energy.Active.Import.Register", "unit": "Wh"}]}
-            self.enqueue(Queued(lambda: call.MeterValues(connector_id=connector.id, transaction_id=tx.id,
-                                                         meter_value=[reading])))
+            self.enqueue(Queued(lambda reading=reading: call.MeterValues(connector_id=connector.id, transaction_id=tx.id,
+                                                                         meter_value=[reading])))
 
     async def stop(self, connector: Connector, reason: str, id_tag: str | None = None) -> None:
         tx, connector.tx = connector.tx, None

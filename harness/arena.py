@@ -488,7 +488,8 @@ class OcppArena(Arena, TlsVerbs):
             mark = self.mark()
             stop = await self.link.call_exchange(REMOTE_STOP[self.version], {"transactionId": transaction_id})
             if stop.error is None and stop.result.get("status") == "Accepted":
-                await self.link.wait_for(lambda e: e.incoming and _ends(e) == transaction_id, CLEANUP_TIMEOUT,
+                await self.link.wait_for(lambda e: e.incoming and _ends(e) == transaction_id,  # noqa: B023 (awaited here)
+                                         CLEANUP_TIMEOUT,
                                          start=mark)
 
     async def tidy(self) -> None:
@@ -723,8 +724,8 @@ class OcppArena(Arena, TlsVerbs):
 
     async def restore(self) -> None:
         """The outage is over: the harness's station reconnects at once, without booting (the new
-        connection becomes the link; a refusal breaks the test, see ``connect_harness_station``); the harness's CSMS accepts the station again, whose reconnection
-        the test awaits with ``reconnected``."""
+        connection becomes the link; a refusal breaks the test, see ``connect_harness_station``); the
+        harness's CSMS accepts the station again, whose reconnection the test awaits with ``reconnected``."""
         if self.is_sut(CSMS):
             self.harness.configure(reconnects=True)
             await self.connect_harness_station(boot=False)

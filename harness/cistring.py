@@ -57,4 +57,4 @@ def _ci(member: Any) -> Any:
 
 def same_object(a: Any, b: Any, ci_fields: Collection[str] = ()) -> bool:
     """``a`` and ``b`` are the same once null members count as absent and ``ci_fields`` ignore case."""
-    return comparable(a, ci_fields) == comparable(b, ci_fields)
+    return bool(comparable(a, ci_fields) == comparable(b, ci_fields))

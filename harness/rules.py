@@ -26,6 +26,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any, cast
 
 MUST, SHOULD = "MUST", "SHOULD"
 LEVELS = (MUST, SHOULD)
@@ -69,14 +70,16 @@ class _Draft:
     by: str | None
 
 
-def must(ref: str, text: str, *, levels: Mapping[str, str] | None = None, by: str | None = None) -> _Draft:
+# ``must`` and ``should`` return a draft that the table's class turns into its ``Rule`` as the class is made
+# (``RuleTable.__init_subclass__``): typed as that Rule, which is all any code ever reads off a table.
+def must(ref: str, text: str, *, levels: Mapping[str, str] | None = None, by: str | None = None) -> Rule:
     """A MUST/SHALL row: breaking it fails the test (``by``: the side it binds)."""
-    return _Draft(MUST, ref, text, MappingProxyType(dict(levels or {})), by)
+    return cast(Rule, _Draft(MUST, ref, text, MappingProxyType(dict(levels or {})), by))
 
 
-def should(ref: str, text: str, *, levels: Mapping[str, str] | None = None, by: str | None = None) -> _Draft:
+def should(ref: str, text: str, *, levels: Mapping[str, str] | None = None, by: str | None = None) -> Rule:
     """A SHOULD row: breaking it is a finding, never a failure (``by``: the side it binds)."""
-    return _Draft(SHOULD, ref, text, MappingProxyType(dict(levels or {})), by)
+    return cast(Rule, _Draft(SHOULD, ref, text, MappingProxyType(dict(levels or {})), by))
 
 
 class DuplicateRule(Exception):
@@ -127,7 +130,7 @@ class RuleTable:
 
     namespace: str = ""
 
-    def __init_subclass__(cls, *, namespace: str | None = None, **kwargs) -> None:
+    def __init_subclass__(cls, *, namespace: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.namespace = namespace or cls.__name__
         origin = _origin_of(cls.__module__)

@@ -232,7 +232,7 @@ class Variance:
         root = schemas.schema(version, action, direction)
         return self._vary(root, root, payload, version, direction, None)
 
-    def _vary(self, root: dict, schema: dict | None, value: Any, version: OcppVersion, direction: str,
+    def _vary(self, root: dict[str, Any], schema: dict[str, Any] | None, value: Any, version: OcppVersion, direction: str,
               key: str | None, siblings: Iterable[str] = ()) -> Any:
         schema = schemas.resolved(root, schema or {})
         if isinstance(value, dict):
@@ -254,7 +254,7 @@ class Variance:
             return float(value)
         return value
 
-    def _admitted(self, varied: dict, properties: dict, version: OcppVersion, direction: str) -> None:
+    def _admitted(self, varied: dict[str, Any], properties: dict[str, Any], version: OcppVersion, direction: str) -> None:
         """Optional members the schema admits, added at random."""
         if version is OcppVersion.V16:
             return
@@ -284,7 +284,8 @@ class Variance:
             moment = datetime.fromisoformat(value)
         except ValueError:
             return value
-        if moment.utcoffset() is None or moment.utcoffset().total_seconds() != 0 or not self.draw():
+        offset = moment.utcoffset()
+        if offset is None or offset.total_seconds() != 0 or not self.draw():
             return value
         micro = f"{moment.microsecond:06d}"
         digits = self.rng.randint(len(micro.rstrip("0")) if moment.microsecond else 0, 6)
@@ -350,7 +351,7 @@ class Variance:
         self.took("ocpp.answer_delay")
         return self.rng.uniform(0.0, bound / 2)
 
-    def any_order(self, reports: list) -> list:
+    def any_order(self, reports: list[Any]) -> list[Any]:
         """``reports`` in an order chosen at random."""
         shuffled = list(reports)
         if self.draw():
@@ -446,7 +447,8 @@ class Variance:
             moment = datetime.fromisoformat(value)
         except ValueError:
             return value
-        if moment.utcoffset() is None or moment.utcoffset().total_seconds() != 0:
+        offset = moment.utcoffset()
+        if offset is None or offset.total_seconds() != 0:
             return value
         micro = f"{moment.microsecond:06d}"
         digits = max(digits, len(micro.rstrip("0")) if moment.microsecond else 0)
@@ -518,7 +520,7 @@ def _ocpi_kind(schema: Any) -> tuple[str, str | None]:
     return "", None
 
 
-def _types(schema: dict) -> set[str]:
+def _types(schema: dict[str, Any]) -> set[str]:
     kind = schema.get("type")
     return {kind} if isinstance(kind, str) else set(kind or ())
 

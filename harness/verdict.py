@@ -38,18 +38,21 @@ class CaseContext:
     findings: list["Finding"] = field(default_factory=list)
 
 
-_CURRENT: contextvars.ContextVar[CaseContext] = contextvars.ContextVar("case", default=CaseContext())
+_CURRENT: contextvars.ContextVar[CaseContext] = contextvars.ContextVar("case")
 
 
 def current() -> CaseContext:
-    return _CURRENT.get()
+    """The running test's context; outside a test a fresh one each time (what is recorded there belongs to no
+    test, and is not kept for the process's life)."""
+    context = _CURRENT.get(None)
+    return context if context is not None else CaseContext()
 
 
-def enter_case(context: CaseContext) -> contextvars.Token:
+def enter_case(context: CaseContext) -> contextvars.Token[CaseContext]:
     return _CURRENT.set(context)
 
 
-def leave_case(token: contextvars.Token) -> None:
+def leave_case(token: contextvars.Token[CaseContext]) -> None:
     _CURRENT.reset(token)
 
 
@@ -91,7 +94,7 @@ class SelfCheckFailed(HarnessError):
     did before made it) did not do what the row asks. Never the SUT's failure."""
 
     def __init__(self, rule: Rule, message: str, *, expected: Any = None, actual: Any = None):
-        side = SIDE_NAMES.get(rule.by, rule.by)
+        side = SIDE_NAMES.get(rule.by or "", rule.by)
         super().__init__(f"self-check: [{rule.id}] binds the {side}, which the harness plays in this test: "
                          f"{message} (expected {expected!r}, actual {actual!r}). The SUT is not blamed for the "
                          f"harness's own side; the wire log shows what led to it")
@@ -133,7 +136,7 @@ def check_equal(rule: Rule, what: str, expected: Any, actual: Any, *,
     return require(same(expected, actual), rule, f"{what} is wrong", expected=expected, actual=actual)
 
 
-def check_in(rule: Rule, what: str, allowed: Container, actual: Any) -> bool:
+def check_in(rule: Rule, what: str, allowed: Container[Any], actual: Any) -> bool:
     if actual in allowed:
         return True
     listed = sorted(allowed, key=repr) if isinstance(allowed, (set, frozenset)) else allowed

@@ -15,6 +15,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 
 from harness import clock
 from harness.errors import clip
@@ -41,7 +42,7 @@ class _Masks:
     place could complete (one holding a character of ``MASK``, or inside it), and one shorter than
     ``HEAD``, is always replaced."""
 
-    def __init__(self, secrets: list[str], pins: re.Pattern | None) -> None:
+    def __init__(self, secrets: list[str], pins: re.Pattern[str] | None) -> None:
         self.secrets = secrets
         self.pins = pins
         self._always = [n for n, secret in enumerate(secrets)
@@ -234,7 +235,7 @@ class WireLog:
     max_entries: int = 10_000
     max_chars: int = 10_000_000
     entries: deque[WireEntry] = field(default_factory=deque)
-    connections: list = field(default_factory=list)   # every connection that logs here
+    connections: list[Any] = field(default_factory=list[Any])   # every connection that logs here
     dropped: int = field(default=0, init=False)          # entries dropped from the front to stay within the bounds
     dropped_chars: int = field(default=0, init=False)
     _chars: int = field(default=0, init=False, repr=False)

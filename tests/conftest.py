@@ -60,8 +60,9 @@ os.environ["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
 
 # tests/ is no package: these folders go on sys.path for the whole run (whatever the import mode). The secret
 # scanner of selfcheck/ serves the operator tests too; faults/suite_runner.py's warm suite runs serve the
-# self-checks and the interop; the catalogs are the top-level modules ``catalog``... everywhere, and so in
-# the runs suite_runner.py forks, whose ``--embedded-sut catalog:<Class>`` resolves.
+# self-checks and the interop; the catalogs are the top-level package ``catalog`` and modules ``catalog16``,
+# ``catalog_ocpi`` everywhere, and so in the runs suite_runner.py forks, whose ``--embedded-sut
+# catalog.<block>:<Class>`` resolves.
 for folder in ("selfcheck", "faults"):
     if str(TESTS / folder) not in sys.path:
         sys.path.insert(0, str(TESTS / folder))

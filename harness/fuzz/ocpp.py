@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from websockets.exceptions import ConnectionClosed
 
 from harness import clock
 from harness.fuzz.schema_data import FORMAT, OCCURRENCE, PROPERTY, TYPE, largest, mutate, overlong, valid
@@ -325,7 +324,7 @@ async def fuzz(link, version: OcppVersion, frames: Iterable[Frame], tally: Tally
             tally.by_fault[frame.expect.fault] += 1
             await link.send(frame.data)
             if frame.expect.quiet:
-                quiet.update({i: frame for i in frame.expect.ids})
+                quiet.update(dict.fromkeys(frame.expect.ids, frame))
                 if len(quiet) > 1000:
                     quiet.pop(next(iter(quiet)))
                 continue

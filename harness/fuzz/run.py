@@ -12,6 +12,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from websockets.asyncio.client import connect
@@ -192,8 +193,8 @@ async def fuzz_ocpi(role: str, count: int, seed: int) -> Report:
 
 
 TARGETS = {
-    **{f"csms-{v.value}": (lambda v: lambda count, seed: fuzz_csms(v, count, seed))(v) for v in OcppVersion},
-    **{f"cs-{v.value}": (lambda v: lambda count, seed: fuzz_station(v, count, seed))(v) for v in OcppVersion},
+    **{f"csms-{v.value}": partial(fuzz_csms, v) for v in OcppVersion},
+    **{f"cs-{v.value}": partial(fuzz_station, v) for v in OcppVersion},
     "ocpi-cpo": lambda count, seed: fuzz_ocpi("cpo", count, seed),
     "ocpi-emsp": lambda count, seed: fuzz_ocpi("emsp", count, seed),
 }

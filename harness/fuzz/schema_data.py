@@ -80,7 +80,8 @@ def largest(root: dict, schema: dict | None = None, depth: int = 0) -> Any:
                 if name in required or depth < DEEPEST}
     if kind == "array":
         low = schema.get("minItems", 0)
-        return [largest(root, schema.get("items", {}), depth + 1) for _ in range(max(min(schema.get("maxItems", low + 2), low + 2), 1))]
+        count = max(min(schema.get("maxItems", low + 2), low + 2), 1)
+        return [largest(root, schema.get("items", {}), depth + 1) for _ in range(count)]
     if kind == "string":
         return _DATE_TIME if schema.get("format") == "date-time" else "x" * min(schema.get("maxLength", 20), 20)
     if kind in ("integer", "number"):
@@ -114,7 +115,7 @@ def _sites(root: dict, payload: Any) -> list[_Site]:
         sites.append(site)
         value = payload if site.parent is None else site.parent[site.key]
         if isinstance(value, dict):
-            for name, child in value.items():
+            for name in value:
                 sub = site.schema.get("properties", {}).get(name)
                 if sub is not None:
                     stack.append(_Site(value, name, resolved(root, sub), f"{site.path}.{name}".lstrip(".")))

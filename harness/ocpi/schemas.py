@@ -88,7 +88,7 @@ def _ecma_pattern(pattern: str) -> re.Pattern:
     return re.compile(pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern)
 
 
-def _pattern(validator, pattern: str, instance: Any, schema: dict):
+def _pattern(validator, pattern: str, instance: Any, schema: dict[str, Any]):
     """The ``pattern`` keyword with ECMA-262's end of text."""
     if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
@@ -98,7 +98,7 @@ _Validator = extend(Draft202012Validator, {"pattern": _pattern})
 
 
 @lru_cache(maxsize=None)
-def _schemas() -> dict[str, dict]:
+def _schemas() -> dict[str, dict[str, Any]]:
     loaded = {}
     for entry in sorted(schema_dir().iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".json"):
@@ -111,7 +111,7 @@ def _schemas() -> dict[str, dict]:
     return loaded
 
 
-def _unversioned(schema: dict) -> dict:
+def _unversioned(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` without its ``$schema``: jsonschema hands a subschema that names its meta-schema to
     that draft's own validator class, so across a ``$ref`` to another file (an EVSE in a Location, a
     role in Credentials) the ECMA-262 ``pattern`` above was lost, and a text ending in a newline passed."""
@@ -124,7 +124,7 @@ def _registry() -> Registry:
         (schema["$id"], DRAFT202012.create_resource(_unversioned(schema))) for schema in _schemas().values())
 
 
-def _schema(name: str) -> dict:
+def _schema(name: str) -> dict[str, Any]:
     schemas = _schemas()
     if name not in schemas:
         raise HarnessError(f"no OCPI schema named {name!r}; known: {', '.join(sorted(schemas))}")
@@ -265,7 +265,7 @@ def check(name: str, instance: Any) -> None:
         raise SchemaViolation(name, violations, actual=instance)
 
 
-def definition(name: str) -> dict:
+def definition(name: str) -> dict[str, Any]:
     """The schema ``name`` as written (file stem, e.g. "session"): what a writer of the object may
     leave out or null (not in ``required``) and the type of each member."""
     return _schema(name)

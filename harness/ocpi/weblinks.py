@@ -50,9 +50,11 @@ class _Reader:
 
     def skip(self) -> None:
         """Past optional whitespace (OWS, BWS)."""
-        self.at = _OWS.match(self.text, self.at).end()
+        blank = _OWS.match(self.text, self.at)
+        assert blank is not None   # [ \t]* matches anywhere, if only the empty string
+        self.at = blank.end()
 
-    def take(self, pattern: re.Pattern) -> re.Match | None:
+    def take(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
         found = pattern.match(self.text, self.at)
         if found:
             self.at = found.end()

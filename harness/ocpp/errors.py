@@ -96,7 +96,7 @@ def table_code(version: OcppVersion, kind: str) -> str | None:
 
 def canonical_code(version: OcppVersion, kind: str) -> str:
     """The code this harness sends for a violation of ``kind`` (1.6 text without a frame: FormationViolation)."""
-    return table_code(version, kind) or table_code(version, FORMAT)
+    return table_code(version, kind) or table_codes(version, FORMAT)[0]
 
 
 def exact_codes(version: OcppVersion, kind: str) -> frozenset[str]:

@@ -61,7 +61,7 @@ class Call:
     payload: dict[str, Any]
     type_number = CALL
 
-    def to_list(self) -> list:
+    def to_list(self) -> list[Any]:
         return [CALL, self.id, self.action, self.payload]
 
 
@@ -73,7 +73,7 @@ class Send:
     payload: dict[str, Any]
     type_number = SEND
 
-    def to_list(self) -> list:
+    def to_list(self) -> list[Any]:
         return [SEND, self.id, self.action, self.payload]
 
 
@@ -83,7 +83,7 @@ class CallResult:
     payload: dict[str, Any]
     type_number = CALLRESULT
 
-    def to_list(self) -> list:
+    def to_list(self) -> list[Any]:
         return [CALLRESULT, self.id, self.payload]
 
 
@@ -95,7 +95,7 @@ class CallError:
     details: dict[str, Any] = field(default_factory=dict)
     type_number = CALLERROR
 
-    def to_list(self) -> list:
+    def to_list(self) -> list[Any]:
         return [self.type_number, self.id, self.code, self.description, self.details]
 
 
@@ -209,7 +209,7 @@ _ELEMENTS = {CALL: (str, dict), SEND: (str, dict), CALLRESULT: (dict,), CALLERRO
              CALLRESULTERROR: (str, str, dict)}
 
 
-def _build(kind: int, message_id: str, message: list, version: OcppVersion) -> Frame:
+def _build(kind: int, message_id: str, message: list[Any], version: OcppVersion) -> Frame:
     reply = CallError(message_id, canonical_code(version, FRAME), "malformed frame", {}) if kind == CALL else None
     if len(message) != _LENGTH[kind]:
         raise FrameError(Framing.frame, f"message type {kind} frame has {len(message)} elements, not {_LENGTH[kind]}",

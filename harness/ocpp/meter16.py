@@ -71,7 +71,7 @@ def transaction_readings(start: dict[str, Any], meter_values: list[dict[str, Any
 def decreases(found: list[Reading]) -> list[tuple[Reading, Reading]]:
     """Pairs (earlier, later) of one series where the later reading is lower (M3)."""
     broken = []
-    by_series: dict[tuple, list[Reading]] = {}
+    by_series: dict[tuple[Any, ...], list[Reading]] = {}
     for reading in found:
         by_series.setdefault(reading.series, []).append(reading)
     for series in by_series.values():

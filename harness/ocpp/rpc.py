@@ -191,7 +191,7 @@ class RpcEndpoint:
         self._settle_peer_call(call.id)
         self._outbox.append(self._text(CallResult(call.id, payload)))
 
-    def answer_error(self, call: Call, code: str, description: str = "", details: dict | None = None) -> None:
+    def answer_error(self, call: Call, code: str, description: str = "", details: dict[str, Any] | None = None) -> None:
         if not is_known_code(self.version, code):
             raise HarnessError(f"{code} is not a CALLERROR code of {self.version.value}")
         self._settle_peer_call(call.id)
@@ -206,7 +206,8 @@ class RpcEndpoint:
     def _new_id(self) -> str:
         return self.variance.message_id() if self.variance is not None else str(uuid.uuid4())
 
-    def _varied(self, action: str, direction: str, payload: dict[str, Any], validate: bool | None) -> dict[str, Any]:
+    def _varied(self, action: str, direction: schemas.Direction, payload: dict[str, Any],
+                validate: bool | None) -> dict[str, Any]:
         """``payload`` as a stand-in under variance writes it (a payload meant to be invalid stays as it is)."""
         if self.variance is None or validate is False or action not in schemas.known_actions(self.version):
             return payload
@@ -263,7 +264,7 @@ class RpcEndpoint:
         return events
 
     def next_deadline(self) -> float | None:
-        deadlines = [d for d in self._raw_pending.values()]
+        deadlines = list(self._raw_pending.values())
         if self._in_flight:
             deadlines.append(self._in_flight.deadline)
         return min(deadlines, default=None)
@@ -295,7 +296,7 @@ class RpcEndpoint:
             self._in_flight = _InFlight(call, now + self.call_timeout)
             self._outbox.append(self._text(call))
 
-    def _check_ours(self, action: str, direction: str, payload: Any) -> None:
+    def _check_ours(self, action: str, direction: schemas.Direction, payload: Any) -> None:
         try:
             problems = schemas.validate(self.version, action, direction, payload)
         except KeyError:

@@ -139,7 +139,7 @@ def _is_number(value: Any) -> bool:
 class _ExactMultipleOf:
     """``multipleOf`` for the compiled validator (a jsonschema-rs custom keyword): the same exact rule."""
 
-    def __init__(self, parent_schema: dict, divisor: Any, schema_path: list) -> None:
+    def __init__(self, parent_schema: dict[str, Any], divisor: Any, schema_path: list[Any]) -> None:
         self.divisor = Decimal(repr(divisor)) if isinstance(divisor, float) else divisor
 
     def validate(self, instance: Any) -> None:
@@ -178,12 +178,12 @@ _DETAILED = {
 
 @lru_cache(maxsize=None)
 @lru_cache(maxsize=None)
-def schema(version: OcppVersion, action: str, direction: Direction) -> dict:
+def schema(version: OcppVersion, action: str, direction: Direction) -> dict[str, Any]:
     """The official schema of ``action``'s ``direction`` in ``version`` (loaded once; never to be changed)."""
     return _schema(version, action, direction)
 
 
-def resolved(root: dict, node: dict) -> dict:
+def resolved(root: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     """``node`` of the schema ``root`` with its ``$ref`` (``#/definitions/...``) followed."""
     while "$ref" in node:
         target: Any = root
@@ -193,7 +193,7 @@ def resolved(root: dict, node: dict) -> dict:
     return node
 
 
-def _schema(version: OcppVersion, action: str, direction: Direction) -> dict:
+def _schema(version: OcppVersion, action: str, direction: Direction) -> dict[str, Any]:
     path = _schema_folder(version) / _file_name(version, action, direction)
     if direction == "request" and not path.is_file():
         path = _schema_folder(version) / f"{action}.json"  # 2.1 SEND-only, e.g. NotifyPeriodicEventStream.json

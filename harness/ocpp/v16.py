@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness.profile import Profile
 from harness.wire import REDACTOR
 
@@ -41,9 +43,9 @@ def connector_ids(profile: Profile) -> list[int]:
     return list(range(1, sum(len(e.connectors) for e in profile.evses) + 1))
 
 
-def interval_of(response: dict) -> int:
+def interval_of(response: dict[str, Any]) -> int:
     """The BootNotification.conf interval, under either of its names (0 when absent)."""
-    return response.get("interval", response.get("heartbeatInterval", 0))
+    return int(response.get("interval", response.get("heartbeatInterval", 0)))
 
 
 def register_key(key: bytes, identity: str | None = None) -> None:

@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from harness.profile import Evse, Profile
+from harness.profile import Evse
 from harness.reference.v16.meter import Register
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from datetime import datetime, timedelta, timezone
 from decimal import ROUND_FLOOR, Decimal
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 from harness.errors import HarnessError
 from harness.smartcharging.model import (
@@ -50,7 +50,7 @@ def convert(limit: Decimal, unit_from: RateUnit, unit_to: RateUnit, phases: int,
     return limit * voltage * phases if unit_to is RateUnit.W else limit / (voltage * phases)
 
 
-def _restrictiveness(level: _Level) -> tuple:
+def _restrictiveness(level: _Level) -> tuple[Any, ...]:
     """Order of preference among levels: lower limit, then fewer phases (deterministic ties)."""
     return level.value, level.phases, level.phase_to_use or 0
 
@@ -99,7 +99,7 @@ def _leading(profiles: list[tuple[int, list[Segment]]], start: int) -> Step:
                     key=lambda e: (e[0], e[1]))   # at one instant, ends before starts
     rank = {p: -stack for p, (stack, _) in enumerate(profiles)}
 
-    def key(p: int) -> tuple:
+    def key(p: int) -> tuple[Any, ...]:
         return rank[p], *_restrictiveness(active[p])
 
     out: Step = [(start, None)]

@@ -340,7 +340,7 @@ class Decision:
         """2.0.1 answers 'not supported' with this CALLERROR code instead of a response."""
         return "NotSupported" if self.version is V201 and self.rule is not None and not self.rule.reason_code else None
 
-    def response(self) -> dict:
+    def response(self) -> dict[str, Any]:
         """SetChargingProfile.conf (1.6) or SetChargingProfileResponse (2.0.1)."""
         if self.call_error:
             raise HarnessError(f"answer with a CALLERROR {self.call_error}, not a response: {self.detail}")
@@ -356,14 +356,14 @@ class _Outcome:
     """An answer whose status only tells whether anything was selected."""
     found, none = "Accepted", "Unknown"
 
-    def _selected(self) -> tuple:
+    def _selected(self) -> tuple[Any, ...]:
         raise NotImplementedError
 
     @property
     def status(self) -> str:
         return self.found if self._selected() else self.none
 
-    def response(self) -> dict:
+    def response(self) -> dict[str, Any]:
         return {"status": self.status}
 
 
@@ -372,7 +372,7 @@ class ClearResult(_Outcome):
     """ClearChargingProfile outcome: Accepted when something was removed, else Unknown."""
     removed: tuple[Installed, ...]
 
-    def _selected(self) -> tuple:
+    def _selected(self) -> tuple[Any, ...]:
         return self.removed
 
 
@@ -382,7 +382,7 @@ class ProfileReport(_Outcome):
     requests: tuple[dict, ...]
     none = "NoProfiles"
 
-    def _selected(self) -> tuple:
+    def _selected(self) -> tuple[Any, ...]:
         return self.requests
 
 
@@ -488,12 +488,12 @@ def answer_set_charging_profile(store: ProfileStore, station: Station, payload: 
     return store.install(station, evse_id, profile, version)
 
 
-def answer_clear_charging_profile(store: ProfileStore, payload: Any, version: OcppVersion) -> dict:
+def answer_clear_charging_profile(store: ProfileStore, payload: Any, version: OcppVersion) -> dict[str, Any]:
     return store.clear(clear_criteria(payload, version)).response()
 
 
 def answer_get_composite_schedule(store: ProfileStore, station: Station, payload: Any, version: OcppVersion,
-                                  now: datetime, *, station_defaults: bool = True) -> dict:
+                                  now: datetime, *, station_defaults: bool = True) -> dict[str, Any]:
     """GetCompositeSchedule request in, answer payload out; unknown EVSE or unit is Rejected
     (``station_defaults``: see ``composite.composite_schedule``)."""
     evse_id, duration, unit = composite_request(payload, version)

@@ -94,7 +94,7 @@ class ChargingSchedule:
     start_schedule: datetime | None = None
     duration: int | None = None             # seconds; absent: the last period runs on
     min_charging_rate: Decimal | None = None
-    sales_tariff: dict | None = None        # 2.0.1 ISO 15118 data, carried opaquely
+    sales_tariff: dict[str, Any] | None = None        # 2.0.1 ISO 15118 data, carried opaquely
 
     def __post_init__(self) -> None:
         _set(self, "rate_unit", RateUnit(self.rate_unit))

@@ -120,7 +120,7 @@ class _Reader:
         text = self.get(key, "string", required)
         return None if text is None else self._member(self._key_path(key), names, text)
 
-    def enums(self, key: str, names: dict[Any, str]) -> frozenset | None:
+    def enums(self, key: str, names: dict[Any, str]) -> frozenset[str] | None:
         values = self.get(key, "array")
         if values is None:
             return None
@@ -192,12 +192,12 @@ def from_v201(payload: Any) -> ChargingProfile:
     return _profile_from(payload, _S201)
 
 
-def _put(out: dict, key: str, value: Any) -> None:
+def _put(out: dict[str, Any], key: str, value: Any) -> None:
     if value is not None:
         out[key] = iso(value) if isinstance(value, datetime) else value
 
 
-def _period_to(p: SchedulePeriod, s: _Shape) -> dict:
+def _period_to(p: SchedulePeriod, s: _Shape) -> dict[str, Any]:
     if p.phase_to_use is not None and not s.phase_to_use:
         raise HarnessError("OCPP 1.6 periods cannot carry phaseToUse")
     out = {"startPeriod": p.start_period, "limit": p.limit}
@@ -206,7 +206,7 @@ def _period_to(p: SchedulePeriod, s: _Shape) -> dict:
     return out
 
 
-def _schedule_to(c: ChargingSchedule, s: _Shape) -> dict:
+def _schedule_to(c: ChargingSchedule, s: _Shape) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if s.schedule_list:
         if c.id is None:
@@ -223,7 +223,7 @@ def _schedule_to(c: ChargingSchedule, s: _Shape) -> dict:
     return out
 
 
-def _profile_to(p: ChargingProfile, s: _Shape) -> dict:
+def _profile_to(p: ChargingProfile, s: _Shape) -> dict[str, Any]:
     if p.purpose not in s.purposes:
         raise HarnessError(f"{s.version.label} has no {p.purpose.value} purpose")
     out: dict[str, Any] = {s.profile_id: p.id, "stackLevel": p.stack_level,
@@ -244,15 +244,15 @@ def _profile_to(p: ChargingProfile, s: _Shape) -> dict:
     return out
 
 
-def to_v16(profile: ChargingProfile) -> dict:
+def to_v16(profile: ChargingProfile) -> dict[str, Any]:
     return _profile_to(profile, _S16)
 
 
-def to_v201(profile: ChargingProfile) -> dict:
+def to_v201(profile: ChargingProfile) -> dict[str, Any]:
     return _profile_to(profile, _S201)
 
 
-def composite_to_wire(composite: CompositeSchedule, version: OcppVersion) -> dict:
+def composite_to_wire(composite: CompositeSchedule, version: OcppVersion) -> dict[str, Any]:
     """The Accepted GetCompositeSchedule answer: 1.6 ``.conf`` or 2.0.1 ``Response``."""
     s = shape(version)
     periods = [_period_to(p, s) for p in composite.periods]

@@ -528,7 +528,8 @@ class OcppServer:
     ``handshakes`` and ``refused`` hold the newest ``HANDSHAKES_KEPT``, oldest first.
     """
 
-    def __init__(self, *, versions: Sequence[OcppVersion], on_connect: Callable[[str, OcppVersion], tuple[Handler, OnConnect | None]],
+    def __init__(self, *, versions: Sequence[OcppVersion],
+                 on_connect: Callable[[str, OcppVersion], tuple[Handler, OnConnect | None]],
                  accept_identity: AcceptIdentity | None = None, check_password: CheckPassword | None = None,
                  call_timeout: float = 30.0, wirelog: WireLog | None = None, history_kept: int = HISTORY_KEPT,
                  tls: TlsEnd | None = None):

@@ -1,7 +1,7 @@
 """The OCPI part of the self-check fault catalog: deliberately faulty variants of the reference
 OCPI peer, each breaking ONE named rule, and the suite tests that must catch it with the reason.
 
-Same shape as ``catalog.py``: each fault is a small subclass of ``OcpiPeer`` overriding the least
+Same shape as ``catalog`` (2.x): each fault is a small subclass of ``OcpiPeer`` overriding the least
 code needed (for a functional module: a faulty handler or store put in its registry, ``modules``);
 ``test_faults_ocpi.py`` plays each selection with the faulty class as the embedded
 SUT (``--embedded-sut catalog_ocpi:<Class>``), in the OCPI role(s) the node ids name. This file is
@@ -919,13 +919,9 @@ class IgnoresTheRegisterAction(OcpiPeer):
 # ------------------------------------------------------------------------------ the records
 @dataclass(frozen=True)
 class Fault(catalog.Fault):
-    """One faulty stand-in and how the suites must catch it: the record of ``catalog.py``, its class
-    importable from this module, played under ``profile`` (the built-in one when None)."""
+    """One faulty stand-in and how the suites must catch it: the record of ``catalog``, played under
+    ``profile`` (the built-in one when None)."""
     profile: Path | None = None
-
-    @property
-    def embedded_sut(self) -> str:
-        return f"{MODULE}:{self.cls.__name__}"
 
     @property
     def options(self) -> tuple[str, ...]:

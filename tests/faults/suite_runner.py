@@ -18,9 +18,9 @@ import multiprocessing.forkserver
 # what a pool imports when it first starts a worker (concurrent.futures.process too, below), imported with this
 # module: pytester forgets every module a test imported, and a pool made in one test would then meet classes of
 # another import in the next
-import multiprocessing.popen_forkserver  # noqa: F401
-import multiprocessing.queues  # noqa: F401
-import multiprocessing.synchronize  # noqa: F401
+import multiprocessing.popen_forkserver
+import multiprocessing.queues
+import multiprocessing.synchronize
 import os
 import signal
 import subprocess

@@ -2,8 +2,8 @@
 
 Each fault runs only the suite tests that must catch it, in a pytest session of its own process
 (asyncio and the plugin's global state stay out of this process; suite_runner.py starts them warm),
-with the faulty class as the embedded SUT. The verdicts are read from the run's ``conformance.json``: the harness's own verdict, so a
-*broken* test (our fault) never passes for a *failed* one (the SUT's). The control run plays the
+with the faulty class as the embedded SUT. The verdicts are read from the run's ``conformance.json``:
+the harness's own verdict, so a *broken* test (our fault) never passes for a *failed* one (the SUT's). The control run plays the
 same selections against the unmodified references: a fault cannot count as caught because its
 test fails anyway. The detection rate is printed at the end of the run (see tests/conftest.py).
 
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 import suite_runner  # importable, like the catalogs: tests/conftest.py puts this folder on sys.path
-from catalog import CONN, FAULTS, MODULE, RPC, VERSION, Fault, transport
+from catalog import CONN, FAULTS, RPC, VERSION, Fault, embedded_sut, transport_test
+from catalog.transport import StationAlreadyRegistered
 
 from harness.ocpp.versions import OcppVersion
 from harness.reference import references_for
@@ -110,13 +111,13 @@ def suite_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 def test_catalog_is_well_formed():
     """Unique names, each class a direct subclass of the reference of its role and version, importable by
-    its path, overriding something, and caught by tests of its own role and version."""
+    its path in a block module of the catalog, overriding something, and caught by tests of its own role and version."""
     csms, station = references_for(OcppVersion(VERSION))
     assert len({f.name for f in FAULTS}) == len(FAULTS), "fault names repeat"
     assert len({f.cls for f in FAULTS}) == len(FAULTS), "two faults share a class"
     for fault in FAULTS:
         module, _, name = fault.embedded_sut.partition(":")
-        assert module == MODULE and getattr(importlib.import_module(module), name) is fault.cls
+        assert module.startswith("catalog.") and getattr(importlib.import_module(module), name) is fault.cls
         reference = csms if fault.role == "csms" else station
         assert fault.cls.__bases__ == (reference,), f"{fault.name} is no direct subclass of {reference.__name__}"
         assert set(vars(fault.cls)) - {"__module__", "__doc__", "__qualname__", "__firstlineno__",
@@ -129,8 +130,8 @@ def test_catalog_is_well_formed():
             assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
 
 
-NEED_A_BOOT = (transport(CONN, "test_boot_is_accepted", "cs", VERSION),
-               transport(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION))
+NEED_A_BOOT = (transport_test(CONN, "test_boot_is_accepted", "cs", VERSION),
+               transport_test(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION))
 
 
 def wire_logs_showing(allure: Path, *frames: str) -> int:
@@ -143,7 +144,7 @@ def test_a_station_that_reconnects_without_booting_is_reset_not_blamed(tmp_path)
     """A registered station need not boot when it reconnects. The 2.x tests that need its boot restart it
     with Reset (Immediate) and pass; without the Reset they would fail it for silence."""
     allure = tmp_path / "allure"
-    result, verdicts = run_suites(tmp_path, NEED_A_BOOT, f"--embedded-sut={MODULE}:StationAlreadyRegistered",
+    result, verdicts = run_suites(tmp_path, NEED_A_BOOT, f"--embedded-sut={embedded_sut(StationAlreadyRegistered)}",
                                   f"--alluredir={allure}")
     assert {n: v["verdict"] for n, v in verdicts.items()} == dict.fromkeys(NEED_A_BOOT, "passed"), \
         result.stdout.str()[-5000:]

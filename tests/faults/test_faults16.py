@@ -11,7 +11,8 @@ import importlib
 from pathlib import Path
 
 import pytest
-from catalog16 import BOOT, CONN, FAULTS, MODULE, RPC, SECURITY, VERSION, Fault16, node, transport
+from catalog import CONN
+from catalog16 import BOOT, FAULTS, MODULE, RPC, SECURITY, VERSION, Fault, node, transport_test
 from test_fault_catalog import REPO, RULES, RUN_TIMEOUT, fault_or, started, wire_logs_showing
 
 from harness.ocpp.versions import OcppVersion
@@ -23,8 +24,8 @@ REGISTERED = "catalog16:ChargePointAlreadyRegistered"
 # the charge-point tests that need a BootNotification in the test
 NEED_A_BOOT = (node(BOOT, "test_boot_is_accepted", "cs"), node(BOOT, "test_boot_pending_then_configured", "cs"),
                node(BOOT, "test_boot_rejected_then_retried", "cs"), node(SECURITY, "test_authorization_key_is_rotated", "cs"),
-               transport(CONN, "test_boot_is_accepted", "cs", VERSION),
-               transport(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION))
+               transport_test(CONN, "test_boot_is_accepted", "cs", VERSION),
+               transport_test(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION))
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +80,7 @@ def test_a_charge_point_that_reconnects_without_booting_is_reset_not_blamed(runs
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda fault: fault.name)
-def test_16_fault_is_caught(runs, checks_fault, fault: Fault16):
+def test_16_fault_is_caught(runs, checks_fault, fault: Fault):
     """Only the fault's tests run, each fails (never broken) with the fault's rule and reason, or passes with a
     finding that names them when the rule is a SHOULD."""
     checks_fault("OCPP 1.6 fault catalog", FAULTS, fault)

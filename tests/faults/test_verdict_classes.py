@@ -3,7 +3,7 @@ right — it leaves the SUT as it found it (2), judges ConcurrentTx where a tran
 optional fields be left out (4), never fails a legal answer and skips what does not apply before it
 connects (5), takes the severity from the version's text (6), and reports every violation, the test's
 own first (8). Classes 1 (blame), 6 (the unknown identity) and 10 (missed deviations) are faults of the
-catalogs (catalog.py, catalog16.py: their records name the rule the failure must show).
+catalogs (catalog, catalog16.py: their records name the rule the failure must show).
 
 Each check plays a variant of ``verdict_variants.py`` (or a variant of the reference profile) as the
 embedded SUT in a fresh pytest subprocess, its tests in the order given — a variant that keeps its state
@@ -143,7 +143,7 @@ CHECKS = (
         Verdict(node(SP2, SERVER_CHECKED, "cs", V201, "expired"), "passed"),
         Verdict(node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.1"), "passed")),
           profile="profile-3-only"),
-    Check("9-station-of-profile-3-alone-checking-no-server", "catalog:StationOfProfile3ChecksNoServer", (
+    Check("9-station-of-profile-3-alone-checking-no-server", "catalog.security:StationOfProfile3ChecksNoServer", (
         Verdict(node(SP2, SERVER_CHECKED, "cs", V201, "other_root"), "failed",
                 ("[SP2.server_checked]", "the station connected to a server with a other root certificate")),),
           profile="profile-3-only"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from catalog import CsmsAcceptsBlockedToken   # importable: conftest.py puts this folder on sys.path
+from catalog.authorization import CsmsAcceptsBlockedToken   # importable: conftest.py puts this folder on sys.path
 from catalog_ocpi import Answers403ForAnUnknownToken, ForgetsTheRequestId
 
 from harness.ocpp.errors import OCCURRENCE

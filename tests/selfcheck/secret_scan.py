@@ -1,6 +1,6 @@
 """Searches a run's outputs for secrets: every value the profile loader masks (passwords, PIN codes,
-keys, tokens) and the private keys of the run's TLS, in every encoding it can travel in, and the credentials the run makes up as it goes
-(rotated 1.6 keys, OCPI tokens), found by where they stand: an Authorization header or an
+keys, tokens) and the private keys of the run's TLS, in every encoding it can travel in, and the
+credentials the run makes up as it goes (rotated 1.6 keys, OCPI tokens), found by where they stand: an Authorization header or an
 AuthorizationKey value that is not masked. A hit names the file, the profile key and the encoding,
 never the value."""
 

@@ -2,8 +2,8 @@
 it can write, shows no secret of the profile it used in any output, in any encoding.
 
 The run is a slice of `pytest suites` that exercises every secret and the paths they travel on:
-OCPP 2.x authorization (the PIN, C04; the card details of a payment, C18-C23) and transport (Basic auth, wrong passwords, CONN), 1.6
-authorization and security (the AuthorizationKey and its rotation, SECURITY16), OCPI credentials
+OCPP 2.x authorization (the PIN, C04; the card details of a payment, C18-C23) and transport (Basic auth,
+wrong passwords, CONN), 1.6 authorization and security (the AuthorizationKey and its rotation, SECURITY16), OCPI credentials
 and transport (token A and the tokens exchanged, over HTTPS too), security profiles 2 and 3 (the private
 keys of the run's PKI). `-rA` and `junit_logging=all` put every test's
 captured log in the terminal and the JUnit file, so that each output carries the logs."""

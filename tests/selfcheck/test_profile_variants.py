@@ -1,7 +1,7 @@
 """Self-check 1 for what the built-in reference profile cannot give: the tests that need a variant of it
 (``needs(..., variant=True)``), left out of the embedded run, pass in an embedded run with the variant
 profile in harness/profiles/ — played, not skipped. It is also the control run of the fault catalog's
-records that name a profile (tests/faults/catalog.py, ``Fault.profile``)."""
+records that name a profile (tests/faults/catalog, ``Fault.profile``)."""
 
 import json
 from pathlib import Path

@@ -9,13 +9,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
 
-from harness.errors import HarnessError, PeerViolation
-LimitExceeded = HarnessError
+from harness.errors import HarnessError, LimitExceeded, PeerViolation
 from harness.ocpp.versions import OcppVersion
-from harness.transport.http import HttpClient, NoAnswer
-MAX_BODY = 8 * 2 ** 20
-from harness.transport.ws import OcppServer, open_station
-MAX_FRAME = 2**20
+from harness.transport.http import MAX_BODY, HttpClient, NoAnswer
+from harness.transport.ws import MAX_FRAME, OcppServer, open_station
 
 V201 = OcppVersion.V201
 BOUND = 30   # seconds (virtual): far above every timeout in play; reaching it is the hang

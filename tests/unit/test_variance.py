@@ -30,8 +30,8 @@ SAMPLES = [
     (V16, "DataTransfer", "request", {"vendorId": "org.example", "messageId": "Hello"}),
     (V16, "SetChargingProfile", "request", {"connectorId": 1, "csChargingProfiles": {
         "chargingProfileId": 1, "stackLevel": 0, "chargingProfilePurpose": "TxDefaultProfile",
-        "chargingProfileKind": "Absolute", "chargingSchedule": {"chargingRateUnit": "W",
-                                                                "chargingSchedulePeriod": [{"startPeriod": 0, "limit": 11000}]}}}),
+        "chargingProfileKind": "Absolute", "chargingSchedule": {
+            "chargingRateUnit": "W", "chargingSchedulePeriod": [{"startPeriod": 0, "limit": 11000}]}}}),
 ]
 
 

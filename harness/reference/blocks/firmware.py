@@ -15,7 +15,6 @@ FirmwareStatusNotification answered empty.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from harness import clock
 from harness.ocpp.meter16 import parse_time

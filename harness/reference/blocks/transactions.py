@@ -8,8 +8,9 @@ stoppedReason DeAuthorized when it stops and TxStopPoint holds Authorized, Power
 EnergyTransfer; else suspended (Updated, triggerReason Deauthorized, SuspendedEVSE); when it does not
 stop, it goes on with MaxEnergyOnInvalidId set until the register has counted that much more energy
 (then suspended, triggerReason EnergyLimitReached: the register advances with each TxUpdatedInterval
-sample), and is suspended at once without it; pulling the cable ends it (EVCommunicationLost). While it runs, a TransactionEvent Updated carries the
-energy register every ``tx_updated_interval`` seconds (spec 001 J02; 0, the default: none).
+sample), and is suspended at once without it; pulling the cable ends it (EVCommunicationLost). While it
+runs, a TransactionEvent Updated carries the energy register every ``tx_updated_interval`` seconds
+(spec 001 J02; 0, the default: none).
 
 Charge point 1.6 (spec 002): StartTransaction, StopTransaction (reason, meter values of
 StopTxnSampledData and StopTxnAlignedData in transactionData, none when both are empty), periodic

@@ -202,7 +202,8 @@ class SessionsSender(ModuleHandler):
                               status_code=StatusCode.UNKNOWN_LOCATION)
         evses = sorted(location["evses"], key=lambda evse: not capable(evse))
         evse = next((e for e in evses if evse_uid is None or same_id(e["uid"], evse_uid)), evses[0])
-        connector = next((c for c in evse["connectors"] if connector_id is None or same_id(c["id"], connector_id)), evse["connectors"][0])
+        connector = next((c for c in evse["connectors"] if connector_id is None or same_id(c["id"], connector_id)),
+                         evse["connectors"][0])
         return location["id"], evse["uid"], connector["id"]
 
     def _token(self) -> dict[str, Any]:

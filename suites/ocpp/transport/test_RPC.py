@@ -3,8 +3,8 @@
 The frame and exchange rules are the core tables ``Framing``, ``Rpc`` (harness/ocpp/framing.py, rpc.py)
 and ``Errors`` (harness/ocpp/errors.py); this file adds the table below. Every malformed CALL is played
 in every version, carried in an action the SUT must take in its role and version (``CARRIERS``: a refusal
-of an optional action would say nothing about the fault), and judged by the version's column of ``CODE_TABLE`` in harness/ocpp/errors.py (spec
-002 Errors; OCPP 2.0.1 part 4 §4.3):
+of an optional action would say nothing about the fault), and judged by the version's column of
+``CODE_TABLE`` in harness/ocpp/errors.py (spec 002 Errors; OCPP 2.0.1 part 4 §4.3):
 
     fault                            1.6                             2.0.1 / 2.1
     a required field missing         OccurenceConstraintViolation,   OccurrenceConstraintViolation

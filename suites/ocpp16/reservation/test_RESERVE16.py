@@ -24,7 +24,7 @@ from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
     Core16, connectors, group16, grouped, id_tag_status, same_tag, start, tag16, tagged, usable16,
 )
-from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
+from harness.usecases.operations16 import ASKED, operate, status_of
 from harness.verdict import check_equal
 
 HOUR, SHORT = 3600, 2   # seconds until a reservation expires: one that lasts the test, one that expires in it

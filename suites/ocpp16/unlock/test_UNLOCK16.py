@@ -15,7 +15,7 @@ from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import Core16, connectors, start, tag16, tagged, transaction_id
-from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
+from harness.usecases.operations16 import ASKED, operate, status_of
 from harness.verdict import check_equal
 
 

@@ -267,7 +267,8 @@ async def test_station_charges_with_every_optional_field(ocpp, profile):
     expiry = (clock.utcnow() + timedelta(hours=1)).isoformat(timespec="seconds").replace("+00:00", "Z")
     ocpp.configure(id_token_info_extra={
         "cacheExpiryDateTime": expiry, "chargingPriority": 9, "language1": "de", "language2": "en-GB",
-        "personalMessage": {"format": "UTF8", "language": "de", "content": "Willkommen! " + "ä" * (MESSAGE_LIMIT[ocpp.target.protocol] - 12)}})
+        "personalMessage": {"format": "UTF8", "language": "de",
+                            "content": "Willkommen! " + "ä" * (MESSAGE_LIMIT[ocpp.target.protocol] - 12)}})
     evse = profile.evses[0].id
     await authorize(ocpp, token, evse_id=evse)
     start = ocpp.mark()

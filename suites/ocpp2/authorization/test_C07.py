@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 import pytest
 
-from harness import contract_pki
 from harness.arena import CS, CSMS
 from harness.profile import Token
 from harness.rules import RuleTable, must

@@ -99,9 +99,9 @@ async def test_master_pass_stops_every_transaction(ocpp, profile):
         check_equal(C16.group, "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive)",
                     master.group.casefold(),
                     str(dig(exchange.result, "idTokenInfo.groupIdToken.idToken", "")).casefold())
-    for transaction_id, driver in running.items():
+    for transaction_id in running:
         ended = await ocpp.expect("TransactionEvent", sender=CS, after=start, rule=C16.stops_all, where=lambda p: (
-            p["eventType"] == "Ended" and p["transactionInfo"]["transactionId"] == transaction_id))
+            p["eventType"] == "Ended" and p["transactionInfo"]["transactionId"] == transaction_id))  # noqa: B023 (awaited here)
         check_equal(C16.reason, "TransactionEvent transactionInfo.stoppedReason", "MasterPass",
                     dig(ended.request, "transactionInfo.stoppedReason"))
         if ocpp.is_sut(CSMS):
