@@ -75,6 +75,9 @@ FREEDOMS: tuple[Freedom, ...] = (
     Freedom("ocpp.timestamp_form", OCPP, "OCPP 2.0.1/2.1 schemas (format date-time, RFC 3339 §5.6); spec 002 "
             "rule 9 (ISO 8601, fractional seconds and offsets)", "the same instant with Z or +00:00 and 0 to 6 "
             "fractional digits"),
+    Freedom("ocpp.omit_default", OCPP, "spec 002 SampledValue (context, format, measurand, location, unit: each "
+            "with its default when absent); OCPP 2.0.1 SampledValueType and UnitOfMeasureType defaults",
+            "a sampled value's member equal to its default left out"),
     Freedom("ocpp.custom_data", OCPP, "OCPP 2.0.1/2.1 schemas (customData on every class, CustomDataType "
             "open)", "a customData object with a vendorId where the schema admits one"),
     Freedom("ocpp.status_info", OCPP, "OCPP 2.0.1/2.1 schemas (StatusInfoType optional beside every status); "
@@ -237,7 +240,8 @@ class Variance:
         schema = schemas.resolved(root, schema or {})
         if isinstance(value, dict):
             properties = schema.get("properties", {})
-            varied = {k: self._vary(root, properties.get(k), v, version, direction, k, value) for k, v in value.items()}
+            varied = {k: self._vary(root, properties.get(k), v, version, direction, k, value) for k, v in value.items()
+                      if not self._default_left_out(k, v)}
             self._admitted(varied, properties, version, direction)
             return varied
         if isinstance(value, list):
@@ -253,6 +257,13 @@ class Variance:
             self.took("json.number_form")
             return float(value)
         return value
+
+    def _default_left_out(self, key: str, value: Any) -> bool:
+        """A meter value's member equal to its default, left out at random (``equivalence.DEFAULTS``)."""
+        if key in equivalence.DEFAULTS and value == equivalence.DEFAULTS[key] and self.draw(0.3):
+            self.took("ocpp.omit_default")
+            return True
+        return False
 
     def _admitted(self, varied: dict[str, Any], properties: dict[str, Any], version: OcppVersion, direction: str) -> None:
         """Optional members the schema admits, added at random."""

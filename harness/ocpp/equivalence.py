@@ -10,7 +10,8 @@ was asked to send must forgive every one of them, and ``harness.variance`` takes
   CiString(50));
 - ``customData``, which every 2.x class admits, and ``statusInfo`` beside a status: no receiver need
   read them;
-- numbers by value (``1`` and ``1.0``), date-times by instant (``Z`` or ``+00:00``, any fraction).
+- numbers by value (``1`` and ``1.0``), date-times by instant (``Z`` or ``+00:00``, any fraction);
+- a meter value's member that equals its default and the same member left out (``DEFAULTS``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from harness.cistring import id_key
 from harness.ocpp.versions import OcppVersion
 
 CISTRING_16 = frozenset({"idTag", "parentIdTag", "vendorId", "messageId", "key", "unknownKey"})
+# members of a sampled meter value whose absence means their default (1.6 SampledValue; 2.x SampledValueType and
+# UnitOfMeasureType): written or left out, they say the same
+DEFAULTS: dict[str, Any] = {"measurand": "Energy.Active.Import.Register", "context": "Sample.Periodic",
+                            "location": "Outlet", "format": "Raw", "unit": "Wh", "multiplier": 0}
 INFORMATIONAL = frozenset({"customData", "statusInfo"})   # 2.x members no receiver need read (statusInfo beside a status)
 DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 
@@ -40,7 +45,8 @@ def case_insensitive(version: OcppVersion, key: str | None, siblings: Iterable[s
 def canonical(version: OcppVersion, value: Any, key: str | None = None, siblings: Iterable[str] = ()) -> Any:
     """``value`` with every freedom above taken out: what two equivalent payloads share."""
     if isinstance(value, Mapping):
-        members = [k for k in value if k not in INFORMATIONAL or k == "statusInfo" and "status" not in value]
+        members = [k for k in value if (k not in INFORMATIONAL or k == "statusInfo" and "status" not in value)
+                   and not (k in DEFAULTS and value[k] == DEFAULTS[k])]
         return {k: canonical(version, value[k], k, members) for k in members}
     if isinstance(value, (list, tuple)):
         return [canonical(version, item, key, siblings) for item in value]

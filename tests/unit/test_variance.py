@@ -159,3 +159,16 @@ def test_independent_reports_come_in_any_order_and_the_station_offers_other_subp
         offers.add(len(offer))
     assert len(orders) > 3 and (1, 2, 3) in orders
     assert 1 in offers and max(offers) > 1
+
+
+def test_a_meter_value_member_equal_to_its_default_may_be_left_out():
+    sampled = {"connectorId": 1, "meterValue": [{"timestamp": "2026-01-01T10:00:00Z", "sampledValue": [
+        {"value": "10", "measurand": "Energy.Active.Import.Register", "unit": "Wh", "context": "Sample.Periodic"}]}]}
+    left_out = set()
+    for seed in range(40):
+        variance = Variance(seed, "defaults")
+        varied = variance.ocpp_payload(V16, "MeterValues", "request", sampled)
+        assert same(V16)(sampled, varied)
+        left_out |= set(sampled["meterValue"][0]["sampledValue"][0]) - set(varied["meterValue"][0]["sampledValue"][0])
+    assert left_out == {"measurand", "unit", "context"}
+    assert not same(V16)({"measurand": "Power.Active.Import"}, {})
