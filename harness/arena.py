@@ -691,11 +691,17 @@ class OcppArena(Arena, TlsVerbs):
 
     async def reconnected(self, after: int, timeout: float | None = None) -> OcppConnection | None:
         """A connection the station opened after its first ``after`` (see ``connections``): it becomes
-        the link. None when none opens within ``timeout`` seconds (default: the connect timeout)."""
+        the link. None when none opens within ``timeout`` seconds (default: the connect timeout). The harness's
+        own station first sends what it queued on the link it leaves (a StopTransaction before a reset), each
+        CALL answered by the CSMS under test within the call timeout, as it may: the wait starts once it did."""
         wait = self.timeouts.connect if timeout is None else timeout
         if self.is_sut(CSMS):
-            deadline, links = clock.now() + wait, self.harness.links
-            while len(links) <= after and clock.now() < deadline:
+            links, endpoint = self.harness.links, self.link.endpoint
+            deadline = clock.now() + wait
+            patience = deadline + QUEUE_PATIENCE * endpoint.call_timeout
+            while len(links) <= after and clock.now() < min(deadline, patience):
+                if not self.link.closed and (endpoint.in_flight is not None or endpoint.queued):
+                    deadline = clock.now() + wait   # still sending what it queued: its restart has not begun
                 await asyncio.sleep(0.05)
             connection = links[-1] if len(links) > after else None
         else:

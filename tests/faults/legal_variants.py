@@ -34,7 +34,7 @@ C25 = "ocpp2/authorization/test_C25.py"
 K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
 CACHE16 = "ocpp16/authorization/test_CACHE16.py"
 FIRMWARE16 = "ocpp16/firmware/test_FIRMWARE16.py"
-METER16 = "ocpp16/meter/test_METER16.py"
+METER16, RESET16 = "ocpp16/meter/test_METER16.py", "ocpp16/reset/test_RESET16.py"
 RPC, K05 = "ocpp/transport/test_RPC.py", "ocpp2/smartcharging/test_K05.py"
 MALFORMED = "test_malformed_call_is_refused_with_the_code_for_its_fault"
 
@@ -278,5 +278,6 @@ VARIANTS: tuple[LegalVariant, ...] = (
                  "every CALL answered within the call timeout but late (spec 002 Framing 4: an answer before the "
                  "CALL times out), so the harness's own messages queue behind the answers they wait for",
                  (node(METER16, "test_empty_stop_lists_send_no_meter_values", "csms", V16),
-                  node(METER16, "test_stop_transaction_carries_its_meter_data", "csms", V16))),
+                  node(METER16, "test_stop_transaction_carries_its_meter_data", "csms", V16),
+                  node(RESET16, "test_reset_stops_the_running_transaction", "csms", V16, "Hard"))),
 )
