@@ -467,6 +467,19 @@ def _show_reason(item: pytest.Item, rep: pytest.TestReport, call: pytest.CallInf
         rep.longrepr.reprcrash.message = reason
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    """pytest's terminal counts what the verdicts say: a broken test (the harness could not judge) is an
+    error in pytest's terms, wherever it broke, and a rule the SUT broke while a fixture set the test up is
+    failed, not an error."""
+    verdict = getattr(report, "verdict", None)
+    if not report.failed or verdict is None:
+        return None
+    if verdict == "broken":
+        return "error", "E", "BROKEN"
+    return "failed", "F", "FAILED"
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     rep = yield
@@ -482,6 +495,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if rep.failed and log is not None and rep.when == "call":
         rep.sections.append(("wire log (last 40 frames)", log.render(last=40, width=2000)))
     verdict = _verdict(rep, call)
+    rep.verdict = verdict   # read by pytest_report_teststatus, on the xdist controller too
     previous = item.stash.get(VERDICT, None)
     if previous is None or (previous.verdict == "passed" and verdict != "passed"):
         usecase, info = _usecase(item)

@@ -211,6 +211,19 @@ def test_junit_says_failure_for_a_test_failed_in_its_setup(pytester):
     assert (suite.get("failures"), suite.get("errors")) == ("1", "0")
 
 
+def test_the_terminal_counts_what_the_verdicts_say(pytester):
+    """pytest's last line agrees with the report: a broken test is an error (not one more failure), a rule
+    broken while a fixture set the test up a failure (not an error)."""
+    make_suite(pytester, "TCV")
+    pytester.makepyfile(test_setup_fails=SETUP_FAILS.format(uc="TCVS"))
+    result = pytester.runpytest("--reports-dir", "out", "-rfE")
+    counts = summary_of(pytester)["counts"]
+    assert counts == {"passed": 2, "failed": 3, "broken": 1, "skipped": 2}
+    result.assert_outcomes(passed=2, failed=3, errors=1, skipped=2)
+    result.stdout.fnmatch_lines(["FAILED test_setup_fails.py::test_fails_in_its_setup* - [[]TCVS.b*",
+                                 "BROKEN test_rep01.py::test_broken* - the actuator answered*"], consecutive=False)
+
+
 # ---------------------------------------------------------------------------- parallel and stopped runs
 def test_a_parallel_run_reports_what_a_serial_run_does(pytester):
     """Under pytest-xdist every worker's results reach the one summary the controller writes. (The serial run
