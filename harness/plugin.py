@@ -24,7 +24,7 @@ from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
 from harness.clock import VirtualClockLoop
-from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation, clip
+from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation, Refused, clip
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.answers import judge_error
 from harness.ocpp.versions import OcppVersion
@@ -40,6 +40,10 @@ CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
 VARIANCE = pytest.StashKey[Variance]()   # the test's stand-in's legal variance (--variance)
+REFUSED_IN_A_ROW = pytest.StashKey[int]()   # the SUT's connections refused since one last got through
+# A real SUT refused this many times in a row with no connection between: the setting to fix is in the reason, and
+# every test left would break alike, each after waiting for a connection, so the run stops.
+REFUSALS_BEFORE_STOP = 3
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
 # Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
 # "target" is the parametrization, already shown as the test's parameter).
@@ -467,6 +471,22 @@ def _show_reason(item: pytest.Item, rep: pytest.TestReport, call: pytest.CallInf
         rep.longrepr.reprcrash.message = reason
 
 
+def _stop_when_refused(item: pytest.Item, call: pytest.CallInfo) -> None:
+    """A real SUT refused ``REFUSALS_BEFORE_STOP`` times in a row (wrong password, unknown identity) stops the
+    run after this test, in one line with the fix; a set-up that got through starts the count again."""
+    config = item.config
+    if config.stash[SETTINGS].embedded:
+        return
+    refused = call.excinfo.value if call.excinfo is not None else None
+    if not isinstance(refused, Refused):
+        config.stash[REFUSED_IN_A_ROW] = 0
+        return
+    count = config.stash[REFUSED_IN_A_ROW] = config.stash.get(REFUSED_IN_A_ROW, 0) + refused.refusals
+    if count >= REFUSALS_BEFORE_STOP:
+        item.session.shouldstop = (f"the run stops: {count} connections refused in a row, and every test left "
+                                   f"would break alike; {str(refused).removeprefix('prerequisite failed: ')}")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
     """pytest's terminal counts what the verdicts say: a broken test (the harness could not judge) is an
@@ -494,6 +514,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     log = item.stash.get(WIRELOG, None)
     if rep.failed and log is not None and rep.when == "call":
         rep.sections.append(("wire log (last 40 frames)", log.render(last=40, width=2000)))
+    if rep.when == "setup" and not rep.skipped:
+        _stop_when_refused(item, call)
     verdict = _verdict(rep, call)
     rep.verdict = verdict   # read by pytest_report_teststatus, on the xdist controller too
     previous = item.stash.get(VERDICT, None)

@@ -11,9 +11,11 @@ import textwrap
 import pytest
 import suite_runner
 
+from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference import references_for
 from harness.settings import reference_profile
+from harness.transport.ws import open_station
 
 PROFILE = """
 [sut]
@@ -201,3 +203,72 @@ async def test_a_station_the_csms_refuses_at_setup_is_broken_with_the_fix(pytest
     [verdict] = summary["results"]
     assert verdict["verdict"] == "broken", verdict
     assert reason in verdict["reason"]
+
+
+# ---------------------------------------------------------------------------- a station the harness refuses
+STATION_SUITE = """
+from harness.rules import RuleTable, must
+from harness.suite import case, checks
+
+
+class LINKED(RuleTable):
+    linked = must("spec 000 demo", "the station under test is connected", by="cs")
+
+
+pytestmark = case("LINKED", block="Demo", roles=("cs",), protocols=("ocpp2.0.1",))
+
+
+@checks(LINKED.linked)
+async def test_first(ocpp):
+    pass
+
+
+@checks(LINKED.linked)
+async def test_second(ocpp):
+    pass
+
+
+@checks(LINKED.linked)
+async def test_third(ocpp):
+    pass
+"""
+RETRY_EVERY = 0.2   # seconds between a refused station's attempts (real stations back off longer)
+
+
+async def _station_with_a_wrong_password(url: str) -> None:
+    """A station under test whose password is not the profile's: it retries for as long as it runs."""
+    while True:
+        try:
+            handshake = await open_station(url, "ACME-1", versions=[OcppVersion.V201], handler=None,
+                                           password="not-the-profile-password")
+        except HarnessError:   # the harness does not listen yet
+            handshake = None
+        if handshake is not None and handshake.connection is not None:
+            await handshake.connection.close()
+        await asyncio.sleep(RETRY_EVERY)
+
+
+async def test_a_station_the_harness_refuses_is_named_with_the_fix_and_stops_the_run(pytester):
+    """Not "no station connected" for every test, each after the connect timeout: the refusal, its status and
+    why, and the run stops once the station was refused REFUSALS_BEFORE_STOP times in a row."""
+    port = _closed_port()
+    pytester.makepyfile(test_linked=STATION_SUITE)
+    profile = _profile(pytester, PROFILE + "[timeouts]\nconnect = 2\n[actuator]\nkind = \"http\"\n"
+                                           "base_url = \"http://127.0.0.1:1\"\n")
+    station = asyncio.create_task(_station_with_a_wrong_password(f"ws://127.0.0.1:{port}/ocpp"))
+    try:
+        result = await asyncio.to_thread(suite_runner.run, pytester.path, [
+            "--sut", "cs", "--listen", f"127.0.0.1:{port}", "--protocol", "ocpp2.0.1", "--sut-profile", profile,
+            "--reports-dir", "out"], RUN_LIMIT, suite_runner.REAL_CLOCK)
+    finally:
+        station.cancel()
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    [verdict] = summary["results"]
+    assert verdict["verdict"] == "broken", verdict
+    assert verdict["reason"].startswith("prerequisite failed: the harness refused station ACME-1 ")
+    assert verdict["reason"].endswith(" (HTTP 401): its Basic-auth password is not the profile's [station] password; "
+                                      "give the station and [station] password in the profile the same password")
+    assert summary["interrupted"] is True and summary["not_run"] == 2
+    result.stdout.fnmatch_lines(["*Interrupted: the run stops: * connections refused in a row, and every test left "
+                                 "would break alike; the harness refused station ACME-1 *"])
+    assert "not-the-profile-password" not in result.stdout.str() + json.dumps(summary)
