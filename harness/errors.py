@@ -51,7 +51,12 @@ class HarnessError(Exception):
     """Our side failed: the verdict is *broken*, the SUT is not blamed."""
 
 
-class Refused(HarnessError):
+class NoConnection(HarnessError):
+    """No connection with the SUT could be made: the message says what happened and the fix, and a
+    traceback would add only the WebSocket library's frames (the reports show the message alone)."""
+
+
+class Refused(NoConnection):
     """The SUT and the harness could not agree on a connection (an HTTP refusal of the upgrade, ``refusals``
     times): a setting of the profile or of the SUT is to fix, which no later test can fix by itself."""
 

@@ -12,6 +12,8 @@ import fnmatch
 import importlib
 import logging
 import os
+import signal
+import threading
 from dataclasses import asdict
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
 from harness.clock import VirtualClockLoop
-from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation, Refused, clip
+from harness.errors import ConfigError, HarnessError, NoConnection, NotApplicable, PeerViolation, Refused, clip
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.answers import judge_error
 from harness.ocpp.versions import OcppVersion
@@ -348,6 +350,33 @@ def _conformance_case(request: pytest.FixtureRequest):
     leave_case(token)
 
 
+# ---------------------------------------------------------------------------- the time cap
+class TestTimeLimit(HarnessError):
+    """The test ran past --max-test-time: ended, broken, so that the run goes on."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """--max-test-time: a real-time alarm over the test's set-up, body and tear-down; at it, what the test was
+    waiting on is interrupted with TestTimeLimit (broken), and again after as long if its tear-down hangs too."""
+    limit = item.config.stash[SETTINGS].max_test_time
+    if limit is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return (yield)
+
+    def expired(number, frame):
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        raise TestTimeLimit(f"the test ran past --max-test-time {limit:g} s and was ended; raise the limit if the "
+                            f"SUT needs longer, else its wire log shows what the test waited for")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return (yield)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 # ---------------------------------------------------------------------------- verdicts
 def _not_applicable(item: pytest.Item, profile, *, variant_only: bool = False) -> str | None:
     """Why ``item`` does not apply to ``profile`` (its ``needs``; only the variant ones when ``variant_only``)."""
@@ -464,7 +493,9 @@ def _show_reason(item: pytest.Item, rep: pytest.TestReport, call: pytest.CallInf
     broken outside the test's own code (checked after the body, on what the connections saw) has no
     traceback worth reading, only the plugin's frame: the reason is the whole report then."""
     excinfo = call.excinfo
-    if excinfo is not None and isinstance(excinfo.value, PeerViolation) and not any(
+    if excinfo is not None and isinstance(excinfo.value, (NoConnection, TestTimeLimit)):
+        rep.longrepr = reason   # what happened and the fix: the frames would be the library's or the hang's
+    elif excinfo is not None and isinstance(excinfo.value, PeerViolation) and not any(
             Path(str(entry.path)) == item.path for entry in excinfo.traceback):
         rep.longrepr = reason
     elif getattr(rep.longrepr, "reprcrash", None) is not None:

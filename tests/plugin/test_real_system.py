@@ -4,9 +4,14 @@ without a secret; a CSMS that refuses the profile's station at a test's setup br
 (the profile is to fix), never fails it."""
 
 import asyncio
+import base64
+import contextlib
+import hashlib
 import json
 import socket
 import textwrap
+import time
+import xml.etree.ElementTree as ET
 
 import pytest
 import suite_runner
@@ -272,3 +277,91 @@ async def test_a_station_the_harness_refuses_is_named_with_the_fix_and_stops_the
     result.stdout.fnmatch_lines(["*Interrupted: the run stops: * connections refused in a row, and every test left "
                                  "would break alike; the harness refused station ACME-1 *"])
     assert "not-the-profile-password" not in result.stdout.str() + json.dumps(summary)
+
+
+# ---------------------------------------------------------------------------- bounded waits
+async def _stall_upgrades_with_credentials(reader, writer):
+    """A CSMS whose upgrades hang once a station presents itself; a probe without credentials is upgraded.
+    Either way it holds the connection until the client goes."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:   # a probe of the port alone
+        writer.close()
+        return
+    headers = dict(line.split(": ", 1) for line in head.decode().split("\r\n")[1:] if ": " in line)
+    if "Authorization" not in headers:
+        accept = base64.b64encode(hashlib.sha1(headers["Sec-WebSocket-Key"].encode()
+                                               + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()).decode()
+        writer.write(f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     f"Sec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: ocpp2.0.1\r\n\r\n".encode())
+    with contextlib.suppress(ConnectionError):
+        await reader.read()
+    writer.close()
+
+
+async def test_a_csms_that_never_completes_the_handshake_costs_the_connect_timeout_in_one_line(pytester):
+    """Not a hard-coded 10 s and the WebSocket library's traceback per test: [timeouts] connect, and the
+    reason alone in JUnit."""
+    pytester.makepyfile(test_setup=SETUP_SUITE.replace("async def test_setup_connects(ocpp):\n    pass",
+                                                       "async def test_setup_connects(ocpp):\n    pass\n\n\n"
+                                                       "@checks(SETUP.linked)\nasync def test_again(ocpp):\n"
+                                                       "    pass"))
+    profile = _profile(pytester, PROFILE + "[timeouts]\nconnect = 1\n[actuator]\nkind = \"http\"\n"
+                                           "base_url = \"http://127.0.0.1:1\"\n")
+    async with await asyncio.start_server(_stall_upgrades_with_credentials, "127.0.0.1", 0) as csms:
+        url = f"ws://127.0.0.1:{csms.sockets[0].getsockname()[1]}/ocpp"
+        started = time.monotonic()
+        await asyncio.to_thread(suite_runner.run, pytester.path, [
+            "--sut", "csms", "--sut-url", url, "--protocol", "ocpp2.0.1", "--sut-profile", profile,
+            "--reports-dir", "out", "--junitxml", "junit.xml"], RUN_LIMIT, suite_runner.REAL_CLOCK)
+        took = time.monotonic() - started
+    reason = (f"cannot open a WebSocket to {url}/ACME-1: the connection and its upgrade did not complete within 1 s "
+              f"([timeouts] connect in the profile); check that a WebSocket server answers at this URL")
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    assert [(r["verdict"], r["reason"]) for r in summary["results"]] == [("broken", reason)] * 2
+    errors = list(ET.parse(pytester.path / "junit.xml").getroot().iter("error"))
+    assert [(e.get("message"), e.text) for e in errors] == [(reason, reason)] * 2
+    assert took < 10, f"two tests took {took:.1f} s"
+
+
+HANGS = """
+import asyncio
+import time
+
+import pytest
+
+
+def test_sleeps():
+    time.sleep(60)
+
+
+@pytest.mark.asyncio
+@pytest.mark.real_clock("waits for what never comes")
+async def test_waits_for_ever():
+    await asyncio.Event().wait()
+
+
+def test_passes():
+    pass
+"""
+
+
+def test_max_test_time_ends_a_hanging_test_as_broken_and_the_run_goes_on(pytester):
+    pytester.makepyfile(test_hangs=HANGS)
+    pytester.makeini("[pytest]\nmax_test_time = 1\n")
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess("--reports-dir", "out", "--junitxml", "junit.xml", timeout=RUN_LIMIT)
+    assert time.monotonic() - started < 30
+    result.assert_outcomes(passed=1, errors=2)
+    reason = ("the test ran past --max-test-time 1 s and was ended; raise the limit if the SUT needs longer, else its "
+              "wire log shows what the test waited for")
+    cases = {c.get("name"): c for c in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")}
+    for name in ("test_sleeps", "test_waits_for_ever"):
+        [error] = [child for child in cases[name] if child.tag in ("error", "failure")]
+        assert (error.tag, error.get("message")) == ("error", reason), name
+
+
+def test_a_max_test_time_that_is_no_duration_is_refused(pytester):
+    result = pytester.runpytest("--max-test-time", "soon")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--max-test-time 'soon' is not a number of seconds above 0; write it like 300" in result.stderr.str()
