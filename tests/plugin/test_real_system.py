@@ -365,3 +365,58 @@ def test_a_max_test_time_that_is_no_duration_is_refused(pytester):
     result = pytester.runpytest("--max-test-time", "soon")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--max-test-time 'soon' is not a number of seconds above 0; write it like 300" in result.stderr.str()
+
+
+# ---------------------------------------------------------------------------- a preflight that speaks the protocol
+def _accept(head: bytes) -> str:
+    key = next(line.split(b": ", 1)[1] for line in head.split(b"\r\n") if line.lower().startswith(b"sec-websocket-key"))
+    return base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()).decode()
+
+
+def _plain_http(head: bytes) -> list[bytes]:
+    return [b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"]
+
+
+def _huge_header(head: bytes) -> list[bytes]:
+    return [b"HTTP/1.1 101 Switching Protocols\r\nX-Padding: " + b"a" * 2 ** 20 + b"\r\n\r\n"]
+
+
+def _no_subprotocol(head: bytes) -> list[bytes]:
+    return [f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Accept: {_accept(head)}\r\n\r\n".encode()]
+
+
+def _trickled_body(head: bytes) -> list[bytes]:
+    return [b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"] + [b"{"] * 100
+
+
+def _serving(answer):
+    async def serve_one(reader, writer):
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
+            head = await reader.readuntil(b"\r\n\r\n")
+            for part in answer(head):
+                writer.write(part)
+                await writer.drain()
+                await asyncio.sleep(0.2)   # a trickle, when the answer comes in parts
+            await reader.read()
+        writer.close()
+    return serve_one
+
+
+@pytest.mark.parametrize("answer, role, scheme, line", [
+    (_plain_http, "csms", "ws", "answered the WebSocket upgrade with HTTP 200 and did not upgrade: is it plain HTTP?"),
+    (_huge_header, "csms", "ws", "sent an oversized HTTP header in its answer"),
+    (_no_subprotocol, "csms", "ws", "upgraded without the subprotocol ocpp2.0.1: it does not serve that version there"),
+    (_trickled_body, "cpo", "http", "did not finish its versions answer within 1 s"),
+], ids=["plain HTTP", "1 MB header", "no subprotocol", "trickled OCPI body"])
+async def test_the_preflight_names_what_the_sut_answered_in_one_line(pytester, answer, role, scheme, line):
+    pytester.makepyfile("def test_one():\n    pass\n")
+    profile = _profile(pytester, PROFILE + "[timeouts]\nconnect = 1\n")
+    async with await asyncio.start_server(_serving(answer), "127.0.0.1", 0) as sut:
+        url = f"{scheme}://127.0.0.1:{sut.sockets[0].getsockname()[1]}/" + ("ocpp" if role == "csms" else "versions")
+        options = ["--protocol", "ocpp2.0.1"] if role == "csms" else ["--listen", f"127.0.0.1:{_closed_port()}"]
+        result = await asyncio.to_thread(pytester.runpytest_subprocess, "--sut", role, "--sut-url", url, *options,
+                                         "--sut-profile", profile, timeout=RUN_LIMIT)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    shown = _one_line(result)
+    assert shown.startswith(f"ERROR: the ") and f" at {url} " in shown and line in shown, shown

@@ -4,7 +4,6 @@ and reads the files the run wrote."""
 
 import json
 import re
-import socket
 import textwrap
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -105,14 +104,6 @@ def make_suite(pytester, uc: str, roles=("csms",), protocols=("ocpp2.0.1",)) -> 
     pytester.makeini("[pytest]\nsut_profile = embedded.toml\n")   # a real SUT's --sut-profile overrides it
     return uc
 
-
-
-@pytest.fixture
-def sut_port():
-    """A port that accepts TCP connections (the session-start reachability check of a real SUT passes);
-    the demo suites never speak OCPP to it."""
-    with socket.create_server(("127.0.0.1", 0)) as listener:
-        yield listener.getsockname()[1]
 
 
 def sut_url(port: int) -> str:
