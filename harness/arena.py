@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from harness import clock
 from harness.actuators import Actuator, InProcessActuator
 from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
-from harness.errors import ConfigError, HarnessError, clip
+from harness.errors import ConfigError, HarnessError, Refused, clip
 from harness.pki import VALID, HarnessPki, harness_pki
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
@@ -290,7 +290,9 @@ class OcppArena(Arena, TlsVerbs):
             raise HarnessError(f"prerequisite failed: the CSMS under test answered the boot of station "
                                f"{self.profile.identity} with CALLERROR {refused.error.code} "
                                f"({clip(refused.error.description, 200)!r})") from None
-        if handshake.status is not None or handshake.subprotocol is None:
+        if handshake.status is not None:
+            raise Refused(f"prerequisite failed: {self._refusal(handshake)}")
+        if handshake.subprotocol is None:
             raise HarnessError(f"prerequisite failed: {self._refusal(handshake)}")
         self.link = self.harness.connection
         if boot:
@@ -355,14 +357,38 @@ class OcppArena(Arena, TlsVerbs):
         return csms
 
     async def connect_station_under_test(self) -> None:
-        after = len(self.harness.server.connections)
+        server = self.harness.server
+        after, refusals_before, handshakes_before = len(server.connections), len(server.refused), len(server.handshakes)
         if self.standin is not None:  # a station connects (and boots) on its own
             self.standin.background.spawn(self.standin.connect(self.harness.url))
-        connection = await self.harness.server.wait_connection(self.timeouts.connect, after=after)
+        connection = await server.wait_connection(self.timeouts.connect, after=after)
         if connection is None:
+            refusals = server.refused[refusals_before:]
+            if refusals:
+                raise Refused(f"prerequisite failed: {self._station_refused(refusals, server.handshakes[handshakes_before:])}",
+                              len(refusals))
             raise HarnessError(f"prerequisite failed: no station connected to {self.harness.url} "
                                f"within {self.timeouts.connect:g} s; point the station under test at it")
         self.link = connection
+
+    def _station_refused(self, refusals: list[tuple[str, int]], seen: list[HandshakeSeen]) -> str:
+        """Why the harness's CSMS refused the station under test's upgrades, as the setting to fix."""
+        identity, status = refusals[-1]
+        times = f"{len(refusals)} time{'s' if len(refusals) > 1 else ''} within {self.timeouts.connect:g} s"
+        expected = self.profile.identity
+        if status == 404:
+            return (f"the harness refused station {identity!r} {times} (HTTP 404): the profile's station is "
+                    f"{expected!r}; fix [station] identity in the profile, or the identity the station connects with")
+        key = "authorization_key" if self.version is OcppVersion.V16 else "password"
+        last = next((h for h in reversed(seen) if h.identity == identity), None)
+        if last is None or last.username is None:
+            why = "it sent no Basic-auth credentials"
+        elif last.username != identity:
+            why = f"its Basic-auth username {last.username!r} is not its identity"
+        else:
+            why = f"its Basic-auth password is not the profile's [station] {key}"
+        return (f"the harness refused station {identity} {times} (HTTP {status}): {why}; give the station and "
+                f"[station] {key} in the profile the same {'AuthorizationKey' if key == 'authorization_key' else 'password'}")
 
     async def wait_station_booted(self) -> None:
         """A station that boots on connecting is answered before the test talks to it; one that

@@ -51,6 +51,20 @@ class HarnessError(Exception):
     """Our side failed: the verdict is *broken*, the SUT is not blamed."""
 
 
+class NoConnection(HarnessError):
+    """No connection with the SUT could be made: the message says what happened and the fix, and a
+    traceback would add only the WebSocket library's frames (the reports show the message alone)."""
+
+
+class Refused(NoConnection):
+    """The SUT and the harness could not agree on a connection (an HTTP refusal of the upgrade, ``refusals``
+    times): a setting of the profile or of the SUT is to fix, which no later test can fix by itself."""
+
+    def __init__(self, message: str, refusals: int = 1):
+        super().__init__(message)
+        self.refusals = refusals
+
+
 class ConfigError(HarnessError):
     """A profile key or option is wrong; the message names the key and the fix."""
 

@@ -12,6 +12,8 @@ import fnmatch
 import importlib
 import logging
 import os
+import signal
+import threading
 from dataclasses import asdict
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
 from harness.clock import VirtualClockLoop
-from harness.errors import ConfigError, HarnessError, NotApplicable, PeerViolation, clip
+from harness.errors import ConfigError, HarnessError, NoConnection, NotApplicable, PeerViolation, Refused, clip
 from harness.ocpi_arena import OcpiArena, OcpiOptions
 from harness.ocpp.answers import judge_error
 from harness.ocpp.versions import OcppVersion
@@ -40,6 +42,10 @@ CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
 VARIANCE = pytest.StashKey[Variance]()   # the test's stand-in's legal variance (--variance)
+REFUSED_IN_A_ROW = pytest.StashKey[int]()   # the SUT's connections refused since one last got through
+# A real SUT refused this many times in a row with no connection between: the setting to fix is in the reason, and
+# every test left would break alike, each after waiting for a connection, so the run stops.
+REFUSALS_BEFORE_STOP = 3
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
 # Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
 # "target" is the parametrization, already shown as the test's parameter).
@@ -344,6 +350,33 @@ def _conformance_case(request: pytest.FixtureRequest):
     leave_case(token)
 
 
+# ---------------------------------------------------------------------------- the time cap
+class TestTimeLimit(HarnessError):
+    """The test ran past --max-test-time: ended, broken, so that the run goes on."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """--max-test-time: a real-time alarm over the test's set-up, body and tear-down; at it, what the test was
+    waiting on is interrupted with TestTimeLimit (broken), and again after as long if its tear-down hangs too."""
+    limit = item.config.stash[SETTINGS].max_test_time
+    if limit is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return (yield)
+
+    def expired(number, frame):
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        raise TestTimeLimit(f"the test ran past --max-test-time {limit:g} s and was ended; raise the limit if the "
+                            f"SUT needs longer, else its wire log shows what the test waited for")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return (yield)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 # ---------------------------------------------------------------------------- verdicts
 def _not_applicable(item: pytest.Item, profile, *, variant_only: bool = False) -> str | None:
     """Why ``item`` does not apply to ``profile`` (its ``needs``; only the variant ones when ``variant_only``)."""
@@ -460,11 +493,42 @@ def _show_reason(item: pytest.Item, rep: pytest.TestReport, call: pytest.CallInf
     broken outside the test's own code (checked after the body, on what the connections saw) has no
     traceback worth reading, only the plugin's frame: the reason is the whole report then."""
     excinfo = call.excinfo
-    if excinfo is not None and isinstance(excinfo.value, PeerViolation) and not any(
+    if excinfo is not None and isinstance(excinfo.value, (NoConnection, TestTimeLimit)):
+        rep.longrepr = reason   # what happened and the fix: the frames would be the library's or the hang's
+    elif excinfo is not None and isinstance(excinfo.value, PeerViolation) and not any(
             Path(str(entry.path)) == item.path for entry in excinfo.traceback):
         rep.longrepr = reason
     elif getattr(rep.longrepr, "reprcrash", None) is not None:
         rep.longrepr.reprcrash.message = reason
+
+
+def _stop_when_refused(item: pytest.Item, call: pytest.CallInfo) -> None:
+    """A real SUT refused ``REFUSALS_BEFORE_STOP`` times in a row (wrong password, unknown identity) stops the
+    run after this test, in one line with the fix; a set-up that got through starts the count again."""
+    config = item.config
+    if config.stash[SETTINGS].embedded:
+        return
+    refused = call.excinfo.value if call.excinfo is not None else None
+    if not isinstance(refused, Refused):
+        config.stash[REFUSED_IN_A_ROW] = 0
+        return
+    count = config.stash[REFUSED_IN_A_ROW] = config.stash.get(REFUSED_IN_A_ROW, 0) + refused.refusals
+    if count >= REFUSALS_BEFORE_STOP:
+        item.session.shouldstop = (f"the run stops: {count} connections refused in a row, and every test left "
+                                   f"would break alike; {str(refused).removeprefix('prerequisite failed: ')}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    """pytest's terminal counts what the verdicts say: a broken test (the harness could not judge) is an
+    error in pytest's terms, wherever it broke, and a rule the SUT broke while a fixture set the test up is
+    failed, not an error."""
+    verdict = getattr(report, "verdict", None)
+    if not report.failed or verdict is None:
+        return None
+    if verdict == "broken":
+        return "error", "E", "BROKEN"
+    return "failed", "F", "FAILED"
 
 
 @pytest.hookimpl(wrapper=True)
@@ -481,7 +545,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     log = item.stash.get(WIRELOG, None)
     if rep.failed and log is not None and rep.when == "call":
         rep.sections.append(("wire log (last 40 frames)", log.render(last=40, width=2000)))
+    if rep.when == "setup" and not rep.skipped:
+        _stop_when_refused(item, call)
     verdict = _verdict(rep, call)
+    rep.verdict = verdict   # read by pytest_report_teststatus, on the xdist controller too
     previous = item.stash.get(VERDICT, None)
     if previous is None or (previous.verdict == "passed" and verdict != "passed"):
         usecase, info = _usecase(item)

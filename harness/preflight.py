@@ -2,22 +2,34 @@
 where the SUT reaches it? An unreachable SUT would otherwise break every test one by one, each with
 its own traceback; the run stops at once instead, with one line naming the URL and the error.
 
-Only the transport is probed (a TCP connection, TLS for wss://, one GET of the OCPI versions URL):
-whatever the SUT answers is for the tests to judge.
+The probe speaks the protocol, bounded in time and bytes: a WebSocket upgrade offering the run's subprotocol (TLS
+for wss://), one GET of the OCPI versions URL. What stops the run is what no test could get past (nothing there,
+plain HTTP, another version, an oversized answer, no common TLS version, an unverifiable certificate); a
+refusal of the station's credentials is for the tests to report, with the profile setting to fix.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
 import socket
 import ssl
+import time
 from urllib.parse import urlsplit
 
 import httpx
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus, SecurityError
+from websockets.http11 import MAX_LINE_LENGTH as MAX_LINE
+from websockets.http11 import MAX_NUM_HEADERS as MAX_HEADERS
 
 from harness.settings import Settings
 
 PROBE_TIMEOUT = 10.0   # seconds at most, whatever [timeouts] connect says: a probe, not a test
+MAX_BODY = 2 ** 20     # bytes of the OCPI versions answer (or a WebSocket message) the probe reads at most
+TLS_VERSION_REASONS = {"UNSUPPORTED_PROTOCOL", "TLSV1_ALERT_PROTOCOL_VERSION", "WRONG_SSL_VERSION",
+                       "NO_PROTOCOLS_AVAILABLE", "VERSION_TOO_LOW"}   # OpenSSL's reasons for no common TLS version
 
 
 def problem(settings: Settings) -> str | None:
@@ -25,7 +37,7 @@ def problem(settings: Settings) -> str | None:
     timeout = min(settings.profile.timeouts.connect, PROBE_TIMEOUT)
     trust = _trust(settings)
     if settings.sut == "csms":
-        return _websocket_unreachable(settings.sut_url, timeout, trust)
+        return _websocket_unreachable(settings.sut_url, timeout, trust, settings.protocol)
     if settings.sut in ("cpo", "emsp"):
         return _http_unreachable(settings.sut_url, timeout, trust) or _cannot_listen(settings.listen)
     if settings.sut == "cs":
@@ -39,27 +51,69 @@ def _trust(settings: Settings) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=str(ca) if ca is not None else None)
 
 
-def _websocket_unreachable(url: str, timeout: float, trust: ssl.SSLContext) -> str | None:
-    parts = urlsplit(url)
-    secure = parts.scheme.lower() == "wss"
-    port = parts.port or (443 if secure else 80)
+def _websocket_unreachable(url: str, timeout: float, trust: ssl.SSLContext, subprotocol: str) -> str | None:
+    """A WebSocket upgrade offering ``subprotocol``, without credentials (a refusal for want of them is for the
+    tests to report, with the profile's setting): the run starts when the CSMS upgrades or refuses by HTTP."""
+    secure = urlsplit(url).scheme.lower() == "wss"
     try:
-        with socket.create_connection((parts.hostname, port), timeout=timeout) as connection:
-            if secure:
-                trust.wrap_socket(connection, server_hostname=parts.hostname).close()
+        asyncio.run(_upgrade(url, timeout, trust if secure else None, subprotocol))
+    except InvalidStatus as refused:
+        status = refused.response.status_code
+        if status in (401, 403, 404):
+            return None
+        return (f"the CSMS under test at {url} answered the WebSocket upgrade with HTTP {status} and did not upgrade: "
+                f"is it plain HTTP? give its OCPP WebSocket endpoint as --sut-url")
+    except NoSubprotocol:
+        return (f"the CSMS under test at {url} upgraded without the subprotocol {subprotocol}: it does not serve that "
+                f"version there; check --protocol and --sut-url")
+    except InvalidMessage as error:
+        if isinstance(error.__cause__, SecurityError):
+            return (f"the CSMS under test at {url} sent an oversized HTTP header in its answer ({error.__cause__}); "
+                    f"the harness reads at most {MAX_LINE} bytes a line and {MAX_HEADERS} header lines")
+        if secure:   # closed after TLS: in profile 3 it asks a client certificate the probe has not, for the tests
+            return None
+        return (f"the CSMS under test at {url} did not answer the WebSocket upgrade with valid HTTP "
+                f"({error.__cause__ or error}); give its OCPP WebSocket endpoint as --sut-url")
     except ssl.SSLCertVerificationError as error:
         return (f"the CSMS under test at {url} serves a certificate the harness cannot verify: {error.verify_message}; "
                 f"give the authority that signed it as [tls] sut_ca in the profile")
-    except ssl.SSLError:   # it speaks TLS: what it asks of a client (a certificate, in profile 3) is for the tests
-        return None
-    except OSError as error:
+    except ssl.SSLError as error:
+        if error.reason in TLS_VERSION_REASONS:
+            return (f"the CSMS under test at {url} speaks no TLS version the harness accepts (TLS 1.2 or later; "
+                    f"{error.reason}); enable TLS 1.2 or 1.3 at the CSMS")
+        return None   # it speaks TLS: what it asks of a client (a certificate, in profile 3) is for the tests
+    except (TimeoutError, OSError, InvalidHandshake) as error:
         return f"the CSMS under test is unreachable at {url}: {_reason(error, timeout)}; start it, or fix --sut-url"
     return None
 
 
+class NoSubprotocol(Exception):
+    """The upgrade completed without the offered subprotocol."""
+
+
+async def _upgrade(url: str, timeout: float, tls: ssl.SSLContext | None, subprotocol: str) -> None:
+    async with ws_connect(url, subprotocols=[subprotocol], ssl=tls, open_timeout=timeout, compression=None,
+                          ping_interval=None, close_timeout=timeout, max_size=MAX_BODY) as ws:
+        if ws.subprotocol != subprotocol:
+            raise NoSubprotocol
+
+
 def _http_unreachable(url: str, timeout: float, trust: ssl.SSLContext) -> str | None:
+    """One GET of the versions URL, the whole answer within ``timeout`` seconds and ``MAX_BODY`` bytes, read as
+    sent (no decompression: a small compressed body can be made to unpack to gigabytes)."""
+    deadline = time.monotonic() + timeout
     try:
-        httpx.get(url, timeout=timeout, verify=trust)
+        with httpx.Client(timeout=timeout, verify=trust) as client, \
+                client.stream("GET", url, headers={"Accept-Encoding": "identity"}) as answer:
+            read = 0
+            for chunk in answer.iter_raw():
+                read += len(chunk)
+                if read > MAX_BODY:
+                    return (f"the OCPI platform under test at {url} sent a versions answer larger than {MAX_BODY:,} "
+                            f"bytes; check --sut-url (its versions URL)")
+                if time.monotonic() > deadline:
+                    return (f"the OCPI platform under test at {url} did not finish its versions answer within "
+                            f"{timeout:g} s; check --sut-url (its versions URL)")
     except httpx.HTTPError as error:
         return (f"the OCPI platform under test is unreachable at {url}: {_reason(error, timeout)}; start it, "
                 f"or fix --sut-url (its versions URL)")
@@ -80,6 +134,6 @@ def _cannot_listen(listen: tuple[str, int]) -> str | None:
 def _reason(error: Exception, timeout: float) -> str:
     if isinstance(error, (TimeoutError, socket.timeout, httpx.TimeoutException)):
         return f"no answer within {timeout:g} s"
-    if isinstance(error, OSError) and error.strerror and not isinstance(error, ssl.SSLError):
-        return error.strerror
+    if isinstance(error, OSError) and error.errno and not isinstance(error, ssl.SSLError):
+        return os.strerror(error.errno)   # asyncio words it "Connect call failed (host, port)"
     return re.sub(r"^\[Errno -?\d+\] ", "", str(error)) or type(error).__name__

@@ -254,6 +254,8 @@ def junit_verdicts(path: Path, *, interrupted: dict[str, Any] | None = None) -> 
             for failure in case.findall("failure") if verdict == "broken" else ():
                 failure.tag = "error"
                 moved += 1
+            for error in case.findall("error") if verdict == "broken" else ():   # the reason, as a failure's reads
+                error.set("message", _without_phase(error.get("message", "")))
             setup_error = case.find("error") if verdict == "failed" and case.find("failure") is None else None
             if setup_error is not None:
                 setup_error.tag = "failure"

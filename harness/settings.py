@@ -31,6 +31,8 @@ OPTIONS = {
     "reports_dir": ("reports_dir", None, "where conformance.json and conformance.md are written (default: reports)"),
     "variance": ("variance", None, "embedded run only: a seed (an integer); the stand-ins take the freedoms the "
                                    "texts give a correct implementation at random (harness/variance.py)"),
+    "max_test_time": ("max_test_time", None, "seconds a test may take, set-up and tear-down included; past it the "
+                                             "test ends as broken and the run goes on (default: no limit)"),
     "variance_skip": ("variance_skip", None, "with --variance: freedoms the stand-ins leave alone, comma-separated "
                                              "row ids of harness/variance.py (e.g. actuator.unsupported)"),
 }
@@ -56,6 +58,7 @@ class Settings:
     embedded_sut: str | None
     variance: int | None = None
     variance_skip: frozenset[str] = frozenset()
+    max_test_time: float | None = None
 
     @property
     def embedded(self) -> bool:
@@ -179,6 +182,9 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
     if unknown:
         found.append(f"--variance-skip {','.join(unknown)}: no such freedom; the rows are listed in "
                      f"harness/variance.py FREEDOMS")
+    max_test_time = pick("max_test_time")
+    if max_test_time is not None and not _positive(max_test_time):
+        found.append(f"--max-test-time {max_test_time!r} is not a number of seconds above 0; write it like 300")
     found = [problem for problem in found if problem]
     if found:
         raise profiles.refusal(found)
@@ -188,7 +194,15 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
         actuator_url=actuator_url, actuator_class=profile.get("actuator.class"), usecases=usecases,
         reports_dir=Path(pick("reports_dir") or "reports"), embedded_sut=get_option("embedded_sut"),
         variance=int(variance) if variance is not None else None, variance_skip=skipped,
+        max_test_time=float(max_test_time) if max_test_time is not None else None,
     )
+
+
+def _positive(text: str) -> bool:
+    try:
+        return float(text) > 0
+    except ValueError:
+        return False
 
 
 def _station_problems(profile: profiles.Profile, sut: str, protocol: str | None) -> list[str]:

@@ -51,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     csms.add_argument("--heartbeat-interval", type=int, default=300, help="the interval its boot answers give")
     add_shared_arguments(csms)
 
+    commands.add_parser("locust", add_help=False,
+                        help="run the stations under Locust, as --master or --worker (every argument goes to "
+                             "Locust; see the README's 'Beyond one machine')")
+
     roster = commands.add_parser("roster", help="print the roster as CSV: identity, password, serial, idToken")
     roster.add_argument("--stations", type=int, required=True)
     roster.add_argument("--seed", type=int, default=1)
@@ -77,7 +81,18 @@ async def load(args) -> int:
     written = recorder.report(settings.describe())
     data, picture = report.write(written, args.report)
     print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
-    return 0
+    return _verdict(written, settings.stations)
+
+
+def _verdict(written: dict, stations: int) -> int:
+    """1 when the stations were never all connected at once: the load asked for was not applied."""
+    if written["summary"]["round_trip_ms_while_held"] is not None:
+        return 0
+    causes = ", ".join(f"{n:,} × {kind}" for kind, n in written["errors"].items() if kind.startswith("connect"))
+    print(f"FAILED: the {stations:,} stations were never all connected at once (peak "
+          f"{written['summary']['connections_held']['peak']:,})" + (f": {causes}" if causes else "")
+          + "; check --url, and that the CSMS knows the roster (python -m harness.load roster)", file=sys.stderr)
+    return 1
 
 
 def watched(pairs: list[str]) -> dict[str, int]:

@@ -131,7 +131,6 @@ class Fleet:
             for index in range(self.settings.stations):
                 await asyncio.sleep(max(0.0, begin + ramp_start(index, self.settings.ramp) - self.clock()))
                 self.start(index)
-            self.recorder.held_from = self.clock()
             await asyncio.sleep(self.settings.hold)     # from the last start, however late the ramp ran
         finally:
             sampler.cancel()      # its last sample stands for the end of the hold
@@ -167,7 +166,11 @@ class Fleet:
         return own
 
     def _changed(self, delta: int) -> None:
+        """A station connected (+1) or lost its connection (-1); the first moment every station of the run
+        is connected starts the steady state the report measures apart ("while all held")."""
         self.connected += delta
+        if self.connected == self.settings.stations and self.recorder.held_from is None:
+            self.recorder.held_from = self.clock()
 
     @property
     def meter(self) -> WireMeter:

@@ -43,7 +43,7 @@ class Recorder:
         self.errors: Counter[tuple[int, str]] = Counter()
         self.gauges: dict[tuple[int, str], dict[str, float]] = {}
         self.calls = self.error_count = 0      # since the start, for the progress line
-        self.held_from: float | None = None    # when the last station started: the hold begins
+        self.held_from: float | None = None    # when every station was first connected at once
 
     def bucket(self, at: float) -> int:
         return math.floor(at / self.interval)
@@ -128,7 +128,8 @@ class Recorder:
         return total
 
     def _while_held(self) -> dict[str, dict[str, float]] | None:
-        """p50 and p99 per action from the interval after the last station started on (None: no hold marked)."""
+        """p50 and p99 per action from the interval after every station was first held on (None: they never
+        all were)."""
         if self.held_from is None:
             return None
         since = self.bucket(self.held_from) + 1

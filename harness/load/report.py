@@ -33,11 +33,19 @@ def headline(report: dict[str, Any]) -> str:
         if action in summary["round_trip_ms"]:
             p = summary["round_trip_ms"][action]
             parts.append(f"{action} p50 {p['p50']} ms / p99 {p['p99']} ms")
-    held = (summary["round_trip_ms_while_held"] or {}).get("Heartbeat")
-    if held:
-        parts.append(f"Heartbeat while all held p50 {held['p50']} ms / p99 {held['p99']} ms")
+    parts.append(_while_held(run["stations"], summary["round_trip_ms_while_held"]))
     parts.append(f"{summary['errors']:,} errors")
     return " · ".join(parts)
+
+
+def _while_held(stations: int, held: dict[str, dict[str, float]] | None) -> str:
+    """The steady state's round trips, or why there is none to show."""
+    if held is None:
+        return f"never all {stations:,} stations held at once: no steady state measured"
+    if not held:
+        return f"no call answered in a whole interval while all {stations:,} were held: hold longer"
+    return f"while all {stations:,} held: " + ", ".join(f"{action} p50 {p['p50']} ms / p99 {p['p99']} ms"
+                                                       for action, p in held.items())
 
 
 def plot(report: dict[str, Any], path: Path) -> None:

@@ -100,7 +100,7 @@ class StationBase(Dispatcher, Actions):
         handshake = await open_station(
             csms_url, self.identity, versions=offered or self.offered_versions(), password=self.password,
             handler=self._handle, call_timeout=self.call_timeout, wirelog=self.wirelog, tls=self.tls,
-            variance=self.variance)
+            variance=self.variance, open_timeout=self.profile.timeouts.connect)
         self.connection = handshake.connection
         if handshake.subprotocol is not None:
             await self.connected(handshake.connection)
@@ -187,7 +187,7 @@ class CsmsBase(Dispatcher, Actions):
         self.server = OcppServer(
             versions=self.versions, on_connect=self._on_connect, accept_identity=self.accepts_identity,
             check_password=self.check_password if self.basic_auth_required() else None,
-            call_timeout=call_timeout or profile.timeouts.call, wirelog=wirelog)
+            call_timeout=call_timeout or profile.timeouts.call, wirelog=wirelog, open_timeout=profile.timeouts.connect)
 
     # ------------------------------------------------------------ lifecycle
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> "CsmsBase":

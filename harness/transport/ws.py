@@ -34,7 +34,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from harness import clock
-from harness.errors import HarnessError, LimitExceeded, PeerViolation
+from harness.errors import HarnessError, LimitExceeded, NoConnection, PeerViolation
 from harness.ocpp.answers import judge_error, result_of
 from harness.ocpp.framing import Call, CallError, FrameError
 from harness.ocpp.rpc import (
@@ -79,7 +79,7 @@ class Ws(RuleTable, namespace="ws"):
                          "1.6 forbids", by="cs")
 
 
-HANDSHAKE_TIMEOUT = 10.0
+HANDSHAKE_TIMEOUT = 10.0   # seconds for an opening or closing handshake where no profile gives [timeouts] connect
 MAX_FRAME = 2 ** 20   # bytes of one incoming message; a larger one closes the link with 1009 (websockets' default)
 # Memory stays bounded however long a connection or a server lives: a connection keeps its newest
 # exchanges (and remembers as many of the peer's CALL ids); a server its newest upgrade requests and
@@ -532,8 +532,9 @@ class OcppServer:
                  on_connect: Callable[[str, OcppVersion], tuple[Handler, OnConnect | None]],
                  accept_identity: AcceptIdentity | None = None, check_password: CheckPassword | None = None,
                  call_timeout: float = 30.0, wirelog: WireLog | None = None, history_kept: int = HISTORY_KEPT,
-                 tls: TlsEnd | None = None):
+                 tls: TlsEnd | None = None, open_timeout: float = HANDSHAKE_TIMEOUT):
         self.versions = list(versions)
+        self.open_timeout = open_timeout   # a client's TLS and upgrade must complete within it
         self.variance: Variance | None = None   # a stand-in's legal variance, on every connection it accepts
         self.tls = tls   # serve wss (security profiles 2 and 3); None: ws
         self.tls_context = None
@@ -559,7 +560,7 @@ class OcppServer:
         self._server = await serve(
             self._serve, host, port, process_request=self._process_request, ssl=self.tls_context,
             select_subprotocol=self._select_subprotocol, compression=None,
-            open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None, max_size=MAX_FRAME)
+            open_timeout=self.open_timeout, ping_interval=None, max_size=MAX_FRAME)
         return self
 
     @property
@@ -661,9 +662,11 @@ def station_url(base_url: str, identity: str) -> str:
 async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppVersion | str],
                        password: str | bytes | None = None, handler: Handler | None,
                        call_timeout: float = 30.0, wirelog: WireLog | None = None,
-                       tls: TlsEnd | None = None, variance: Variance | None = None) -> Handshake:
-    """The station side's connect (table ``Ws``), over wss with ``tls``. Never raises for a refused
-    handshake, at TLS or HTTP; raises HarnessError when nothing answers at the address."""
+                       tls: TlsEnd | None = None, variance: Variance | None = None,
+                       open_timeout: float = HANDSHAKE_TIMEOUT) -> Handshake:
+    """The station side's connect (table ``Ws``), over wss with ``tls``, bounded by ``open_timeout`` seconds.
+    Never raises for a refused handshake, at TLS or HTTP; raises NoConnection, in one line, when nothing
+    answers at the address or the upgrade does not complete in time."""
     offered = [v.subprotocol if isinstance(v, OcppVersion) else v for v in versions]
     headers = {}
     if password is not None:
@@ -675,7 +678,7 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
     try:
         ws = await ws_connect(url, subprotocols=offered or None,   # none offered: no header at all, not an empty one
                               additional_headers=headers, compression=None, ssl=tls and tls.client_context(),
-                              open_timeout=HANDSHAKE_TIMEOUT, ping_interval=None, max_size=MAX_FRAME)
+                              open_timeout=open_timeout, ping_interval=None, max_size=MAX_FRAME)
     except InvalidStatus as refused:
         if wirelog is not None:
             wirelog.event(identity, f"handshake refused: HTTP {refused.response.status_code}")
@@ -686,7 +689,7 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
             if wirelog is not None:
                 wirelog.event(identity, f"TLS handshake failed: {why}")
             return Handshake(None, None, None, tls_refused=why)
-        raise HarnessError(f"cannot open a WebSocket to {url}: {error}") from error
+        raise NoConnection(f"cannot open a WebSocket to {url}: {_unopened(error, open_timeout)}") from None
     if ws.subprotocol is None:
         if wirelog is not None:
             wirelog.event(identity, "handshake completed without a subprotocol")
@@ -699,6 +702,18 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
     connection = OcppConnection(ws, OcppVersion.parse(ws.subprotocol), identity=identity, handler=handler,
                                 call_timeout=call_timeout, wirelog=wirelog, variance=variance)
     return Handshake(None, ws.subprotocol, connection)
+
+
+def _unopened(error: BaseException, open_timeout: float) -> str:
+    """Why no WebSocket opened, in words and the setting that bounds it (no library traceback)."""
+    if isinstance(error, TimeoutError):
+        return (f"the connection and its upgrade did not complete within {open_timeout:g} s ([timeouts] connect "
+                f"in the profile); check that a WebSocket server answers at this URL")
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused: nothing listens there"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return f"{type(error).__name__}: {error}"
 
 
 def _tls_refusal(error: BaseException) -> str:

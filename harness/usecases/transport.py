@@ -23,7 +23,8 @@ async def expect_refused(arena: OcppArena, identity: str, password: str | bytes 
     row, a finding); a refusal with another HTTP status than ``status`` breaks only the SHOULD
     ``ws.refusal_status``."""
     handshake = await open_station(arena.sut_url, identity, password=password, versions=[arena.version],
-                                   handler=None, wirelog=arena.wirelog, tls=arena.link_tls())
+                                   handler=None, wirelog=arena.wirelog, tls=arena.link_tls(),
+                                   open_timeout=arena.timeouts.connect)
     if handshake.connection is not None:
         await handshake.connection.close()
         violated(rule, f"the server upgraded {what}", expected=f"HTTP {status}", actual="101 Switching Protocols")

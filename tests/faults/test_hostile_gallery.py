@@ -66,7 +66,7 @@ GALLERY = [
     # 1.6 words one CALL at a time as a SHOULD: there a flood is a finding, so the 2.0.1 tests judge it
     Hostile(hostile.FloodCsms, CSMS_20, r"rpc\.one_at_a_time ×\d+"),
     Hostile(hostile.PipelineCsms, CSMS_20, r"\[rpc\.one_at_a_time\] the peer sent CALL ClearCache before"),
-    Hostile(hostile.NoHandshakeCsms, CSMS, r"cannot open a WebSocket to .*timed out during opening handshake"),
+    Hostile(hostile.NoHandshakeCsms, CSMS, r"cannot open a WebSocket to .*did not complete within 5 s \(\[timeouts\] connect"),
     # ---------------------------------------------------------------- SUT = station
     Hostile(hostile.SilentStation, STATION, r"no answer to \w+ within 5 s.*'silence'"),
     Hostile(hostile.ReconnectLoopStation, STATION,

@@ -1,10 +1,12 @@
 """A small real run: simulated stations against the reference CSMS on loopback, a few seconds each."""
 
 import json
+import socket
 
 import pytest
 
 from harness.load import report
+from harness.load.__main__ import main
 from harness.load.csms import roster_csms
 from harness.load.fleet import Fleet, LoadSettings
 from harness.load.mix import Mix
@@ -16,8 +18,9 @@ BUSY = Mix(heartbeat=0.5, authorize_per_hour=3600, transactions_per_hour=3600, t
            meter_interval=0.5)   # 1.6 keeps whole seconds: it beats and samples every second
 
 
-async def run(version, *, stations, csms_seed=1, hold=2.5, mix=BUSY):
-    csms = await roster_csms(version, Roster(csms_seed, stations), call_timeout=5).start()
+async def run(version, *, stations, csms_seed=1, hold=2.5, mix=BUSY, known=None):
+    """``known``: the CSMS knows only the roster's first ``known`` stations (all by default)."""
+    csms = await roster_csms(version, Roster(csms_seed, known or stations), call_timeout=5).start()
     settings = LoadSettings(url=csms.url, stations=stations, version=version, mix=mix, ramp=40, hold=hold,
                             seed=1, call_timeout=5, interval=1)
     recorder = Recorder(settings.interval)
@@ -51,3 +54,31 @@ async def test_stations_the_csms_does_not_know_are_refused_and_counted():
     written, _ = await run(OcppVersion.V201, stations=3, csms_seed=2, hold=0.2, mix=Mix(heartbeat=1))
     assert written["errors"] == {"connect refused: HTTP 404": 3}
     assert written["summary"]["connections_held"]["peak"] == 0
+
+
+async def test_round_trips_while_all_held_begin_once_every_station_is_connected():
+    """The steady state is measured from the moment all stations are connected, not from the last start:
+    a fleet the CSMS only partly knows never has one."""
+    written, _ = await run(OcppVersion.V201, stations=4, hold=2.5)
+    assert {"Heartbeat", "Authorize"} <= set(written["summary"]["round_trip_ms_while_held"])
+    assert "while all 4 held: " in report.headline(written)
+    partly, _ = await run(OcppVersion.V201, stations=4, hold=2.5, known=2)
+    assert partly["errors"] == {"connect refused: HTTP 404": partly["errors"]["connect refused: HTTP 404"]}
+    assert partly["summary"]["round_trip_ms_while_held"] is None
+    assert "never all 4 stations held at once" in report.headline(partly)
+
+
+def test_a_run_whose_stations_never_all_connect_exits_non_zero(tmp_path, capsys):
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        url = f"ws://127.0.0.1:{probe.getsockname()[1]}/ocpp"   # closed once the block ends
+    code = main(["run", "--url", url, "--stations", "2", "--ramp", "20", "--hold", "0.3", "--heartbeat", "1",
+                 "--report", str(tmp_path)])
+    assert code == 1
+    assert "FAILED: the 2 stations were never all connected at once (peak 0): " in capsys.readouterr().err
+
+
+def test_help_lists_every_subcommand(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    assert "{run,csms,locust,roster}" in capsys.readouterr().out

@@ -4,16 +4,23 @@ without a secret; a CSMS that refuses the profile's station at a test's setup br
 (the profile is to fix), never fails it."""
 
 import asyncio
+import base64
+import contextlib
+import hashlib
 import json
 import socket
 import textwrap
+import time
+import xml.etree.ElementTree as ET
 
 import pytest
 import suite_runner
 
+from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference import references_for
 from harness.settings import reference_profile
+from harness.transport.ws import open_station
 
 PROFILE = """
 [sut]
@@ -201,3 +208,215 @@ async def test_a_station_the_csms_refuses_at_setup_is_broken_with_the_fix(pytest
     [verdict] = summary["results"]
     assert verdict["verdict"] == "broken", verdict
     assert reason in verdict["reason"]
+
+
+# ---------------------------------------------------------------------------- a station the harness refuses
+STATION_SUITE = """
+from harness.rules import RuleTable, must
+from harness.suite import case, checks
+
+
+class LINKED(RuleTable):
+    linked = must("spec 000 demo", "the station under test is connected", by="cs")
+
+
+pytestmark = case("LINKED", block="Demo", roles=("cs",), protocols=("ocpp2.0.1",))
+
+
+@checks(LINKED.linked)
+async def test_first(ocpp):
+    pass
+
+
+@checks(LINKED.linked)
+async def test_second(ocpp):
+    pass
+
+
+@checks(LINKED.linked)
+async def test_third(ocpp):
+    pass
+"""
+RETRY_EVERY = 0.2   # seconds between a refused station's attempts (real stations back off longer)
+
+
+async def _station_with_a_wrong_password(url: str) -> None:
+    """A station under test whose password is not the profile's: it retries for as long as it runs."""
+    while True:
+        try:
+            handshake = await open_station(url, "ACME-1", versions=[OcppVersion.V201], handler=None,
+                                           password="not-the-profile-password")
+        except HarnessError:   # the harness does not listen yet
+            handshake = None
+        if handshake is not None and handshake.connection is not None:
+            await handshake.connection.close()
+        await asyncio.sleep(RETRY_EVERY)
+
+
+async def test_a_station_the_harness_refuses_is_named_with_the_fix_and_stops_the_run(pytester):
+    """Not "no station connected" for every test, each after the connect timeout: the refusal, its status and
+    why, and the run stops once the station was refused REFUSALS_BEFORE_STOP times in a row."""
+    port = _closed_port()
+    pytester.makepyfile(test_linked=STATION_SUITE)
+    profile = _profile(pytester, PROFILE + "[timeouts]\nconnect = 2\n[actuator]\nkind = \"http\"\n"
+                                           "base_url = \"http://127.0.0.1:1\"\n")
+    station = asyncio.create_task(_station_with_a_wrong_password(f"ws://127.0.0.1:{port}/ocpp"))
+    try:
+        result = await asyncio.to_thread(suite_runner.run, pytester.path, [
+            "--sut", "cs", "--listen", f"127.0.0.1:{port}", "--protocol", "ocpp2.0.1", "--sut-profile", profile,
+            "--reports-dir", "out"], RUN_LIMIT, suite_runner.REAL_CLOCK)
+    finally:
+        station.cancel()
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    [verdict] = summary["results"]
+    assert verdict["verdict"] == "broken", verdict
+    assert verdict["reason"].startswith("prerequisite failed: the harness refused station ACME-1 ")
+    assert verdict["reason"].endswith(" (HTTP 401): its Basic-auth password is not the profile's [station] password; "
+                                      "give the station and [station] password in the profile the same password")
+    assert summary["interrupted"] is True and summary["not_run"] == 2
+    result.stdout.fnmatch_lines(["*Interrupted: the run stops: * connections refused in a row, and every test left "
+                                 "would break alike; the harness refused station ACME-1 *"])
+    assert "not-the-profile-password" not in result.stdout.str() + json.dumps(summary)
+
+
+# ---------------------------------------------------------------------------- bounded waits
+async def _stall_upgrades_with_credentials(reader, writer):
+    """A CSMS whose upgrades hang once a station presents itself; a probe without credentials is upgraded.
+    Either way it holds the connection until the client goes."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:   # a probe of the port alone
+        writer.close()
+        return
+    headers = dict(line.split(": ", 1) for line in head.decode().split("\r\n")[1:] if ": " in line)
+    if "Authorization" not in headers:
+        accept = base64.b64encode(hashlib.sha1(headers["Sec-WebSocket-Key"].encode()
+                                               + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()).decode()
+        writer.write(f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     f"Sec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: ocpp2.0.1\r\n\r\n".encode())
+    with contextlib.suppress(ConnectionError):
+        await reader.read()
+    writer.close()
+
+
+async def test_a_csms_that_never_completes_the_handshake_costs_the_connect_timeout_in_one_line(pytester):
+    """Not a hard-coded 10 s and the WebSocket library's traceback per test: [timeouts] connect, and the
+    reason alone in JUnit."""
+    pytester.makepyfile(test_setup=SETUP_SUITE.replace("async def test_setup_connects(ocpp):\n    pass",
+                                                       "async def test_setup_connects(ocpp):\n    pass\n\n\n"
+                                                       "@checks(SETUP.linked)\nasync def test_again(ocpp):\n"
+                                                       "    pass"))
+    profile = _profile(pytester, PROFILE + "[timeouts]\nconnect = 1\n[actuator]\nkind = \"http\"\n"
+                                           "base_url = \"http://127.0.0.1:1\"\n")
+    async with await asyncio.start_server(_stall_upgrades_with_credentials, "127.0.0.1", 0) as csms:
+        url = f"ws://127.0.0.1:{csms.sockets[0].getsockname()[1]}/ocpp"
+        started = time.monotonic()
+        await asyncio.to_thread(suite_runner.run, pytester.path, [
+            "--sut", "csms", "--sut-url", url, "--protocol", "ocpp2.0.1", "--sut-profile", profile,
+            "--reports-dir", "out", "--junitxml", "junit.xml"], RUN_LIMIT, suite_runner.REAL_CLOCK)
+        took = time.monotonic() - started
+    reason = (f"cannot open a WebSocket to {url}/ACME-1: the connection and its upgrade did not complete within 1 s "
+              f"([timeouts] connect in the profile); check that a WebSocket server answers at this URL")
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    assert [(r["verdict"], r["reason"]) for r in summary["results"]] == [("broken", reason)] * 2
+    errors = list(ET.parse(pytester.path / "junit.xml").getroot().iter("error"))
+    assert [(e.get("message"), e.text) for e in errors] == [(reason, reason)] * 2
+    assert took < 10, f"two tests took {took:.1f} s"
+
+
+HANGS = """
+import asyncio
+import time
+
+import pytest
+
+
+def test_sleeps():
+    time.sleep(60)
+
+
+@pytest.mark.asyncio
+@pytest.mark.real_clock("waits for what never comes")
+async def test_waits_for_ever():
+    await asyncio.Event().wait()
+
+
+def test_passes():
+    pass
+"""
+
+
+def test_max_test_time_ends_a_hanging_test_as_broken_and_the_run_goes_on(pytester):
+    pytester.makepyfile(test_hangs=HANGS)
+    pytester.makeini("[pytest]\nmax_test_time = 1\n")
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess("--reports-dir", "out", "--junitxml", "junit.xml", timeout=RUN_LIMIT)
+    assert time.monotonic() - started < 30
+    result.assert_outcomes(passed=1, errors=2)
+    reason = ("the test ran past --max-test-time 1 s and was ended; raise the limit if the SUT needs longer, else its "
+              "wire log shows what the test waited for")
+    cases = {c.get("name"): c for c in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")}
+    for name in ("test_sleeps", "test_waits_for_ever"):
+        [error] = [child for child in cases[name] if child.tag in ("error", "failure")]
+        assert (error.tag, error.get("message")) == ("error", reason), name
+
+
+def test_a_max_test_time_that_is_no_duration_is_refused(pytester):
+    result = pytester.runpytest("--max-test-time", "soon")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--max-test-time 'soon' is not a number of seconds above 0; write it like 300" in result.stderr.str()
+
+
+# ---------------------------------------------------------------------------- a preflight that speaks the protocol
+def _accept(head: bytes) -> str:
+    key = next(line.split(b": ", 1)[1] for line in head.split(b"\r\n") if line.lower().startswith(b"sec-websocket-key"))
+    return base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()).decode()
+
+
+def _plain_http(head: bytes) -> list[bytes]:
+    return [b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"]
+
+
+def _huge_header(head: bytes) -> list[bytes]:
+    return [b"HTTP/1.1 101 Switching Protocols\r\nX-Padding: " + b"a" * 2 ** 20 + b"\r\n\r\n"]
+
+
+def _no_subprotocol(head: bytes) -> list[bytes]:
+    return [f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Accept: {_accept(head)}\r\n\r\n".encode()]
+
+
+def _trickled_body(head: bytes) -> list[bytes]:
+    return [b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"] + [b"{"] * 100
+
+
+def _serving(answer):
+    async def serve_one(reader, writer):
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
+            head = await reader.readuntil(b"\r\n\r\n")
+            for part in answer(head):
+                writer.write(part)
+                await writer.drain()
+                await asyncio.sleep(0.2)   # a trickle, when the answer comes in parts
+            await reader.read()
+        writer.close()
+    return serve_one
+
+
+@pytest.mark.parametrize("answer, role, scheme, line", [
+    (_plain_http, "csms", "ws", "answered the WebSocket upgrade with HTTP 200 and did not upgrade: is it plain HTTP?"),
+    (_huge_header, "csms", "ws", "sent an oversized HTTP header in its answer"),
+    (_no_subprotocol, "csms", "ws", "upgraded without the subprotocol ocpp2.0.1: it does not serve that version there"),
+    (_trickled_body, "cpo", "http", "did not finish its versions answer within 1 s"),
+], ids=["plain HTTP", "1 MB header", "no subprotocol", "trickled OCPI body"])
+async def test_the_preflight_names_what_the_sut_answered_in_one_line(pytester, answer, role, scheme, line):
+    pytester.makepyfile("def test_one():\n    pass\n")
+    profile = _profile(pytester, PROFILE + "[timeouts]\nconnect = 1\n")
+    async with await asyncio.start_server(_serving(answer), "127.0.0.1", 0) as sut:
+        url = f"{scheme}://127.0.0.1:{sut.sockets[0].getsockname()[1]}/" + ("ocpp" if role == "csms" else "versions")
+        options = ["--protocol", "ocpp2.0.1"] if role == "csms" else ["--listen", f"127.0.0.1:{_closed_port()}"]
+        result = await asyncio.to_thread(pytester.runpytest_subprocess, "--sut", role, "--sut-url", url, *options,
+                                         "--sut-profile", profile, timeout=RUN_LIMIT)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    shown = _one_line(result)
+    assert shown.startswith(f"ERROR: the ") and f" at {url} " in shown and line in shown, shown

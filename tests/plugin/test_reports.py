@@ -4,7 +4,6 @@ and reads the files the run wrote."""
 
 import json
 import re
-import socket
 import textwrap
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -107,14 +106,6 @@ def make_suite(pytester, uc: str, roles=("csms",), protocols=("ocpp2.0.1",)) -> 
 
 
 
-@pytest.fixture
-def sut_port():
-    """A port that accepts TCP connections (the session-start reachability check of a real SUT passes);
-    the demo suites never speak OCPP to it."""
-    with socket.create_server(("127.0.0.1", 0)) as listener:
-        yield listener.getsockname()[1]
-
-
 def sut_url(port: int) -> str:
     return f"ws://127.0.0.1:{port}/ocpp"
 
@@ -209,6 +200,19 @@ def test_junit_says_failure_for_a_test_failed_in_its_setup(pytester):
     assert [child.tag for child in case if child.tag in ("failure", "error")] == ["failure"]
     assert case.find("failure").get("message").startswith("[JUS.boot] BootNotificationResponse status is wrong")
     assert (suite.get("failures"), suite.get("errors")) == ("1", "0")
+
+
+def test_the_terminal_counts_what_the_verdicts_say(pytester):
+    """pytest's last line agrees with the report: a broken test is an error (not one more failure), a rule
+    broken while a fixture set the test up a failure (not an error)."""
+    make_suite(pytester, "TCV")
+    pytester.makepyfile(test_setup_fails=SETUP_FAILS.format(uc="TCVS"))
+    result = pytester.runpytest("--reports-dir", "out", "-rfE")
+    counts = summary_of(pytester)["counts"]
+    assert counts == {"passed": 2, "failed": 3, "broken": 1, "skipped": 2}
+    result.assert_outcomes(passed=2, failed=3, errors=1, skipped=2)
+    result.stdout.fnmatch_lines(["FAILED test_setup_fails.py::test_fails_in_its_setup* - [[]TCVS.b*",
+                                 "BROKEN test_rep01.py::test_broken* - the actuator answered*"], consecutive=False)
 
 
 # ---------------------------------------------------------------------------- parallel and stopped runs
