@@ -165,10 +165,10 @@ async def test_the_preflight_verifies_a_wss_csms_against_sut_ca_and_leaves_clien
     its authority given it passes, even when it asks for a client certificate (profile 3)."""
     server = await serve(_server_end(harness_pki, trust=harness_pki.root_path))
     url = server.url.replace("127.0.0.1", "localhost")
-    unverified = await asyncio.to_thread(_websocket_unreachable, url, 5, ssl.create_default_context())
+    unverified = await asyncio.to_thread(_websocket_unreachable, url, 5, ssl.create_default_context(), "ocpp1.6")
     assert "cannot verify" in unverified and "[tls] sut_ca" in unverified
     trusted = ssl.create_default_context(cafile=str(harness_pki.root_path))
-    assert await asyncio.to_thread(_websocket_unreachable, url, 5, trusted) is None
+    assert await asyncio.to_thread(_websocket_unreachable, url, 5, trusted, "ocpp1.6") is None
 
 
 async def test_the_server_counts_the_handshakes_a_client_completed_whatever_the_upgrade_then_gets(harness_pki):
