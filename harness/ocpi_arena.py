@@ -111,6 +111,10 @@ class OcpiArena(Arena):
         return self.options.sut_url is None
 
     @property
+    def sut_reference(self) -> type:
+        return OcpiPeer
+
+    @property
     def sockets(self) -> bool:
         return self.options.sockets or self.options.https or not self.embedded
 

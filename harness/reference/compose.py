@@ -56,6 +56,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     reservation.ReservationCsms16,
     remote_trigger.RemoteTriggerCsms16,
     local_list.LocalListCsms2x,
+    device_model.DeviceModelCsms2x,
     firmware.FirmwareCsms16,
     plug_and_charge.PlugAndChargeCsms2x,
 )
@@ -63,7 +64,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
 
 def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]) -> tuple[type[Block], ...]:
     """The blocks of ``registry`` that serve every one of ``versions``, checked to fit together: each
-    block's ``requires`` are among them, and no two answer one message or offer one action."""
+    block's ``requires`` are among them, and no two answer one message, offer one action or undo one CALL."""
     chosen = tuple(block for block in registry if block.versions and versions <= block.versions)
     names = {k.__name__ for block in chosen for k in block.__mro__}
     for block in chosen:
@@ -73,7 +74,8 @@ def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]
                                f"{', '.join(sorted(versions))}")
     owner: dict[str, str] = {}
     for block in chosen:
-        for name in sorted({f"on_{m}" for m in block.messages()} | {f"act_{a}" for a in block.actions()}):
+        for name in sorted({f"on_{m}" for m in block.messages()} | {f"act_{a}" for a in block.actions()}
+                           | {f"undo_{u}" for u in block.undoes()}):
             if owner.setdefault(name, block.__name__) != block.__name__:
                 raise HarnessError(f"{name} is defined by both {owner[name]} and {block.__name__}")
     return chosen

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from harness.arena import CS, CSMS, OcppArena
@@ -81,7 +80,7 @@ async def outage(arena: OcppArena, rule: Rule, *steps: tuple[str, dict]) -> None
     await arena.cut()
     for action, body in steps:
         await arena.act(CS, action, **body)
-    await asyncio.sleep(arena.timeouts.quiet)   # the driver's steps take their time; the station decides alone
+    await arena.elapse(arena.timeouts.quiet)   # the driver's steps take their time; the station decides alone
     await arena.restore()
     if await arena.reconnected(connections) is None:
         arena.silent(rule, "a new connection", arena.timeouts.connect, "after the outage ended")

@@ -10,7 +10,6 @@ or a request the harness could not serve, breaks the ``rule`` the caller names.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,5 +173,5 @@ async def refused_soon(arena: OcpiArena, url: str, token: str) -> HttpExchange:
         answer = await get_credentials(arena, url, token)
         if answer.status == 401 or clock.now() >= deadline:
             return answer
-        await asyncio.sleep(0.05)
+        await arena.elapse(0.05)   # between tries
 

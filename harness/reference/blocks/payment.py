@@ -79,6 +79,7 @@ class TerminalPayment:
 
 class PaymentStation2x(Block):
     versions = V2X
+    undone_by = {"card_payment": lambda body: ("cancel_payment", {"evse_id": body.get("evse_id", 1)})}
     requires = ("TransactionsStation2x", "AuthorizationStation2x", "DeviceModelStation2x")
     settlement_status = "Settled"   # what the payment provider makes of the next capture (fail_settlement)
 

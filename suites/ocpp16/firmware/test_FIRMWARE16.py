@@ -76,7 +76,7 @@ async def _statuses(ocpp, action: str, after: int, last: set[str], rule) -> list
         require(sent.error is None, FIRMWARE16.notifications_answered, f"{action} was refused",
                 expected=f"{action}.conf", actual=sent.error)
         seen.append(sent.request["status"])
-        start = ocpp.link.history.index(sent) + 1
+        start = ocpp.mark_after(sent)
     return seen
 
 

@@ -90,7 +90,7 @@ async def test_authorization_key_is_rotated(ocpp_unlinked, profile):
         check_equal(SECURITY16.pending, "BootNotification.conf status", "Pending", (await arena.send_boot())["status"])
         change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
         _new_key(change)
-        closed = await arena.link.wait_closed(arena.timeouts.action)
+        closed = await arena.link_closed(arena.timeouts.action)
         require(closed, SECURITY16.closes, "the connection stayed open", expected="closed", actual="open")
         handshake = await arena.connect_station(boot=False)
         require(handshake.connection is not None, SECURITY16.new_key_admitted,
