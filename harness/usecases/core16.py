@@ -9,7 +9,8 @@ link with ``arena.expect``, so a missing message blames whichever side had to se
 from __future__ import annotations
 
 from harness import clock
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import AUTHORIZATION_STATUSES, connector_ids
 from harness.profile import Profile, Token

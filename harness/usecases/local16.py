@@ -4,7 +4,8 @@ idTag presented while the charge point is offline, and what it sends once it is 
 
 from __future__ import annotations
 
-from harness.arena import CS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS
 from harness.rules import Rule
 from harness.verdict import require
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.profile import Token

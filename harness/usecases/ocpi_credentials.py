@@ -20,7 +20,7 @@ from harness.ocpi.credentials import CredentialsRules
 from harness.ocpi.envelope import EnvelopeRules, outcome
 from harness.ocpi.headers import Headers, addressee
 from harness.ocpi.versions import CREDENTIALS
-from harness.ocpi_arena import OcpiArena, check_answer
+from harness.arena.ocpi import OcpiArena, check_answer
 from harness.rules import Rule
 from harness.transport.http import HttpExchange, Served
 from harness.verdict import check_equal, require, violated

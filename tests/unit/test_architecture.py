@@ -9,11 +9,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 LAYERS = {  # top-level name under harness → rank; a module may import ranks <= its own
     "__init__": 0, "clock": 0, "pki": 0, "contract_pki": 0, "errors": 0, "wire": 0, "verdict": 0, "profile": 0, "rules": 0,
-    "cistring": 0,
+    "cistring": 0, "roles": 0,
     "ocpp": 1, "ocpi": 1, "smartcharging": 1, "variance": 1,
     "transport": 2,
     "reference": 3, "actuators": 3,
-    "arena": 4, "arena_base": 4, "ocpi_arena": 4, "usecases": 4, "suite": 4,
+    "arena": 4, "usecases": 4, "suite": 4,
     "load": 4,   # the load mode: references and transport, beside the arena
     "fuzz": 4,   # the fuzzer: the references run on their own as SUTs, beside the arena
     "plugin": 5, "settings": 5, "report": 5, "preflight": 5,

@@ -19,7 +19,7 @@ from harness.ocpi import schemas
 from harness.ocpi.sessions import (
     ACTIVE, COMPLETED, INVALID, NA, PENDING, RESERVATION, SESSIONS, SessionRules as Ses)
 from harness.ocpi.timestamps import parse_datetime
-from harness.ocpi_arena import CPO, EMSP
+from harness.roles import CPO, EMSP
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_sessions as ses

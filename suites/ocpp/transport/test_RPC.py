@@ -36,7 +36,8 @@ from functools import reduce
 
 import pytest
 
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.errors import (
     ERROR_CODES, FORMAT, FRAME, NOT_A_FRAME, OCCURRENCE, PROPERTY, TYPE, UNKNOWN_ACTION, UNKNOWN_TYPE, Errors,

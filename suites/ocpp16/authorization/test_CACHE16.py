@@ -25,7 +25,7 @@ import pytest
 from faker import Faker
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import RuleTable, must, should

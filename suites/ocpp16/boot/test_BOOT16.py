@@ -11,7 +11,8 @@ reads it.
 
 
 from harness import clock
-from harness.arena import CS, CSMS, Registration
+from harness.arena.ocpp import Registration
+from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import configuration_keys, same
 from harness.ocpp.v16 import interval_of
 from harness.ocpp.versions import OcppVersion

@@ -15,7 +15,7 @@ from datetime import timedelta
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks

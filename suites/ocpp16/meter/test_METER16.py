@@ -12,7 +12,7 @@ charge point reports it at, so every MeterValue of one kind that reports it carr
 """
 
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import ENERGY, parse_time
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs

@@ -16,7 +16,7 @@ from datetime import timedelta
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.rules import RuleTable, must

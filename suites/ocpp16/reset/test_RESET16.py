@@ -10,7 +10,7 @@ Soft reset stops it gracefully, before the restart, and a later stop is a findin
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks, needs

@@ -8,7 +8,7 @@ When the SUT is the charge point, the answers to its boots are the harness's own
 the rotation needs is a harness error, never the charge point's failure.
 """
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.equivalence import same
 from harness.ocpp.v16 import AUTHORIZATION_KEY, KEY_BYTES, register_key

@@ -20,7 +20,7 @@ valid, and must refuse it there.
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import ENERGY, readings
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, case, checks, needs

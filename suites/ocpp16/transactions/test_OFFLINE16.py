@@ -11,7 +11,7 @@ suite reads the order of delivery as a MUST.
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import parse_time
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks, needs

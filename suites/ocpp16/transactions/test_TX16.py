@@ -4,7 +4,7 @@ stopped by the idTag that started it (without Authorize) or by another member of
 Register values; behaviour rule 16). The register readings are read by harness/ocpp/meter16.py.
 """
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import decreases, transaction_readings
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs

@@ -13,7 +13,7 @@ it needs TxStartPoint Authorized and an EVConnectionTimeOut the profile does not
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.payment import CANCELED, CANCELLING
 from harness.rules import RuleTable, must
 from harness.suite import case, checks

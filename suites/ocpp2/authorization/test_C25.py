@@ -17,7 +17,7 @@ interval it was meant for is the one the CSMS sees.
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable, clip
 from harness.ocpp import totp
 from harness.ocpp.equivalence import same

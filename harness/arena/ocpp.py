@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from harness import clock
 from harness.actuators import Actuator, InProcessActuator
-from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
+from harness.arena.base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.errors import ConfigError, HarnessError, clip
 from harness.pki import VALID, HarnessPki, harness_pki
 from harness.ocpp.versions import OcppVersion
@@ -34,13 +34,12 @@ from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
 from harness.transport.tls import TLS12, TlsEnd, spoken
 from harness.transport.ws import CallErrorReply, CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
+from harness.roles import CS, CSMS, OCPP_ROLES
 from harness.rules import Rule, RuleTable, must
 from harness.verdict import violated
 from harness.variance import Variance
 from harness.wire import WireLog
 
-CSMS, CS = "csms", "cs"
-OCPP_ROLES = (CSMS, CS)
 # The Reset that restarts a station at once: 1.6 ResetType Hard, 2.x ResetEnumType Immediate.
 RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersion.V21: "Immediate"}
 # The CALL that stops a transaction at a station, by version

@@ -2,7 +2,7 @@
 harness, making either side act, one dialogue started by either side, the verdict on a SUT that
 stays silent or sends what it must not, and closing both sides.
 
-A protocol's arena (``arena.OcppArena``, ``ocpi_arena.OcpiArena``) subclasses ``Arena``, names its
+A protocol's arena (``harness.arena.ocpp.OcppArena``, ``harness.arena.ocpi.OcpiArena``) subclasses ``Arena``, names its
 two ``roles``, builds ``harness`` (its reference playing the other role) and, in the embedded run,
 ``standin`` (a reference playing the SUT, driven by the in-process actuator), and defines
 ``mark()``: a point in what the harness has seen, from which a wait for the SUT starts.
