@@ -122,7 +122,8 @@ class Block:
 
     A block declares the ``versions`` it serves, answers the CALLs of its messages (``on_<Action>``),
     offers its actuator actions (``act_<action>``) and the settings a test may change
-    (``configurable``), and names the blocks whose methods it calls (``requires``, by class name).
+    (``configurable``), and names the blocks whose methods it calls (``requires``, by class name) and those
+    whose hooks and handlers its own must come before (``precedes``: its decision first, by class name).
     Its state is set up in a cooperative ``__init__`` (``super().__init__(*args, **kwargs)`` first)
     from the profile only, never from another block's state. It reacts to other blocks through the
     hooks of the side's base (``transaction_started``, ...), which every override passes on with super().
@@ -131,6 +132,7 @@ class Block:
     versions: frozenset[OcppVersion] = frozenset()
     configurable: frozenset[str] = frozenset()
     requires: tuple[str, ...] = ()
+    precedes: tuple[str, ...] = ()
 
     @classmethod
     def messages(cls) -> set[str]:

@@ -28,6 +28,7 @@ from harness.reference.tokens import token_key
 # -------------------------------------------------------------------------------------- the station
 class LocalListStation2x(Block):
     versions = V2X
+    precedes = ("AuthorizationStation2x",)   # its decision on a token comes first
     requires = ("AuthorizationStation2x", "OfflineStation2x")
     configurable = frozenset({"offline_tx_for_unknown_id", "local_list_version"})
 
