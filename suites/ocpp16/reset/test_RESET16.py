@@ -83,7 +83,7 @@ async def _restarted(arena, before: int, mark: int):
                                   pytest.param("Soft", marks=checks(*RESTART))])
 async def test_reset_restarts_the_charge_point(ocpp, kind):
     """An accepted Reset is followed by a BootNotification, Accepted, and the connectors' status."""
-    before, link, mark = ocpp.connections(), ocpp.link_number(), ocpp.mark()
+    before, mark = ocpp.connections(), ocpp.mark()
     await _reset(ocpp, kind)
     await _restarted(ocpp, before, mark)
 
