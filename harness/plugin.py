@@ -24,10 +24,11 @@ from harness import __version__, preflight, report
 from harness.actuators import Actuator
 from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
-from harness.arena import OCPP_ROLES, ArenaOptions, OcppArena, Target
+from harness.arena.ocpp import ArenaOptions, OcppArena, Target
+from harness.roles import OCPP_ROLES
 from harness.clock import VirtualClockLoop
 from harness.errors import ConfigError, HarnessError, NoConnection, NotApplicable, PeerViolation, Refused, clip
-from harness.ocpi_arena import OcpiArena, OcpiOptions
+from harness.arena.ocpi import OcpiArena, OcpiOptions
 from harness.ocpp.answers import judge_error
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve

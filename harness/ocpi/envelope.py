@@ -6,7 +6,7 @@ and in 2.3.0 wherever the standard does not say what it holds. We send no ``null
 has no value is left out.
 
 ``outcome()`` reads what an answer said (HTTP status and status_code) without judging it: the
-arena's one verifier of answers (``harness.ocpi_arena.check_answer``) and the reference peer
+arena's one verifier of answers (``harness.arena.ocpi.check_answer``) and the reference peer
 both build on it.
 """
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from harness import clock
@@ -15,6 +17,21 @@ from harness.ocpp.versions import OcppVersion
 from harness.transport.ws import CallErrorReply
 
 log = logging.getLogger("harness.reference")
+# the answers after which what a CALL asked of a SUT took effect and is to be undone
+TOOK_EFFECT = ("Accepted", "RebootRequired", "Scheduled")
+
+
+def took_effect(result: dict[str, Any]) -> bool:
+    return result.get("status") in TOOK_EFFECT
+
+
+@dataclass(frozen=True)
+class Undo:
+    """What a CALL the harness sends is about to change at a SUT, and how to put it back: the arena runs
+    ``step(link)`` on the SUT's link as it is when the test ends, if the answer says it ``took`` effect."""
+    what: str
+    step: Callable[[Any], Awaitable[Any]]
+    took: Callable[[dict[str, Any]], bool] = took_effect
 
 V16 = frozenset({OcppVersion.V16})
 V2X = frozenset({OcppVersion.V201, OcppVersion.V21})
@@ -54,13 +71,32 @@ class Actions:
     only *start* the action: the harness then watches the wire for its effect. ``configurable``
     names the settings a test may change (``arena.configure``); a class's settings are its own
     and every base's, so each block of a reference declares only the settings it reads.
+
+    What outlives a test at a SUT is declared where it is made, and the arena runs the undoing:
+    ``undone_by`` maps an actuator action to the action (and body) that undoes it at this side, and a
+    method ``undo_<Action>(payload, link)`` of the side that *sends* the CALL ``Action`` reads what it is
+    about to change at a SUT and returns its ``Undo`` (or None: nothing to put back).
     """
 
     configurable: frozenset[str] = frozenset()
+    undone_by: dict[str, Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.configurable = frozenset().union(*(vars(k).get("configurable", ()) for k in cls.__mro__))
+        cls.undone_by = {action: undo for k in reversed(cls.__mro__)
+                         for action, undo in vars(k).get("undone_by", {}).items()}
+
+    @classmethod
+    def undoing(cls, action: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The actuator action and body that undo ``action`` performed at this side with ``body``; the action
+        itself when it leaves nothing behind (or is its own undoing)."""
+        return cls.undone_by[action](body) if action in cls.undone_by else (action, body)
+
+    async def undo_at_sut(self, action: str, payload: dict[str, Any], link: Any) -> Undo | None:
+        """What this side's CALL ``action`` is about to change at the SUT on ``link``, and its undoing."""
+        method = getattr(self, f"undo_{action}", None)
+        return None if method is None else await method(payload, link)
 
     def configure(self, **settings: Any) -> None:
         """How this side behaves for one test: only the names in ``configurable``."""
@@ -86,7 +122,8 @@ class Block:
 
     A block declares the ``versions`` it serves, answers the CALLs of its messages (``on_<Action>``),
     offers its actuator actions (``act_<action>``) and the settings a test may change
-    (``configurable``), and names the blocks whose methods it calls (``requires``, by class name).
+    (``configurable``), and names the blocks whose methods it calls (``requires``, by class name) and those
+    whose hooks and handlers its own must come before (``precedes``: its decision first, by class name).
     Its state is set up in a cooperative ``__init__`` (``super().__init__(*args, **kwargs)`` first)
     from the profile only, never from another block's state. It reacts to other blocks through the
     hooks of the side's base (``transaction_started``, ...), which every override passes on with super().
@@ -95,6 +132,7 @@ class Block:
     versions: frozenset[OcppVersion] = frozenset()
     configurable: frozenset[str] = frozenset()
     requires: tuple[str, ...] = ()
+    precedes: tuple[str, ...] = ()
 
     @classmethod
     def messages(cls) -> set[str]:
@@ -105,6 +143,12 @@ class Block:
     def actions(cls) -> set[str]:
         """The actuator actions this block offers."""
         return {name.removeprefix("act_") for name in _names(cls) if name.startswith("act_")}
+
+    @classmethod
+    def undoes(cls) -> set[str]:
+        """The CALLs this block sends to a SUT whose effect it knows how to undo (``undo_<Action>``)."""
+        return {name.removeprefix("undo_") for name in _names(cls)
+                if name.startswith("undo_") and name != "undo_at_sut"}
 
 
 def _names(block: type) -> set[str]:

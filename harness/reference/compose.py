@@ -2,7 +2,8 @@
 
 Adding a block: write its module under ``harness/reference/blocks/`` (its classes declare the
 versions they serve) and add its classes to ``STATION_BLOCKS`` / ``CSMS_BLOCKS`` below. Every
-reference whose version a class serves then has its handlers, actions and settings.
+reference whose version a class serves then has its handlers, actions and settings. Where a block's hooks
+must run before another's it says so (``precedes``), and the order here is checked against it.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
     provisioning.ProvisioningStation2x, provisioning.ProvisioningStation16,
-    local_list.LocalListStation2x,   # before authorization: its decision on a token comes first
-    payment.PaymentStation2x,        # before transactions: a web payment holds the EVSE
+    local_list.LocalListStation2x,
+    payment.PaymentStation2x,
     authorization.AuthorizationStation2x, authorization.AuthorizationStation16,
     transactions.TransactionsStation2x, transactions.TransactionsStation16,
     remote_control.RemoteControlStation2x, remote_control.RemoteControlStation16,
@@ -41,7 +42,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
-    payment.PaymentCsms2x,   # before transactions: it adds the limits of what was paid
+    payment.PaymentCsms2x,
     provisioning.ProvisioningCsms2x, provisioning.ProvisioningCsms16,
     authorization.AuthorizationCsms2x, authorization.AuthorizationCsms16,
     transactions.TransactionsCsms2x, transactions.TransactionsCsms16,
@@ -56,6 +57,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     reservation.ReservationCsms16,
     remote_trigger.RemoteTriggerCsms16,
     local_list.LocalListCsms2x,
+    device_model.DeviceModelCsms2x,
     firmware.FirmwareCsms16,
     plug_and_charge.PlugAndChargeCsms2x,
 )
@@ -63,7 +65,8 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
 
 def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]) -> tuple[type[Block], ...]:
     """The blocks of ``registry`` that serve every one of ``versions``, checked to fit together: each
-    block's ``requires`` are among them, and no two answer one message or offer one action."""
+    block's ``requires`` are among them, each comes before the blocks it ``precedes``, and no two answer one
+    message, offer one action or undo one CALL."""
     chosen = tuple(block for block in registry if block.versions and versions <= block.versions)
     names = {k.__name__ for block in chosen for k in block.__mro__}
     for block in chosen:
@@ -71,9 +74,15 @@ def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]
         if missing:
             raise HarnessError(f"{block.__name__} requires {', '.join(sorted(missing))}, which does not serve "
                                f"{', '.join(sorted(versions))}")
+    order = [block.__name__ for block in chosen]
+    for block in chosen:
+        late = [name for name in block.precedes if name in order and order.index(name) < order.index(block.__name__)]
+        if late:
+            raise HarnessError(f"{block.__name__} must come before {', '.join(late)} in the registry")
     owner: dict[str, str] = {}
     for block in chosen:
-        for name in sorted({f"on_{m}" for m in block.messages()} | {f"act_{a}" for a in block.actions()}):
+        for name in sorted({f"on_{m}" for m in block.messages()} | {f"act_{a}" for a in block.actions()}
+                           | {f"undo_{u}" for u in block.undoes()}):
             if owner.setdefault(name, block.__name__) != block.__name__:
                 raise HarnessError(f"{name} is defined by both {owner[name]} and {block.__name__}")
     return chosen

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from harness.arena import CS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS
 from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.profile import Profile, Token

@@ -9,7 +9,8 @@ link with ``arena.expect``, so a missing message blames whichever side had to se
 from __future__ import annotations
 
 from harness import clock
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import AUTHORIZATION_STATUSES, connector_ids
 from harness.profile import Profile, Token
@@ -133,16 +134,15 @@ async def stop(arena: OcppArena, token: Token, connector_id: int, *, rule: Rule 
 async def collect(arena: OcppArena, action: str, *, sender: str, after: int, count: int,
                   timeout: float | None = None, where=None) -> list[Exchange]:
     """The ``action`` CALLs ``sender`` sent from ``after`` on, once ``count`` arrived or the wait is over."""
-    found, start, incoming = [], after, arena.is_sut(sender)
+    found, start = [], after
     deadline = clock.now() + (timeout or arena.timeouts.action)
     while len(found) < count:
-        exchange = await arena.link.wait_for(
-            lambda e: e.action == action and e.incoming == incoming and (where is None or where(e.request)),
-            max(0.0, deadline - clock.now()), start=start)
+        exchange = await arena.next_call(action, sender=sender, within=max(0.0, deadline - clock.now()), after=start,
+                                         where=where)
         if exchange is None:
             break
         found.append(exchange)
-        start = arena.link.history.index(exchange) + 1
+        start = arena.mark_after(exchange)
     return found
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from harness.arena import OcppArena
+from harness.arena.ocpp import OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.equivalence import same
 from harness.profile import Profile

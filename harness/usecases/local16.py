@@ -4,9 +4,8 @@ idTag presented while the charge point is offline, and what it sends once it is 
 
 from __future__ import annotations
 
-import asyncio
-
-from harness.arena import CS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS
 from harness.rules import Rule
 from harness.verdict import require
 
@@ -20,11 +19,11 @@ async def presented_offline(arena: OcppArena, id_tag: str, connector_id: int, *,
     again (``reconnects`` breaks when it does not)."""
     before = arena.connections()
     await arena.cut()
-    await asyncio.sleep(NOTICE)
+    await arena.elapse(NOTICE)
     for tag, connector in ((id_tag, connector_id), *also):
         await arena.act(CS, "present_id_tag", id_tag=tag, connector_id=connector)
         await arena.act(CS, "plug_in", connector_id=connector)
-    await asyncio.sleep(NOTICE)
+    await arena.elapse(NOTICE)
     await arena.restore()
     if arena.is_sut(CS):
         connection = await arena.reconnected(before)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.profile import Token
@@ -81,7 +81,7 @@ async def outage(arena: OcppArena, rule: Rule, *steps: tuple[str, dict]) -> None
     await arena.cut()
     for action, body in steps:
         await arena.act(CS, action, **body)
-    await asyncio.sleep(arena.timeouts.quiet)   # the driver's steps take their time; the station decides alone
+    await arena.elapse(arena.timeouts.quiet)   # the driver's steps take their time; the station decides alone
     await arena.restore()
     if await arena.reconnected(connections) is None:
         arena.silent(rule, "a new connection", arena.timeouts.connect, "after the outage ended")

@@ -10,7 +10,6 @@ or a request the harness could not serve, breaks the ``rule`` the caller names.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +20,7 @@ from harness.ocpi.credentials import CredentialsRules
 from harness.ocpi.envelope import EnvelopeRules, outcome
 from harness.ocpi.headers import Headers, addressee
 from harness.ocpi.versions import CREDENTIALS
-from harness.ocpi_arena import OcpiArena, check_answer
+from harness.arena.ocpi import OcpiArena, check_answer
 from harness.rules import Rule
 from harness.transport.http import HttpExchange, Served
 from harness.verdict import check_equal, require, violated
@@ -174,5 +173,5 @@ async def refused_soon(arena: OcpiArena, url: str, token: str) -> HttpExchange:
         answer = await get_credentials(arena, url, token)
         if answer.status == 401 or clock.now() >= deadline:
             return answer
-        await asyncio.sleep(0.05)
+        await arena.elapse(0.05)   # between tries
 

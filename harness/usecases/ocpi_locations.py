@@ -22,7 +22,8 @@ from harness.ocpi.locations import KINDS, LOCATIONS, LocationRules, last_updated
 from harness.ocpi.pagination import PageWalker, PaginationRules, object_key
 from harness.ocpi.timestamps import format_datetime
 from harness.ocpi.versions import VersionDetails, read_details, read_versions
-from harness.ocpi_arena import CPO, OcpiArena, check_answer
+from harness.arena.ocpi import OcpiArena, check_answer
+from harness.roles import CPO
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
 from harness.usecases import ocpi_credentials

@@ -23,7 +23,8 @@ from harness.ocpi.locations import LOCATIONS
 from harness.ocpi.sessions import (
     CHARGING_PREFERENCES, PREFERENCES_CAPABLE, SESSIONS, SessionRules, repeated_periods, unchanged_fields)
 from harness.ocpi.timestamps import format_datetime, parse_datetime
-from harness.ocpi_arena import CPO, EMSP, OcpiArena, check_answer
+from harness.arena.ocpi import OcpiArena, check_answer
+from harness.roles import CPO, EMSP
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
 from harness.usecases import ocpi_locations as loc

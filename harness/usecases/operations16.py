@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.ocpp.answers import REFUSALS
 from harness.ocpp.equivalence import same
 from harness.ocpp.versions import OcppVersion

@@ -5,7 +5,8 @@ records — one dialogue, played with the harness's station or the station under
 
 from __future__ import annotations
 
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.rules import Rule, RuleTable, must
 from harness.transport.ws import Exchange
 from harness.usecases.authorization import station_variable

@@ -10,7 +10,8 @@ by the actuator action ``plug_in_pnc``.
 from __future__ import annotations
 
 from harness import contract_pki
-from harness.arena import CS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS
 from harness.errors import HarnessError, NotApplicable
 from harness.rules import Rule
 from harness.transport.ocsp import OcspResponder

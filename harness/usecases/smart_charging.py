@@ -16,7 +16,8 @@ from typing import Any
 
 from harness import clock
 from harness import smartcharging as sc
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.rules import Rule, RuleTable, must

@@ -18,14 +18,14 @@ from __future__ import annotations
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from harness.arena import OcppArena
+from harness.arena.ocpp import OcppArena
 from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.transport.ws import OcppConnection
 from harness.verdict import check_in, require, violated
 
-CSMS, CS = "csms", "cs"
 NEW_ENOUGH = ("TLSv1.2", "TLSv1.3")
 RSA_LIMIT = 2048   # spec 002 Authentication 2: bytes of the certificate, or bits of its key
 

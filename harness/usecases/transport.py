@@ -5,7 +5,7 @@ on purpose (OFFLINE16)."""
 
 from __future__ import annotations
 
-from harness.arena import OcppArena
+from harness.arena.ocpp import OcppArena
 from harness.ocpp.versions import OcppVersion
 from harness.rules import Rule
 from harness.transport.ws import CallErrorReply, Ws, open_station

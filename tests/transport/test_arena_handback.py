@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from harness import profile as profiles
-from harness.arena import ArenaOptions, OcppArena, Target
+from harness.arena.ocpp import ArenaOptions, OcppArena, Target
 from harness.wire import WireLog
 
 REFERENCE = Path(__file__).resolve().parents[2] / "harness" / "profiles" / "reference.toml"

@@ -9,11 +9,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 LAYERS = {  # top-level name under harness → rank; a module may import ranks <= its own
     "__init__": 0, "clock": 0, "pki": 0, "contract_pki": 0, "errors": 0, "wire": 0, "verdict": 0, "profile": 0, "rules": 0,
-    "cistring": 0,
+    "cistring": 0, "roles": 0,
     "ocpp": 1, "ocpi": 1, "smartcharging": 1, "variance": 1,
     "transport": 2,
     "reference": 3, "actuators": 3,
-    "arena": 4, "arena_base": 4, "ocpi_arena": 4, "usecases": 4, "suite": 4,
+    "arena": 4, "usecases": 4, "suite": 4,
     "load": 4,   # the load mode: references and transport, beside the arena
     "fuzz": 4,   # the fuzzer: the references run on their own as SUTs, beside the arena
     "plugin": 5, "settings": 5, "report": 5, "preflight": 5,
@@ -62,11 +62,13 @@ def test_the_check_catches_an_upward_import(tmp_path):
 
 
 # ---------------------------------------------------------------------------- the suite contract
-# A suite reaches the harness's side only through the arena's verbs: never a reference module,
-# never the arena's own peers (``arena.harness`` is the harness's reference, ``arena.standin`` the
-# embedded SUT's).
+# A suite reaches the harness's side only through the arena's verbs: never a reference module, never the
+# arena's own peers (``arena.harness`` is the harness's reference, ``arena.standin`` the embedded SUT's) or
+# its link (``arena.link``: the verbs read and wait on it), never a private attribute; and it lets time pass
+# only through a verb that says why (``arena.elapse``, a bounded wait), never by sleeping.
 FORBIDDEN_MODULES = ("harness.reference",)
-FORBIDDEN_ATTRIBUTES = {"harness", "standin"}
+FORBIDDEN_ATTRIBUTES = {"harness", "standin", "link"}
+SLEEPS = {"sleep"}   # asyncio.sleep, time.sleep, trio.sleep, ...
 SUITES = sorted((REPO / "suites").rglob("*.py")) + sorted((REPO / "harness" / "usecases").rglob("*.py"))
 
 
@@ -76,14 +78,18 @@ def _reaches_behind_the_arena(path: Path) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            found += [f"line {node.lineno}: imports {a.name}" for a in node.names if a.name in SLEEPS]
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         else:
             names = []
         found += [f"line {node.lineno}: imports {n}" for n in names
                   if any(n == m or n.startswith(m + ".") for m in FORBIDDEN_MODULES)]
-        if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRIBUTES:
-            found.append(f"line {node.lineno}: reads .{node.attr}")
+        if isinstance(node, ast.Attribute):
+            if node.attr in FORBIDDEN_ATTRIBUTES or node.attr.startswith("_") and not node.attr.startswith("__"):
+                found.append(f"line {node.lineno}: reads .{node.attr}")
+            elif node.attr in SLEEPS:
+                found.append(f"line {node.lineno}: sleeps (.{node.attr}); let scenario time pass with arena.elapse")
     return found
 
 
@@ -91,16 +97,21 @@ def _reaches_behind_the_arena(path: Path) -> list[str]:
 def test_suites_reach_the_harness_side_only_through_the_arena(path):
     found = _reaches_behind_the_arena(path)
     assert not found, (f"{path.relative_to(REPO)} goes behind the arena (use arena.act, arena.configure, "
-                       f"arena.exchange, arena.expect): {found}")
+                       f"arena.exchange, arena.expect, arena.sent, arena.next_call, arena.elapse): {found}")
 
 
 def test_the_contract_check_catches_a_suite_that_goes_behind_the_arena(tmp_path):
     suite = tmp_path / "test_bad.py"
-    suite.write_text("from harness.reference.csms import ReferenceCsms\n"
-                     "async def test_x(ocpp):\n    ocpp.harness.registration = 'Pending'\n")
-    assert _reaches_behind_the_arena(suite) == ["line 1: imports harness.reference.csms",
-                                                "line 1: imports harness.reference.csms.ReferenceCsms",
-                                                "line 3: reads .harness"]
+    suite.write_text("import asyncio\nfrom harness.reference.csms import ReferenceCsms\n"
+                     "async def test_x(ocpp):\n    ocpp.harness.registration = 'Pending'\n"
+                     "    ocpp.link.held.add('StopTransaction')\n    ocpp._undo.clear()\n"
+                     "    await asyncio.sleep(1)\n")
+    assert sorted(_reaches_behind_the_arena(suite)) == ["line 2: imports harness.reference.csms",
+                                                        "line 2: imports harness.reference.csms.ReferenceCsms",
+                                                        "line 4: reads .harness", "line 5: reads .link",
+                                                        "line 6: reads ._undo",
+                                                        "line 7: sleeps (.sleep); let scenario time pass with "
+                                                        "arena.elapse"]
 
 
 def _reference_classes() -> dict[str, type]:

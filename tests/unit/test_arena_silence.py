@@ -1,9 +1,9 @@
-"""arena_base.Arena.silent: what the verdict says when the SUT's CALL never came — silence, or a link that ended,
+"""harness.arena.base.Arena.silent: what the verdict says when the SUT's CALL never came — silence, or a link that ended,
 with the blame on whoever ended it."""
 
 import pytest
 
-from harness.arena_base import Arena
+from harness.arena.base import Arena
 from harness.errors import HarnessError, LimitExceeded, PeerViolation
 from harness.rules import RuleTable, must
 

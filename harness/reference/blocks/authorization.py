@@ -45,6 +45,7 @@ UNCACHED_TYPES = ("Central", "NoAuthorization")   # never in the authorization c
 # -------------------------------------------------------------------------------------- the station
 class AuthorizationStation2x(Block):
     versions = V2X
+    undone_by = {"plug_in_hlc": lambda body: ("unplug", body)}
     requires = ("TransactionsStation2x", "DeviceModelStation2x")
     # local_authorization: a presented token counts as accepted by the station's own cache or local list,
     # and a transaction starts without AuthorizeRequest (spec 001 C12/C14, Authorization rule 7)

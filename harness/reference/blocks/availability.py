@@ -16,12 +16,15 @@ Central system 1.6: ChangeAvailability as an actuator action.
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V16, Block
+from harness.reference.common import V16, Block, Undo
 
 
 class AvailabilityStation16(Block):
     versions = V16
+    undone_by = {"fault_connector": lambda body: ("clear_fault", body)}
     requires = ("ProvisioningStation16", "TransactionsStation16")
     configurable = frozenset({"availability_refused"})
     availability_refused = False
@@ -59,6 +62,14 @@ class AvailabilityStation16(Block):
 
 class AvailabilityCsms16(Block):
     versions = V16
+
+    async def undo_ChangeAvailability(self, payload: dict, link: Any) -> Undo | None:
+        """A connector made Inoperative is made Operative again."""
+        if payload["type"] != "Inoperative":
+            return None
+        operative = {"connectorId": payload["connectorId"], "type": "Operative"}
+        return Undo(f"make connector {payload['connectorId']} operative",
+                    lambda now: now.call_exchange("ChangeAvailability", operative))
 
     async def act_change_availability(self, connector_id: int, type: str, station: str | None = None) -> None:
         self.send(station, "ChangeAvailability", {"connectorId": connector_id, "type": type})

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.reference.common import V16, Block
+from harness.reference.common import V16, Block, Undo
+from harness.transport.ws import CallFailed
 from harness.ocpp.v16 import connector_ids
 from harness.reference.v16.config import ConfigurationStore
 
@@ -34,6 +35,18 @@ class ConfigurationStation16(Block):
 
 class ConfigurationCsms16(Block):
     versions = V16
+
+    async def undo_ChangeConfiguration(self, payload: dict, link: Any) -> Undo | None:
+        """The key's value before the change is set again (a read-only or unknown key: nothing to restore)."""
+        key = payload["key"]
+        try:
+            known = (await link.call("GetConfiguration", {"key": [key]})).get("configurationKey", [])
+        except CallFailed:
+            known = []
+        old = known[0].get("value") if known and not known[0].get("readonly") else None
+        if old is None or old == payload["value"]:
+            return None
+        return Undo(f"restore {key}={old}", lambda now: now.call_exchange("ChangeConfiguration", {"key": key, "value": old}))
 
     async def act_get_configuration(self, keys: list[str] | None = None, station: str | None = None) -> None:
         self.send(station, "GetConfiguration", {"key": keys} if keys else {})

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.reference.common import V2X, Block
+from harness.reference.common import TOOK_EFFECT, V2X, Block, Undo
+from harness.transport.ws import CallFailed
 
 BOOLEAN = ("true", "false")
 # (component, variable) → (default, the values it takes; None: any)
@@ -67,3 +68,25 @@ class DeviceModelStation2x(Block):
                 result["attributeValue"] = self.variables[(component, name)]
             results.append(result)
         return {"getVariableResult": results}
+
+
+class DeviceModelCsms2x(Block):
+    versions = V2X
+
+    async def undo_SetVariables(self, payload: dict, link: Any) -> Undo | None:
+        """Each variable's old Actual value (read with GetVariables) is set again; one that cannot be read, or
+        has the value already, is left as it is."""
+        wanted = payload["setVariableData"]
+        try:
+            read = await link.call("GetVariables", {"getVariableData": [
+                {"component": d["component"], "variable": d["variable"]} for d in wanted]})
+            old = [r.get("attributeValue") for r in read["getVariableResult"]]
+        except CallFailed:
+            return None
+        restore = [d | {"attributeValue": value} for d, value in zip(wanted, old, strict=False)
+                   if value is not None and value != d["attributeValue"]]
+        if not restore:
+            return None
+        named = ", ".join(f"{d['component']['name']}.{d['variable']['name']}={d['attributeValue']}" for d in restore)
+        return Undo(f"restore {named}", lambda now: now.call_exchange("SetVariables", {"setVariableData": restore}),
+                    took=lambda result: result["setVariableResult"][0]["attributeStatus"] in TOOK_EFFECT)

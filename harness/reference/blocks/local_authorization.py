@@ -26,7 +26,8 @@ from typing import Any
 
 from harness import clock
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V16, Block
+from harness.reference.common import V16, Block, Undo
+from harness.transport.ws import CallFailed
 from harness.reference.v16.local_auth import CACHE_ENTRIES, AuthorizationCache, LocalList
 
 REFUSED = {"status": "Invalid"}   # what a charge point offline answers itself for an identifier it may not accept
@@ -34,6 +35,7 @@ REFUSED = {"status": "Invalid"}   # what a charge point offline answers itself f
 
 class LocalAuthorizationStation16(Block):
     versions = V16
+    undone_by = {"break_local_list_storage": lambda body: ("repair_local_list_storage", body)}
     requires = ("ConfigurationStation16", "ProvisioningStation16")
     cache_class = AuthorizationCache
 
@@ -98,6 +100,15 @@ class LocalAuthorizationStation16(Block):
 
 class LocalAuthorizationCsms16(Block):
     versions = V16
+
+    async def undo_SendLocalList(self, payload: dict, link: Any) -> Undo | None:
+        """The local list, whose entries 1.6 cannot read back, is emptied at the version it had."""
+        try:
+            version = (await link.call("GetLocalListVersion", {}))["listVersion"]
+        except CallFailed:
+            return None
+        emptied = {"listVersion": max(version, 0), "updateType": "Full", "localAuthorizationList": []}
+        return Undo(f"empty the local list at version {version}", lambda now: now.call_exchange("SendLocalList", emptied))
 
     async def act_clear_cache(self, station: str | None = None) -> None:
         self.send(station, "ClearCache", {})

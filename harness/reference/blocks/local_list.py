@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.reference.common import V2X, Block
+from harness.reference.common import V2X, Block, Undo
 from harness.reference.tokens import token_key
 
 
 # -------------------------------------------------------------------------------------- the station
 class LocalListStation2x(Block):
     versions = V2X
+    precedes = ("AuthorizationStation2x",)   # its decision on a token comes first
     requires = ("AuthorizationStation2x", "OfflineStation2x")
     configurable = frozenset({"offline_tx_for_unknown_id", "local_list_version"})
 
@@ -75,6 +76,14 @@ class LocalListStation2x(Block):
 # ----------------------------------------------------------------------------------------- the CSMS
 class LocalListCsms2x(Block):
     versions = V2X
+
+    async def undo_SendLocalList(self, payload: dict, link: Any) -> Undo:
+        """A Full update without entries, at the next version, empties the station's local list (OCPP 2.0.1
+        D01.FR.04): the list it had before the test cannot be read back, so it is not restored."""
+        async def clear(now: Any) -> None:
+            version = (await now.call("GetLocalListVersion", {}))["versionNumber"]
+            await now.call_exchange("SendLocalList", {"versionNumber": version + 1, "updateType": "Full"})
+        return Undo("clear the local list the test installed", clear)
 
     async def act_get_local_list_version(self, station: str | None = None) -> None:
         self.send(station, "GetLocalListVersion", {})

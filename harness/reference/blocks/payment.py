@@ -79,6 +79,8 @@ class TerminalPayment:
 
 class PaymentStation2x(Block):
     versions = V2X
+    precedes = ("TransactionsStation2x",)   # a web payment holds the EVSE
+    undone_by = {"card_payment": lambda body: ("cancel_payment", {"evse_id": body.get("evse_id", 1)})}
     requires = ("TransactionsStation2x", "AuthorizationStation2x", "DeviceModelStation2x")
     settlement_status = "Settled"   # what the payment provider makes of the next capture (fail_settlement)
 
@@ -201,6 +203,7 @@ class PaymentStation2x(Block):
 
 class PaymentCsms2x(Block):
     versions = V2X
+    precedes = ("TransactionsCsms2x",)   # it adds the limits of what was paid
     requires = ("RemoteControlCsms2x", "TransactionsCsms2x")
     # direct_payment_tariff: the tariff (TariffType) the AuthorizeResponse of a DirectPayment token carries
     configurable = frozenset({"direct_payment_tariff"})

@@ -36,6 +36,7 @@ def is_contract_request(payload: dict) -> bool:
 
 class PlugAndChargeStation2x(Block):
     versions = V2X
+    undone_by = {"plug_in_pnc": lambda body: ("unplug", {"evse_id": body.get("evse_id", 1)})}
     requires = ("AuthorizationStation2x", "DeviceModelStation2x")
 
     async def act_plug_in_pnc(self, certificate: str, evse_id: int = 1) -> None:

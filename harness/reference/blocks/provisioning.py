@@ -239,6 +239,7 @@ class ProvisioningCsms2x(Block):
 
 class ProvisioningCsms16(Block):
     versions = V16
+    undone_by = {"set_registration": lambda body: ("set_registration", {"status": "Accepted"})}
     configurable = frozenset({"registration", "retry_interval"})
     retry_interval = 1   # BootNotification.conf interval when not Accepted: the wait before the next boot
     resumes_sessions = True

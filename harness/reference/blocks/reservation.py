@@ -27,7 +27,7 @@ from typing import Any
 from harness import clock
 from harness.ocpp.meter16 import parse_time
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V16, Block
+from harness.reference.common import V16, Block, Undo
 from harness.reference.model import Connector, Reservation
 
 
@@ -109,6 +109,10 @@ class ReservationStation16(Block):
 
 class ReservationCsms16(Block):
     versions = V16
+
+    async def undo_ReserveNow(self, payload: dict, link: Any) -> Undo:
+        cancel = {"reservationId": payload["reservationId"]}
+        return Undo(f"cancel the reservation {cancel}", lambda now: now.call_exchange("CancelReservation", cancel))
 
     async def act_reserve_now(self, connector_id: int, expiry_date: str, id_tag: str, reservation_id: int,
                               parent_id_tag: str | None = None, station: str | None = None) -> None:

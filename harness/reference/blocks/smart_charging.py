@@ -26,7 +26,7 @@ from harness.errors import HarnessError
 from harness.ocpp.v16 import connector_ids
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V2X, V16, Block
+from harness.reference.common import EVERY_VERSION, V2X, V16, Block, Undo
 from harness.reference.v16.config import DISCOVERY_KEYS
 from harness.smartcharging.wire import iso
 from harness.transport.ws import CallErrorReply
@@ -73,6 +73,8 @@ class ChargingProfiles(Block):
 
 class SmartChargingStation2x(ChargingProfiles):
     versions = V2X
+    undone_by = {"set_external_limit": lambda body: ("release_external_limit", {"evse_id": body["evse_id"],
+                                                                                 "source": body["source"]})}
     requires = ("TransactionsStation2x",)
     engine_version = OcppVersion.V201
 
@@ -181,6 +183,10 @@ class SmartChargingStation16(ChargingProfiles):
 class SmartChargingCsms16(Block):
     versions = V16
 
+    async def undo_SetChargingProfile(self, payload: dict, link: Any) -> Undo:
+        clear = {"id": payload["csChargingProfiles"]["chargingProfileId"]}
+        return Undo(f"clear the charging profile {clear}", lambda now: now.call_exchange("ClearChargingProfile", clear))
+
     async def act_set_charging_profile(self, connector_id: int, cs_charging_profiles: dict,
                                        station: str | None = None) -> None:
         self.send(station, "SetChargingProfile",
@@ -210,6 +216,10 @@ class SmartChargingCsms2x(Block):
 
     def on_ReportChargingProfiles(self, session: StationSession, payload: dict) -> dict:
         return {}
+
+    async def undo_SetChargingProfile(self, payload: dict, link: Any) -> Undo:
+        clear = {"chargingProfileId": payload["chargingProfile"]["id"]}
+        return Undo(f"clear the charging profile {clear}", lambda now: now.call_exchange("ClearChargingProfile", clear))
 
     def on_NotifyEVChargingNeeds(self, session: StationSession, payload: dict) -> dict:
         """Spec 001 rule 13 (K15): Processing, then a TxProfile for the EVSE's transaction within the EV's

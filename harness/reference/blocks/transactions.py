@@ -61,6 +61,7 @@ STOPPED_WHEN_DEAUTHORIZED = frozenset({"Authorized", "PowerPathClosed", "EnergyT
 # -------------------------------------------------------------------------------------- the station
 class TransactionsStation2x(Block):
     versions = V2X
+    undone_by = {"plug_in": lambda body: ("unplug", body)}   # a cable plugged in at a SUT is unplugged
     requires = ("ProvisioningStation2x",)
     # SampledDataCtrlr.TxUpdatedInterval: seconds between TransactionEvent Updated carrying the energy
     # register while a transaction runs (spec 001 J02); 0: none
@@ -198,6 +199,7 @@ class TransactionsStation2x(Block):
 
 class TransactionsStation16(Block):
     versions = V16
+    undone_by = {"plug_in": lambda body: ("unplug", body)}   # a cable plugged in at a SUT is unplugged
     requires = ("ProvisioningStation16", "ConfigurationStation16", "ReservationStation16")
     queue_class = TransactionQueue
 

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from harness.errors import HarnessError
+from harness.ocpi.headers import Party
 from harness.profile import Profile
-from harness.transport.http import HttpRequest
+from harness.roles import Role
+from harness.reference.common import Background
+from harness.transport.http import HttpExchange, HttpRequest
 
-if TYPE_CHECKING:
-    from harness.reference.ocpi.peer import OcpiPeer, PeerIdentity
-
-CPO, EMSP = "CPO", "EMSP"   # the platform roles
+CPO, EMSP = Role.CPO.party, Role.EMSP.party   # the platform roles, as OCPI writes them
 
 
 @dataclass
@@ -32,6 +32,37 @@ class Reply:
     headers: dict[str, str] | None = None
 
 
+class Identity(Protocol):
+    """What a module reads of who its platform is (``peer.PeerIdentity``)."""
+    @property
+    def role(self) -> str: ...
+    @property
+    def country_code(self) -> str: ...
+    @property
+    def party_id(self) -> str: ...
+
+
+class Peer(Protocol):
+    """What a module handler uses of the platform that plays it (``peer.OcpiPeer``), declared here: the peer
+    imports the handlers (through the registry of modules), so the handlers never import the peer."""
+    identity: Identity
+    background: Background
+
+    @property
+    def peer_token(self) -> str | None: ...
+    @property
+    def peer_party(self) -> Party | None: ...
+    def store(self, module: str) -> Any: ...
+    def other_url(self, module: str, *ids: str, endpoints: Any = None) -> str: ...
+    def list_page(self, request: HttpRequest, objects: list[dict[str, Any]], name: str, *,
+                  date_from_required: bool = False) -> Reply: ...
+    async def call(self, method: str, module: str, ids: tuple[str, ...] = (), body: Any = None) -> HttpExchange: ...
+    async def send(self, method: str, url: str, **options: Any) -> HttpExchange: ...
+    def outgoing(self, name: str, value: Any, *, whole: bool = True, owned: bool = True) -> Any: ...
+    @staticmethod
+    def only(request: HttpRequest, *methods: str) -> None: ...
+
+
 class ModuleHandler:
     """One functional module in one platform role; subclasses set the three class attributes."""
 
@@ -40,12 +71,12 @@ class ModuleHandler:
     interface: ClassVar[str]   # SENDER or RECEIVER, as version details list it
     listed_at: ClassVar[tuple[str, ...]] = ("2.2.1",)   # the interface versions whose details list it
 
-    def __init__(self, peer: "OcpiPeer", store: Any):
+    def __init__(self, peer: Peer, store: Any):
         self.peer = peer
         self.store = store
 
     @classmethod
-    def stock(cls, identity: "PeerIdentity", profile: Profile, *, from_profile: bool) -> list[Mapping[str, Any]]:
+    def stock(cls, identity: Identity, profile: Profile, *, from_profile: bool) -> list[Mapping[str, Any]]:
         """The objects the store starts with (none unless the module says otherwise)."""
         return []
 

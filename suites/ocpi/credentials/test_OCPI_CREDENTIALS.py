@@ -16,7 +16,8 @@ from harness.ocpi.credentials import CredentialsRules as Creds
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.locations import LOCATIONS
 from harness.ocpi.versions import CREDENTIALS, RECEIVER, SENDER, VersionRules
-from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO, EMSP
 from harness.rules import RuleTable, must
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds

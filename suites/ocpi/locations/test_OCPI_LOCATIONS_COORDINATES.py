@@ -20,7 +20,8 @@ from harness.cistring import same_id
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs, coordinate_problems
-from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO, EMSP
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_locations as loc

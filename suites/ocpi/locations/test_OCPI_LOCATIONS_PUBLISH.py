@@ -24,7 +24,8 @@ from harness.errors import NotApplicable
 from harness.ocpi import schemas
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs
 from harness.ocpi.timestamps import format_datetime
-from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO, EMSP
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_locations as loc

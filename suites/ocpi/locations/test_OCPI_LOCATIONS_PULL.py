@@ -17,7 +17,8 @@ from harness.errors import NotApplicable
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.locations import LOCATIONS, LocationRules
 from harness.ocpi.pagination import PaginationRules as Pages, object_key
-from harness.ocpi_arena import CPO, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO
 from harness.rules import RuleTable, must
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds

@@ -19,7 +19,8 @@ from harness.ocpi.credentials import CredentialsRules as Creds
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.locations import LOCATIONS, LocationRules as Locs
 from harness.ocpi.timestamps import parse_datetime
-from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO, EMSP
 from harness.rules import RuleTable, must
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds

@@ -19,7 +19,8 @@ from harness.clock import utcnow
 from harness.ocpi.envelope import StatusCode, expect_success
 from harness.ocpi.sessions import PREFERENCES_RESPONSES, SESSIONS, SessionRules as Ses
 from harness.ocpi.timestamps import format_datetime
-from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO, EMSP
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_locations as loc

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlsplit
 from harness.ocpi.pagination import PaginationRules as Pages
 from harness.ocpi.sessions import SESSIONS
 from harness.ocpi.timestamps import parse_datetime
-from harness.ocpi_arena import EMSP
+from harness.roles import EMSP
 from harness.rules import RuleTable, must
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds

@@ -16,7 +16,8 @@ from harness.errors import NotApplicable
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.pagination import PaginationRules as Pages, object_key
 from harness.ocpi.sessions import COMPLETED, SESSIONS, SessionRules as Ses
-from harness.ocpi_arena import CPO, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_locations as loc

@@ -11,7 +11,6 @@ Session (#NA without an EVSE) that becomes ACTIVE with the same Token or ends CO
 COMPLETED is final.
 """
 
-import asyncio
 
 import pytest
 
@@ -20,7 +19,7 @@ from harness.ocpi import schemas
 from harness.ocpi.sessions import (
     ACTIVE, COMPLETED, INVALID, NA, PENDING, RESERVATION, SESSIONS, SessionRules as Ses)
 from harness.ocpi.timestamps import parse_datetime
-from harness.ocpi_arena import CPO, EMSP
+from harness.roles import CPO, EMSP
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_sessions as ses
@@ -70,7 +69,7 @@ async def test_charging_periods_are_appended(ocpi):
     the same two periods in order."""
     sent = await _started(ocpi)
     await ses.change(ocpi, sent["id"], kwh=3.0)
-    await asyncio.sleep(1)   # the second period starts later (free in virtual time)
+    await ocpi.elapse(1)   # the second period starts later (free in virtual time)
     await ses.change(ocpi, sent["id"], kwh=6.0)
     harness, sut = ses.held_by_harness(ocpi, sent["id"]), await ses.held_by_sut(ocpi, sent)
     rule = Ses.periods_appended if ocpi.is_sut(EMSP) else Ses.periods_only_new
@@ -85,7 +84,7 @@ async def test_pending_becomes_active_at_the_moment_of_activation(ocpi):
     activation, later than the creation (the test waits two seconds between the two)."""
     sent = await _started(ocpi, status=PENDING)
     check_equal(Ses.pushed, "status of the new Session", PENDING, sent["status"])
-    await asyncio.sleep(2)   # activation must come later than creation: time passes (virtual in the embedded run)
+    await ocpi.elapse(2)   # activation must come later than creation: time passes (virtual in the embedded run)
     patch = await ses.change(ocpi, sent["id"], status=ACTIVE)
     moved = patch.get("start_date_time")
     require(moved is not None and parse_datetime(moved) > parse_datetime(sent["start_date_time"]),

@@ -16,7 +16,8 @@ import pytest
 
 from harness.ocpi.envelope import StatusCode
 from harness.ocpi.sessions import SESSIONS, SessionRules as Ses
-from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO, EMSP
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_locations as loc

@@ -16,7 +16,7 @@ from harness.ocpi.auth import AuthRules, TokenForm, authorization_header
 from harness.ocpi.credentials import CredentialsRules
 from harness.ocpi.locations import LOCATIONS
 from harness.ocpi.versions import CREDENTIALS
-from harness.ocpi_arena import CPO, EMSP
+from harness.roles import CPO, EMSP
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds

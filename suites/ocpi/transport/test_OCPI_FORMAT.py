@@ -18,7 +18,8 @@ from harness.ocpi.credentials import CredentialsRules
 from harness.ocpi.headers import HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules
 from harness.ocpi.versions import CREDENTIALS
-from harness.ocpi_arena import CPO, EMSP, check_answer
+from harness.arena.ocpi import check_answer
+from harness.roles import CPO, EMSP
 from harness.rules import RuleTable, must
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds

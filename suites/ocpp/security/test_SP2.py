@@ -17,7 +17,8 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS, Registration
+from harness.arena.ocpp import Registration
+from harness.roles import CS, CSMS
 from harness.ocpp.versions import OcppVersion
 from harness.pki import BROKEN
 from harness.rules import RuleTable, must

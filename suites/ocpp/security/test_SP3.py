@@ -17,7 +17,8 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
-from harness.arena import CS, CSMS, Registration
+from harness.arena.ocpp import Registration
+from harness.roles import CS, CSMS
 from harness.pki import EXPIRED, OTHER_ROOT, SELF_SIGNED
 from harness.rules import RuleTable, must
 from harness.suite import OCPP_ALL, case, checks, needs

@@ -10,7 +10,8 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS, OcppArena, Registration
+from harness.arena.ocpp import OcppArena, Registration
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must

@@ -27,7 +27,6 @@ one of the 2.x-only codes on a 1.6 connection breaks ``ocpp.errors.known``. One 
 SHALL in 2.x and a SHOULD in 1.6 (its row says so).
 """
 
-import asyncio
 import copy
 import operator
 import secrets
@@ -37,7 +36,8 @@ from functools import reduce
 
 import pytest
 
-from harness.arena import CS, CSMS, OcppArena
+from harness.arena.ocpp import OcppArena
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.errors import (
     ERROR_CODES, FORMAT, FRAME, NOT_A_FRAME, OCCURRENCE, PROPERTY, TYPE, UNKNOWN_ACTION, UNKNOWN_TYPE, Errors,
@@ -138,10 +138,10 @@ def _judge_code(arena: OcppArena, kind: str, code: str, fault: str) -> None:
 async def _still_answers(arena: OcppArena) -> None:
     """After a message it refused, the SUT still answers a valid CALL."""
     if arena.is_sut(CSMS):
-        exchange = await arena.link.call_exchange("Heartbeat", {})
+        exchange = await arena.call_sut("Heartbeat", {})
     else:
         carrier = _carrier(arena)
-        exchange = await arena.link.call_exchange(carrier.action, carrier.valid)
+        exchange = await arena.call_sut(carrier.action, carrier.valid)
     require(exchange.answered, RPC.survives, "the SUT stopped answering after a malformed message",
             expected="an answer", actual="none")
 
@@ -159,7 +159,7 @@ async def test_malformed_call_is_refused_with_the_code_for_its_fault(ocpp, fault
     the fault as the version does; the connection goes on."""
     action, payload, kind = _carrier(ocpp).fault(fault)
     message_id = secrets.token_hex(8)
-    reply = await ocpp.link.send_raw(dumps([2, message_id, action, payload]), reply_id=message_id,
+    reply = await ocpp.send_raw(dumps([2, message_id, action, payload]), reply_id=message_id,
                                      timeout=ocpp.timeouts.call)
     require(isinstance(reply, CallError), Rpc.refused, f"the {fault} {action} was not refused",
             expected=f"CALLERROR {sorted(exact_codes(ocpp.version, kind))}", actual=reply)
@@ -171,7 +171,7 @@ async def _judge_unanswerable(arena: OcppArena, text: str, reply_id: str, kind: 
     """``text`` that is no CALL the SUT can take: its reply, if any, carries a code of the version (a 2.x
     code on a 1.6 connection breaks Errors.known); where the version names the answer (2.x), ``rule`` (a
     SHOULD) asks for it; either way the SUT keeps serving the connection."""
-    reply = await arena.link.send_raw(text, reply_id=reply_id, timeout=arena.timeouts.quiet)
+    reply = await arena.send_raw(text, reply_id=reply_id, timeout=arena.timeouts.quiet)
     answered = isinstance(reply, CallError)
     if answered:
         require(is_known_code(arena.version, reply.code), Errors.known,
@@ -212,8 +212,8 @@ async def test_station_waits_for_the_boot_answer(ocpp_unlinked):
     arena.hold("BootNotification")
     await arena.connect_station_under_test()
     boot = await arena.station_boot(answered=False)
-    await asyncio.sleep(arena.timeouts.quiet)
-    _one_at_a_time(boot, [e.action for e in arena.link.history if e.incoming and e is not boot])
+    await arena.elapse(arena.timeouts.quiet)
+    _one_at_a_time(boot, [e.action for e in arena.sent(sender=CS) if e is not boot])
     await arena.answer_held(boot)
     await arena.expect("StatusNotification", sender=CS, after=0, rule=RPC.status_after_boot)
 
@@ -236,11 +236,11 @@ async def test_csms_waits_for_an_answer_before_its_next_call(ocpp, profile):
     ocpp.hold(action)
     start = ocpp.mark()
     await ocpp.act(CSMS, act, **body)
-    held = await ocpp.link.wait_for_call(action, ocpp.timeouts.action, start=start, answered=False)
+    held = await ocpp.next_call(action, sender=CSMS, within=ocpp.timeouts.action, after=start, answered=False)
     require(held is not None, RPC.asked, f"the CSMS did not send {action}", expected=action, actual="nothing")
     await ocpp.act(CSMS, "data_transfer", vendor_id=profile.get("data_transfer.vendor_id", "org.example"))
-    await asyncio.sleep(ocpp.timeouts.quiet)
-    _one_at_a_time(held, [e.action for e in ocpp.link.history[start:] if e.incoming and e is not held])
+    await ocpp.elapse(ocpp.timeouts.quiet)
+    _one_at_a_time(held, [e.action for e in ocpp.sent(sender=CSMS, after=start) if e is not held])
     await ocpp.answer_held(held, {"status": "Rejected"})
     await ocpp.expect("DataTransfer", sender=CSMS, after=start, rule=Rpc.queue)
 
@@ -252,7 +252,7 @@ async def test_message_ids_are_unique_and_short(ocpp, profile):
     for _ in range(2):
         await ocpp.exchange(ocpp.sut_role, "DataTransfer", trigger=("data_transfer", {"vendor_id": vendor}),
                             rule=RPC.asked)
-    ids = [e.call.id for e in ocpp.link.history if e.incoming]
+    ids = [e.call.id for e in ocpp.sent(sender=ocpp.sut_role)]
     require(all(0 < len(i) <= MAX_ID_LENGTH for i in ids), Framing.message_id, "a message id is too long",
             expected=f"<= {MAX_ID_LENGTH} characters", actual=[i for i in ids if len(i) > MAX_ID_LENGTH])
     require(len(set(ids)) == len(ids), Rpc.unique_id, "the SUT reused a message id", expected="distinct ids",
@@ -279,7 +279,7 @@ async def test_decimals_are_judged_on_their_digits(ocpp, profile):
         raise NotApplicable(f"the charge point answers SetChargingProfile {valid.error.code}")
     require(valid.error is None, RPC.one_decimal, "a limit of 16.1 A (minChargingRate 0.3) was refused",
             expected="SetChargingProfile.conf", actual=valid.error)
-    invalid = await ocpp.link.call_exchange("SetChargingProfile", {
+    invalid = await ocpp.call_sut("SetChargingProfile", {
         "connectorId": connector, "csChargingProfiles": _charging_profile(Decimal("16.15"))}, validate=False)
     require(invalid.error is not None, RPC.one_decimal, "a limit of 16.15 A was not refused",
             expected="CALLERROR PropertyConstraintViolation", actual=invalid.error or invalid.result)

@@ -6,7 +6,7 @@ the table below.
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs

@@ -19,14 +19,13 @@ least recently gives the same verdicts. An expired entry may read Expired or be 
 "when the tag is removed from the cache"): either way it starts nothing offline and is asked about online.
 """
 
-import asyncio
 from datetime import timedelta
 
 import pytest
 from faker import Faker
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import RuleTable, must, should
@@ -161,7 +160,7 @@ async def test_not_valid_cached_identifier_is_asked_again_online(ocpp, profile):
     await authorize(ocpp, token, first)
     mark = ocpp.mark()
     await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=second)
-    if await ocpp.link.wait_for_call("Authorize", ocpp.timeouts.action, start=mark, answered=False) is None:
+    if await ocpp.next_call("Authorize", sender=CS, within=ocpp.timeouts.action, after=mark, answered=False) is None:
         violated(CACHE16.not_valid_asked, "the charge point did not send Authorize for an identifier it holds as "
                  "not valid", expected="Authorize", actual="nothing")
 
@@ -229,7 +228,7 @@ async def _cached_until_expired(ocpp, profile, **keys: str) -> tuple[Token, tupl
     ocpp.configure(given_id_tag_info={token.id: {"status": "Accepted", "expiryDate": expiry}})
     await configure_charge_point(ocpp, {"AuthorizationCacheEnabled": "true", **keys})
     await authorize(ocpp, token, first)
-    await asyncio.sleep(VALIDITY + CLOCK_SKEW)   # the scenario needs the expiry itself (free on virtual time)
+    await ocpp.elapse(VALIDITY + CLOCK_SKEW)   # the scenario needs the expiry itself (free on virtual time)
     return token, (first, second)
 
 

@@ -14,7 +14,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
@@ -296,7 +296,7 @@ async def test_conflict_with_the_list_is_reported(ocpp, profile):
     await ocpp.act(CS, "plug_in", connector_id=connector)
     started = await ocpp.expect("StartTransaction", sender=CS, after=mark, rule=Core16.start,
                                 where=lambda p: same_tag(p.get("idTag"), token.id))
-    report = await ocpp.expect("StatusNotification", sender=CS, after=ocpp.link.history.index(started),
+    report = await ocpp.expect("StatusNotification", sender=CS, after=ocpp.mark_after(started),
                                rule=LOCALLIST16.conflict, where=lambda p: p.get("errorCode") == "LocalListConflict")
     check_in(LOCALLIST16.conflict, "StatusNotification.req connectorId of the LocalListConflict", {0},
              report.request["connectorId"])

@@ -12,7 +12,7 @@ read as a refusal).
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.rules import RuleTable, must

@@ -9,10 +9,10 @@ That it reports every connector after an Accepted boot is read as the public tes
 reads it.
 """
 
-import asyncio
 
 from harness import clock
-from harness.arena import CS, CSMS, Registration
+from harness.arena.ocpp import Registration
+from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import configuration_keys, same
 from harness.ocpp.v16 import interval_of
 from harness.ocpp.versions import OcppVersion
@@ -81,12 +81,12 @@ async def _accepted_after(arena, response):
     """Set to Accepted, the central system accepts the next boot, sent after the interval (cut short at
     the connect timeout: booting early is then the harness's own deviation from a SHOULD, not the SUT's)."""
     await arena.act(CSMS, "set_registration", status="Accepted")
-    await asyncio.sleep(min(interval_of(response), arena.timeouts.connect))
+    await arena.elapse(min(interval_of(response), arena.timeouts.connect))
     check_equal(BOOT16.registration, "BootNotification.conf status", "Accepted", (await arena.send_boot())["status"])
 
 
 async def _reports_connectors(arena, boot):
-    await arena.expect("StatusNotification", sender=CS, after=arena.link.history.index(boot),
+    await arena.expect("StatusNotification", sender=CS, after=arena.mark_after(boot),
                        rule=BOOT16.connectors_reported)
 
 
@@ -106,7 +106,7 @@ async def test_boot_is_accepted(ocpp_unlinked, profile):
             status = await arena.report_status(connector, "Available")
             require(status.error is None, BOOT16.status_answered, "the central system refused a "
                     "StatusNotification", expected="StatusNotification.conf", actual=status.error)
-        heartbeat = await arena.link.call("Heartbeat", {})
+        heartbeat = (await arena.call_sut("Heartbeat", {})).result
         require("currentTime" in heartbeat, BOOT16.heartbeat_time, "Heartbeat.conf lacks currentTime",
                 expected="currentTime", actual=heartbeat)
         return
@@ -114,7 +114,7 @@ async def test_boot_is_accepted(ocpp_unlinked, profile):
     await arena.connect_station_under_test()
     boot = await arena.station_boot()
     expected = connectors(profile)
-    reports = await collect(arena, "StatusNotification", sender=CS, after=arena.link.history.index(boot),
+    reports = await collect(arena, "StatusNotification", sender=CS, after=arena.mark_after(boot),
                             count=len(expected) + 1)
     reported = {e.request["connectorId"]: e.request["status"] for e in reports}
     numbered = sorted(n for n in reported if n > 0)
@@ -125,7 +125,7 @@ async def test_boot_is_accepted(ocpp_unlinked, profile):
             "not every connector was reported after the boot", expected=[0, *expected], actual=sorted(reported))
     check_in(BOOT16.main_controller, "StatusNotification status of connector 0", MAIN_CONTROLLER_STATUSES,
              reported[0])
-    heartbeat = await arena.link.wait_for_call("Heartbeat", HEARTBEAT + arena.timeouts.action)
+    heartbeat = await arena.next_call("Heartbeat", sender=CS, within=HEARTBEAT + arena.timeouts.action)
     if heartbeat is None:
         violated(BOOT16.heartbeat, "no Heartbeat within the interval given in BootNotification.conf")
 
@@ -157,9 +157,8 @@ async def test_boot_pending_then_configured(ocpp_unlinked, profile):
     check_equal(BOOT16.answers_while_pending, "ChangeConfiguration.conf status (TC_002_CS step 6)", "Accepted",
                 (change.result or {}).get("status"))
     arena.configure(registration="Accepted")
-    after = arena.link.history.index(first) + 1
-    second = await arena.link.wait_for_call("BootNotification", PENDING_RETRY + arena.timeouts.action,
-                                            start=after, answered=False)
+    second = await arena.next_call("BootNotification", sender=CS, within=PENDING_RETRY + arena.timeouts.action,
+                                   after=arena.mark_after(first), answered=False)
     require(second is not None, BOOT16.boots_again, "no second BootNotification after Pending",
             expected="BootNotification", actual="nothing")
     if clock.now() - answered_at < PENDING_RETRY - TOLERANCE:
@@ -181,9 +180,8 @@ async def test_boot_rejected_then_retried(ocpp_unlinked):
     first = await arena.station_boot()
     answered_at = clock.now()
     arena.configure(registration="Accepted")
-    after = arena.link.history.index(first) + 1
-    nxt = await arena.link.wait_for(lambda e: e.incoming, REJECTED_RETRY + arena.timeouts.action,
-                                    start=after, answered=False)
+    nxt = await arena.next_call(sender=CS, within=REJECTED_RETRY + arena.timeouts.action,
+                                after=arena.mark_after(first), answered=False)
     waited = clock.now() - answered_at
     require(nxt is not None, BOOT16.boots_again, "no message after the interval of the Rejected answer",
             expected="BootNotification", actual="nothing")

@@ -8,7 +8,7 @@ when the profile opts in with ``[long_tests] heartbeat_per_day = true``; the emb
 its virtual clock. That the central system answers Heartbeat with its time is BOOT16's.
 """
 
-from harness.arena import CS
+from harness.roles import CS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks, needs

@@ -10,7 +10,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.equivalence import configuration_keys, same
 from harness.ocpp.v16 import unsupported_measurands

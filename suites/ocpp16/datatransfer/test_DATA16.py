@@ -4,7 +4,7 @@ P01/P02, played by the shared use case (harness.usecases.data_transfer, namespac
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.suite import OCPP16, TC, case
 from harness.usecases import data_transfer
 

@@ -15,7 +15,7 @@ from datetime import timedelta
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks
@@ -76,7 +76,7 @@ async def _statuses(ocpp, action: str, after: int, last: set[str], rule) -> list
         require(sent.error is None, FIRMWARE16.notifications_answered, f"{action} was refused",
                 expected=f"{action}.conf", actual=sent.error)
         seen.append(sent.request["status"])
-        start = ocpp.link.history.index(sent) + 1
+        start = ocpp.mark_after(sent)
     return seen
 
 

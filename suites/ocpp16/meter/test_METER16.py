@@ -11,9 +11,8 @@ quarter-hour, so every time zone agrees); a measurand "can be measured" at the p
 charge point reports it at, so every MeterValue of one kind that reports it carries all of them.
 """
 
-import asyncio
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import ENERGY, parse_time
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
@@ -103,7 +102,7 @@ async def _transaction_meter_values(ocpp, profile, settings: dict[str, str], wai
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
     await configure_charge_point(ocpp, settings)
     started = await start(ocpp, token, connector)
-    found = await collect(ocpp, "MeterValues", sender=CS, after=ocpp.link.history.index(started), count=SAMPLES,
+    found = await collect(ocpp, "MeterValues", sender=CS, after=ocpp.mark_after(started), count=SAMPLES,
                           timeout=wait * SAMPLES + ocpp.timeouts.action,
                           where=lambda p: p.get("connectorId") == connector and (
                               clock_aligned or all(_context(value) != CLOCK for value in p.get("meterValue", []))))
@@ -164,7 +163,7 @@ async def test_stop_transaction_carries_its_meter_data(ocpp, profile):
     await configure_charge_point(ocpp, {"MeterValueSampleInterval": str(SAMPLE), "StopTxnSampledData": listed,
                                         "StopTxnAlignedData": listed, "ClockAlignedDataInterval": str(ALIGNED)})
     await start(ocpp, token, connector)
-    await asyncio.sleep(ALIGNED + SAMPLE)   # at least one clock-aligned time passes
+    await ocpp.elapse(ALIGNED + SAMPLE)   # at least one clock-aligned time passes
     stopped = await stop(ocpp, token, connector)
     if ocpp.is_sut(CSMS):
         return
@@ -185,7 +184,7 @@ async def test_empty_stop_lists_send_no_meter_values(ocpp, profile):
     await configure_charge_point(ocpp, {"StopTxnSampledData": "", "StopTxnAlignedData": "",
                                         "MeterValueSampleInterval": str(SAMPLE)})
     await start(ocpp, token, connector)
-    await asyncio.sleep(SAMPLE * 2)   # two sample intervals pass: values a StopTransaction could carry exist
+    await ocpp.elapse(SAMPLE * 2)   # two sample intervals pass: values a StopTransaction could carry exist
     stopped = await stop(ocpp, token, connector)
     if ocpp.is_sut(CS) and stopped.request.get("transactionData"):
         violated(METER16.no_stop_data, "StopTransaction.req carries meter values although both lists are empty",

@@ -7,7 +7,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (

@@ -16,7 +16,7 @@ from datetime import timedelta
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.rules import RuleTable, must
@@ -165,7 +165,7 @@ async def test_reservation_expires(ocpp, profile):
     mark = ocpp.mark()
     await _reserve(ocpp, connector, tag16(profile, "Accepted").id, seconds=SHORT)
     reserved = await _status(ocpp, connector, "Reserved", mark, RESERVE16.reserved_status)
-    await _status(ocpp, connector, "Available", ocpp.link.history.index(reserved), RESERVE16.expires,
+    await _status(ocpp, connector, "Available", ocpp.mark_after(reserved), RESERVE16.expires,
                   timeout=SHORT + ocpp.timeouts.action)
 
 

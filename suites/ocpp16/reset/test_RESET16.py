@@ -10,7 +10,7 @@ Soft reset stops it gracefully, before the restart, and a later stop is a findin
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks, needs
@@ -74,7 +74,7 @@ async def _restarted(arena, before: int, mark: int):
     require(boot is not None, RESET16.restarts,
             f"no BootNotification within {arena.timeouts.connect:g} s of the accepted Reset",
             expected="BootNotification", actual="nothing")
-    await arena.expect("StatusNotification", sender=CS, after=arena.link.history.index(boot),
+    await arena.expect("StatusNotification", sender=CS, after=arena.mark_after(boot),
                        rule=RESET16.restarts)
     return boot
 
@@ -95,13 +95,13 @@ async def test_reset_stops_the_running_transaction(ocpp, profile, kind):
     """The transaction running at the reset ends with StopTransaction, reason HardReset or SoftReset."""
     connector = connectors(profile)[0]
     tx_id = transaction_id(await start(ocpp, tag16(profile, "Accepted"), connector))
-    before, old_link, mark = ocpp.connections(), ocpp.link, ocpp.mark()
+    before, link, mark = ocpp.connections(), ocpp.link_number(), ocpp.mark()
     await _reset(ocpp, kind)
     await _restarted(ocpp, before, mark)
-    ours = lambda e: e.action == "StopTransaction" and e.request.get("transactionId") == tx_id
-    stop = next((e for e in old_link.history[mark:] if ours(e)), None)
-    if stop is None and ocpp.link is not old_link:
-        stop = await ocpp.link.wait_for(ours, ocpp.timeouts.action)
+    ours = lambda p: p.get("transactionId") == tx_id
+    stop = next(iter(ocpp.sent("StopTransaction", sender=CS, after=mark, where=ours, on=link)), None)
+    if stop is None and ocpp.link_number() != link:
+        stop = await ocpp.next_call("StopTransaction", sender=CS, within=ocpp.timeouts.action, where=ours)
         if stop is not None and kind == "Soft":
             violated(RESET16.soft_graceful, "the transaction was stopped after the restart, not gracefully before it")
     require(stop is not None, RESET16.stops_transaction, "no StopTransaction for the running transaction",

@@ -8,7 +8,7 @@ When the SUT is the charge point, the answers to its boots are the harness's own
 the rotation needs is a harness error, never the charge point's failure.
 """
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.equivalence import same
 from harness.ocpp.v16 import AUTHORIZATION_KEY, KEY_BYTES, register_key
@@ -90,7 +90,7 @@ async def test_authorization_key_is_rotated(ocpp_unlinked, profile):
         check_equal(SECURITY16.pending, "BootNotification.conf status", "Pending", (await arena.send_boot())["status"])
         change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
         _new_key(change)
-        closed = await arena.link.wait_closed(arena.timeouts.action)
+        closed = await arena.link_closed(arena.timeouts.action)
         require(closed, SECURITY16.closes, "the connection stayed open", expected="closed", actual="open")
         handshake = await arena.connect_station(boot=False)
         require(handshake.connection is not None, SECURITY16.new_key_admitted,

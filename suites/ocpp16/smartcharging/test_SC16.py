@@ -15,7 +15,7 @@ import secrets
 import pytest
 
 from harness import smartcharging as sc
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import configuration_keys
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.ocpp.versions import OcppVersion

@@ -17,11 +17,10 @@ system under test is given a transaction its charge point started on its own wit
 valid, and must refuse it there.
 """
 
-import asyncio
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import ENERGY, readings
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, case, checks, needs
@@ -69,7 +68,7 @@ async def _refused_start(ocpp, profile, stop_on_invalid: str, **keys: str):
     ocpp.configure(start_refused="Invalid")
     connector = connectors(profile)[0]
     started = await start(ocpp, tag16(profile, "Accepted"), connector)
-    return connector, transaction_id(started), ocpp.link.history.index(started)
+    return connector, transaction_id(started), ocpp.mark_after(started)
 
 
 @pytest.mark.sut_roles("cs")
@@ -114,9 +113,8 @@ async def test_refused_start_delivers_at_most_max_energy(ocpp, profile):
     of_tx = lambda p: p.get("transactionId") == tx_id
     await ocpp.expect("MeterValues", sender=CS, after=after, where=of_tx, rule=INVALIDID16.metered,
                       timeout=SAMPLE + ocpp.timeouts.action)
-    await asyncio.sleep(WATCH)   # the scenario needs the energy that flows over time (free on virtual time)
-    samples = [e.request for e in ocpp.link.history[after:] if e.action == "MeterValues" and e.incoming
-               and of_tx(e.request)]
+    await ocpp.elapse(WATCH)   # the scenario needs the energy that flows over time (free on virtual time)
+    samples = [e.request for e in ocpp.sent("MeterValues", sender=CS, after=after, where=of_tx)]
     energy = _energy([value for sample in samples for value in sample["meterValue"]], "MeterValues")
     require(energy, INVALIDID16.metered, "the MeterValues of the transaction carry no energy register reading",
             expected=ENERGY, actual=samples[:1])

@@ -7,12 +7,11 @@ and new transaction messages wait until the queue is empty: a queue is first in,
 suite reads the order of delivery as a MUST.
 """
 
-import asyncio
 
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import parse_time
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks, needs
@@ -70,8 +69,8 @@ def _transaction_ids(ocpp, started) -> set[int]:
     StartTransaction sent again. The outage may close the link while the first answer is still on its way:
     the charge point never got it, and rightly sends the StartTransaction again once back online (the same
     timestamp, a new transactionId). Reading taken: either id is the transaction's."""
-    return {transaction_id(e) for e in ocpp.link.history
-            if e.incoming and e.action == "StartTransaction" and e.answered and e.result is not None
+    return {transaction_id(e) for e in ocpp.sent("StartTransaction", sender=CS)
+            if e.answered and e.result is not None
             and e.request["timestamp"] == started.request["timestamp"]
             and e.request["connectorId"] == started.request["connectorId"]} | {transaction_id(started)}
 
@@ -86,9 +85,9 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
         await configure_charge_point(ocpp, {"MeterValueSampleInterval": "1"})
         started = await start(ocpp, token, connector)
         await ocpp.cut()
-        await asyncio.sleep(1.5)                      # offline, the transaction samples (interval 1 s)
+        await ocpp.elapse(1.5)                        # offline, the transaction samples (interval 1 s)
         await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
-        await asyncio.sleep(0.2)                      # the StopTransaction now waits in the queue
+        await ocpp.elapse(0.2)                        # the StopTransaction now waits in the queue
         await ocpp.restore()
         stop = await ocpp.expect("StopTransaction", sender=CS, after=0, rule=OFFLINE16.processed)
         require(stop.error is None, OFFLINE16.processed, "the queued StopTransaction was refused",
@@ -102,25 +101,24 @@ async def test_queued_messages_arrive_in_order(ocpp, profile):
     started = await start(ocpp, token, connector)
     before = ocpp.connections()
     await ocpp.cut()
-    await asyncio.sleep(2.5)   # offline, the charge point samples (interval 1 s): its queue grows
+    await ocpp.elapse(2.5)   # offline, the charge point samples (interval 1 s): its queue grows
     await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
-    await asyncio.sleep(0.5)   # the StopTransaction joins the queue while the link is still down
+    await ocpp.elapse(0.5)   # the StopTransaction joins the queue while the link is still down
     await ocpp.restore()
     await _reconnected(ocpp, before)
 
     def ours(payload: dict) -> bool:
         return payload.get("transactionId") in _transaction_ids(ocpp, started)
     stop = await ocpp.expect("StopTransaction", sender=CS, after=0, where=ours, rule=OFFLINE16.delivered)
-    await asyncio.sleep(ocpp.timeouts.quiet)   # what the charge point still sends after it
-    queued = [e for e in ocpp.link.history if e.incoming and e.action in ("MeterValues", "StopTransaction")
-              and ours(e.request)]
+    await ocpp.elapse(ocpp.timeouts.quiet)   # what the charge point still sends after it
+    queued = [e for e in ocpp.sent(sender=CS, where=ours) if e.action in ("MeterValues", "StopTransaction")]
     late = [e.action for e in queued[queued.index(stop) + 1:]]
     require(not late, OFFLINE16.in_order, "MeterValues of the transaction came after its StopTransaction",
             expected="StopTransaction last", actual=[e.action for e in queued])
     times = [parse_time(_sent_at(e)) for e in queued]
     require(times == sorted(times), OFFLINE16.in_order, "a queued message is older than one delivered before it",
             expected=sorted(map(str, times)), actual=[str(t) for t in times])
-    if any(e.action == "BootNotification" for e in ocpp.link.history):
+    if ocpp.sent("BootNotification", sender=CS):
         violated(OFFLINE16.no_boot, "the charge point booted again after reconnecting")
 
 
@@ -133,24 +131,24 @@ async def test_failed_message_is_retried_then_discarded(ocpp, profile):
                                         "TransactionMessageRetryInterval": str(RETRY_INTERVAL)})
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
     await start(ocpp, token, connector)
-    ocpp.link.held.add("StopTransaction")
+    ocpp.hold("StopTransaction")
     mark = ocpp.mark()
     await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
     seen = []
     for attempt in range(ATTEMPTS):
         wait = RETRY_INTERVAL * attempt + ocpp.timeouts.action
-        sent = await ocpp.link.wait_for_call("StopTransaction", wait, start=mark, answered=False)
+        sent = await ocpp.next_call("StopTransaction", sender=CS, within=wait, after=mark, answered=False)
         require(sent is not None, OFFLINE16.retried, f"transmission {attempt + 1} of {ATTEMPTS} did not come",
                 expected=f"{ATTEMPTS} transmissions", actual=f"{attempt}")
         seen.append(clock.now())
-        ocpp.link.answer(sent, error=failing("harness: failing on purpose (behaviour rule 2)"))
-        mark = ocpp.link.history.index(sent) + 1
+        await ocpp.answer_held(sent, error=failing("harness: failing on purpose (behaviour rule 2)"))
+        mark = ocpp.mark_after(sent)
     for n in range(1, ATTEMPTS):
         waited = seen[n] - seen[n - 1]
         require(waited >= RETRY_INTERVAL * n - TOLERANCE, OFFLINE16.retry_wait,
                 f"retry {n} came {waited:.2f} s after transmission {n}", expected=f">= {RETRY_INTERVAL * n} s",
                 actual=f"{waited:.2f} s")
-    extra = await ocpp.link.wait_for_call("StopTransaction", RETRY_INTERVAL * ATTEMPTS + ocpp.timeouts.quiet,
-                                          start=mark, answered=False)
+    extra = await ocpp.next_call("StopTransaction", sender=CS, within=RETRY_INTERVAL * ATTEMPTS + ocpp.timeouts.quiet,
+                                 after=mark, answered=False)
     require(extra is None, OFFLINE16.discarded, f"a transmission after {ATTEMPTS} failed attempts",
             expected="no more StopTransaction", actual=extra.request if extra else None)

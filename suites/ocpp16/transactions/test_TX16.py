@@ -4,7 +4,7 @@ stopped by the idTag that started it (without Authorize) or by another member of
 Register values; behaviour rule 16). The register readings are read by harness/ocpp/meter16.py.
 """
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import decreases, transaction_readings
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
@@ -71,22 +71,21 @@ async def test_full_transaction_stopped_by_its_own_tag(ocpp, profile):
     tx_id = transaction_id(started)
     if ocpp.is_sut(CSMS):
         check_equal(TX16.start_info, "StartTransaction.conf idTagInfo.status", "Accepted", id_tag_status(started))
-    after = ocpp.link.history.index(started)
+    after = ocpp.mark_after(started)
     sample = await ocpp.expect("MeterValues", sender=CS, after=after, where=lambda p: p.get("transactionId") == tx_id,
                                rule=TX16.meter_values)
     require(sample.error is None, TX16.meter_values_answered, "MeterValues was refused", expected="MeterValues.conf",
             actual=sample.error)
     mark = ocpp.mark()
     stopped = await stop(ocpp, token, connector, rule=TX16.own_tag_stops)
-    asked = [e.request for e in ocpp.link.history[mark:] if e.action == "Authorize"]
+    asked = [e.request for e in ocpp.sent("Authorize", sender=CS, after=mark)]
     if ocpp.is_sut(CS):
         require(not asked, TX16.no_authorize, "the charge point sent Authorize before stopping with the starting "
                 "idTag", expected="StopTransaction without Authorize", actual=asked)
     _check_stop(stopped, tx_id, token)
     check_in(TX16.local_reason, "StopTransaction.req reason", {None, "Local"}, stopped.request.get("reason"))
     if ocpp.is_sut(CS):
-        samples = [e.request for e in ocpp.link.history if e.action == "MeterValues"
-                   and e.request.get("transactionId") == tx_id]
+        samples = [e.request for e in ocpp.sent("MeterValues", sender=CS, where=lambda p: p.get("transactionId") == tx_id)]
         broken = decreases(transaction_readings(started.request, samples, stopped.request))
         if broken:
             earlier, later = broken[0]

@@ -12,7 +12,7 @@ connector the charge point does not have cannot be Accepted (Rejected, or a CALL
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.v16 import MESSAGE_TRIGGERS
 from harness.rules import RuleTable, must

@@ -10,7 +10,7 @@ lock does (TC_018_1_CS); the StopTransaction may come before or after the Unlock
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs

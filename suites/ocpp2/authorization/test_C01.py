@@ -22,7 +22,7 @@ from datetime import timedelta
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import TOKEN_STATUSES
 from harness.rules import RuleTable, must

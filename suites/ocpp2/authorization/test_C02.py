@@ -10,7 +10,7 @@ C10 only where a cache entry shows (the harness does not claim it).
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs

@@ -9,7 +9,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import RuleTable, must

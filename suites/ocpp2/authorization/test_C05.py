@@ -10,7 +10,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
 from harness.verdict import check_equal, dig, require
@@ -157,6 +157,6 @@ async def test_csms_survives_a_rejected_remote_start(ocpp, profile):
     check_equal(C05.start_request, "RequestStartTransactionRequest evseId", unknown_evse,
                 exchange.request.get("evseId"))
     check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.result["status"])
-    heartbeat = await ocpp.link.call("Heartbeat", {})
+    heartbeat = (await ocpp.call_sut("Heartbeat", {})).result
     require("currentTime" in heartbeat, C05.keeps_serving, "HeartbeatResponse lacks currentTime",
             expected="currentTime", actual=heartbeat)

@@ -9,7 +9,7 @@ is judged in 2.1 only, where the type is a string.
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.profile import Token
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs

@@ -11,7 +11,7 @@ communication is the actuator action ``plug_in_hlc``; a station without ISO 1511
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.authorization import (Authorization, authorize, cached_start, check_presented_token,

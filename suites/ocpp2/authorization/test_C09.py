@@ -8,7 +8,7 @@ Authorization rule 5). The groupIdToken's type SHOULD be Central (IdTokenInfoTyp
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks, needs

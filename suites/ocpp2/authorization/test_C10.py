@@ -15,7 +15,7 @@ emptied first (ClearCache).
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs

@@ -10,7 +10,7 @@ not applicable.
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import (Authorization, carries, charge_once, present_again, station_cache_on,

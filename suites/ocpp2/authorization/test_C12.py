@@ -15,7 +15,7 @@ MaxEnergyOnInvalidId unset: with it set a refused cached start may legally go on
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.profile import TOKEN_STATUSES
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs

@@ -15,7 +15,7 @@ import secrets
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks, needs

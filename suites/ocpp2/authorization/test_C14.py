@@ -13,7 +13,7 @@ refuses may end or suspend the transaction afterwards (C15): only the Started ev
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.local_list import asks_about, carries, install_list, plain_token, present_offline

@@ -15,7 +15,7 @@ does not change them. The token is one the profile says the CSMS does not know (
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs

@@ -13,7 +13,7 @@ of the test tool, not a listing of the test cases themselves.
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs

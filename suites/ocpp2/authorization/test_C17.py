@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import case, checks, needs

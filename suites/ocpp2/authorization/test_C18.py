@@ -14,7 +14,7 @@ answers its token Accepted, in the AuthorizeResponse and in the TransactionEvent
 
 import pytest
 
-from harness.arena import CS
+from harness.roles import CS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
 from harness.usecases.payment import DirectPayment, charges, is_direct_payment, paid_transaction, pay_at_terminal

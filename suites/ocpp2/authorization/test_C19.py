@@ -6,7 +6,7 @@ starts no transaction, even once the cable is in; the CSMS records the cancellat
 Transaction event rule 3). The actuator action ``cancel_payment`` stands for the driver at the terminal.
 """
 
-from harness.arena import CS
+from harness.roles import CS
 from harness.ocpp.payment import CANCELED
 from harness.rules import RuleTable, must
 from harness.suite import case, checks

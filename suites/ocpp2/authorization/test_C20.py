@@ -13,7 +13,7 @@ it needs TxStartPoint Authorized and an EVConnectionTimeOut the profile does not
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.payment import CANCELED, CANCELLING
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
@@ -52,8 +52,7 @@ async def _cancelled(ocpp, evse, **reason):
                     ended.result.get("totalCost"))
     notified = await settlement(ocpp, start, C20.cancelled)
     check_settlement(notified, C20.cancelled, CANCELED, authorized.request["idToken"]["idToken"], transaction_id)
-    history = ocpp.link.history
-    require(history.index(notified) > history.index(ended), C20.cancelled, "the station reported the cancellation "
+    require(ocpp.mark_after(notified) > ocpp.mark_after(ended), C20.cancelled, "the station reported the cancellation "
             "before it ended the transaction", expected="NotifySettlement after the Ended event", actual="before it")
 
 

@@ -17,7 +17,7 @@ only the station's costDetails are judged there.
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import case, checks, needs

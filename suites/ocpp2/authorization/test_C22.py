@@ -8,7 +8,7 @@ rule 4). The actuator action ``fail_settlement`` stands for the provider's answe
 
 import pytest
 
-from harness.arena import CS
+from harness.roles import CS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
 from harness.usecases.payment import DirectPayment, check_settlement, paid_transaction, settlement

@@ -9,7 +9,7 @@ authorization) and answers normally (spec 001 Transaction event rule 2). The act
 Reading chosen: "answers normally" — a TransactionEventResponse that does not refuse the paid token.
 """
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
 from harness.usecases.payment import paid_transaction

@@ -9,7 +9,7 @@ amount (spec 001 Remote start rule 3). The terminal's side is outside OCPP: the 
 
 import secrets
 
-from harness.arena import CSMS
+from harness.roles import CSMS
 from harness.rules import RuleTable, must
 from harness.suite import case, checks
 from harness.usecases.payment import paid_start

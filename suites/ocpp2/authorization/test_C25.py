@@ -13,12 +13,11 @@ A code is built at least a call timeout before its interval ends (else after it)
 interval it was meant for is the one the CSMS sees.
 """
 
-import asyncio
 
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable, clip
 from harness.ocpp import totp
 from harness.ocpp.equivalence import same
@@ -64,7 +63,7 @@ async def _url(ocpp, profile, offset=0, code=None, **limits):
     interval = qr.get("interval", 30)
     left = interval - clock.wall() % interval
     if left < ocpp.timeouts.call:
-        await asyncio.sleep(left)   # too close to the end of this interval: build the code in the next one
+        await ocpp.elapse(left)   # too close to the end of this interval: build the code in the next one
     code = code or totp.totp(qr["totp_secret"].encode(), clock.wall(), interval=interval,
                              length=qr.get("length", 8), offset=offset)
     return totp.qr_url(qr.get("url", "https://pay.example/qr"), profile.identity, profile.evses[0].id, code,
@@ -85,8 +84,8 @@ async def test_valid_code_starts_a_paid_transaction(ocpp, profile, offset):
                 dig(request.request, "idToken.type"))
     check_equal(C25.started, "RequestStartTransactionRequest evseId", profile.evses[0].id,
                 request.request.get("evseId"))
-    notified = await ocpp.link.wait_for(lambda e: e.action == "NotifyWebPaymentStarted" and not e.incoming, 0.01,
-                                        start=start)   # it may send one (rule 5), before the start
+    notified = await ocpp.next_call("NotifyWebPaymentStarted", sender=ocpp.harness_role, within=0.01,
+                                    after=start)   # it may send one (rule 5), before the start
     if notified is not None:
         check_equal(C25.web_payment, "NotifyWebPaymentStartedRequest evseId", profile.evses[0].id,
                     notified.request.get("evseId"))
@@ -128,7 +127,7 @@ async def test_web_payment_holds_the_evse(ocpp, profile):
     await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
     await ocpp.act(CS, "plug_in", evse_id=evse)
     await ocpp.expect_none("TransactionEvent", after=start, where=carries(token, "Started"), rule=C25.locked)
-    await asyncio.sleep(max(0.0, held_until - clock.now()))
+    await ocpp.elapse(max(0.0, held_until - clock.now()))
 
 
 def _web_payment_taken(notified) -> None:

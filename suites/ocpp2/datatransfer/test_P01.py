@@ -3,7 +3,7 @@ shared dialogue's (harness.usecases.data_transfer, namespace ``datatransfer``)."
 
 import pytest
 
-from harness.arena import CSMS
+from harness.roles import CSMS
 from harness.suite import OCPP2, TC, case
 from harness.usecases import data_transfer
 

@@ -3,7 +3,7 @@ dialogue's (harness.usecases.data_transfer, namespace ``datatransfer``)."""
 
 import pytest
 
-from harness.arena import CS
+from harness.roles import CS
 from harness.suite import OCPP2, TC, case
 from harness.usecases import data_transfer
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.smartcharging.wire import iso

@@ -6,7 +6,7 @@ refuses one for a transaction it is not running (TxNotFound) or a second one at 
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks, needs

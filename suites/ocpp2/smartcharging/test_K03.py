@@ -11,7 +11,7 @@ priority holds for its transaction only leaves nothing on the wire to judge and 
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging, charging_profile, composite,

@@ -5,7 +5,7 @@ composite, nor the station's, then exceeds it, whatever its TxDefaultProfiles al
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, install, judge_sent_profile,

@@ -6,7 +6,7 @@ nothing. Which rule refuses is the engine's (harness/smartcharging/engine.py) de
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.errors import HarnessError
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must, should

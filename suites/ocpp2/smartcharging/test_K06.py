@@ -10,7 +10,7 @@ judged in K01 and K02."""
 import pytest
 
 from harness.rules import RuleTable, must
-from harness.arena import CS
+from harness.roles import CS
 from harness.suite import OCPP2, case, checks
 from harness.usecases.local_list import outage
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging, charging_profile, composite,

@@ -7,7 +7,7 @@ of the transaction's EVSE is judged against the engine's, the transaction runnin
 The CSMS's side (rule 10: a conservative TxDefaultProfile for stations that may go offline) is the
 operator's SetChargingProfile, judged in K01."""
 
-from harness.arena import CS
+from harness.roles import CS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs

@@ -16,7 +16,7 @@ from datetime import timedelta
 import pytest
 
 from harness import clock
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
 from harness.smartcharging.wire import iso

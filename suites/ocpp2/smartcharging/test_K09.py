@@ -6,7 +6,7 @@ source with tbc on all but the last; NoProfiles and no report when nothing match
 
 import pytest
 
-from harness.arena import CS
+from harness.roles import CS
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks

@@ -6,7 +6,7 @@ applying the same request to what the test installed."""
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks

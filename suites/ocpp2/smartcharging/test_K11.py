@@ -7,7 +7,7 @@ TxProfile of 32 A cut to 6 A) is beyond any significance a station may configure
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,

@@ -7,7 +7,7 @@ exceeds it. A CSMS answers NotifyChargingLimit with an empty response. The engin
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,

@@ -5,7 +5,7 @@ composite is the engine's without it. A CSMS answers ClearedChargingLimit with a
 
 import pytest
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,

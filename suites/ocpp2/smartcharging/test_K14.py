@@ -9,7 +9,7 @@ composite once the limit is gone)."""
 
 import pytest
 
-from harness.arena import CS
+from harness.roles import CS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,

@@ -3,7 +3,7 @@ rule 14): during a transaction whose EV stated its needs (K15), the CSMS sends a
 station negotiates it with the EV and reports the schedule the EV accepted in NotifyEVChargingSchedule,
 which the CSMS acknowledges (receipt, not approval)."""
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, charging_profile, ev_charging_needs, judge_sent_profile,

@@ -3,7 +3,7 @@ rules 13 and 14): during the transaction the EV states new needs; the station pa
 NotifyEVChargingNeeds, the CSMS answers and, after Processing, sends a TxProfile for the transaction
 within the EV's maxScheduleTuples, and the station reports the schedule the EV accepted."""
 
-from harness.arena import CS, CSMS
+from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks

@@ -1,14 +1,21 @@
 """The OCPP references are compositions of blocks: each version gets exactly the messages, actions
 and settings of the blocks that serve it, and a composition that does not fit is refused."""
 
+import inspect
+from pathlib import Path
+
 import pytest
 
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference import ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16, references_for
-from harness.reference.base import StationBase
+from harness.ocpp.schemas import schema
+from harness.reference.base import CsmsBase, StationBase
+from harness.reference.blocks import local_list
 from harness.reference.common import V2X, V16, Block
 from harness.reference.compose import CSMS_BLOCKS, STATION_BLOCKS, blocks_for
+from harness.reference.ocpi.handler import Identity, Peer
+from harness.reference.ocpi.peer import OcpiPeer, PeerIdentity
 from harness.settings import reference_profile
 
 PROFILE = reference_profile()
@@ -18,53 +25,59 @@ def _messages(cls: type) -> set[str]:
     return {name.removeprefix("on_") for name in dir(cls) if name.startswith("on_")}
 
 
-@pytest.mark.parametrize("reference, messages, actions, settings", [
-    (ReferenceStation,
-     {"RequestStartTransaction", "RequestStopTransaction", "Reset", "DataTransfer", "SetChargingProfile",
-      "GetCompositeSchedule", "ClearChargingProfile", "GetChargingProfiles", "ClearCache", "SetVariables",
-      "GetVariables", "GetLocalListVersion", "SendLocalList", "NotifyWebPaymentStarted"},
-     {"present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button", "plug_in_hlc",
-      "set_external_limit", "release_external_limit", "ev_charging_needs", "plug_in_pnc", "card_payment",
-      "cancel_payment", "fail_settlement", "raise_payment", "enter_vat_number"},
-     {"local_authorization", "tx_updated_interval", "stop_tx_on_invalid_id", "tx_stop_point", "max_energy_on_invalid_id",
-      "offline_tx_for_unknown_id", "local_list_version", "reconnects"}),
-    (ReferenceStation16,
-     {"RemoteStartTransaction", "RemoteStopTransaction", "Reset", "GetConfiguration", "ChangeConfiguration",
-      "DataTransfer", "SetChargingProfile", "GetCompositeSchedule", "ClearChargingProfile", "ChangeAvailability",
-      "UnlockConnector", "ClearCache", "GetLocalListVersion", "SendLocalList", "ReserveNow", "CancelReservation",
-      "TriggerMessage", "UpdateFirmware", "GetDiagnostics"},
-     {"present_id_tag", "start_locally_authorized", "plug_in", "unplug", "data_transfer", "fault_connector",
-      "clear_fault", "break_local_list_storage", "repair_local_list_storage"},
-     {"reconnects", "availability_refused", "unlock_result", "reservations_refused", "trigger_answer"}),
-    (ReferenceCsms,
-     {"BootNotification", "Heartbeat", "StatusNotification", "NotifyEvent", "Authorize", "TransactionEvent",
-      "MeterValues", "DataTransfer", "ReportChargingProfiles", "NotifyChargingLimit", "ClearedChargingLimit",
-      "NotifyEVChargingNeeds", "NotifyEVChargingSchedule", "NotifySettlement", "VatNumberValidation"},
-     {"request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
-      "data_transfer", "set_charging_profile",
-      "get_composite_schedule", "get_charging_profiles", "clear_charging_profile", "clear_cache",
-      "get_local_list_version", "send_local_list", "ad_hoc_payment", "scan_qr_code"},
-     {"heartbeat_interval", "token_status", "id_token_info_extra", "charging_priority", "direct_payment_tariff"}),
-    (ReferenceCsms16,
-     {"BootNotification", "Heartbeat", "StatusNotification", "Authorize", "StartTransaction", "MeterValues",
-      "StopTransaction", "DataTransfer", "DiagnosticsStatusNotification", "FirmwareStatusNotification"},
-     {"set_registration", "rotate_authorization_key", "remote_start_transaction", "remote_stop_transaction",
-      "get_configuration", "change_configuration", "reset", "data_transfer", "change_availability",
-      "unlock_connector", "clear_cache", "get_local_list_version", "send_local_list", "reserve_now",
-      "cancel_reservation", "trigger_message", "set_charging_profile", "get_composite_schedule",
-      "clear_charging_profile", "update_firmware", "get_diagnostics"},
-     {"heartbeat_interval", "registration", "retry_interval", "rotate_on_boot", "start_refused",
-      "given_id_tag_info"}),
-], ids=["station-2x", "station-16", "csms-2x", "csms-16"])
-def test_a_reference_has_the_messages_actions_and_settings_of_its_blocks(reference, messages, actions, settings):
+def _own(base: type, prefix: str) -> set[str]:
+    """What a side's base (``StationBase``, ``CsmsBase``) itself defines with ``prefix``, beneath every block."""
+    return {name.removeprefix(prefix) for name in dir(base) if name.startswith(prefix) and name != "undo_at_sut"}
+
+
+REFERENCES = [ReferenceStation, ReferenceStation16, ReferenceCsms, ReferenceCsms16]
+
+
+@pytest.mark.parametrize("reference", REFERENCES, ids=lambda r: r.__name__)
+def test_a_reference_has_the_messages_actions_undoings_and_settings_of_its_blocks(reference):
+    """Derived from the blocks' declarations, not listed by hand: a block added to the registry (or a message,
+    an action, an undoing, a setting added to a block) is in every reference whose version it serves."""
     station = issubclass(reference, StationBase)
+    base = StationBase if station else CsmsBase
     blocks = blocks_for(STATION_BLOCKS if station else CSMS_BLOCKS, reference.versions)
-    assert [b for b in reference.__mro__ if b in blocks] == list(blocks)
-    assert _messages(reference) == messages
-    assert {a for b in blocks for a in b.actions()} == actions
-    assert reference.configurable == frozenset(settings)
+    assert blocks and [b for b in reference.__mro__ if b in blocks] == list(blocks)
+    assert _messages(reference) == set().union(*(b.messages() for b in blocks)) | _own(base, "on_")
+    actions = set().union(*(b.actions() for b in blocks)) | _own(base, "act_")
+    assert {a for a in dir(reference) if a.startswith("act_")} == {f"act_{a}" for a in actions}
+    assert _own(reference, "undo_") == set().union(*(b.undoes() for b in blocks))
+    assert reference.configurable == frozenset().union(*(b.configurable for b in blocks), base.configurable)
     side = reference(PROFILE, min(reference.versions)) if station else reference(PROFILE, sorted(reference.versions))
     assert side.supported_actions() == actions
+
+
+@pytest.mark.parametrize("reference", REFERENCES, ids=lambda r: r.__name__)
+def test_every_message_answered_and_call_undone_is_a_message_of_a_version_served(reference):
+    """A handler (``on_<Action>``) or an undoing (``undo_<Action>``) that names no message of the versions it
+    serves (2.1 adds some to 2.0.1) is a typo the composition would not notice."""
+    def known(version, action):
+        try:
+            return bool(schema(version, action, "request"))
+        except (FileNotFoundError, KeyError):
+            return False
+    for action in _messages(reference) | _own(reference, "undo_"):
+        assert any(known(v, action) for v in reference.versions), f"{reference.__name__}: {action} is no message"
+
+
+def test_the_ocpi_peer_is_what_its_module_handlers_take():
+    """The OCPI module handlers know the peer only through ``handler.Peer`` (the import circle opened): the
+    peer has every member the Protocol declares."""
+    for protocol, implementation in ((Peer, OcpiPeer), (Identity, PeerIdentity)):
+        members = {name for name in vars(protocol) if not name.startswith("_")} | set(protocol.__annotations__)
+        made = Path(inspect.getfile(implementation)).read_text(encoding="utf-8")   # what __init__ sets
+        missing = {m for m in members if not hasattr(implementation, m) and f"self.{m} =" not in made
+                   and m not in getattr(implementation, "__dataclass_fields__", {})}
+        assert not missing, f"{implementation.__name__} lacks {sorted(missing)} of {protocol.__name__}"
+
+
+def test_a_block_registered_after_one_it_precedes_is_refused():
+    late = tuple(b for b in STATION_BLOCKS if b.__name__ != "LocalListStation2x") + (local_list.LocalListStation2x,)
+    with pytest.raises(HarnessError, match="LocalListStation2x must come before AuthorizationStation2x"):
+        blocks_for(late, V2X)
 
 
 def test_every_version_has_its_references():

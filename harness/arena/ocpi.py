@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
-from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
+from harness.arena.base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.cistring import id_key
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
@@ -30,7 +30,8 @@ from harness.ocpi.versions import CREDENTIALS, VersionDetails, negotiate, read_d
 from harness.pki import VALID, harness_pki
 from harness.profile import Profile
 from harness.reference.ocpi import (
-    CPO as CPO_ROLE, EMSP as EMSP_ROLE, VERSION, OcpiPeer, build_peer, harness_identity, secret_token, sut_identity)
+    VERSION, OcpiPeer, build_peer, harness_identity, secret_token, sut_identity)
+from harness.roles import OCPI_ROLES, Role
 from harness.rules import Rule
 from harness.transport.http import HttpClient, HttpExchange, HttpServer, InProcessNetwork, Served
 from harness.transport.tls import TlsEnd
@@ -38,10 +39,7 @@ from harness.verdict import require
 from harness.variance import Variance
 from harness.wire import WireLog
 
-CPO, EMSP = "cpo", "emsp"
-OCPI_ROLES = (CPO, EMSP)
 PROTOCOL = "ocpi2.2.1"
-_PEER_ROLE = {CPO: CPO_ROLE, EMSP: EMSP_ROLE}
 _UNSET = object()
 
 # (versions URL, token A) of the profile that a registration in this run used up: a SUT discards
@@ -111,6 +109,10 @@ class OcpiArena(Arena):
         return self.options.sut_url is None
 
     @property
+    def sut_reference(self) -> type:
+        return OcpiPeer
+
+    @property
     def sockets(self) -> bool:
         return self.options.sockets or self.options.https or not self.embedded
 
@@ -138,12 +140,12 @@ class OcpiArena(Arena):
         channel = f"ocpi-{self.sut_role}"
         trust, self._served_tls = self._tls()
         self.harness = build_peer(
-            harness_identity(self.profile, _PEER_ROLE[self.harness_role]), self.profile, from_profile=False,
+            harness_identity(self.profile, Role(self.harness_role).party), self.profile, from_profile=False,
             http=HttpClient(transport=network, wirelog=self.wirelog, channel=channel, timeout=self.timeouts.call,
                             tls=trust),
             wirelog=self.wirelog, channel=channel)
         if self.embedded:
-            self.standin = build_peer(sut_identity(self.profile, _PEER_ROLE[self.sut_role]), self.profile,
+            self.standin = build_peer(sut_identity(self.profile, Role(self.sut_role).party), self.profile,
                                       from_profile=True, cls=self.options.embedded_cls or OcpiPeer,
                                       http=HttpClient(transport=network, timeout=self.timeouts.call, tls=trust))
             if self.options.variance is not None:

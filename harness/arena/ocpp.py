@@ -6,9 +6,9 @@ A use case is written once against the arena and played from either side:
 initiator, and otherwise asks the actuator to make the SUT send it and waits for it on
 the wire; either way it returns the same ``Exchange`` (request and answer) to verify.
 
-What a test creates at the SUT is undone when it ends (``Arena.undo``): a charging profile, a
-configuration value, a 2.x device-model variable or a local list the harness set at a station under test, a cable
-plugged in, a 1.6 idTag left waiting for a cable, and every
+What a test creates at the SUT is undone when it ends (``Arena.undo``): what the harness's CALLs changed at
+a station under test and what the actuator did at the SUT, as the blocks that send those CALLs or offer
+those actions declare (``undo_<Action>``, ``undone_by``), a 1.6 idTag left waiting for a cable, and every
 transaction still running — the station under test's are stopped remotely (noted as they start, on
 whichever connection: one an outage or a reboot closed counts the same), the harness's own
 station ends its own, so that a CSMS under test keeps none open.
@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from harness import clock
 from harness.actuators import Actuator, InProcessActuator
-from harness.arena_base import CLEANUP_TIMEOUT, Arena, Trigger
+from harness.arena.base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.errors import ConfigError, HarnessError, Refused, clip
 from harness.pki import VALID, HarnessPki, harness_pki
 from harness.ocpp.versions import OcppVersion
@@ -33,14 +33,13 @@ from harness.profile import Profile
 from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
 from harness.transport.tls import TLS12, TlsEnd, spoken
-from harness.transport.ws import CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
+from harness.transport.ws import CallErrorReply, CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
+from harness.roles import CS, CSMS, OCPP_ROLES
 from harness.rules import Rule, RuleTable, must
 from harness.verdict import violated
 from harness.variance import Variance
 from harness.wire import WireLog
 
-CSMS, CS = "csms", "cs"
-OCPP_ROLES = (CSMS, CS)
 # The Reset that restarts a station at once: 1.6 ResetType Hard, 2.x ResetEnumType Immediate.
 RESET_TYPE = {OcppVersion.V16: "Hard", OcppVersion.V201: "Immediate", OcppVersion.V21: "Immediate"}
 # The CALL that stops a transaction at a station, by version
@@ -50,8 +49,6 @@ REMOTE_STOP = {OcppVersion.V16: "RemoteStopTransaction", OcppVersion.V201: "Requ
 # the actuator actions that plug a cable in at a station
 PLUGS_IN = ("plug_in", "plug_in_hlc", "plug_in_pnc")
 QUEUE_PATIENCE = 20   # call timeouts a harness's own CALL may wait behind its earlier ones (see _behind_our_calls)
-# the answers after which what the harness set at a station under test is to be undone
-UNDONE_WHEN = ("Accepted", "RebootRequired", "Scheduled")
 
 class Restart(RuleTable, namespace="restart"):
     """What the arena relies on when it restarts a station under test that did not boot on connecting."""
@@ -236,7 +233,7 @@ class OcppArena(Arena, TlsVerbs):
         self.version = OcppVersion.parse(target.protocol)
         self.harness: CsmsBase | StationBase | None = None
         self.standin: CsmsBase | StationBase | None = None
-        self.link: OcppConnection | None = None
+        self.links: list[OcppConnection] = []   # every connection that was the link in this test, in turn
         self.sut_url: str | None = options.sut_url
         self.started = Started()          # a station under test's transactions, whatever connection they began on
         self._plugged: set[int] = set()   # the 1.6 connectors the test plugged a cable in at the SUT
@@ -249,9 +246,28 @@ class OcppArena(Arena, TlsVerbs):
         return self.options.embedded
 
     @property
+    def link(self) -> OcppConnection | None:
+        """The connection between the SUT and the harness's side the test plays on now."""
+        return self.links[-1] if self.links else None
+
+    @link.setter
+    def link(self, connection: OcppConnection | None) -> None:
+        if connection is not None and connection is not self.link:
+            self.links.append(connection)
+
+    def link_number(self) -> int:
+        """Which link the test plays on now (0: the first; a reconnection takes the next number), for
+        ``sent(on=...)``: what was sent on a link the test has since left."""
+        return len(self.links) - 1
+
+    @property
     def references(self) -> tuple[type, type]:
         """The reference (CSMS, station) classes that speak the arena's version."""
         return references_for(self.version)
+
+    @property
+    def sut_reference(self) -> type:
+        return self.references[OCPP_ROLES.index(self.sut_role)]
 
     # ------------------------------------------------------------------ setting up
     def _varied(self, standin):
@@ -443,63 +459,15 @@ class OcppArena(Arena, TlsVerbs):
             action, sender=initiator, after=start, rule=rule, timeout=timeout,
             why=f"after the actuator action {trigger[0]}"))
 
-    async def call_sut(self, action: str, payload: dict[str, Any]) -> Exchange:
-        """A CALL of the harness on the link, answered. What it changes at a station under test (a charging
-        profile, a configuration value) is undone when the test ends."""
-        undo = await self._undo_of(action, payload) if self.is_sut(CS) else None
-        exchange = await self.link.call_exchange(action, payload)
-        if undo is not None and exchange.error is None and exchange.result.get("status") in UNDONE_WHEN:
-            self.undo(*undo)
+    async def call_sut(self, action: str, payload: dict[str, Any], *, validate: bool | None = None) -> Exchange:
+        """A CALL of the harness on the link, answered (``validate=False``: sent as is, a payload the schema
+        refuses on purpose). What it changes at a station under test is undone when the test ends, as the
+        harness's block that sends ``action`` declares (``undo_<Action>``)."""
+        undo = await self.harness.undo_at_sut(action, payload, self.link) if self.is_sut(CS) else None
+        exchange = await self.link.call_exchange(action, payload, validate=validate)
+        if undo is not None and exchange.error is None and undo.took(exchange.result):
+            self.undo(undo.what, lambda: undo.step(self.link))
         return exchange
-
-    async def _undo_of(self, action: str, payload: dict[str, Any]):
-        """(what, step) that puts back what ``action`` is about to change at the station under test."""
-        if action == "SetChargingProfile":
-            if self.version is OcppVersion.V16:
-                clear = {"id": payload["csChargingProfiles"]["chargingProfileId"]}
-            else:
-                clear = {"chargingProfileId": payload["chargingProfile"]["id"]}
-            return f"clear the charging profile {clear}", lambda: self.link.call_exchange("ClearChargingProfile", clear)
-        if action == "SendLocalList":
-            return "clear the local list the test installed", self._clear_local_list
-        if action == "ChangeConfiguration":
-            key = payload["key"]
-            try:
-                known = (await self.link.call("GetConfiguration", {"key": [key]})).get("configurationKey", [])
-            except CallFailed:
-                known = []
-            old = known[0].get("value") if known and not known[0].get("readonly") else None
-            if old is None or old == payload["value"]:
-                return None
-            return f"restore {key}={old}", lambda: self.link.call_exchange("ChangeConfiguration",
-                                                                            {"key": key, "value": old})
-        return await self._undo_of16(action, payload) if self.version is OcppVersion.V16 else None
-
-    async def _undo_of16(self, action: str, payload: dict[str, Any]):
-        """A 1.6 connector made Inoperative is made Operative again, a reservation cancelled; the local list,
-        whose entries 1.6 cannot read back, is emptied at the version it had."""
-        if action == "ChangeAvailability" and payload["type"] == "Inoperative":
-            operative = {"connectorId": payload["connectorId"], "type": "Operative"}
-            return f"make connector {payload['connectorId']} operative", \
-                lambda: self.link.call_exchange("ChangeAvailability", operative)
-        if action == "ReserveNow":
-            cancel = {"reservationId": payload["reservationId"]}
-            return f"cancel the reservation {cancel}", lambda: self.link.call_exchange("CancelReservation", cancel)
-        if action == "SendLocalList":
-            try:
-                version = (await self.link.call("GetLocalListVersion", {}))["listVersion"]
-            except CallFailed:
-                return None
-            emptied = {"listVersion": max(version, 0), "updateType": "Full", "localAuthorizationList": []}
-            return f"empty the local list at version {version}", \
-                lambda: self.link.call_exchange("SendLocalList", emptied)
-        return None
-
-    async def _clear_local_list(self) -> None:
-        """A Full update without entries, at the next version, empties the station's local list (OCPP 2.0.1
-        D01.FR.04): the list it had before the test cannot be read back, so it is not restored."""
-        version = (await self.link.call("GetLocalListVersion", {}))["versionNumber"]
-        await self.link.call_exchange("SendLocalList", {"versionNumber": version + 1, "updateType": "Full"})
 
     async def _end_transactions(self) -> None:
         """No transaction the test started stays open at the SUT: the harness's own station ends its own
@@ -647,6 +615,41 @@ class OcppArena(Arena, TlsVerbs):
         """A point in the link's history, for ``expect(after=...)``."""
         return len(self.link.history)
 
+    # ---- reading the link: what was sent, and bounded waits that blame no one
+    # A test reads back what it already awaited (``sent``), or waits for a CALL whose absence it judges itself
+    # (``next_call``: None after ``within`` seconds). Neither follows a station onto a new connection.
+    def mark_after(self, exchange: Exchange) -> int:
+        """The mark just after ``exchange`` on the link: what came after it."""
+        return self.link.history.index(exchange) + 1
+
+    def _sent_by(self, sender: str, action: str | None, where) -> Any:
+        incoming = self.is_sut(sender)
+        return lambda e: e.incoming == incoming and (action is None or e.action == action) and \
+            (where is None or where(e.request))
+
+    def sent(self, action: str | None = None, *, sender: str, after: int = 0, where=None,
+             on: int | None = None) -> list[Exchange]:
+        """The CALLs ``sender`` put on the link from ``after`` on (only ``action``'s, and those whose payload
+        ``where`` accepts, when given), oldest first; on the link numbered ``on`` (``link_number``) when given."""
+        link = self.link if on is None else self.links[on]
+        return [e for e in link.history[after:] if self._sent_by(sender, action, where)(e)]
+
+    async def next_call(self, action: str | None = None, *, sender: str, within: float, after: int = 0,
+                        answered: bool = True, where=None) -> Exchange | None:
+        """The first CALL ``sender`` puts on the link from ``after`` on (``action``'s only, when given), answered
+        unless ``answered=False``; None after ``within`` seconds: the test judges its absence."""
+        return await self.link.wait_for(self._sent_by(sender, action, where), within, start=after, answered=answered)
+
+    async def send_raw(self, text: str, *, reply_id: str | None = None, timeout: float | None = None):
+        """Any text sent as is on the link (a deliberately malformed frame): the reply frame to ``reply_id``,
+        or None (none within ``timeout``, or the link closed)."""
+        return await self.link.send_raw(text, reply_id=reply_id, timeout=timeout)
+
+    async def link_closed(self, within: float) -> bool:
+        """Whether the link closes within ``within`` seconds (a peer that must hang up)."""
+        return await self.link.wait_closed(within)
+
+
     # ---- verbs for the harness's side (1.6 and shared)
     # What a test needs of the harness's own side beyond act() and configure(): its station connected
     # and booted by hand, an outage, its queue, and what it saw of the station's connections. Each
@@ -691,29 +694,20 @@ class OcppArena(Arena, TlsVerbs):
             self.harness.variables[(component, variable)] = value
             return "Accepted"
 
-        def setting(attribute: str) -> dict[str, Any]:
-            return {"setVariableData": [{"component": {"name": component}, "variable": {"name": variable},
-                                         "attributeValue": attribute}]}
-
-        try:
-            read = await self.link.call("GetVariables", {"getVariableData": [
-                {"component": {"name": component}, "variable": {"name": variable}}]})
-            old = read["getVariableResult"][0].get("attributeValue")
-        except CallFailed:
-            old = None
-        answer = await self.link.call_exchange("SetVariables", setting(value))
+        answer = await self.call_sut("SetVariables", {"setVariableData": [
+            {"component": {"name": component}, "variable": {"name": variable}, "attributeValue": value}]})
         if answer.error is not None:
             raise CallFailed(answer.call, answer.error)
         status = answer.result["setVariableResult"][0]["attributeStatus"]
-        if status in ("Accepted", "RebootRequired") and old is not None and old != value:
-            self.undo(f"restore {component}.{variable}={old}", lambda: self.link.call_exchange("SetVariables",
-                                                                                              setting(old)))
         return status
 
     def connections(self) -> int:
         """How many connections the station has opened so far (the harness's station, or the station
         under test as the harness's CSMS accepted them): the mark ``reconnected`` counts from."""
-        return len(self.harness.links) if self.is_sut(CSMS) else len(self.harness.server.connections)
+        return len(self._station_links())
+
+    def _station_links(self) -> list[OcppConnection]:
+        return self.harness.links if self.is_sut(CSMS) else self.harness.server.connections
 
     async def reconnected(self, after: int, timeout: float | None = None) -> OcppConnection | None:
         """A connection the station opened after its first ``after`` (see ``connections``): it becomes
@@ -791,12 +785,14 @@ class OcppArena(Arena, TlsVerbs):
         if self.sut_role == CS:
             self.harness.server.hold.add(action)
 
-    async def answer_held(self, exchange: Exchange, payload: dict[str, Any] | None = None) -> None:
-        """Answer a held CALL on the link: with ``payload``, else as the harness's side would have answered it."""
-        if payload is None:
+    async def answer_held(self, exchange: Exchange, payload: dict[str, Any] | None = None, *,
+                          error: CallErrorReply | None = None) -> None:
+        """Answer a held CALL on the link: with ``payload`` or the CALLERROR ``error``, else as the harness's
+        side would have answered it."""
+        if payload is None and error is None:
             await self.link.release(exchange)
         else:
-            self.link.answer(exchange, payload)
+            self.link.answer(exchange, payload, error=error)
 
 
 def _ends(exchange: Exchange):

@@ -2,7 +2,7 @@
 harness, making either side act, one dialogue started by either side, the verdict on a SUT that
 stays silent or sends what it must not, and closing both sides.
 
-A protocol's arena (``arena.OcppArena``, ``ocpi_arena.OcpiArena``) subclasses ``Arena``, names its
+A protocol's arena (``harness.arena.ocpp.OcppArena``, ``harness.arena.ocpi.OcpiArena``) subclasses ``Arena``, names its
 two ``roles``, builds ``harness`` (its reference playing the other role) and, in the embedded run,
 ``standin`` (a reference playing the SUT, driven by the in-process actuator), and defines
 ``mark()``: a point in what the harness has seen, from which a wait for the SUT starts.
@@ -30,19 +30,6 @@ from harness.wire import WireLog
 T = TypeVar("T")
 Trigger = tuple[str, dict[str, Any]]   # (actuator action, its body)
 CLEANUP_TIMEOUT = 5.0   # seconds for one undo step at the end of a test
-# actuator actions whose effect at the SUT outlives the test, and the action (with its body, from the
-# action's body) that undoes it
-UNDONE_BY: dict[str, Callable[[dict[str, Any]], Trigger]] = {
-    "plug_in": lambda body: ("unplug", body),
-    "plug_in_hlc": lambda body: ("unplug", body),
-    "plug_in_pnc": lambda body: ("unplug", {"evse_id": body.get("evse_id", 1)}),
-    "set_registration": lambda body: ("set_registration", {"status": "Accepted"}),
-    "set_external_limit": lambda body: ("release_external_limit", {"evse_id": body["evse_id"],
-                                                                   "source": body["source"]}),
-    "fault_connector": lambda body: ("clear_fault", body),
-    "break_local_list_storage": lambda body: ("repair_local_list_storage", body),
-    "card_payment": lambda body: ("cancel_payment", {"evse_id": body.get("evse_id", 1)}),
-}
 
 
 class Arena:
@@ -76,6 +63,11 @@ class Arena:
         """A point in what the harness has seen, for the waits that start after it."""
         raise NotImplementedError
 
+    @property
+    def sut_reference(self) -> type:
+        """The reference class of the role the SUT plays: it declares how its actuator actions are undone."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ acting
     async def act(self, role: str, action: str, **body: Any) -> Any:
         """Something happens at ``role``'s end that the protocol cannot cause (a card presented, an
@@ -92,10 +84,16 @@ class Arena:
                                 f"[actuator] in the profile")
         result = await self.actuator.perform(action, body)
         self._undone(f"{action} {body}")
-        undo_action, undo_body = UNDONE_BY[action](body) if action in UNDONE_BY else (action, body)
+        undo_action, undo_body = self.sut_reference.undoing(action, body)
         if (undo_action, undo_body) != (action, body):   # set_registration Accepted is its own undoing
             self.undo(f"{undo_action} {undo_body}", lambda: self.act(role, undo_action, **undo_body))
         return result
+
+    async def elapse(self, seconds: float) -> None:
+        """Scenario time passes with nothing asked of either side: a test that needs a duration itself (an
+        interval to wait out, samples to accrue, an expiry to reach) says so here. The run's clock: virtual in
+        the embedded run, costing no wall time; real against a SUT."""
+        await asyncio.sleep(seconds)
 
     # ------------------------------------------------------------------ shared prerequisites
     @contextlib.asynccontextmanager
