@@ -419,4 +419,4 @@ async def test_the_preflight_names_what_the_sut_answered_in_one_line(pytester, a
                                          "--sut-profile", profile, timeout=RUN_LIMIT)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     shown = _one_line(result)
-    assert shown.startswith(f"ERROR: the ") and f" at {url} " in shown and line in shown, shown
+    assert shown.startswith("ERROR: the ") and f" at {url} " in shown and line in shown, shown
