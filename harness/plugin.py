@@ -557,7 +557,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         context = item.stash.get(CONTEXT, None)
         item.stash[VERDICT] = report.CaseResult(
             nodeid=item.nodeid, usecase=usecase, certification=_certification(item),
-            role=target.role if target else None, protocol=target.protocol if target else None,
+            role=str(target.role) if target else None, protocol=target.protocol if target else None,   # plain text: xdist sends it
             rules=[r.id for r in _rules(item)], verdict=verdict, reason=reason,
             findings=[str(f) for f in context.findings] if context else [],
             block=info.get("block"), title=report.title_of(getattr(item, "obj", None)))
