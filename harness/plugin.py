@@ -555,9 +555,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         usecase, info = _usecase(item)
         target = _target(item)
         context = item.stash.get(CONTEXT, None)
-        item.stash[VERDICT] = report.CaseResult(
+        item.stash[VERDICT] = report.CaseResult(   # plain values only: xdist sends it to the controller
             nodeid=item.nodeid, usecase=usecase, certification=_certification(item),
-            role=str(target.role) if target else None, protocol=target.protocol if target else None,   # plain text: xdist sends it
+            role=str(target.role) if target else None, protocol=target.protocol if target else None,
             rules=[r.id for r in _rules(item)], verdict=verdict, reason=reason,
             findings=[str(f) for f in context.findings] if context else [],
             block=info.get("block"), title=report.title_of(getattr(item, "obj", None)))
