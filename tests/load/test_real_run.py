@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+pytest.importorskip("hdrh", reason="the load mode's dependencies are the [load] extra: pip install -e \".[test,load]\"")
+
 from harness.load import report
 from harness.load.csms import roster_csms
 from harness.load.fleet import Fleet, LoadSettings

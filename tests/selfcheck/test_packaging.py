@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 REPO = Path(__file__).resolve().parents[2]
 # one use case per protocol: OCPP 2.x (both versions), OCPP 1.6, OCPI (schemas validate every body)
@@ -34,6 +35,31 @@ def test_every_harness_package_is_declared():
     declared = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     present = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "harness").rglob("__init__.py")}
     assert present - declared == set(), "add these packages to [tool.setuptools] packages in pyproject.toml"
+
+
+# what only ``python -m harness.load`` needs: Locust (and its gevent), matplotlib (and its numpy), the
+# histograms, the process meter; installing them took README command 1 from 14 s to 80 s
+LOAD_ONLY = {"locust", "gevent", "matplotlib", "numpy", "hdrhistogram", "psutil"}
+
+
+def _installs(requirements: list[str], extras: dict[str, list[str]]) -> set[str]:
+    """The distributions ``requirements`` name, the project's own extras among them expanded."""
+    names = set()
+    for requirement in map(Requirement, requirements):
+        if requirement.name == "evse-conformance":
+            for extra in requirement.extras:
+                names |= _installs(extras[extra], extras)
+        else:
+            names.add(requirement.name.lower())
+    return names
+
+
+def test_the_load_mode_s_dependencies_come_only_with_the_load_extra():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert _installs(project["dependencies"] + extras["test"], extras) & LOAD_ONLY == set(), \
+        "the load mode's dependencies belong in the [load] extra alone, not in the dependencies or [test]"
+    assert {"locust", "matplotlib"} <= _installs(extras["load"], extras)
 
 
 def test_wheel_contains_the_plugin_profile_templates_schemas_and_suites(wheel):
