@@ -41,6 +41,7 @@ WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
 VARIANCE = pytest.StashKey[Variance]()   # the test's stand-in's legal variance (--variance)
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
+SUMMARY = pytest.StashKey[report.Summary]()
 # Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
 # "target" is the parametrization, already shown as the test's parameter).
 PLUMBING_FIXTURES = ("sut_settings", "profile", "wirelog", "target", "pytestconfig", "event_loop_policy")
@@ -96,6 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
            "url": settings.sut_url, "identity": settings.profile.identity}
     summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted(),
                              variance=settings.variance)
+    config.stash[SUMMARY] = summary
     config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
                                   "evse-conformance-reports")
 
@@ -190,6 +192,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "every use-case test declares the rules it judges; add @checks(<Table>.<rule>, ...) from "
             "harness.suite (or marks=checks(...) on a pytest.param) to: " + ", ".join(undeclared[:10])
             + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
+    keys = {item: {k for k in (_usecase(item)[0], _certification(item)) if k} for item in items}
+    if _refuse_unknown_usecases(config, settings.usecases, keys):   # an xdist worker: its controller refuses
+        config.hook.pytest_deselected(items=list(items))
+        items.clear()
+        return
     selected, deselected = [], []
     for item in items:
         usecase, info = _usecase(item)
@@ -197,12 +204,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(usecase)
             for mark in _allure_labels(item, usecase, info):
                 item.add_marker(mark)
-        keys = {k for k in (usecase, _certification(item)) if k}
-        if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys for p in settings.usecases):
+        if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys[item] for p in settings.usecases):
+            item.stash[report.DESELECTED_BECAUSE] = f"not selected by --usecase {','.join(settings.usecases)}"
             deselected.append(item)
             continue
-        if settings.embedded and _not_applicable(item, settings.profile, variant_only=True):
-            deselected.append(item)   # played by the self-check that gives the embedded run a profile variant
+        variant_need = settings.embedded and _not_applicable(item, settings.profile, variant_only=True)
+        if variant_need:   # played by the self-check that gives the embedded run a profile variant
+            item.stash[report.DESELECTED_BECAUSE] = (
+                f"left out of the embedded run, whose built-in profile cannot give what they need "
+                f"({variant_need}); --sut-profile with a profile that gives it plays them")
+            deselected.append(item)
             continue
         for marker in item.iter_markers("requires"):
             if not settings.profile.feature(marker.args[0]):
@@ -212,6 +223,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def _refuse_unknown_usecases(config: pytest.Config, patterns: tuple[str, ...], keys: dict) -> bool:
+    """A ``--usecase`` pattern that matches no collected use case or certification id is a mistake (a typo
+    would otherwise run nothing, silently): the run is refused naming the use cases there are, and the
+    reports say that this run judged nothing (not the previous run's verdicts left as if current)."""
+    known = set().union(*keys.values()) if keys else set()
+    unknown = [p for p in patterns if not any(fnmatch.fnmatchcase(k, p) for k in known)]
+    if not unknown:
+        return False
+    usecases = sorted({_usecase(item)[0] for item in keys if _usecase(item)[0]})
+    problem = (f"--usecase {','.join(unknown)} matches no use case or certification id of the collected suites; "
+               + (f"the use cases are {', '.join(usecases)} (globs such as 'C0*' select several)" if usecases
+                  else "no use-case test was collected: give the suites' path, or --pyargs harness.suites"))
+    config.stash[SUMMARY].refused = problem
+    if hasattr(config, "workerinput"):   # a worker's usage error is an xdist INTERNALERROR
+        config.workeroutput[report.REFUSED] = problem
+        return True
+    raise pytest.UsageError(problem)
 
 
 def _allure_labels(item: pytest.Item, usecase: str, info: dict) -> list[pytest.MarkDecorator]:

@@ -20,6 +20,7 @@ import os
 import platform
 import re
 import signal
+import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -45,6 +46,8 @@ VERDICTS = ("failed", "broken", "passed", "skipped")   # worst first: a use case
 VERDICT_WORDS = {"passed": "passed", "failed": "failed", "broken": "broken", "skipped": "not applicable"}
 ROLE_WORDS = {"csms": "CSMS", "cs": "charging station", "cpo": "OCPI CPO platform", "emsp": "OCPI eMSP platform"}
 FINDING_LABEL = "finding"
+REFUSED = "evse_conformance_refused"   # an xdist worker's refusal of the run, in its workeroutput
+DESELECTED_BECAUSE = pytest.StashKey[str]()   # why the plugin deselected a test (pytest's -k, -m say nothing)
 
 
 @dataclass
@@ -286,6 +289,10 @@ class UseCaseRollup:
     findings: list[str]
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _counts(results: Iterable[CaseResult]) -> dict[str, int]:
     counts = {"passed": 0, "failed": 0, "broken": 0, "skipped": 0}
     for result in results:
@@ -315,6 +322,8 @@ class Summary:
         self.paths: tuple[Path, ...] = ()
         self.signal: str | None = None    # the signal that stopped the run (SIGINT, SIGTERM), if one did
         self.running: list[str] = []      # the tests that were running when it stopped
+        self.deselected: Counter[str] = Counter()   # use-case tests left out of the run, by why
+        self.refused: str | None = None   # why the run was refused before any test (a selection that selects nothing)
 
     def add(self, result: CaseResult) -> None:
         result.reason = REDACTOR.redact(result.reason)
@@ -323,6 +332,9 @@ class Summary:
 
     def counts(self) -> dict[str, int]:
         return _counts(self.results)
+
+    def findings(self) -> int:
+        return sum(len(result.findings) for result in self.results)
 
     def rollup(self) -> list[UseCaseRollup]:
         by_usecase: dict[str, list[CaseResult]] = {}
@@ -349,6 +361,9 @@ class Summary:
             "running_when_interrupted": self.running if interrupted else [],
             "not_run": not_run,
             "counts": self.counts(),
+            "findings": self.findings(),
+            "deselected": dict(self.deselected),
+            "refused": self.refused,
             **({"variance": self.variance_taken()} if self.variance is not None else {}),
             "usecases": [asdict(r) for r in self.rollup()],
             # by use case and test, whichever order the tests (or the xdist workers) finished in
@@ -385,6 +400,7 @@ class RunReports:
 
     def __init__(self, config: pytest.Config, summary: Summary, *, hidden_fixtures: Iterable[str]):
         self.summary = summary
+        self.config = config
         self.writer = not hasattr(config, "workerinput")
         xmlpath = config.getoption("xmlpath", None)
         self.junit = Path(os.path.abspath(os.path.expanduser(xmlpath))) if xmlpath else None
@@ -429,6 +445,27 @@ class RunReports:
                 if indirect is not True:
                     self.tidy.hidden |= {name.strip() for name in names} - set(indirect or ())
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        """An xdist worker refused the run (its collection found the mistake): the controller says so."""
+        refused = getattr(node, "workeroutput", {}).get(REFUSED)
+        if refused:
+            self.summary.refused = refused
+
+    def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
+        """Why each use-case test was left out, for the terminal's last lines and the reports: the plugin's
+        reason (``DESELECTED_BECAUSE``), else pytest's own selection options."""
+        for item in items:
+            if item.get_closest_marker("usecase") is not None:
+                self.summary.deselected[item.stash.get(DESELECTED_BECAUSE, None) or self._pytest_selection]+= 1
+
+    @property
+    def _pytest_selection(self) -> str:
+        given = [f"{flag} {value!r}" for flag, value in (("-k", self.config.option.keyword),
+                                                         ("-m", self.config.option.markexpr)) if value]
+        given += [f"--deselect {' '.join(self.config.option.deselect or ())}"] if self.config.option.deselect else []
+        return "not selected by " + (", ".join(given) or "pytest's selection options")
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":
             return
@@ -459,17 +496,33 @@ class RunReports:
                 interrupted=interrupted, not_run=not_run) if interrupted else None)
         if self.allure is not None:
             write_allure_extras(self.allure, self.summary)
-        if self.summary.results or interrupted:
+        judged_or_selected = self.summary.results or self.summary.deselected or self.summary.refused
+        if (judged_or_selected or interrupted) and not self.config.option.collectonly:
+            # also when nothing ran: the previous run's report must not stay in place as if it were this one's
             self.summary.write(interrupted=interrupted, not_run=not_run)
+            self._tell(self.config.pluginmanager.get_plugin("terminalreporter"))
+        if self.summary.refused and session.exitstatus != pytest.ExitCode.USAGE_ERROR:   # refused by xdist workers
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            print(f"ERROR: {self.summary.refused}", file=sys.stderr)
 
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        if not self.summary.paths:
+    def _tell(self, terminal) -> None:
+        """The terminal's last lines: the verdicts, why tests were left out, where the reports are."""
+        if terminal is None:
             return
-        counts = self.summary.counts()
-        terminalreporter.write_sep("-", "conformance summary")
-        terminalreporter.write_line(
-            f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
-            f"{counts['skipped']} not applicable — " + ", ".join(str(path) for path in self.summary.paths))
+        counts, summary = self.summary.counts(), self.summary
+        terminal.write_sep("=", "conformance", bold=True)
+        if summary.refused:
+            terminal.write_line("no test ran: the run was refused (the error below says why and what to fix)", red=True)
+        worst = "red" if counts["failed"] or counts["broken"] else "green"
+        terminal.write_line(f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
+                            f"{counts['skipped']} not applicable, {_count(summary.findings(), 'finding')}",
+                            **{worst: True, "bold": True})
+        for why, count in summary.deselected.items():
+            terminal.write_line(f"{count} deselected: {why}")
+        reports = [str(path) for path in summary.paths]
+        reports += [f"JUnit {self.junit}"] if self.junit is not None else []
+        reports += [f"Allure results {self.allure}/"] if self.allure is not None else []
+        terminal.write_line("reports: " + ", ".join(reports))
 
     def pytest_unconfigure(self) -> None:
         allure_commons.plugin_manager.unregister(self.tidy)

@@ -244,6 +244,41 @@ def test_a_run_stopped_at_the_first_failure_says_so_with_the_count_not_run(pytes
     assert "This run was interrupted" in (pytester.path / "out" / "conformance.html").read_text()
 
 
+# ---------------------------------------------------------------------------- the terminal's last lines
+def test_the_terminal_s_last_lines_give_the_verdicts_why_tests_were_deselected_and_the_reports(pytester):
+    uc = make_suite(pytester, "TRM")
+    result = pytester.runpytest("--reports-dir", "out", "--junitxml", "junit.xml", "--alluredir", "allure",
+                                "-k", "not broken")
+    assert result.stdout.lines[-4:] == [
+        result.stdout.lines[-4],   # the rule that heads them
+        "2 passed, 2 failed, 0 broken, 2 not applicable, 1 finding",
+        "1 deselected: not selected by -k 'not broken'",
+        f"reports: out/conformance.json, out/conformance.md, out/conformance.html, "
+        f"JUnit {pytester.path / 'junit.xml'}, Allure results allure/"]
+    assert "conformance" in result.stdout.lines[-4]
+    assert summary_of(pytester)["deselected"] == {"not selected by -k 'not broken'": 1}
+    assert uc
+
+
+@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_usecase_that_selects_nothing_is_refused_and_the_previous_report_does_not_stay(pytester, parallel):
+    """``--usecase NOPE`` names the use cases there are; the reports now say this run judged nothing, with
+    why (before, the previous run's verdicts stayed in place as if they were this run's)."""
+    uc = make_suite(pytester, "NOP" + ("X" if parallel else "S"))
+    pytester.runpytest("--reports-dir", "out")
+    assert summary_of(pytester)["results"]
+    args = ["--reports-dir", "out", "--usecase", f"{uc},NOPE*", *parallel]
+    result = suite_runner.run(pytester.path, args, RUN_LIMIT) if parallel else pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --usecase NOPE* matches no use case or certification id of the collected "
+                                 f"suites; the use cases are {uc}, {uc}R (globs such as 'C0*' select several)"])
+    result.stdout.fnmatch_lines(["no test ran: the run was refused*", "reports: *conformance.json*"])
+    summary = summary_of(pytester)
+    assert summary["results"] == [] and "NOPE* matches no use case" in summary["refused"]
+    for page in ("conformance.md", "conformance.html"):
+        assert "NOPE* matches no use case" in (pytester.path / "out" / page).read_text(), page
+
+
 # ---------------------------------------------------------------------------- Allure
 def allure_results(pytester, directory="allure") -> dict[str, dict]:
     results = [json.loads(p.read_text()) for p in (pytester.path / directory).glob("*-result.json")]
