@@ -59,6 +59,9 @@ def test_missing_token_field_is_refused(pytester):
     (["--protocol", "ocpp3"], "*unknown OCPP version 'ocpp3'*"),
     (["--sut", "cs", "--sut-profile", "{profile}", "--protocol", "ocpp2.0.1", "--listen", "nowhere"],
      "*--listen 'nowhere' is not HOST:PORT*"),
+    (["--sut", "cs", "--sut-profile", "builtin:reference", "--protocol", "ocpp1.6"],
+     "*--sut-profile builtin:reference is the embedded run's profile: it opts in to the tests that wait a real "
+     "day*against the standalone references give builtin:standalone*"),
 ])
 def test_bad_options_are_refused_before_any_test_with_the_fix(pytester, args, message):
     profile = _write_profile(pytester, PROFILE_OK)
