@@ -151,14 +151,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         targets = [Target(r, p) for r in roles for p in protocols]
         metafunc.parametrize("target", targets, ids=[t.id for t in targets])
         return
-    target = Target(settings.sut, settings.protocol)
-    reason = None
-    if settings.sut not in roles:
-        reason = f"not applicable: this use case has no side for a SUT playing {settings.sut}"
-    elif settings.protocol not in protocols:
-        reason = f"not applicable: this use case is not part of {settings.protocol}"
-    marks = [pytest.mark.skip(reason=reason)] if reason else []
-    metafunc.parametrize("target", [pytest.param(target, marks=marks, id=target.id)])
+    target = Target(settings.sut, settings.protocol)   # a test of another role or protocol is deselected
+    metafunc.parametrize("target", [target], ids=[target.id])
 
 
 def _usecase(item: pytest.Item) -> tuple[str | None, dict]:
@@ -204,6 +198,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(usecase)
             for mark in _allure_labels(item, usecase, info):
                 item.add_marker(mark)
+        elsewhere = not settings.embedded and _of_another_run(item, settings)
+        if elsewhere:   # a test of 1.6 or OCPI in a 2.0.1 run is not this SUT's, not "not applicable" to it
+            item.stash[report.DESELECTED_BECAUSE] = elsewhere
+            deselected.append(item)
+            continue
         if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys[item] for p in settings.usecases):
             item.stash[report.DESELECTED_BECAUSE] = f"not selected by --usecase {','.join(settings.usecases)}"
             deselected.append(item)
@@ -223,6 +222,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def _of_another_run(item: pytest.Item, settings: Settings) -> str | None:
+    """Why a test is not played against this SUT at all: its use case has no side for the SUT's role, or
+    is not part of the run's protocol."""
+    if _target(item) is None:
+        return None
+    if settings.sut not in _marker_args(item, "sut_roles"):
+        return f"their use cases have no side for a SUT playing {settings.sut}"
+    if settings.protocol not in _marker_args(item, "protocols"):
+        return f"their use cases are not part of {settings.protocol}, this run's protocol"
+    return None
 
 
 def _refuse_unknown_usecases(config: pytest.Config, patterns: tuple[str, ...], keys: dict) -> bool:

@@ -138,7 +138,7 @@ def show_findings(findings: Iterable[str]) -> None:
 
 CATEGORIES = [   # Allure's categories.json: the first that matches a test is its category
     {"name": "Passed with findings (a SHOULD the SUT did not meet)", "matchedStatuses": ["passed"],
-     "messageRegex": r"Passed with \d+ findings?"},
+     "messageRegex": r"Passed with \d+ findings?:[\s\S]*"},
     {"name": "Failed: the SUT broke a MUST rule", "matchedStatuses": ["failed"]},
     {"name": "Broken: the harness could not judge", "matchedStatuses": ["broken"]},
     {"name": "Not applicable to this SUT", "matchedStatuses": ["skipped"]},
@@ -146,6 +146,12 @@ CATEGORIES = [   # Allure's categories.json: the first that matches a test is it
 
 
 _CLASS_PATH = re.compile(r"^(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*: ")   # "harness.verdict.ConformanceFailure: "
+
+
+def _internal_parameter(name: str) -> bool:
+    """A parameter of the plumbing, not of the test: pytest-asyncio's loop factory (``_asyncio_loop_factory``,
+    shown with a function's address) and the target, which the test's name, its epic and its role label say."""
+    return name.startswith("_") or name == "target"
 
 
 class AllureTidy:
@@ -180,11 +186,12 @@ class AllureTidy:
     def report_result(self, result) -> None:
         if result.statusDetails and result.statusDetails.message:   # allure-pytest writes exconly(): no class path
             result.statusDetails.message = _CLASS_PATH.sub("", result.statusDetails.message)
+        result.parameters = [p for p in result.parameters if not _internal_parameter(p.name)]
         findings = [label.value for label in result.labels if label.name == FINDING_LABEL]
         if findings and result.status == Status.PASSED and not result.statusDetails:
-            plural = "s" if len(findings) > 1 else ""
-            result.statusDetails = StatusDetails(message=f"Passed with {len(findings)} finding{plural}",
-                                                 trace="\n".join(findings))
+            # in the message, which Allure shows as it is (a trace waits behind "Show more")
+            result.statusDetails = StatusDetails(message=f"Passed with {_count(len(findings), 'finding')}:\n"
+                                                         + "\n".join(findings))
             result.labels.append(Label(name="tag", value="with findings"))
 
 

@@ -294,7 +294,7 @@ def test_allure_shows_findings_on_a_passed_test_with_its_category(pytester):
     pytester.runpytest("--alluredir", "allure", "--reports-dir", "out")
     result = allure_results(pytester)["test_passes_with_a_finding"]
     assert result["status"] == "passed"
-    assert result["statusDetails"] == {"message": "Passed with 1 finding", "trace": finding(uc)}
+    assert result["statusDetails"] == {"message": f"Passed with 1 finding:\n{finding(uc)}"}   # no "Show more"
     assert ("finding", finding(uc)) in labels_of(result) and ("tag", "with findings") in labels_of(result)
     categories = json.loads((pytester.path / "allure" / "categories.json").read_text())
     category = next(c for c in categories if "passed" in c["matchedStatuses"])
@@ -316,18 +316,34 @@ def test_allure_environment_names_the_sut_the_harness_and_the_redacted_profile(p
     assert "acme-password-000001" not in text
 
 
-@pytest.mark.parametrize("skipped_by", ["feature", "role"])
-def test_a_test_that_does_not_apply_keeps_its_place_in_the_allure_tree(pytester, sut_port, skipped_by):
-    """Skipped at collection (an undeclared feature, a role the use case has no side for), before any
-    fixture runs: the labels still put it under its protocol, block and use case."""
-    uc = make_suite(pytester, "ALN" + skipped_by[0].upper(), roles=("csms",) if skipped_by == "feature" else ("cs",))
+def test_a_test_that_does_not_apply_keeps_its_place_in_the_allure_tree(pytester, sut_port):
+    """Skipped at collection (an undeclared feature), before any fixture runs: the labels still put it under
+    its protocol, block and use case."""
+    uc = make_suite(pytester, "ALNF")
     pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester, sut_port))
-    name, story, feature = ("test_reservation", uc + "R", "Reservation") if skipped_by == "feature" else \
-        ("test_passes", uc, "Demo block")
-    result = allure_results(pytester)[name]
+    result = allure_results(pytester)["test_reservation"]
     assert result["status"] == "skipped"
-    assert {("epic", "OCPP 2.0.1"), ("feature", feature), ("story", story), ("sut_role", "csms")} <= \
+    assert {("epic", "OCPP 2.0.1"), ("feature", "Reservation"), ("story", uc + "R"), ("sut_role", "csms")} <= \
         set(labels_of(result))
+
+
+def test_a_real_run_plays_only_its_protocol_and_role_and_says_why_the_rest_is_left_out(pytester, sut_port):
+    """A 2.0.1 CSMS's run: a use case of 1.6, and one with no side for a CSMS, are deselected with why (before,
+    each was "not applicable" for a reason about the profile, labelled with the run's protocol: a 1.6 test
+    under "OCPP 2.0.1"); what is played carries its own protocol, and no plumbing among its parameters."""
+    make_suite(pytester, "EPC")
+    pytester.makepyfile(test_other=SUITE.format(uc="EPO", roles=("csms",), protocols=("ocpp1.6",)),
+                        test_station=SUITE.format(uc="EPS", roles=("cs",), protocols=("ocpp2.0.1",)))
+    result = pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester, sut_port))
+    result.stdout.fnmatch_lines(["6 deselected: their use cases are not part of ocpp2.0.1, this run's protocol",
+                                 "6 deselected: their use cases have no side for a SUT playing csms"])
+    results = [json.loads(p.read_text()) for p in (pytester.path / "allure").glob("*-result.json")]
+    assert len(results) == 7 and {dict(labels_of(r))["story"] for r in results} == {"EPC", "EPCR"}
+    assert {dict(labels_of(r))["epic"] for r in results} == {"OCPP 2.0.1"}
+    assert [p for r in results for p in r.get("parameters", [])] == []   # no _asyncio_loop_factory, no Target(...)
+    summary = summary_of(pytester)
+    assert {r["usecase"] for r in summary["results"]} == {"EPC", "EPCR"}
+    assert {r["protocol"] for r in summary["results"]} == {"ocpp2.0.1"}
 
 
 def test_allure_shows_no_plumbing_fixture_or_internal_finaliser_as_a_step(pytester):
