@@ -533,7 +533,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             role=target.role if target else None, protocol=target.protocol if target else None,
             rules=[r.id for r in _rules(item)], verdict=verdict, reason=reason,
             findings=[str(f) for f in context.findings] if context else [],
-            block=info.get("block"), title=report.title_of(getattr(item, "obj", None)))
+            block=info.get("block"), title=report.title_of(getattr(item, "obj", None)),
+            usecase_title=report.usecase_title(getattr(getattr(item, "module", None), "__doc__", None)))
     result = item.stash[VERDICT]
     context = item.stash.get(CONTEXT, None)
     if context is not None:

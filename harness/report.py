@@ -63,7 +63,8 @@ class CaseResult:
     findings: list[str] = field(default_factory=list)
     duration: float = 0.0
     block: str | None = None
-    title: str = ""                   # what the test checks: its docstring's first line
+    title: str = ""                   # what the test checks: its docstring's first sentence
+    usecase_title: str = ""           # what the use case is: its suite file's docstring's first clause
     freedoms: dict[str, int] = field(default_factory=dict)   # legal variance the stand-in took (harness.variance)
 
     def junit_properties(self) -> list[tuple[str, str]]:
@@ -74,11 +75,23 @@ class CaseResult:
 
 
 def title_of(function: Any) -> str:
-    """A test's title for a reader: the first line of its docstring, else its name in words."""
+    """A test's title for a reader: the first sentence of its docstring, else its name in words."""
     doc = inspect.getdoc(function) if function is not None else None
-    if doc:
-        return doc.splitlines()[0].strip()
+    if doc:   # its first sentence, which may end on the docstring's second line or go on after the first
+        paragraph = " ".join(doc.split("\n\n")[0].split())
+        return re.split(r"(?<=\.) (?=[A-Z])", paragraph, maxsplit=1)[0]
     return getattr(function, "__name__", "").removeprefix("test_").replace("_", " ")
+
+
+def usecase_title(docstring: str | None) -> str:
+    """A use case's title for a reader: its suite file's docstring, after the id, to the end of its first
+    clause ("C01 — EV driver authorization using RFID (and the order ...)." → "EV driver authorization using RFID")."""
+    if not docstring:
+        return ""
+    first = " ".join(inspect.cleandoc(docstring).split("\n\n")[0].split())
+    _, dash, rest = first.partition(" — ")
+    title = re.split(r"[.:;] | \(|\.$", rest if dash else first, maxsplit=1)[0].strip(" ,")
+    return title[:1].upper() + title[1:]
 
 
 def plain_reason(error: BaseException) -> str:
@@ -288,6 +301,7 @@ def _without_phase(message: str) -> str:
 class UseCaseRollup:
     """One use case as a customer reads it: its worst verdict, its tests, the rules they checked."""
     usecase: str
+    title: str
     block: str | None
     verdict: str
     tests: int
@@ -315,6 +329,20 @@ _TEMPLATES.filters["protocol"] = lambda protocol: protocol[:4].upper() + " " + p
 _TEMPLATES.filters["verdict"] = lambda verdict: VERDICT_WORDS.get(verdict, verdict)
 _TEMPLATES.filters["cell"] = lambda text: "; ".join(  # a Markdown table cell: one line, no pipes
     " ".join(line.split()) for line in str(text).splitlines() if line.strip()).replace("|", "/")
+
+
+def _first_screen(document: dict[str, Any]) -> dict[str, Any]:
+    """What the reader of a report must see first: the tests to fix (failed, then broken), the findings of
+    passed tests, and the use cases worst first (a passed one with findings before a clean one)."""
+    results, rank = document["results"], {verdict: n for n, verdict in enumerate(VERDICTS)}
+    return {
+        "to_fix": [r for verdict in ("failed", "broken") for r in results if r["verdict"] == verdict],
+        "passed_with_findings": [r for r in results if r["verdict"] == "passed" and r["findings"]],
+        "usecases_worst_first": sorted(document["usecases"], key=lambda u: (
+            rank[u["verdict"]] + (0.5 if u["verdict"] == "passed" and not u["findings"] else 0), u["usecase"])),
+        "results_by_usecase": {u["usecase"]: [r for r in results if (r["usecase"] or "(no use case)") == u["usecase"]]
+                               for u in document["usecases"]},
+    }
 
 
 class Summary:
@@ -352,8 +380,8 @@ class Summary:
             counts = _counts(results)
             rules = sorted({rule for r in results for rule in r.rules})
             findings = sorted({f for r in results for f in r.findings})
-            rollups.append(UseCaseRollup(usecase, results[0].block, next(v for v in VERDICTS if counts[v]),
-                                         len(results), counts, rules, findings))
+            rollups.append(UseCaseRollup(usecase, results[0].usecase_title, results[0].block,
+                                         next(v for v in VERDICTS if counts[v]), len(results), counts, rules, findings))
         return rollups
 
     def document(self, *, interrupted: bool, not_run: int) -> dict[str, Any]:
@@ -388,7 +416,7 @@ class Summary:
         """conformance.json, .md and .html; every text passes the redactor on its way out."""
         self.directory.mkdir(parents=True, exist_ok=True)
         document = self.document(interrupted=interrupted, not_run=not_run)
-        context = {**document, "profile_rows": flatten(self.profile)}
+        context = {**document, "profile_rows": flatten(self.profile), **_first_screen(document)}
         outputs = {"conformance.json": json.dumps(document, indent=2, ensure_ascii=False),
                    "conformance.md": _TEMPLATES.get_template("conformance.md.j2").render(context),
                    "conformance.html": _TEMPLATES.get_template("conformance.html.j2").render(context)}

@@ -14,6 +14,7 @@ import suite_runner
 from reference_variant import reference_variant
 
 from harness import __version__
+from harness.report import CaseResult, Summary
 
 RUN_LIMIT = 300.0   # seconds for a session of its own, however it goes
 PROFILE = """
@@ -31,7 +32,8 @@ valid = { id = "A1", type = "ISO14443", status = "Accepted" }
 # Every verdict once per target: passed, passed with a finding, failed in the body, failed on what a
 # connection saw in the background (checked after the body, outside the test's code), broken, and
 # not applicable in the body; a second use case is not applicable at collection (an undeclared feature).
-SUITE = '''
+SUITE = '''"""{uc} — a demo use case: every verdict once."""
+
 from types import SimpleNamespace
 
 from harness.errors import HarnessError, NotApplicable, PeerViolation
@@ -392,7 +394,7 @@ def test_the_html_report_rolls_up_per_use_case_before_the_tests_and_stands_alone
     page.feed(html)
     text = "".join(page.text)
     assert text.index("Use cases") < text.index("Tests") < text.index("Profile")
-    assert re.search(rf"{uc}\s*Demo block\s*failed\s*6\s*2\s*2\s*1\s*1\s*2\s*1", text), text
+    assert re.search(rf"{uc}\s*A demo use case\s*Demo block\s*failed\s*6\s*2\s*2\s*1\s*1\s*2\s*1", text), text
     assert re.search(rf"{uc}R\s*Reservation\s*not applicable\s*1\s*0\s*0\s*0\s*1\s*1\s*0", text)
     for fact in ("Acme CSMS", "Acme Charging", "4.2.0", sut_url(sut_port), "CSMS", "OCPP 2.0.1",
                  f"evse-conformance {__version__}", "expected: 'Blocked'", finding(uc), "The token gets its status.",
@@ -405,17 +407,84 @@ def test_the_html_report_rolls_up_per_use_case_before_the_tests_and_stands_alone
     assert "url(" not in html and "@import" not in html
 
 
+class Folded(HTMLParser):
+    """The text a reader sees before opening anything (outside closed <details>, but for their <summary>),
+    each piece with the heading (<h2>) it stands under."""
+    def __init__(self):
+        super().__init__()
+        self.closed, self.in_summary, self.in_heading, self.section, self.seen = 0, False, False, "", []
+
+    def handle_starttag(self, tag, attrs):
+        self.closed += tag == "details" and (self.closed > 0 or "open" not in dict(attrs))
+        self.in_summary |= tag == "summary"
+        self.in_heading |= tag == "h2"
+
+    def handle_endtag(self, tag):
+        self.closed -= tag == "details" and self.closed > 0
+        self.in_summary &= tag != "summary"
+        self.in_heading &= tag != "h2"
+
+    def handle_data(self, data):
+        if self.in_heading:
+            self.section = data.strip()
+        elif data.strip() and (not self.closed or self.in_summary):
+            self.seen.append((self.section, data.strip()))
+
+
+def failing_run(directory, tests=500, usecases=40) -> Summary:
+    """A run as a vendor's first one looks: 500 tests of 40 use cases, 10 failed with a reason of several lines,
+    2 broken, 5 passed with a finding, 20 not applicable."""
+    sut = {"name": "Acme CSMS", "vendor": None, "version": None, "role": "csms", "protocol": "ocpp2.0.1", "url": None,
+           "identity": "ACME-1"}
+    summary = Summary(directory, sut=sut, profile={})
+    for n in range(tests):
+        uc = f"UC{n % usecases:02d}"
+        verdict = "failed" if n % 50 == 7 else "broken" if n in (13, 213) else "skipped" if n % 25 == 3 else "passed"
+        summary.add(CaseResult(
+            nodeid=f"suites/test_{uc}.py::test_{n}[csms-ocpp2.0.1]", usecase=uc, certification=None, role="csms",
+            protocol="ocpp2.0.1", rules=[f"{uc}.rule"], verdict=verdict, title=f"test number {n}",
+            usecase_title=f"title of {uc}", findings=[f"[{uc}.should] finding {n}"] if n % 100 == 11 else [],
+            reason=f"[{uc}.rule] status is wrong\n  expected: 'Blocked'\n  actual:   'Accepted'" if verdict in (
+                "failed", "broken") else "not applicable: no such feature" if verdict == "skipped" else ""))
+    return summary
+
+
+def test_the_html_report_s_first_screen_says_what_to_fix_and_folds_the_rest(tmp_path):
+    """Before, 501 tests made a page 77,762 px tall, the failures among 501 rows sorted by id and use cases
+    without titles: now the failed and broken tests come first with their reasons, then the findings, the use
+    cases worst first with their titles; every test is folded under its use case."""
+    summary = failing_run(tmp_path)
+    summary.write(interrupted=False)
+    page = Folded()
+    page.feed((tmp_path / "conformance.html").read_text())
+    sections = list(dict.fromkeys(section for section, _ in page.seen))
+    assert sections[:5] == ["", "To fix", "Findings", "Use cases", "Profile (secrets masked)"], sections
+    to_fix = [text for section, text in page.seen if section == "To fix" and text.startswith("title of")]
+    by_usecase = sorted(summary.results, key=lambda r: (r.usecase, r.nodeid))
+    assert to_fix == [f"{r.usecase_title}: {r.title}" for verdict in ("failed", "broken") for r in by_usecase
+                      if r.verdict == verdict], "the tests to fix, failed then broken, with their use case's title"
+    shown = [text for _, text in page.seen]
+    assert len([text for section, text in page.seen if section == "Findings" and "] finding" in text]) == 5
+    rows = [text for section, text in page.seen if section == "Use cases" and text.startswith("UC")]
+    titles = [text for section, text in page.seen if section == "Use cases" and text.startswith("title of UC")]
+    assert len(rows) == len(titles) == 40, "every use case once, with its title"
+    assert rows[:5] == ["UC07", "UC17", "UC27", "UC37", "UC13"], "the use cases with failed, then broken tests first"
+    passed = {r.title for r in summary.results if r.verdict == "passed" and not r.findings}
+    assert not [text for text in shown if text.rpartition(": ")[2] in passed], "a passed test shows before anything is opened"
+
+
 def test_the_markdown_and_json_summaries_carry_the_same_rollup(pytester):
     uc = make_suite(pytester, "MDJ")
     pytester.runpytest("--reports-dir", "out")
     summary = summary_of(pytester)
     rollup = {u["usecase"]: u for u in summary["usecases"]}
     assert rollup[uc] | {"findings": None} == {
-        "usecase": uc, "block": "Demo block", "verdict": "failed", "tests": 6, "findings": None,
+        "usecase": uc, "title": "A demo use case", "block": "Demo block", "verdict": "failed", "tests": 6,
+        "findings": None,
         "counts": {"passed": 2, "failed": 2, "broken": 1, "skipped": 1},
         "rules": [f"{uc}.status", f"{uc}.unknown"]}
     assert rollup[uc]["findings"] == [finding(uc)]
     markdown = (pytester.path / "out" / "conformance.md").read_text()
     assert markdown.index("## Use cases") < markdown.index("## Tests")
-    assert f"| {uc} | Demo block | failed | 6 | 2 | 2 | 1 | 1 | 2 | 1 |" in markdown
-    assert f"| {uc}R | Reservation | not applicable | 1 | 0 | 0 | 0 | 1 | 1 | 0 |" in markdown
+    assert f"| {uc} | A demo use case | Demo block | failed | 6 | 2 | 2 | 1 | 1 | 2 | 1 |" in markdown
+    assert f"| {uc}R |  | Reservation | not applicable | 1 | 0 | 0 | 0 | 1 | 1 | 0 |" in markdown
