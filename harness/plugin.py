@@ -188,6 +188,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
     keys = {item: {k for k in (_usecase(item)[0], _certification(item)) if k} for item in items}
     if _refuse_unknown_usecases(config, settings.usecases, keys):   # an xdist worker: its controller refuses
+        for item in items:
+            item.stash[report.DESELECTED_BECAUSE] = "the run was refused"
         config.hook.pytest_deselected(items=list(items))
         items.clear()
         return

@@ -47,6 +47,7 @@ VERDICT_WORDS = {"passed": "passed", "failed": "failed", "broken": "broken", "sk
 ROLE_WORDS = {"csms": "CSMS", "cs": "charging station", "cpo": "OCPI CPO platform", "emsp": "OCPI eMSP platform"}
 FINDING_LABEL = "finding"
 REFUSED = "evse_conformance_refused"   # an xdist worker's refusal of the run, in its workeroutput
+DESELECTED = "evse_conformance_deselected"   # and why it deselected tests (every worker collects them all)
 DESELECTED_BECAUSE = pytest.StashKey[str]()   # why the plugin deselected a test (pytest's -k, -m say nothing)
 
 
@@ -482,17 +483,21 @@ class RunReports:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
-        """An xdist worker refused the run (its collection found the mistake): the controller says so."""
-        refused = getattr(node, "workeroutput", {}).get(REFUSED)
-        if refused:
-            self.summary.refused = refused
+        """What an xdist worker's collection found, which the controller, collecting nothing, says: a refusal
+        of the run, the tests deselected and why (the same in every worker: the first one's)."""
+        output = getattr(node, "workeroutput", {})
+        self.summary.refused = self.summary.refused or output.get(REFUSED)
+        if not self.summary.deselected:
+            self.summary.deselected.update(output.get(DESELECTED, {}))
 
     def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
         """Why each use-case test was left out, for the terminal's last lines and the reports: the plugin's
         reason (``DESELECTED_BECAUSE``), else pytest's own selection options."""
         for item in items:
             if item.get_closest_marker("usecase") is not None:
-                self.summary.deselected[item.stash.get(DESELECTED_BECAUSE, None) or self._pytest_selection]+= 1
+                self.summary.deselected[item.stash.get(DESELECTED_BECAUSE, None) or self._pytest_selection] += 1
+        if not self.writer:
+            self.config.workeroutput[DESELECTED] = dict(self.summary.deselected)
 
     @property
     def _pytest_selection(self) -> str:

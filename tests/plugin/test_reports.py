@@ -247,10 +247,13 @@ def test_a_run_stopped_at_the_first_failure_says_so_with_the_count_not_run(pytes
 
 
 # ---------------------------------------------------------------------------- the terminal's last lines
-def test_the_terminal_s_last_lines_give_the_verdicts_why_tests_were_deselected_and_the_reports(pytester):
-    uc = make_suite(pytester, "TRM")
-    result = pytester.runpytest("--reports-dir", "out", "--junitxml", "junit.xml", "--alluredir", "allure",
-                                "-k", "not broken")
+@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_the_terminal_s_last_lines_give_the_verdicts_why_tests_were_deselected_and_the_reports(pytester, parallel):
+    """The serial run in this process, the parallel one in a session of its own (its controller collects
+    nothing: the workers tell it why they deselected tests)."""
+    make_suite(pytester, "TRM" + ("X" if parallel else "S"))
+    args = ["--reports-dir", "out", "--junitxml", "junit.xml", "--alluredir", "allure", "-k", "not broken", *parallel]
+    result = suite_runner.run(pytester.path, args, RUN_LIMIT) if parallel else pytester.runpytest(*args)
     assert result.stdout.lines[-4:] == [
         result.stdout.lines[-4],   # the rule that heads them
         "2 passed, 2 failed, 0 broken, 2 not applicable, 1 finding",
@@ -259,7 +262,6 @@ def test_the_terminal_s_last_lines_give_the_verdicts_why_tests_were_deselected_a
         f"JUnit {pytester.path / 'junit.xml'}, Allure results allure/"]
     assert "conformance" in result.stdout.lines[-4]
     assert summary_of(pytester)["deselected"] == {"not selected by -k 'not broken'": 1}
-    assert uc
 
 
 @pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
