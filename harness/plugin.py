@@ -43,7 +43,7 @@ VARIANCE = pytest.StashKey[Variance]()   # the test's stand-in's legal variance 
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
 SUMMARY = pytest.StashKey[report.Summary]()
 # Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
-# "target" is the parametrization, already shown as the test's parameter).
+# "target" is the parametrization, which the test's name and its labels say).
 PLUMBING_FIXTURES = ("sut_settings", "profile", "wirelog", "target", "pytestconfig", "event_loop_policy")
 
 MARKERS = {

@@ -9,7 +9,7 @@
   its setup included).
 - **The conformance summary** written at the end of every run, interrupted or not:
   ``conformance.json``, ``conformance.md`` and a self-contained ``conformance.html`` to hand to a
-  customer, per use case first, then per test.
+  customer: what to fix first, then the use cases, each folding its tests.
 """
 
 from __future__ import annotations
