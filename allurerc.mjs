@@ -7,7 +7,7 @@ export default {
   output: "./reports/allure-report",
   categories: [
     { name: "Passed with findings (a SHOULD the SUT did not meet)", matchedStatuses: ["passed"],
-      messageRegex: "Passed with \\d+ findings?" },
+      messageRegex: "Passed with \\d+ findings?:[\\s\\S]*" },
     { name: "Failed: the SUT broke a MUST rule", matchedStatuses: ["failed"] },
     { name: "Broken: the harness could not judge", matchedStatuses: ["broken"] },
     { name: "Not applicable to this SUT", matchedStatuses: ["skipped"] },

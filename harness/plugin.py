@@ -48,8 +48,9 @@ REFUSED_IN_A_ROW = pytest.StashKey[int]()   # the SUT's connections refused sinc
 # every test left would break alike, each after waiting for a connection, so the run stops.
 REFUSALS_BEFORE_STOP = 3
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
+SUMMARY = pytest.StashKey[report.Summary]()
 # Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
-# "target" is the parametrization, already shown as the test's parameter).
+# "target" is the parametrization, which the test's name and its labels say).
 PLUMBING_FIXTURES = ("sut_settings", "profile", "wirelog", "target", "pytestconfig", "event_loop_policy")
 
 MARKERS = {
@@ -103,6 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
            "url": settings.sut_url, "identity": settings.profile.identity}
     summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted(),
                              variance=settings.variance)
+    config.stash[SUMMARY] = summary
     config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
                                   "evse-conformance-reports")
 
@@ -156,14 +158,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         targets = [Target(r, p) for r in roles for p in protocols]
         metafunc.parametrize("target", targets, ids=[t.id for t in targets])
         return
-    target = Target(settings.sut, settings.protocol)
-    reason = None
-    if settings.sut not in roles:
-        reason = f"not applicable: this use case has no side for a SUT playing {settings.sut}"
-    elif settings.protocol not in protocols:
-        reason = f"not applicable: this use case is not part of {settings.protocol}"
-    marks = [pytest.mark.skip(reason=reason)] if reason else []
-    metafunc.parametrize("target", [pytest.param(target, marks=marks, id=target.id)])
+    target = Target(settings.sut, settings.protocol)   # a test of another role or protocol is deselected
+    metafunc.parametrize("target", [target], ids=[target.id])
 
 
 def _usecase(item: pytest.Item) -> tuple[str | None, dict]:
@@ -197,6 +193,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "every use-case test declares the rules it judges; add @checks(<Table>.<rule>, ...) from "
             "harness.suite (or marks=checks(...) on a pytest.param) to: " + ", ".join(undeclared[:10])
             + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
+    keys = {item: {k for k in (_usecase(item)[0], _certification(item)) if k} for item in items}
+    if _refuse_unknown_usecases(config, settings.usecases, keys):   # an xdist worker: its controller refuses
+        for item in items:
+            item.stash[report.DESELECTED_BECAUSE] = "the run was refused"
+        config.hook.pytest_deselected(items=list(items))
+        items.clear()
+        return
     selected, deselected = [], []
     for item in items:
         usecase, info = _usecase(item)
@@ -204,12 +207,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(usecase)
             for mark in _allure_labels(item, usecase, info):
                 item.add_marker(mark)
-        keys = {k for k in (usecase, _certification(item)) if k}
-        if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys for p in settings.usecases):
+        elsewhere = not settings.embedded and _of_another_run(item, settings)
+        if elsewhere:   # a test of 1.6 or OCPI in a 2.0.1 run is not this SUT's, not "not applicable" to it
+            item.stash[report.DESELECTED_BECAUSE] = elsewhere
             deselected.append(item)
             continue
-        if settings.embedded and _not_applicable(item, settings.profile, variant_only=True):
-            deselected.append(item)   # played by the self-check that gives the embedded run a profile variant
+        if settings.usecases and not any(fnmatch.fnmatchcase(k, p) for k in keys[item] for p in settings.usecases):
+            item.stash[report.DESELECTED_BECAUSE] = f"not selected by --usecase {','.join(settings.usecases)}"
+            deselected.append(item)
+            continue
+        variant_need = settings.embedded and _not_applicable(item, settings.profile, variant_only=True)
+        if variant_need:   # played by the self-check that gives the embedded run a profile variant
+            item.stash[report.DESELECTED_BECAUSE] = (
+                f"left out of the embedded run, whose built-in profile cannot give what they need "
+                f"({variant_need}); --sut-profile with a profile that gives it plays them")
+            deselected.append(item)
             continue
         for marker in item.iter_markers("requires"):
             if not settings.profile.feature(marker.args[0]):
@@ -219,6 +231,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def _of_another_run(item: pytest.Item, settings: Settings) -> str | None:
+    """Why a test is not played against this SUT at all: its use case has no side for the SUT's role, or
+    is not part of the run's protocol."""
+    if _target(item) is None:
+        return None
+    if settings.sut not in _marker_args(item, "sut_roles"):
+        return f"their use cases have no side for a SUT playing {settings.sut}"
+    if settings.protocol not in _marker_args(item, "protocols"):
+        return f"their use cases are not part of {settings.protocol}, this run's protocol"
+    return None
+
+
+def _refuse_unknown_usecases(config: pytest.Config, patterns: tuple[str, ...], keys: dict) -> bool:
+    """A ``--usecase`` pattern that matches no collected use case or certification id is a mistake (a typo
+    would otherwise run nothing, silently): the run is refused naming the use cases there are, and the
+    reports say that this run judged nothing (not the previous run's verdicts left as if current)."""
+    known = set().union(*keys.values()) if keys else set()
+    unknown = [p for p in patterns if not any(fnmatch.fnmatchcase(k, p) for k in known)]
+    if not unknown:
+        return False
+    usecases = sorted({_usecase(item)[0] for item in keys if _usecase(item)[0]})
+    problem = (f"--usecase {','.join(unknown)} matches no use case or certification id of the collected suites; "
+               + (f"the use cases are {', '.join(usecases)} (globs such as 'C0*' select several)" if usecases
+                  else "no use-case test was collected: give the suites' path, or --pyargs harness.suites"))
+    config.stash[SUMMARY].refused = problem
+    if hasattr(config, "workerinput"):   # a worker's usage error is an xdist INTERNALERROR
+        config.workeroutput[report.REFUSED] = problem
+        return True
+    raise pytest.UsageError(problem)
 
 
 def _allure_labels(item: pytest.Item, usecase: str, info: dict) -> list[pytest.MarkDecorator]:
@@ -560,7 +603,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             role=str(target.role) if target else None, protocol=target.protocol if target else None,
             rules=[r.id for r in _rules(item)], verdict=verdict, reason=reason,
             findings=[str(f) for f in context.findings] if context else [],
-            block=info.get("block"), title=report.title_of(getattr(item, "obj", None)))
+            block=info.get("block"), title=report.title_of(getattr(item, "obj", None)),
+            usecase_title=report.usecase_title(getattr(getattr(item, "module", None), "__doc__", None)))
     result = item.stash[VERDICT]
     context = item.stash.get(CONTEXT, None)
     if context is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -432,18 +433,52 @@ def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
     return Profile(source, data, tokens, evses, Timeouts(**data.get("timeouts", {})))
 
 
-def read(path: str | Path) -> dict[str, Any]:
-    """The profile file as data, not yet checked."""
-    path = Path(path)
+BUILTIN = "builtin:"   # --sut-profile builtin:NAME names a profile shipped in harness/profiles/NAME.toml
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.name.removesuffix(".toml") for p in (resources.files("harness") / "profiles").iterdir()
+                  if p.name.endswith(".toml"))
+
+
+def _text(path: str | Path) -> str:
+    name = str(path).removeprefix(BUILTIN)
+    if str(path).startswith(BUILTIN):
+        if name not in builtin_names():
+            raise ConfigError(f"there is no built-in profile {path}; the built-in profiles are "
+                              f"{', '.join(BUILTIN + n for n in builtin_names())}")
+        return (resources.files("harness") / "profiles" / f"{name}.toml").read_text(encoding="utf-8")
     try:
-        text = path.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"cannot read the SUT profile {path}: {error.strerror}; "
                           f"pass an existing file with --sut-profile") from None
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """The profile file, or the built-in profile ``builtin:NAME``, as data, not yet checked. A profile that
+    starts from a built-in one (``base = "builtin:NAME"``) overrides its tables key by key."""
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(_text(path))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"profile {path} is not valid TOML: {error}") from None
+    base = data.pop("base", None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or not base.startswith(BUILTIN):
+        raise ConfigError(f"profile {path}: base = {base!r} is not a built-in profile; write it like "
+                          f"base = \"builtin:reference\" (the built-in profiles are "
+                          f"{', '.join(BUILTIN + n for n in builtin_names())})")
+    return _overridden(read(base), data)
+
+
+def _overridden(base: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``own``'s values: a table key by key, anything else (a value, an array) whole."""
+    merged = dict(base)
+    for key, value in own.items():
+        both_tables = isinstance(value, dict) and isinstance(base.get(key), dict)
+        merged[key] = _overridden(base[key], value) if both_tables else value
+    return merged
 
 
 def load(path: str | Path) -> Profile:

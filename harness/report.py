@@ -9,7 +9,7 @@
   its setup included).
 - **The conformance summary** written at the end of every run, interrupted or not:
   ``conformance.json``, ``conformance.md`` and a self-contained ``conformance.html`` to hand to a
-  customer, per use case first, then per test.
+  customer: what to fix first, then the use cases, each folding its tests.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import os
 import platform
 import re
 import signal
+import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -45,6 +46,9 @@ VERDICTS = ("failed", "broken", "passed", "skipped")   # worst first: a use case
 VERDICT_WORDS = {"passed": "passed", "failed": "failed", "broken": "broken", "skipped": "not applicable"}
 ROLE_WORDS = {"csms": "CSMS", "cs": "charging station", "cpo": "OCPI CPO platform", "emsp": "OCPI eMSP platform"}
 FINDING_LABEL = "finding"
+REFUSED = "evse_conformance_refused"   # an xdist worker's refusal of the run, in its workeroutput
+DESELECTED = "evse_conformance_deselected"   # and why it deselected tests (every worker collects them all)
+DESELECTED_BECAUSE = pytest.StashKey[str]()   # why the plugin deselected a test (pytest's -k, -m say nothing)
 
 
 @dataclass
@@ -60,7 +64,8 @@ class CaseResult:
     findings: list[str] = field(default_factory=list)
     duration: float = 0.0
     block: str | None = None
-    title: str = ""                   # what the test checks: its docstring's first line
+    title: str = ""                   # what the test checks: its docstring's first sentence
+    usecase_title: str = ""           # what the use case is: its suite file's docstring's first clause
     freedoms: dict[str, int] = field(default_factory=dict)   # legal variance the stand-in took (harness.variance)
 
     def junit_properties(self) -> list[tuple[str, str]]:
@@ -71,11 +76,23 @@ class CaseResult:
 
 
 def title_of(function: Any) -> str:
-    """A test's title for a reader: the first line of its docstring, else its name in words."""
+    """A test's title for a reader: the first sentence of its docstring, else its name in words."""
     doc = inspect.getdoc(function) if function is not None else None
-    if doc:
-        return doc.splitlines()[0].strip()
+    if doc:   # its first sentence, which may end on the docstring's second line or go on after the first
+        paragraph = " ".join(doc.split("\n\n")[0].split())
+        return re.split(r"(?<=\.) (?=[A-Z])", paragraph, maxsplit=1)[0]
     return getattr(function, "__name__", "").removeprefix("test_").replace("_", " ")
+
+
+def usecase_title(docstring: str | None) -> str:
+    """A use case's title for a reader: its suite file's docstring, after the id, to the end of its first
+    clause ("C01 — EV driver authorization using RFID (and the order ...)." → "EV driver authorization using RFID")."""
+    if not docstring:
+        return ""
+    first = " ".join(inspect.cleandoc(docstring).split("\n\n")[0].split())
+    _, dash, rest = first.partition(" — ")
+    title = re.split(r"[.:;] | \(|\.$", rest if dash else first, maxsplit=1)[0].strip(" ,")
+    return title[:1].upper() + title[1:]
 
 
 def plain_reason(error: BaseException) -> str:
@@ -135,7 +152,7 @@ def show_findings(findings: Iterable[str]) -> None:
 
 CATEGORIES = [   # Allure's categories.json: the first that matches a test is its category
     {"name": "Passed with findings (a SHOULD the SUT did not meet)", "matchedStatuses": ["passed"],
-     "messageRegex": r"Passed with \d+ findings?"},
+     "messageRegex": r"Passed with \d+ findings?:[\s\S]*"},
     {"name": "Failed: the SUT broke a MUST rule", "matchedStatuses": ["failed"]},
     {"name": "Broken: the harness could not judge", "matchedStatuses": ["broken"]},
     {"name": "Not applicable to this SUT", "matchedStatuses": ["skipped"]},
@@ -143,6 +160,12 @@ CATEGORIES = [   # Allure's categories.json: the first that matches a test is it
 
 
 _CLASS_PATH = re.compile(r"^(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*: ")   # "harness.verdict.ConformanceFailure: "
+
+
+def _internal_parameter(name: str) -> bool:
+    """A parameter of the plumbing, not of the test: pytest-asyncio's loop factory (``_asyncio_loop_factory``,
+    shown with a function's address) and the target, which the test's name, its epic and its role label say."""
+    return name.startswith("_") or name == "target"
 
 
 class AllureTidy:
@@ -177,11 +200,12 @@ class AllureTidy:
     def report_result(self, result) -> None:
         if result.statusDetails and result.statusDetails.message:   # allure-pytest writes exconly(): no class path
             result.statusDetails.message = _CLASS_PATH.sub("", result.statusDetails.message)
+        result.parameters = [p for p in result.parameters if not _internal_parameter(p.name)]
         findings = [label.value for label in result.labels if label.name == FINDING_LABEL]
         if findings and result.status == Status.PASSED and not result.statusDetails:
-            plural = "s" if len(findings) > 1 else ""
-            result.statusDetails = StatusDetails(message=f"Passed with {len(findings)} finding{plural}",
-                                                 trace="\n".join(findings))
+            # in the message, which Allure shows as it is (a trace waits behind "Show more")
+            result.statusDetails = StatusDetails(message=f"Passed with {_count(len(findings), 'finding')}:\n"
+                                                         + "\n".join(findings))
             result.labels.append(Label(name="tag", value="with findings"))
 
 
@@ -280,12 +304,17 @@ def _without_phase(message: str) -> str:
 class UseCaseRollup:
     """One use case as a customer reads it: its worst verdict, its tests, the rules they checked."""
     usecase: str
+    title: str
     block: str | None
     verdict: str
     tests: int
     counts: dict[str, int]
     rules: list[str]
     findings: list[str]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _counts(results: Iterable[CaseResult]) -> dict[str, int]:
@@ -305,6 +334,20 @@ _TEMPLATES.filters["cell"] = lambda text: "; ".join(  # a Markdown table cell: o
     " ".join(line.split()) for line in str(text).splitlines() if line.strip()).replace("|", "/")
 
 
+def _first_screen(document: dict[str, Any]) -> dict[str, Any]:
+    """What the reader of a report must see first: the tests to fix (failed, then broken), the findings of
+    passed tests, and the use cases worst first (a passed one with findings before a clean one)."""
+    results, rank = document["results"], {verdict: n for n, verdict in enumerate(VERDICTS)}
+    return {
+        "to_fix": [r for verdict in ("failed", "broken") for r in results if r["verdict"] == verdict],
+        "passed_with_findings": [r for r in results if r["verdict"] == "passed" and r["findings"]],
+        "usecases_worst_first": sorted(document["usecases"], key=lambda u: (
+            rank[u["verdict"]] + (0.5 if u["verdict"] == "passed" and not u["findings"] else 0), u["usecase"])),
+        "results_by_usecase": {u["usecase"]: [r for r in results if (r["usecase"] or "(no use case)") == u["usecase"]]
+                               for u in document["usecases"]},
+    }
+
+
 class Summary:
     def __init__(self, directory: Path, *, sut: dict[str, Any], profile: dict[str, Any],
                  variance: int | None = None):
@@ -317,6 +360,8 @@ class Summary:
         self.paths: tuple[Path, ...] = ()
         self.signal: str | None = None    # the signal that stopped the run (SIGINT, SIGTERM), if one did
         self.running: list[str] = []      # the tests that were running when it stopped
+        self.deselected: Counter[str] = Counter()   # use-case tests left out of the run, by why
+        self.refused: str | None = None   # why the run was refused before any test (a selection that selects nothing)
 
     def add(self, result: CaseResult) -> None:
         result.reason = REDACTOR.redact(result.reason)
@@ -325,6 +370,9 @@ class Summary:
 
     def counts(self) -> dict[str, int]:
         return _counts(self.results)
+
+    def findings(self) -> int:
+        return sum(len(result.findings) for result in self.results)
 
     def rollup(self) -> list[UseCaseRollup]:
         by_usecase: dict[str, list[CaseResult]] = {}
@@ -335,8 +383,8 @@ class Summary:
             counts = _counts(results)
             rules = sorted({rule for r in results for rule in r.rules})
             findings = sorted({f for r in results for f in r.findings})
-            rollups.append(UseCaseRollup(usecase, results[0].block, next(v for v in VERDICTS if counts[v]),
-                                         len(results), counts, rules, findings))
+            rollups.append(UseCaseRollup(usecase, results[0].usecase_title, results[0].block,
+                                         next(v for v in VERDICTS if counts[v]), len(results), counts, rules, findings))
         return rollups
 
     def document(self, *, interrupted: bool, not_run: int) -> dict[str, Any]:
@@ -351,6 +399,9 @@ class Summary:
             "running_when_interrupted": self.running if interrupted else [],
             "not_run": not_run,
             "counts": self.counts(),
+            "findings": self.findings(),
+            "deselected": dict(self.deselected),
+            "refused": self.refused,
             **({"variance": self.variance_taken()} if self.variance is not None else {}),
             "usecases": [asdict(r) for r in self.rollup()],
             # by use case and test, whichever order the tests (or the xdist workers) finished in
@@ -368,7 +419,7 @@ class Summary:
         """conformance.json, .md and .html; every text passes the redactor on its way out."""
         self.directory.mkdir(parents=True, exist_ok=True)
         document = self.document(interrupted=interrupted, not_run=not_run)
-        context = {**document, "profile_rows": flatten(self.profile)}
+        context = {**document, "profile_rows": flatten(self.profile), **_first_screen(document)}
         outputs = {"conformance.json": json.dumps(document, indent=2, ensure_ascii=False),
                    "conformance.md": _TEMPLATES.get_template("conformance.md.j2").render(context),
                    "conformance.html": _TEMPLATES.get_template("conformance.html.j2").render(context)}
@@ -387,6 +438,7 @@ class RunReports:
 
     def __init__(self, config: pytest.Config, summary: Summary, *, hidden_fixtures: Iterable[str]):
         self.summary = summary
+        self.config = config
         self.writer = not hasattr(config, "workerinput")
         xmlpath = config.getoption("xmlpath", None)
         self.junit = Path(os.path.abspath(os.path.expanduser(xmlpath))) if xmlpath else None
@@ -431,6 +483,31 @@ class RunReports:
                 if indirect is not True:
                     self.tidy.hidden |= {name.strip() for name in names} - set(indirect or ())
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        """What an xdist worker's collection found, which the controller, collecting nothing, says: a refusal
+        of the run, the tests deselected and why (the same in every worker: the first one's)."""
+        output = getattr(node, "workeroutput", {})
+        self.summary.refused = self.summary.refused or output.get(REFUSED)
+        if not self.summary.deselected:
+            self.summary.deselected.update(output.get(DESELECTED, {}))
+
+    def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
+        """Why each use-case test was left out, for the terminal's last lines and the reports: the plugin's
+        reason (``DESELECTED_BECAUSE``), else pytest's own selection options."""
+        for item in items:
+            if item.get_closest_marker("usecase") is not None:
+                self.summary.deselected[item.stash.get(DESELECTED_BECAUSE, None) or self._pytest_selection] += 1
+        if not self.writer:
+            self.config.workeroutput[DESELECTED] = dict(self.summary.deselected)
+
+    @property
+    def _pytest_selection(self) -> str:
+        given = [f"{flag} {value!r}" for flag, value in (("-k", self.config.option.keyword),
+                                                         ("-m", self.config.option.markexpr)) if value]
+        given += [f"--deselect {' '.join(self.config.option.deselect or ())}"] if self.config.option.deselect else []
+        return "not selected by " + (", ".join(given) or "pytest's selection options")
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":
             return
@@ -461,17 +538,33 @@ class RunReports:
                 interrupted=interrupted, not_run=not_run) if interrupted else None)
         if self.allure is not None:
             write_allure_extras(self.allure, self.summary)
-        if self.summary.results or interrupted:
+        judged_or_selected = self.summary.results or self.summary.deselected or self.summary.refused
+        if (judged_or_selected or interrupted) and not self.config.option.collectonly:
+            # also when nothing ran: the previous run's report must not stay in place as if it were this one's
             self.summary.write(interrupted=interrupted, not_run=not_run)
+            self._tell(self.config.pluginmanager.get_plugin("terminalreporter"))
+        if self.summary.refused and session.exitstatus != pytest.ExitCode.USAGE_ERROR:   # refused by xdist workers
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            print(f"ERROR: {self.summary.refused}", file=sys.stderr)
 
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        if not self.summary.paths:
+    def _tell(self, terminal) -> None:
+        """The terminal's last lines: the verdicts, why tests were left out, where the reports are."""
+        if terminal is None:
             return
-        counts = self.summary.counts()
-        terminalreporter.write_sep("-", "conformance summary")
-        terminalreporter.write_line(
-            f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
-            f"{counts['skipped']} not applicable — " + ", ".join(str(path) for path in self.summary.paths))
+        counts, summary = self.summary.counts(), self.summary
+        terminal.write_sep("=", "conformance", bold=True)
+        if summary.refused:
+            terminal.write_line("no test ran: the run was refused (the error below says why and what to fix)", red=True)
+        worst = "red" if counts["failed"] or counts["broken"] else "green"
+        terminal.write_line(f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
+                            f"{counts['skipped']} not applicable, {_count(summary.findings(), 'finding')}",
+                            **{worst: True, "bold": True})
+        for why, count in summary.deselected.items():
+            terminal.write_line(f"{count} deselected: {why}")
+        reports = [str(path) for path in summary.paths]
+        reports += [f"JUnit {self.junit}"] if self.junit is not None else []
+        reports += [f"Allure results {self.allure}/"] if self.allure is not None else []
+        terminal.write_line("reports: " + ", ".join(reports))
 
     def pytest_unconfigure(self) -> None:
         allure_commons.plugin_manager.unregister(self.tidy)

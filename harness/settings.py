@@ -5,7 +5,6 @@ each naming the option or key and the fix."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -38,9 +37,11 @@ OPTIONS = {
 }
 
 
+EMBEDDED_PROFILE = profiles.BUILTIN + "reference"   # the embedded run's, with no --sut-profile
+
+
 def reference_profile() -> profiles.Profile:
-    path = resources.files("harness") / "profiles" / "reference.toml"
-    return profiles.from_dict(profiles.tomllib.loads(path.read_text(encoding="utf-8")), "reference.toml (built in)")
+    return profiles.load(EMBEDDED_PROFILE)
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,11 @@ def resolve(get_option, get_ini, *, interactive: bool = False) -> Settings:
     sut = pick("sut", profile)
     if sut is not None and sut not in ROLES:
         found.append(f"--sut {sut!r} is not a role; use one of {', '.join(ROLES)}")
+    if sut is not None and profile_path == EMBEDDED_PROFILE:
+        found.append(f"--sut-profile {EMBEDDED_PROFILE} is the embedded run's profile: it opts in to the tests "
+                     f"that wait a real day and to security profiles 2 and 3 with a PKI made per run; against "
+                     f"the standalone references give builtin:standalone, against your system a profile of "
+                     f"your own (start from an example in profiles/)")
     protocol = pick("protocol", profile)
     if protocol is not None:
         if protocol.lower().startswith("ocpi"):

@@ -6,7 +6,7 @@ Once it listens (port 0 picks a free port) it prints ``OCPP URL: ws://HOST:PORT`
 harness as ``--sut-url``; stations connect at ``<URL>/<identity>``) and ``actuator URL:
 http://HOST:PORT/actuator`` (``--actuator-url``, with ``--actuator http``), and stops on SIGINT or
 SIGTERM. It accepts the profile's station with the profile's password: run the harness with the
-same profile (the built-in reference profile unless ``--profile`` is given). At [station]
+same profile (``builtin:standalone`` unless ``--profile`` is given). At [station]
 security_profile 2 or 3 it serves wss (``OCPP URL: wss://...``) with a certificate from [tls] harness_pki.
 """
 

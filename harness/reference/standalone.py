@@ -13,7 +13,6 @@ import asyncio
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from importlib import resources
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -46,12 +45,13 @@ def set_up_tls(reference: Actions, profile: profiles.Profile, *, server_names: t
     reference.use_tls(end, security_profile)
 
 
+STANDALONE_PROFILE = profiles.BUILTIN + "standalone"   # what a reference run on its own plays by default
+
+
 def load_profile(path: str | None) -> profiles.Profile:
-    """The profile the reference plays: the file at ``path``, else the built-in reference profile."""
-    if path:
-        return profiles.load(path)
-    text = (resources.files("harness") / "profiles" / "reference.toml").read_text(encoding="utf-8")
-    return profiles.from_dict(profiles.tomllib.loads(text), "reference.toml (built in)")
+    """The profile the reference plays: ``path`` (a file or ``builtin:NAME``), else the built-in
+    standalone profile, which the harness run against it is given too (``--sut-profile builtin:standalone``)."""
+    return profiles.load(path or STANDALONE_PROFILE)
 
 
 async def until_stopped() -> None:
@@ -95,8 +95,8 @@ def arguments(prog: str, doc: str, *, version: bool = True) -> argparse.Argument
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--actuator-port", type=int, default=0,
                         help="port of the http actuator (default 0: any free port)")
-    parser.add_argument("--profile", help="TOML profile of the system played (default: the built-in reference "
-                                          "profile, the one the harness uses without --sut-profile)")
+    parser.add_argument("--profile", help="TOML profile of the system played, a file or builtin:NAME (default: "
+                                          "builtin:standalone; give the harness the same --sut-profile)")
     return parser
 
 

@@ -6,7 +6,7 @@ It connects to ``--csms-url`` (the harness's ``--listen`` address, where the har
 as ``<URL>/<identity>``, boots, and connects again after every close, as a station under test must
 (the harness opens its CSMS per test); it serves the http actuator and prints ``actuator URL:
 http://HOST:PORT/actuator`` (``--actuator-url``), and stops on SIGINT or SIGTERM. Identity, password
-and EVSEs come from the profile (the built-in reference profile unless ``--profile`` is given).
+and EVSEs come from the profile (``builtin:standalone`` unless ``--profile`` is given).
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ import socket
 
 import pytest
 
+pytest.importorskip("hdrh", reason="the load mode's dependencies are the [load] extra: pip install -e \".[test,load]\"")
+
 from harness.load import report
 from harness.load.__main__ import main
 from harness.load.csms import roster_csms

@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+pytest.importorskip("hdrh", reason="the load mode's dependencies are the [load] extra: pip install -e \".[test,load]\"")
+
 from harness.load.recorder import Recorder
 
 RUN = {"url": "ws://127.0.0.1:9/ocpp", "protocol": "ocpp2.0.1", "stations": 2}

@@ -1,5 +1,9 @@
 """The wire meter on made-up frames and times; the roster it measures."""
 
+import pytest
+
+pytest.importorskip("hdrh", reason="the load mode's dependencies are the [load] extra: pip install -e \".[test,load]\"")
+
 from harness.load.recorder import Recorder
 from harness.load.roster import Roster
 from harness.load.wire import WireMeter

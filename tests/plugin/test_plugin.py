@@ -57,6 +57,9 @@ def test_missing_token_field_is_refused(pytester):
     (["--protocol", "ocpp3"], "*unknown OCPP version 'ocpp3'*"),
     (["--sut", "cs", "--sut-profile", "{profile}", "--protocol", "ocpp2.0.1", "--listen", "nowhere"],
      "*--listen 'nowhere' is not HOST:PORT*"),
+    (["--sut", "cs", "--sut-profile", "builtin:reference", "--protocol", "ocpp1.6"],
+     "*--sut-profile builtin:reference is the embedded run's profile: it opts in to the tests that wait a real "
+     "day*against the standalone references give builtin:standalone*"),
 ])
 def test_bad_options_are_refused_before_any_test_with_the_fix(pytester, args, message):
     profile = _write_profile(pytester, PROFILE_OK)
@@ -218,13 +221,13 @@ def test_selection_by_usecase_and_certification_id(pytester):
     by_certification.assert_outcomes(passed=2)   # SEL01 and PICK02 on the csms side in 2.0.1 only
 
 
-def test_real_sut_runs_only_its_role_and_skips_the_rest_with_the_reason(pytester, csms_url):
+def test_real_sut_runs_only_its_role_and_deselects_the_rest_with_the_reason(pytester, csms_url):
     profile = _write_profile(pytester, PROFILE_OK)
     pytester.makepyfile(test_demo=SUITE.format(usecase="ROLE01").replace('roles=("csms", "cs")', 'roles=("cs",)'))
     result = pytester.runpytest("--sut", "csms", "--sut-url", csms_url, "--protocol", "ocpp2.0.1",
-                                "--sut-profile", str(profile), "-rs")
-    result.assert_outcomes(skipped=4)
-    result.stdout.fnmatch_lines(["*not applicable: this use case has no side for a SUT playing csms*"])
+                                "--sut-profile", str(profile))
+    result.assert_outcomes()
+    result.stdout.fnmatch_lines(["4 deselected: their use cases have no side for a SUT playing csms"])
 
 
 def test_undeclared_feature_is_skipped_with_the_reason(pytester):

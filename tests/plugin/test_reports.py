@@ -13,6 +13,7 @@ import suite_runner
 from reference_variant import reference_variant
 
 from harness import __version__
+from harness.report import CaseResult, Summary
 
 RUN_LIMIT = 300.0   # seconds for a session of its own, however it goes
 PROFILE = """
@@ -30,7 +31,8 @@ valid = { id = "A1", type = "ISO14443", status = "Accepted" }
 # Every verdict once per target: passed, passed with a finding, failed in the body, failed on what a
 # connection saw in the background (checked after the body, outside the test's code), broken, and
 # not applicable in the body; a second use case is not applicable at collection (an undeclared feature).
-SUITE = '''
+SUITE = '''"""{uc} — a demo use case: every verdict once."""
+
 from types import SimpleNamespace
 
 from harness.errors import HarnessError, NotApplicable, PeerViolation
@@ -248,6 +250,43 @@ def test_a_run_stopped_at_the_first_failure_says_so_with_the_count_not_run(pytes
     assert "This run was interrupted" in (pytester.path / "out" / "conformance.html").read_text()
 
 
+# ---------------------------------------------------------------------------- the terminal's last lines
+@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_the_terminal_s_last_lines_give_the_verdicts_why_tests_were_deselected_and_the_reports(pytester, parallel):
+    """The serial run in this process, the parallel one in a session of its own (its controller collects
+    nothing: the workers tell it why they deselected tests)."""
+    make_suite(pytester, "TRM" + ("X" if parallel else "S"))
+    args = ["--reports-dir", "out", "--junitxml", "junit.xml", "--alluredir", "allure", "-k", "not broken", *parallel]
+    result = suite_runner.run(pytester.path, args, RUN_LIMIT) if parallel else pytester.runpytest(*args)
+    assert result.stdout.lines[-4:] == [
+        result.stdout.lines[-4],   # the rule that heads them
+        "2 passed, 2 failed, 0 broken, 2 not applicable, 1 finding",
+        "1 deselected: not selected by -k 'not broken'",
+        f"reports: out/conformance.json, out/conformance.md, out/conformance.html, "
+        f"JUnit {pytester.path / 'junit.xml'}, Allure results allure/"]
+    assert "conformance" in result.stdout.lines[-4]
+    assert summary_of(pytester)["deselected"] == {"not selected by -k 'not broken'": 1}
+
+
+@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_usecase_that_selects_nothing_is_refused_and_the_previous_report_does_not_stay(pytester, parallel):
+    """``--usecase NOPE`` names the use cases there are; the reports now say this run judged nothing, with
+    why (before, the previous run's verdicts stayed in place as if they were this run's)."""
+    uc = make_suite(pytester, "NOP" + ("X" if parallel else "S"))
+    pytester.runpytest("--reports-dir", "out")
+    assert summary_of(pytester)["results"]
+    args = ["--reports-dir", "out", "--usecase", f"{uc},NOPE*", *parallel]
+    result = suite_runner.run(pytester.path, args, RUN_LIMIT) if parallel else pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --usecase NOPE* matches no use case or certification id of the collected "
+                                 f"suites; the use cases are {uc}, {uc}R (globs such as 'C0*' select several)"])
+    result.stdout.fnmatch_lines(["no test ran: the run was refused*", "reports: *conformance.json*"])
+    summary = summary_of(pytester)
+    assert summary["results"] == [] and "NOPE* matches no use case" in summary["refused"]
+    for page in ("conformance.md", "conformance.html"):
+        assert "NOPE* matches no use case" in (pytester.path / "out" / page).read_text(), page
+
+
 # ---------------------------------------------------------------------------- Allure
 def allure_results(pytester, directory="allure") -> dict[str, dict]:
     results = [json.loads(p.read_text()) for p in (pytester.path / directory).glob("*-result.json")]
@@ -263,7 +302,7 @@ def test_allure_shows_findings_on_a_passed_test_with_its_category(pytester):
     pytester.runpytest("--alluredir", "allure", "--reports-dir", "out")
     result = allure_results(pytester)["test_passes_with_a_finding"]
     assert result["status"] == "passed"
-    assert result["statusDetails"] == {"message": "Passed with 1 finding", "trace": finding(uc)}
+    assert result["statusDetails"] == {"message": f"Passed with 1 finding:\n{finding(uc)}"}   # no "Show more"
     assert ("finding", finding(uc)) in labels_of(result) and ("tag", "with findings") in labels_of(result)
     categories = json.loads((pytester.path / "allure" / "categories.json").read_text())
     category = next(c for c in categories if "passed" in c["matchedStatuses"])
@@ -285,18 +324,34 @@ def test_allure_environment_names_the_sut_the_harness_and_the_redacted_profile(p
     assert "acme-password-000001" not in text
 
 
-@pytest.mark.parametrize("skipped_by", ["feature", "role"])
-def test_a_test_that_does_not_apply_keeps_its_place_in_the_allure_tree(pytester, sut_port, skipped_by):
-    """Skipped at collection (an undeclared feature, a role the use case has no side for), before any
-    fixture runs: the labels still put it under its protocol, block and use case."""
-    uc = make_suite(pytester, "ALN" + skipped_by[0].upper(), roles=("csms",) if skipped_by == "feature" else ("cs",))
+def test_a_test_that_does_not_apply_keeps_its_place_in_the_allure_tree(pytester, sut_port):
+    """Skipped at collection (an undeclared feature), before any fixture runs: the labels still put it under
+    its protocol, block and use case."""
+    uc = make_suite(pytester, "ALNF")
     pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester, sut_port))
-    name, story, feature = ("test_reservation", uc + "R", "Reservation") if skipped_by == "feature" else \
-        ("test_passes", uc, "Demo block")
-    result = allure_results(pytester)[name]
+    result = allure_results(pytester)["test_reservation"]
     assert result["status"] == "skipped"
-    assert {("epic", "OCPP 2.0.1"), ("feature", feature), ("story", story), ("sut_role", "csms")} <= \
+    assert {("epic", "OCPP 2.0.1"), ("feature", "Reservation"), ("story", uc + "R"), ("sut_role", "csms")} <= \
         set(labels_of(result))
+
+
+def test_a_real_run_plays_only_its_protocol_and_role_and_says_why_the_rest_is_left_out(pytester, sut_port):
+    """A 2.0.1 CSMS's run: a use case of 1.6, and one with no side for a CSMS, are deselected with why (before,
+    each was "not applicable" for a reason about the profile, labelled with the run's protocol: a 1.6 test
+    under "OCPP 2.0.1"); what is played carries its own protocol, and no plumbing among its parameters."""
+    make_suite(pytester, "EPC")
+    pytester.makepyfile(test_other=SUITE.format(uc="EPO", roles=("csms",), protocols=("ocpp1.6",)),
+                        test_station=SUITE.format(uc="EPS", roles=("cs",), protocols=("ocpp2.0.1",)))
+    result = pytester.runpytest("--alluredir", "allure", "--reports-dir", "out", *real_sut_args(pytester, sut_port))
+    result.stdout.fnmatch_lines(["6 deselected: their use cases are not part of ocpp2.0.1, this run's protocol",
+                                 "6 deselected: their use cases have no side for a SUT playing csms"])
+    results = [json.loads(p.read_text()) for p in (pytester.path / "allure").glob("*-result.json")]
+    assert len(results) == 7 and {dict(labels_of(r))["story"] for r in results} == {"EPC", "EPCR"}
+    assert {dict(labels_of(r))["epic"] for r in results} == {"OCPP 2.0.1"}
+    assert [p for r in results for p in r.get("parameters", [])] == []   # no _asyncio_loop_factory, no Target(...)
+    summary = summary_of(pytester)
+    assert {r["usecase"] for r in summary["results"]} == {"EPC", "EPCR"}
+    assert {r["protocol"] for r in summary["results"]} == {"ocpp2.0.1"}
 
 
 def test_allure_shows_no_plumbing_fixture_or_internal_finaliser_as_a_step(pytester):
@@ -345,7 +400,7 @@ def test_the_html_report_rolls_up_per_use_case_before_the_tests_and_stands_alone
     page.feed(html)
     text = "".join(page.text)
     assert text.index("Use cases") < text.index("Tests") < text.index("Profile")
-    assert re.search(rf"{uc}\s*Demo block\s*failed\s*6\s*2\s*2\s*1\s*1\s*2\s*1", text), text
+    assert re.search(rf"{uc}\s*A demo use case\s*Demo block\s*failed\s*6\s*2\s*2\s*1\s*1\s*2\s*1", text), text
     assert re.search(rf"{uc}R\s*Reservation\s*not applicable\s*1\s*0\s*0\s*0\s*1\s*1\s*0", text)
     for fact in ("Acme CSMS", "Acme Charging", "4.2.0", sut_url(sut_port), "CSMS", "OCPP 2.0.1",
                  f"evse-conformance {__version__}", "expected: 'Blocked'", finding(uc), "The token gets its status.",
@@ -358,17 +413,84 @@ def test_the_html_report_rolls_up_per_use_case_before_the_tests_and_stands_alone
     assert "url(" not in html and "@import" not in html
 
 
+class Folded(HTMLParser):
+    """The text a reader sees before opening anything (outside closed <details>, but for their <summary>),
+    each piece with the heading (<h2>) it stands under."""
+    def __init__(self):
+        super().__init__()
+        self.closed, self.in_summary, self.in_heading, self.section, self.seen = 0, False, False, "", []
+
+    def handle_starttag(self, tag, attrs):
+        self.closed += tag == "details" and (self.closed > 0 or "open" not in dict(attrs))
+        self.in_summary |= tag == "summary"
+        self.in_heading |= tag == "h2"
+
+    def handle_endtag(self, tag):
+        self.closed -= tag == "details" and self.closed > 0
+        self.in_summary &= tag != "summary"
+        self.in_heading &= tag != "h2"
+
+    def handle_data(self, data):
+        if self.in_heading:
+            self.section = data.strip()
+        elif data.strip() and (not self.closed or self.in_summary):
+            self.seen.append((self.section, data.strip()))
+
+
+def failing_run(directory, tests=500, usecases=40) -> Summary:
+    """A run as a vendor's first one looks: 500 tests of 40 use cases, 10 failed with a reason of several lines,
+    2 broken, 5 passed with a finding, 20 not applicable."""
+    sut = {"name": "Acme CSMS", "vendor": None, "version": None, "role": "csms", "protocol": "ocpp2.0.1", "url": None,
+           "identity": "ACME-1"}
+    summary = Summary(directory, sut=sut, profile={})
+    for n in range(tests):
+        uc = f"UC{n % usecases:02d}"
+        verdict = "failed" if n % 50 == 7 else "broken" if n in (13, 213) else "skipped" if n % 25 == 3 else "passed"
+        summary.add(CaseResult(
+            nodeid=f"suites/test_{uc}.py::test_{n}[csms-ocpp2.0.1]", usecase=uc, certification=None, role="csms",
+            protocol="ocpp2.0.1", rules=[f"{uc}.rule"], verdict=verdict, title=f"test number {n}",
+            usecase_title=f"title of {uc}", findings=[f"[{uc}.should] finding {n}"] if n % 100 == 11 else [],
+            reason=f"[{uc}.rule] status is wrong\n  expected: 'Blocked'\n  actual:   'Accepted'" if verdict in (
+                "failed", "broken") else "not applicable: no such feature" if verdict == "skipped" else ""))
+    return summary
+
+
+def test_the_html_report_s_first_screen_says_what_to_fix_and_folds_the_rest(tmp_path):
+    """Before, 501 tests made a page 77,762 px tall, the failures among 501 rows sorted by id and use cases
+    without titles: now the failed and broken tests come first with their reasons, then the findings, the use
+    cases worst first with their titles; every test is folded under its use case."""
+    summary = failing_run(tmp_path)
+    summary.write(interrupted=False)
+    page = Folded()
+    page.feed((tmp_path / "conformance.html").read_text())
+    sections = list(dict.fromkeys(section for section, _ in page.seen))
+    assert sections[:5] == ["", "To fix", "Findings", "Use cases", "Profile (secrets masked)"], sections
+    to_fix = [text for section, text in page.seen if section == "To fix" and text.startswith("title of")]
+    by_usecase = sorted(summary.results, key=lambda r: (r.usecase, r.nodeid))
+    assert to_fix == [f"{r.usecase_title}: {r.title}" for verdict in ("failed", "broken") for r in by_usecase
+                      if r.verdict == verdict], "the tests to fix, failed then broken, with their use case's title"
+    shown = [text for _, text in page.seen]
+    assert len([text for section, text in page.seen if section == "Findings" and "] finding" in text]) == 5
+    rows = [text for section, text in page.seen if section == "Use cases" and text.startswith("UC")]
+    titles = [text for section, text in page.seen if section == "Use cases" and text.startswith("title of UC")]
+    assert len(rows) == len(titles) == 40, "every use case once, with its title"
+    assert rows[:5] == ["UC07", "UC17", "UC27", "UC37", "UC13"], "the use cases with failed, then broken tests first"
+    passed = {r.title for r in summary.results if r.verdict == "passed" and not r.findings}
+    assert not [text for text in shown if text.rpartition(": ")[2] in passed], "a passed test shows before anything is opened"
+
+
 def test_the_markdown_and_json_summaries_carry_the_same_rollup(pytester):
     uc = make_suite(pytester, "MDJ")
     pytester.runpytest("--reports-dir", "out")
     summary = summary_of(pytester)
     rollup = {u["usecase"]: u for u in summary["usecases"]}
     assert rollup[uc] | {"findings": None} == {
-        "usecase": uc, "block": "Demo block", "verdict": "failed", "tests": 6, "findings": None,
+        "usecase": uc, "title": "A demo use case", "block": "Demo block", "verdict": "failed", "tests": 6,
+        "findings": None,
         "counts": {"passed": 2, "failed": 2, "broken": 1, "skipped": 1},
         "rules": [f"{uc}.status", f"{uc}.unknown"]}
     assert rollup[uc]["findings"] == [finding(uc)]
     markdown = (pytester.path / "out" / "conformance.md").read_text()
     assert markdown.index("## Use cases") < markdown.index("## Tests")
-    assert f"| {uc} | Demo block | failed | 6 | 2 | 2 | 1 | 1 | 2 | 1 |" in markdown
-    assert f"| {uc}R | Reservation | not applicable | 1 | 0 | 0 | 0 | 1 | 1 | 0 |" in markdown
+    assert f"| {uc} | A demo use case | Demo block | failed | 6 | 2 | 2 | 1 | 1 | 2 | 1 |" in markdown
+    assert f"| {uc}R |  | Reservation | not applicable | 1 | 0 | 0 | 0 | 1 | 1 | 0 |" in markdown

@@ -15,10 +15,12 @@ START_TIMEOUT = 20
 
 
 @contextmanager
-def _standalone(module: str, *args: str, last: str = "actuator URL"):
-    """``python -m module args`` running on its own: the ``name: URL`` lines it printed once it
-    listens, up to the line named ``last``; stopped with SIGTERM afterwards."""
-    process = subprocess.Popen([sys.executable, "-m", module, *args], cwd=REPO, text=True,
+def _standalone(module: str, *args: str, last: str = "actuator URL", python: str = sys.executable, cwd=REPO,
+                env=None):
+    """``python -m module args`` running on its own (in ``cwd``, by this interpreter unless ``python`` names
+    another: an installed wheel's): the ``name: URL`` lines it printed once it listens, up to the line named
+    ``last``; stopped with SIGTERM afterwards."""
+    process = subprocess.Popen([python, "-m", module, *args], cwd=cwd, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines: queue.Queue[str] = queue.Queue()   # read by a thread: a wait on the pipe misses buffered lines
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()

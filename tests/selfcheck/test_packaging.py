@@ -13,10 +13,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 REPO = Path(__file__).resolve().parents[2]
-# one use case per protocol: OCPP 2.x (both versions), OCPP 1.6, OCPI (schemas validate every body)
-SLICE = "P01,DATA16,OCPI_FORMAT"
+# one use case per protocol: OCPP 2.x (both versions), OCPP 1.6, OCPI (schemas validate every body); and
+# FIRMWARE16, whose async fixture must be pytest-asyncio's to run in its strict mode, an installed wheel's
+SLICE = "P01,DATA16,OCPI_FORMAT,FIRMWARE16"
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +38,31 @@ def test_every_harness_package_is_declared():
     assert present - declared == set(), "add these packages to [tool.setuptools] packages in pyproject.toml"
 
 
+# what only ``python -m harness.load`` needs: Locust (and its gevent), matplotlib (and its numpy), the
+# histograms, the process meter; installing them took README command 1 from 14 s to 80 s
+LOAD_ONLY = {"locust", "gevent", "matplotlib", "numpy", "hdrhistogram", "psutil"}
+
+
+def _installs(requirements: list[str], extras: dict[str, list[str]]) -> set[str]:
+    """The distributions ``requirements`` name, the project's own extras among them expanded."""
+    names = set()
+    for requirement in map(Requirement, requirements):
+        if requirement.name == "evse-conformance":
+            for extra in requirement.extras:
+                names |= _installs(extras[extra], extras)
+        else:
+            names.add(requirement.name.lower())
+    return names
+
+
+def test_the_load_mode_s_dependencies_come_only_with_the_load_extra():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert _installs(project["dependencies"] + extras["test"], extras) & LOAD_ONLY == set(), \
+        "the load mode's dependencies belong in the [load] extra alone, not in the dependencies or [test]"
+    assert {"locust", "matplotlib"} <= _installs(extras["load"], extras)
+
+
 def test_wheel_contains_the_plugin_profile_templates_schemas_and_suites(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"harness/plugin.py", "harness/profiles/reference.toml", "harness/templates/conformance.html.j2",
@@ -50,10 +77,12 @@ def test_wheel_contains_the_plugin_profile_templates_schemas_and_suites(wheel):
 
 
 @pytest.mark.wheel
-def test_the_installed_wheel_runs_every_protocol_outside_the_repository(wheel, tmp_path):
+def test_the_installed_wheel_runs_every_protocol_outside_the_repository(wheel, tmp_path, standalone):
     """Installed from the wheel alone (its dependencies from a wheelhouse, no index), in an empty
-    directory: the suites load as ``harness.suites`` and pass, the OCPI schemas load from the package
-    data, and the reports are written."""
+    directory: the suites load as ``harness.suites`` and pass in pytest-asyncio's strict mode (no ini
+    file sets another), the OCPI schemas load from the package data, and the reports are written; then
+    the README's standalone reference CSMS, run from the package, passes against the harness given the
+    built-in standalone profile by name."""
     wheelhouse, work = tmp_path / "wheelhouse", tmp_path / "empty"
     work.mkdir()
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d", str(wheelhouse), str(wheel)],
@@ -80,3 +109,13 @@ def test_the_installed_wheel_runs_every_protocol_outside_the_repository(wheel, t
     assert {r["protocol"] for r in summary["results"]} == {"ocpp2.0.1", "ocpp2.1", "ocpp1.6", "ocpi2.2.1"}
     assert (work / "out" / "conformance.html").read_text().count("<tr") > len(summary["results"])
     assert sorted(p.name for p in work.iterdir()) == ["out"], "the run wrote outside its reports directory"
+    with standalone("harness.reference.csms", "--version", "ocpp2.0.1", python=python, cwd=work, env=env) as urls:
+        real = subprocess.run([python, "-m", "pytest", "--pyargs", "harness.suites", "--usecase", "P01", "-q",
+                               "-p", "no:cacheprovider", "--reports-dir", "out/standalone", "--sut", "csms",
+                               "--sut-url", urls["OCPP URL"], "--protocol", "ocpp2.0.1",
+                               "--sut-profile", "builtin:standalone", "--actuator", "http",
+                               "--actuator-url", urls["actuator URL"]],
+                              capture_output=True, text=True, timeout=300, env=env, cwd=work)
+    assert real.returncode == 0, real.stdout[-4000:] + real.stderr[-2000:]
+    verdicts = json.loads((work / "out" / "standalone" / "conformance.json").read_text())["counts"]
+    assert verdicts["passed"] > 0 and verdicts["failed"] == verdicts["broken"] == 0, verdicts

@@ -5,7 +5,7 @@
 It prints ``versions URL: http://HOST:PORT/ocpi/versions`` once it listens (port 0 picks a free
 port), serves the http actuator contract at ``http://HOST:PORT/actuator/<action>`` (see
 docs/actuators.md), and stops on SIGINT or SIGTERM. Its identity and locations come from the
-profile's ``[ocpi]`` section (the built-in reference profile unless ``--profile`` is given).
+profile's ``[ocpi]`` section (the built-in standalone profile unless ``--profile`` is given).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ no Installing; the upload goes to the location the central system gave.
 import secrets
 from datetime import timedelta
 
-import pytest
+import pytest_asyncio
 
 from harness import clock
 from harness.roles import CS, CSMS
@@ -56,7 +56,7 @@ pytestmark = case("FIRMWARE16", block="Firmware Management (1.6)", roles=("csms"
                   requires=["firmware_management"])
 
 
-@pytest.fixture
+@pytest_asyncio.fixture
 async def depot(ocpp):
     """The harness's file server on loopback, for this test."""
     files = await FileDepot(ocpp.wirelog).start()

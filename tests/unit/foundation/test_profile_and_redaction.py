@@ -23,6 +23,37 @@ def test_reference_profile_loads_with_every_token_and_evse():
     assert profile.tokens["pin"].secret is True and profile.tokens["valid"].secret is False
 
 
+def test_the_standalone_profile_is_the_reference_s_at_security_profile_1_without_day_long_tests():
+    """What the references run on their own play, and the harness run against them is given: nothing that needs a
+    kept PKI (the built-in reference profile declares security profiles 2 and 3) or waits a real day."""
+    standalone, reference = profiles.load("builtin:standalone"), reference_profile()
+    assert standalone.get("tls.security_profiles") == [] and reference.get("tls.security_profiles") == [2, 3]
+    assert standalone.get("long_tests.heartbeat_per_day") is False
+    assert standalone.tokens == reference.tokens and standalone.identity == reference.identity
+
+
+def test_a_profile_starting_from_a_built_in_one_overrides_it_key_by_key(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('base = "builtin:reference"\n[station]\nidentity = "MINE-1"\n[tokens]\n'
+                    'valid = { id = "CAFE0001", type = "ISO14443", status = "Accepted" }\n')
+    mine = profiles.load(path)
+    assert mine.identity == "MINE-1" and mine.get("station.vendor") == "evse-conformance"
+    assert mine.tokens["valid"].id == "CAFE0001" and "blocked" in mine.tokens
+
+
+@pytest.mark.parametrize("where, message", [
+    ("builtin:nope", "there is no built-in profile builtin:nope; the built-in profiles are builtin:one-rate-unit, "
+                     "builtin:reference, builtin:standalone"),
+    ("base.toml", "base = 'profiles/reference.toml' is not a built-in profile; write it like "
+                  "base = \"builtin:reference\""),
+])
+def test_a_built_in_profile_that_does_not_exist_is_refused_naming_those_that_do(tmp_path, where, message):
+    (tmp_path / "base.toml").write_text('base = "profiles/reference.toml"\n')
+    with pytest.raises(ConfigError) as refused:
+        profiles.load(where if where.startswith("builtin:") else tmp_path / where)
+    assert message in str(refused.value)
+
+
 @pytest.mark.parametrize("data, message", [
     ({"stationn": {}}, "unknown key stationn"),
     ({"station": {"identity": "X", "passwrd": "p" * 16}}, "unknown key station.passwrd"),
