@@ -27,10 +27,10 @@ F05 = "remotecontrol/test_F05.py"
 
 
 FAULTS: tuple[Fault, ...] = (
-    Fault("cs-unlocks-unknown-connectors", "F05.unknown_connector", StationUnlocksUnknownConnectors,
+    Fault("F05-station-unlocks-unknown-connectors", "F05.unknown_connector", StationUnlocksUnknownConnectors,
           (cs_test(F05, "test_unlock_of_an_unknown_connector", "connector"),
            cs_test(F05, "test_unlock_of_an_unknown_connector", "evse")), "UnlockConnectorResponse status for EVSE"),
-    Fault("cs-unlocks-during-transactions", "F05.ongoing", StationUnlocksDuringTransactions,
+    Fault("F05-station-unlocks-during-transactions", "F05.ongoing", StationUnlocksDuringTransactions,
           (cs_test(F05, "test_unlock_during_an_authorized_transaction"),),
           "UnlockConnectorResponse status during the transaction is wrong"),
 )
