@@ -27,6 +27,8 @@ from pathlib import Path
 
 import harness
 import harness.reference
+from harness.reference.blocks.remote_control import RemoteControlCsms2x
+from harness.reference.common import V16
 from harness.rules import REGISTRY, Registry, RuleTable, must
 from harness.suite import load_rule_tables
 
@@ -46,24 +48,46 @@ def reference_classes() -> list[type]:
     return classes
 
 
-def actions_of(classes: Iterable[type]) -> dict[str, set[str]]:
-    """action name -> the classes that define ``act_<name>``."""
-    found: dict[str, set[str]] = {}
+def table_of(cls: type) -> str:
+    """The table of docs/actuators.md a class's actions belong in: a block's by its side and versions
+    ("2.x cs", "1.6 csms", ...); any other class's (the OCPI peer and its modules) anywhere ("any")."""
+    versions = getattr(cls, "versions", None)
+    side = "cs" if "Station" in cls.__name__ else "csms" if "Csms" in cls.__name__ else None
+    if not cls.__module__.startswith("harness.reference.blocks.") or not versions or side is None:
+        return "any"
+    return f"{'1.6' if set(versions) <= V16 else '2.x'} {side}"
+
+
+def actions_of(classes: Iterable[type]) -> dict[tuple[str, str], set[str]]:
+    """(table, action name) -> the classes that define ``act_<name>``."""
+    found: dict[tuple[str, str], set[str]] = {}
     for cls in classes:
         for name in vars(cls):
             if name.startswith("act_"):
-                found.setdefault(name.removeprefix("act_"), set()).add(f"{cls.__module__}.{cls.__qualname__}")
+                found.setdefault((table_of(cls), name.removeprefix("act_")), set()).add(cls.__qualname__)
     return found
 
 
-def documented_actions(markdown: str) -> set[str]:
-    """The first column of the tables of the section "## Actions" of docs/actuators.md."""
+HEADINGS = {"Performed by a charging station": ("2.x cs",), "Performed by a CSMS": ("2.x csms",),
+            "OCPP 1.6": (), "Performed by an OCPI": ("ocpi",)}
+PERFORMED_BY_16 = {"charge point": ("1.6 cs",), "central system": ("1.6 csms",), "both": ("1.6 cs", "1.6 csms")}
+
+
+def documented_actions(markdown: str) -> set[tuple[str, str]]:
+    """(table, action) of every row of the tables of the section "## Actions" of docs/actuators.md; the 1.6
+    table says in its second column who performs the action."""
     section = markdown.split("\n## Actions\n", 1)[1].split("\n## ", 1)[0]
-    return set(re.findall(r"^\| `([a-z0-9_]+)` \|", section, re.MULTILINE))
+    documented = set()
+    for part in section.split("\n### ")[1:]:
+        tables = next(t for heading, t in HEADINGS.items() if part.startswith(heading))
+        for row in re.finditer(r"^\| `([a-z0-9_]+)` \|([^|]*)\|", part, re.MULTILINE):
+            for table in tables or PERFORMED_BY_16[row[2].strip()]:
+                documented |= {(table, row[1]), ("any", row[1])}
+    return documented
 
 
-def undocumented(actions: Mapping[str, set[str]], documented: set[str]) -> dict[str, set[str]]:
-    return {name: classes for name, classes in actions.items() if name not in documented}
+def undocumented(actions: Mapping[tuple[str, str], set[str]], documented: set[tuple[str, str]]) -> dict:
+    return {key: classes for key, classes in actions.items() if key not in documented}
 
 
 def test_every_action_a_reference_offers_is_documented():
@@ -77,8 +101,11 @@ def test_an_undocumented_action_is_found():
         async def act_fly_to_the_moon(self) -> None: ...
 
     documented = documented_actions((REPO / "docs/actuators.md").read_text(encoding="utf-8"))
-    assert "unlock_connector" in documented and "manual" not in documented   # a kind of actuator is no action
-    assert list(undocumented(actions_of([Fake]), documented)) == ["fly_to_the_moon"]
+    assert ("2.x csms", "unlock_connector") in documented and ("1.6 csms", "unlock_connector") in documented
+    assert ("any", "manual") not in documented   # a kind of actuator is no action
+    assert list(undocumented(actions_of([Fake]), documented)) == [("any", "fly_to_the_moon")]
+    without_f05 = documented - {("2.x csms", "unlock_connector")}   # the 1.6 row does not document the 2.x action
+    assert list(undocumented(actions_of([RemoteControlCsms2x]), without_f05)) == [("2.x csms", "unlock_connector")]
 
 
 # ------------------------------------------------------------------------------------ rule tables loaded
