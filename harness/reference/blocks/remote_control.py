@@ -5,7 +5,9 @@ any free one), then TransactionEvent Started with triggerReason RemoteStart and 
 remoteStartId; Rejected otherwise (rule 2: the station refuses what it cannot do).
 A chargingProfile in the request is the smart-charging block's (``remote_start_refusal``: spec 001
 SetChargingProfile rule 9). RequestStopTransaction is Accepted for a running transaction, which then
-ends with triggerReason RemoteStop; Rejected otherwise.
+ends with triggerReason RemoteStop; Rejected otherwise. UnlockConnector (OCPP 2.0.1 part 2 F05,
+docs/requirements/F05.md): UnknownConnector for an evseId/connectorId it does not have (F05.FR.03),
+OngoingAuthorizedTransaction while an authorized transaction runs there (F05.FR.02), Unlocked otherwise.
 
 Charge point 1.6 (spec 002): RemoteStartTransaction is Accepted on a free known connector (or any
 free one), authorized first when AuthorizeRemoteTxRequests is true, and the transaction starts once
@@ -15,7 +17,7 @@ does (``unlock_result``: Unlocked, UnlockFailed, or NotSupported for a fixed cab
 a connector it does not have; a transaction running on the connector is stopped first, reason
 UnlockCommand.
 
-CSMS: both (and the 1.6 UnlockConnector) as actuator actions; a 2.x remote start carries a fresh
+CSMS: both and UnlockConnector (2.x and 1.6) as actuator actions; a 2.x remote start carries a fresh
 server-generated Central idToken and a unique remoteStartId (spec 001 Remote start rule 1).
 """
 
@@ -54,6 +56,14 @@ class RemoteControlStation2x(Block):
                 self.background.spawn(self.end_transaction(state, "RemoteStop", "Remote"))
                 return {"status": "Accepted"}
         return {"status": "Rejected"}
+
+    def on_UnlockConnector(self, _: None, payload: dict) -> dict:
+        state = self.evses.get(payload["evseId"])
+        if state is None or payload["connectorId"] not in state.evse.connectors:
+            return {"status": "UnknownConnector"}
+        if state.transaction is not None and state.transaction.id_token is not None:
+            return {"status": "OngoingAuthorizedTransaction"}
+        return {"status": "Unlocked"}
 
 
 class RemoteControlStation16(Block):
@@ -131,6 +141,9 @@ class RemoteControlCsms2x(Block):
 
     async def act_request_stop_transaction(self, transaction_id: str, station: str | None = None) -> None:
         self.send(station, "RequestStopTransaction", {"transactionId": transaction_id})
+
+    async def act_unlock_connector(self, evse_id: int, connector_id: int, station: str | None = None) -> None:
+        self.send(station, "UnlockConnector", {"evseId": evse_id, "connectorId": connector_id})
 
 
 class RemoteControlCsms16(Block):

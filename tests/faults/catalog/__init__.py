@@ -9,19 +9,22 @@ failure message show the intended reason. ``test_fault_catalog.py`` plays each s
 faulty class as the embedded SUT (``--embedded-sut catalog.<block>:<Class>``).
 
 A fault goes in the module of the block whose rule it breaks (a transport rule, ``ws.``, ``rpc.``,
-``CONN.``, in ``transport``, whichever use case catches it); each module ends with its ``FAULTS``.
+``CONN.``, in ``transport``, whichever use case catches it); each module ends with its ``FAULTS``. A new
+module is found by name, not listed here.
 
 Importability: ``tests/`` is no package, so this folder is the top-level package ``catalog`` and the
 runs that load it get tests/faults on ``PYTHONPATH``; the pytest run of this folder finds it through
 its own ``conftest.py`` (see there).
 """
 
-from . import (authorization, data_transfer, local_authorization, payment, plug_and_charge, security,
-               smart_charging, smart_charging_limits, transport)
+import importlib
+import pkgutil
+
 from .records import CONN, RPC, VERSION, Fault, embedded_sut, transport_test
 
-BLOCKS = (authorization, local_authorization, plug_and_charge, payment, data_transfer, smart_charging,
-          smart_charging_limits, transport, security)
+# every module of this folder but records.py is a block's: a new one is found, not listed
+BLOCKS = tuple(importlib.import_module(f"{__name__}.{module.name}") for module in pkgutil.iter_modules(__path__)
+               if module.name != "records")
 FAULTS: tuple[Fault, ...] = tuple(fault for block in BLOCKS for fault in block.FAULTS)
 
 __all__ = ["BLOCKS", "CONN", "FAULTS", "RPC", "VERSION", "Fault", "embedded_sut", "transport_test"]
