@@ -14,7 +14,7 @@ from collections import Counter
 # Issue #24 began at 241 in all (ocpi 99, ocpp 70, smartcharging 32, verdict 14, clock 11, variance 8, wire 5, rules 1,
 # cistring 1).
 CEILING = {
-    "harness/clock.py": 11,
+    "harness/clock.py": 0,
     "harness/cistring.py": 0,
     "harness/errors.py": 0,
     "harness/ocpi": 28,
