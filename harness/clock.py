@@ -25,14 +25,24 @@ real clock (``real_clock``). A real SUT always runs on asyncio's own loop, on th
 from __future__ import annotations
 
 import asyncio
+import selectors
 import socket
 import time
+from collections.abc import Callable
+from concurrent.futures import Executor
 from datetime import datetime, timezone
+from typing import Any, TypeVar, TypeVarTuple, Unpack
 
 try:
     import fcntl
-except ImportError:       # not a POSIX system: no look into the kernel's send queues (see _bytes_in_flight)
-    fcntl = None
+except ImportError:       # not a POSIX system: no look into the kernel's send queues (see _unacknowledged)
+    HAS_FCNTL = False
+else:
+    HAS_FCNTL = True
+
+_T = TypeVar("_T")
+_Ts = TypeVarTuple("_Ts")
+_Events = list[tuple[selectors.SelectorKey, int]]
 
 SIOCOUTQ = 0x5411         # Linux <asm/ioctls.h> TIOCOUTQ: bytes in a socket's send queue the peer has not ACKed
 IN_FLIGHT_POLL = 0.001    # seconds of real time between looks while bytes are on their way
@@ -71,11 +81,12 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     _wall_offset = time.time() - time.monotonic()   # once per process: every loop's wall clock agrees
 
     def __init__(self) -> None:
-        super().__init__()
+        self._selector_of_loop = _AnsweredSelector()
+        super().__init__(self._selector_of_loop)
         self._virtual = max(time.monotonic(), VirtualClockLoop._resume_at)
-        self._real_select = self._selector.select
-        self._selector.select = self._fast_forward
-        self._threads: set[asyncio.Future] = set()
+        self._real_select = self._selector_of_loop.real_select
+        self._selector_of_loop.answer = self._fast_forward
+        self._threads: set[asyncio.Future[Any]] = set()
         self.jumps = 0            # how often the clock jumped, and how far in all: for bench/
         self.skipped = 0.0
 
@@ -85,7 +96,8 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     def wall(self) -> float:
         return self._virtual + self._wall_offset
 
-    def run_in_executor(self, executor, func, *args):
+    def run_in_executor(self, executor: Executor | None, func: Callable[[Unpack[_Ts]], _T],
+                        *args: Unpack[_Ts]) -> asyncio.Future[_T]:
         future = super().run_in_executor(executor, func, *args)
         self._threads.add(future)
         future.add_done_callback(self._threads.discard)
@@ -95,7 +107,7 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         VirtualClockLoop._resume_at = max(VirtualClockLoop._resume_at, self._virtual)
         super().close()
 
-    def _fast_forward(self, timeout: float | None):
+    def _fast_forward(self, timeout: float | None) -> _Events:
         """The selector's ``select`` as ``_run_once`` calls it: ``timeout`` is 0 while callbacks are
         ready, the time to the next timer when only timers are left, None when nothing is scheduled."""
         events = self._real_select(0)
@@ -115,7 +127,7 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         self.skipped += timeout
         return []
 
-    def _wait_for_real(self, timeout: float | None):
+    def _wait_for_real(self, timeout: float | None) -> _Events:
         """Only the world outside the loop can wake it: wait for it in real time (in short steps while
         bytes are on their way, so the loop notices when they land) and move the clock as far."""
         started = time.monotonic()
@@ -125,21 +137,36 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
 
     def _ask_for_acks(self) -> None:
         """An ACK a socket of the loop merely delays (its bytes are delivered) goes out at once."""
-        for key in self._selector.get_map().values():
+        for key in self._selector_of_loop.get_map().values():
             _ask_for_ack(key.fd)
 
     def _unacknowledged(self) -> bool:
         """A socket of this loop holds bytes its peer has not acknowledged (see the module): they may
         reach their reader in this process later, in real time."""
-        if fcntl is None:
+        if not HAS_FCNTL:
             return False
-        for key in self._selector.get_map().values():
+        for key in self._selector_of_loop.get_map().values():
             try:
                 if fcntl.ioctl(key.fd, SIOCOUTQ, b"\0\0\0\0") != b"\0\0\0\0":
                     return True
             except OSError:       # not a connected TCP socket (a listener, the loop's own pipe)
                 continue
         return False
+
+
+class _AnsweredSelector(selectors.DefaultSelector):
+    """The loop's selector: its ``select``, as ``_run_once`` calls it, is answered by the loop
+    (``VirtualClockLoop._fast_forward``), which looks at the sockets with ``real_select``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answer: Callable[[float | None], _Events] = self.real_select
+
+    def select(self, timeout: float | None = None) -> _Events:
+        return self.answer(timeout)
+
+    def real_select(self, timeout: float | None = None) -> _Events:
+        return super().select(timeout)
 
 
 def _ask_for_ack(fd: int) -> None:

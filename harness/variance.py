@@ -233,7 +233,8 @@ class Variance:
                      payload: dict[str, Any]) -> dict[str, Any]:
         """``payload`` with the value freedoms its schema admits taken at random (a copy)."""
         root = schemas.schema(version, action, direction)
-        return self._vary(root, root, payload, version, direction, None)
+        varied: dict[str, Any] = self._vary(root, root, payload, version, direction, None)
+        return varied
 
     def _vary(self, root: dict[str, Any], schema: dict[str, Any] | None, value: Any, version: OcppVersion, direction: str,
               key: str | None, siblings: Iterable[str] = ()) -> Any:
@@ -515,20 +516,21 @@ class Variance:
         return self._slashed
 
 
-def _ocpi_kind(schema: Any) -> tuple[str, str | None]:
-    """What an OCPI member holds, by its schema: ("id" | "datetime" | "object", the object's schema) or ("", None)."""
+def _ocpi_kind(schema: Any) -> tuple[str, str]:
+    """What an OCPI member holds, by its schema: ("id" | "datetime" | "object", the object's schema; "" for the
+    others) or ("", "")."""
     if not isinstance(schema, dict):
-        return "", None
+        return "", ""
     if schema.get("type") == "array":
         schema = schema.get("items") or {}
     ref = schema.get("$ref", "")
     if ref.endswith("#/$defs/CiString"):
-        return "id", None
+        return "id", ""
     if ref.endswith("#/$defs/DateTime"):
-        return "datetime", None
+        return "datetime", ""
     if ref.endswith(".json"):
         return "object", ref.removesuffix(".json")
-    return "", None
+    return "", ""
 
 
 def _types(schema: dict[str, Any]) -> set[str]:

@@ -21,7 +21,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from harness.errors import HarnessError, NotApplicable, PeerViolation, clip
 from harness.rules import Rule
@@ -176,13 +176,15 @@ class ConformanceFailures(PeerViolation):
         return "\n".join(lines + ([self.note] if self.note else []))
 
 
-def _borrowed(violation: BaseException | None, declared: tuple[Rule, ...], usecase: str | None) -> bool:
-    step = getattr(violation, "prerequisite", None)
-    return step is not None and step.owner != usecase and violation.rule not in declared
+def _borrowed(violation: BaseException | None, declared: tuple[Rule, ...],
+              usecase: str | None) -> TypeGuard[PeerViolation]:
+    return (isinstance(violation, PeerViolation) and violation.prerequisite is not None
+            and violation.prerequisite.owner != usecase and violation.rule not in declared)
 
 
 def _prerequisite_failed(borrowed: list[PeerViolation]) -> str:
     first, step = borrowed[0], borrowed[0].prerequisite
+    assert step is not None   # _borrowed keeps only violations broken in a prerequisite
     more = f" (and {len(borrowed) - 1} more)" if len(borrowed) > 1 else ""
     return (f"prerequisite failed: [{first.rule.id}] {first.args[0]}{more}, during the {step.what}; "
             f"the tests of {step.owner} judge it")
@@ -213,9 +215,9 @@ def combine(own: BaseException | None, background: list[PeerViolation], declared
     here, and a test that found nothing else of its own is not applicable ("prerequisite failed: …")."""
     borrowed = [v for v in [own, *background] if _borrowed(v, declared, usecase)]
     if borrowed:
-        rest = combine(None if own in borrowed else own, [v for v in background if v not in borrowed], declared,
-                       dropped=dropped)
-        return rest if isinstance(rest, PeerViolation) else NotApplicable(_prerequisite_failed(borrowed))
+        outcome = combine(None if own in borrowed else own, [v for v in background if v not in borrowed], declared,
+                          dropped=dropped)
+        return outcome if isinstance(outcome, PeerViolation) else NotApplicable(_prerequisite_failed(borrowed))
     raised = own if isinstance(own, PeerViolation) and own.strict else None
     rest = [v for v in background if v is not raised and v not in getattr(raised, "violations", ())]
     if not rest:

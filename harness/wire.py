@@ -15,7 +15,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, ClassVar, Protocol, TypeGuard
 
 from harness import clock
 from harness.errors import clip
@@ -170,7 +170,14 @@ class RedactingFormatter(logging.Formatter):
         return REDACTOR.redact(self.inner.format(record))
 
 
-def _elided(argument: object) -> bool:
+class _Frame(Protocol):
+    """A websockets frame, as ``_elided`` recognises one: a dataclass with a bytes payload."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    data: bytes | bytearray
+
+
+def _elided(argument: object) -> TypeGuard[_Frame]:
     """A websockets frame shows only the start and the end of its payload: a secret cut in two there
     is no longer one the redactor recognises, so the payload is redacted whole first."""
     return dataclasses.is_dataclass(argument) and isinstance(getattr(argument, "data", None), (bytes, bytearray))
@@ -182,8 +189,8 @@ def _redacted_copy(record: logging.LogRecord) -> logging.LogRecord:
     masks = REDACTOR._current()
     made = record.__dict__.get("_evse_redacted")
     if made is None or made[0] is not masks:
-        made = (masks, logging.makeLogRecord(record.__dict__ | {"args": tuple(map(_redacted_whole, record.args)),
-                                                                 "_evse_redacted": None}))
+        args = tuple(map(_redacted_whole, record.args)) if isinstance(record.args, tuple) else record.args
+        made = (masks, logging.makeLogRecord(record.__dict__ | {"args": args, "_evse_redacted": None}))
         record._evse_redacted = made
     return made[1]
 

@@ -160,7 +160,8 @@ def read_credentials(data: Any) -> dict[str, Any]:
         if key in seen:
             raise PeerViolation(CredentialsRules.body, f"role {key} listed twice", actual=data["roles"])
         seen.add(key)
-    return data
+    credentials: dict[str, Any] = data
+    return credentials
 
 
 class _Party:
@@ -242,7 +243,7 @@ class CredentialsServer(_Party):
             raise HarnessError("a credentials request is still being served for this peer")
         if version not in self.versions:
             raise HarnessError(f"we do not serve credentials for version {version}")
-        if not self.permits(CREDENTIALS, token):
+        if token is None or not self.permits(CREDENTIALS, token):
             return _reject(401, AuthRules.header, "unknown credentials token")
         row = REGISTRATION.get((self.state, method.upper()))
         if row is None:
@@ -365,10 +366,22 @@ class CredentialsClient(_Party):
             raise HarnessError(f"{self._exchange.action.value} is still under way")
         if self.registered != registered:
             raise HarnessError(f"cannot {action.value} while {'' if self.registered else 'not '}registered")
+        token = self._presented()
+        if action is not Action.UNREGISTER:
+            first = Send("GET", self.versions_url, token)
+        elif self.peer_endpoints is None:
+            raise HarnessError("registered without the peer's endpoints")
+        else:
+            first = Send("DELETE", self.peer_endpoints.endpoint(CREDENTIALS).url, token)
         self._exchange = _Exchange(action, list(CLIENT_STEPS[action]), self.version, self.peer_endpoints)
-        if action is Action.UNREGISTER:
-            return Send("DELETE", self.peer_endpoints.endpoint(CREDENTIALS).url, self.token)
-        return Send("GET", self.versions_url, self.token)
+        return first
+
+    def _presented(self) -> str:
+        """The token we present (A, then C); an unregistered client has none left: a registration
+        afresh takes a new client with a new token A."""
+        if self.token is None:
+            raise HarnessError("this client unregistered: register afresh with a new CredentialsClient")
+        return self.token
 
     def handle_response(self, http_status: int, body: str | bytes) -> Send | Done:
         """The peer's answer to our last ``Send``."""
@@ -385,12 +398,14 @@ class CredentialsClient(_Party):
         if step == "versions":
             chosen = self._latest_version(self.versions, http_status, body)
             exchange.version = chosen.version
-            return Send("GET", chosen.url, self.token)
+            return Send("GET", chosen.url, self._presented())
         if step == "details":
-            exchange.endpoints = self._read_endpoints(exchange.version, http_status, body)
-            exchange.offered = self.token_factory()
-            return Send(exchange.steps[0], exchange.endpoints.endpoint(CREDENTIALS).url, self.token,
-                        self.own_credentials(exchange.offered))
+            if exchange.version is None:
+                raise HarnessError("the details of a version asked for before the version was chosen")
+            endpoints = exchange.endpoints = self._read_endpoints(exchange.version, http_status, body)
+            offered = exchange.offered = self.token_factory()
+            return Send(exchange.steps[0], endpoints.endpoint(CREDENTIALS).url, self._presented(),
+                        self.own_credentials(offered))
         self._exchange = None
         if step == "DELETE":
             expect_success(http_status, body)

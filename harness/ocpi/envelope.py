@@ -58,7 +58,7 @@ class StatusCode(IntEnum):
     HUB_CONNECTION_PROBLEM = 4003
 
 
-_MEANINGS = {
+_MEANINGS: dict[int, str] = {
     StatusCode.SUCCESS: "success",
     StatusCode.CLIENT_ERROR: "generic client error",
     StatusCode.INVALID_PARAMETERS: "invalid or missing parameters",

@@ -98,7 +98,8 @@ def checked(kind: str, obj: Any) -> dict[str, Any]:
         schemas.check(kind, obj)
     except PeerViolation as violation:
         raise invalid(violation.rule, f"{kind} {violation.args[0]}", obj) from None
-    return without_nulls(obj)
+    kept: dict[str, Any] = without_nulls(obj)
+    return kept
 
 
 def without_nulls(value: Any) -> Any:
@@ -156,7 +157,7 @@ class Target:
     """The object a URL names: a Location, an EVSE of it, or a Connector of that EVSE."""
     ids: tuple[str, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not 1 <= len(self.ids) <= 3 or not all(self.ids):
             raise HarnessError(f"a locations target is 1 to 3 non-empty ids, not {self.ids}")
 

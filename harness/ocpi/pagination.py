@@ -190,7 +190,7 @@ def _query(url: str) -> dict[str, str]:
 def _filters(url: str) -> dict[str, Any]:
     """The date filters of a URL, as instants where they parse, so equal times in other
     spellings compare equal."""
-    query, filters = _query(url), {}
+    query, filters = _query(url), dict[str, Any]()
     for name in _FILTERS:
         if name in query:
             try:
@@ -229,12 +229,13 @@ class PageWalker:
         self.pages += 1
         self._visited.add(url)
         page = read_page_headers(headers)
-        self._check_sizes(url, page, items)
+        total = self._check_sizes(url, page, items)
         self._collect(items)
-        self.next_url = self._follow(url, page, len(items))
+        self.next_url = self._follow(url, page, len(items), total)
         return self.next_url
 
-    def _check_sizes(self, url: str, page: PageHeaders, items: Sequence[Any]) -> None:
+    def _check_sizes(self, url: str, page: PageHeaders, items: Sequence[Any]) -> int:
+        """The page's X-Total-Count, once the page's counts are checked."""
         if page.total_count is None:
             raise PeerViolation(PaginationRules.total_count, f"page {self.pages} has no X-Total-Count header")
         if page.limit is None:
@@ -248,6 +249,7 @@ class PageWalker:
             if bound is not None and len(items) > bound:
                 raise PeerViolation(PaginationRules.page_size, f"page {self.pages} holds more objects than {name}",
                                     expected=bound, actual=len(items))
+        return page.total_count
 
     def _collect(self, items: Sequence[Any]) -> None:
         for item in items:
@@ -259,8 +261,7 @@ class PageWalker:
                 self._seen[key] = self.pages
             self.items.append(item)
 
-    def _follow(self, url: str, page: PageHeaders, count: int) -> str | None:
-        total = self._total
+    def _follow(self, url: str, page: PageHeaders, count: int, total: int) -> str | None:
         if page.next_url is None:
             if len(self.items) != total:
                 raise PeerViolation(PaginationRules.complete, f"the pages ended after {len(self.items)} objects but "

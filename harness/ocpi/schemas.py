@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -37,6 +38,7 @@ from typing import Any
 import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
+from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
@@ -84,17 +86,18 @@ class SchemaViolation(PeerViolation):
 
 
 @lru_cache(maxsize=None)
-def _ecma_pattern(pattern: str) -> re.Pattern:
+def _ecma_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern)
 
 
-def _pattern(validator, pattern: str, instance: Any, schema: dict[str, Any]):
+def _pattern(validator: Validator, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
     """The ``pattern`` keyword with ECMA-262's end of text."""
     if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = extend(Draft202012Validator, {"pattern": _pattern})
+_Validator: type[Draft202012Validator] = extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
+    Draft202012Validator, {"pattern": _pattern})
 
 
 @lru_cache(maxsize=None)
@@ -186,7 +189,7 @@ def comparable(value: Any) -> Any:
 
 def same_object(a: Any, b: Any) -> bool:
     """``a`` and ``b`` are the same OCPI object (or part of one) as the text reads them."""
-    return comparable(a) == comparable(b)
+    return bool(comparable(a) == comparable(b))
 
 
 def _plain(value: Any) -> bool:
@@ -200,7 +203,7 @@ def _plain(value: Any) -> bool:
     return kind in (str, int, float, bool, type(None))
 
 
-def _path(parts) -> str:
+def _path(parts: Iterable[str | int]) -> str:
     text = ""
     for part in parts:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
@@ -227,19 +230,21 @@ def _listing(value: Any) -> str:
 
 def _violations(error: ValidationError) -> list[Violation]:
     base = list(error.absolute_path)
+    value: Any = error.validator_value   # both set on an error of iter_errors (Unset only in the stubs' union)
+    instance: Any = error.instance
     if error.validator == "required":
         return [Violation(_path(base + [key]), "required")
-                for key in error.validator_value if key not in error.instance]
+                for key in value if key not in instance]
     if error.validator == "dependentRequired":
         return [Violation(_path(base + [key]), f"required when {trigger} is present")
-                for trigger, needed in error.validator_value.items() if trigger in error.instance
-                for key in needed if key not in error.instance]
+                for trigger, needed in value.items() if trigger in instance
+                for key in needed if key not in instance]
     if error.validator == "anyOf" and error.context:
-        wanted = [key for sub in error.validator_value for key in sub.get("required", [])]
+        wanted = [key for sub in value for key in sub.get("required", [])]
         if wanted:
             return [Violation(_path(base), f"needs at least one of {_listing(wanted)}")]
     rule = _RULES.get(str(error.validator))
-    return [Violation(_path(base), rule(error.validator_value) if rule else error.message)]
+    return [Violation(_path(base), rule(value) if rule else error.message)]
 
 
 def validate(name: str, instance: Any) -> list[Violation]:

@@ -93,7 +93,7 @@ def _link(reader: _Reader) -> WebLink:
         raise reader.fail("'<' URI-Reference '>'")
     if not _URI_CHARS.fullmatch(target.group(1)):
         raise ValueError(f"the target {target.group(1)!r} is not a URI-Reference (RFC 3986)")
-    params = []
+    params: list[tuple[str, str | None]] = []
     while True:
         mark = reader.at
         reader.skip()
@@ -108,7 +108,7 @@ def _link(reader: _Reader) -> WebLink:
 def parse_links(value: str) -> list[WebLink]:
     """The links of one Link field value (several field lines joined with ", "); ValueError
     naming the first place where the value leaves the grammar."""
-    reader, links = _Reader(value), []
+    reader, links = _Reader(value), list[WebLink]()
     while True:
         reader.skip()
         if reader.done:

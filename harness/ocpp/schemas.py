@@ -32,7 +32,9 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from collections.abc import Callable, Iterator
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any, Literal
 
 import jsonschema
@@ -67,7 +69,7 @@ def _file_name(version: OcppVersion, action: str, direction: Direction) -> str:
 
 
 @lru_cache(maxsize=None)
-def _schema_folder(version: OcppVersion):
+def _schema_folder(version: OcppVersion) -> Traversable:
     return resources.files("ocpp") / version.schema_package / "schemas"
 
 
@@ -108,7 +110,7 @@ def is_date_time(version: OcppVersion, value: str) -> bool:
     return zone_hour <= "23" and zone_minute <= "59" and (colon == ":" or not version.is_2x)
 
 
-def _date_time_checker(version: OcppVersion):
+def _date_time_checker(version: OcppVersion) -> Callable[[object], bool]:
     """The ``format: date-time`` check of ``version``; a value that is no string is not the format's business."""
     return lambda value: not isinstance(value, str) or is_date_time(version, value)
 
@@ -121,10 +123,12 @@ def is_multiple(value: int | float | Decimal, divisor: int | Decimal) -> bool:
     """``value`` is a whole multiple of ``divisor``, judged on decimal digits (a float on its shortest
     repr: 16.1 is a multiple of 0.1). Exact at any size, and as cheap for 1E+999999999 as for 16.1."""
     number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
-    if not number.is_finite():
-        return False
     _, digits, exponent = number.as_tuple()
+    if not isinstance(exponent, int):   # 'n', 'N', 'F': NaN, sNaN, Infinity
+        return False
     _, step_digits, step_exponent = Decimal(divisor).as_tuple()
+    if not isinstance(step_exponent, int):
+        raise ValueError(f"multipleOf {divisor} is not a finite number")
     mantissa, step = int(Decimal((0, digits, 0))), int(Decimal((0, step_digits, 0)))
     if exponent >= step_exponent:     # value / divisor = mantissa * 10**shift / step
         return mantissa * pow(10, exponent - step_exponent, step) % step == 0
@@ -147,29 +151,31 @@ class _ExactMultipleOf:
             raise ValueError(f"{instance} is not a multiple of {self.divisor}")
 
 
-def _multiple_of(validator, divisor, instance, schema):
+def _multiple_of(validator: jsonschema.protocols.Validator, divisor: int | Decimal, instance: Any,
+                 schema: dict[str, Any]) -> Iterator[jsonschema.ValidationError]:
     if validator.is_type(instance, "number") and not is_multiple(instance, divisor):
         yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor}")
 
 
-def _is_array(checker, instance) -> bool:
+def _is_array(checker: jsonschema.TypeChecker, instance: object) -> bool:
     return isinstance(instance, (list, tuple))   # a tuple the harness built is sent as a JSON array
 
 
-def _is_draft6_integer(checker, instance) -> bool:
+def _is_draft6_integer(checker: jsonschema.TypeChecker, instance: object) -> bool:
     """Draft 6: a number with a zero fraction is an integer, a parsed ``Decimal("300.0")`` as much as a float."""
     if isinstance(instance, Decimal):
         return instance.is_finite() and instance == instance.to_integral_value()
-    return jsonschema.Draft6Validator.TYPE_CHECKER.is_type(instance, "integer")
+    return bool(jsonschema.Draft6Validator.TYPE_CHECKER.is_type(instance, "integer"))
 
 
 # The detailed validator classes, by ``version.is_2x``: jsonschema's drafts 4 (1.6) and 6 (2.x) with the
 # payload's Decimals in mind (see ``is_multiple``).
-_DETAILED = {
-    False: jsonschema.validators.extend(
+# (jsonschema's stubs leave ``extend`` untyped: the classes it makes are Validators.)
+_DETAILED: dict[bool, type[jsonschema.protocols.Validator]] = {
+    False: jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
         jsonschema.Draft4Validator, {"multipleOf": _multiple_of},
         type_checker=jsonschema.Draft4Validator.TYPE_CHECKER.redefine("array", _is_array)),
-    True: jsonschema.validators.extend(
+    True: jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
         jsonschema.Draft6Validator, {"multipleOf": _multiple_of},
         type_checker=jsonschema.Draft6Validator.TYPE_CHECKER.redefine_many(
             {"array": _is_array, "integer": _is_draft6_integer})),
@@ -197,7 +203,8 @@ def _schema(version: OcppVersion, action: str, direction: Direction) -> dict[str
     path = _schema_folder(version) / _file_name(version, action, direction)
     if direction == "request" and not path.is_file():
         path = _schema_folder(version) / f"{action}.json"  # 2.1 SEND-only, e.g. NotifyPeriodicEventStream.json
-    return json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
+    return loaded
 
 
 @lru_cache(maxsize=None)

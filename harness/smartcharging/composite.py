@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 from harness.errors import HarnessError
 from harness.smartcharging.model import (
-    CompositeSchedule, Installed, Kind, Purpose, RateUnit, SchedulePeriod, Station, utc,
+    ChargingProfile, CompositeSchedule, Installed, Kind, Purpose, RateUnit, SchedulePeriod, Station, utc,
 )
 
 if TYPE_CHECKING:
@@ -66,12 +66,19 @@ def _segments(entry: Installed, lo: int, hi: int, relative_anchor: int, unit: Ra
     if lo >= hi:
         return []
     if profile.kind is Kind.RECURRING:
+        if profile.recurrency_kind is None or schedule.start_schedule is None:
+            raise _not_validated(profile)
         cycle = profile.recurrency_kind.seconds
         first = seconds(schedule.start_schedule)
         anchors: Iterable[int] = range(first + max(0, (lo - first) // cycle) * cycle, hi, cycle)
         span = cycle if schedule.duration is None else min(schedule.duration, cycle)
+    elif profile.kind is Kind.RELATIVE:
+        anchors = [relative_anchor]
+        span = _FOREVER if schedule.duration is None else schedule.duration
     else:
-        anchors = [relative_anchor if profile.kind is Kind.RELATIVE else seconds(schedule.start_schedule)]
+        if schedule.start_schedule is None:
+            raise _not_validated(profile)
+        anchors = [seconds(schedule.start_schedule)]
         span = _FOREVER if schedule.duration is None else schedule.duration
     starts = [p.start_period for p in schedule.periods]
     levels: dict[int, _Level] = {}
@@ -88,6 +95,11 @@ def _segments(entry: Installed, lo: int, hi: int, relative_anchor: int, unit: Ra
             out.append((begin, stop, levels[i]))
             begin, i = stop, i + 1
     return out
+
+
+def _not_validated(profile: ChargingProfile) -> HarnessError:
+    return HarnessError(f"profile {profile.id} was installed without the engine's rules: its {profile.kind.value} "
+                        "schedule lacks a startSchedule or a recurrencyKind")
 
 
 def _leading(profiles: list[tuple[int, list[Segment]]], start: int) -> Step:
@@ -119,19 +131,19 @@ def _leading(profiles: list[tuple[int, list[Segment]]], start: int) -> Step:
                 stale = stale or p == leader
         if stale:
             leader = min(active, key=key) if active else None
-        level = None if leader is None else active[leader]
+        leading = None if leader is None else active[leader]
         if t == start:
-            out[0] = (start, level)
-        elif level != out[-1][1]:
-            out.append((t, level))
+            out[0] = (start, leading)
+        elif leading != out[-1][1]:
+            out.append((t, leading))
     return out
 
 
-def _combine(tx: Step, default: Step, caps: list[Step], fill: _Level) -> Step:
+def _combine(tx: Step, default: Step, caps: list[Step], fill: _Level) -> list[tuple[int, _Level]]:
     """C4, C5: TX replaces TX_DEFAULT where a TX profile is active; caps bound the result."""
     steps = [tx, default, *caps]
     cursor = [0] * len(steps)
-    out: Step = []
+    out: list[tuple[int, _Level]] = []
     for t in sorted({t for step in steps for t, _ in step}):
         values = []
         for k, step in enumerate(steps):

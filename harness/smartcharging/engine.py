@@ -128,7 +128,8 @@ from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.smartcharging.composite import composite_schedule
 from harness.smartcharging.model import (
-    ChargingProfile, ClearCriteria, Installed, Kind, LimitSource, Purpose, ReportCriteria, Station,
+    ChargingProfile, ChargingSchedule, ClearCriteria, Installed, Kind, LimitSource, Purpose, ReportCriteria,
+    SchedulePeriod, Station,
 )
 from harness.smartcharging.wire import (
     clear_criteria, composite_request, composite_to_wire, set_request, shape, to_v201,
@@ -160,11 +161,11 @@ class _Ctx:
     replaces: tuple[int, ...]
 
     @property
-    def schedules(self):
+    def schedules(self) -> tuple[ChargingSchedule, ...]:
         return self.profile.schedules
 
     @property
-    def periods(self):
+    def periods(self) -> list[SchedulePeriod]:
         return [p for s in self.profile.schedules for p in s.periods]
 
     def others(self, purpose: Purpose) -> list[Installed]:
@@ -344,7 +345,7 @@ class Decision:
         """SetChargingProfile.conf (1.6) or SetChargingProfileResponse (2.0.1)."""
         if self.call_error:
             raise HarnessError(f"answer with a CALLERROR {self.call_error}, not a response: {self.detail}")
-        if self.accepted:
+        if self.rule is None:   # accepted
             return {"status": "Accepted"}
         if self.version is V16:
             return {"status": self.rule.v16_status}
@@ -379,7 +380,7 @@ class ClearResult(_Outcome):
 @dataclass(frozen=True)
 class ProfileReport(_Outcome):
     """GetChargingProfilesResponse status and the ReportChargingProfilesRequests that follow it."""
-    requests: tuple[dict, ...]
+    requests: tuple[dict[str, Any], ...]
     none = "NoProfiles"
 
     def _selected(self) -> tuple[Any, ...]:
@@ -428,7 +429,7 @@ class ProfileStore:
             for old in decision.replaces:
                 del self._by_id[old]
             running = station.transactions.get(evse_id) if profile.purpose is Purpose.TX else None
-            self._by_id[profile.id] = Installed(evse_id, profile, source, running and running.id)
+            self._by_id[profile.id] = Installed(evse_id, profile, source, running.id if running else None)
         return decision
 
     def end_transaction(self, station: Station, evse_id: int) -> tuple[ChargingProfile, ...]:

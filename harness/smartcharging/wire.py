@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, TypeVar, overload
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
@@ -65,6 +65,9 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
+_M = TypeVar("_M")   # a member of the enumeration a _Reader reads (its names: the texts on the wire)
+
+
 class _Reader:
     """Typed access to one JSON object of a peer's payload; faults name the JSON path."""
 
@@ -110,17 +113,22 @@ class _Reader:
     def _key_path(self, key: str) -> str:
         return f"{self.path}.{key}".lstrip(".")
 
-    def _member(self, path: str, names: dict[Any, str], text: Any) -> Any:
+    def _member(self, path: str, names: dict[_M, str], text: Any) -> _M:
         for member, name in names.items():
             if name == text:
                 return member
         raise self._fail(path, f"one of {sorted(names.values())}", text)
 
-    def enum(self, key: str, names: dict[Any, str], required: bool = False) -> Any:
+    @overload
+    def enum(self, key: str, names: dict[_M, str], required: Literal[True]) -> _M: ...
+    @overload
+    def enum(self, key: str, names: dict[_M, str], required: bool = False) -> _M | None: ...
+
+    def enum(self, key: str, names: dict[_M, str], required: bool = False) -> _M | None:
         text = self.get(key, "string", required)
         return None if text is None else self._member(self._key_path(key), names, text)
 
-    def enums(self, key: str, names: dict[Any, str]) -> frozenset[str] | None:
+    def enums(self, key: str, names: dict[_M, str]) -> frozenset[_M] | None:
         values = self.get(key, "array")
         if values is None:
             return None

@@ -441,3 +441,5 @@ def test_client_registers_updates_and_unregisters_with_our_server():
     assert client.token == server.token_c == "server-3" and server.peer_token == client.own_token == "client-2"
     run(client.unregister())
     assert server.state is Registration.NOT_REGISTERED and not client.registered
+    with pytest.raises(HarnessError, match="unregistered"):   # no token left to present: a new client registers
+        client.register()
