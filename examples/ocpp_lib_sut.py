@@ -277,6 +277,11 @@ class Csms:
         cp = self.station(station)
         cp.spawn(cp.call(call.DataTransfer(vendor_id=vendor_id, message_id=message_id, data=data)))
 
+    async def unlock_connector(self, evse_id: int, connector_id: int, station: str | None = None) -> None:
+        """F05: the operator unlocks a connector."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.UnlockConnector(evse_id=evse_id, connector_id=connector_id)))
+
     async def run(self, port: int, stop: asyncio.Event) -> None:
         # As in the library's own examples: websockets negotiates the subprotocol. Note that it
         # refuses a client offering no ocpp2.0.1 with HTTP 400, where OCPP-J asks for a 101 without
