@@ -655,7 +655,7 @@ FAULTS: tuple[Fault, ...] = (
             (node(BOOT, "test_pending_charge_point_is_configured_then_accepted", "csms"),),
             "BootNotification.conf status is wrong"),
     Fault("cs-keeps-the-old-key", "SECURITY16.old_key_refused",
-            CentralSystemKeepsTheOldKey, (node(SECURITY, "test_authorization_key_is_rotated", "csms"),),
+            CentralSystemKeepsTheOldKey, (node(SECURITY, "test_central_system_rotates_the_authorization_key", "csms"),),
             "the server upgraded the old AuthorizationKey"),
     Fault("cs-drops-parent-id-tag", "AUTH16.group",
             CentralSystemDropsParentIdTag, (node(AUTH, "test_group_members_share_the_parent_tag", "csms"),),
