@@ -11,6 +11,7 @@ from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.rules import Rule
 from harness.transport.ws import Exchange
+from harness.usecases.operations import operate
 from harness.verdict import check_equal, dig
 
 Entry = tuple[Token, "dict | None"]   # a token and its idTokenInfo (None: delete it, Differential only)
@@ -27,8 +28,9 @@ def plain_token(profile, status: str) -> Token:
 
 
 async def list_version(arena: OcppArena, rule: Rule) -> Exchange:
-    """GetLocalListVersion: sent by the harness's CSMS, or by the CSMS under test at its operator's request."""
-    return await arena.exchange(CSMS, "GetLocalListVersion", {}, trigger=("get_local_list_version", {}), rule=rule)
+    """GetLocalListVersion: sent by the harness's CSMS, or by the CSMS under test at its operator's request
+    (an empty request: ``rule`` judges what it sends)."""
+    return await operate(arena, "GetLocalListVersion", {}, rule)
 
 
 async def send_local_list(arena: OcppArena, update_type: str, entries: list[Entry], rule: Rule,

@@ -23,6 +23,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.rules import Rule, RuleTable, must
 from harness.smartcharging.wire import iso
 from harness.transport.ws import Exchange
+from harness.usecases.operations import operate
 from harness.verdict import check_equal, check_in, dig, require, violated
 
 ENGINE = OcppVersion.V201   # the engine's rules for 2.0.1 and 2.1 alike (see the module's docstring)
@@ -167,13 +168,9 @@ def judge_allowed(station: sc.Station, evse_id: int, wire: dict, rule: Rule) -> 
 async def get_profiles(arena: OcppArena, request: dict) -> tuple[Exchange, list[dict]]:
     """GetChargingProfiles (``request`` on the wire) and the reports that answer it, up to the one
     without tbc; a station under test sends none after that one (a split without tbc). A CSMS under
-    test gets the harness's station's reports."""
-    body = {"charging_profile": request["chargingProfile"]}
-    if "evseId" in request:
-        body["evse_id"] = request["evseId"]
+    test must send ``request`` with a requestId of its own, and gets the harness's station's reports."""
     mark = arena.mark()
-    exchange = await arena.exchange(CSMS, "GetChargingProfiles", request, trigger=("get_charging_profiles", body),
-                                    rule=ChargingProfiles.report_sent)
+    exchange = await operate(arena, "GetChargingProfiles", request, ChargingProfiles.report_sent, own=("requestId",))
     reports: list[dict] = []
     if exchange.result.get("status") != "Accepted":
         return exchange, reports
@@ -316,14 +313,13 @@ async def release_external_limit(arena: OcppArena, installed: Installed, evse_id
 
 
 async def composite(arena: OcppArena, evse_id: int, duration: int, unit: str | None, rule: Rule) -> Exchange:
-    """GetCompositeSchedule for ``evse_id``: sent by the harness, or asked of a CSMS under test."""
+    """GetCompositeSchedule for ``evse_id``: sent by the harness, or asked of a CSMS under test, which must
+    send it as asked (``rule``)."""
     if unit is not None and unit not in arena.profile.charging_rate_units:
         raise NotApplicable(f"the station does not support {unit}: [smart_charging] charging_rate_units = "
                             f"{list(arena.profile.charging_rate_units)}")
     payload = {"evseId": evse_id, "duration": duration} | ({"chargingRateUnit": unit} if unit else {})
-    body = {"evse_id": evse_id, "duration": duration} | ({"charging_rate_unit": unit} if unit else {})
-    return await arena.exchange(CSMS, "GetCompositeSchedule", payload, trigger=("get_composite_schedule", body),
-                                rule=rule)
+    return await operate(arena, "GetCompositeSchedule", payload, rule)
 
 
 def judge_composite(installed: Installed, exchange: Exchange, unit: str, status_rule: Rule, rule: Rule,

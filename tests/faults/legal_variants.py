@@ -246,7 +246,7 @@ VARIANTS: tuple[LegalVariant, ...] = (
                 *(_k("K12", "test_external_limit_is_reported_under_its_source", "cs", s) for s in SOURCES))),
     LegalVariant("csms-without-external-limits", CsmsWithoutExternalLimits,
                  f"NotifyChargingLimit refused with CALLERROR NotSupported: {REFUSED}", (
-                *(_k("K11", "test_external_limit_changes_the_rate_of_a_transaction", "csms", s)
+                *(_k("K11", "test_external_limit_notifications_are_answered", "csms", s)
                   for s in ("evse", "station")),
                 *(_k("K12", "test_external_limit_is_notified", "csms", s) for s in SOURCES))),
     LegalVariant("station-capped-only-by-its-max", StationCappedOnlyByItsMax,

@@ -130,7 +130,7 @@ def test_catalog_is_well_formed():
             assert (REPO / nodeid.partition("::")[0]).is_file(), f"{fault.name}: no suite file for {nodeid}"
 
 
-NEED_A_BOOT = (transport_test(CONN, "test_boot_is_accepted", "cs", VERSION),
+NEED_A_BOOT = (transport_test(CONN, "test_station_boots_when_it_connects", "cs", VERSION),
                transport_test(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION))
 
 

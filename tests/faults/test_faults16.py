@@ -22,9 +22,10 @@ CONTROL = "control"
 SELECTION = tuple(sorted({nodeid for fault in FAULTS for nodeid in fault.catch}))
 REGISTERED = "catalog16:ChargePointAlreadyRegistered"
 # the charge-point tests that need a BootNotification in the test
-NEED_A_BOOT = (node(BOOT, "test_boot_is_accepted", "cs"), node(BOOT, "test_boot_pending_then_configured", "cs"),
-               node(BOOT, "test_boot_rejected_then_retried", "cs"), node(SECURITY, "test_authorization_key_is_rotated", "cs"),
-               transport_test(CONN, "test_boot_is_accepted", "cs", VERSION),
+NEED_A_BOOT = (node(BOOT, "test_accepted_boot_reports_every_connector", "cs"),
+               node(BOOT, "test_boot_pending_then_configured", "cs"), node(BOOT, "test_boot_rejected_then_retried", "cs"),
+               node(SECURITY, "test_authorization_key_is_rotated", "cs"),
+               transport_test(CONN, "test_station_boots_when_it_connects", "cs", VERSION),
                transport_test(RPC, "test_station_waits_for_the_boot_answer", "cs", VERSION))
 
 

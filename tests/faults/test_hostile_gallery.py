@@ -29,11 +29,13 @@ NOT_JSON = "suites/ocpp/transport/test_RPC.py::test_text_that_is_not_json_does_n
 UNKNOWN_TYPE = "suites/ocpp/transport/test_RPC.py::test_unknown_message_type_is_refused_with_a_code_of_the_version"
 TOKEN = "suites/ocpp2/authorization/test_C01.py::test_presented_token_gets_its_status"
 BOOT16 = "suites/ocpp16/boot/test_BOOT16.py::test_boot_is_accepted"
+STATION_BOOT = "suites/ocpp/transport/test_CONN.py::test_station_boots_when_it_connects"
+STATION_BOOT16 = "suites/ocpp16/boot/test_BOOT16.py::test_accepted_boot_reports_every_connector"
 
 CSMS_20 = (f"{BOOT}[csms-ocpp2.0.1]", f"{TOKEN}[csms-ocpp2.0.1-Accepted]", f"{NOT_JSON}[csms-ocpp2.0.1]")
 CSMS = CSMS_20 + (f"{BOOT16}[csms-ocpp1.6]",)
-STATION = (f"{BOOT}[cs-ocpp2.0.1]", f"{NOT_JSON}[cs-ocpp2.0.1]", f"{UNKNOWN_TYPE}[cs-ocpp2.0.1]",
-           f"{BOOT16}[cs-ocpp1.6]")
+STATION = (f"{STATION_BOOT}[cs-ocpp2.0.1]", f"{NOT_JSON}[cs-ocpp2.0.1]", f"{UNKNOWN_TYPE}[cs-ocpp2.0.1]",
+           f"{STATION_BOOT16}[cs-ocpp1.6]")
 OCPI = ("suites/ocpi/credentials/test_OCPI_CREDENTIALS.py::test_registration[cpo-ocpi2.2.1-by_emsp]",
         "suites/ocpi/transport/test_OCPI_AUTH.py::test_missing_authorization_gets_401[cpo-ocpi2.2.1-versions]",
         "suites/ocpi/locations/test_OCPI_LOCATIONS_PULL.py::test_pages_chain_completely[cpo-ocpi2.2.1]")
@@ -71,7 +73,7 @@ GALLERY = [
     Hostile(hostile.SilentStation, STATION, r"no answer to \w+ within 5 s.*'silence'"),
     Hostile(hostile.ReconnectLoopStation, STATION,
             r"the peer closed the connection|not every connector was reported after the boot",
-            (f"{BOOT}[cs-ocpp2.0.1]",)),
+            (f"{STATION_BOOT}[cs-ocpp2.0.1]",)),
     Hostile(hostile.SchemaInvalidStation, STATION, r"\[rpc\.schema\] \w+ (request|response) breaks its schema"),
     Hostile(hostile.DeepJsonStation, STATION, r"\[framing\.depth\] message nested deeper than 64 levels"),
     # ---------------------------------------------------------------- SUT = OCPI platform

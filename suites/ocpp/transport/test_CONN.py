@@ -56,17 +56,22 @@ def _wrong_password(arena: OcppArena) -> str | bytes:
     return secrets.token_bytes(20) if arena.version is OcppVersion.V16 else "wrong-" + secrets.token_hex(10)
 
 
-@checks(CONN.answered, Registration.accepted, CONN.interval, CONN.boots, Ws.known_station,
-        csms=TC("TC_B_01_CSMS", "ocpp2.0.1"))
+@pytest.mark.sut_roles("cs")
+@checks(CONN.boots)
+async def test_station_boots_when_it_connects(ocpp_unlinked):
+    """A station under test boots when it connects (after a Reset if it reconnects without booting, which it
+    may)."""
+    arena = ocpp_unlinked
+    await arena.connect_station_under_test()
+    await arena.station_boot()
+
+
+@pytest.mark.sut_roles("csms")
+@checks(CONN.answered, Registration.accepted, CONN.interval, Ws.known_station, csms=TC("TC_B_01_CSMS", "ocpp2.0.1"))
 async def test_boot_is_accepted(ocpp_unlinked):
     """The configured station is upgraded, boots and is answered; Accepted (with a heartbeat interval) when the
-    profile declares it registered — a CSMS may keep a station it does not know Pending. A station under test
-    boots when it connects (after a Reset if it reconnects without booting, which it may)."""
+    profile declares it registered — a CSMS may keep a station it does not know Pending."""
     arena = ocpp_unlinked
-    if arena.is_sut(CS):
-        await arena.connect_station_under_test()
-        await arena.station_boot()
-        return
     handshake = await arena.connect_station(boot=False)
     require(handshake.connection is not None, Ws.known_station, "the CSMS refused the configured station",
             expected="an upgraded connection", actual=f"HTTP {handshake.status}")

@@ -34,7 +34,7 @@ from harness.usecases.core16 import (
     Core16, authorize, configure_charge_point, connectors, id_tag_status, same_tag, tag16, tagged,
 )
 from harness.usecases.local16 import NOTICE, presented_offline
-from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
+from harness.usecases.operations import ASKED16, Operations16, operate, status_of
 from harness.verdict import check_equal, violated
 
 
@@ -126,7 +126,7 @@ async def _started_offline(ocpp, rule, presented: list[tuple[Token, int]], *, st
                           where=lambda p: same_tag(p.get("idTag"), starts.id))
 
 
-@checks(*ASKED, csms=TC("TC_061_CSMS"))
+@checks(*ASKED16, csms=TC("TC_061_CSMS"))
 async def test_clear_cache_is_answered(ocpp):
     """ClearCache is sent as asked and answered with ClearCache.conf (Accepted, or Rejected by a charge point
     without a cache)."""
@@ -189,7 +189,7 @@ async def test_cached_identifier_starts_offline(ocpp, profile):
 
 @pytest.mark.sut_roles("cs")
 @pytest.mark.requires("authorization_cache")
-@checks(*ASKED, Core16.authorize, CACHE16.cleared, CACHE16.reconnects, CACHE16.not_valid_evicted_first)
+@checks(*ASKED16, Core16.authorize, CACHE16.cleared, CACHE16.reconnects, CACHE16.not_valid_evicted_first)
 @needs(cache_entries, two_connectors)
 async def test_full_cache_drops_a_not_valid_entry_first(ocpp, profile):
     """The cache filled with the oldest entry valid, the second not valid, the rest valid; one more idTag
@@ -205,7 +205,7 @@ async def test_full_cache_drops_a_not_valid_entry_first(ocpp, profile):
 
 @pytest.mark.sut_roles("cs")
 @pytest.mark.requires("authorization_cache")
-@checks(*ASKED, Core16.authorize, CACHE16.cleared, CACHE16.reconnects, CACHE16.oldest_valid_evicted)
+@checks(*ASKED16, Core16.authorize, CACHE16.cleared, CACHE16.reconnects, CACHE16.oldest_valid_evicted)
 @needs(cache_entries, two_connectors)
 async def test_full_cache_of_valid_entries_drops_the_oldest(ocpp, profile):
     """The cache filled with valid idTags and one more presented: the oldest is gone (offline it starts

@@ -23,7 +23,7 @@ from harness.usecases.core16 import (
     Core16, configure_charge_point, connectors, id_tag_status, same_tag, stop, tag16, tagged,
 )
 from harness.usecases.local16 import NOTICE, presented_offline
-from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
+from harness.usecases.operations import ASKED16, Operations16, operate, status_of
 from harness.verdict import check_equal, check_in, require
 
 
@@ -106,7 +106,7 @@ def _unknown_tag() -> str:
     return "UNK" + secrets.token_hex(6).upper()
 
 
-@checks(*ASKED, LOCALLIST16.version, csms=TC("TC_042_2_CSMS"))
+@checks(*ASKED16, LOCALLIST16.version, csms=TC("TC_042_2_CSMS"))
 async def test_list_version_is_reported(ocpp):
     """GetLocalListVersion gives a version: 0 or above while the list is enabled."""
     version = await _version(ocpp)
@@ -114,7 +114,7 @@ async def test_list_version_is_reported(ocpp):
             "GetLocalListVersion.conf gives no version of an enabled list", expected=">= 0", actual=version)
 
 
-@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.version, csms=TC("TC_043_4_CSMS"))
+@checks(*ASKED16, LOCALLIST16.full_accepted, LOCALLIST16.version, csms=TC("TC_043_4_CSMS"))
 @needs(tagged("Accepted"), tagged("Blocked"))
 async def test_full_update_is_accepted(ocpp, profile):
     """A Full list (a valid and a blocked idTag) is Accepted, and its version is reported after."""
@@ -123,7 +123,7 @@ async def test_full_update_is_accepted(ocpp, profile):
     check_equal(LOCALLIST16.version, "GetLocalListVersion.conf listVersion", version, await _version(ocpp))
 
 
-@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.differential_accepted, LOCALLIST16.version,
+@checks(*ASKED16, LOCALLIST16.full_accepted, LOCALLIST16.differential_accepted, LOCALLIST16.version,
         cs=TC("TC_043_CS"), csms=TC("TC_043_5_CSMS"))
 @needs(tagged("Accepted"))
 async def test_differential_update_is_accepted(ocpp, profile):
@@ -138,7 +138,7 @@ async def test_differential_update_is_accepted(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.differential_accepted, LOCALLIST16.reconnects,
+@checks(*ASKED16, LOCALLIST16.full_accepted, LOCALLIST16.differential_accepted, LOCALLIST16.reconnects,
         LOCALLIST16.differential_keeps)
 async def test_differential_update_keeps_the_entries_it_does_not_name(ocpp, profile):
     """A Full list of two idTags the central system never saw, then a Differential update that deletes one:
@@ -155,7 +155,7 @@ async def test_differential_update_keeps_the_entries_it_does_not_name(ocpp, prof
                       "did not name")
 
 
-@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.version_mismatch, cs=TC("TC_043_2_CS"))
+@checks(*ASKED16, LOCALLIST16.full_accepted, LOCALLIST16.version_mismatch, cs=TC("TC_043_2_CS"))
 @needs(tagged("Accepted"))
 async def test_differential_update_of_an_old_version_is_a_mismatch(ocpp, profile):
     """A Differential update with the list's own version: VersionMismatch, and the version stays."""
@@ -166,7 +166,7 @@ async def test_differential_update_of_an_old_version_is_a_mismatch(ocpp, profile
     check_equal(LOCALLIST16.version_mismatch, "GetLocalListVersion.conf listVersion", version, await _version(ocpp))
 
 
-@checks(*ASKED, LOCALLIST16.failed, LOCALLIST16.version, cs=TC("TC_043_3_CS"))
+@checks(*ASKED16, LOCALLIST16.failed, LOCALLIST16.version, cs=TC("TC_043_3_CS"))
 @needs(tagged("Accepted"))
 async def test_update_that_cannot_be_stored_fails(ocpp, profile):
     """The charge point's list storage fails (``break_local_list_storage``, undone by
@@ -206,7 +206,7 @@ async def test_disabled_list_is_not_updated(ocpp, profile):
         check_equal(LOCALLIST16.disabled, "SendLocalList.conf status", "NotSupported", status_of(exchange))
 
 
-@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.reconnects, LOCALLIST16.listed_offline,
+@checks(*ASKED16, LOCALLIST16.full_accepted, LOCALLIST16.reconnects, LOCALLIST16.listed_offline,
         LOCALLIST16.offline_answered)
 @needs(tagged("Accepted"))
 async def test_listed_identifier_starts_offline(ocpp, profile):
@@ -225,7 +225,7 @@ async def test_listed_identifier_starts_offline(ocpp, profile):
 
 @pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("status", ["Invalid", "Blocked", "Expired"])
-@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.reconnects, LOCALLIST16.not_valid_refused)
+@checks(*ASKED16, LOCALLIST16.full_accepted, LOCALLIST16.reconnects, LOCALLIST16.not_valid_refused)
 @needs(lambda given: tag16(given.profile, given.params["status"]))
 async def test_listed_identifier_that_is_not_valid_is_refused_offline(ocpp, profile, status):
     """An idTag the list holds as not valid, presented offline (AllowOfflineTxForUnknownId true, which is
@@ -282,7 +282,7 @@ async def test_unknown_identifier_is_refused_offline_when_not_allowed(ocpp, prof
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED, LOCALLIST16.full_accepted, Core16.start, LOCALLIST16.conflict)
+@checks(*ASKED16, LOCALLIST16.full_accepted, Core16.start, LOCALLIST16.conflict)
 @needs(tagged("Accepted"))
 async def test_conflict_with_the_list_is_reported(ocpp, profile):
     """The list accepts an idTag, LocalPreAuthorize true, the central system refuses it at StartTransaction:
@@ -305,7 +305,7 @@ async def test_conflict_with_the_list_is_reported(ocpp, profile):
 
 @pytest.mark.sut_roles("cs")
 @pytest.mark.requires("authorization_cache")
-@checks(*ASKED, LOCALLIST16.full_accepted, LOCALLIST16.differential_accepted, Core16.start, Core16.stops,
+@checks(*ASKED16, LOCALLIST16.full_accepted, LOCALLIST16.differential_accepted, Core16.start, Core16.stops,
         LOCALLIST16.reconnects, LOCALLIST16.never_cached)
 async def test_listed_identifier_is_never_cached(ocpp, profile):
     """An idTag on the list starts and stops a transaction (the central system answers it Accepted in

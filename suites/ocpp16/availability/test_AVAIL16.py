@@ -18,7 +18,7 @@ from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks, needs
 from harness.usecases.core16 import Core16, connectors, same_tag, start, stop, tag16, tagged, transaction_id
-from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
+from harness.usecases.operations import ASKED16, Operations16, operate, status_of
 from harness.verdict import check_equal, require
 
 
@@ -66,7 +66,7 @@ async def _reported(ocpp, connector_id: int, status: str, after: int, rule):
     return report
 
 
-@checks(*ASKED, AVAIL16.idle_accepted, AVAIL16.unavailable, AVAIL16.available, AVAIL16.status_answered)
+@checks(*ASKED16, AVAIL16.idle_accepted, AVAIL16.unavailable, AVAIL16.available, AVAIL16.status_answered)
 async def test_connector_made_inoperative_then_operative(ocpp, profile):
     """Inoperative: Accepted and Unavailable; Operative again: Accepted and Available."""
     connector = connectors(profile)[0]
@@ -78,7 +78,7 @@ async def test_connector_made_inoperative_then_operative(ocpp, profile):
         await _reported(ocpp, connector, status, mark, rule)
 
 
-@checks(*ASKED, AVAIL16.idle_accepted, AVAIL16.whole, AVAIL16.status_answered)
+@checks(*ASKED16, AVAIL16.idle_accepted, AVAIL16.whole, AVAIL16.status_answered)
 async def test_whole_charge_point_made_inoperative(ocpp, profile):
     """ChangeAvailability of connector 0: every connector reports Unavailable."""
     mark = ocpp.mark()
@@ -88,14 +88,14 @@ async def test_whole_charge_point_made_inoperative(ocpp, profile):
         await _reported(ocpp, connector, "Unavailable", mark, AVAIL16.whole)
 
 
-@checks(*ASKED, AVAIL16.idle_accepted)
+@checks(*ASKED16, AVAIL16.idle_accepted)
 async def test_operative_connector_made_operative_is_accepted(ocpp, profile):
     """Operative for a connector that already is: Accepted (nothing to change, nothing to schedule)."""
     exchange = await _change(ocpp, connectors(profile)[0], "Operative")
     check_equal(AVAIL16.idle_accepted, "ChangeAvailability.conf status", "Accepted", status_of(exchange))
 
 
-@checks(*ASKED, Core16.authorize, Core16.start, AVAIL16.scheduled, Core16.stop_answered, AVAIL16.status_answered)
+@checks(*ASKED16, Core16.authorize, Core16.start, AVAIL16.scheduled, Core16.stop_answered, AVAIL16.status_answered)
 @needs(tagged("Accepted"))
 async def test_change_while_charging_is_scheduled(ocpp, profile):
     """Inoperative during a transaction: Scheduled, the transaction runs on; once it stopped and the cable
@@ -114,7 +114,7 @@ async def test_change_while_charging_is_scheduled(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED, AVAIL16.no_start)
+@checks(*ASKED16, AVAIL16.no_start)
 @needs(tagged("Accepted"))
 async def test_inoperative_connector_starts_no_transaction(ocpp, profile):
     """An accepted idTag and the cable at an Inoperative connector: no StartTransaction."""

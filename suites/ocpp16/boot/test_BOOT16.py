@@ -9,6 +9,7 @@ That it reports every connector after an Accepted boot is read as the public tes
 reads it.
 """
 
+import pytest
 
 from harness import clock
 from harness.arena.ocpp import Registration
@@ -90,26 +91,32 @@ async def _reports_connectors(arena, boot):
                        rule=BOOT16.connectors_reported)
 
 
+@pytest.mark.sut_roles("csms")
 @checks(Registration.accepted, BOOT16.interval, BOOT16.status_answered, BOOT16.heartbeat_time,
-        BOOT16.numbering, BOOT16.connectors_reported, BOOT16.main_controller, BOOT16.heartbeat,
         csms=TC("TC_001_CSMS"))
 async def test_boot_is_accepted(ocpp_unlinked, profile):
-    """The configured charge point is Accepted; connector 0 and every connector are reported."""
+    """The configured charge point is Accepted with a heartbeat interval; its connectors' statuses and a
+    Heartbeat are answered."""
     arena = ocpp_unlinked
-    if arena.is_sut(CSMS):
-        await _harness_boots(arena)
-        response = await arena.send_boot()
-        arena.boot_answered(response["status"])
-        require(interval_of(response) > 0, BOOT16.interval, "BootNotification.conf interval is not positive",
-                expected="> 0", actual=interval_of(response))
-        for connector in [0, *connectors(profile)]:
-            status = await arena.report_status(connector, "Available")
-            require(status.error is None, BOOT16.status_answered, "the central system refused a "
-                    "StatusNotification", expected="StatusNotification.conf", actual=status.error)
-        heartbeat = (await arena.call_sut("Heartbeat", {})).result
-        require("currentTime" in heartbeat, BOOT16.heartbeat_time, "Heartbeat.conf lacks currentTime",
-                expected="currentTime", actual=heartbeat)
-        return
+    await _harness_boots(arena)
+    response = await arena.send_boot()
+    arena.boot_answered(response["status"])
+    require(interval_of(response) > 0, BOOT16.interval, "BootNotification.conf interval is not positive",
+            expected="> 0", actual=interval_of(response))
+    for connector in [0, *connectors(profile)]:
+        status = await arena.report_status(connector, "Available")
+        require(status.error is None, BOOT16.status_answered, "the central system refused a "
+                "StatusNotification", expected="StatusNotification.conf", actual=status.error)
+    heartbeat = (await arena.call_sut("Heartbeat", {})).result
+    require("currentTime" in heartbeat, BOOT16.heartbeat_time, "Heartbeat.conf lacks currentTime",
+            expected="currentTime", actual=heartbeat)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(BOOT16.numbering, BOOT16.connectors_reported, BOOT16.main_controller, BOOT16.heartbeat)
+async def test_accepted_boot_reports_every_connector(ocpp_unlinked, profile):
+    """Accepted, the charge point reports connector 0 and every connector, then sends Heartbeats."""
+    arena = ocpp_unlinked
     arena.configure(heartbeat_interval=HEARTBEAT)
     await arena.connect_station_under_test()
     boot = await arena.station_boot()
@@ -130,20 +137,26 @@ async def test_boot_is_accepted(ocpp_unlinked, profile):
         violated(BOOT16.heartbeat, "no Heartbeat within the interval given in BootNotification.conf")
 
 
-@checks(BOOT16.registration, BOOT16.configures_pending, BOOT16.answers_while_pending,
-        BOOT16.boots_again, BOOT16.pending_wait, BOOT16.connectors_reported, cs=TC("TC_002_CS"))
+@pytest.mark.sut_roles("csms")
+@checks(BOOT16.registration, BOOT16.configures_pending)
+async def test_pending_charge_point_is_configured_then_accepted(ocpp_unlinked):
+    """Pending — the central system configures the charge point as its operator asks, then accepts it."""
+    arena = ocpp_unlinked
+    response = await _registered_as(arena, "Pending")
+    change = await arena.exchange(CSMS, "ChangeConfiguration", None,
+                                  trigger=("change_configuration", {"key": "HeartbeatInterval", "value": "600"}),
+                                  rule=BOOT16.configures_pending)
+    check_equal(BOOT16.configures_pending, "ChangeConfiguration.req key", {"key": "HeartbeatInterval"},
+                {"key": change.request["key"]}, same=same(OcppVersion.V16))
+    await _accepted_after(arena, response)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(BOOT16.answers_while_pending, BOOT16.boots_again, BOOT16.pending_wait, BOOT16.connectors_reported,
+        cs=TC("TC_002_CS"))
 async def test_boot_pending_then_configured(ocpp_unlinked, profile):
     """Pending — the charge point answers GetConfiguration and ChangeConfiguration, then is Accepted."""
     arena = ocpp_unlinked
-    if arena.is_sut(CSMS):
-        response = await _registered_as(arena, "Pending")
-        change = await arena.exchange(CSMS, "ChangeConfiguration", None,
-                                      trigger=("change_configuration", {"key": "HeartbeatInterval", "value": "600"}),
-                                      rule=BOOT16.configures_pending)
-        check_equal(BOOT16.configures_pending, "ChangeConfiguration.req key", {"key": "HeartbeatInterval"},
-                    {"key": change.request["key"]}, same=same(OcppVersion.V16))
-        await _accepted_after(arena, response)
-        return
     arena.configure(registration="Pending", retry_interval=PENDING_RETRY)
     await arena.connect_station_under_test()
     first = await arena.station_boot()
@@ -166,15 +179,19 @@ async def test_boot_pending_then_configured(ocpp_unlinked, profile):
     await _reports_connectors(arena, second)
 
 
-@checks(BOOT16.registration, BOOT16.boots_again, BOOT16.rejected_silence,
-        BOOT16.connectors_reported, cs=TC("TC_001_CS"))
+@pytest.mark.sut_roles("csms")
+@checks(BOOT16.registration)
+async def test_rejected_charge_point_is_accepted_later(ocpp_unlinked):
+    """Rejected, then set to Accepted — the central system accepts the boot retried after the interval."""
+    arena = ocpp_unlinked
+    await _accepted_after(arena, await _registered_as(arena, "Rejected"))
+
+
+@pytest.mark.sut_roles("cs")
+@checks(BOOT16.boots_again, BOOT16.rejected_silence, BOOT16.connectors_reported, cs=TC("TC_001_CS"))
 async def test_boot_rejected_then_retried(ocpp_unlinked):
     """Rejected — nothing is sent before the interval expires, then the boot is retried and Accepted."""
     arena = ocpp_unlinked
-    if arena.is_sut(CSMS):
-        response = await _registered_as(arena, "Rejected")
-        await _accepted_after(arena, response)
-        return
     arena.configure(registration="Rejected", retry_interval=REJECTED_RETRY)
     await arena.connect_station_under_test()
     first = await arena.station_boot()

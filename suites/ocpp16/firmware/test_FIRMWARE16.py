@@ -20,7 +20,7 @@ from harness.errors import HarnessError
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks
 from harness.transport.files import FileDepot
-from harness.usecases.operations16 import ASKED, operate
+from harness.usecases.operations import ASKED16, operate
 from harness.verdict import check_equal, require
 
 INSTALLED = ("Downloading", "Downloaded", "Installing", "Installed")
@@ -80,7 +80,7 @@ async def _statuses(ocpp, action: str, after: int, last: set[str], rule) -> list
     return seen
 
 
-@checks(*ASKED, FIRMWARE16.firmware_sequence, FIRMWARE16.downloaded, FIRMWARE16.reboots,
+@checks(*ASKED16, FIRMWARE16.firmware_sequence, FIRMWARE16.downloaded, FIRMWARE16.reboots,
         FIRMWARE16.notifications_answered)
 async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
     """UpdateFirmware with a file the harness serves: Downloading, Downloaded, Installing, Installed, the
@@ -108,7 +108,7 @@ async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
                 boot.result["status"])
 
 
-@checks(*ASKED, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered)
 async def test_firmware_that_cannot_be_downloaded_fails(ocpp, depot):
     """UpdateFirmware of a file the harness does not serve (404), no retries: Downloading, then DownloadFailed."""
     mark = ocpp.mark()
@@ -121,7 +121,7 @@ async def test_firmware_that_cannot_be_downloaded_fails(ocpp, depot):
             actual=seen)
 
 
-@checks(*ASKED, FIRMWARE16.download_failed, FIRMWARE16.retried, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.download_failed, FIRMWARE16.retried, FIRMWARE16.notifications_answered)
 async def test_failing_download_is_retried(ocpp, depot):
     """UpdateFirmware of a file the harness does not serve (404), retries 2, retryInterval 2 s: the location is
     asked again, 2 s apart at the soonest, then DownloadFailed. ``retries`` is read both ways the text allows:
@@ -144,7 +144,7 @@ async def test_failing_download_is_retried(ocpp, depot):
             actual=[f"{gap:.2f} s" for gap in gaps])
 
 
-@checks(*ASKED, FIRMWARE16.diagnostics_sequence, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.diagnostics_sequence, FIRMWARE16.notifications_answered)
 async def test_diagnostics_are_uploaded(ocpp, depot):
     """GetDiagnostics to the harness's upload location: fileName, Uploading, Uploaded, and the file arrives."""
     mark = ocpp.mark()
@@ -161,7 +161,7 @@ async def test_diagnostics_are_uploaded(ocpp, depot):
                 "location", expected=name, actual=sorted(depot.uploads))
 
 
-@checks(*ASKED, FIRMWARE16.upload_failed, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.upload_failed, FIRMWARE16.notifications_answered)
 async def test_diagnostics_upload_that_is_refused_fails(ocpp, depot):
     """GetDiagnostics to a location that refuses uploads (the harness's download directory): UploadFailed."""
     mark = ocpp.mark()

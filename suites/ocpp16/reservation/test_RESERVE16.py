@@ -24,7 +24,7 @@ from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
     Core16, connectors, group16, grouped, id_tag_status, same_tag, start, tag16, tagged, usable16,
 )
-from harness.usecases.operations16 import ASKED, operate, status_of
+from harness.usecases.operations import ASKED16, operate, status_of
 from harness.verdict import check_equal
 
 HOUR, SHORT = 3600, 2   # seconds until a reservation expires: one that lasts the test, one that expires in it
@@ -111,7 +111,7 @@ async def _used(ocpp, id_tag: str, connector_id: int, reservation_id: int, after
                     id_tag_status(started))
 
 
-@checks(*ASKED, RESERVE16.accepted, RESERVE16.reserved_status, RESERVE16.other_refused, RESERVE16.reservation_used,
+@checks(*ASKED16, RESERVE16.accepted, RESERVE16.reserved_status, RESERVE16.other_refused, RESERVE16.reservation_used,
         RESERVE16.start_answered, cs=TC("TC_046_1_CS"), csms=TC("TC_046_CSMS"))
 @needs(tagged("Accepted"), lambda given: _other_accepted(given.profile, tag16(given.profile, "Accepted")))
 async def test_reserved_connector_serves_only_its_id_tag(ocpp, profile):
@@ -132,7 +132,7 @@ async def test_reserved_connector_serves_only_its_id_tag(ocpp, profile):
     await _used(ocpp, token.id, connector, reservation_id, mark)
 
 
-@checks(*ASKED, RESERVE16.accepted, RESERVE16.reservation_used, RESERVE16.start_answered, cs=TC("TC_046_2_CS"))
+@checks(*ASKED16, RESERVE16.accepted, RESERVE16.reservation_used, RESERVE16.start_answered, cs=TC("TC_046_2_CS"))
 @needs(tagged("Accepted"))
 async def test_remote_start_uses_the_reservation(ocpp, profile):
     """A remote start of the reserved idTag on the reserved connector carries the reservationId."""
@@ -144,7 +144,7 @@ async def test_remote_start_uses_the_reservation(ocpp, profile):
     await _used(ocpp, token.id, connector, reservation_id, mark)
 
 
-@checks(*ASKED, RESERVE16.accepted, RESERVE16.reservation_used, RESERVE16.start_answered, csms=TC("TC_049_CSMS"))
+@checks(*ASKED16, RESERVE16.accepted, RESERVE16.reservation_used, RESERVE16.start_answered, csms=TC("TC_049_CSMS"))
 @needs(tagged("Accepted"))
 async def test_reservation_of_the_whole_charge_point(ocpp, profile):
     """ReserveNow of connector 0: Accepted, and the reserved idTag's transaction carries the reservationId."""
@@ -156,7 +156,7 @@ async def test_reservation_of_the_whole_charge_point(ocpp, profile):
     await _used(ocpp, token.id, connector, reservation_id, mark)
 
 
-@checks(*ASKED, RESERVE16.accepted, RESERVE16.reserved_status, RESERVE16.expires,
+@checks(*ASKED16, RESERVE16.accepted, RESERVE16.reserved_status, RESERVE16.expires,
         cs=TC("TC_047_CS"), csms=TC("TC_047_CSMS"))
 @needs(tagged("Accepted"))
 async def test_reservation_expires(ocpp, profile):
@@ -169,7 +169,7 @@ async def test_reservation_expires(ocpp, profile):
                   timeout=SHORT + ocpp.timeouts.action)
 
 
-@checks(*ASKED, Core16.authorize, Core16.start, RESERVE16.not_free, cs=TC("TC_048_2_CS"))
+@checks(*ASKED16, Core16.authorize, Core16.start, RESERVE16.not_free, cs=TC("TC_048_2_CS"))
 @needs(tagged("Accepted"))
 async def test_connector_in_a_transaction_is_occupied(ocpp, profile):
     """ReserveNow of a connector that charges: Occupied."""
@@ -178,7 +178,7 @@ async def test_connector_in_a_transaction_is_occupied(ocpp, profile):
     await _reserve(ocpp, connector, token.id, expect="Occupied", rule=RESERVE16.not_free)
 
 
-@checks(*ASKED, RESERVE16.not_free, csms=TC("TC_048_3_CSMS"))
+@checks(*ASKED16, RESERVE16.not_free, csms=TC("TC_048_3_CSMS"))
 @needs(tagged("Accepted"))
 async def test_inoperative_connector_is_unavailable(ocpp, profile):
     """ReserveNow of a connector made Inoperative: Unavailable."""
@@ -189,7 +189,7 @@ async def test_inoperative_connector_is_unavailable(ocpp, profile):
     await _reserve(ocpp, connector, tag16(profile, "Accepted").id, expect="Unavailable", rule=RESERVE16.not_free)
 
 
-@checks(*ASKED, RESERVE16.faulted, csms=TC("TC_048_1_CSMS"))
+@checks(*ASKED16, RESERVE16.faulted, csms=TC("TC_048_1_CSMS"))
 @needs(tagged("Accepted"))
 async def test_faulted_connector_is_faulted(ocpp, profile):
     """A connector made faulted at the charge point (``fault_connector``, undone by ``clear_fault``) reports
@@ -202,7 +202,7 @@ async def test_faulted_connector_is_faulted(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(*ASKED)
+@checks(*ASKED16)
 @needs(tagged("Accepted"))
 async def test_rejected_reservation_is_sent_as_asked(ocpp, profile):
     """A charge point not configured for reservations (Rejected): the central system sends what it was asked."""
@@ -210,7 +210,7 @@ async def test_rejected_reservation_is_sent_as_asked(ocpp, profile):
     await _reserve(ocpp, connectors(profile)[0], tag16(profile, "Accepted").id, expect="Rejected")
 
 
-@checks(*ASKED, RESERVE16.accepted, RESERVE16.cancelled, cs=TC("TC_051_CS"))
+@checks(*ASKED16, RESERVE16.accepted, RESERVE16.cancelled, cs=TC("TC_051_CS"))
 @needs(tagged("Accepted"))
 async def test_reservation_is_cancelled(ocpp, profile):
     """CancelReservation of the active reservation: Accepted, and the connector reports Available."""
@@ -222,7 +222,7 @@ async def test_reservation_is_cancelled(ocpp, profile):
     await _status(ocpp, connector, "Available", mark, RESERVE16.cancelled)
 
 
-@checks(*ASKED, RESERVE16.accepted, RESERVE16.cancel_unknown, cs=TC("TC_052_CS"), csms=TC("TC_052_CSMS"))
+@checks(*ASKED16, RESERVE16.accepted, RESERVE16.cancel_unknown, cs=TC("TC_052_CS"), csms=TC("TC_052_CSMS"))
 @needs(tagged("Accepted"))
 async def test_cancel_of_an_unknown_reservation_is_rejected(ocpp, profile):
     """CancelReservation of a reservationId that is not the active one: Rejected."""
@@ -231,7 +231,7 @@ async def test_cancel_of_an_unknown_reservation_is_rejected(ocpp, profile):
     check_equal(RESERVE16.cancel_unknown, "CancelReservation.conf status", "Rejected", status_of(exchange))
 
 
-@checks(*ASKED, RESERVE16.accepted, Core16.authorize, RESERVE16.reservation_used, RESERVE16.start_answered,
+@checks(*ASKED16, RESERVE16.accepted, Core16.authorize, RESERVE16.reservation_used, RESERVE16.start_answered,
         cs=TC("TC_053_CS"))
 @needs(grouped)
 async def test_group_member_uses_the_reservation(ocpp, profile):

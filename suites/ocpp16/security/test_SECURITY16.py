@@ -8,6 +8,8 @@ When the SUT is the charge point, the answers to its boots are the harness's own
 the rotation needs is a harness error, never the charge point's failure.
 """
 
+import pytest
+
 from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.equivalence import same
@@ -75,31 +77,40 @@ def _with_a_key(given):
         raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
 
 
-@checks(*SECURITY16.rules(), csms=TC("TC_073_CSMS"), cs=TC("TC_073_CS"))
+@pytest.mark.sut_roles("csms")
+@checks(SECURITY16.current_key_admitted, SECURITY16.pending, SECURITY16.new_key_sent, SECURITY16.hex_key,
+        SECURITY16.key_length, SECURITY16.key_bytes, SECURITY16.closes, SECURITY16.new_key_admitted,
+        SECURITY16.old_key_refused, csms=TC("TC_073_CSMS"))
 @needs(_with_a_key)
-async def test_authorization_key_is_rotated(ocpp_unlinked, profile):
+async def test_central_system_rotates_the_authorization_key(ocpp_unlinked, profile):
     """Pending, ChangeConfiguration AuthorizationKey, close, reconnect with the new key, old key refused."""
     arena, old = ocpp_unlinked, profile.authorization_key
-    if arena.is_sut(CSMS):
-        arena.configure(reconnects=False)
-        await arena.act(CSMS, "rotate_authorization_key")
-        handshake = await arena.connect_station(boot=False)
-        require(handshake.connection is not None, SECURITY16.current_key_admitted,
-                "the central system refused the current key", expected="an upgraded connection",
-                actual=f"HTTP {handshake.status}")
-        check_equal(SECURITY16.pending, "BootNotification.conf status", "Pending", (await arena.send_boot())["status"])
-        change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
-        _new_key(change)
-        closed = await arena.link_closed(arena.timeouts.action)
-        require(closed, SECURITY16.closes, "the connection stayed open", expected="closed", actual="open")
-        handshake = await arena.connect_station(boot=False)
-        require(handshake.connection is not None, SECURITY16.new_key_admitted,
-                "the central system refused the new key", expected="101", actual=f"HTTP {handshake.status}")
-        check_equal(SECURITY16.new_key_admitted, "BootNotification.conf status", "Accepted",
-                    (await arena.send_boot())["status"])
-        await expect_refused(arena, profile.identity, old, status=401, what="the old AuthorizationKey",
-                             rule=SECURITY16.old_key_refused)
-        return
+    arena.configure(reconnects=False)
+    await arena.act(CSMS, "rotate_authorization_key")
+    handshake = await arena.connect_station(boot=False)
+    require(handshake.connection is not None, SECURITY16.current_key_admitted,
+            "the central system refused the current key", expected="an upgraded connection",
+            actual=f"HTTP {handshake.status}")
+    check_equal(SECURITY16.pending, "BootNotification.conf status", "Pending", (await arena.send_boot())["status"])
+    change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
+    _new_key(change)
+    closed = await arena.link_closed(arena.timeouts.action)
+    require(closed, SECURITY16.closes, "the connection stayed open", expected="closed", actual="open")
+    handshake = await arena.connect_station(boot=False)
+    require(handshake.connection is not None, SECURITY16.new_key_admitted,
+            "the central system refused the new key", expected="101", actual=f"HTTP {handshake.status}")
+    check_equal(SECURITY16.new_key_admitted, "BootNotification.conf status", "Accepted",
+                (await arena.send_boot())["status"])
+    await expect_refused(arena, profile.identity, old, status=401, what="the old AuthorizationKey",
+                         rule=SECURITY16.old_key_refused)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(SECURITY16.new_key_sent, SECURITY16.key_accepted, SECURITY16.reconnects_with_new_key, cs=TC("TC_073_CS"))
+@needs(_with_a_key)
+async def test_authorization_key_is_rotated(ocpp_unlinked):
+    """Pending, ChangeConfiguration AuthorizationKey: the charge point accepts it and reconnects with the new key."""
+    arena = ocpp_unlinked
     arena.configure(rotate_on_boot=True)
     await arena.connect_station_under_test()
     _harness_answered(await arena.station_boot(), "Pending")

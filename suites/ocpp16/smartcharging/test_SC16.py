@@ -22,7 +22,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, case, checks, needs
 from harness.usecases.core16 import Core16, connectors, start, tag16, tagged, transaction_id
-from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
+from harness.usecases.operations import ASKED16, Operations16, operate, status_of
 from harness.usecases.smart_charging import recent_start
 from harness.verdict import check_equal, require
 
@@ -76,7 +76,7 @@ async def _set(ocpp, connector_id: int, charging_profile: dict):
                                                       "csChargingProfiles": charging_profile})
 
 
-@checks(*ASKED, SC16.installed)
+@checks(*ASKED16, SC16.installed)
 async def test_tx_default_profile_is_installed(ocpp, profile):
     """A TxDefaultProfile for the whole charge point is Accepted."""
     charging_profile = _profile("TxDefaultProfile", [(0, 16.0)])
@@ -88,7 +88,7 @@ async def test_tx_default_profile_is_installed(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED, SC16.max_at_zero)
+@checks(*ASKED16, SC16.max_at_zero)
 async def test_charge_point_max_profile_only_at_connector_0(ocpp, profile):
     """A ChargePointMaxProfile sent for connector 1: not Accepted."""
     exchange = await _set(ocpp, connectors(profile)[0], _profile("ChargePointMaxProfile", [(0, 32.0)]))
@@ -97,7 +97,7 @@ async def test_charge_point_max_profile_only_at_connector_0(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED, SC16.tx_needs_transaction)
+@checks(*ASKED16, SC16.tx_needs_transaction)
 async def test_tx_profile_without_transaction_is_refused(ocpp, profile):
     """A TxProfile for a connector where no transaction runs: not Accepted."""
     exchange = await _set(ocpp, connectors(profile)[0], _profile("TxProfile", [(0, 10.0)]))
@@ -105,7 +105,7 @@ async def test_tx_profile_without_transaction_is_refused(ocpp, profile):
             "Accepted", expected="Rejected", actual=status_of(exchange))
 
 
-@checks(*ASKED, Core16.authorize, Core16.start, SC16.installed)
+@checks(*ASKED16, Core16.authorize, Core16.start, SC16.installed)
 @needs(tagged("Accepted"))
 async def test_tx_profile_for_the_running_transaction(ocpp, profile):
     """A TxProfile for the running transaction on its connector is Accepted."""
@@ -118,7 +118,7 @@ async def test_tx_profile_for_the_running_transaction(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED, SC16.installed, SC16.composite)
+@checks(*ASKED16, SC16.installed, SC16.composite)
 async def test_composite_schedule_is_the_engines(ocpp, profile):
     """Two stacked TxDefaultProfiles: the composite of connector 1 is what the engine computes."""
     low = _profile("TxDefaultProfile", [(0, 16.0)])
@@ -140,14 +140,14 @@ async def test_composite_schedule_is_the_engines(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(*ASKED)
+@checks(*ASKED16)
 async def test_composite_schedule_is_asked_as_asked(ocpp, profile):
     """The central system asks for the composite of the connector and duration it was asked for."""
     await operate(ocpp, "GetCompositeSchedule", {"connectorId": connectors(profile)[0], "duration": 3600,
                                                  "chargingRateUnit": "A"})
 
 
-@checks(*ASKED, SC16.installed, SC16.cleared)
+@checks(*ASKED16, SC16.installed, SC16.cleared)
 async def test_cleared_profile_is_gone(ocpp, profile):
     """ClearChargingProfile of an installed profile: Accepted; the same again: Unknown."""
     charging_profile = _profile("TxDefaultProfile", [(0, 12.0)])

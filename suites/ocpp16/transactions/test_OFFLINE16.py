@@ -75,36 +75,46 @@ def _transaction_ids(ocpp, started) -> set[int]:
             and e.request["connectorId"] == started.request["connectorId"]} | {transaction_id(started)}
 
 
-@checks(Core16.authorize, Core16.start, OFFLINE16.reconnects, OFFLINE16.delivered, OFFLINE16.in_order,
-        OFFLINE16.processed, OFFLINE16.no_boot, cs=TC("TC_038_CS"))
-@needs(tagged("Accepted"))
-async def test_queued_messages_arrive_in_order(ocpp, profile):
-    """A transaction samples and stops while the link is down; back online the queue arrives in order."""
-    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
-    if ocpp.is_sut(CSMS):
-        await configure_charge_point(ocpp, {"MeterValueSampleInterval": "1"})
-        started = await start(ocpp, token, connector)
-        await ocpp.cut()
-        await ocpp.elapse(1.5)                        # offline, the transaction samples (interval 1 s)
-        await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
-        await ocpp.elapse(0.2)                        # the StopTransaction now waits in the queue
-        await ocpp.restore()
-        stop = await ocpp.expect("StopTransaction", sender=CS, after=0, rule=OFFLINE16.processed)
-        require(stop.error is None, OFFLINE16.processed, "the queued StopTransaction was refused",
-                expected="StopTransaction.conf", actual=stop.error)
-        check_in(OFFLINE16.processed, "StopTransaction.conf idTagInfo.status of a queued StopTransaction (None: "
-                 "IdTagInfo left out, as it may be)", {None, "Accepted"}, id_tag_status(stop))
-        check_equal(OFFLINE16.delivered, "StopTransaction.req transactionId", transaction_id(started),
-                    stop.request["transactionId"])
-        return
+async def _stopped_offline(ocpp, token, connector, sampling: float, queued: float):
+    """A transaction that samples (interval 1 s) for ``sampling`` seconds of an outage and is stopped
+    ``queued`` seconds before the link is back; the transaction's start and the station's connections
+    before the outage."""
     await configure_charge_point(ocpp, {"MeterValueSampleInterval": "1"})
     started = await start(ocpp, token, connector)
     before = ocpp.connections()
     await ocpp.cut()
-    await ocpp.elapse(2.5)   # offline, the charge point samples (interval 1 s): its queue grows
+    await ocpp.elapse(sampling)
     await ocpp.act(CS, "present_id_tag", id_tag=token.id, connector_id=connector)
-    await ocpp.elapse(0.5)   # the StopTransaction joins the queue while the link is still down
+    await ocpp.elapse(queued)
     await ocpp.restore()
+    return started, before
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Core16.authorize, Core16.start, OFFLINE16.delivered, OFFLINE16.processed)
+@needs(tagged("Accepted"))
+async def test_queued_stop_transaction_is_processed(ocpp, profile):
+    """A transaction stops while the link is down; back online the central system accepts the queued
+    StopTransaction."""
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    started, _ = await _stopped_offline(ocpp, token, connector, sampling=1.5, queued=0.2)
+    stop = await ocpp.expect("StopTransaction", sender=CS, after=0, rule=OFFLINE16.processed)
+    require(stop.error is None, OFFLINE16.processed, "the queued StopTransaction was refused",
+            expected="StopTransaction.conf", actual=stop.error)
+    check_in(OFFLINE16.processed, "StopTransaction.conf idTagInfo.status of a queued StopTransaction (None: "
+             "IdTagInfo left out, as it may be)", {None, "Accepted"}, id_tag_status(stop))
+    check_equal(OFFLINE16.delivered, "StopTransaction.req transactionId", transaction_id(started),
+                stop.request["transactionId"])
+
+
+@pytest.mark.sut_roles("cs")
+@checks(Core16.authorize, Core16.start, OFFLINE16.reconnects, OFFLINE16.delivered, OFFLINE16.in_order,
+        OFFLINE16.no_boot, cs=TC("TC_038_CS"))
+@needs(tagged("Accepted"))
+async def test_queued_messages_arrive_in_order(ocpp, profile):
+    """A transaction samples and stops while the link is down; back online the queue arrives in order."""
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    started, before = await _stopped_offline(ocpp, token, connector, sampling=2.5, queued=0.5)
     await _reconnected(ocpp, before)
 
     def ours(payload: dict) -> bool:

@@ -18,7 +18,7 @@ from harness.ocpp.v16 import MESSAGE_TRIGGERS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import connectors
-from harness.usecases.operations16 import ASKED, Operations16, operate, status_of
+from harness.usecases.operations import ASKED16, Operations16, operate, status_of
 from harness.verdict import check_equal, require
 
 PER_CONNECTOR = ("MeterValues", "StatusNotification")   # the triggers sent here with a connectorId
@@ -45,7 +45,7 @@ pytestmark = case("TRIGGER16", block="Remote Trigger (1.6)", roles=("csms", "cs"
 
 
 def _trigger_checks(message: str):
-    rules = (*ASKED, TRIGGER16.follows, TRIGGER16.triggered_answered) + ((TRIGGER16.idle,) if message in IDLE_ONLY
+    rules = (*ASKED16, TRIGGER16.follows, TRIGGER16.triggered_answered) + ((TRIGGER16.idle,) if message in IDLE_ONLY
                                                                           else ())
     return checks(*rules, **({} if message == "BootNotification" else {"cs": TC("TC_054_CS"),
                                                                           "csms": TC("TC_054_CSMS")}))
@@ -84,8 +84,8 @@ async def test_trigger_for_an_unknown_connector_is_refused(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@pytest.mark.parametrize("answer", [pytest.param("Rejected", marks=checks(*ASKED, csms=TC("TC_055_CSMS"))),
-                                    pytest.param("NotImplemented", marks=checks(*ASKED))])
+@pytest.mark.parametrize("answer", [pytest.param("Rejected", marks=checks(*ASKED16, csms=TC("TC_055_CSMS"))),
+                                    pytest.param("NotImplemented", marks=checks(*ASKED16))])
 async def test_refused_trigger_is_sent_as_asked(ocpp, profile, answer):
     """A charge point that will not send the message (Rejected, NotImplemented): the central system sends the
     TriggerMessage as asked."""

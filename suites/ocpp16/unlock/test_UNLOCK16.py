@@ -15,7 +15,7 @@ from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import Core16, connectors, start, tag16, tagged, transaction_id
-from harness.usecases.operations16 import ASKED, operate, status_of
+from harness.usecases.operations import ASKED16, operate, status_of
 from harness.verdict import check_equal
 
 
@@ -46,13 +46,13 @@ async def _unlock(ocpp, connector_id: int):
     return exchange
 
 
-@checks(*ASKED, csms=TC("TC_017_1_CSMS"), cs=TC("TC_017_1_CS"))
+@checks(*ASKED16, csms=TC("TC_017_1_CSMS"), cs=TC("TC_017_1_CS"))
 async def test_unlock_without_transaction(ocpp, profile):
     """No transaction runs: the connector is unlocked."""
     await _unlock(ocpp, connectors(profile)[0])
 
 
-@checks(*ASKED, Core16.authorize, Core16.start, UNLOCK16.stops_transaction, UNLOCK16.after_stop,
+@checks(*ASKED16, Core16.authorize, Core16.start, UNLOCK16.stops_transaction, UNLOCK16.after_stop,
         UNLOCK16.stop_answered, cs=TC("TC_018_1_CS"))
 @needs(tagged("Accepted"))
 async def test_unlock_stops_the_running_transaction(ocpp, profile):
@@ -75,7 +75,7 @@ async def test_unlock_stops_the_running_transaction(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED, UNLOCK16.unknown_connector)
+@checks(*ASKED16, UNLOCK16.unknown_connector)
 async def test_unlock_of_an_unknown_connector_is_not_supported(ocpp, profile):
     """UnlockConnector of a connector above the charge point's number: NotSupported."""
     unknown = len(connectors(profile)) + 1
@@ -85,8 +85,8 @@ async def test_unlock_of_an_unknown_connector_is_not_supported(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@pytest.mark.parametrize("result", [pytest.param("UnlockFailed", marks=checks(*ASKED)),
-                                    pytest.param("NotSupported", marks=checks(*ASKED, csms=TC("TC_017_2_CSMS")))])
+@pytest.mark.parametrize("result", [pytest.param("UnlockFailed", marks=checks(*ASKED16)),
+                                    pytest.param("NotSupported", marks=checks(*ASKED16, csms=TC("TC_017_2_CSMS")))])
 async def test_unlock_answered_without_unlocking(ocpp, profile, result):
     """The charge point's lock fails (UnlockFailed) or it has a fixed cable (NotSupported): the central
     system sends the request as asked and takes the answer."""

@@ -13,6 +13,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
+from harness.usecases.operations import operate
 from harness.verdict import check_equal, dig, require
 
 
@@ -110,10 +111,7 @@ async def test_remote_stop_ends_the_transaction(ocpp, profile):
     _check_own_token(ocpp, event)
     transaction_id = event.request["transactionInfo"]["transactionId"]
     stop_mark = ocpp.mark()
-    stop = await ocpp.exchange(CSMS, "RequestStopTransaction", {"transactionId": transaction_id},
-                               trigger=("request_stop_transaction", {"transaction_id": transaction_id}),
-                               rule=C05.stop_request)
-    check_equal(C05.stop_request, "RequestStopTransaction transactionId", transaction_id, stop.request["transactionId"])
+    stop = await operate(ocpp, "RequestStopTransaction", {"transactionId": transaction_id}, C05.stop_request)
     check_equal(C05.stop_accepted, "RequestStopTransactionResponse status", "Accepted", stop.result["status"])
     ended = await ocpp.expect("TransactionEvent", sender="cs", after=stop_mark,
                               where=lambda p: p["eventType"] == "Ended", rule=C05.stop_ends)

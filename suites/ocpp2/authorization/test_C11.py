@@ -13,6 +13,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs
+from harness.usecases.operations import operate
 from harness.usecases.authorization import (Authorization, carries, charge_once, present_again, station_cache_on,
                                             station_variable, token_with)
 from harness.verdict import check_equal
@@ -35,7 +36,7 @@ pytestmark = case("C11", block="Authorization", roles=("csms", "cs"), protocols=
 
 async def clear_cache(ocpp):
     """The operator clears the cache: ClearCache, sent by the harness or triggered at the CSMS under test."""
-    return await ocpp.exchange(CSMS, "ClearCache", {}, trigger=("clear_cache", {}), rule=C11.sent)
+    return await operate(ocpp, "ClearCache", {}, C11.sent)
 
 
 @pytest.mark.parametrize("enabled, answer", [

@@ -5,10 +5,10 @@ lock that failed is a legal answer). The requirements, in our words: docs/requir
 
 import pytest
 
-from harness.ocpp.equivalence import same
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
+from harness.usecases.operations import operate
 from harness.usecases.smart_charging import ChargingProfiles, charging
 from harness.verdict import check_equal, check_in
 
@@ -30,10 +30,7 @@ pytestmark = case("F05", block="Remote control", roles=("csms", "cs"), protocols
 
 async def _unlock(ocpp, evse_id: int, connector_id: int):
     """The operator's UnlockConnector, sent by the harness or triggered at the CSMS under test; the request judged."""
-    payload = {"evseId": evse_id, "connectorId": connector_id}
-    exchange = await ocpp.exchange(CSMS, "UnlockConnector", payload, rule=F05.request,
-                                   trigger=("unlock_connector", {"evse_id": evse_id, "connector_id": connector_id}))
-    check_equal(F05.request, "UnlockConnectorRequest", payload, exchange.request, same=same(ocpp.version))
+    exchange = await operate(ocpp, "UnlockConnector", {"evseId": evse_id, "connectorId": connector_id}, F05.request)
     return exchange.result["status"]
 
 

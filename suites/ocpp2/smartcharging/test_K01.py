@@ -58,19 +58,26 @@ VALID = {
 }
 
 
+@pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("name", list(VALID))
-@checks(ChargingProfiles.sent, K01.csms_profile, ChargingProfiles.accepted)
-async def test_valid_profile_is_sent_as_asked_and_accepted(ocpp, profile, name):
+@checks(ChargingProfiles.sent, K01.csms_profile)
+async def test_valid_profile_is_sent_as_asked(ocpp, profile, name):
     """A CSMS sends exactly the profile and EVSE its operator asked for (compared as profiles: 10 and 10.0
-    are one limit), and the rules allow it; a station accepts it."""
+    are one limit), and the rules allow it."""
     evse_id, make = VALID[name]
     asked = make()
-    if ocpp.is_sut(CSMS):
-        unit_supported(ocpp, asked)   # an operator's request the harness's station cannot take proves nothing
-        exchange = await set_profile(ocpp, evse_id, asked)
-        judge_sent_profile(exchange, evse_id, asked, oracle_station(ocpp), K01.csms_profile)
-        return
-    await install(ocpp, Installed(oracle_station(ocpp)), evse_id, asked)
+    unit_supported(ocpp, asked)   # an operator's request the harness's station cannot take proves nothing
+    exchange = await set_profile(ocpp, evse_id, asked)
+    judge_sent_profile(exchange, evse_id, asked, oracle_station(ocpp), K01.csms_profile)
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("name", list(VALID))
+@checks(ChargingProfiles.sent, ChargingProfiles.accepted)
+async def test_valid_profile_is_accepted(ocpp, profile, name):
+    """A station accepts a valid profile."""
+    evse_id, make = VALID[name]
+    await install(ocpp, Installed(oracle_station(ocpp)), evse_id, make())
 
 
 def _summary(wire: dict) -> tuple:

@@ -31,24 +31,33 @@ pytestmark = case("K11", block="Smart charging", roles=("csms", "cs"), protocols
                   requires=["smart_charging", "remote_start"])
 
 
+@pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("scope", ["evse", "station"])
-@checks(ChargingProfiles.transaction, ChargingProfiles.notified, K11.rate_changed, K11.answered)
+@checks(ChargingProfiles.transaction, K11.answered)
+async def test_external_limit_notifications_are_answered(ocpp, profile, scope):
+    """During a transaction, an external 6 A limit on its EVSE or on the whole station: the CSMS answers the
+    NotifyChargingLimit and the TransactionEvent Updated (ChargingRateChanged) that follow."""
+    evse_id = profile.evses[0].id
+    await charging(ocpp, evse_id)
+    mark = ocpp.mark()
+    await ocpp.act(CS, "set_external_limit", evse_id=evse_id if scope == "evse" else 0, source="EMS", limit=6.0)
+    for action, where in (("NotifyChargingLimit", None),
+                          ("TransactionEvent", lambda p: p.get("triggerReason") == "ChargingRateChanged")):
+        answered = await ocpp.expect(action, sender=CS, after=mark, where=where)
+        require(isinstance(answered.result, dict), K11.answered, f"{action} was not answered",
+                expected="a response", actual=answered.result)
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("scope", ["evse", "station"])
+@checks(ChargingProfiles.transaction, ChargingProfiles.notified, K11.rate_changed)
 async def test_external_limit_changes_the_rate_of_a_transaction(ocpp, profile, scope):
     """A transaction limited to 32 A by its TxProfile; an external 6 A limit on its EVSE or on the whole
-    station: NotifyChargingLimit, then TransactionEvent Updated (ChargingRateChanged) for that transaction,
-    both answered; the EVSE's composite obeys the limit."""
+    station: NotifyChargingLimit, then TransactionEvent Updated (ChargingRateChanged) for that transaction;
+    the EVSE's composite obeys the limit."""
     evse_id = profile.evses[0].id
     limited = evse_id if scope == "evse" else 0
     transaction_id = await charging(ocpp, evse_id)
-    if not ocpp.is_sut(CS):
-        mark = ocpp.mark()
-        await ocpp.act(CS, "set_external_limit", evse_id=limited, source="EMS", limit=6.0)
-        for action, where in (("NotifyChargingLimit", None),
-                              ("TransactionEvent", lambda p: p.get("triggerReason") == "ChargingRateChanged")):
-            answered = await ocpp.expect(action, sender=CS, after=mark, where=where)
-            require(isinstance(answered.result, dict), K11.answered, f"{action} was not answered",
-                    expected="a response", actual=answered.result)
-        return
     installed = Installed(oracle_station(ocpp, {evse_id: transaction_id}))
     await install(ocpp, installed, evse_id, charging_profile(new_id(), [(0, "32.0")], purpose="TxProfile",
                                                              stack_level=1, duration=None, transactionId=transaction_id))

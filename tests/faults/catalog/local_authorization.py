@@ -195,9 +195,9 @@ C16, C17 = "authorization/test_C16.py", "authorization/test_C17.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("csms-sends-local-list-version-zero", "C13.version_positive", CsmsSendsLocalListVersionZero,
-          (csms_test(C13, "test_full_update_installs_the_list"),), "SendLocalListRequest versionNumber is not above 0"),
+          (csms_test(C13, "test_full_update_is_sent_as_asked"),), "SendLocalListRequest versionNumber is not above 0"),
     Fault("csms-sends-full-list-without-info", "C13.full_list", CsmsSendsFullListWithoutInfo,
-          (csms_test(C13, "test_full_update_installs_the_list"),), "the Full list's idTokenInfo.status of"),
+          (csms_test(C13, "test_full_update_is_sent_as_asked"),), "the Full list's idTokenInfo.status of"),
     Fault("station-applies-stale-differentials", "C13.mismatch", StationAppliesStaleDifferentials,
           (cs_test(C13, "test_stale_differential_update_is_a_version_mismatch", "same_version"),
            cs_test(C13, "test_stale_differential_update_is_a_version_mismatch", "older_version")),
