@@ -187,7 +187,7 @@ class CsmsStation(ExampleChargePoint):
 
 class Csms:
     ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
-               "data_transfer")
+               "data_transfer", "unlock_connector")
 
     def __init__(self, profile: dict):
         self.profile = profile
