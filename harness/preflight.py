@@ -83,8 +83,23 @@ def _websocket_unreachable(url: str, timeout: float, trust: ssl.SSLContext, subp
                     f"{error.reason}); enable TLS 1.2 or 1.3 at the CSMS")
         return None   # it speaks TLS: what it asks of a client (a certificate, in profile 3) is for the tests
     except (TimeoutError, OSError, InvalidHandshake) as error:
+        if isinstance(error, TimeoutError) and _accepts_connections(url, timeout):
+            stalled, fix = ("the TLS handshake", " and that it serves TLS there") if secure else ("the WebSocket upgrade", "")
+            return (f"the CSMS under test at {url} accepted the connection but did not complete {stalled} within "
+                    f"{timeout:g} s; check that --sut-url names its OCPP endpoint{fix}")
         return f"the CSMS under test is unreachable at {url}: {_reason(error, timeout)}; start it, or fix --sut-url"
     return None
+
+
+def _accepts_connections(url: str, timeout: float) -> bool:
+    """Whether something accepts a TCP connection at ``url``'s host and port (a stall after it is not "unreachable")."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme.lower() == "wss" else 80)
+    try:
+        socket.create_connection((parts.hostname, port), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
 
 
 class NoSubprotocol(Exception):
