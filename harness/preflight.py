@@ -83,12 +83,32 @@ def _websocket_unreachable(url: str, timeout: float, trust: ssl.SSLContext, subp
                     f"{error.reason}); enable TLS 1.2 or 1.3 at the CSMS")
         return None   # it speaks TLS: what it asks of a client (a certificate, in profile 3) is for the tests
     except (TimeoutError, OSError, InvalidHandshake) as error:
+        legacy = _legacy_tls(url, timeout) if secure and isinstance(error, ConnectionResetError) else None
+        if legacy is not None:   # it dropped our TLS 1.2+ hello: ask what it speaks, to say so
+            return (f"the CSMS under test at {url} speaks no TLS version the harness accepts (TLS 1.2 or later; it "
+                    f"speaks {legacy}); enable TLS 1.2 or 1.3 at the CSMS")
         if isinstance(error, TimeoutError) and _accepts_connections(url, timeout):
             stalled, fix = ("the TLS handshake", " and that it serves TLS there") if secure else ("the WebSocket upgrade", "")
             return (f"the CSMS under test at {url} accepted the connection but did not complete {stalled} within "
                     f"{timeout:g} s; check that --sut-url names its OCPP endpoint{fix}")
         return f"the CSMS under test is unreachable at {url}: {_reason(error, timeout)}; start it, or fix --sut-url"
     return None
+
+
+def _legacy_tls(url: str, timeout: float) -> str | None:
+    """The TLS version below 1.2 a server that dropped a TLS 1.2+ hello completes a handshake in, if any: a
+    probe of what it speaks, never used for anything else (no certificate is checked, nothing is sent)."""
+    parts = urlsplit(url)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    context.minimum_version, context.maximum_version = ssl.TLSVersion.TLSv1, ssl.TLSVersion.TLSv1_1
+    context.set_ciphers("DEFAULT:@SECLEVEL=0")   # OpenSSL 3 refuses TLS 1.0/1.1 at the default level
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 443), timeout=timeout) as raw, \
+                context.wrap_socket(raw, server_hostname=parts.hostname) as tls:
+            return tls.version()
+    except (OSError, ssl.SSLError):
+        return None
 
 
 def _accepts_connections(url: str, timeout: float) -> bool:

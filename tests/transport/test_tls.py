@@ -184,3 +184,12 @@ async def test_the_server_counts_the_handshakes_a_client_completed_whatever_the_
         assert unchecking.connection is None and unchecking.status == 401 and server.tls_completed() == 1
     finally:
         await server.stop()
+
+
+@pytest.mark.parametrize("legacy", ["TLSv1.0", "TLSv1.1"])
+async def test_the_preflight_names_a_csms_that_speaks_only_old_tls(serve, harness_pki, legacy):
+    """A CSMS that speaks only TLS 1.0 or 1.1 is told apart from a certificate problem (issue 25 item 10)."""
+    server = await serve(_server_end(harness_pki, versions=only(legacy)))
+    trusted = ssl.create_default_context(cafile=str(harness_pki.root_path))
+    said = await asyncio.to_thread(_websocket_unreachable, server.url, 5, trusted, "ocpp1.6")
+    assert said is not None and "speaks no TLS version the harness accepts (TLS 1.2 or later" in said, said
