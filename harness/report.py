@@ -436,6 +436,8 @@ class RunReports:
     every test — the only process without xdist, the controller with it (a worker's result travels to
     the controller as the ``conformance`` attribute of the test's teardown report)."""
 
+    LOST_AFTER = 5.0   # seconds after which a run a signal stopped and pytest has not begun to end was not stopped
+
     def __init__(self, config: pytest.Config, summary: Summary, *, hidden_fixtures: Iterable[str]):
         self.summary = summary
         self.config = config
@@ -449,6 +451,8 @@ class RunReports:
         self.tidy = AllureTidy(hidden_fixtures)
         allure_commons.plugin_manager.register(self.tidy)
         self.writing = False   # the record is being written: a signal now is noted, not obeyed
+        self.ending = False    # pytest is ending the session for an interrupt: likewise
+        self._raised_at: float | None = None   # when a signal last stopped the run (monotonic)
         self._handlers = self._catch_signals() if self.writer else {}
 
     # ------------------------------------------------------------ interruption
@@ -463,9 +467,24 @@ class RunReports:
         return previous
 
     def _on_signal(self, number: int, frame) -> None:
+        """The first signal stops the run: a KeyboardInterrupt, on which pytest ends the session. A later one
+        is noted and waits while pytest ends it (two Ctrl-C in quick succession): a second KeyboardInterrupt
+        raised while pytest reports the first, tears down or writes the reports escapes pytest's handling, a
+        traceback (or a SystemError, raised inside C code) and the process dying of the signal instead of
+        ending as INTERRUPTED. Only when pytest has not begun to end the session ``LOST_AFTER`` seconds after
+        the first (a test swallowed that KeyboardInterrupt) is a later signal obeyed again."""
         self.summary.signal = self.summary.signal or signal.Signals(number).name
-        if not self.writing:
-            raise KeyboardInterrupt(f"{signal.Signals(number).name} received")
+        if self.writing or self.ending:
+            return
+        if self._raised_at is not None and time.monotonic() - self._raised_at < self.LOST_AFTER:
+            return
+        self._raised_at = time.monotonic()
+        raise KeyboardInterrupt(f"{signal.Signals(number).name} received")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self) -> None:
+        """pytest caught the interrupt and is ending the session: from here on a signal is noted."""
+        self.ending = True
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.running[nodeid] = None

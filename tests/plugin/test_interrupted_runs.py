@@ -7,8 +7,11 @@ the real clock; its hanging test names the process to signal."""
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 import suite_runner
@@ -75,3 +78,39 @@ def test_a_signalled_run_leaves_a_summary_and_junit_marked_interrupted(pytester,
     properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
     assert properties["interrupted"] == "true" and properties["interrupted_by"] == signals[0]
     assert properties["running_when_interrupted"] == running and properties["not_run"] == "3"
+
+
+# Two Ctrl-C in quick succession, as an operator's fingers give them, to a pytest of its own process: the run
+# above is a warm fork whose caller catches a KeyboardInterrupt that escapes pytest, so it could not see one.
+# The second signal lands wherever pytest is in ending the run for the first (unwinding, reporting the
+# interrupt, tearing down, writing the reports): the gaps put it in different places.
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("gap", [0, 0.005, 0.05, 0.2], ids=lambda gap: f"{gap * 1000:g}ms")
+def test_two_ctrl_c_in_quick_succession_end_the_run_as_interrupted_without_a_traceback(pytester, gap):
+    pytester.makepyfile(test_hangs=HANGS.format(uc="SIGTWICE"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    with open(pytester.path / "stdout.txt", "wb") as out, open(pytester.path / "stderr.txt", "wb") as err:
+        run = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly",
+                                "--reports-dir", "out", "test_hangs.py"], cwd=pytester.path, env=env,
+                               stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+    try:
+        hanging, deadline = pytester.path / "hanging", time.monotonic() + STARTED_WITHIN
+        while not (hanging.exists() and hanging.read_text()):
+            assert run.poll() is None and time.monotonic() < deadline, "the run never reached the hanging test"
+            time.sleep(0.02)
+        run.send_signal(signal.SIGINT)
+        time.sleep(gap)
+        run.send_signal(signal.SIGINT)
+        code = run.wait(timeout=ENDED_WITHIN)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    output = (pytester.path / "stdout.txt").read_text() + (pytester.path / "stderr.txt").read_text()
+    assert "Traceback" not in output and "SystemError" not in output, output[-3000:]
+    assert code == pytest.ExitCode.INTERRUPTED, (code, output[-3000:])
+    summary = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    assert summary["interrupted"] is True and summary["interrupted_by"] == "SIGINT"
+    assert summary["running_when_interrupted"] == ["test_hangs.py::test_b_hangs[csms-ocpp2.0.1]"]
