@@ -149,6 +149,12 @@ def _http_unreachable(url: str, timeout: float, trust: ssl.SSLContext) -> str | 
                 if time.monotonic() > deadline:
                     return (f"the OCPI platform under test at {url} did not finish its versions answer within "
                             f"{timeout:g} s; check --sut-url (its versions URL)")
+    except httpx.RemoteProtocolError as error:   # something answered, not in HTTP the harness reads
+        if "too long" in str(error):   # h11's words for a head past its buffer
+            return (f"the OCPI platform under test at {url} sent an oversized HTTP header in its versions answer "
+                    f"({error}); check --sut-url (its versions URL)")
+        return (f"the OCPI platform under test at {url} did not answer with valid HTTP ({error}); check --sut-url "
+                f"(its versions URL)")
     except httpx.HTTPError as error:
         return (f"the OCPI platform under test is unreachable at {url}: {_reason(error, timeout)}; start it, "
                 f"or fix --sut-url (its versions URL)")

@@ -390,6 +390,10 @@ def _trickled_body(head: bytes) -> list[bytes]:
     return [b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"] + [b"{"] * 100
 
 
+def _huge_http_header(head: bytes) -> list[bytes]:
+    return [b"HTTP/1.1 200 OK\r\nX-Padding: " + b"a" * 2 ** 20 + b"\r\nContent-Length: 2\r\n\r\n{}"]
+
+
 def _silence(head: bytes) -> list[bytes]:
     return []
 
@@ -412,9 +416,11 @@ def _serving(answer):
     (_huge_header, "csms", "ws", "sent an oversized HTTP header in its answer"),
     (_no_subprotocol, "csms", "ws", "upgraded without the subprotocol ocpp2.0.1: it does not serve that version there"),
     (_trickled_body, "cpo", "http", "did not finish its versions answer within 1 s"),
+    (_huge_http_header, "cpo", "http", "sent an oversized HTTP header in its versions answer"),
     (_silence, "csms", "wss", "accepted the connection but did not complete the TLS handshake within 1 s"),
     (_silence, "csms", "ws", "accepted the connection but did not complete the WebSocket upgrade within 1 s"),
-], ids=["plain HTTP", "1 MB header", "no subprotocol", "trickled OCPI body", "stalled TLS", "stalled upgrade"])
+], ids=["plain HTTP", "1 MB header", "no subprotocol", "trickled OCPI body", "1 MB OCPI header", "stalled TLS",
+        "stalled upgrade"])
 async def test_the_preflight_names_what_the_sut_answered_in_one_line(pytester, answer, role, scheme, line):
     pytester.makepyfile("def test_one():\n    pass\n")
     profile = _profile(pytester, PROFILE + "[timeouts]\nconnect = 1\n")
