@@ -292,17 +292,10 @@ class Variance:
     def timestamp(self, value: str) -> str:
         """The same instant in another legal form: Z or +00:00, 0 to 6 fractional digits (never fewer
         than the instant needs)."""
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
+        moment = _utc(value)
+        if moment is None or not self.draw():
             return value
-        offset = moment.utcoffset()
-        if offset is None or offset.total_seconds() != 0 or not self.draw():
-            return value
-        micro = f"{moment.microsecond:06d}"
-        digits = self.rng.randint(len(micro.rstrip("0")) if moment.microsecond else 0, 6)
-        text = moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + \
-            (f".{micro[:digits]}" if digits else "") + self.rng.choice(("Z", "+00:00"))
+        text = _written(moment, self.rng.randint(_digits_needed(moment), 6), self.rng.choice(("Z", "+00:00")))
         if text != value:
             self.took("ocpp.timestamp_form")
         return text
@@ -453,19 +446,10 @@ class Variance:
         if self._time_form is None:
             self._time_form = (self.rng.choice(("Z", "+00:00")), self.rng.randint(0, 6)) if self.draw() else ("", 0)
         suffix, digits = self._time_form
-        if not suffix or not isinstance(value, str):
+        moment = _utc(value) if suffix and isinstance(value, str) else None
+        if moment is None:
             return value
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            return value
-        offset = moment.utcoffset()
-        if offset is None or offset.total_seconds() != 0:
-            return value
-        micro = f"{moment.microsecond:06d}"
-        digits = max(digits, len(micro.rstrip("0")) if moment.microsecond else 0)
-        text = moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + \
-            (f".{micro[:digits]}" if digits else "") + suffix
+        text = _written(moment, max(digits, _digits_needed(moment)), suffix)
         if text != value:
             self.took("ocpi.timestamp_form")
         return text
@@ -531,6 +515,27 @@ def _ocpi_kind(schema: Any) -> tuple[str, str]:
     if ref.endswith(".json"):
         return "object", ref.removesuffix(".json")
     return "", ""
+
+
+def _utc(value: str) -> datetime | None:
+    """``value`` as a date-time in UTC; None when it is none, or in another zone (left as it is)."""
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    offset = moment.utcoffset()
+    return moment if offset is not None and offset.total_seconds() == 0 else None
+
+
+def _digits_needed(moment: datetime) -> int:
+    """The fractional digits that write ``moment``'s instant exactly."""
+    return len(f"{moment.microsecond:06d}".rstrip("0")) if moment.microsecond else 0
+
+
+def _written(moment: datetime, digits: int, suffix: str) -> str:
+    """``moment`` in RFC 3339 with ``digits`` fractional digits and the zone ``suffix`` (Z or +00:00)."""
+    fraction = f".{moment.microsecond:06d}"[:digits + 1] if digits else ""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + fraction + suffix
 
 
 def _types(schema: dict[str, Any]) -> set[str]:
