@@ -347,6 +347,40 @@ class StationAcceptsUndeclaredUnits(ReferenceStation):
         self.smart.rate_units = tuple(sc.RateUnit)
 
 
+class CsmsDropsTheTransactionId(ReferenceCsms):
+    """K01 rule 2 (TC_K_02): a TxProfile goes out without the transactionId its operator gave."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        await super().act_set_charging_profile(evse_id, {k: v for k, v in charging_profile.items()
+                                                         if k != "transactionId"}, station)
+
+
+class CsmsRenumbersResentProfiles(ReferenceCsms):
+    """K01 rule 6 (TC_K_04): a profile with an id it already sent goes out under a new id (no replacement)."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        sent = self.__dict__.setdefault("_sent_ids", set())
+        if charging_profile["id"] in sent:
+            charging_profile = charging_profile | {"id": charging_profile["id"] + 1}
+        sent.add(charging_profile["id"])
+        await super().act_set_charging_profile(evse_id, charging_profile, station)
+
+
+class CsmsHangsUpOnNotSupported(ReferenceCsms):
+    """TC_K_15: a CALLERROR NotSupported to its SetChargingProfile makes the CSMS drop the station's link."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        connection = self.session(station).connection
+
+        async def send():
+            exchange = await connection.call_exchange("SetChargingProfile", {"evseId": evse_id,
+                                                                             "chargingProfile": charging_profile})
+            if exchange.error is not None:
+                await connection.close()
+
+        self.background.spawn(send())
+
+
 FAULTS: tuple[Fault, ...] = (
     Fault("station-accepts-external-constraints", "K01.refused", StationAcceptsExternalConstraints,
           (cs_test(K01, "test_invalid_profile_is_rejected", "external-constraints-from-csms"),),
@@ -415,6 +449,17 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-accepts-tx-profile-of-any-transaction", "K02.refused", StationAcceptsTxProfileOfAnyTransaction,
           (cs_test(K02, "test_tx_profile_that_does_not_fit_the_transaction_is_rejected", "another-transaction"),),
           "SetChargingProfileResponse status (tx-not-found) is wrong"),
+    Fault("station-accepts-tx-profile-without-a-transaction", "K01.refused", StationAcceptsTxProfileOfAnyTransaction,
+          (cs_test(K01, "test_tx_profile_without_a_transaction_is_rejected"),),
+          "SetChargingProfileResponse status (tx-not-found) is wrong"),
+    Fault("csms-drops-the-transaction-id", "chargingprofile.sent", CsmsDropsTheTransactionId,
+          (csms_test(K01, "test_tx_profile_without_a_transaction_is_rejected"),),
+          "SetChargingProfileRequest chargingProfile (as a model) is wrong"),
+    Fault("csms-renumbers-resent-profiles", "chargingprofile.sent", CsmsRenumbersResentProfiles,
+          (csms_test(K01, "test_profile_replaced_by_its_id"),),
+          "SetChargingProfileRequest chargingProfile (as a model) is wrong"),
+    Fault("csms-hangs-up-on-not-supported", "rpc.answered", CsmsHangsUpOnNotSupported,
+          (csms_test(K01, "test_profile_answered_not_supported"),), "Heartbeat"),
     Fault("station-starts-despite-an-invalid-profile", "K05.refused", StationStartsDespiteAnInvalidProfile,
           (cs_test(K05, "test_remote_start_with_an_invalid_profile_is_rejected", "first-period-not-0"),),
           "RequestStartTransactionResponse status is wrong"),
@@ -428,7 +473,8 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(K04, "test_no_composite_exceeds_the_station_max", "each-evse"),),
           "the composite of EVSE 1 exceeds the station max"),
     Fault("csms-sends-station-max-per-evse", "chargingprofile.sent", CsmsSendsStationMaxPerEvse,
-          (csms_test(K04, "test_csms_sets_the_station_max_at_evse_0"),),
+          (csms_test(K04, "test_csms_sets_the_station_max_at_evse_0"),
+           csms_test(K01, "test_several_profiles_during_a_transaction")),
           "SetChargingProfileRequest evseId is wrong"),
     Fault("station-clears-external-constraints", "K10.unknown", StationClearsExternalConstraints,
           (cs_test(K10, "test_clear_of_only_external_constraints_is_unknown"),),
