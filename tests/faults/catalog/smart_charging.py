@@ -195,6 +195,22 @@ class CsmsClearsByCriteriaInsteadOfId(ReferenceCsms):
         await super().act_clear_charging_profile(None, charging_profile_criteria or {"evseId": 0}, station)
 
 
+class CsmsAsksEveryEvse(ReferenceCsms):
+    """K09 (TC_K_30/33/34/36): the operator's evseId is left out of GetChargingProfilesRequest (every EVSE)."""
+
+    async def act_get_charging_profiles(self, charging_profile, evse_id=None, station=None):
+        await super().act_get_charging_profiles(charging_profile, None, station)
+
+
+class CsmsClearsEveryStackLevel(ReferenceCsms):
+    """K10 (TC_K_08): the operator's stackLevel is left out of the clear's criteria."""
+
+    async def act_clear_charging_profile(self, charging_profile_id=None, charging_profile_criteria=None,
+                                         station=None):
+        criteria = {k: v for k, v in (charging_profile_criteria or {}).items() if k != "stackLevel"}
+        await super().act_clear_charging_profile(charging_profile_id, criteria or None, station)
+
+
 K09, K10 = "smartcharging/test_K09.py", "smartcharging/test_K10.py"
 
 
@@ -432,11 +448,17 @@ FAULTS: tuple[Fault, ...] = (
           tuple(cs_test(K10, "test_clear_removes_what_it_selects", name) for name in ("by-id", "purpose-everywhere")),
           "reported profiles of this test"),
     Fault("station-clear-always-accepted", "K10.unknown", StationClearAlwaysAccepted,
-          (cs_test(K10, "test_clear_of_nothing_is_unknown"),),
+          (cs_test(K10, "test_clear_of_nothing_is_unknown"), cs_test(K10, "test_clear_with_nothing_installed")),
           "ClearChargingProfileResponse status is wrong"),
     Fault("csms-asks-for-every-profile", "chargingprofile.report_sent", CsmsAsksForEveryProfile,
           (csms_test(K09, "test_csms_asks_for_the_profiles_it_was_asked_for", "purpose-at-station-level"),),
           "GetChargingProfilesRequest is wrong"),
+    Fault("csms-asks-every-evse", "chargingprofile.report_sent", CsmsAsksEveryEvse,
+          tuple(csms_test(K09, "test_csms_asks_for_the_profiles_it_was_asked_for", name)
+                for name in ("evse-purpose", "evse-stack-level", "evse-source", "evse-purpose-stack-level")),
+          "GetChargingProfilesRequest is wrong"),
+    Fault("csms-clears-every-stack-level", "K10.request", CsmsClearsEveryStackLevel,
+          (csms_test(K10, "test_clear_with_nothing_installed"),), "ClearChargingProfileRequest is wrong"),
     Fault("csms-clears-by-criteria-instead-of-id", "K10.request", CsmsClearsByCriteriaInsteadOfId,
           (csms_test(K10, "test_csms_clears_what_it_was_asked_to", "by-id"),),
           "ClearChargingProfileRequest is wrong"),
