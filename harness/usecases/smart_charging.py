@@ -304,6 +304,15 @@ async def external_limit(arena: OcppArena, installed: Installed, evse_id: int, s
     return exchange
 
 
+async def held_external_limit(arena: OcppArena, evse_id: int, source: str, limit: float) -> Exchange:
+    """An external system limits ``evse_id`` at whichever side plays the station (the SUT's actuator, or the
+    harness's station, which then holds the limit as a ChargingStationExternalConstraints profile and reports
+    it): the NotifyChargingLimit that tells the CSMS."""
+    mark = arena.mark()
+    await arena.act(CS, "set_external_limit", evse_id=evse_id, source=source, limit=limit)
+    return await arena.expect("NotifyChargingLimit", sender=CS, after=mark, rule=ChargingProfiles.notified)
+
+
 async def release_external_limit(arena: OcppArena, installed: Installed, evse_id: int, source: str,
                                  rule: Rule) -> Exchange:
     """The external system releases its limit on ``evse_id`` (the station's actuator, or the harness's

@@ -38,6 +38,14 @@ class StationKeepsReleasedLimit(ReferenceStation):
         await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
 
 
+class StationSilentOnRelease(ReferenceStation):
+    """K13 (TC_K_51): a release lifts a charging transaction's limit, and no ChargingRateChanged event follows."""
+
+    async def act_release_external_limit(self, evse_id, source):
+        self.profiles.release_external(evse_id, sc.LimitSource(source))
+        await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
+
+
 K12, K13 = "smartcharging/test_K12.py", "smartcharging/test_K13.py"
 
 
@@ -143,6 +151,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-keeps-released-limit", "K13.released", StationKeepsReleasedLimit,
           (cs_test(K13, "test_released_limit_no_longer_bounds_the_composite"),),
           "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-silent-on-release", "K13.rate_changed", StationSilentOnRelease,
+          (cs_test(K13, "test_release_during_a_transaction"),), "the SUT did not send TransactionEvent within",
+          verdict="finding"),
     Fault("station-silent-on-rate-changes", "K11.rate_changed", StationSilentOnRateChanges,
           (cs_test(K11, "test_external_limit_changes_the_rate_of_a_transaction", "station"),),
           "the SUT did not send TransactionEvent within"),
