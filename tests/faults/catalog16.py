@@ -345,6 +345,25 @@ class CentralSystemUnlocksTheNextConnector(ReferenceCsms16):
         await super().act_unlock_connector(connector_id + 1, station)
 
 
+class ChargePointTakesAnyValue(ReferenceStation16):
+    """ChangeConfiguration (OCPP 1.6 §5.3): a writable key takes a value it cannot hold (Accepted, stored)."""
+
+    def on_ChangeConfiguration(self, session, payload):
+        status = super().on_ChangeConfiguration(session, payload)
+        if status["status"] == "Rejected" and payload["key"].casefold() == "metervaluesampleinterval":
+            self.config.set(payload["key"], payload["value"])
+            return {"status": "Accepted"}
+        return status
+
+
+class CentralSystemCleansValues(ReferenceCsms16):
+    """ChangeConfiguration: the central system sends its own clean-up of the value it was asked to set (digits
+    only, or 0), not the value itself."""
+
+    async def act_change_configuration(self, key, value, station=None):
+        await super().act_change_configuration(key, "".join(c for c in value if c.isdigit()) or "0", station)
+
+
 class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
     """SendLocalList: asked for a Differential update, the central system sends a Full one."""
 
@@ -688,7 +707,15 @@ FAULTS: tuple[Fault, ...] = (
             (node(UNLOCK, "test_unlock_of_an_unknown_connector_is_not_supported", "cs"),),
             "UnlockConnector.conf status for connector 3 is wrong"),
     Fault("cs-unlocks-the-next-connector", "ops16.sent_as_asked", CentralSystemUnlocksTheNextConnector,
-            (node(UNLOCK, "test_unlock_without_transaction", "csms"),), "UnlockConnector.req is wrong"),
+            (node(UNLOCK, "test_unlock_without_transaction", "csms"),
+             node(UNLOCK, "test_unlock_of_an_unknown_connector_is_not_supported", "csms")),
+            "UnlockConnector.req is wrong"),
+    Fault("cp-takes-any-value", "CONFIG16.invalid_value", ChargePointTakesAnyValue,
+            tuple(node(CONFIG, "test_invalid_value_is_rejected", "cs", value) for value in ("-60", "sixty")),
+            "ChangeConfiguration.conf status for MeterValueSampleInterval"),
+    Fault("cs-cleans-values", "CONFIG16.sent_as_asked", CentralSystemCleansValues,
+            (node(CONFIG, "test_invalid_value_is_rejected", "csms", "-60"),),
+            "ChangeConfiguration.req is wrong"),
     Fault("cp-ignores-stop-transaction-on-invalid-id", "INVALIDID16.stopped",
             ChargePointIgnoresStopTransactionOnInvalidId,
             (node(INVALID, "test_refused_start_stops_the_transaction", "cs"),), "did not send StopTransaction"),
