@@ -364,6 +364,22 @@ class CentralSystemCleansValues(ReferenceCsms16):
         await super().act_change_configuration(key, "".join(c for c in value if c.isdigit()) or "0", station)
 
 
+class CentralSystemFailsOnFaults(ReferenceCsms16):
+    """StatusNotification: a fault report (status Faulted) is answered with a CALLERROR InternalError."""
+
+    def on_StatusNotification(self, session, payload):
+        if payload["status"] == "Faulted":
+            raise CallErrorReply("InternalError", "fault reports are not handled")
+        return super().on_StatusNotification(session, payload)
+
+
+class CentralSystemRemoteStartsAnywhere(ReferenceCsms16):
+    """RemoteStartTransaction: the connectorId the central system was asked for is left out (any connector)."""
+
+    async def act_remote_start_transaction(self, id_tag, connector_id=None, station=None):
+        await super().act_remote_start_transaction(id_tag, None, station)
+
+
 class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
     """SendLocalList: asked for a Differential update, the central system sends a Full one."""
 
@@ -710,6 +726,11 @@ FAULTS: tuple[Fault, ...] = (
             (node(UNLOCK, "test_unlock_without_transaction", "csms"),
              node(UNLOCK, "test_unlock_of_an_unknown_connector_is_not_supported", "csms")),
             "UnlockConnector.req is wrong"),
+    Fault("cs-fails-on-faults", "TX16.status_answered", CentralSystemFailsOnFaults,
+            (node(TX, "test_lock_failure_is_answered", "csms"),), "StatusNotification"),
+    Fault("cs-remote-starts-anywhere", "REMOTE16.sent_as_asked", CentralSystemRemoteStartsAnywhere,
+            (node(REMOTE, "test_remote_start_answered_rejected", "csms"),),
+            "RemoteStartTransaction.req connectorId is wrong"),
     Fault("cp-takes-any-value", "CONFIG16.invalid_value", ChargePointTakesAnyValue,
             tuple(node(CONFIG, "test_invalid_value_is_rejected", "cs", value) for value in ("-60", "sixty")),
             "ChangeConfiguration.conf status for MeterValueSampleInterval"),

@@ -69,12 +69,14 @@ class RemoteControlStation2x(Block):
 class RemoteControlStation16(Block):
     versions = V16
     requires = ("TransactionsStation16", "AuthorizationStation16", "ConfigurationStation16", "ReservationStation16")
-    configurable = frozenset({"unlock_result"})
+    configurable = frozenset({"unlock_result", "remote_start_refused"})
     unlock_result = "Unlocked"
+    remote_start_refused = False   # True: every RemoteStartTransaction is Rejected (TC_026)
 
     def on_RemoteStartTransaction(self, _: None, payload: dict) -> dict:
         connector = self._free(payload.get("connectorId"))
-        if connector is None or self.reservation_refuses(connector, payload["idTag"], None):
+        if connector is None or self.remote_start_refused or self.reservation_refuses(connector, payload["idTag"],
+                                                                                       None):
             return {"status": "Rejected"}
         self.background.spawn(self._remote_start(connector, payload["idTag"]))
         return {"status": "Accepted"}

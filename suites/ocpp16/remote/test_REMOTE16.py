@@ -120,3 +120,15 @@ async def test_remote_start_on_an_unknown_connector_is_rejected(ocpp, profile):
                 exchange.result["status"])
     await ocpp.expect_none("StartTransaction", after=mark, where=lambda p: same_tag(p.get("idTag"), token.id),
                            rule=REMOTE16.unknown_connector)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(REMOTE16.sent_as_asked, csms=TC("TC_026_CSMS"))
+@needs(tagged("Accepted"))
+async def test_remote_start_answered_rejected(ocpp, profile):
+    """The charge point refuses the remote start (Rejected): the central system sent the idTag and connector it
+    was asked for, and nothing starts; after Rejected the texts ask nothing more of it (spec 002
+    RemoteStartStopStatus), so sending as asked is all this test judges."""
+    ocpp.configure(remote_start_refused=True)
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    await _remote_start(ocpp, token.id, connector)

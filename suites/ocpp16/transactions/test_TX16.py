@@ -4,9 +4,13 @@ stopped by the idTag that started it (without Authorize) or by another member of
 Register values; behaviour rule 16). The register readings are read by harness/ocpp/meter16.py.
 """
 
+import pytest
+
+from harness import clock
 from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import decreases, transaction_readings
 from harness.rules import RuleTable, must
+from harness.smartcharging.wire import iso
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
     Core16, configure_charge_point, connectors, group16, grouped, id_tag_status, same_tag, start, stop, tag16,
@@ -47,6 +51,10 @@ class TX16(RuleTable):
                              "another idTag presented to stop a transaction is first sent in Authorize", by=CS)
     member_stops = must("spec 002 What the service does 3 and 8",
                         "a member of the starter's group (same parentIdTag) stops the transaction", by=CS)
+    status_answered = must("spec 002 Operations by direction (StatusNotification, CP to CS); Messages "
+                           "StatusNotification", "the central system answers every StatusNotification.req, a fault "
+                           "report too (Faulted, ConnectorLockFailure), with an empty StatusNotification.conf",
+                           by=CSMS)
 
 
 pytestmark = case("TX16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
@@ -119,3 +127,24 @@ async def test_group_member_stops_with_authorize(ocpp, profile):
                 actual=dig(auth.result, "idTagInfo"))
     stopped = await ocpp.expect("StopTransaction", sender=CS, after=mark, rule=TX16.member_stops)
     _check_stop(stopped, transaction_id(started), member)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Core16.accepted, TX16.status_answered, csms=TC("TC_024_CSMS"))
+@needs(tagged("Accepted"))
+async def test_lock_failure_is_answered(ocpp, profile):
+    """An authorized idTag, the connector Preparing, then its lock fails as the cable goes in: StatusNotification
+    Faulted with errorCode ConnectorLockFailure, and once the lock is cleared Available again. The central
+    system answers each (an empty conf); what it does about the fault is its own (the texts ask nothing
+    more)."""
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    authorized = await ocpp.exchange(CS, "Authorize", {"idTag": token.id})
+    check_equal(Core16.accepted, "Authorize.conf idTagInfo.status", "Accepted", id_tag_status(authorized))
+    for status, error in (("Preparing", "NoError"), ("Faulted", "ConnectorLockFailure"), ("Available", "NoError")):
+        answered = await ocpp.exchange(CS, "StatusNotification", {
+            "connectorId": connector, "status": status, "errorCode": error,
+            "timestamp": iso(clock.utcnow())})
+        require(answered.error is None, TX16.status_answered, f"the StatusNotification {status} ({error}) was "
+                "refused", expected="StatusNotification.conf", actual=answered.error)
+        check_equal(TX16.status_answered, f"StatusNotification.conf fields for {status} ({error})", {},
+                    answered.result)
