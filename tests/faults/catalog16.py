@@ -380,6 +380,15 @@ class CentralSystemRemoteStartsAnywhere(ReferenceCsms16):
         await super().act_remote_start_transaction(id_tag, None, station)
 
 
+class CentralSystemFailsOnFailedInstallations(ReferenceCsms16):
+    """FirmwareStatusNotification: InstallationFailed is answered with a CALLERROR InternalError."""
+
+    def on_FirmwareStatusNotification(self, session, payload):
+        if payload["status"] == "InstallationFailed":
+            raise CallErrorReply("InternalError", "a failed installation is not handled")
+        return super().on_FirmwareStatusNotification(session, payload)
+
+
 class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
     """SendLocalList: asked for a Differential update, the central system sends a Full one."""
 
@@ -731,6 +740,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("cs-remote-starts-anywhere", "REMOTE16.sent_as_asked", CentralSystemRemoteStartsAnywhere,
             (node(REMOTE, "test_remote_start_answered_rejected", "csms"),),
             "RemoteStartTransaction.req connectorId is wrong"),
+    Fault("cs-fails-on-failed-installations", "FIRMWARE16.notifications_answered",
+            CentralSystemFailsOnFailedInstallations, (node(FIRMWARE, "test_failed_installation_is_answered", "csms"),),
+            "FirmwareStatusNotification was refused"),
     Fault("cp-takes-any-value", "CONFIG16.invalid_value", ChargePointTakesAnyValue,
             tuple(node(CONFIG, "test_invalid_value_is_rejected", "cs", value) for value in ("-60", "sixty")),
             "ChangeConfiguration.conf status for MeterValueSampleInterval"),

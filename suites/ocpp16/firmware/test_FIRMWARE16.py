@@ -12,13 +12,14 @@ no Installing; the upload goes to the location the central system gave.
 import secrets
 from datetime import timedelta
 
+import pytest
 import pytest_asyncio
 
 from harness import clock
 from harness.roles import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must
-from harness.suite import OCPP16, case, checks
+from harness.suite import OCPP16, TC, case, checks
 from harness.transport.files import FileDepot
 from harness.usecases.operations import ASKED16, operate
 from harness.verdict import check_equal, require
@@ -106,6 +107,24 @@ async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
     boot = await ocpp.expect("BootNotification", sender=CS, after=0)
     check_equal(FIRMWARE16.notifications_answered, "BootNotification.conf status after the update", "Accepted",
                 boot.result["status"])
+
+
+@pytest.mark.sut_roles("csms")
+@checks(*ASKED16, FIRMWARE16.notifications_answered, csms=TC("TC_044_3_CSMS"))
+async def test_failed_installation_is_answered(ocpp, depot):
+    """The charge point downloads the firmware and fails to install it: Downloading, Downloaded, Installing,
+    InstallationFailed, each answered. The central system sent UpdateFirmware as asked; after InstallationFailed
+    the texts ask nothing more of it (spec 002 What the service does 4 names no follow-up; a new UpdateFirmware is
+    its operator's choice)."""
+    ocpp.configure(installation_fails=True)
+    name = f"firmware-{secrets.token_hex(4)}.bin"
+    location = depot.offer(name, secrets.token_hex(128).encode())
+    mark = ocpp.mark()
+    await operate(ocpp, "UpdateFirmware", {"location": location, "retrieveDate": _now()})
+    seen = await _statuses(ocpp, "FirmwareStatusNotification", mark, {"Installed", "InstallationFailed"},
+                           FIRMWARE16.notifications_answered)
+    if seen[-1] != "InstallationFailed":
+        raise HarnessError(f"the harness's charge point did not fail the installation: {seen}")
 
 
 @checks(*ASKED16, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered)
