@@ -389,6 +389,13 @@ class CentralSystemFailsOnFailedInstallations(ReferenceCsms16):
         return super().on_FirmwareStatusNotification(session, payload)
 
 
+class CentralSystemDropsTheStartProfile(ReferenceCsms16):
+    """RemoteStartTransaction: the charging profile the central system was asked to start with is left out."""
+
+    async def act_remote_start_transaction_with_profile(self, id_tag, connector_id, charging_profile, station=None):
+        await super().act_remote_start_transaction(id_tag, connector_id, station)
+
+
 class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
     """SendLocalList: asked for a Differential update, the central system sends a Full one."""
 
@@ -743,6 +750,8 @@ FAULTS: tuple[Fault, ...] = (
     Fault("cs-fails-on-failed-installations", "FIRMWARE16.notifications_answered",
             CentralSystemFailsOnFailedInstallations, (node(FIRMWARE, "test_failed_installation_is_answered", "csms"),),
             "FirmwareStatusNotification was refused"),
+    Fault("cs-drops-the-start-profile", "SC16.start_profile", CentralSystemDropsTheStartProfile,
+            (node(SC, "test_remote_start_with_a_profile", "csms"),), "RemoteStartTransaction.req is wrong"),
     Fault("cp-takes-any-value", "CONFIG16.invalid_value", ChargePointTakesAnyValue,
             tuple(node(CONFIG, "test_invalid_value_is_rejected", "cs", value) for value in ("-60", "sixty")),
             "ChangeConfiguration.conf status for MeterValueSampleInterval"),

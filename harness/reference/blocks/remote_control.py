@@ -156,6 +156,11 @@ class RemoteControlCsms16(Block):
         self.send(station, "RemoteStartTransaction",
                   {"idTag": id_tag} | ({"connectorId": connector_id} if connector_id is not None else {}))
 
+    async def act_remote_start_transaction_with_profile(self, id_tag: str, connector_id: int, charging_profile: dict,
+                                                        station: str | None = None) -> None:
+        self.send(station, "RemoteStartTransaction",
+                  {"idTag": id_tag, "connectorId": connector_id, "chargingProfile": charging_profile})
+
     async def act_remote_stop_transaction(self, transaction_id: int, station: str | None = None) -> None:
         self.send(station, "RemoteStopTransaction", {"transactionId": transaction_id})
 
