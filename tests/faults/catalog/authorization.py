@@ -319,6 +319,16 @@ class StationAcceptsClearCacheButKeepsEntries(ReferenceStation):
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
 
 
+class CsmsAnswersEventsWithoutTokenInfo(ReferenceCsms):
+    """C08 / TransactionEventResponse: a TransactionEvent that carries a token is answered without idTokenInfo
+    (nothing said of the token; a lenient station would read it as Accepted)."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        answer.pop("idTokenInfo", None)
+        return answer
+
+
 C02, C06, C08, C09 = (f"authorization/test_{c}.py" for c in ("C02", "C06", "C08", "C09"))
 
 
@@ -394,6 +404,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-compares-additional-info", "C06.additional_info", CsmsComparesAdditionalInfo,
           (csms_test(C06, "test_additional_info_is_ignored", "Blocked"),),
           "idTokenInfo.status of blocked with additionalInfo is wrong"),
+    Fault("csms-answers-events-without-token-info", "C08.event_info", CsmsAnswersEventsWithoutTokenInfo,
+          (csms_test(C08, "test_external_identification_with_hlc", "Accepted"),),
+          "the TransactionEventResponse to the Started event that carries the token has no idTokenInfo"),
     Fault("station-trusts-every-token-over-hlc", "C08.starts", StationTrustsEveryTokenOverHlc,
           (cs_test(C08, "test_external_identification_with_hlc", "Blocked"),),
           "the SUT sent TransactionEvent when it must not"),
