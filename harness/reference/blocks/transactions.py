@@ -152,6 +152,9 @@ class TransactionsStation2x(Block):
                                                             chargingState="Charging"))
 
     async def _after_event(self, state: EvseState, response: dict) -> None:
+        group = response.get("idTokenInfo", {}).get("groupIdToken")
+        if group and state.transaction is not None and state.transaction.group is None:
+            state.transaction.group = group   # a token taken from the station's own list learns its group here
         status = response.get("idTokenInfo", {}).get("status", "Accepted")
         if status != "Accepted" and state.transaction is not None:
             await self.deauthorized(state)

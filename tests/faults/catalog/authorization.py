@@ -329,6 +329,17 @@ class CsmsAnswersEventsWithoutTokenInfo(ReferenceCsms):
         return answer
 
 
+class CsmsForgetsTheGroupAtTheEnd(ReferenceCsms):
+    """C09 / Authorization rule 5 (TC_C_43): the TransactionEventResponse to the event that ends a transaction
+    with a member's token leaves out its groupIdToken."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload["eventType"] == "Ended" and "idTokenInfo" in answer:
+            answer["idTokenInfo"] = {k: v for k, v in answer["idTokenInfo"].items() if k != "groupIdToken"}
+        return answer
+
+
 C02, C06, C08, C09 = (f"authorization/test_{c}.py" for c in ("C02", "C06", "C08", "C09"))
 
 
@@ -413,6 +424,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-groups-of-type-local", "C09.central", CsmsGroupsOfTypeLocal,
           (csms_test(C09, "test_members_are_answered_with_their_group"),),
           "groupIdToken.type for group_member_a is wrong", verdict="finding"),
+    Fault("csms-forgets-the-group-at-the-end", "C09.group", CsmsForgetsTheGroupAtTheEnd,
+          tuple(csms_test(C09, "test_member_stops_another_members_transaction", p) for p in ("a_then_b", "b_then_a")),
+          "TransactionEventResponse for"),
     Fault("station-lets-only-the-starter-stop", "C09.member_stops", StationLetsOnlyTheStarterStop,
           (cs_test(C09, "test_member_stops_another_members_transaction", "a_then_b"),),
           "the SUT did not send TransactionEvent within"),
