@@ -396,6 +396,27 @@ class CentralSystemDropsTheStartProfile(ReferenceCsms16):
         await super().act_remote_start_transaction(id_tag, connector_id, station)
 
 
+class CentralSystemPendsRebootedChargePoints(ReferenceCsms16):
+    """BootNotification: a charge point that boots a second time (a power loss, a reboot) is left Pending."""
+
+    def on_BootNotification(self, session, payload):
+        answer = super().on_BootNotification(session, payload)
+        booted = self.__dict__.setdefault("_booted", set())
+        if session.identity in booted:
+            return answer | {"status": "Pending"}
+        booted.add(session.identity)
+        return answer
+
+
+class CentralSystemFailsOnPowerLoss(ReferenceCsms16):
+    """StopTransaction: a stop with reason PowerLoss is answered with a CALLERROR InternalError."""
+
+    def on_StopTransaction(self, session, payload):
+        if payload.get("reason") == "PowerLoss":
+            raise CallErrorReply("InternalError", "power losses are not handled")
+        return super().on_StopTransaction(session, payload)
+
+
 class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
     """SendLocalList: asked for a Differential update, the central system sends a Full one."""
 
@@ -752,6 +773,12 @@ FAULTS: tuple[Fault, ...] = (
             "FirmwareStatusNotification was refused"),
     Fault("cs-drops-the-start-profile", "SC16.start_profile", CentralSystemDropsTheStartProfile,
             (node(SC, "test_remote_start_with_a_profile", "csms"),), "RemoteStartTransaction.req is wrong"),
+    Fault("cs-pends-rebooted-charge-points", "TX16.boot_after_power_loss", CentralSystemPendsRebootedChargePoints,
+            (node(TX, "test_transaction_ended_by_a_power_loss", "csms"),),
+            "BootNotification.conf status after the power loss is wrong"),
+    Fault("cs-fails-on-power-loss", "core16.stop_answered", CentralSystemFailsOnPowerLoss,
+            (node(TX, "test_transaction_ended_by_a_power_loss", "csms"),),
+            "the StopTransaction (reason PowerLoss) was refused"),
     Fault("cp-takes-any-value", "CONFIG16.invalid_value", ChargePointTakesAnyValue,
             tuple(node(CONFIG, "test_invalid_value_is_rejected", "cs", value) for value in ("-60", "sixty")),
             "ChangeConfiguration.conf status for MeterValueSampleInterval"),

@@ -7,6 +7,7 @@ Register values; behaviour rule 16). The register readings are read by harness/o
 import pytest
 
 from harness import clock
+from harness.errors import HarnessError
 from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import decreases, transaction_readings
 from harness.rules import RuleTable, must
@@ -51,6 +52,9 @@ class TX16(RuleTable):
                              "another idTag presented to stop a transaction is first sent in Authorize", by=CS)
     member_stops = must("spec 002 What the service does 3 and 8",
                         "a member of the starter's group (same parentIdTag) stops the transaction", by=CS)
+    boot_after_power_loss = must("spec 002 Messages BootNotification (status); States and transitions "
+                                 "(registration)", "after a power loss the central system accepts the boot of a "
+                                 "charge point it accepted before", by=CSMS)
     status_answered = must("spec 002 Operations by direction (StatusNotification, CP to CS); Messages "
                            "StatusNotification", "the central system answers every StatusNotification.req, a fault "
                            "report too (Faulted, ConnectorLockFailure), with an empty StatusNotification.conf",
@@ -148,3 +152,25 @@ async def test_lock_failure_is_answered(ocpp, profile):
                 "refused", expected="StatusNotification.conf", actual=answered.error)
         check_equal(TX16.status_answered, f"StatusNotification.conf fields for {status} ({error})", {},
                     answered.result)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Core16.authorize, Core16.start, TX16.boot_after_power_loss, Core16.stop_answered, csms=TC("TC_032_1_CSMS"))
+@needs(tagged("Accepted"))
+async def test_transaction_ended_by_a_power_loss(ocpp, profile):
+    """A transaction charges; the charge point loses power and comes back: it boots (Accepted), reports its
+    connectors, and stops the transaction with reason PowerLoss, which the central system answers. The texts ask
+    nothing more of the central system (the transaction's end is the charge point's report)."""
+    connector = connectors(profile)[0]
+    tx_id = transaction_id(await start(ocpp, tag16(profile, "Accepted"), connector))
+    before = ocpp.connections()
+    await ocpp.act(CS, "power_loss")
+    if await ocpp.reconnected(before) is None:
+        raise HarnessError(f"the harness's charge point did not reconnect within {ocpp.timeouts.connect:g} s after "
+                           f"the power loss")
+    boot = await ocpp.expect("BootNotification", sender=CS, after=0)
+    check_equal(TX16.boot_after_power_loss, "BootNotification.conf status after the power loss", "Accepted",
+                boot.result["status"])
+    stopped = await ocpp.expect("StopTransaction", sender=CS, after=0, where=lambda p: p["transactionId"] == tx_id)
+    require(stopped.error is None, Core16.stop_answered, "the StopTransaction (reason PowerLoss) was refused",
+            expected="StopTransaction.conf", actual=stopped.error)
