@@ -35,6 +35,10 @@ class Core16(RuleTable, namespace="core16"):
                  "the idTag that started a transaction stops it when presented again (StopTransaction.req)", by=CS)
     stop_answered = must("spec 002 Messages StopTransaction",
                          "the central system answers a StopTransaction.req with StopTransaction.conf", by=CSMS)
+    status_answered = must("spec 002 Operations by direction (StatusNotification, CP to CS); Messages "
+                           "StatusNotification", "the central system answers every StatusNotification.req, a fault "
+                           "report too (Faulted, ConnectorLockFailure), with an empty StatusNotification.conf",
+                           by=CSMS)
 
 
 def usable16(token: Token) -> bool:

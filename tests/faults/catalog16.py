@@ -373,6 +373,18 @@ class CentralSystemFailsOnFaults(ReferenceCsms16):
         return super().on_StatusNotification(session, payload)
 
 
+class CentralSystemFailsOnAbandonedStarts(ReferenceCsms16):
+    """StatusNotification: a connector going back to Available from Preparing (a start given up) is answered
+    with a CALLERROR InternalError."""
+
+    def on_StatusNotification(self, session, payload):
+        last = self.__dict__.setdefault("_last_status", {})
+        previous, last[payload["connectorId"]] = last.get(payload["connectorId"]), payload["status"]
+        if previous == "Preparing" and payload["status"] == "Available":
+            raise CallErrorReply("InternalError", "an abandoned start is not handled")
+        return super().on_StatusNotification(session, payload)
+
+
 class CentralSystemRemoteStartsAnywhere(ReferenceCsms16):
     """RemoteStartTransaction: the connectorId the central system was asked for is left out (any connector)."""
 
@@ -763,8 +775,11 @@ FAULTS: tuple[Fault, ...] = (
             (node(UNLOCK, "test_unlock_without_transaction", "csms"),
              node(UNLOCK, "test_unlock_of_an_unknown_connector_is_not_supported", "csms")),
             "UnlockConnector.req is wrong"),
-    Fault("cs-fails-on-faults", "TX16.status_answered", CentralSystemFailsOnFaults,
+    Fault("cs-fails-on-faults", "core16.status_answered", CentralSystemFailsOnFaults,
             (node(TX, "test_lock_failure_is_answered", "csms"),), "StatusNotification"),
+    Fault("cs-fails-on-abandoned-starts", "core16.status_answered", CentralSystemFailsOnAbandonedStarts,
+            (node(REMOTE, "test_remote_start_times_out_without_a_cable", "csms"),),
+            "the StatusNotification Available was refused"),
     Fault("cs-remote-starts-anywhere", "REMOTE16.sent_as_asked", CentralSystemRemoteStartsAnywhere,
             (node(REMOTE, "test_remote_start_answered_rejected", "csms"),),
             "RemoteStartTransaction.req connectorId is wrong"),

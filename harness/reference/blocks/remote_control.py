@@ -23,6 +23,8 @@ server-generated Central idToken and a unique remoteStartId (spec 001 Remote sta
 
 from __future__ import annotations
 
+import asyncio
+
 import itertools
 import secrets
 from typing import Any
@@ -108,6 +110,15 @@ class RemoteControlStation16(Block):
             await self.start_charging(connector)
         else:
             await self.set_status(connector, "Preparing")
+            self.background.spawn(self._cable_timeout(connector, id_tag))
+
+    async def _cable_timeout(self, connector: Connector, id_tag: str) -> None:
+        """No cable within ConnectionTimeOut seconds of the remote start (OCPP 1.6 configuration key
+        ConnectionTimeOut; TC_011_2): the start is given up and the connector goes back to Available."""
+        await asyncio.sleep(self.config.integer("ConnectionTimeOut", 60))
+        if connector.authorized == id_tag and not connector.plugged and connector.transaction is None:
+            connector.authorized = connector.parent = None
+            await self.set_status(connector, "Available")
 
 
 # ----------------------------------------------------------------------------------------- the CSMS

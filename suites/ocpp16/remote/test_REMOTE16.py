@@ -13,7 +13,7 @@ from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
     Core16, connectors, id_tag_status, same_tag, start, tag16, tagged, transaction_id,
 )
-from harness.verdict import check_equal
+from harness.verdict import check_equal, require
 
 
 class REMOTE16(RuleTable):
@@ -132,3 +132,25 @@ async def test_remote_start_answered_rejected(ocpp, profile):
     ocpp.configure(remote_start_refused=True)
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
     await _remote_start(ocpp, token.id, connector)
+
+
+CABLE_TIMEOUT = 30   # seconds: the harness's charge point's ConnectionTimeOut in the timeout test
+
+
+@pytest.mark.sut_roles("csms")
+@checks(REMOTE16.sent_as_asked, Core16.status_answered, csms=TC("TC_011_2_CSMS"))
+@needs(tagged("Accepted"))
+async def test_remote_start_times_out_without_a_cable(ocpp, profile):
+    """A remote start is Accepted but no cable comes: the connector is Preparing, then, ConnectionTimeOut
+    later, Available again. The central system sent the start as asked and answers both StatusNotifications;
+    the texts ask nothing more of it (no transaction started, none to close)."""
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    await ocpp.set_configuration_key("ConnectionTimeOut", str(CABLE_TIMEOUT))
+    mark = ocpp.mark()
+    await _remote_start(ocpp, token.id, connector)
+    await ocpp.elapse(CABLE_TIMEOUT + 1)
+    for status in ("Preparing", "Available"):
+        reported = await ocpp.expect("StatusNotification", sender=CS, after=mark,
+                                     where=lambda p, s=status: p["connectorId"] == connector and p["status"] == s)
+        require(reported.error is None, Core16.status_answered, f"the StatusNotification {status} was refused",
+                expected="StatusNotification.conf", actual=reported.error)

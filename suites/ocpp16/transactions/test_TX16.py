@@ -55,10 +55,6 @@ class TX16(RuleTable):
     boot_after_power_loss = must("spec 002 Messages BootNotification (status); States and transitions "
                                  "(registration)", "after a power loss the central system accepts the boot of a "
                                  "charge point it accepted before", by=CSMS)
-    status_answered = must("spec 002 Operations by direction (StatusNotification, CP to CS); Messages "
-                           "StatusNotification", "the central system answers every StatusNotification.req, a fault "
-                           "report too (Faulted, ConnectorLockFailure), with an empty StatusNotification.conf",
-                           by=CSMS)
 
 
 pytestmark = case("TX16", block="Core (1.6)", roles=("csms", "cs"), protocols=OCPP16)
@@ -134,7 +130,7 @@ async def test_group_member_stops_with_authorize(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(Core16.accepted, TX16.status_answered, csms=TC("TC_024_CSMS"))
+@checks(Core16.accepted, Core16.status_answered, csms=TC("TC_024_CSMS"))
 @needs(tagged("Accepted"))
 async def test_lock_failure_is_answered(ocpp, profile):
     """An authorized idTag, the connector Preparing, then its lock fails as the cable goes in: StatusNotification
@@ -148,9 +144,9 @@ async def test_lock_failure_is_answered(ocpp, profile):
         answered = await ocpp.exchange(CS, "StatusNotification", {
             "connectorId": connector, "status": status, "errorCode": error,
             "timestamp": iso(clock.utcnow())})
-        require(answered.error is None, TX16.status_answered, f"the StatusNotification {status} ({error}) was "
+        require(answered.error is None, Core16.status_answered, f"the StatusNotification {status} ({error}) was "
                 "refused", expected="StatusNotification.conf", actual=answered.error)
-        check_equal(TX16.status_answered, f"StatusNotification.conf fields for {status} ({error})", {},
+        check_equal(Core16.status_answered, f"StatusNotification.conf fields for {status} ({error})", {},
                     answered.result)
 
 
