@@ -7,6 +7,11 @@ The harness serves the firmware file and receives the diagnostics upload on loop
 silent: the statuses of one update come in the order of the steps (Downloading before Downloaded
 before Installing before Installed), and a download that cannot succeed ends with DownloadFailed and
 no Installing; the upload goes to the location the central system gave.
+
+What the central system owes: UpdateFirmware and GetDiagnostics sent as asked, every status notification
+answered and the BootNotification after an update Accepted (FIRMWARE16.notifications_answered). After
+DownloadFailed, InstallationFailed or UploadFailed spec 002 asks nothing more of it (What the service does 4
+names no follow-up: a new request is its operator's choice).
 """
 
 import secrets

@@ -8,6 +8,11 @@ What a charge point must answer is not hard-coded: the engine (harness/smartchar
 what the test installed, and computes the composite a charge point must report at the scheduleStart
 it reports. A charge point that lists SmartCharging in SupportedFeatureProfiles reports the four
 discovery keys of rule 15.
+
+What the central system owes: SetChargingProfile, GetCompositeSchedule and ClearChargingProfile sent as asked
+(ops16.sent_as_asked), and a remote start with a profile carrying it as a TxProfile without transactionId
+(SC16.start_profile). Each answer (Accepted, Rejected, NotSupported, Unknown) ends its dialogue: spec 002
+names no follow-up of the central system.
 """
 
 import secrets

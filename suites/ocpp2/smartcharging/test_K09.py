@@ -2,7 +2,10 @@
 requestId, exactly the profiles the criteria select (evseId 0: the station level only; omitted: every
 EVSE; above 0: that EVSE; purpose, stackLevel, ids and source as filters), one report per EVSE and
 source with tbc on all but the last; NoProfiles and no report when nothing matches. The engine
-(harness/smartcharging/engine.py, rule K3) computes the expected reports from what the test installed."""
+(harness/smartcharging/engine.py, rule K3) computes the expected reports from what the test installed.
+
+What the CSMS owes: the request as its operator asked, and an answer to each report (spec 001 "Store reported
+profiles" is internal; the response's shape is not shown): the texts ask nothing more of it."""
 
 import pytest
 

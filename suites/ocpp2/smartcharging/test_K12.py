@@ -3,7 +3,11 @@ Smart charging messages: NotifyChargingLimit): an external system (an EMS, the g
 limits the station; it tells the CSMS in NotifyChargingLimit, with the limit's source (never CSO),
 holds the limit as a ChargingStationExternalConstraints profile of that source, and no composite
 exceeds it. A CSMS answers NotifyChargingLimit with an empty response. The engine
-(harness/smartcharging/engine.py, composite rule C5, report rule K3) is the oracle."""
+(harness/smartcharging/engine.py, composite rule C5, report rule K3) is the oracle.
+
+What the CSMS owes beyond the empty answer: nothing observable. Spec 001 has it store the limit (internal) and
+names no later GetChargingProfiles or GetCompositeSchedule it must send; when it asks for the profiles, it asks
+as its operator asked (TC_K_52)."""
 
 import pytest
 

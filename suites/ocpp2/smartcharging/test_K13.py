@@ -1,7 +1,9 @@
 """K13 — Reset / release of an external charging limit (spec 001 Smart charging messages:
 ClearedChargingLimit; rule 12): when the external system releases its limit the station tells the
 CSMS in ClearedChargingLimit, with the limit's source and EVSE, and no longer applies it: the
-composite is the engine's without it. A CSMS answers ClearedChargingLimit with an empty response."""
+composite is the engine's without it. A CSMS answers ClearedChargingLimit with an empty response; spec 001
+asks nothing more of it (it marks the limit released, internally, and MAY send profiles with higher limits,
+rule 12)."""
 
 import pytest
 
