@@ -363,6 +363,16 @@ class StationAcceptsUndeclaredUnits(ReferenceStation):
         self.smart.rate_units = tuple(sc.RateUnit)
 
 
+class StationAcceptsTxProfilesAtIdleEvses(ReferenceStation):
+    """K01 rule 2 / Errors (TC_K_02): a TxProfile at an EVSE that runs no transaction is Accepted."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if (payload["chargingProfile"]["chargingProfilePurpose"] == "TxProfile"
+                and payload["evseId"] not in self.smart.transactions):
+            return {"status": "Accepted"}
+        return super().on_SetChargingProfile(session, payload)
+
+
 class CsmsDropsTheTransactionId(ReferenceCsms):
     """K01 rule 2 (TC_K_02): a TxProfile goes out without the transactionId its operator gave."""
 
@@ -471,7 +481,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-accepts-tx-profile-of-any-transaction", "K02.refused", StationAcceptsTxProfileOfAnyTransaction,
           (cs_test(K02, "test_tx_profile_that_does_not_fit_the_transaction_is_rejected", "another-transaction"),),
           "SetChargingProfileResponse status (tx-not-found) is wrong"),
-    Fault("station-accepts-tx-profile-without-a-transaction", "K01.refused", StationAcceptsTxProfileOfAnyTransaction,
+    Fault("station-accepts-tx-profile-without-a-transaction", "K01.refused", StationAcceptsTxProfilesAtIdleEvses,
           (cs_test(K01, "test_tx_profile_without_a_transaction_is_rejected"),),
           "SetChargingProfileResponse status (tx-not-found) is wrong"),
     Fault("csms-drops-the-transaction-id", "chargingprofile.sent", CsmsDropsTheTransactionId,

@@ -117,6 +117,21 @@ class CsmsIgnoresRenegotiation(ReferenceCsms):
 K17 = "smartcharging/test_K17.py"
 
 
+class CsmsForgetsTheTransactionOnRepeatedNeeds(ReferenceCsms):
+    """K16 / rule 13 (TC_K_59): needs sent again for a transaction it already scheduled get a TxProfile without
+    the transaction's id."""
+
+    def on_NotifyEVChargingNeeds(self, session, payload):
+        running = [t for t in session.transactions.values() if t.evse_id == payload["evseId"] and not t.ended]
+        self.__dict__["_again"] = bool(running) and (session.identity, running[-1].id) in self._needs_profiles
+        return super().on_NotifyEVChargingNeeds(session, payload)
+
+    def send(self, station, action, payload):
+        if action == "SetChargingProfile" and self.__dict__.pop("_again", False):
+            payload["chargingProfile"].pop("transactionId", None)
+        super().send(station, action, payload)
+
+
 class StationLimitsOnlyTheStationTotal(ReferenceStation):
     """K14 rule 12: a station-wide external limit bounds the composite of evseId 0 but not each EVSE's."""
 
@@ -170,8 +185,9 @@ FAULTS: tuple[Fault, ...] = (
           (csms_test(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),
            csms_test(K16, "test_ev_schedule_beyond_the_limits_is_acknowledged")),
           "NotifyEVChargingScheduleResponse status", verdict="finding"),
-    Fault("csms-ignores-needs-sent-again", "K16.needs_again", CsmsIgnoresRenegotiation,
-          (csms_test(K16, "test_needs_sent_again_after_the_update"),), "the SUT did not send SetChargingProfile within"),
+    Fault("csms-forgets-the-transaction-on-repeated-needs", "K16.needs_again",
+          CsmsForgetsTheTransactionOnRepeatedNeeds, (csms_test(K16, "test_needs_sent_again_after_the_update"),),
+          "SetChargingProfileRequest (evseId, purpose, transactionId) is wrong"),
     Fault("station-passes-only-the-first-needs", "K17.needs", StationPassesOnlyTheFirstNeeds,
           (cs_test(K17, "test_ev_renegotiates_its_schedule"),),
           "the SUT did not send NotifyEVChargingNeeds within"),
