@@ -364,13 +364,21 @@ class CentralSystemCleansValues(ReferenceCsms16):
         await super().act_change_configuration(key, "".join(c for c in value if c.isdigit()) or "0", station)
 
 
+def _refusing(handler: str, when, why: str):
+    """A central-system handler that answers a CALL ``when`` selects with a CALLERROR InternalError (``why``),
+    and every other as the reference does."""
+    def refuse(self, session, payload):
+        if when(payload):
+            raise CallErrorReply("InternalError", why)
+        return getattr(ReferenceCsms16, handler)(self, session, payload)
+    return refuse
+
+
 class CentralSystemFailsOnFaults(ReferenceCsms16):
     """StatusNotification: a fault report (status Faulted) is answered with a CALLERROR InternalError."""
 
-    def on_StatusNotification(self, session, payload):
-        if payload["status"] == "Faulted":
-            raise CallErrorReply("InternalError", "fault reports are not handled")
-        return super().on_StatusNotification(session, payload)
+    on_StatusNotification = _refusing("on_StatusNotification", lambda p: p["status"] == "Faulted",
+                                       "fault reports are not handled")
 
 
 class CentralSystemFailsOnAbandonedStarts(ReferenceCsms16):
@@ -395,10 +403,8 @@ class CentralSystemRemoteStartsAnywhere(ReferenceCsms16):
 class CentralSystemFailsOnFailedInstallations(ReferenceCsms16):
     """FirmwareStatusNotification: InstallationFailed is answered with a CALLERROR InternalError."""
 
-    def on_FirmwareStatusNotification(self, session, payload):
-        if payload["status"] == "InstallationFailed":
-            raise CallErrorReply("InternalError", "a failed installation is not handled")
-        return super().on_FirmwareStatusNotification(session, payload)
+    on_FirmwareStatusNotification = _refusing("on_FirmwareStatusNotification", lambda p: p["status"] == "InstallationFailed",
+                                               "a failed installation is not handled")
 
 
 class CentralSystemDropsTheStartProfile(ReferenceCsms16):
@@ -423,10 +429,8 @@ class CentralSystemPendsRebootedChargePoints(ReferenceCsms16):
 class CentralSystemFailsOnPowerLoss(ReferenceCsms16):
     """StopTransaction: a stop with reason PowerLoss is answered with a CALLERROR InternalError."""
 
-    def on_StopTransaction(self, session, payload):
-        if payload.get("reason") == "PowerLoss":
-            raise CallErrorReply("InternalError", "power losses are not handled")
-        return super().on_StopTransaction(session, payload)
+    on_StopTransaction = _refusing("on_StopTransaction", lambda p: p.get("reason") == "PowerLoss",
+                                    "power losses are not handled")
 
 
 class CentralSystemSendsOnlyFullLists(ReferenceCsms16):

@@ -26,6 +26,7 @@ from harness.errors import HarnessError
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks
 from harness.transport.files import FileDepot
+from harness.usecases.core16 import harness_rebooted
 from harness.usecases.operations import ASKED16, operate
 from harness.verdict import check_equal, require
 
@@ -106,10 +107,7 @@ async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
         require(boot is not None, FIRMWARE16.reboots, "no BootNotification after the firmware was installed",
                 expected="BootNotification", actual="nothing")
         return
-    if await ocpp.reconnected(before) is None:
-        raise HarnessError(f"the harness's charge point did not reconnect within {ocpp.timeouts.connect:g} s after "
-                           f"its reboot")
-    boot = await ocpp.expect("BootNotification", sender=CS, after=0)
+    boot = await harness_rebooted(ocpp, before, "its reboot")
     check_equal(FIRMWARE16.notifications_answered, "BootNotification.conf status after the update", "Accepted",
                 boot.result["status"])
 

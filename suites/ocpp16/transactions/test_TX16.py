@@ -7,15 +7,14 @@ Register values; behaviour rule 16). The register readings are read by harness/o
 import pytest
 
 from harness import clock
-from harness.errors import HarnessError
 from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import decreases, transaction_readings
 from harness.rules import RuleTable, must
 from harness.smartcharging.wire import iso
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, configure_charge_point, connectors, group16, grouped, id_tag_status, same_tag, start, stop, tag16,
-    tagged, transaction_id,
+    Core16, configure_charge_point, connectors, group16, grouped, harness_rebooted, id_tag_status, same_tag, start,
+    stop, tag16, tagged, transaction_id,
 )
 from harness.verdict import check_equal, check_in, dig, require, violated
 
@@ -161,10 +160,7 @@ async def test_transaction_ended_by_a_power_loss(ocpp, profile):
     tx_id = transaction_id(await start(ocpp, tag16(profile, "Accepted"), connector))
     before = ocpp.connections()
     await ocpp.act(CS, "power_loss")
-    if await ocpp.reconnected(before) is None:
-        raise HarnessError(f"the harness's charge point did not reconnect within {ocpp.timeouts.connect:g} s after "
-                           f"the power loss")
-    boot = await ocpp.expect("BootNotification", sender=CS, after=0)
+    boot = await harness_rebooted(ocpp, before, "the power loss")
     check_equal(TX16.boot_after_power_loss, "BootNotification.conf status after the power loss", "Accepted",
                 boot.result["status"])
     stopped = await ocpp.expect("StopTransaction", sender=CS, after=0, where=lambda p: p["transactionId"] == tx_id)
