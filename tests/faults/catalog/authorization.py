@@ -329,6 +329,17 @@ class CsmsAnswersEventsWithoutTokenInfo(ReferenceCsms):
         return answer
 
 
+class CsmsLeavesNoAuthorizationUnanswered(ReferenceCsms):
+    """C02 / Authorization rule 2: a TransactionEvent with the start button's NoAuthorization token is answered
+    without idTokenInfo (rule 2 names the answer: Accepted)."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if (payload.get("idToken") or {}).get("type") == "NoAuthorization":
+            answer.pop("idTokenInfo", None)
+        return answer
+
+
 class CsmsForgetsTheGroupAtTheEnd(ReferenceCsms):
     """C09 / Authorization rule 5 (TC_C_43): the TransactionEventResponse to the event that ends a transaction
     with a member's token leaves out its groupIdToken."""
@@ -403,6 +414,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-refuses-personal-messages", "C01.optional_fields", StationRefusesPersonalMessages,
           (cs_test(C01, "test_station_charges_with_every_optional_field"),),
           "the SUT did not send TransactionEvent within"),
+    Fault("csms-leaves-no-authorization-unanswered", "C02.accepted", CsmsLeavesNoAuthorizationUnanswered,
+          (csms_test(C02, "test_start_button_starts_without_authorization", "button_first"),),
+          "idTokenInfo.status for a NoAuthorization idToken"),
     Fault("csms-refuses-no-authorization", "C02.accepted", CsmsRefusesNoAuthorization,
           (csms_test(C02, "test_start_button_starts_without_authorization", "cable_first"),),
           "TransactionEventResponse idTokenInfo.status for a NoAuthorization idToken is wrong"),
