@@ -25,7 +25,9 @@ from harness.actuators import Actuator
 from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena.ocpp import ArenaOptions, OcppArena, Target
-from harness.roles import OCPP_ROLES
+from harness.arena.ocpi_sides import HarnessCpoSide, HarnessEmspSide
+from harness.arena.ocpp_sides import HarnessCsmsSide, HarnessStationSide
+from harness.roles import CPO, CS, CSMS, EMSP, OCPP_ROLES
 from harness.clock import VirtualClockLoop
 from harness.errors import ConfigError, HarnessError, NoConnection, NotApplicable, PeerViolation, Refused, clip
 from harness.arena.ocpi import OcpiArena, OcpiOptions
@@ -148,6 +150,10 @@ def _marker_args(item_or_func, name: str) -> tuple:
     return marker.args if marker else ()
 
 
+# The fixtures that hand a test the harness's side of one role, and the role the SUT then plays.
+SIDES = {"harness_station": CSMS, "harness_csms": CS, "harness_cpo": EMSP, "harness_emsp": CPO}
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "target" not in metafunc.fixturenames:
         return
@@ -193,6 +199,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "every use-case test declares the rules it judges; add @checks(<Table>.<rule>, ...) from "
             "harness.suite (or marks=checks(...) on a pytest.param) to: " + ", ".join(undeclared[:10])
             + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
+    one_sided = [f"{item.nodeid.partition('[')[0]} asks for {side}, the harness's side when the SUT is a "
+                 f"{sut.upper()}, but plays the SUT roles {', '.join(roles)}: mark it "
+                 f"@pytest.mark.sut_roles(\"{sut}\"), or use the arena's verbs in a test of both roles"
+                 for item in items for side, sut in SIDES.items()
+                 if side in getattr(item, "fixturenames", ()) and (roles := _marker_args(item, "sut_roles")) != (sut,)]
+    if one_sided:
+        raise pytest.UsageError(one_sided[0])
     keys = {item: {k for k in (_usecase(item)[0], _certification(item)) if k} for item in items}
     if _refuse_unknown_usecases(config, settings.usecases, keys):   # an xdist worker: its controller refuses
         for item in items:
@@ -359,6 +372,35 @@ async def ocpp_unlinked(request: pytest.FixtureRequest, target: Target, sut_sett
     """An arena with both sides ready but no connection yet (for connection tests)."""
     async for arena in _arena(request, target, sut_settings, sut_actuator, wirelog, connect=False):
         yield arena
+
+
+def _played_on(request: pytest.FixtureRequest, *arenas: str):
+    """The arena the test plays on: the first of ``arenas`` it asks for (else the first)."""
+    return request.getfixturevalue(next((a for a in arenas if a in request.fixturenames), arenas[0]))
+
+
+@pytest.fixture
+def harness_station(request: pytest.FixtureRequest) -> HarnessStationSide:
+    """The harness's station facing the CSMS under test (``harness.arena.ocpp_sides``); for tests of a CSMS."""
+    return _played_on(request, "ocpp", "ocpp_unlinked").harness_station
+
+
+@pytest.fixture
+def harness_csms(request: pytest.FixtureRequest) -> HarnessCsmsSide:
+    """The harness's CSMS facing the station under test (``harness.arena.ocpp_sides``); for tests of a station."""
+    return _played_on(request, "ocpp", "ocpp_unlinked").harness_csms
+
+
+@pytest.fixture
+def harness_cpo(ocpi: OcpiArena) -> HarnessCpoSide:
+    """The harness's CPO facing the eMSP under test (``harness.arena.ocpi_sides``); for tests of an eMSP."""
+    return ocpi.harness_cpo
+
+
+@pytest.fixture
+def harness_emsp(ocpi: OcpiArena) -> HarnessEmspSide:
+    """The harness's eMSP facing the CPO under test (``harness.arena.ocpi_sides``); for tests of a CPO."""
+    return ocpi.harness_emsp
 
 
 @pytest_asyncio.fixture

@@ -17,7 +17,7 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
-from harness.arena.ocpp import Registration
+from harness.arena.ocpp_sides import Registration
 from harness.roles import CS, CSMS
 from harness.pki import EXPIRED, OTHER_ROOT, SELF_SIGNED
 from harness.rules import RuleTable, must
@@ -49,16 +49,16 @@ PRESENTED = {EXPIRED: "an expired client certificate", OTHER_ROOT: "a client cer
 @pytest.mark.sut_roles("csms")
 @checks(SP3.client_accepted, Registration.accepted)
 @needs(at_security_profile(3))
-async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked):
+async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked, harness_station):
     """The harness's station presents a valid client certificate (CN serial, O operator), is upgraded and
     boots."""
     arena = ocpp_unlinked
     await arena.secure(3)
-    handshake = await arena.station_over_tls()
+    handshake = await harness_station.over_tls()
     require(handshake.connection is not None, SP3.client_accepted, "the CSMS refused a valid client certificate",
             expected="an upgraded connection", actual=handshake.tls_refused or f"HTTP {handshake.status}")
-    boot = await arena.boot_harness_station()
-    arena.boot_answered((boot.result or {}).get("status"))
+    boot = await harness_station.boot()
+    harness_station.boot_answered((boot.result or {}).get("status"))
 
 
 @pytest.mark.sut_roles("csms")

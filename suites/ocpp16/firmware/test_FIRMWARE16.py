@@ -96,7 +96,7 @@ async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
     if ocpp.is_sut(CS):
         require(name in depot.fetched, FIRMWARE16.downloaded, "the firmware was reported Downloaded but never "
                 "fetched from the location", expected=f"GET {location}", actual=depot.fetched)
-        boot = await ocpp.restarted(before, mark)
+        boot = await ocpp.harness_csms.restarted(before, mark)
         require(boot is not None, FIRMWARE16.reboots, "no BootNotification after the firmware was installed",
                 expected="BootNotification", actual="nothing")
         return

@@ -70,7 +70,7 @@ async def _restarted(arena, before: int, mark: int):
     history, at the Reset), and its connectors reported after it."""
     if arena.is_sut(CSMS):
         return await _harness_restarted(arena, before)
-    boot = await arena.restarted(before, mark)
+    boot = await arena.harness_csms.restarted(before, mark)
     require(boot is not None, RESET16.restarts,
             f"no BootNotification within {arena.timeouts.connect:g} s of the accepted Reset",
             expected="BootNotification", actual="nothing")
