@@ -449,7 +449,8 @@ class RunReports:
         self.finished = 0   # tests whose teardown was reported; the rest of those collected did not run
         self.running: dict[str, None] = {}   # node ids started and not finished, in order
         self.tidy = AllureTidy(hidden_fixtures)
-        allure_commons.plugin_manager.register(self.tidy)
+        if self.allure is not None:   # allure's hooks are global: a run that writes no Allure results adds none
+            allure_commons.plugin_manager.register(self.tidy)
         self.writing = False   # the record is being written: a signal now is noted, not obeyed
         self.ending = False    # pytest is ending the session for an interrupt: likewise
         self._raised_at: float | None = None   # when a signal last stopped the run (monotonic)
@@ -586,6 +587,7 @@ class RunReports:
         terminal.write_line("reports: " + ", ".join(reports))
 
     def pytest_unconfigure(self) -> None:
-        allure_commons.plugin_manager.unregister(self.tidy)
+        if allure_commons.plugin_manager.is_registered(self.tidy):
+            allure_commons.plugin_manager.unregister(self.tidy)
         for number, handler in self._handlers.items():
             signal.signal(number, handler)

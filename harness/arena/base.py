@@ -47,6 +47,7 @@ class Arena:
         self.harness: Any = None   # the harness's own reference, playing ``harness_role``
         self.standin: Any = None   # the embedded run's reference playing the SUT
         self._undo: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
+        self.left_at_sut = LeftAtSut(self)
 
     @property
     def harness_role(self) -> str:
@@ -87,6 +88,7 @@ class Arena:
         undo_action, undo_body = self.sut_reference.undoing(action, body)
         if (undo_action, undo_body) != (action, body):   # set_registration Accepted is its own undoing
             self.undo(f"{undo_action} {undo_body}", lambda: self.act(role, undo_action, **undo_body))
+        self.sut_reference.acted(action, body, self.left_at_sut)
         return result
 
     async def elapse(self, seconds: float) -> None:
@@ -184,3 +186,35 @@ class Arena:
             for side in (self.standin, self.harness):
                 if side is not None:
                     await side.stop()
+
+
+class LeftAtSut:
+    """The arena's side of ``harness.reference.common.AtTheSut``: what the SUT's blocks keep and register, in one
+    test, about what an actuator action left at the SUT beyond its ``undone_by`` (``Actions.acted``)."""
+
+    def __init__(self, arena: Arena) -> None:
+        self._arena = arena
+        self.notes: dict[str, Any] = {}
+
+    @property
+    def quiet(self) -> float:
+        return self._arena.timeouts.quiet
+
+    def undo(self, what: str, step: Callable[[], Awaitable[Any]]) -> None:
+        self._arena.undo(what, step)
+
+    def undone(self, what: str) -> None:
+        self._arena._undone(what)
+
+    def mark(self) -> int:
+        return self._arena.mark()
+
+    async def perform(self, action: str, body: dict[str, Any]) -> Any:
+        """The SUT's actuator performs ``action``, registering nothing (an undo step's own action)."""
+        return await self._arena.actuator.perform(action, body)
+
+    async def call_from_sut(self, action: str, *, within: float, after: int,
+                            where: Callable[[dict[str, Any]], bool]) -> Any:
+        """The SUT's CALL ``action`` from ``after`` on whose payload ``where`` accepts; None after ``within`` s."""
+        return await self._arena.next_call(action, sender=self._arena.sut_role, within=within, after=after,
+                                           where=where)

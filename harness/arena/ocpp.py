@@ -8,7 +8,7 @@ the wire; either way it returns the same ``Exchange`` (request and answer) to ve
 
 What a test creates at the SUT is undone when it ends (``Arena.undo``): what the harness's CALLs changed at
 a station under test and what the actuator did at the SUT, as the blocks that send those CALLs or offer
-those actions declare (``undo_<Action>``, ``undone_by``), a 1.6 idTag left waiting for a cable, and every
+those actions declare (``undo_<Action>``, ``undone_by``, ``acted``: a 1.6 idTag left waiting for a cable), and every
 transaction still running — the station under test's are stopped remotely (noted as they start, on
 whichever connection: one an outage or a reboot closed counts the same), the harness's own
 station ends its own, so that a CSMS under test keeps none open.
@@ -34,48 +34,13 @@ from harness.profile import Profile
 from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
 from harness.transport.tls import TLS12, TlsEnd
-from harness.transport.ws import CallErrorReply, CallFailed, Exchange, OcppConnection
+from harness.transport.ws import CallErrorReply, Exchange, OcppConnection
 from harness.roles import CS, CSMS, OCPP_ROLES
 from harness.rules import Rule
 from harness.variance import Variance
 from harness.wire import WireLog
 
-# The CALL that stops a transaction at a station, by version
-REMOTE_STOP = {OcppVersion.V16: "RemoteStopTransaction", OcppVersion.V201: "RequestStopTransaction",
-               OcppVersion.V21: "RequestStopTransaction"}
-
-# the actuator actions that plug a cable in at a station
-PLUGS_IN = ("plug_in", "plug_in_hlc", "plug_in_pnc")
 QUEUE_PATIENCE = 20   # call timeouts a harness's own CALL may wait behind its earlier ones (see _behind_our_calls)
-
-class Started:
-    """What a station under test started in this test and has not ended, noted as the harness answers it on
-    whichever connection (one that closed since, by an outage or a reboot, counts the same): the transactions,
-    oldest first."""
-
-    def __init__(self) -> None:
-        self._transactions: dict[Any, None] = {}
-
-    def note(self, exchange: Exchange) -> None:
-        """One CALL of the station, answered by the harness (``OcppServer.on_answered``; a CALL the harness
-        refused as malformed changes nothing)."""
-        if exchange.error is not None:
-            return
-        payload, action = exchange.request, exchange.action
-        if action == "StartTransaction":
-            self._transactions[(exchange.result or {}).get("transactionId")] = None
-        elif action == "StopTransaction":
-            self._transactions.pop(payload.get("transactionId"), None)
-        elif action == "TransactionEvent":
-            transaction_id = payload.get("transactionInfo", {}).get("transactionId")
-            if payload.get("eventType") == "Ended":
-                self._transactions.pop(transaction_id, None)
-            else:
-                self._transactions[transaction_id] = None
-
-    def transactions(self) -> list:
-        return [t for t in self._transactions if t is not None]
-
 
 @dataclass(frozen=True)
 class Target:
@@ -180,8 +145,6 @@ class OcppArena(Arena, TlsVerbs):
         self.standin: CsmsBase | StationBase | None = None
         self.links: list[OcppConnection] = []   # every connection that was the link in this test, in turn
         self.sut_url: str | None = options.sut_url
-        self.started = Started()          # a station under test's transactions, whatever connection they began on
-        self._plugged: set[int] = set()   # the 1.6 connectors the test plugged a cable in at the SUT
         # the security profile the test plays: a real SUT's from the profile; the embedded stand-ins' 1 until
         # a TLS test asks for another (``secure``)
         self.security_profile: int = 1 if options.embedded else profile.security_profile
@@ -274,9 +237,10 @@ class OcppArena(Arena, TlsVerbs):
             await self.harness_csms.wait_booted()
 
     def harness_csms_serving(self) -> CsmsBase:
-        """A new harness's CSMS to face a station under test; what the station starts is noted in ``started``."""
+        """A new harness's CSMS to face a station under test; it notes what the station starts
+        (``CsmsBase.note_transactions``)."""
         csms = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
-        csms.server.on_answered.append(self.started.note)
+        csms.note_transactions(self.harness.open_transactions() if isinstance(self.harness, CsmsBase) else ())
         return csms
 
     async def exchange(self, initiator: str, action: str, payload: dict[str, Any] | None = None, *,
@@ -307,19 +271,13 @@ class OcppArena(Arena, TlsVerbs):
     async def _end_transactions(self) -> None:
         """No transaction the test started stays open at the SUT: the harness's own station ends its own
         (the CSMS under test then closes them); a station under test is asked, on its current link, to stop
-        each transaction it started in this test and did not end (``started``: on any of its connections,
-        before an outage or a reboot too)."""
+        each transaction it started in this test and did not end (``CsmsBase.open_transactions``: on any of its
+        connections, before an outage or a reboot too)."""
         if not self.is_sut(CS):
             await self.harness.end_transactions()
             await self.harness_station.drained(CLEANUP_TIMEOUT)
             return
-        for transaction_id in self.started.transactions():
-            mark = self.mark()
-            stop = await self.link.call_exchange(REMOTE_STOP[self.version], {"transactionId": transaction_id})
-            if stop.error is None and stop.result.get("status") == "Accepted":
-                await self.link.wait_for(lambda e: e.incoming and _ends(e) == transaction_id,  # noqa: B023 (awaited here)
-                                         CLEANUP_TIMEOUT,
-                                         start=mark)
+        await self.harness.stop_open_transactions(self.link, CLEANUP_TIMEOUT)
 
     async def tidy(self) -> None:
         """Undo what the test changed, on the station under test's current link: an outage the test left is
@@ -328,43 +286,10 @@ class OcppArena(Arena, TlsVerbs):
         if self.is_sut(CS) and self.harness is not None:
             self.harness.restore()
             # more than the step that ends the transactions, or a transaction to end
-            left = len(self._undo) > 1 or self.started.transactions()
+            left = len(self._undo) > 1 or self.harness.open_transactions()
             if self.link is not None and self.link.closed and left:
                 self.link = await self._following(self.link, self.timeouts.connect) or self.link
         await super().tidy()
-
-    # ---- an authorization left waiting for a cable
-    async def act(self, role: str, action: str, **body: Any) -> Any:
-        result = await super().act(role, action, **body)
-        if self.is_sut(role) and role == CS and self.version is OcppVersion.V16:
-            self._authorization_left(action, body.get("connector_id") or 1)
-        return result
-
-    def _authorization_left(self, action: str, connector_id: int) -> None:
-        """A 1.6 idTag presented at a connector without a cable is authorized and waits there for one (spec 002
-        ChargePointStatus Preparing: tag presented, no transaction yet) until the station's configuration key
-        ConnectionTimeOut (OCPP 1.6, not shown in spec 002) ends it, so the next test's cable would start a
-        transaction on it: its undoing is registered, and dropped when the test plugs a cable in there itself."""
-        pending = f"use up the authorization waiting at connector {connector_id}"
-        if action in PLUGS_IN:
-            self._plugged.add(connector_id)
-            self._undone(pending)
-        elif action == "unplug":
-            self._plugged.discard(connector_id)
-        elif action == "present_id_tag" and connector_id not in self._plugged:
-            self.undo(pending, lambda: self._use_up_authorization(connector_id))
-
-    async def _use_up_authorization(self, connector_id: int) -> None:
-        """A cable plugged in and out again: the authorization waiting at ``connector_id`` starts its
-        transaction and unplugging ends it (a station that keeps it running has it stopped remotely, see
-        ``_end_transactions``); a station that no longer holds one goes from Preparing to Available. Waiting
-        out ConnectionTimeOut instead would take as long as the station is configured to wait."""
-        body = {"connector_id": connector_id}
-        mark = self.mark()
-        await self.actuator.perform("plug_in", body)
-        await self.link.wait_for_call("StartTransaction", self.timeouts.quiet, start=mark,
-                                      where=lambda p: p.get("connectorId") == connector_id)
-        await self.actuator.perform("unplug", body)
 
     async def expect(self, action: str, *, sender: str, after: int, rule: Rule | None = None,
                      timeout: float | None = None, where=None, why: str = "") -> Exchange | None:
@@ -489,34 +414,6 @@ class OcppArena(Arena, TlsVerbs):
     # What a test needs of the harness's own side beyond act() and configure(): its station connected
     # and booted by hand, an outage, its queue, and what it saw of the station's connections. Each
     # verb only does; the test judges what comes back.
-    async def set_configuration_key(self, key: str, value: str) -> str:
-        """A 1.6 charge point's configuration key for this test: sent in ChangeConfiguration to a
-        charge point under test, whose ConfigurationStatus is returned; set directly in the harness's
-        own charge point ("Accepted")."""
-        if self.is_sut(CS):
-            answer = await self.call_sut("ChangeConfiguration", {"key": key, "value": value})
-            if answer.error is not None:
-                raise CallFailed(answer.call, answer.error)
-            return answer.result["status"]
-        self.harness.config.set(key, value)
-        return "Accepted"
-
-    async def set_variable(self, component: str, variable: str, value: str) -> str:
-        """A 2.x station's device-model variable (its Actual attribute) for this test: sent in SetVariables
-        to a station under test, whose attributeStatus is returned and whose old value (read with
-        GetVariables) is set again when the test ends; set directly in the harness's own station
-        ("Accepted")."""
-        if not self.is_sut(CS):
-            self.harness.variables[(component, variable)] = value
-            return "Accepted"
-
-        answer = await self.call_sut("SetVariables", {"setVariableData": [
-            {"component": {"name": component}, "variable": {"name": variable}, "attributeValue": value}]})
-        if answer.error is not None:
-            raise CallFailed(answer.call, answer.error)
-        status = answer.result["setVariableResult"][0]["attributeStatus"]
-        return status
-
     def connections(self) -> int:
         """How many connections the station has opened so far (the harness's station, or the station
         under test as the harness's CSMS accepted them): the mark ``reconnected`` counts from."""
@@ -581,13 +478,3 @@ class OcppArena(Arena, TlsVerbs):
             await self.link.release(exchange)
         else:
             self.link.answer(exchange, payload, error=error)
-
-
-def _ends(exchange: Exchange):
-    """The transaction ``exchange`` (a station's CALL) ends, if it ends one."""
-    if exchange.action == "StopTransaction":
-        return exchange.request["transactionId"]
-    if exchange.action == "TransactionEvent" and exchange.request["eventType"] == "Ended":
-        return exchange.request["transactionInfo"]["transactionId"]
-    return None
-

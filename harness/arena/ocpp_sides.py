@@ -149,6 +149,15 @@ class HarnessStationSide:
         return await self._arena.link.call_exchange("StatusNotification",
                                                     self._station.connector_status(connector_id, status))
 
+    def set_configuration_key(self, key: str, value: str) -> None:
+        """The 1.6 charge point's configuration key ``key`` is ``value`` for this test (its station is the
+        test's own: nothing to put back)."""
+        self._station.config.set(key, value)
+
+    def set_variable(self, component: str, variable: str, value: str) -> None:
+        """The 2.x station's device-model variable (its Actual attribute) is ``value`` for this test."""
+        self._station.variables[(component, variable)] = value
+
     def transaction_at(self, connector_id: int) -> int | None:
         """The transactionId of the transaction the 1.6 charge point runs at ``connector_id``; None when none
         runs there (or its StartTransaction is not answered yet)."""
