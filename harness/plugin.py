@@ -33,7 +33,7 @@ from harness.ocpp.answers import judge_error
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
 from harness.transport.ws import CallFailed
-from harness.suite import USECASES, Given, certification_of, rules_of
+from harness.suite import USECASES, Given, certification_of, certifications_of, rules_of
 from harness.variance import Variance
 from harness.verdict import CaseContext, combine, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog, redact_handler
@@ -183,6 +183,11 @@ def _certification(item: pytest.Item) -> str | None:
     return certification_of(item, target.role, target.protocol) if target else None
 
 
+def _certifications(item: pytest.Item) -> tuple[str, ...]:
+    target = _target(item)
+    return certifications_of(item, target.role, target.protocol) if target else ()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     settings = config.stash[SETTINGS]
     for usecase in USECASES:   # registered by the suite files' case() declarations as they were imported
@@ -193,7 +198,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "every use-case test declares the rules it judges; add @checks(<Table>.<rule>, ...) from "
             "harness.suite (or marks=checks(...) on a pytest.param) to: " + ", ".join(undeclared[:10])
             + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
-    keys = {item: {k for k in (_usecase(item)[0], _certification(item)) if k} for item in items}
+    keys = {item: {k for k in (_usecase(item)[0], *_certifications(item)) if k} for item in items}
     if _refuse_unknown_usecases(config, settings.usecases, keys):   # an xdist worker: its controller refuses
         for item in items:
             item.stash[report.DESELECTED_BECAUSE] = "the run was refused"

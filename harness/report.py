@@ -119,7 +119,8 @@ def label_marks(*, usecase: str | None, block: str | None, protocol_label: str |
     test skipped at collection or set-up keeps its place in the tree."""
     level = allure.severity_level.__members__.get(severity.upper(), allure.severity_level.NORMAL).value
     labels = [("epic", protocol_label), ("feature", block), ("story", usecase), ("sut_role", role),
-              ("tag", role and f"SUT={role}"), ("certification_id", certification), ("tag", certification),
+              ("tag", role and f"SUT={role}"),
+              *((label, tc) for tc in (certification or "").split(", ") if tc for label in ("certification_id", "tag")),
               ("severity", level), *(("rule", rule.id) for rule in rules)]
     return [pytest.mark.allure_label(value, label_type=name) for name, value in labels if value]
 

@@ -147,7 +147,7 @@ async def test_unknown_identity_is_refused_with_404(ocpp_unlinked):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(Ws.wrong_password, Ws.refusal_status)
+@checks(Ws.wrong_password, Ws.refusal_status, csms=TC("TC_A_03_CSMS", "ocpp2.0.1"))
 @needs(_with_a_password)
 async def test_wrong_password_is_refused(ocpp_unlinked):
     """Basic auth (2.x security profile 1; 1.6 the AuthorizationKey): the configured identity with a wrong
