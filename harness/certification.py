@@ -240,33 +240,51 @@ def _counts(rows: list[IdRow]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def collect(suites: str = "suites") -> list[tuple[str, str, str, str]]:
-    """(id, node id, SUT role, protocol) for every certification id on a test the embedded run collects."""
+@dataclass(frozen=True)
+class Collected:
+    """A test of the embedded run as the tables need it."""
+    nodeid: str
+    usecase: str
+    block: str | None
+    role: str
+    protocol: str
+    ids: tuple[str, ...]
+
+
+def collect(suites: str = "suites") -> list[Collected]:
+    """Every use-case test the embedded run collects under ``suites``, with its certification ids."""
     import pytest
 
     from harness.suite import certifications_of
 
-    entries: list[tuple[str, str, str, str]] = []
+    collected: list[Collected] = []
 
     class Collector:
         @pytest.hookimpl(trylast=True)
         def pytest_collection_modifyitems(self, items: list[Any]) -> None:
             for item in items:
                 target = getattr(item, "callspec", None) and item.callspec.params.get("target")
-                if target is not None:
-                    entries.extend((tc, item.nodeid, target.role, target.protocol)
-                                   for tc in certifications_of(item, target.role, target.protocol))
+                marker = item.get_closest_marker("usecase")
+                if target is not None and marker is not None:
+                    collected.append(Collected(item.nodeid, marker.args[0], marker.kwargs.get("block"), target.role,
+                                               target.protocol,
+                                               certifications_of(item, target.role, target.protocol)))
 
     with contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main([suites, "--collect-only", "-q", "-p", "no:cacheprovider"], plugins=[Collector()])
     if code not in (0, 5):
         raise SystemExit(f"collecting {suites} failed (exit {code})")
-    return entries
+    return collected
+
+
+def entries_of(collected: Iterable[Collected]) -> list[tuple[str, str, str, str]]:
+    """(id, node id, SUT role, protocol): one per certification id on a test."""
+    return [(tc, test.nodeid, test.role, test.protocol) for test in collected for tc in test.ids]
 
 
 def main(argv: list[str]) -> int:
     target = Path(argv[0]) if argv else Path("docs/certification-ids.md")
-    text = render_table(table_rows(collect()))
+    text = render_table(table_rows(entries_of(collect())))
     target.write_text(text, encoding="utf-8")
     print(f"wrote {target}", file=sys.stderr)
     return 0
