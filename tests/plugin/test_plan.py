@@ -2,7 +2,6 @@
 and why; and the plan is what a run with that profile then plays (the built-in profile, and Core only)."""
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -29,25 +28,18 @@ async def test_plain(target):
 async def test_needs_the_feature(target):
     pass
 '''
-PROFILE = """
-[sut]
-name = "Acme CSMS"
-[station]
-identity = "ACME-1"
-password = "acme-password-000001"
-"""
 
 
 def test_plan_prints_per_certification_profile_and_runs_nothing(pytester):
     pytester.makepyfile(test_demo=DEMO.format(usecase="K01"))
-    profile = pytester.makefile(".toml", sut=textwrap.dedent(PROFILE))
+    profile = pytester.makefile(".toml", sut='base = "builtin:core-only"\n[tls]\nsecurity_profiles = []\n')
     # a CSMS URL nothing listens at: a plan connects to nothing, so no reachability check refuses it
     result = pytester.runpytest("--plan", "--sut", "csms", "--protocol", "ocpp2.0.1", "--sut-url",
                                 "ws://127.0.0.1:9/ocpp", "--sut-profile", str(profile), "--reports-dir", "out")
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes()
     result.stdout.fnmatch_lines([
-        "certification plan: Acme CSMS as csms, ocpp2.0.1",
+        "certification plan: reference implementation (Core only) as csms, ocpp2.0.1",
         "== OCPP 2.x · Smart Charging: 1 to play, 1 not applicable, 1 certification case",
         "  play  test_demo.py::test_plain[[]csms-ocpp2.0.1[]]  [[]TC_K_01_CSMS[]]",
         "  n/a   test_demo.py::test_needs_the_feature[[]csms-ocpp2.0.1[]]: the profile does not declare "
