@@ -84,7 +84,7 @@ async def test_boot_is_accepted(ocpp_unlinked):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(Ws.subprotocol_picked)
+@checks(Ws.subprotocol_picked, csms=(TC("TC_B_58_CSMS", "ocpp2.0.1"), TC("TC_088_CSMS", "ocpp1.6")))
 async def test_csms_picks_the_offered_subprotocol(ocpp_unlinked):
     """Offered an unknown subprotocol and the version's, the CSMS picks the version's."""
     arena = ocpp_unlinked

@@ -239,7 +239,7 @@ async def test_listed_identifier_that_is_not_valid_is_refused_offline(ocpp, prof
 
 
 @checks(LOCALLIST16.reconnects, LOCALLIST16.unknown_allowed, LOCALLIST16.offline_answered,
-        cs=TC("TC_037_3_CS"), csms=TC("TC_037_3_CSMS"))
+        csms=TC("TC_037_3_CSMS"))
 async def test_unknown_identifier_starts_offline_when_allowed(ocpp, profile):
     """AllowOfflineTxForUnknownId true: an unknown idTag starts offline; back online its StartTransaction
     comes, and the central system answers it Invalid (the charge point then stops it)."""
