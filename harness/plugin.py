@@ -88,6 +88,12 @@ def _planning(config: pytest.Config) -> bool:
     return bool(config.getoption("plan", False) or config.getini("plan"))
 
 
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """--plan runs nothing: it collects in this process, not in xdist workers (which would print nothing)."""
+    if _planning(config) and getattr(config.option, "dist", "no") != "no":
+        config.option.dist, config.option.numprocesses = "no", 0
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config):
     """Whether stdin is a terminal, read before pytest's capture replaces it."""

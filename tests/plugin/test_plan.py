@@ -50,10 +50,10 @@ def test_plan_prints_per_certification_profile_and_runs_nothing(pytester):
     assert not (pytester.path / "out" / "conformance.json").exists()
 
 
-def test_plan_from_the_ini(pytester):
+def test_plan_from_the_ini_even_with_xdist_workers_asked_for(pytester):
     pytester.makepyfile(test_demo=DEMO.format(usecase="K02"))
     pytester.makeini("[pytest]\nplan = true\n")
-    result = pytester.runpytest("--reports-dir", "out")
+    result = pytester.runpytest("--reports-dir", "out", "-n", "2")   # collected here: workers would print nothing
     result.assert_outcomes()
     result.stdout.fnmatch_lines(["== OCPP 2.x · Smart Charging: 8 to play, 0 not applicable, 1 certification case"])
 
