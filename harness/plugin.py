@@ -257,6 +257,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+    if hasattr(config, "workerinput"):   # the controller collects nothing: it learns the ids from each worker
+        config.workeroutput[report.PLANNED] = {k: sorted(v) for k, v in config.stash[SUMMARY].planned.items()}
 
 
 def _planned(config: pytest.Config, item: pytest.Item, missing: list[str]) -> None:

@@ -50,6 +50,7 @@ REFUSED = "evse_conformance_refused"   # an xdist worker's refusal of the run, i
 DESELECTED = "evse_conformance_deselected"   # and why it deselected tests (every worker collects them all)
 DESELECTED_BECAUSE = pytest.StashKey[str]()   # why the plugin deselected a test (pytest's -k, -m say nothing)
 PLAN = pytest.StashKey[list]()   # --plan: what the run would do with each selected test (plugin._planned)
+PLANNED = "evse_conformance_planned"   # an xdist worker's certification ids per profile, in its workeroutput
 
 
 @dataclass
@@ -563,11 +564,14 @@ class RunReports:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
         """What an xdist worker's collection found, which the controller, collecting nothing, says: a refusal
-        of the run, the tests deselected and why (the same in every worker: the first one's)."""
+        of the run, the tests deselected and why (the same in every worker: the first one's), the certification
+        ids of the tests selected per certification profile."""
         output = getattr(node, "workeroutput", {})
         self.summary.refused = self.summary.refused or output.get(REFUSED)
         if not self.summary.deselected:
             self.summary.deselected.update(output.get(DESELECTED, {}))
+        for profile, ids in output.get(PLANNED, {}).items():
+            self.summary.planned.setdefault(profile, set()).update(ids)
 
     def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
         """Why each use-case test was left out, for the terminal's last lines and the reports: the plugin's
