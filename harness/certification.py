@@ -34,6 +34,7 @@ class Listing:
     pattern: str
     where: str                      # the address of a case, ``{id}`` / ``{path}`` filled in
     ids: frozenset[str] = frozenset()
+    complete: bool = True           # ``ids`` is the whole listing (else: the cases read in it)
 
     def holds(self, tc: str) -> bool:
         return re.fullmatch(self.pattern, tc) is not None and (not self.ids or tc in self.ids)
@@ -92,7 +93,7 @@ LISTINGS = (
     Listing("EVtivity 1.6 charge point list", r"TC_\d{3}(_\d)?_CS",
             "https://www.evtivity.com/docs/conformance/charging-station-ocpp16", EVTIVITY_16_CS),
     Listing("ocpplab.com 2.0.1 test cases", r"TC_[A-P]_\d\d_CS",
-            "https://www.ocpplab.com/docs/protocols/ocpp-2-0-1/test-cases/{lower}", OCPPLAB_201_CS),
+            "https://www.ocpplab.com/docs/protocols/ocpp-2-0-1/test-cases/{lower}", OCPPLAB_201_CS, complete=False),
 )
 
 
@@ -228,8 +229,21 @@ def render_table(rows: list[IdRow]) -> str:
         tests = "<br>".join(f"`{t}`" for t in row.tests)
         lines.append(f"| {row.id} | {row.sut} | {', '.join(sorted(row.protocols))} | {tests} | {source} |")
     lines += ["", "## Listings", ""]
-    lines += [f"- **{listing.name}**: {listing.where.split('{')[0]}" for listing in LISTINGS]
+    labelled = {row.id for row in rows}
+    for listing in LISTINGS:
+        held = sum(1 for tc in labelled if listing.holds(tc))
+        coverage = (f"{held} of its {len(listing.ids)} cases labelled here" if listing.complete
+                    else f"{held} cases labelled here, each read on its page")
+        lines.append(f"- **{listing.name}** ({listing.where.split('{')[0]}): {coverage}")
+    lines += ["", NAMING_NOTE]
     return "\n".join(lines) + "\n"
+
+
+NAMING_NOTE = ("The 1.6 station ids follow the public station list, whose suffixes name the variants of a case "
+               "(TC_023_4_CS: local start, authorize invalid; TC_061_1_CS: the cache cleared, the idTag presented "
+               "again is sent in Authorize; TC_061_2_CS: ClearCache answered; TC_053_1_CS: a reserved connector "
+               "used by a parentIdTag member, local). The 2025-06 draft of the 1.6 test case document, which ocpplab.com shows, names some of them without "
+               "the suffix (TC_023_CS, TC_061_CS, TC_053_CS).")
 
 
 def _counts(rows: list[IdRow]) -> dict[str, int]:
