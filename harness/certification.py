@@ -242,8 +242,8 @@ def render_table(rows: list[IdRow]) -> str:
 NAMING_NOTE = ("The 1.6 station ids follow the public station list, whose suffixes name the variants of a case "
                "(TC_023_4_CS: local start, authorize invalid; TC_061_1_CS: the cache cleared, the idTag presented "
                "again is sent in Authorize; TC_061_2_CS: ClearCache answered; TC_053_1_CS: a reserved connector "
-               "used by a parentIdTag member, local). The 2025-06 draft of the 1.6 test case document, which ocpplab.com shows, names some of them without "
-               "the suffix (TC_023_CS, TC_061_CS, TC_053_CS).")
+               "used by a parentIdTag member, local). The 2025-06 draft of the 1.6 test case document, which "
+               "ocpplab.com shows, names some of them without the suffix (TC_023_CS, TC_061_CS, TC_053_CS).")
 
 
 def _counts(rows: list[IdRow]) -> dict[str, int]:
