@@ -116,7 +116,8 @@ class CertificationProfile:
 _OCA_201 = ("OCA certification program, OCPP 2.0.1 certification profiles (OCPP 2.0.1 part 0: Core = the blocks "
             "provisioning, authorization, transactions, remote control, availability)")
 _SPEC_16 = "spec 002 What the service does 2: features are grouped in feature profiles; Core is required"
-_OCPI = "spec 000: the modules a platform implements, each certified on its own"
+_OCPI = ("spec 000 What the service does 2-4: a module per identifier, credentials required in every "
+         "implementation, sessions and locations functional; transport: what every module's requests share")
 
 PROFILES = {p.title: p for p in (
     CertificationProfile("OCPP 2.x", "Core", _OCA_201),
@@ -210,7 +211,22 @@ def _id_order(tc: str) -> tuple:
     return (tc.endswith("_CSMS"), not re.match(r"TC_[A-P]_", tc), tc)
 
 
-def render_table(rows: list[IdRow]) -> str:
+def profile_sections(collected: Iterable["Collected"]) -> list[str]:
+    """Markdown: per certification profile, its source and the use cases of the suites that belong to it."""
+    members: dict[str, set[str]] = defaultdict(set)
+    for test in collected:
+        members[profile_of(test.usecase, test.block, test.protocol)].add(test.usecase)
+    lines = ["", "## Certification profiles", "",
+             "Which use cases `pytest suites --plan` and the readiness section count under each certification "
+             "profile (harness/certification.py `BY_USECASE`; a 1.6 use case's block names its feature profile).", "",
+             "| certification profile | use cases | source |", "|---|---|---|"]
+    for title in ordered(members):
+        source = PROFILES[title].source if title in PROFILES else ""
+        lines.append(f"| {title} | {', '.join(sorted(members[title]))} | {source} |")
+    return lines
+
+
+def render_table(rows: list[IdRow], collected: Iterable["Collected"] = ()) -> str:
     lines = ["# Certification test-case ids",
              "",
              "Every public certification test case a test of the suites plays, the tests that play it and the public",
@@ -236,6 +252,7 @@ def render_table(rows: list[IdRow]) -> str:
                     else f"{held} cases labelled here, each read on its page")
         lines.append(f"- **{listing.name}** ({listing.where.split('{')[0]}): {coverage}")
     lines += ["", NAMING_NOTE]
+    lines += profile_sections(collected) if collected else []
     return "\n".join(lines) + "\n"
 
 
@@ -298,7 +315,8 @@ def entries_of(collected: Iterable[Collected]) -> list[tuple[str, str, str, str]
 
 def main(argv: list[str]) -> int:
     target = Path(argv[0]) if argv else Path("docs/certification-ids.md")
-    text = render_table(table_rows(entries_of(collect())))
+    collected = collect()
+    text = render_table(table_rows(entries_of(collected)), collected)
     target.write_text(text, encoding="utf-8")
     print(f"wrote {target}", file=sys.stderr)
     return 0

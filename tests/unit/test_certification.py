@@ -22,8 +22,8 @@ def entries(collected):
     return certification.entries_of(collected)
 
 
-def test_the_table_is_what_the_script_makes(entries):
-    made = certification.render_table(certification.table_rows(entries))
+def test_the_table_is_what_the_script_makes(entries, collected):
+    made = certification.render_table(certification.table_rows(entries), collected)
     assert TABLE.read_text(encoding="utf-8") == made, (
         "docs/certification-ids.md is out of date: run python -m harness.certification docs/certification-ids.md")
 
