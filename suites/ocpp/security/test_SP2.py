@@ -22,7 +22,7 @@ from harness.roles import CS, CSMS
 from harness.ocpp.versions import OcppVersion
 from harness.pki import BROKEN
 from harness.rules import RuleTable, must
-from harness.suite import OCPP_ALL, case, checks, needs
+from harness.suite import OCPP_ALL, TC, case, checks, needs
 from harness.transport.tls import only
 from harness.usecases.tls import (
     Tls, at_security_profile, judge_rsa, judge_version, over_tls, server_refused, station_admitted, station_refused,
@@ -52,7 +52,8 @@ OLD_VERSIONS = ("TLSv1.0", "TLSv1.1")
 
 
 @pytest.mark.sut_roles("csms")
-@checks(SP2.server_tls, Tls.rsa_server, Registration.accepted)
+@checks(SP2.server_tls, Tls.rsa_server, Registration.accepted,
+        csms=(TC("TC_A_04_CSMS", "ocpp2.0.1"), TC("TC_086_CSMS", "ocpp1.6")))
 @needs(at_security_profile(2))
 async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked, harness_station):
     """The harness's station verifies the CSMS's certificate against [tls] sut_ca and its host, connects over
@@ -72,7 +73,7 @@ async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked, harness_s
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("old", OLD_VERSIONS)
-@checks(SP2.old_tls_refused)
+@checks(SP2.old_tls_refused, csms=TC("TC_A_06_CSMS", "ocpp2.0.1"))
 @needs(at_security_profile(2))
 async def test_csms_refuses_a_station_offering_only_old_tls(ocpp_unlinked, old):
     """A station offering only TLS 1.0 (or 1.1) is refused (at TLS, or by HTTP: either refusal opens nothing)."""
@@ -100,7 +101,7 @@ async def test_csms_refuses_a_wrong_password_over_tls(ocpp_unlinked):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(SP2.station_tls)
+@checks(SP2.station_tls, cs=TC("TC_086_CS", "ocpp1.6"))
 @needs(at_security_profile(2))
 async def test_station_connects_over_tls_with_basic_auth(ocpp_unlinked, harness_csms):
     """Served a valid certificate, the station connects over TLS 1.2+ with its Basic-auth credentials."""

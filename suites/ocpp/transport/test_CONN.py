@@ -83,7 +83,7 @@ async def test_boot_is_accepted(ocpp_unlinked, harness_station):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(Ws.subprotocol_picked)
+@checks(Ws.subprotocol_picked, csms=(TC("TC_B_58_CSMS", "ocpp2.0.1"), TC("TC_088_CSMS", "ocpp1.6")))
 async def test_csms_picks_the_offered_subprotocol(ocpp_unlinked):
     """Offered an unknown subprotocol and the version's, the CSMS picks the version's."""
     arena = ocpp_unlinked
@@ -146,7 +146,7 @@ async def test_unknown_identity_is_refused_with_404(ocpp_unlinked):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(Ws.wrong_password, Ws.refusal_status)
+@checks(Ws.wrong_password, Ws.refusal_status, csms=TC("TC_A_03_CSMS", "ocpp2.0.1"))
 @needs(_with_a_password)
 async def test_wrong_password_is_refused(ocpp_unlinked):
     """Basic auth (2.x security profile 1; 1.6 the AuthorizationKey): the configured identity with a wrong

@@ -108,7 +108,7 @@ async def test_boot_is_accepted(ocpp_unlinked, harness_station, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(BOOT16.numbering, BOOT16.connectors_reported, BOOT16.main_controller, BOOT16.heartbeat)
+@checks(BOOT16.numbering, BOOT16.connectors_reported, BOOT16.main_controller, BOOT16.heartbeat, cs=TC("TC_001_CS"))
 async def test_accepted_boot_reports_every_connector(ocpp_unlinked, harness_csms, profile):
     """Accepted, the charge point reports connector 0 and every connector, then sends Heartbeats."""
     arena = ocpp_unlinked
@@ -183,7 +183,7 @@ async def test_rejected_charge_point_is_accepted_later(ocpp_unlinked, harness_st
 
 
 @pytest.mark.sut_roles("cs")
-@checks(BOOT16.boots_again, BOOT16.rejected_silence, BOOT16.connectors_reported, cs=TC("TC_001_CS"))
+@checks(BOOT16.boots_again, BOOT16.rejected_silence, BOOT16.connectors_reported)
 async def test_boot_rejected_then_retried(ocpp_unlinked, harness_csms):
     """Rejected — nothing is sent before the interval expires, then the boot is retried and Accepted."""
     arena = ocpp_unlinked

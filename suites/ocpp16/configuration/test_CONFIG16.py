@@ -131,7 +131,7 @@ async def test_readonly_key_is_not_changed(ocpp):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(CONFIG16.unknown_key)
+@checks(CONFIG16.unknown_key, cs=TC("TC_040_1_CS"))
 async def test_unknown_key_is_not_supported(ocpp):
     """ChangeConfiguration of a key the charge point does not have is NotSupported."""
     check_equal(CONFIG16.unknown_key, "ChangeConfiguration.conf status", "NotSupported",

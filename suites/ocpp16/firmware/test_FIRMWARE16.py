@@ -18,7 +18,7 @@ from harness import clock
 from harness.roles import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must
-from harness.suite import OCPP16, case, checks
+from harness.suite import OCPP16, TC, case, checks
 from harness.transport.files import FileDepot
 from harness.usecases.operations import ASKED16, operate
 from harness.verdict import check_equal, require
@@ -81,7 +81,7 @@ async def _statuses(ocpp, action: str, after: int, last: set[str], rule) -> list
 
 
 @checks(*ASKED16, FIRMWARE16.firmware_sequence, FIRMWARE16.downloaded, FIRMWARE16.reboots,
-        FIRMWARE16.notifications_answered)
+        FIRMWARE16.notifications_answered, cs=TC("TC_044_1_CS"), csms=TC("TC_044_1_CSMS"))
 async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
     """UpdateFirmware with a file the harness serves: Downloading, Downloaded, Installing, Installed, the
     file fetched, then a reboot and a BootNotification the central system accepts."""
@@ -108,7 +108,8 @@ async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
                 boot.result["status"])
 
 
-@checks(*ASKED16, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered,
+        cs=TC("TC_044_2_CS"), csms=TC("TC_044_2_CSMS"))
 async def test_firmware_that_cannot_be_downloaded_fails(ocpp, depot):
     """UpdateFirmware of a file the harness does not serve (404), no retries: Downloading, then DownloadFailed."""
     mark = ocpp.mark()
@@ -144,7 +145,8 @@ async def test_failing_download_is_retried(ocpp, depot):
             actual=[f"{gap:.2f} s" for gap in gaps])
 
 
-@checks(*ASKED16, FIRMWARE16.diagnostics_sequence, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.diagnostics_sequence, FIRMWARE16.notifications_answered,
+        cs=TC("TC_045_1_CS"), csms=TC("TC_045_1_CSMS"))
 async def test_diagnostics_are_uploaded(ocpp, depot):
     """GetDiagnostics to the harness's upload location: fileName, Uploading, Uploaded, and the file arrives."""
     mark = ocpp.mark()
@@ -161,7 +163,7 @@ async def test_diagnostics_are_uploaded(ocpp, depot):
                 "location", expected=name, actual=sorted(depot.uploads))
 
 
-@checks(*ASKED16, FIRMWARE16.upload_failed, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.upload_failed, FIRMWARE16.notifications_answered, cs=TC("TC_045_2_CS"))
 async def test_diagnostics_upload_that_is_refused_fails(ocpp, depot):
     """GetDiagnostics to a location that refuses uploads (the harness's download directory): UploadFailed."""
     mark = ocpp.mark()

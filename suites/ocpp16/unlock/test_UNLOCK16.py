@@ -53,7 +53,7 @@ async def test_unlock_without_transaction(ocpp, profile):
 
 
 @checks(*ASKED16, Core16.authorize, Core16.start, UNLOCK16.stops_transaction, UNLOCK16.after_stop,
-        UNLOCK16.stop_answered, cs=TC("TC_018_1_CS"))
+        UNLOCK16.stop_answered, cs=TC("TC_018_1_CS"), csms=TC("TC_018_1_CSMS"))
 @needs(tagged("Accepted"))
 async def test_unlock_stops_the_running_transaction(ocpp, profile):
     """Unlocking a charging connector: StopTransaction with reason UnlockCommand, then Finishing, and
@@ -75,7 +75,7 @@ async def test_unlock_stops_the_running_transaction(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED16, UNLOCK16.unknown_connector)
+@checks(*ASKED16, UNLOCK16.unknown_connector, cs=TC("TC_031_CS"))
 async def test_unlock_of_an_unknown_connector_is_not_supported(ocpp, profile):
     """UnlockConnector of a connector above the charge point's number: NotSupported."""
     unknown = len(connectors(profile)) + 1
@@ -85,7 +85,7 @@ async def test_unlock_of_an_unknown_connector_is_not_supported(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@pytest.mark.parametrize("result", [pytest.param("UnlockFailed", marks=checks(*ASKED16)),
+@pytest.mark.parametrize("result", [pytest.param("UnlockFailed", marks=checks(*ASKED16, csms=TC("TC_030_CSMS"))),
                                     pytest.param("NotSupported", marks=checks(*ASKED16, csms=TC("TC_017_2_CSMS")))])
 async def test_unlock_answered_without_unlocking(ocpp, profile, result):
     """The charge point's lock fails (UnlockFailed) or it has a fixed cable (NotSupported): the central

@@ -11,7 +11,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import Authorization, authorize, cached_start, starts_with
 from harness.verdict import check_equal, dig, require
 
@@ -69,7 +69,7 @@ async def test_members_are_answered_with_their_group(ocpp, profile):
 
 
 @pytest.mark.parametrize("starter", [0, 1], ids=["a_then_b", "b_then_a"])
-@checks(C09.member_accepted, C09.group, Authorization.sent, C09.member_stops)
+@checks(C09.member_accepted, C09.group, Authorization.sent, C09.member_stops, csms=TC("TC_C_39_CSMS", "ocpp2.0.1"))
 @needs(lambda given: _members(given.profile))
 async def test_member_stops_another_members_transaction(ocpp, profile, starter):
     """One member charges; the other presents its token at the same EVSE: asked about, Accepted with the

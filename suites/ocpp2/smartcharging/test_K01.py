@@ -12,7 +12,7 @@ from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.smartcharging.wire import iso
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, external_limit,
                                              get_profiles, install, judge_sent_profile, new_id, oracle_station,
                                              set_profile, unit_supported)
@@ -60,7 +60,11 @@ VALID = {
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("name", list(VALID))
-@checks(ChargingProfiles.sent, K01.csms_profile)
+@checks(ChargingProfiles.sent, K01.csms_profile,
+        csms=(TC("TC_K_01_CSMS", "ocpp2.0.1", when="tx-default-at-evse"),
+              TC("TC_K_10_CSMS", "ocpp2.0.1", when="tx-default-at-station"),
+              TC("TC_K_03_CSMS", "ocpp2.0.1", when="station-max"),
+              TC("TC_K_19_CSMS", "ocpp2.0.1", when="recurring-daily")))
 async def test_valid_profile_is_sent_as_asked(ocpp, profile, name):
     """A CSMS sends exactly the profile and EVSE its operator asked for (compared as profiles: 10 and 10.0
     are one limit), and the rules allow it."""

@@ -8,7 +8,7 @@ import pytest
 
 from harness.roles import CS
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, get_profiles, install,
                                              install_all, judge_reports, new_id, oracle_station)
 from harness.verdict import check_equal
@@ -73,7 +73,9 @@ async def test_nothing_selected_is_no_profiles(ocpp, profile):
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("name", ["every-evse", "station-level", "purpose-at-station-level", "ids"])
-@checks(ChargingProfiles.report_sent)
+@checks(ChargingProfiles.report_sent,
+        csms=(TC("TC_K_29_CSMS", "ocpp2.0.1", when="station-level"), TC("TC_K_31_CSMS", "ocpp2.0.1", when="every-evse"),
+              TC("TC_K_32_CSMS", "ocpp2.0.1", when="ids")))
 async def test_csms_asks_for_the_profiles_it_was_asked_for(ocpp, profile, name):
     """The CSMS's GetChargingProfilesRequest carries the evseId (none when none was asked for) and the
     criteria of its operator's request, with a requestId of its own; it answers the reports that follow

@@ -9,7 +9,7 @@ import pytest
 
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,
                                              get_profiles, install, judge_composite, judge_empty_answer, new_id,
                                              oracle_station)
@@ -33,7 +33,7 @@ SOURCES = ["EMS", "SO", "Other"]
 
 
 @pytest.mark.parametrize("source", SOURCES)
-@checks(ChargingProfiles.notified, K12.answered)
+@checks(ChargingProfiles.notified, K12.answered, csms=TC("TC_K_48_CSMS", "ocpp2.0.1", when="EMS"))
 async def test_external_limit_is_notified(ocpp, profile, source):
     """The station's NotifyChargingLimit names the limit's source (EMS, SO or Other; never CSO) and the EVSE;
     the CSMS answers it with an empty response."""

@@ -5,7 +5,7 @@ which the CSMS acknowledges (receipt, not approval)."""
 
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, charging_profile, ev_charging_needs, judge_sent_profile,
                                              new_id, oracle_station, set_profile, charging)
 from harness.verdict import check_equal
@@ -29,7 +29,8 @@ AC_NEEDS = {"requestedEnergyTransfer": "AC_three_phase",
             "acChargingParameters": {"energyAmount": 15000, "evMinCurrent": 6, "evMaxCurrent": 32, "evMaxVoltage": 400}}
 
 
-@checks(ChargingProfiles.transaction, ChargingProfiles.accepted, K16.update, K16.reported, K16.acknowledged)
+@checks(ChargingProfiles.transaction, ChargingProfiles.accepted, K16.update, K16.reported, K16.acknowledged,
+        csms=TC("TC_K_58_CSMS", "ocpp2.0.1"))
 async def test_updated_tx_profile_is_renegotiated_with_the_ev(ocpp, profile):
     """The EV states its needs; the CSMS's updated TxProfile (the id of its first one when it sent one: a
     replacement, rule 6) is Accepted, the EV's schedule for the EVSE follows, and is acknowledged."""
