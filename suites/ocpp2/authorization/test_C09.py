@@ -76,6 +76,8 @@ async def test_member_stops_another_members_transaction(ocpp, profile, starter):
     same group, and the transaction ends carrying the second token."""
     first, second = _members(profile)[starter], _members(profile)[1 - starter]
     evse = profile.evses[0].id
+    # the one step that differs by role: a station under test must ask about the first token before it starts;
+    # the harness's station starts from its cache, so that the CSMS meets the token in the TransactionEvent
     if ocpp.is_sut(CS):
         await authorize(ocpp, first, evse_id=evse)
         start = ocpp.mark()
