@@ -23,11 +23,13 @@ from typing import Any, TypeVar
 from harness.actuators import ActionUnsupported
 from harness.errors import HarnessError, LimitExceeded, PeerViolation, Prerequisite
 from harness.profile import Profile
+from harness.roles import Role
 from harness.rules import Rule
 from harness.verdict import violated
 from harness.wire import WireLog
 
 T = TypeVar("T")
+S = TypeVar("S")
 Trigger = tuple[str, dict[str, Any]]   # (actuator action, its body)
 CLEANUP_TIMEOUT = 5.0   # seconds for one undo step at the end of a test
 
@@ -59,6 +61,14 @@ class Arena:
 
     def is_sut(self, role: str) -> bool:
         return role == self.sut_role
+
+    def _side(self, side: Callable[[Any], S], name: str, sut: Role) -> S:
+        """The harness's typed side ``side`` (the fixture ``name``), which exists when the SUT plays ``sut``."""
+        if not self.is_sut(sut):
+            raise HarnessError(f"the harness plays {Role(self.harness_role).spoken} in this test: {name} serves "
+                               f"tests where the SUT is {sut.spoken} (mark the test @pytest.mark.sut_roles(\"{sut}\"), "
+                               f"or branch on arena.is_sut)")
+        return side(self)
 
     def mark(self) -> int:
         """A point in what the harness has seen, for the waits that start after it."""

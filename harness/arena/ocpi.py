@@ -200,18 +200,12 @@ class OcpiArena(Arena):
     @property
     def harness_cpo(self) -> HarnessCpoSide:
         """The harness's CPO, when the SUT is an eMSP."""
-        if self.harness_role != CPO:
-            raise HarnessError("the harness plays the eMSP in this test, not a CPO: harness_cpo serves tests of "
-                               "an eMSP under test (mark the test @pytest.mark.sut_roles(\"emsp\"))")
-        return HarnessCpoSide(self)
+        return self._side(HarnessCpoSide, "harness_cpo", EMSP)
 
     @property
     def harness_emsp(self) -> HarnessEmspSide:
         """The harness's eMSP, when the SUT is a CPO."""
-        if self.harness_role != EMSP:
-            raise HarnessError("the harness plays the CPO in this test, not an eMSP: harness_emsp serves tests of "
-                               "a CPO under test (mark the test @pytest.mark.sut_roles(\"cpo\"))")
-        return HarnessEmspSide(self)
+        return self._side(HarnessEmspSide, "harness_emsp", CPO)
 
     @staticmethod
     def new_token() -> str:

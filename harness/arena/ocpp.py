@@ -180,20 +180,12 @@ class OcppArena(Arena, TlsVerbs):
     @property
     def harness_station(self) -> HarnessStationSide:
         """The harness's station, when the SUT is a CSMS (``harness.arena.ocpp_sides``)."""
-        if not self.is_sut(CSMS):
-            raise HarnessError("the harness plays the CSMS in this test, not a station: harness_station serves "
-                               "tests of a CSMS under test (mark the test @pytest.mark.sut_roles(\"csms\"), or "
-                               "branch on arena.is_sut(CSMS))")
-        return HarnessStationSide(self)
+        return self._side(HarnessStationSide, "harness_station", CSMS)
 
     @property
     def harness_csms(self) -> HarnessCsmsSide:
         """The harness's CSMS, when the SUT is a station (``harness.arena.ocpp_sides``)."""
-        if not self.is_sut(CS):
-            raise HarnessError("the harness plays the station in this test, not the CSMS: harness_csms serves "
-                               "tests of a station under test (mark the test @pytest.mark.sut_roles(\"cs\"), or "
-                               "branch on arena.is_sut(CS))")
-        return HarnessCsmsSide(self)
+        return self._side(HarnessCsmsSide, "harness_csms", CS)
 
     # ------------------------------------------------------------------ setting up
     def _varied(self, standin):

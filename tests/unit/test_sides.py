@@ -38,20 +38,17 @@ def _ocpi_arena(sut: str) -> OcpiArena:
     return OcpiArena(Target(sut, "ocpi2.2.1"), load("builtin:reference"), WireLog(), OcpiOptions())
 
 
-def test_an_ocpp_arena_hands_out_the_side_the_harness_plays_and_refuses_the_other():
-    assert isinstance(_ocpp_arena("csms").harness_station, HarnessStationSide)
-    assert isinstance(_ocpp_arena("cs").harness_csms, HarnessCsmsSide)
-    with pytest.raises(HarnessError, match=r'plays the CSMS in this test.*sut_roles\("csms"\)'):
-        _ = _ocpp_arena("cs").harness_station
-    with pytest.raises(HarnessError, match=r'plays the station in this test.*sut_roles\("cs"\)'):
-        _ = _ocpp_arena("csms").harness_csms
+@pytest.mark.parametrize("arena, side, cls, sut, other", [
+    (_ocpp_arena, "harness_station", HarnessStationSide, "csms", "cs"),
+    (_ocpp_arena, "harness_csms", HarnessCsmsSide, "cs", "csms"),
+    (_ocpi_arena, "harness_cpo", HarnessCpoSide, "emsp", "cpo"),
+    (_ocpi_arena, "harness_emsp", HarnessEmspSide, "cpo", "emsp")])
+def test_an_arena_hands_out_the_side_the_harness_plays_and_refuses_the_other(arena, side, cls, sut, other):
+    assert isinstance(getattr(arena(sut), side), cls)
+    with pytest.raises(HarnessError, match=rf'{side} serves tests where the SUT is .*sut_roles\("{sut}"\)'):
+        getattr(arena(other), side)
 
 
-def test_an_ocpi_arena_hands_out_the_side_the_harness_plays_and_refuses_the_other():
+def test_the_ocpi_peer_is_the_side_of_the_role_the_harness_plays():
     assert isinstance(_ocpi_arena("emsp").harness_peer, HarnessCpoSide)
     assert isinstance(_ocpi_arena("cpo").harness_peer, HarnessEmspSide)
-    assert isinstance(_ocpi_arena("emsp").harness_cpo, HarnessCpoSide)
-    with pytest.raises(HarnessError, match=r'plays the eMSP in this test.*sut_roles\("emsp"\)'):
-        _ = _ocpi_arena("cpo").harness_cpo
-    with pytest.raises(HarnessError, match=r'plays the CPO in this test.*sut_roles\("cpo"\)'):
-        _ = _ocpi_arena("emsp").harness_emsp
