@@ -20,12 +20,14 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from harness import __version__, preflight, report
+from harness import __version__, certification, preflight, report
 from harness.actuators import Actuator
 from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena.ocpp import ArenaOptions, OcppArena, Target
-from harness.roles import OCPP_ROLES
+from harness.arena.ocpi_sides import HarnessCpoSide, HarnessEmspSide
+from harness.arena.ocpp_sides import HarnessCsmsSide, HarnessStationSide
+from harness.roles import CPO, CS, CSMS, EMSP, OCPP_ROLES
 from harness.clock import VirtualClockLoop
 from harness.errors import ConfigError, HarnessError, NoConnection, NotApplicable, PeerViolation, Refused, clip
 from harness.arena.ocpi import OcpiArena, OcpiOptions
@@ -33,7 +35,7 @@ from harness.ocpp.answers import judge_error
 from harness.ocpp.versions import OcppVersion
 from harness.settings import OPTIONS, Settings, resolve
 from harness.transport.ws import CallFailed
-from harness.suite import USECASES, Given, certification_of, rules_of
+from harness.suite import USECASES, Given, certification_of, certifications_of, rules_of
 from harness.variance import Variance
 from harness.verdict import CaseContext, combine, enter_case, leave_case, record_finding
 from harness.wire import REDACTOR, WireLog, redact_handler
@@ -75,6 +77,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(ini, help_text, default="")
     group.addoption("--embedded-sut", dest="embedded_sut", default=None,
                     help="for testing the harness itself: module:Class used as the embedded SUT stand-in")
+    group.addoption("--plan", dest="plan", action="store_true", default=False,
+                    help=PLAN_HELP + " [ini: plan]")
+    parser.addini("plan", PLAN_HELP, type="bool", default=False)
+
+
+PLAN_HELP = ("print the tests the SUT profile will play, per certification profile with their certification ids, "
+             "and those not applicable and why; connects to nothing and runs nothing (also written to plan.json)")
+
+
+def _planning(config: pytest.Config) -> bool:
+    return bool(config.getoption("plan", False) or config.getini("plan"))
+
+
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """--plan runs nothing: it collects in this process, not in xdist workers (which would print nothing)."""
+    if _planning(config) and getattr(config.option, "dist", "no") != "no":
+        config.option.dist, config.option.numprocesses = "no", 0
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -105,6 +124,8 @@ def pytest_configure(config: pytest.Config) -> None:
     summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted(),
                              variance=settings.variance)
     config.stash[SUMMARY] = summary
+    if _planning(config):
+        config.stash[report.PLAN] = []
     config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
                                   "evse-conformance-reports")
 
@@ -135,7 +156,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     with its traceback). Checked once, by the process that starts the run (not by each xdist worker)."""
     config = session.config
     settings = config.stash.get(SETTINGS, None)
-    if settings is None or settings.embedded or config.option.collectonly or hasattr(config, "workerinput"):
+    if settings is None or settings.embedded or config.option.collectonly or hasattr(config, "workerinput") \
+            or report.PLAN in config.stash:   # a plan connects to nothing
         return
     problem = preflight.problem(settings)
     if problem:
@@ -146,6 +168,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def _marker_args(item_or_func, name: str) -> tuple:
     marker = item_or_func.get_closest_marker(name)
     return marker.args if marker else ()
+
+
+# The fixtures that hand a test the harness's side of one role, and the role the SUT then plays.
+SIDES = {"harness_station": CSMS, "harness_csms": CS, "harness_cpo": EMSP, "harness_emsp": CPO}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -183,6 +209,11 @@ def _certification(item: pytest.Item) -> str | None:
     return certification_of(item, target.role, target.protocol) if target else None
 
 
+def _certifications(item: pytest.Item) -> tuple[str, ...]:
+    target = _target(item)
+    return certifications_of(item, target.role, target.protocol) if target else ()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     settings = config.stash[SETTINGS]
     for usecase in USECASES:   # registered by the suite files' case() declarations as they were imported
@@ -193,7 +224,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "every use-case test declares the rules it judges; add @checks(<Table>.<rule>, ...) from "
             "harness.suite (or marks=checks(...) on a pytest.param) to: " + ", ".join(undeclared[:10])
             + (f" and {len(undeclared) - 10} more" if len(undeclared) > 10 else ""))
-    keys = {item: {k for k in (_usecase(item)[0], _certification(item)) if k} for item in items}
+    one_sided = [f"{item.nodeid.partition('[')[0]} asks for {side}, the harness's side when the SUT is a "
+                 f"{sut.upper()}, but plays the SUT roles {', '.join(roles)}: mark it "
+                 f"@pytest.mark.sut_roles(\"{sut}\"), or use the arena's verbs in a test of both roles"
+                 for item in items for side, sut in SIDES.items()
+                 if side in getattr(item, "fixturenames", ()) and (roles := _marker_args(item, "sut_roles")) != (sut,)]
+    if one_sided:
+        raise pytest.UsageError(one_sided[0])
+    keys = {item: {k for k in (_usecase(item)[0], *_certifications(item)) if k} for item in items}
     if _refuse_unknown_usecases(config, settings.usecases, keys):   # an xdist worker: its controller refuses
         for item in items:
             item.stash[report.DESELECTED_BECAUSE] = "the run was refused"
@@ -223,14 +261,56 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 f"({variant_need}); --sut-profile with a profile that gives it plays them")
             deselected.append(item)
             continue
-        for marker in item.iter_markers("requires"):
-            if not settings.profile.feature(marker.args[0]):
-                item.add_marker(pytest.mark.skip(
-                    reason=f"not applicable: the profile does not declare [features] {marker.args[0]} = true"))
+        missing = [m.args[0] for m in item.iter_markers("requires") if not settings.profile.feature(m.args[0])]
+        for feature in missing:
+            item.add_marker(pytest.mark.skip(
+                reason=f"not applicable: the profile does not declare [features] {feature} = true"))
         selected.append(item)
+        _planned(config, item, missing)
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+    if hasattr(config, "workerinput"):   # the controller collects nothing: it learns the ids from each worker
+        config.workeroutput[report.PLANNED] = {k: sorted(v) for k, v in config.stash[SUMMARY].planned.items()}
+
+
+def _planned(config: pytest.Config, item: pytest.Item, missing: list[str]) -> None:
+    """What the run will do with ``item``, decided before any connection: played, or not applicable because the
+    profile lacks a feature (``requires``) or what a test needs (``needs``). Kept for --plan and the readiness."""
+    usecase, info = _usecase(item)
+    target = _target(item)
+    if usecase is None or target is None:
+        return
+    reason = (f"the profile does not declare [features] {missing[0]} = true" if missing
+              else _not_applicable(item, config.stash[SETTINGS].profile))
+    ids = list(_certifications(item))
+    profile = certification.profile_of(usecase, info.get("block"), target.protocol)
+    config.stash[SUMMARY].planned.setdefault(profile, set()).update(ids)
+    if report.PLAN in config.stash:
+        config.stash[report.PLAN].append({
+            "nodeid": item.nodeid, "usecase": usecase, "certification_profile": profile, "role": target.role,
+            "protocol": target.protocol, "certification": ids, "plays": reason is None, "reason": reason or ""})
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    config = session.config
+    if report.PLAN not in config.stash or hasattr(config, "workerinput"):
+        return
+    plan = config.stash[report.PLAN]
+    path = report.write_plan(config.stash[SETTINGS].reports_dir, plan, config.stash[SUMMARY])
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is not None:
+        for line in report.plan_lines(plan, config.stash[SUMMARY]):
+            terminal.write_line(line)
+        terminal.write_line(f"plan written to {path}; nothing was connected to, no test ran")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session):
+    """--plan: the plan is printed; no test runs."""
+    if report.PLAN in session.config.stash:
+        return True
+    return None
 
 
 def _of_another_run(item: pytest.Item, settings: Settings) -> str | None:
@@ -359,6 +439,35 @@ async def ocpp_unlinked(request: pytest.FixtureRequest, target: Target, sut_sett
     """An arena with both sides ready but no connection yet (for connection tests)."""
     async for arena in _arena(request, target, sut_settings, sut_actuator, wirelog, connect=False):
         yield arena
+
+
+def _played_on(request: pytest.FixtureRequest, *arenas: str):
+    """The arena the test plays on: the first of ``arenas`` it asks for (else the first)."""
+    return request.getfixturevalue(next((a for a in arenas if a in request.fixturenames), arenas[0]))
+
+
+@pytest.fixture
+def harness_station(request: pytest.FixtureRequest) -> HarnessStationSide:
+    """The harness's station facing the CSMS under test (``harness.arena.ocpp_sides``); for tests of a CSMS."""
+    return _played_on(request, "ocpp", "ocpp_unlinked").harness_station
+
+
+@pytest.fixture
+def harness_csms(request: pytest.FixtureRequest) -> HarnessCsmsSide:
+    """The harness's CSMS facing the station under test (``harness.arena.ocpp_sides``); for tests of a station."""
+    return _played_on(request, "ocpp", "ocpp_unlinked").harness_csms
+
+
+@pytest.fixture
+def harness_cpo(ocpi: OcpiArena) -> HarnessCpoSide:
+    """The harness's CPO facing the eMSP under test (``harness.arena.ocpi_sides``); for tests of an eMSP."""
+    return ocpi.harness_cpo
+
+
+@pytest.fixture
+def harness_emsp(ocpi: OcpiArena) -> HarnessEmspSide:
+    """The harness's eMSP facing the CPO under test (``harness.arena.ocpi_sides``); for tests of a CPO."""
+    return ocpi.harness_emsp
 
 
 @pytest_asyncio.fixture
@@ -604,6 +713,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             rules=[r.id for r in _rules(item)], verdict=verdict, reason=reason,
             findings=[str(f) for f in context.findings] if context else [],
             block=info.get("block"), title=report.title_of(getattr(item, "obj", None)),
+            certification_profile=certification.profile_of(usecase, info.get("block"),
+                                                           target.protocol if target else None) if usecase else None,
             usecase_title=report.usecase_title(getattr(getattr(item, "module", None), "__doc__", None)))
     result = item.stash[VERDICT]
     context = item.stash.get(CONTEXT, None)

@@ -36,7 +36,7 @@ import jinja2
 import pytest
 from allure_commons.model2 import Label, Status, StatusDetails
 
-from harness import __version__
+from harness import __version__, certification
 from harness.errors import HarnessError, NotApplicable, PeerViolation
 from harness.rules import Rule
 from harness.transport.ws import CallFailed
@@ -49,6 +49,8 @@ FINDING_LABEL = "finding"
 REFUSED = "evse_conformance_refused"   # an xdist worker's refusal of the run, in its workeroutput
 DESELECTED = "evse_conformance_deselected"   # and why it deselected tests (every worker collects them all)
 DESELECTED_BECAUSE = pytest.StashKey[str]()   # why the plugin deselected a test (pytest's -k, -m say nothing)
+PLAN = pytest.StashKey[list]()   # --plan: what the run would do with each selected test (plugin._planned)
+PLANNED = "evse_conformance_planned"   # an xdist worker's certification ids per profile, in its workeroutput
 
 
 @dataclass
@@ -67,6 +69,7 @@ class CaseResult:
     title: str = ""                   # what the test checks: its docstring's first sentence
     usecase_title: str = ""           # what the use case is: its suite file's docstring's first clause
     freedoms: dict[str, int] = field(default_factory=dict)   # legal variance the stand-in took (harness.variance)
+    certification_profile: str | None = None   # "OCPP 2.x · Core" (harness.certification)
 
     def junit_properties(self) -> list[tuple[str, str]]:
         """The facts CI keeps per test case (``<property>`` elements of the JUnit XML)."""
@@ -119,7 +122,8 @@ def label_marks(*, usecase: str | None, block: str | None, protocol_label: str |
     test skipped at collection or set-up keeps its place in the tree."""
     level = allure.severity_level.__members__.get(severity.upper(), allure.severity_level.NORMAL).value
     labels = [("epic", protocol_label), ("feature", block), ("story", usecase), ("sut_role", role),
-              ("tag", role and f"SUT={role}"), ("certification_id", certification), ("tag", certification),
+              ("tag", role and f"SUT={role}"),
+              *((label, tc) for tc in (certification or "").split(", ") if tc for label in ("certification_id", "tag")),
               ("severity", level), *(("rule", rule.id) for rule in rules)]
     return [pytest.mark.allure_label(value, label_type=name) for name, value in labels if value]
 
@@ -348,6 +352,34 @@ def _first_screen(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def plan_lines(plan: list[dict[str, Any]], summary: "Summary") -> list[str]:
+    """The plan as the terminal shows it: per certification profile, the tests to play with their ids, then
+    those not applicable with the reason; then what was left out of the run and why."""
+    lines = [f"certification plan: {summary.sut.get('name') or 'embedded reference implementations'}"
+             + (f" as {summary.sut['role']}, {summary.sut['protocol']}" if summary.sut.get("role") else "")]
+    for profile in certification.ordered(entry["certification_profile"] for entry in plan):
+        entries = [e for e in plan if e["certification_profile"] == profile]
+        plays = [e for e in entries if e["plays"]]
+        ids = sorted({tc for e in plays for tc in e["certification"]})
+        lines.append(f"== {profile}: {len(plays)} to play, {len(entries) - len(plays)} not applicable, "
+                     f"{_count(len(ids), 'certification case')}")
+        lines += [f"  play  {e['nodeid']}" + (f"  [{', '.join(e['certification'])}]" if e["certification"] else "")
+                  for e in plays]
+        lines += [f"  n/a   {e['nodeid']}: {e['reason']}" for e in entries if not e["plays"]]
+    lines += [f"{count} deselected: {why}" for why, count in summary.deselected.items()]
+    return lines
+
+
+def write_plan(directory: Path, plan: list[dict[str, Any]], summary: "Summary") -> Path:
+    """plan.json: the SUT, the profile's source, and per test what the run would do with it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    document = {"harness": {"name": "evse-conformance", "version": __version__}, "sut": summary.sut,
+                "tests": plan, "deselected": dict(summary.deselected)}
+    path = directory / "plan.json"
+    path.write_text(REDACTOR.redact(json.dumps(document, indent=2, ensure_ascii=False)), encoding="utf-8")
+    return path
+
+
 class Summary:
     def __init__(self, directory: Path, *, sut: dict[str, Any], profile: dict[str, Any],
                  variance: int | None = None):
@@ -362,6 +394,7 @@ class Summary:
         self.running: list[str] = []      # the tests that were running when it stopped
         self.deselected: Counter[str] = Counter()   # use-case tests left out of the run, by why
         self.refused: str | None = None   # why the run was refused before any test (a selection that selects nothing)
+        self.planned: dict[str, set[str]] = {}   # certification profile → the ids of the tests selected for it
 
     def add(self, result: CaseResult) -> None:
         result.reason = REDACTOR.redact(result.reason)
@@ -402,11 +435,37 @@ class Summary:
             "findings": self.findings(),
             "deselected": dict(self.deselected),
             "refused": self.refused,
+            "readiness": self.readiness(),
             **({"variance": self.variance_taken()} if self.variance is not None else {}),
             "usecases": [asdict(r) for r in self.rollup()],
             # by use case and test, whichever order the tests (or the xdist workers) finished in
             "results": [asdict(r) for r in sorted(self.results, key=lambda r: (r.usecase or "", r.nodeid))],
         }
+
+    def readiness(self) -> list[dict[str, Any]]:
+        """Per certification profile (Core first): its tests' verdicts, and its certification cases passed
+        (every test of the case that ran passed), failed (one failed or broke) or not run (none ran: not
+        applicable, or selected and never reached), each with its ids."""
+        by_profile: dict[str, list[CaseResult]] = {}
+        for result in self.results:
+            if result.certification_profile:
+                by_profile.setdefault(result.certification_profile, []).append(result)
+        rows = []
+        for profile in certification.ordered([*by_profile, *self.planned]):
+            results = by_profile.get(profile, [])
+            verdicts: dict[str, set[str]] = {}
+            for result in results:
+                for tc in (result.certification or "").split(", "):
+                    if tc:
+                        verdicts.setdefault(tc, set()).add(result.verdict)
+            for tc in self.planned.get(profile, ()):
+                verdicts.setdefault(tc, set())
+            cases = {"passed": sorted(tc for tc, v in verdicts.items() if "passed" in v and not v & {"failed", "broken"}),
+                     "failed": sorted(tc for tc, v in verdicts.items() if v & {"failed", "broken"}),
+                     "not_run": sorted(tc for tc, v in verdicts.items() if not v - {"skipped"})}
+            source = certification.PROFILES[profile].source if profile in certification.PROFILES else ""
+            rows.append({"profile": profile, "source": source, "tests": _counts(results), "cases": cases})
+        return rows
 
     def variance_taken(self) -> dict[str, Any]:
         """The run's seed and how often the stand-ins took each freedom of ``harness.variance.FREEDOMS``."""
@@ -449,7 +508,8 @@ class RunReports:
         self.finished = 0   # tests whose teardown was reported; the rest of those collected did not run
         self.running: dict[str, None] = {}   # node ids started and not finished, in order
         self.tidy = AllureTidy(hidden_fixtures)
-        allure_commons.plugin_manager.register(self.tidy)
+        if self.allure is not None:   # allure's hooks are global: a run that writes no Allure results adds none
+            allure_commons.plugin_manager.register(self.tidy)
         self.writing = False   # the record is being written: a signal now is noted, not obeyed
         self.ending = False    # pytest is ending the session for an interrupt: likewise
         self._raised_at: float | None = None   # when a signal last stopped the run (monotonic)
@@ -505,11 +565,14 @@ class RunReports:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
         """What an xdist worker's collection found, which the controller, collecting nothing, says: a refusal
-        of the run, the tests deselected and why (the same in every worker: the first one's)."""
+        of the run, the tests deselected and why (the same in every worker: the first one's), the certification
+        ids of the tests selected per certification profile."""
         output = getattr(node, "workeroutput", {})
         self.summary.refused = self.summary.refused or output.get(REFUSED)
         if not self.summary.deselected:
             self.summary.deselected.update(output.get(DESELECTED, {}))
+        for profile, ids in output.get(PLANNED, {}).items():
+            self.summary.planned.setdefault(profile, set()).update(ids)
 
     def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
         """Why each use-case test was left out, for the terminal's last lines and the reports: the plugin's
@@ -558,7 +621,8 @@ class RunReports:
         if self.allure is not None:
             write_allure_extras(self.allure, self.summary)
         judged_or_selected = self.summary.results or self.summary.deselected or self.summary.refused
-        if (judged_or_selected or interrupted) and not self.config.option.collectonly:
+        planning = PLAN in self.config.stash   # --plan ran nothing: the last run's reports stay as they are
+        if (judged_or_selected or interrupted) and not self.config.option.collectonly and not planning:
             # also when nothing ran: the previous run's report must not stay in place as if it were this one's
             self.summary.write(interrupted=interrupted, not_run=not_run)
             self._tell(self.config.pluginmanager.get_plugin("terminalreporter"))
@@ -586,6 +650,7 @@ class RunReports:
         terminal.write_line("reports: " + ", ".join(reports))
 
     def pytest_unconfigure(self) -> None:
-        allure_commons.plugin_manager.unregister(self.tidy)
+        if allure_commons.plugin_manager.is_registered(self.tidy):
+            allure_commons.plugin_manager.unregister(self.tidy)
         for number, handler in self._handlers.items():
             signal.signal(number, handler)

@@ -16,6 +16,11 @@ class Role(StrEnum):
     EMSP = "emsp"
 
     @property
+    def spoken(self) -> str:
+        """The role as a sentence names it ("the CSMS", "the station", "the CPO", "the eMSP")."""
+        return {"csms": "the CSMS", "cs": "the station", "cpo": "the CPO", "emsp": "the eMSP"}[self.value]
+
+    @property
     def party(self) -> str:
         """The OCPI role as the credentials module and the registry of modules write it ("CPO", "EMSP")."""
         return self.value.upper()

@@ -59,16 +59,28 @@ USECASES: dict[str, UseCase] = {}
 
 @dataclass(frozen=True)
 class TC:
-    """A public certification id and the protocol versions its listing covers (empty: every version)."""
+    """A public certification id, the protocol versions its listing covers (empty: every version) and, for a
+    parametrized test, the parameter value it is played with (``when``; None: every parameter)."""
     id: str
     protocols: tuple[str, ...] = ()
+    when: str | None = None
 
-    def __init__(self, id: str, *protocols: str):
+    def __init__(self, id: str, *protocols: str, when: str | None = None):
         object.__setattr__(self, "id", id)
         object.__setattr__(self, "protocols", tuple(protocols))
+        object.__setattr__(self, "when", when)
 
-    def applies_to(self, protocol: str | None) -> bool:
-        return not self.protocols or protocol in self.protocols
+    def applies_to(self, protocol: str | None, params: Iterable[str] = ()) -> bool:
+        return (not self.protocols or protocol in self.protocols) and (self.when is None or self.when in params)
+
+
+Certification = TC | str | tuple["Certification", ...] | list["Certification"]
+
+
+def _tcs(value: Certification) -> tuple[TC, ...]:
+    if isinstance(value, (tuple, list)):
+        return tuple(tc for each in value for tc in _tcs(each))
+    return (value if isinstance(value, TC) else TC(value),)
 
 
 def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[str],
@@ -92,11 +104,13 @@ def case(usecase: str, *, block: str, roles: Iterable[str], protocols: Iterable[
     ]
 
 
-def checks(*rules: Rule, **certification: TC | str) -> pytest.MarkDecorator:
-    """One test's rules and, per SUT role, its public certification id (``csms=TC("TC_C_02_CSMS", "ocpp2.0.1")``)."""
+def checks(*rules: Rule, **certification: Certification) -> pytest.MarkDecorator:
+    """One test's rules and, per SUT role, its public certification ids: one (``csms=TC("TC_C_02_CSMS",
+    "ocpp2.0.1")``) or several, a case per version or per parameter (``cs=(TC("TC_013_CS", when="Hard"),
+    TC("TC_014_CS", when="Soft"))``)."""
     if not rules or not all(isinstance(r, Rule) for r in rules):
         raise TypeError("checks() takes the Rule rows the test judges (at least one)")
-    ids = {role: tc if isinstance(tc, TC) else TC(tc) for role, tc in certification.items()}
+    ids = {role: _tcs(tc) for role, tc in certification.items()}
     return pytest.mark.checks(*rules, certification=ids)
 
 
@@ -122,13 +136,21 @@ def needs(*conditions: Callable[[Given], Any], variant: bool = False) -> pytest.
     return pytest.mark.needs.with_args(*conditions, variant=variant)
 
 
-def certification_of(item: pytest.Item, role: str | None, protocol: str | None) -> str | None:
-    """The certification id of ``item`` when played with the SUT as ``role`` in ``protocol``."""
+def certifications_of(item: pytest.Item, role: str | None, protocol: str | None) -> tuple[str, ...]:
+    """The certification ids of ``item`` when played with the SUT as ``role`` in ``protocol``."""
     marker = item.get_closest_marker("checks")
     if marker is None or role is None:
-        return None
-    tc = marker.kwargs.get("certification", {}).get(role)
-    return tc.id if tc is not None and tc.applies_to(protocol) else None
+        return ()
+    callspec = getattr(item, "callspec", None)
+    values = [v for k, v in callspec.params.items() if k != "target"] if callspec else []
+    params = {str(v) for v in values} | {str(v.id) for v in values if isinstance(getattr(v, "id", None), str)}
+    tcs = marker.kwargs.get("certification", {}).get(role, ())
+    return tuple(dict.fromkeys(tc.id for tc in tcs if tc.applies_to(protocol, params)))
+
+
+def certification_of(item: pytest.Item, role: str | None, protocol: str | None) -> str | None:
+    """The certification ids of ``item`` in ``role`` and ``protocol`` as one text (None: it has none)."""
+    return ", ".join(certifications_of(item, role, protocol)) or None
 
 
 def rules_of(item: pytest.Item, role: str | None = None) -> tuple[Rule, ...]:

@@ -23,11 +23,13 @@ from typing import Any, TypeVar
 from harness.actuators import ActionUnsupported
 from harness.errors import HarnessError, LimitExceeded, PeerViolation, Prerequisite
 from harness.profile import Profile
+from harness.roles import Role
 from harness.rules import Rule
 from harness.verdict import violated
 from harness.wire import WireLog
 
 T = TypeVar("T")
+S = TypeVar("S")
 Trigger = tuple[str, dict[str, Any]]   # (actuator action, its body)
 CLEANUP_TIMEOUT = 5.0   # seconds for one undo step at the end of a test
 
@@ -47,6 +49,7 @@ class Arena:
         self.harness: Any = None   # the harness's own reference, playing ``harness_role``
         self.standin: Any = None   # the embedded run's reference playing the SUT
         self._undo: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
+        self.left_at_sut = LeftAtSut(self)
 
     @property
     def harness_role(self) -> str:
@@ -58,6 +61,14 @@ class Arena:
 
     def is_sut(self, role: str) -> bool:
         return role == self.sut_role
+
+    def _side(self, side: Callable[[Any], S], name: str, sut: Role) -> S:
+        """The harness's typed side ``side`` (the fixture ``name``), which exists when the SUT plays ``sut``."""
+        if not self.is_sut(sut):
+            raise HarnessError(f"the harness plays {Role(self.harness_role).spoken} in this test: {name} serves "
+                               f"tests where the SUT is {sut.spoken} (mark the test @pytest.mark.sut_roles(\"{sut}\"), "
+                               f"or branch on arena.is_sut)")
+        return side(self)
 
     def mark(self) -> int:
         """A point in what the harness has seen, for the waits that start after it."""
@@ -87,6 +98,7 @@ class Arena:
         undo_action, undo_body = self.sut_reference.undoing(action, body)
         if (undo_action, undo_body) != (action, body):   # set_registration Accepted is its own undoing
             self.undo(f"{undo_action} {undo_body}", lambda: self.act(role, undo_action, **undo_body))
+        self.sut_reference.acted(action, body, self.left_at_sut)
         return result
 
     async def elapse(self, seconds: float) -> None:
@@ -184,3 +196,35 @@ class Arena:
             for side in (self.standin, self.harness):
                 if side is not None:
                     await side.stop()
+
+
+class LeftAtSut:
+    """The arena's side of ``harness.reference.common.AtTheSut``: what the SUT's blocks keep and register, in one
+    test, about what an actuator action left at the SUT beyond its ``undone_by`` (``Actions.acted``)."""
+
+    def __init__(self, arena: Arena) -> None:
+        self._arena = arena
+        self.notes: dict[str, Any] = {}
+
+    @property
+    def quiet(self) -> float:
+        return self._arena.timeouts.quiet
+
+    def undo(self, what: str, step: Callable[[], Awaitable[Any]]) -> None:
+        self._arena.undo(what, step)
+
+    def undone(self, what: str) -> None:
+        self._arena._undone(what)
+
+    def mark(self) -> int:
+        return self._arena.mark()
+
+    async def perform(self, action: str, body: dict[str, Any]) -> Any:
+        """The SUT's actuator performs ``action``, registering nothing (an undo step's own action)."""
+        return await self._arena.actuator.perform(action, body)
+
+    async def call_from_sut(self, action: str, *, within: float, after: int,
+                            where: Callable[[dict[str, Any]], bool]) -> Any:
+        """The SUT's CALL ``action`` from ``after`` on whose payload ``where`` accepts; None after ``within`` s."""
+        return await self._arena.next_call(action, sender=self._arena.sut_role, within=within, after=after,
+                                           where=where)

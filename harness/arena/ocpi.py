@@ -22,16 +22,16 @@ from urllib.parse import urlsplit
 
 from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
 from harness.arena.base import CLEANUP_TIMEOUT, Arena, Trigger
+from harness.arena.ocpi_sides import SPENT_TOKENS_A, HarnessCpoSide, HarnessEmspSide
 from harness.cistring import id_key
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
-from harness.ocpi.headers import Party
 from harness.ocpi.versions import CREDENTIALS, VersionDetails, negotiate, read_details, read_versions
 from harness.pki import VALID, harness_pki
 from harness.profile import Profile
 from harness.reference.ocpi import (
     VERSION, OcpiPeer, build_peer, harness_identity, secret_token, sut_identity)
-from harness.roles import OCPI_ROLES, Role
+from harness.roles import CPO, EMSP, OCPI_ROLES, Role
 from harness.rules import Rule
 from harness.transport.http import HttpClient, HttpExchange, HttpServer, InProcessNetwork, Served
 from harness.transport.tls import TlsEnd
@@ -42,9 +42,6 @@ from harness.wire import WireLog
 PROTOCOL = "ocpi2.2.1"
 _UNSET = object()
 
-# (versions URL, token A) of the profile that a registration in this run used up: a SUT discards
-# token A once registered, so a later test cannot use it again.
-_SPENT_TOKENS_A: set[tuple[str, str]] = set()
 
 
 def check_answer(answer: HttpExchange, rule: Rule, what: str, *, success: bool | None = None,
@@ -196,48 +193,24 @@ class OcpiArena(Arena):
 
     # ------------------------------------------------------------------ the harness's side
     @property
-    def harness_versions_url(self) -> str:
-        return self.harness.versions_url
+    def harness_peer(self) -> HarnessCpoSide | HarnessEmspSide:
+        """The harness's own platform, in the role it plays (``harness.arena.ocpi_sides``)."""
+        return HarnessCpoSide(self) if self.harness_role == CPO else HarnessEmspSide(self)
 
     @property
-    def harness_details_url(self) -> str:
-        return self.harness.details_url
-
-    def harness_module_url(self, module: str) -> str:
-        return self.harness.module_url(module)
+    def harness_cpo(self) -> HarnessCpoSide:
+        """The harness's CPO, when the SUT is an eMSP."""
+        return self._side(HarnessCpoSide, "harness_cpo", EMSP)
 
     @property
-    def harness_party(self) -> Party:
-        """The harness's party, as its credentials roles declare it."""
-        return self.harness.identity.party
-
-    @property
-    def harness_token_form(self) -> str:
-        """How the harness writes its tokens to the SUT: "base64" or "raw" (the profile's encoding)."""
-        return self.harness.identity.token_form.value
-
-    def harness_credentials(self, versions_url: str | None = None) -> dict[str, Any]:
-        """A Credentials object of the harness with a fresh token B, naming ``versions_url`` (its own
-        by default)."""
-        credentials = self.harness.server.own_credentials(secret_token())
-        return {**credentials, "url": versions_url or self.harness_versions_url}
-
-    def harness_objects(self, module: str) -> list[dict[str, Any]]:
-        """The objects the harness's peer owns in ``module`` (those it would push)."""
-        return self.harness.store(module).all()
-
-    def harness_token_a(self) -> str:
-        """A fresh token A the harness's server accepts for one registration by the SUT."""
-        return self.harness.issue_token_a()
+    def harness_emsp(self) -> HarnessEmspSide:
+        """The harness's eMSP, when the SUT is a CPO."""
+        return self._side(HarnessEmspSide, "harness_emsp", CPO)
 
     @staticmethod
     def new_token() -> str:
         """A fresh credentials token nobody issued (masked in every log and report)."""
         return secret_token()
-
-    def can(self, name: str, status: int, body: Any) -> str:
-        """A canned answer the harness serves at a URL of its own (any method, no authentication): its URL."""
-        return self.harness.can(name, status, body)
 
     # ------------------------------------------------------------------ the relationship
     @property
@@ -267,25 +240,10 @@ class OcpiArena(Arena):
             if not fallback:
                 raise NotApplicable(f"no token A for the SUT: the actuator cannot issue one ({unsupported}) "
                                     f"and the profile sets no [ocpi] token_a") from None
-            if (self.sut_versions_url, fallback) in _SPENT_TOKENS_A:
+            if (self.sut_versions_url, fallback) in SPENT_TOKENS_A:
                 raise NotApplicable("the profile's token A was used up by a registration earlier in this run "
                                     "and the actuator cannot issue another (action issue_token_a)") from None
             return fallback
-
-    async def harness_registers(self, token_a: str) -> dict[str, Any]:
-        """The harness registers with the SUT using ``token_a`` (versions, details, POST); the SUT's
-        Credentials. The SUT has then discarded ``token_a``."""
-        credentials = await self.harness.register_with(self.sut_versions_url, token_a)
-        _SPENT_TOKENS_A.add((self.sut_versions_url, token_a))
-        return credentials
-
-    async def harness_updates_registration(self, version: str | None = None) -> dict[str, Any]:
-        """The harness PUTs new credentials to the SUT (at the credentials endpoint of ``version``
-        when given: the relationship switches to it); the SUT's new Credentials."""
-        return await self.harness.update_registration(version)
-
-    async def harness_unregisters(self) -> None:
-        await self.harness.unregister_from()
 
     async def sut_endpoints(self, token: str) -> VersionDetails:
         """The SUT's endpoints of our version, fetched with ``token``."""

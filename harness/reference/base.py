@@ -28,7 +28,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference.common import Actions, Background, Dispatcher, now_iso
 from harness.transport.tls import TlsEnd
-from harness.transport.ws import Handshake, OcppConnection, OcppServer, open_station
+from harness.transport.ws import Exchange, Handshake, OcppConnection, OcppServer, open_station
 from harness.variance import Variance
 from harness.wire import WireLog
 
@@ -232,6 +232,49 @@ class CsmsBase(Dispatcher, Actions):
 
     def check_password(self, identity: str, password: bytes) -> bool:
         return secrets.compare_digest(password, (self.profile.password or "").encode())
+
+    # ------------------------------------------------------------ what a station under test leaves running
+    # Facing a station under test, the harness's CSMS notes each transaction the station starts, on whichever
+    # connection (one an outage or a reboot closed counts the same), and stops those left running when the test
+    # ends; the transactions block of each version says which CALLs start and end one, and how one is stopped.
+    def note_transactions(self, already: Sequence[Any] = ()) -> None:
+        """From now on, note the transactions the station starts and ends (``open_transactions``), besides those
+        ``already`` open (noted by the CSMS this one replaces)."""
+        self.opened: dict[Any, None] = dict.fromkeys(already)
+        self.server.on_answered.append(self._note_transaction)
+
+    def _note_transaction(self, exchange: Exchange) -> None:
+        """One CALL of the station, answered by this CSMS (a CALL refused as malformed changes nothing)."""
+        if exchange.error is not None:
+            return
+        started, ended = self.transaction_of(exchange)
+        if started is not None:
+            self.opened[started] = None
+        if ended is not None:
+            self.opened.pop(ended, None)
+
+    def transaction_of(self, exchange: Exchange) -> tuple[Any, Any]:
+        """(the transaction ``exchange`` starts or goes on with, the one it ends), each None when none: the
+        transactions block's to say."""
+        return None, None
+
+    def remote_stop(self, transaction_id: Any) -> tuple[str, dict[str, Any]]:
+        """The CALL that asks a station to stop ``transaction_id``: the transactions block's to say."""
+        raise NotImplementedError
+
+    def open_transactions(self) -> list[Any]:
+        """The transactions the station started since ``note_transactions`` and has not ended, oldest first."""
+        return [t for t in getattr(self, "opened", {}) if t is not None]
+
+    async def stop_open_transactions(self, link: OcppConnection, timeout: float) -> None:
+        """Asks the station, on ``link``, to stop each open transaction, and waits up to ``timeout`` seconds for
+        each to end."""
+        for transaction_id in self.open_transactions():
+            mark = len(link.history)
+            stop = await link.call_exchange(*self.remote_stop(transaction_id))
+            if stop.error is None and (stop.result or {}).get("status") == "Accepted":
+                await link.wait_for(lambda e: e.incoming and self.transaction_of(e)[1] == transaction_id,  # noqa: B023
+                                    timeout, start=mark)
 
     async def cut(self, identity: str | None = None) -> None:
         """The harness's side of an outage: the station's connection closes, reconnecting is refused."""

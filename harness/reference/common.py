@@ -8,7 +8,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from harness import clock
 from harness.errors import HarnessError
@@ -64,6 +64,24 @@ class Dispatcher:
         return await result if asyncio.iscoroutine(result) else result
 
 
+class AtTheSut(Protocol):
+    """What a block may do, at the end of a test, about what an actuator action left at the SUT
+    (``Actions.acted``): the arena's, for the test under way."""
+    notes: dict[str, Any]   # what the SUT's blocks keep for the test (which connectors have a cable, ...)
+    quiet: float            # how long a wait that blames no one lasts (the profile's quiet timeout)
+
+    def undo(self, what: str, step: Callable[[], Awaitable[Any]]) -> None: ...
+
+    def undone(self, what: str) -> None: ...
+
+    def mark(self) -> int: ...
+
+    async def perform(self, action: str, body: dict[str, Any]) -> Any: ...
+
+    async def call_from_sut(self, action: str, *, within: float, after: int,
+                            where: Callable[[dict[str, Any]], bool]) -> Any: ...
+
+
 class Actions:
     """The actuator actions an implementation performs on itself (in-process actuator).
 
@@ -86,6 +104,12 @@ class Actions:
         cls.configurable = frozenset().union(*(vars(k).get("configurable", ()) for k in cls.__mro__))
         cls.undone_by = {action: undo for k in reversed(cls.__mro__)
                          for action, undo in vars(k).get("undone_by", {}).items()}
+
+    @classmethod
+    def acted(cls, action: str, body: dict[str, Any], sut: AtTheSut) -> None:
+        """The actuator performed ``action`` with ``body`` at a SUT this class stands for: what it leaves there
+        beyond what ``undone_by`` puts back, a block registers with ``sut`` (each override passes it on with
+        super()); by default nothing."""
 
     @classmethod
     def undoing(cls, action: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -28,5 +28,5 @@ async def presented_offline(arena: OcppArena, id_tag: str, connector_id: int, *,
     if arena.is_sut(CS):
         connection = await arena.reconnected(before)
         require(connection is not None, reconnects, "the charge point did not connect again once the link was back",
-                expected="a connection", actual=f"refused: {arena.refused()[-3:]}")
+                expected="a connection", actual=f"refused: {arena.harness_csms.refused()[-3:]}")
 

@@ -46,7 +46,7 @@ async def registered(arena: OcpiArena) -> Dialogue:
     async with arena.prerequisite("registration", owner=REGISTRATION_OWNER):
         token_a = await arena.sut_token_a()
         start = arena.mark()
-        credentials = await arena.harness_registers(token_a)
+        credentials = await arena.harness_peer.registers(token_a)
     return Dialogue(arena.harness_role, credentials, arena.requests_since(start), arena.sut_url(CREDENTIALS), token_a)
 
 
@@ -55,9 +55,9 @@ async def register(arena: OcpiArena, initiator: str, *, rule: Rule) -> Dialogue:
     versions and details with token A, POSTs its credentials (token B) and gets token C."""
     if not arena.is_sut(initiator):
         return await registered(arena)
-    start, token_a = arena.mark(), arena.harness_token_a()
+    start, token_a = arena.mark(), arena.harness_peer.token_a()
     post = await arena.exchange(initiator, "POST", CREDENTIALS, rule=rule, trigger=(
-        "register", {"versions_url": arena.harness_versions_url, "token_a": token_a}))
+        "register", {"versions_url": arena.harness_peer.versions_url, "token_a": token_a}))
     return Dialogue(initiator, post.request_json(), arena.requests_since(start), arena.sut_url(CREDENTIALS), token_a)
 
 
@@ -68,7 +68,7 @@ async def update(arena: OcpiArena, initiator: str, *, rule: Rule) -> Dialogue:
         put = await arena.exchange(initiator, "PUT", CREDENTIALS, rule=rule, trigger=("update_credentials", {}))
         credentials = put.request_json()
     else:
-        credentials = await arena.harness_updates_registration()
+        credentials = await arena.harness_peer.updates_registration()
     return Dialogue(initiator, credentials, arena.requests_since(start), arena.sut_url(CREDENTIALS))
 
 
@@ -78,7 +78,7 @@ async def unregister(arena: OcpiArena, initiator: str, *, rule: Rule) -> Dialogu
     if arena.is_sut(initiator):
         await arena.exchange(initiator, "DELETE", CREDENTIALS, rule=rule, trigger=("unregister", {}))
     else:
-        await arena.harness_unregisters()
+        await arena.harness_peer.unregisters()
     return Dialogue(initiator, None, arena.requests_since(start), url)
 
 
@@ -143,7 +143,7 @@ async def check_token_a_kept(arena: OcpiArena, token_a: str) -> None:
     the SUT must not refuse that token. Token A owes nothing else (a GET of the credentials with it
     may be refused); a retry that fails for another fault breaks that fault's own row."""
     try:
-        await arena.harness_registers(token_a)
+        await arena.harness_peer.registers(token_a)
     except PeerViolation as refused:
         if refused.rule is not EnvelopeRules.success or refused.actual not in TOKEN_REFUSED:
             raise
@@ -154,7 +154,7 @@ async def check_token_a_kept(arena: OcpiArena, token_a: str) -> None:
 def check_party_as_declared(arena: OcpiArena, headers: Headers, what: str) -> None:
     """``headers`` name the harness as addressee (OCPI-to-*) in the very case its credentials roles
     declared. Only the case is judged here: missing or other routing headers are the routing rows'."""
-    named, declared = addressee(headers), arena.harness_party
+    named, declared = addressee(headers), arena.harness_peer.party
     if named is not None and named.same_as(declared):
         check_equal(CredentialsRules.party_as_declared, f"the harness's party in {what}",
                     f"{declared.country_code}*{declared.party_id}", f"{named.country_code}*{named.party_id}")

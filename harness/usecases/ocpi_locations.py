@@ -116,7 +116,7 @@ def _report(walker: PageWalker) -> None:
 
 # ------------------------------------------------------------------------------ push
 def _own_location(arena: OcpiArena, location_id: str) -> dict[str, Any]:
-    return next(location for location in arena.harness_objects(LOCATIONS)
+    return next(location for location in arena.harness_peer.objects(LOCATIONS)
                 if same_id(location["id"], location_id))
 
 
@@ -209,6 +209,6 @@ def pushed_location(arena: OcpiArena) -> tuple[str, str, str]:
             raise NotApplicable("the profile lists no [[ocpi.locations]] with evses for the CPO to push")
         evse = entries[0]["evses"][0]
         return entries[0]["id"], evse["uid"], evse.get("connectors", ["1"])[0]
-    location = arena.harness_objects(LOCATIONS)[0]
+    location = arena.harness_peer.objects(LOCATIONS)[0]
     evse = location["evses"][0]
     return location["id"], evse["uid"], evse["connectors"][0]["id"]

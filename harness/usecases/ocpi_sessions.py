@@ -103,9 +103,9 @@ async def stop(arena: OcpiArena, session_id: str, *, rule: Rule = SessionRules.p
 
 def held_by_harness(arena: OcpiArena, session_id: str) -> dict[str, Any]:
     """The Session as the harness holds it, live: the harness's CPO's own, or what its eMSP was pushed."""
-    found = next((s for s in arena.harness_objects(SESSIONS) if same_id(s["id"], session_id)), None)
+    found = next((s for s in arena.harness_peer.objects(SESSIONS) if same_id(s["id"], session_id)), None)
     require(found is not None, SessionRules.pushed, f"the harness holds no Session {session_id}",
-            expected=session_id, actual=[s["id"] for s in arena.harness_objects(SESSIONS)])
+            expected=session_id, actual=[s["id"] for s in arena.harness_peer.objects(SESSIONS)])
     return found
 
 
@@ -164,7 +164,7 @@ def located(arena: OcpiArena, capable: bool) -> dict[str, str]:
                                 "Session at")
         location_id, evse_uid = where.split("/", 1)
         return {"location_id": location_id, "evse_uid": evse_uid}
-    for location in arena.harness_objects(LOCATIONS):
+    for location in arena.harness_peer.objects(LOCATIONS):
         for evse in location.get("evses", []):
             if (PREFERENCES_CAPABLE in evse.get("capabilities", [])) == capable:
                 return {"location_id": location["id"], "evse_uid": evse["uid"]}

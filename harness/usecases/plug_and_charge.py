@@ -16,7 +16,7 @@ from harness.errors import HarnessError, NotApplicable
 from harness.rules import Rule
 from harness.transport.ocsp import OcspResponder
 from harness.transport.ws import Exchange
-from harness.usecases.authorization import Authorization, station_variable
+from harness.usecases.authorization import Authorization, set_station_variable, station_variable
 from harness.verdict import check_equal, check_in, dig, require
 
 CENTRAL_VALIDATION = ("ISO15118Ctrlr", "CentralContractValidationAllowed")
@@ -47,7 +47,7 @@ async def central_validation(arena: OcppArena, allowed: bool) -> None:
     if allowed:
         await station_variable(arena, *CENTRAL_VALIDATION, "true")
         return
-    status = await arena.set_variable(*CENTRAL_VALIDATION, "false")
+    status = await set_station_variable(arena, *CENTRAL_VALIDATION, "false")
     if status not in ("Accepted", "UnknownComponent", "UnknownVariable"):
         raise NotApplicable(f"the station answered SetVariables {'.'.join(CENTRAL_VALIDATION)}=false {status}: "
                             f"the test needs it to validate contracts through hash data")

@@ -74,7 +74,7 @@ def judge_version(connection: OcppConnection, rule) -> None:
 
 async def station_refused(arena: OcppArena, rule, what: str, **setup) -> None:
     """SUT = CSMS: the harness's station connecting with ``setup`` (``station_over_tls``) must be refused."""
-    handshake = await arena.station_over_tls(**setup)
+    handshake = await arena.harness_station.over_tls(**setup)
     if handshake.connection is not None:   # refused at TLS or by HTTP: either way no connection
         await handshake.connection.close()
         violated(rule, f"the CSMS opened the connection of a station with {what}", expected="a refusal (TLS alert "
@@ -86,12 +86,12 @@ async def server_refused(arena: OcppArena, rule, what: str, **setup) -> None:
     the handshake's outcome, not by the upgrade after it: a station set up for another security profile than the
     one played may be refused by HTTP once it took the certificate (no Basic auth: 401), which is no check of its
     own."""
-    connection = await arena.serve_station(**setup)
+    connection = await arena.harness_csms.serve_over_tls(**setup)
     if connection is not None:
         violated(rule, f"the station connected to a server with {what}", expected="no connection (the station "
                  "refuses the TLS handshake)", actual=f"a connection over {connection.tls_version}")
-    if arena.tls_completed():
-        refused = arena.refused()
+    if arena.harness_csms.tls_completed():
+        refused = arena.harness_csms.refused()
         violated(rule, f"the station completed the TLS handshake with a server with {what}",
                  expected="the station aborts the TLS handshake",
                  actual="a completed TLS handshake" + (f", then the upgrade refused with HTTP {refused[-1][1]}"
@@ -102,9 +102,9 @@ async def station_admitted(arena: OcppArena, rule) -> OcppConnection:
     """SUT = station: served a valid certificate, the station connects (over TLS 1.2 or later, presenting a
     client certificate the harness verifies in profile 3); the connection, else ``rule`` is broken with why
     the harness refused its handshakes."""
-    connection = await arena.serve_station()
+    connection = await arena.harness_csms.serve_over_tls()
     if connection is None:
-        refusals = arena.tls_refusals()
+        refusals = arena.harness_csms.tls_refusals()
         reason = {"UNSUPPORTED_PROTOCOL": "offered only TLS versions older than 1.2",
                   "PEER_DID_NOT_RETURN_A_CERTIFICATE": "presented no client certificate",
                   "CERTIFICATE_VERIFY_FAILED": "presented a client certificate the harness could not verify "

@@ -32,6 +32,7 @@ K01, K08 = "ocpp2/smartcharging/test_K01.py", "ocpp2/smartcharging/test_K08.py"
 C01, C05 = "ocpp2/authorization/test_C01.py", "ocpp2/authorization/test_C05.py"
 TX16, OFFLINE16 = "ocpp16/transactions/test_TX16.py", "ocpp16/transactions/test_OFFLINE16.py"
 RESET16, BOOT16 = "ocpp16/reset/test_RESET16.py", "ocpp16/boot/test_BOOT16.py"
+AUTH16, REMOTE16 = "ocpp16/authorization/test_AUTH16.py", "ocpp16/remote/test_REMOTE16.py"
 CONFIG16 = "ocpp16/configuration/test_CONFIG16.py"
 CONN, RPC = "ocpp/transport/test_CONN.py", "ocpp/transport/test_RPC.py"
 SP2 = "ocpp/security/test_SP2.py"
@@ -86,6 +87,12 @@ CHECKS = (
         Verdict(node(K08, "test_composite_is_the_installed_profiles_combined", "cs", V201, "stack-levels"), "passed"),
         Verdict(node(C05, "test_remote_start_is_correlated_by_remote_start_id", "cs", V201), "passed"),
         Verdict(node(C05, "test_remote_stop_ends_the_transaction", "cs", V201), "passed"))),
+    # An idTag presented without a cable is used up, so that the next test's cable starts nothing of it; a
+    # transaction the test left is stopped remotely, so that the next test finds its connector free.
+    Check("2-a-charge-point-that-keeps-its-connectors", "verdict_variants:ChargePointThatKeepsItsConnectors", (
+        Verdict(node(AUTH16, "test_presented_tag_gets_its_status", "cs", V16, "Accepted"), "passed"),
+        Verdict(node(REMOTE16, "test_remote_start_with_the_cable_in", "cs", V16), "passed"),
+        Verdict(node(AUTH16, "test_charge_point_starts_only_for_an_accepted_tag", "cs", V16, "accepted"), "passed"))),
     Check("2-a-central-system-that-remembers-after-skipped-tests", "verdict_variants:CentralSystemThatRemembers", (
         Verdict(node(RESET16, "test_reset_stops_the_running_transaction", "csms", V16, "Hard"), "skipped",
                 ("does not implement the action 'reset'",)),

@@ -36,6 +36,17 @@ class StationThatKeepsItsState(ReferenceStation):
         self.smart = kept.setdefault("smart", self.smart)
 
 
+class ChargePointThatKeepsItsConnectors(ReferenceStation16):
+    """A 1.6 charge point as real hardware is: its connectors (a cable, an idTag authorized and waiting for one,
+    a transaction) stay from one test to the next."""
+
+    kept: dict[str, Any] = {}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.connectors = type(self).kept.setdefault("connectors", self.connectors)
+
+
 class CentralSystemThatRemembers(ReferenceCsms16):
     """A 1.6 central system as a real one is: the transactions it recorded and the registration status it was
     set to stay from one test to the next; its actuator can neither reset a charge point nor change its

@@ -274,3 +274,15 @@ async def test_deviates_from_a_should(target):
     assert summary["results"][0]["verdict"] == "passed"
     assert summary["results"][0]["findings"] == ["[FIND01.unknown] unknown action answered NotSupported"]
     assert "[FIND01.unknown] unknown action answered NotSupported" in (pytester.path / "out" / "conformance.md").read_text()
+
+
+@pytest.mark.parametrize("usecase, side, sut", [("SIDE01", "harness_station", "csms"), ("SIDE02", "harness_cpo", "emsp")])
+def test_a_typed_side_asked_by_a_test_of_both_roles_is_refused_with_the_fix(pytester, usecase, side, sut):
+    """A harness's side exists in one role only: a test of both roles that asks for one is told which mark it
+    needs, before anything connects."""
+    pytester.makepyfile(test_demo=SUITE.format(usecase=usecase)
+                        + f"\n@checks({usecase}.value)\nasync def test_one_side(target, {side}):\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*test_demo.py::test_one_side asks for {side}*the SUT is a {sut.upper()}*"
+                                 f"mark it @pytest.mark.sut_roles(\"{sut}\")*"])

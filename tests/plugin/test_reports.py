@@ -494,3 +494,17 @@ def test_the_markdown_and_json_summaries_carry_the_same_rollup(pytester):
     assert markdown.index("## Use cases") < markdown.index("## Tests")
     assert f"| {uc} | A demo use case | Demo block | failed | 6 | 2 | 2 | 1 | 1 | 2 | 1 |" in markdown
     assert f"| {uc}R |  | Reservation | not applicable | 1 | 0 | 0 | 0 | 1 | 1 | 0 |" in markdown
+
+
+def test_a_run_that_writes_no_allure_results_adds_no_allure_hook(pytester):
+    """allure's hooks are process-wide: a run without --alluredir (this project's own test run, around the runs
+    it makes in-process) adds none that would reshape another run's Allure results."""
+    pytester.makepyfile(test_hooks="""
+        import allure_commons
+        from harness.report import AllureTidy
+
+        def test_no_tidy_registered():
+            assert not [p for p in allure_commons.plugin_manager.get_plugins() if isinstance(p, AllureTidy)]
+    """)
+    pytester.runpytest("--reports-dir", "out").assert_outcomes(passed=1)
+    pytester.runpytest("--reports-dir", "out", "--alluredir", "allure").assert_outcomes(failed=1)

@@ -33,7 +33,7 @@ from typing import Any
 
 from harness import clock
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V2X, V16, Block
+from harness.reference.common import EVERY_VERSION, V2X, V16, AtTheSut, Block
 from harness.reference.blocks.plug_and_charge import is_contract_request
 from harness.reference.model import EvseState
 from harness.reference.tokens import TokenStore, token_key
@@ -161,6 +161,37 @@ class AuthorizationStation2x(Block):
 class AuthorizationStation16(Block):
     versions = V16
     requires = ("TransactionsStation16", "LocalAuthorizationStation16", "ReservationStation16")
+
+    @classmethod
+    def acted(cls, action: str, body: dict[str, Any], sut: AtTheSut) -> None:
+        """An idTag presented at a connector without a cable is authorized and waits there for one (spec 002
+        ChargePointStatus Preparing: tag presented, no transaction yet) until the charge point's configuration
+        key ConnectionTimeOut (OCPP 1.6, not shown in spec 002) ends it, so the next test's cable would start a
+        transaction on it: its using up is registered, and dropped when the test plugs a cable in there itself."""
+        super().acted(action, body, sut)
+        connector_id = body.get("connector_id") or 1
+        plugged: set[int] = sut.notes.setdefault("plugged", set())
+        pending = f"use up the authorization waiting at connector {connector_id}"
+        if action == "plug_in":
+            plugged.add(connector_id)
+            sut.undone(pending)
+        elif action == "unplug":
+            plugged.discard(connector_id)
+        elif action == "present_id_tag" and connector_id not in plugged:
+            sut.undo(pending, lambda: cls._use_up_authorization(sut, connector_id))
+
+    @staticmethod
+    async def _use_up_authorization(sut: AtTheSut, connector_id: int) -> None:
+        """A cable plugged in and out again: the authorization waiting at ``connector_id`` starts its transaction
+        and unplugging ends it (one the charge point keeps running is stopped remotely with the others the test
+        left); a charge point that no longer holds one goes from Preparing to Available. Waiting out
+        ConnectionTimeOut instead would take as long as the charge point is configured to wait."""
+        body = {"connector_id": connector_id}
+        mark = sut.mark()
+        await sut.perform("plug_in", body)
+        await sut.call_from_sut("StartTransaction", within=sut.quiet, after=mark,
+                                where=lambda p: p.get("connectorId") == connector_id)
+        await sut.perform("unplug", body)
 
     async def authorize(self, id_tag: str) -> dict:
         """The IdTagInfo the charge point goes by: its own local decision, else Authorize's answer."""

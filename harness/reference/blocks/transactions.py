@@ -436,6 +436,15 @@ class TransactionsCsms2x(Block):
     configurable = frozenset({"charging_priority"})
     charging_priority: int | None = None   # K03: the chargingPriority each transaction that starts is given
 
+    def transaction_of(self, exchange: Exchange) -> tuple[Any, Any]:
+        if exchange.action != "TransactionEvent":
+            return super().transaction_of(exchange)
+        transaction_id = exchange.request.get("transactionInfo", {}).get("transactionId")
+        return (None, transaction_id) if exchange.request.get("eventType") == "Ended" else (transaction_id, None)
+
+    def remote_stop(self, transaction_id: Any) -> tuple[str, dict[str, Any]]:
+        return "RequestStopTransaction", {"transactionId": transaction_id}
+
     def on_TransactionEvent(self, session: StationSession, payload: dict) -> dict:
         answer = self.transaction_answer(session, payload)
         if payload["eventType"] == "Started" and self.charging_priority is not None:
@@ -506,6 +515,16 @@ class TransactionsCsms16(Block):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._transaction_ids = itertools.count(secrets.randbelow(10_000) + 1)
+
+    def transaction_of(self, exchange: Exchange) -> tuple[Any, Any]:
+        if exchange.action == "StartTransaction":
+            return (exchange.result or {}).get("transactionId"), None
+        if exchange.action == "StopTransaction":
+            return None, exchange.request.get("transactionId")
+        return super().transaction_of(exchange)
+
+    def remote_stop(self, transaction_id: Any) -> tuple[str, dict[str, Any]]:
+        return "RemoteStopTransaction", {"transactionId": transaction_id}
 
     def on_StartTransaction(self, session: StationSession, payload: dict) -> dict:
         charging = payload["idTag"].casefold() in charging_tags(session)

@@ -71,7 +71,7 @@ async def test_registration_over_real_sockets(ocpi):
 async def test_second_post_is_refused_with_405(ocpi):
     """A POST from a registered client gets HTTP 405 and changes nothing."""
     dialogue = await creds.registered(ocpi)
-    answer = await ocpi.send("POST", dialogue.credentials_url, token=ocpi.token_to_sut, body=ocpi.harness_credentials())
+    answer = await ocpi.send("POST", dialogue.credentials_url, token=ocpi.token_to_sut, body=ocpi.harness_peer.credentials())
     check_answer(answer, Creds.post_when_registered, "a second POST", http_status=405)
     await creds.check_opens(ocpi, dialogue.credentials_url, ocpi.token_to_sut, Creds.post_when_registered,
                             "token C after the refused POST")
@@ -83,7 +83,7 @@ async def test_put_or_delete_unregistered_is_refused_with_405(ocpi, method):
     """PUT and DELETE from a client that is not registered get HTTP 405."""
     token_a = await ocpi.sut_token_a()
     url = ocpi.sut_url(CREDENTIALS, endpoints=await ocpi.sut_endpoints(token_a))
-    body = ocpi.harness_credentials() if method == "PUT" else None
+    body = ocpi.harness_peer.credentials() if method == "PUT" else None
     answer = await ocpi.send(method, url, token=token_a, body=body)
     check_answer(answer, Creds.not_registered, f"{method} when not registered", http_status=405)
 
@@ -136,15 +136,15 @@ def _canned_versions(ocpi, missing: str | None) -> str:
     """A versions URL of the harness that fails the connect-back: unreachable (None), without a
     mutual version ("version"), or without a credentials endpoint ("endpoints")."""
     if missing is None:
-        return ocpi.can("versions-down", 503, b"Service Unavailable")
-    details = ocpi.can("details-no-credentials", 200, {
+        return ocpi.harness_peer.can("versions-down", 503, b"Service Unavailable")
+    details = ocpi.harness_peer.can("details-no-credentials", 200, {
         "data": {"version": "2.2.1", "endpoints": [
             {"identifier": LOCATIONS, "role": SENDER if ocpi.harness_role == CPO else RECEIVER,
-             "url": ocpi.harness_module_url(LOCATIONS)}]},
+             "url": ocpi.harness_peer.module_url(LOCATIONS)}]},
         "status_code": 1000, "timestamp": "2024-01-01T00:00:00Z"})
     listed = "2.1.1" if missing == "version" else "2.2.1"
-    return ocpi.can(f"versions-without-{missing}", 200, {
-        "data": [{"version": listed, "url": details if missing == "endpoints" else ocpi.harness_details_url}],
+    return ocpi.harness_peer.can(f"versions-without-{missing}", 200, {
+        "data": [{"version": listed, "url": details if missing == "endpoints" else ocpi.harness_peer.details_url}],
         "status_code": 1000, "timestamp": "2024-01-01T00:00:00Z"})
 
 
@@ -152,7 +152,7 @@ async def _post_to_sut(ocpi, versions_url: str):
     """The harness POSTs credentials naming ``versions_url`` to the SUT with a token A; (answer, url, token A)."""
     token_a = await ocpi.sut_token_a()
     url = ocpi.sut_url(CREDENTIALS, endpoints=await ocpi.sut_endpoints(token_a))
-    answer = await ocpi.send("POST", url, token=token_a, body=ocpi.harness_credentials(versions_url))
+    answer = await ocpi.send("POST", url, token=token_a, body=ocpi.harness_peer.credentials(versions_url))
     return answer, url, token_a
 
 
@@ -175,7 +175,7 @@ async def test_no_mutual_version_or_endpoints(ocpi, initiator, missing):
     versions_url = _canned_versions(ocpi, missing)
     if ocpi.is_sut(initiator):
         start = ocpi.mark()
-        await ocpi.act(initiator, "register", versions_url=versions_url, token_a=ocpi.harness_token_a())
+        await ocpi.act(initiator, "register", versions_url=versions_url, token_a=ocpi.harness_peer.token_a())
         await ocpi.expect_fetch(versions_url, after=start, rule=Creds.client_discovery,
                                 why="after the actuator action register")
         await ocpi.expect_no_request("POST", CREDENTIALS, after=start, rule=Creds.no_post_without_endpoints)

@@ -49,11 +49,11 @@ EVSE_EDGES = {"latitude": "52.10000", "longitude": "5.1102781"}
 
 @pytest.mark.sut_roles(EMSP)
 @checks(Locs.coordinates, Locs.put, Locs.stored)
-async def test_coordinates_are_kept_as_sent(ocpi):
+async def test_coordinates_are_kept_as_sent(ocpi, harness_cpo):
     """A Location whose coordinates, and its first EVSE's, sit at the edges of the form is held with
     each latitude and longitude string unchanged."""
     await creds.registered(ocpi)
-    location = copy.deepcopy(ocpi.harness_objects(LOCATIONS)[0])
+    location = copy.deepcopy(harness_cpo.objects(LOCATIONS)[0])
     location.update(id=f"LOC-EDGE-{secrets.token_hex(3).upper()}", coordinates=dict(EDGES),
                     related_locations=[{**EVSE_EDGES}])
     location["evses"][0]["coordinates"] = dict(EVSE_EDGES)

@@ -63,10 +63,10 @@ async def test_location_whose_every_evse_is_removed_is_kept(ocpi):
 
 @pytest.mark.sut_roles(EMSP)
 @checks(Locs.put, Locs.removal, Locs.expired, Locs.stored)
-async def test_location_put_with_every_evse_removed_is_kept(ocpi):
+async def test_location_put_with_every_evse_removed_is_kept(ocpi, harness_cpo):
     """A Location PUT whole with every EVSE REMOVED (removal by PUT) is accepted and held, expired."""
     await creds.registered(ocpi)
-    location = copy.deepcopy(ocpi.harness_objects(LOCATIONS)[0])
+    location = copy.deepcopy(harness_cpo.objects(LOCATIONS)[0])
     location["id"] = f"LOC-EXPIRED-{secrets.token_hex(3).upper()}"
     for evse in location["evses"]:
         evse["status"] = "REMOVED"
@@ -80,10 +80,10 @@ async def test_location_put_with_every_evse_removed_is_kept(ocpi):
 
 @pytest.mark.sut_roles(EMSP)
 @checks(Locs.put, Locs.removal, Locs.stored)
-async def test_evse_put_removed_stays(ocpi):
+async def test_evse_put_removed_stays(ocpi, harness_cpo):
     """An EVSE PUT whole with status REMOVED (removal by PUT) stays in its Location, REMOVED."""
     (location_id, evse_uid, _), _ = await loc.location_pushed(ocpi, rule=Locs.put)
-    evse = next(e for e in ocpi.harness_objects(LOCATIONS)[0]["evses"] if same_id(e["uid"], evse_uid))
+    evse = next(e for e in harness_cpo.objects(LOCATIONS)[0]["evses"] if same_id(e["uid"], evse_uid))
     removed = {**copy.deepcopy(evse), "status": "REMOVED", "last_updated": format_datetime(utcnow())}
     answer = await ocpi.exchange(CPO, "PUT", LOCATIONS, (location_id, evse_uid), removed, rule=Locs.put)
     check_answer(answer, Locs.removal, "the PUT of an EVSE with status REMOVED", success=True)

@@ -76,7 +76,7 @@ async def test_connector_put_is_held_and_bumps_its_parents(ocpi):
 
 async def _emsp_holding_a_location(ocpi) -> tuple[dict, str]:
     ids, _ = await loc.location_pushed(ocpi, rule=Locs.put)
-    return copy.deepcopy(next(item for item in ocpi.harness_objects(LOCATIONS) if same_id(item["id"], ids[0]))), ids[1]
+    return copy.deepcopy(next(item for item in ocpi.harness_peer.objects(LOCATIONS) if same_id(item["id"], ids[0]))), ids[1]
 
 
 @pytest.mark.sut_roles(EMSP)

@@ -72,10 +72,10 @@ async def _check_kept(ocpi, location_id: str, allowed_to: list[dict]) -> None:
 
 @pytest.mark.sut_roles(EMSP)
 @checks(Locs.unpublished_kept, Locs.put, Locs.stored)
-async def test_unpublished_location_is_kept_with_who_may_see_it(ocpi):
+async def test_unpublished_location_is_kept_with_who_may_see_it(ocpi, harness_cpo):
     """A Location PUT with publish = false and publish_allowed_to is accepted and held as pushed."""
     await creds.registered(ocpi)
-    location = copy.deepcopy(ocpi.harness_objects(LOCATIONS)[0])
+    location = copy.deepcopy(harness_cpo.objects(LOCATIONS)[0])
     allowed_to = _allowed_to()
     location.update(id=f"LOC-PRIVATE-{secrets.token_hex(3).upper()}", publish=False, publish_allowed_to=allowed_to)
     answer = await ocpi.exchange(CPO, "PUT", LOCATIONS, (location["id"],), location, rule=Locs.put)

@@ -151,7 +151,7 @@ async def test_ids_and_party_come_back_as_sent(ocpi):
     pushes its own, names the harness in the push's OCPI-to-* headers, and serves it back."""
     if ocpi.is_sut(EMSP):
         await creds.registered(ocpi)
-        sent = _in_mixed_case(ocpi.harness_objects(LOCATIONS)[0])
+        sent = _in_mixed_case(ocpi.harness_peer.objects(LOCATIONS)[0])
         push = await ocpi.exchange(CPO, "PUT", LOCATIONS, (sent["id"],), sent, rule=Locs.put)
         check_answer(push, Locs.put, f"the PUT of {sent['id']}", success=True)
     else:

@@ -79,7 +79,7 @@ async def test_the_2_3_0_endpoint_holds_the_same_locations(ocpi):
         check_equal(Locs.listed, f"Locations at the {VERSION} endpoint", sorted(map(object_key, everything)),
                     sorted(map(object_key, at_version)))
         return
-    location = ocpi.harness_objects(LOCATIONS)[0]
+    location = ocpi.harness_peer.objects(LOCATIONS)[0]
     answer = await ocpi.send("PUT", ocpi.sut_url(LOCATIONS, location["id"], endpoints=details),
                              token=ocpi.token_to_sut, module=LOCATIONS, body=location)
     check_answer(answer, Locs.put, f"the PUT of {location['id']} at {VERSION}", success=True)
@@ -97,7 +97,7 @@ async def test_credentials_put_at_2_3_0_switches_the_version(ocpi):
     await _details(ocpi)
     before = (await loc.walk(ocpi)).items if ocpi.is_sut(CPO) else None
     start = ocpi.mark()
-    await ocpi.harness_updates_registration(version=VERSION)
+    await ocpi.harness_peer.updates_registration(version=VERSION)
     fetched = [s.exchange.path for s in ocpi.requests_since(start) if s.module == "version_details"]
     require(any(f"/{VERSION}" in path.rstrip("/") + "/" for path in fetched), OCPI_LOCATIONS_VERSION.switched,
             f"the SUT did not fetch the harness's {VERSION} details while it served the PUT",
@@ -107,6 +107,6 @@ async def test_credentials_put_at_2_3_0_switches_the_version(ocpi):
         check_equal(Locs.listed, f"Locations listed at {VERSION} with the new token", sorted(map(object_key, before)),
                     sorted(map(object_key, after)))
         return
-    location = ocpi.harness_objects(LOCATIONS)[0]
+    location = ocpi.harness_peer.objects(LOCATIONS)[0]
     answer = await loc.push_location(ocpi, location["id"], rule=Locs.put)
     check_answer(answer, Locs.put, f"the PUT of {location['id']} after the switch to {VERSION}", success=True)

@@ -53,7 +53,7 @@ async def test_missed_sessions_are_fetched_page_by_page(ocpi):
     date_from and follows the Links through every page."""
     await creds.registered(ocpi)
     ocpi.configure(page_limit=PAGE)
-    total = len(ocpi.harness_objects(SESSIONS))
+    total = len(ocpi.harness_peer.objects(SESSIONS))
     last = PAGE * ((total - 1) // PAGE)   # the offset of the last page
     start = ocpi.mark()
     await ocpi.act(EMSP, "fetch_sessions", date_from=SINCE)

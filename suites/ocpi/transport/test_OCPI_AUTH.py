@@ -110,7 +110,7 @@ async def test_token_encoding_follows_the_profile(ocpi, profile):
     encoding = profile.get("ocpi.token_encoding", "base64")
     dialogue = await creds.registered(ocpi)
     await creds.check_opens(ocpi, dialogue.credentials_url, ocpi.token_to_sut, OCPI_AUTH.declared_encoding,
-                            f"a GET of the SUT's credentials with token C in {ocpi.harness_token_form}")
+                            f"a GET of the SUT's credentials with token C in {ocpi.harness_peer.token_form}")
     if encoding == "raw":
         violated(AuthRules.raw_token, "the profile declares raw credentials tokens for the SUT: OCPI 2.2.1 "
                                       "platforms send and accept base64")

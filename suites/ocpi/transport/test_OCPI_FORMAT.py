@@ -49,7 +49,7 @@ async def _provoke(ocpi, answer: str):
     if answer == "unauthorized":
         return await ocpi.send("GET", ocpi.sut_versions_url, authorization=None), None
     url = ocpi.sut_url(CREDENTIALS, endpoints=await ocpi.sut_endpoints(token_a))
-    return await ocpi.send("PUT", url, token=token_a, body=ocpi.harness_credentials()), None
+    return await ocpi.send("PUT", url, token=token_a, body=ocpi.harness_peer.credentials()), None
 
 
 @pytest.mark.parametrize("answer", ANSWERS)

@@ -17,12 +17,12 @@ import secrets
 
 import pytest
 
-from harness.arena.ocpp import Registration
+from harness.arena.ocpp_sides import Registration
 from harness.roles import CS, CSMS
 from harness.ocpp.versions import OcppVersion
 from harness.pki import BROKEN
 from harness.rules import RuleTable, must
-from harness.suite import OCPP_ALL, case, checks, needs
+from harness.suite import OCPP_ALL, TC, case, checks, needs
 from harness.transport.tls import only
 from harness.usecases.tls import (
     Tls, at_security_profile, judge_rsa, judge_version, over_tls, server_refused, station_admitted, station_refused,
@@ -52,27 +52,28 @@ OLD_VERSIONS = ("TLSv1.0", "TLSv1.1")
 
 
 @pytest.mark.sut_roles("csms")
-@checks(SP2.server_tls, Tls.rsa_server, Registration.accepted)
+@checks(SP2.server_tls, Tls.rsa_server, Registration.accepted,
+        csms=(TC("TC_A_04_CSMS", "ocpp2.0.1"), TC("TC_086_CSMS", "ocpp1.6")))
 @needs(at_security_profile(2))
-async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked):
+async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked, harness_station):
     """The harness's station verifies the CSMS's certificate against [tls] sut_ca and its host, connects over
     TLS 1.2+ with Basic auth and boots; a 1.6 central system's certificate is RSA within 2048."""
     arena = ocpp_unlinked
     await arena.secure(2)
-    handshake = await arena.station_over_tls()
+    handshake = await harness_station.over_tls()
     require(handshake.tls_refused is None, SP2.server_tls, "the station could not verify the CSMS's TLS server",
             expected="a certificate from [tls] sut_ca, valid, for the URL's host", actual=handshake.tls_refused)
     require(handshake.connection is not None, SP2.server_tls, "the CSMS refused the upgrade over TLS",
             expected="101", actual=f"HTTP {handshake.status}")
     judge_version(handshake.connection, SP2.server_tls)
     judge_rsa(arena, handshake.connection.peer_certificate(), Tls.rsa_server)
-    boot = await arena.boot_harness_station()
-    arena.boot_answered((boot.result or {}).get("status"))
+    boot = await harness_station.boot()
+    harness_station.boot_answered((boot.result or {}).get("status"))
 
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("old", OLD_VERSIONS)
-@checks(SP2.old_tls_refused)
+@checks(SP2.old_tls_refused, csms=TC("TC_A_06_CSMS", "ocpp2.0.1"))
 @needs(at_security_profile(2))
 async def test_csms_refuses_a_station_offering_only_old_tls(ocpp_unlinked, old):
     """A station offering only TLS 1.0 (or 1.1) is refused (at TLS, or by HTTP: either refusal opens nothing)."""
@@ -100,15 +101,15 @@ async def test_csms_refuses_a_wrong_password_over_tls(ocpp_unlinked):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(SP2.station_tls)
+@checks(SP2.station_tls, cs=TC("TC_086_CS", "ocpp1.6"))
 @needs(at_security_profile(2))
-async def test_station_connects_over_tls_with_basic_auth(ocpp_unlinked):
+async def test_station_connects_over_tls_with_basic_auth(ocpp_unlinked, harness_csms):
     """Served a valid certificate, the station connects over TLS 1.2+ with its Basic-auth credentials."""
     arena = ocpp_unlinked
     await arena.secure(2)
     connection = await station_admitted(arena, SP2.station_tls)
     judge_version(connection, SP2.station_tls)
-    seen = arena.handshakes()[-1]
+    seen = harness_csms.handshakes()[-1]
     require(basic_password(arena) is None or seen.password_ok, SP2.station_tls,
             "the station's upgrade did not carry its Basic-auth credentials", expected="the configured password",
             actual="none" if seen.username is None else "a wrong one")

@@ -17,11 +17,11 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
-from harness.arena.ocpp import Registration
+from harness.arena.ocpp_sides import Registration
 from harness.roles import CS, CSMS
 from harness.pki import EXPIRED, OTHER_ROOT, SELF_SIGNED
 from harness.rules import RuleTable, must
-from harness.suite import OCPP_ALL, case, checks, needs
+from harness.suite import OCPP_ALL, TC, case, checks, needs
 from harness.usecases.tls import Tls, at_security_profile, judge_rsa, judge_version, station_admitted, station_refused
 from harness.verdict import check_equal, require
 
@@ -47,23 +47,24 @@ PRESENTED = {EXPIRED: "an expired client certificate", OTHER_ROOT: "a client cer
 
 
 @pytest.mark.sut_roles("csms")
-@checks(SP3.client_accepted, Registration.accepted)
+@checks(SP3.client_accepted, Registration.accepted,
+        csms=(TC("TC_A_07_CSMS", "ocpp2.0.1"), TC("TC_087_CSMS", "ocpp1.6")))
 @needs(at_security_profile(3))
-async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked):
+async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked, harness_station):
     """The harness's station presents a valid client certificate (CN serial, O operator), is upgraded and
     boots."""
     arena = ocpp_unlinked
     await arena.secure(3)
-    handshake = await arena.station_over_tls()
+    handshake = await harness_station.over_tls()
     require(handshake.connection is not None, SP3.client_accepted, "the CSMS refused a valid client certificate",
             expected="an upgraded connection", actual=handshake.tls_refused or f"HTTP {handshake.status}")
-    boot = await arena.boot_harness_station()
-    arena.boot_answered((boot.result or {}).get("status"))
+    boot = await harness_station.boot()
+    harness_station.boot_answered((boot.result or {}).get("status"))
 
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("certificate", (EXPIRED, OTHER_ROOT, SELF_SIGNED, NO_CERTIFICATE))
-@checks(SP3.client_refused)
+@checks(SP3.client_refused, csms=TC("TC_A_08_CSMS", "ocpp2.0.1"))
 @needs(at_security_profile(3))
 async def test_csms_refuses_an_invalid_client_certificate(ocpp_unlinked, certificate):
     """A station presenting an expired, unknown-authority or self-signed client certificate, or none, is
@@ -75,7 +76,7 @@ async def test_csms_refuses_an_invalid_client_certificate(ocpp_unlinked, certifi
 
 
 @pytest.mark.sut_roles("cs")
-@checks(SP3.client_presented, SP3.serial_cn, Tls.rsa_client)
+@checks(SP3.client_presented, SP3.serial_cn, Tls.rsa_client, cs=TC("TC_087_CS", "ocpp1.6"))
 @needs(at_security_profile(3))
 async def test_station_presents_its_client_certificate(ocpp_unlinked):
     """The station connects over TLS 1.2+ presenting a client certificate the harness verifies against [tls]

@@ -10,7 +10,8 @@ import secrets
 
 import pytest
 
-from harness.arena.ocpp import OcppArena, Registration
+from harness.arena.ocpp import OcppArena
+from harness.arena.ocpp_sides import Registration
 from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
@@ -58,33 +59,31 @@ def _wrong_password(arena: OcppArena) -> str | bytes:
 
 @pytest.mark.sut_roles("cs")
 @checks(CONN.boots)
-async def test_station_boots_when_it_connects(ocpp_unlinked):
+async def test_station_boots_when_it_connects(ocpp_unlinked, harness_csms):
     """A station under test boots when it connects (after a Reset if it reconnects without booting, which it
     may)."""
-    arena = ocpp_unlinked
-    await arena.connect_station_under_test()
-    await arena.station_boot()
+    await harness_csms.await_station()
+    await harness_csms.station_boot()
 
 
 @pytest.mark.sut_roles("csms")
 @checks(CONN.answered, Registration.accepted, CONN.interval, Ws.known_station, csms=TC("TC_B_01_CSMS", "ocpp2.0.1"))
-async def test_boot_is_accepted(ocpp_unlinked):
+async def test_boot_is_accepted(ocpp_unlinked, harness_station):
     """The configured station is upgraded, boots and is answered; Accepted (with a heartbeat interval) when the
     profile declares it registered — a CSMS may keep a station it does not know Pending."""
-    arena = ocpp_unlinked
-    handshake = await arena.connect_station(boot=False)
+    handshake = await harness_station.open_connection(boot=False)
     require(handshake.connection is not None, Ws.known_station, "the CSMS refused the configured station",
             expected="an upgraded connection", actual=f"HTTP {handshake.status}")
-    boot = await arena.boot_harness_station()
+    boot = await harness_station.boot()
     require(boot.error is None, CONN.answered, "the CSMS answered the BootNotification with a CALLERROR",
             expected="a BootNotification answer", actual=boot.error)
-    arena.boot_answered(boot.result["status"])
+    harness_station.boot_answered(boot.result["status"])
     require(boot.result["interval"] > 0, CONN.interval, "the BootNotification answer's interval is not positive",
             expected="> 0", actual=boot.result["interval"])
 
 
 @pytest.mark.sut_roles("csms")
-@checks(Ws.subprotocol_picked)
+@checks(Ws.subprotocol_picked, csms=(TC("TC_B_58_CSMS", "ocpp2.0.1"), TC("TC_088_CSMS", "ocpp1.6")))
 async def test_csms_picks_the_offered_subprotocol(ocpp_unlinked):
     """Offered an unknown subprotocol and the version's, the CSMS picks the version's."""
     arena = ocpp_unlinked
@@ -149,7 +148,7 @@ async def test_unknown_identity_is_refused_with_404(ocpp_unlinked):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(Ws.wrong_password, Ws.refusal_status)
+@checks(Ws.wrong_password, Ws.refusal_status, csms=TC("TC_A_03_CSMS", "ocpp2.0.1"))
 @needs(_with_a_password)
 async def test_wrong_password_is_refused(ocpp_unlinked):
     """Basic auth (2.x security profile 1; 1.6 the AuthorizationKey): the configured identity with a wrong
@@ -161,12 +160,12 @@ async def test_wrong_password_is_refused(ocpp_unlinked):
 
 @pytest.mark.sut_roles("cs")
 @checks(Ws.identity, Ws.subprotocol_offered, Ws.basic_auth, Ws.compression, cs=TC("TC_085_CS", "ocpp1.6"))
-async def test_station_offers_its_subprotocol_and_credentials(ocpp_unlinked):
+async def test_station_offers_its_subprotocol_and_credentials(ocpp_unlinked, harness_csms):
     """The station's upgrade names it, offers the version and carries Basic auth with its password; a 1.6
     station offers no compression."""
     arena = ocpp_unlinked
-    await arena.connect_station_under_test()
-    seen = arena.handshakes()[-1]
+    await harness_csms.await_station()
+    seen = harness_csms.handshakes()[-1]
     check_equal(Ws.identity, "identity in the URL", arena.profile.identity, seen.identity)
     offered = {p.strip() for value in seen.subprotocols for p in value.split(",")}
     check_in(Ws.subprotocol_offered, "offered subprotocols", offered, arena.version.subprotocol)

@@ -205,13 +205,13 @@ async def test_unknown_message_type_is_refused_with_a_code_of_the_version(ocpp):
 
 @pytest.mark.sut_roles("cs")
 @checks(Rpc.one_at_a_time, RPC.status_after_boot)
-async def test_station_waits_for_the_boot_answer(ocpp_unlinked):
+async def test_station_waits_for_the_boot_answer(ocpp_unlinked, harness_csms):
     """While its BootNotification is unanswered the station sends no other CALL; answered Accepted, it
     reports its status."""
     arena = ocpp_unlinked
     arena.hold("BootNotification")
-    await arena.connect_station_under_test()
-    boot = await arena.station_boot(answered=False)
+    await harness_csms.await_station()
+    boot = await harness_csms.station_boot(answered=False)
     await arena.elapse(arena.timeouts.quiet)
     _one_at_a_time(boot, [e.action for e in arena.sent(sender=CS) if e is not boot])
     await arena.answer_held(boot)

@@ -86,9 +86,10 @@ async def test_charging_tag_is_concurrent_at_start_transaction(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@pytest.mark.parametrize("accepted", [pytest.param(True, marks=checks(Core16.authorize, AUTH16.accepted_only)),
+@pytest.mark.parametrize("accepted", [pytest.param(True, marks=checks(Core16.authorize, AUTH16.accepted_only,
+                                                                      cs=TC("TC_004_1_CS"))),
                                       pytest.param(False, marks=checks(Core16.authorize, AUTH16.accepted_only,
-                                                                       cs=TC("TC_023_CS")))],
+                                                                       cs=TC("TC_023_4_CS")))],
                          ids=["accepted", "rejected"])
 @needs(lambda given: tag16(given.profile, "Accepted" if given.params["accepted"] else "Invalid"))
 async def test_charge_point_starts_only_for_an_accepted_tag(ocpp, profile, accepted):

@@ -126,7 +126,7 @@ async def _started_offline(ocpp, rule, presented: list[tuple[Token, int]], *, st
                           where=lambda p: same_tag(p.get("idTag"), starts.id))
 
 
-@checks(*ASKED16, csms=TC("TC_061_CSMS"))
+@checks(*ASKED16, csms=TC("TC_061_CSMS"), cs=TC("TC_061_2_CS"))
 async def test_clear_cache_is_answered(ocpp):
     """ClearCache is sent as asked and answered with ClearCache.conf (Accepted, or Rejected by a charge point
     without a cache)."""
@@ -135,7 +135,7 @@ async def test_clear_cache_is_answered(ocpp):
 
 @pytest.mark.sut_roles("cs")
 @pytest.mark.requires("authorization_cache")
-@checks(Operations16.answered, Core16.authorize, CACHE16.cleared, cs=TC("TC_061_CS"))
+@checks(Operations16.answered, Core16.authorize, CACHE16.cleared, cs=TC("TC_061_1_CS"))
 @needs(tagged("Accepted"))
 async def test_cleared_identifier_is_authorized_again(ocpp, profile):
     """A valid idTag is authorized (and cached), the cache cleared: presented again, it is sent in Authorize."""
@@ -166,7 +166,8 @@ async def test_not_valid_cached_identifier_is_asked_again_online(ocpp, profile):
 
 
 @pytest.mark.requires("authorization_cache")
-@checks(Core16.authorize, CACHE16.reconnects, CACHE16.offline_start, CACHE16.offline_processed)
+@checks(Core16.authorize, CACHE16.reconnects, CACHE16.offline_start, CACHE16.offline_processed,
+        csms=TC("TC_037_1_CSMS"), cs=TC("TC_037_1_CS"))
 @needs(tagged("Accepted"))
 async def test_cached_identifier_starts_offline(ocpp, profile):
     """A valid idTag authorized online (and cached) is presented while offline at another connector, with

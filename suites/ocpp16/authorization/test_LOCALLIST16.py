@@ -166,7 +166,7 @@ async def test_differential_update_of_an_old_version_is_a_mismatch(ocpp, profile
     check_equal(LOCALLIST16.version_mismatch, "GetLocalListVersion.conf listVersion", version, await _version(ocpp))
 
 
-@checks(*ASKED16, LOCALLIST16.failed, LOCALLIST16.version, cs=TC("TC_043_3_CS"))
+@checks(*ASKED16, LOCALLIST16.failed, LOCALLIST16.version, cs=TC("TC_043_3_CS"), csms=TC("TC_043_3_CSMS"))
 @needs(tagged("Accepted"))
 async def test_update_that_cannot_be_stored_fails(ocpp, profile):
     """The charge point's list storage fails (``break_local_list_storage``, undone by
@@ -207,7 +207,7 @@ async def test_disabled_list_is_not_updated(ocpp, profile):
 
 
 @checks(*ASKED16, LOCALLIST16.full_accepted, LOCALLIST16.reconnects, LOCALLIST16.listed_offline,
-        LOCALLIST16.offline_answered)
+        LOCALLIST16.offline_answered, csms=TC("TC_037_1_CSMS"), cs=TC("TC_037_1_CS"))
 @needs(tagged("Accepted"))
 async def test_listed_identifier_starts_offline(ocpp, profile):
     """A valid idTag on the list, presented while offline with LocalAuthorizeOffline true: the transaction
@@ -238,7 +238,8 @@ async def test_listed_identifier_that_is_not_valid_is_refused_offline(ocpp, prof
                            where=lambda p: same_tag(p.get("idTag"), token.id), within=ocpp.timeouts.quiet + NOTICE)
 
 
-@checks(LOCALLIST16.reconnects, LOCALLIST16.unknown_allowed, LOCALLIST16.offline_answered)
+@checks(LOCALLIST16.reconnects, LOCALLIST16.unknown_allowed, LOCALLIST16.offline_answered,
+        csms=TC("TC_037_3_CSMS"))
 async def test_unknown_identifier_starts_offline_when_allowed(ocpp, profile):
     """AllowOfflineTxForUnknownId true: an unknown idTag starts offline; back online its StartTransaction
     comes, and the central system answers it Invalid (the charge point then stops it)."""

@@ -12,7 +12,7 @@ reads it.
 import pytest
 
 from harness import clock
-from harness.arena.ocpp import Registration
+from harness.arena.ocpp_sides import Registration
 from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import configuration_keys, same
 from harness.ocpp.v16 import interval_of
@@ -63,27 +63,22 @@ HEARTBEAT = 2      # seconds: the heartbeat interval the harness's central syste
 PENDING_RETRY, REJECTED_RETRY = 1, 2   # seconds: the interval of its Pending and Rejected answers
 
 
-async def _harness_boots(arena):
-    """The harness's charge point connects without booting (a refusal is the profile's to fix: CONN judges
-    the handshake); the test sends the BootNotifications."""
-    await arena.connect_harness_station(boot=False)
-
-
-async def _registered_as(arena, status):
-    """The central system under test is set to answer ``status``; the harness's charge point boots."""
+async def _registered_as(arena, station, status):
+    """The central system under test is set to answer ``status``; the harness's charge point connects without
+    booting (a refusal is the profile's to fix: CONN judges the handshake) and boots."""
     await arena.act(CSMS, "set_registration", status=status)
-    await _harness_boots(arena)
-    response = await arena.send_boot()
+    await station.connect(boot=False)
+    response = await station.send_boot()
     check_equal(BOOT16.registration, "BootNotification.conf status", status, response["status"])
     return response
 
 
-async def _accepted_after(arena, response):
+async def _accepted_after(arena, station, response):
     """Set to Accepted, the central system accepts the next boot, sent after the interval (cut short at
     the connect timeout: booting early is then the harness's own deviation from a SHOULD, not the SUT's)."""
     await arena.act(CSMS, "set_registration", status="Accepted")
     await arena.elapse(min(interval_of(response), arena.timeouts.connect))
-    check_equal(BOOT16.registration, "BootNotification.conf status", "Accepted", (await arena.send_boot())["status"])
+    check_equal(BOOT16.registration, "BootNotification.conf status", "Accepted", (await station.send_boot())["status"])
 
 
 async def _reports_connectors(arena, boot):
@@ -94,17 +89,17 @@ async def _reports_connectors(arena, boot):
 @pytest.mark.sut_roles("csms")
 @checks(Registration.accepted, BOOT16.interval, BOOT16.status_answered, BOOT16.heartbeat_time,
         csms=TC("TC_001_CSMS"))
-async def test_boot_is_accepted(ocpp_unlinked, profile):
+async def test_boot_is_accepted(ocpp_unlinked, harness_station, profile):
     """The configured charge point is Accepted with a heartbeat interval; its connectors' statuses and a
     Heartbeat are answered."""
-    arena = ocpp_unlinked
-    await _harness_boots(arena)
-    response = await arena.send_boot()
-    arena.boot_answered(response["status"])
+    arena, station = ocpp_unlinked, harness_station
+    await station.connect(boot=False)
+    response = await station.send_boot()
+    station.boot_answered(response["status"])
     require(interval_of(response) > 0, BOOT16.interval, "BootNotification.conf interval is not positive",
             expected="> 0", actual=interval_of(response))
     for connector in [0, *connectors(profile)]:
-        status = await arena.report_status(connector, "Available")
+        status = await station.report_status(connector, "Available")
         require(status.error is None, BOOT16.status_answered, "the central system refused a "
                 "StatusNotification", expected="StatusNotification.conf", actual=status.error)
     heartbeat = (await arena.call_sut("Heartbeat", {})).result
@@ -113,13 +108,13 @@ async def test_boot_is_accepted(ocpp_unlinked, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(BOOT16.numbering, BOOT16.connectors_reported, BOOT16.main_controller, BOOT16.heartbeat)
-async def test_accepted_boot_reports_every_connector(ocpp_unlinked, profile):
+@checks(BOOT16.numbering, BOOT16.connectors_reported, BOOT16.main_controller, BOOT16.heartbeat, cs=TC("TC_001_CS"))
+async def test_accepted_boot_reports_every_connector(ocpp_unlinked, harness_csms, profile):
     """Accepted, the charge point reports connector 0 and every connector, then sends Heartbeats."""
     arena = ocpp_unlinked
     arena.configure(heartbeat_interval=HEARTBEAT)
-    await arena.connect_station_under_test()
-    boot = await arena.station_boot()
+    await harness_csms.await_station()
+    boot = await harness_csms.station_boot()
     expected = connectors(profile)
     reports = await collect(arena, "StatusNotification", sender=CS, after=arena.mark_after(boot),
                             count=len(expected) + 1)
@@ -139,27 +134,27 @@ async def test_accepted_boot_reports_every_connector(ocpp_unlinked, profile):
 
 @pytest.mark.sut_roles("csms")
 @checks(BOOT16.registration, BOOT16.configures_pending)
-async def test_pending_charge_point_is_configured_then_accepted(ocpp_unlinked):
+async def test_pending_charge_point_is_configured_then_accepted(ocpp_unlinked, harness_station):
     """Pending — the central system configures the charge point as its operator asks, then accepts it."""
     arena = ocpp_unlinked
-    response = await _registered_as(arena, "Pending")
+    response = await _registered_as(arena, harness_station, "Pending")
     change = await arena.exchange(CSMS, "ChangeConfiguration", None,
                                   trigger=("change_configuration", {"key": "HeartbeatInterval", "value": "600"}),
                                   rule=BOOT16.configures_pending)
     check_equal(BOOT16.configures_pending, "ChangeConfiguration.req key", {"key": "HeartbeatInterval"},
                 {"key": change.request["key"]}, same=same(OcppVersion.V16))
-    await _accepted_after(arena, response)
+    await _accepted_after(arena, harness_station, response)
 
 
 @pytest.mark.sut_roles("cs")
 @checks(BOOT16.answers_while_pending, BOOT16.boots_again, BOOT16.pending_wait, BOOT16.connectors_reported,
         cs=TC("TC_002_CS"))
-async def test_boot_pending_then_configured(ocpp_unlinked, profile):
+async def test_boot_pending_then_configured(ocpp_unlinked, harness_csms, profile):
     """Pending — the charge point answers GetConfiguration and ChangeConfiguration, then is Accepted."""
     arena = ocpp_unlinked
     arena.configure(registration="Pending", retry_interval=PENDING_RETRY)
-    await arena.connect_station_under_test()
-    first = await arena.station_boot()
+    await harness_csms.await_station()
+    first = await harness_csms.station_boot()
     answered_at = clock.now()
     config = await arena.exchange(CSMS, "GetConfiguration", {})
     require(config.error is None, BOOT16.answers_while_pending, "GetConfiguration was refused while Pending",
@@ -181,20 +176,20 @@ async def test_boot_pending_then_configured(ocpp_unlinked, profile):
 
 @pytest.mark.sut_roles("csms")
 @checks(BOOT16.registration)
-async def test_rejected_charge_point_is_accepted_later(ocpp_unlinked):
+async def test_rejected_charge_point_is_accepted_later(ocpp_unlinked, harness_station):
     """Rejected, then set to Accepted — the central system accepts the boot retried after the interval."""
     arena = ocpp_unlinked
-    await _accepted_after(arena, await _registered_as(arena, "Rejected"))
+    await _accepted_after(arena, harness_station, await _registered_as(arena, harness_station, "Rejected"))
 
 
 @pytest.mark.sut_roles("cs")
-@checks(BOOT16.boots_again, BOOT16.rejected_silence, BOOT16.connectors_reported, cs=TC("TC_001_CS"))
-async def test_boot_rejected_then_retried(ocpp_unlinked):
+@checks(BOOT16.boots_again, BOOT16.rejected_silence, BOOT16.connectors_reported)
+async def test_boot_rejected_then_retried(ocpp_unlinked, harness_csms):
     """Rejected — nothing is sent before the interval expires, then the boot is retried and Accepted."""
     arena = ocpp_unlinked
     arena.configure(registration="Rejected", retry_interval=REJECTED_RETRY)
-    await arena.connect_station_under_test()
-    first = await arena.station_boot()
+    await harness_csms.await_station()
+    first = await harness_csms.station_boot()
     answered_at = clock.now()
     arena.configure(registration="Accepted")
     nxt = await arena.next_call(sender=CS, within=REJECTED_RETRY + arena.timeouts.action,

@@ -88,7 +88,7 @@ async def _statuses(ocpp, action: str, after: int, last: set[str], rule) -> list
 
 
 @checks(*ASKED16, FIRMWARE16.firmware_sequence, FIRMWARE16.downloaded, FIRMWARE16.reboots,
-        FIRMWARE16.notifications_answered)
+        FIRMWARE16.notifications_answered, cs=TC("TC_044_1_CS"), csms=TC("TC_044_1_CSMS"))
 async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
     """UpdateFirmware with a file the harness serves: Downloading, Downloaded, Installing, Installed, the
     file fetched, then a reboot and a BootNotification the central system accepts."""
@@ -103,7 +103,7 @@ async def test_firmware_is_installed_and_the_charge_point_reboots(ocpp, depot):
     if ocpp.is_sut(CS):
         require(name in depot.fetched, FIRMWARE16.downloaded, "the firmware was reported Downloaded but never "
                 "fetched from the location", expected=f"GET {location}", actual=depot.fetched)
-        boot = await ocpp.restarted(before, mark)
+        boot = await ocpp.harness_csms.restarted(before, mark)
         require(boot is not None, FIRMWARE16.reboots, "no BootNotification after the firmware was installed",
                 expected="BootNotification", actual="nothing")
         return
@@ -130,7 +130,8 @@ async def test_failed_installation_is_answered(ocpp, depot):
         raise HarnessError(f"the harness's charge point did not fail the installation: {seen}")
 
 
-@checks(*ASKED16, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.download_failed, FIRMWARE16.notifications_answered,
+        cs=TC("TC_044_2_CS"), csms=TC("TC_044_2_CSMS"))
 async def test_firmware_that_cannot_be_downloaded_fails(ocpp, depot):
     """UpdateFirmware of a file the harness does not serve (404), no retries: Downloading, then DownloadFailed."""
     mark = ocpp.mark()
@@ -166,7 +167,8 @@ async def test_failing_download_is_retried(ocpp, depot):
             actual=[f"{gap:.2f} s" for gap in gaps])
 
 
-@checks(*ASKED16, FIRMWARE16.diagnostics_sequence, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.diagnostics_sequence, FIRMWARE16.notifications_answered,
+        cs=TC("TC_045_1_CS"), csms=TC("TC_045_1_CSMS"))
 async def test_diagnostics_are_uploaded(ocpp, depot):
     """GetDiagnostics to the harness's upload location: fileName, Uploading, Uploaded, and the file arrives."""
     mark = ocpp.mark()
@@ -183,7 +185,7 @@ async def test_diagnostics_are_uploaded(ocpp, depot):
                 "location", expected=name, actual=sorted(depot.uploads))
 
 
-@checks(*ASKED16, FIRMWARE16.upload_failed, FIRMWARE16.notifications_answered)
+@checks(*ASKED16, FIRMWARE16.upload_failed, FIRMWARE16.notifications_answered, cs=TC("TC_045_2_CS"))
 async def test_diagnostics_upload_that_is_refused_fails(ocpp, depot):
     """GetDiagnostics to a location that refuses uploads (the harness's download directory): UploadFailed."""
     mark = ocpp.mark()

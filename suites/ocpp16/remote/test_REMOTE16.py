@@ -140,12 +140,12 @@ CABLE_TIMEOUT = 30   # seconds: the harness's charge point's ConnectionTimeOut i
 @pytest.mark.sut_roles("csms")
 @checks(REMOTE16.sent_as_asked, Core16.status_answered, csms=TC("TC_011_2_CSMS"))
 @needs(tagged("Accepted"))
-async def test_remote_start_times_out_without_a_cable(ocpp, profile):
+async def test_remote_start_times_out_without_a_cable(ocpp, profile, harness_station):
     """A remote start is Accepted but no cable comes: the connector is Preparing, then, ConnectionTimeOut
     later, Available again. The central system sent the start as asked and answers both StatusNotifications;
     the texts ask nothing more of it (no transaction started, none to close)."""
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
-    await ocpp.set_configuration_key("ConnectionTimeOut", str(CABLE_TIMEOUT))
+    harness_station.set_configuration_key("ConnectionTimeOut", str(CABLE_TIMEOUT))
     mark = ocpp.mark()
     await _remote_start(ocpp, token.id, connector)
     await ocpp.elapse(CABLE_TIMEOUT + 1)

@@ -149,7 +149,8 @@ async def test_remote_start_uses_the_reservation(ocpp, profile):
     await _used(ocpp, token.id, connector, reservation_id, mark)
 
 
-@checks(*ASKED16, RESERVE16.accepted, RESERVE16.reservation_used, RESERVE16.start_answered, csms=TC("TC_049_CSMS"))
+@checks(*ASKED16, RESERVE16.accepted, RESERVE16.reservation_used, RESERVE16.start_answered, csms=TC("TC_049_CSMS"),
+        cs=TC("TC_049_CS"))
 @needs(tagged("Accepted"))
 async def test_reservation_of_the_whole_charge_point(ocpp, profile):
     """ReserveNow of connector 0: Accepted, and the reserved idTag's transaction carries the reservationId."""
@@ -174,7 +175,7 @@ async def test_reservation_expires(ocpp, profile):
                   timeout=SHORT + ocpp.timeouts.action)
 
 
-@checks(*ASKED16, Core16.authorize, Core16.start, RESERVE16.not_free, cs=TC("TC_048_2_CS"))
+@checks(*ASKED16, Core16.authorize, Core16.start, RESERVE16.not_free, cs=TC("TC_048_2_CS"), csms=TC("TC_048_2_CSMS"))
 @needs(tagged("Accepted"))
 async def test_connector_in_a_transaction_is_occupied(ocpp, profile):
     """ReserveNow of a connector that charges: Occupied."""
@@ -183,7 +184,7 @@ async def test_connector_in_a_transaction_is_occupied(ocpp, profile):
     await _reserve(ocpp, connector, token.id, expect="Occupied", rule=RESERVE16.not_free)
 
 
-@checks(*ASKED16, RESERVE16.not_free, csms=TC("TC_048_3_CSMS"))
+@checks(*ASKED16, RESERVE16.not_free, csms=TC("TC_048_3_CSMS"), cs=TC("TC_048_3_CS"))
 @needs(tagged("Accepted"))
 async def test_inoperative_connector_is_unavailable(ocpp, profile):
     """ReserveNow of a connector made Inoperative: Unavailable."""
@@ -194,7 +195,7 @@ async def test_inoperative_connector_is_unavailable(ocpp, profile):
     await _reserve(ocpp, connector, tag16(profile, "Accepted").id, expect="Unavailable", rule=RESERVE16.not_free)
 
 
-@checks(*ASKED16, RESERVE16.faulted, csms=TC("TC_048_1_CSMS"))
+@checks(*ASKED16, RESERVE16.faulted, csms=TC("TC_048_1_CSMS"), cs=TC("TC_048_1_CS"))
 @needs(tagged("Accepted"))
 async def test_faulted_connector_is_faulted(ocpp, profile):
     """A connector made faulted at the charge point (``fault_connector``, undone by ``clear_fault``) reports
@@ -207,7 +208,7 @@ async def test_faulted_connector_is_faulted(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(*ASKED16)
+@checks(*ASKED16, csms=TC("TC_048_4_CSMS"))
 @needs(tagged("Accepted"))
 async def test_rejected_reservation_is_sent_as_asked(ocpp, profile):
     """A charge point not configured for reservations (Rejected): the central system sends what it was asked."""
@@ -215,7 +216,7 @@ async def test_rejected_reservation_is_sent_as_asked(ocpp, profile):
     await _reserve(ocpp, connectors(profile)[0], tag16(profile, "Accepted").id, expect="Rejected")
 
 
-@checks(*ASKED16, RESERVE16.accepted, RESERVE16.cancelled, cs=TC("TC_051_CS"))
+@checks(*ASKED16, RESERVE16.accepted, RESERVE16.cancelled, cs=TC("TC_051_CS"), csms=TC("TC_051_CSMS"))
 @needs(tagged("Accepted"))
 async def test_reservation_is_cancelled(ocpp, profile):
     """CancelReservation of the active reservation: Accepted, and the connector reports Available."""
@@ -237,7 +238,7 @@ async def test_cancel_of_an_unknown_reservation_is_rejected(ocpp, profile):
 
 
 @checks(*ASKED16, RESERVE16.accepted, Core16.authorize, RESERVE16.reservation_used, RESERVE16.start_answered,
-        cs=TC("TC_053_CS"))
+        cs=TC("TC_053_1_CS"))
 @needs(grouped)
 async def test_group_member_uses_the_reservation(ocpp, profile):
     """A reservation for an idTag and its group: another member of the group starts with its reservationId."""

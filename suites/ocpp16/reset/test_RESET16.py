@@ -70,7 +70,7 @@ async def _restarted(arena, before: int, mark: int):
     history, at the Reset), and its connectors reported after it."""
     if arena.is_sut(CSMS):
         return await _harness_restarted(arena, before)
-    boot = await arena.restarted(before, mark)
+    boot = await arena.harness_csms.restarted(before, mark)
     require(boot is not None, RESET16.restarts,
             f"no BootNotification within {arena.timeouts.connect:g} s of the accepted Reset",
             expected="BootNotification", actual="nothing")
@@ -79,8 +79,9 @@ async def _restarted(arena, before: int, mark: int):
     return boot
 
 
-@pytest.mark.parametrize("kind", [pytest.param("Hard", marks=checks(*RESTART, cs=TC("TC_013_CS"))),
-                                  pytest.param("Soft", marks=checks(*RESTART))])
+@pytest.mark.parametrize("kind", [
+    pytest.param("Hard", marks=checks(*RESTART, cs=TC("TC_013_CS"), csms=TC("TC_013_CSMS"))),
+    pytest.param("Soft", marks=checks(*RESTART, cs=TC("TC_014_CS"), csms=TC("TC_014_CSMS")))])
 async def test_reset_restarts_the_charge_point(ocpp, kind):
     """An accepted Reset is followed by a BootNotification, Accepted, and the connectors' status."""
     before, mark = ocpp.connections(), ocpp.mark()
@@ -89,7 +90,7 @@ async def test_reset_restarts_the_charge_point(ocpp, kind):
 
 
 @pytest.mark.parametrize("kind", [pytest.param("Hard", marks=checks(*STOP, cs=TC("TC_015_CS"))),
-                                  pytest.param("Soft", marks=checks(*STOP, RESET16.soft_graceful))])
+                                  pytest.param("Soft", marks=checks(*STOP, RESET16.soft_graceful, cs=TC("TC_016_CS")))])
 @needs(tagged("Accepted"))
 async def test_reset_stops_the_running_transaction(ocpp, profile, kind):
     """The transaction running at the reset ends with StopTransaction, reason HardReset or SoftReset."""

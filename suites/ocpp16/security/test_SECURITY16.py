@@ -82,25 +82,25 @@ def _with_a_key(given):
         SECURITY16.key_length, SECURITY16.key_bytes, SECURITY16.closes, SECURITY16.new_key_admitted,
         SECURITY16.old_key_refused, csms=TC("TC_073_CSMS"))
 @needs(_with_a_key)
-async def test_central_system_rotates_the_authorization_key(ocpp_unlinked, profile):
+async def test_central_system_rotates_the_authorization_key(ocpp_unlinked, profile, harness_station):
     """Pending, ChangeConfiguration AuthorizationKey, close, reconnect with the new key, old key refused."""
     arena, old = ocpp_unlinked, profile.authorization_key
     arena.configure(reconnects=False)
     await arena.act(CSMS, "rotate_authorization_key")
-    handshake = await arena.connect_station(boot=False)
+    handshake = await harness_station.open_connection(boot=False)
     require(handshake.connection is not None, SECURITY16.current_key_admitted,
             "the central system refused the current key", expected="an upgraded connection",
             actual=f"HTTP {handshake.status}")
-    check_equal(SECURITY16.pending, "BootNotification.conf status", "Pending", (await arena.send_boot())["status"])
+    check_equal(SECURITY16.pending, "BootNotification.conf status", "Pending", (await harness_station.send_boot())["status"])
     change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
     _new_key(change)
     closed = await arena.link_closed(arena.timeouts.action)
     require(closed, SECURITY16.closes, "the connection stayed open", expected="closed", actual="open")
-    handshake = await arena.connect_station(boot=False)
+    handshake = await harness_station.open_connection(boot=False)
     require(handshake.connection is not None, SECURITY16.new_key_admitted,
             "the central system refused the new key", expected="101", actual=f"HTTP {handshake.status}")
     check_equal(SECURITY16.new_key_admitted, "BootNotification.conf status", "Accepted",
-                (await arena.send_boot())["status"])
+                (await harness_station.send_boot())["status"])
     await expect_refused(arena, profile.identity, old, status=401, what="the old AuthorizationKey",
                          rule=SECURITY16.old_key_refused)
 
@@ -108,21 +108,21 @@ async def test_central_system_rotates_the_authorization_key(ocpp_unlinked, profi
 @pytest.mark.sut_roles("cs")
 @checks(SECURITY16.new_key_sent, SECURITY16.key_accepted, SECURITY16.reconnects_with_new_key, cs=TC("TC_073_CS"))
 @needs(_with_a_key)
-async def test_authorization_key_is_rotated(ocpp_unlinked):
+async def test_authorization_key_is_rotated(ocpp_unlinked, harness_csms):
     """Pending, ChangeConfiguration AuthorizationKey: the charge point accepts it and reconnects with the new key."""
     arena = ocpp_unlinked
     arena.configure(rotate_on_boot=True)
-    await arena.connect_station_under_test()
-    _harness_answered(await arena.station_boot(), "Pending")
+    await harness_csms.await_station()
+    _harness_answered(await harness_csms.station_boot(), "Pending")
     before = arena.connections()
     change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
     check_equal(SECURITY16.key_accepted, "ChangeConfiguration.conf status (TC_073_CS step 2)", "Accepted",
                 (change.result or {}).get("status"))
     connection = await arena.reconnected(before)
     require(connection is not None, SECURITY16.reconnects_with_new_key, "no connection with the new key",
-            expected="an upgraded connection", actual=f"refused handshakes: {arena.refused()[-3:]}")
+            expected="an upgraded connection", actual=f"refused handshakes: {harness_csms.refused()[-3:]}")
     check_equal(SECURITY16.reconnects_with_new_key, "Basic password accepted", True,
-                arena.handshakes()[-1].password_ok)
+                harness_csms.handshakes()[-1].password_ok)
     boot = await arena.expect("BootNotification", sender=CS, after=0, timeout=arena.timeouts.connect,
                               rule=SECURITY16.reconnects_with_new_key)
     _harness_answered(boot, "Accepted")

@@ -85,7 +85,7 @@ async def _set(ocpp, connector_id: int, charging_profile: dict):
                                                       "csChargingProfiles": charging_profile})
 
 
-@checks(*ASKED16, SC16.installed)
+@checks(*ASKED16, SC16.installed, cs=TC("TC_056_CS"), csms=TC("TC_056_CSMS"))
 async def test_tx_default_profile_is_installed(ocpp, profile):
     """A TxDefaultProfile for the whole charge point is Accepted."""
     charging_profile = _profile("TxDefaultProfile", [(0, 16.0)])
@@ -106,7 +106,7 @@ async def test_charge_point_max_profile_only_at_connector_0(ocpp, profile):
 
 
 @pytest.mark.sut_roles("cs")
-@checks(*ASKED16, SC16.tx_needs_transaction)
+@checks(*ASKED16, SC16.tx_needs_transaction, cs=TC("TC_058_1_CS"))
 async def test_tx_profile_without_transaction_is_refused(ocpp, profile):
     """A TxProfile for a connector where no transaction runs: not Accepted."""
     exchange = await _set(ocpp, connectors(profile)[0], _profile("TxProfile", [(0, 10.0)]))
@@ -114,7 +114,7 @@ async def test_tx_profile_without_transaction_is_refused(ocpp, profile):
             "Accepted", expected="Rejected", actual=status_of(exchange))
 
 
-@checks(*ASKED16, Core16.authorize, Core16.start, SC16.installed)
+@checks(*ASKED16, Core16.authorize, Core16.start, SC16.installed, cs=TC("TC_057_CS"), csms=TC("TC_057_CSMS"))
 @needs(tagged("Accepted"))
 async def test_tx_profile_for_the_running_transaction(ocpp, profile):
     """A TxProfile for the running transaction on its connector is Accepted."""
@@ -149,7 +149,7 @@ async def test_composite_schedule_is_the_engines(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(*ASKED16)
+@checks(*ASKED16, csms=TC("TC_066_CSMS"))
 async def test_composite_schedule_is_asked_as_asked(ocpp, profile):
     """The central system asks for the composite of the connector and duration it was asked for."""
     await operate(ocpp, "GetCompositeSchedule", {"connectorId": connectors(profile)[0], "duration": 3600,

@@ -60,7 +60,7 @@ async def _reconnected(ocpp, before: int):
     """The charge point's next connection, once the harness accepts it again."""
     connection = await ocpp.reconnected(before)
     require(connection is not None, OFFLINE16.reconnects, "no new connection", expected="a connection",
-            actual=f"refused: {ocpp.refused()[-3:]}")
+            actual=f"refused: {ocpp.harness_csms.refused()[-3:]}")
     return connection
 
 

@@ -53,7 +53,7 @@ async def test_unlock_without_transaction(ocpp, profile):
 
 
 @checks(*ASKED16, Core16.authorize, Core16.start, UNLOCK16.stops_transaction, UNLOCK16.after_stop,
-        UNLOCK16.stop_answered, cs=TC("TC_018_1_CS"))
+        UNLOCK16.stop_answered, cs=TC("TC_018_1_CS"), csms=TC("TC_018_1_CSMS"))
 @needs(tagged("Accepted"))
 async def test_unlock_stops_the_running_transaction(ocpp, profile):
     """Unlocking a charging connector: StopTransaction with reason UnlockCommand, then Finishing, and
@@ -74,7 +74,7 @@ async def test_unlock_stops_the_running_transaction(ocpp, profile):
                       rule=UNLOCK16.after_stop)
 
 
-@checks(*ASKED16, UNLOCK16.unknown_connector, csms=TC("TC_031_CSMS"))
+@checks(*ASKED16, UNLOCK16.unknown_connector, cs=TC("TC_031_CS"), csms=TC("TC_031_CSMS"))
 async def test_unlock_of_an_unknown_connector_is_not_supported(ocpp, profile):
     """UnlockConnector of a connector above the charge point's number: NotSupported. The central system sends
     it as asked; after NotSupported the texts ask nothing more of it."""

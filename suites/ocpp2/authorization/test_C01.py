@@ -202,7 +202,8 @@ async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
 
 def _station_param(status):
     rules = (C01.accepted_starts,) if status == "Accepted" else (C01.rejected_no_start,)
-    return pytest.param(status, marks=checks(Authorization.sent, C01.presented, *rules))
+    return pytest.param(status, marks=checks(Authorization.sent, C01.presented, *rules,
+                                             cs=TC("TC_E_04_CS", "ocpp2.0.1", when="Accepted")))
 
 
 @pytest.mark.sut_roles("cs")

@@ -31,7 +31,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.profile import Token
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import Authorization, never_starts_with, starts_with, token_with
 from harness.usecases.plug_and_charge import (central_validation, check_chain, check_contract_token, check_hash_data,
                                               ocsp_responder, present_contract)
@@ -111,7 +111,8 @@ async def _present(ocpp, profile, row: Row, central: bool) -> None:
         await never_starts_with(ocpp, token, start, C07.starts)
 
 
-@pytest.mark.parametrize("row", [pytest.param(r, id=r.id, marks=checks(*RULES, C07.hash_data))
+@pytest.mark.parametrize("row", [pytest.param(r, id=r.id, marks=checks(*RULES, C07.hash_data,
+        csms=(TC("TC_C_50_CSMS", "ocpp2.0.1", when="valid-Accepted"), TC("TC_C_51_CSMS", "ocpp2.0.1", when="revoked"))))
                                  for r in VALID_ROWS + [REVOKED]])
 @needs(lambda given: _emaid(given.profile, given.params["row"]))
 async def test_contract_by_hash_data(ocpp, profile, row):
@@ -120,7 +121,8 @@ async def test_contract_by_hash_data(ocpp, profile, row):
     await _present(ocpp, profile, row, central=False)
 
 
-@pytest.mark.parametrize("row", [pytest.param(r, id=r.id, marks=checks(*RULES, C07.chain, C07.hash_data))
+@pytest.mark.parametrize("row", [pytest.param(r, id=r.id, marks=checks(*RULES, C07.chain, C07.hash_data,
+        csms=TC("TC_C_52_CSMS", "ocpp2.0.1", when="valid-Accepted")))
                                  for r in VALID_ROWS + [REVOKED, UNVERIFIABLE]])
 @needs(lambda given: _emaid(given.profile, given.params["row"]))
 async def test_contract_by_whole_chain(ocpp, profile, row):

@@ -117,7 +117,8 @@ async def test_cached_refusal_is_asked_again(ocpp, profile, status):
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("status", STATIC_STATUSES)
-@checks(C12.rechecked)
+@checks(C12.rechecked,
+        csms=(TC("TC_C_08_CSMS", "ocpp2.0.1", when="Accepted"), TC("TC_C_20_CSMS", "ocpp2.0.1", when="Invalid")))
 @needs(lambda given: token_with(given.profile, given.params["status"]))
 async def test_cached_start_is_checked_again(ocpp, profile, status):
     """The harness's station starts from its cache (no AuthorizeRequest): the CSMS answers the

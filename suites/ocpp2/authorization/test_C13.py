@@ -17,7 +17,7 @@ import pytest
 
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.local_list import (asks_about, carries, install_list, list_version, plain_token, send_local_list,
                                          update_list)
 from harness.verdict import check_equal, dig, require
@@ -99,7 +99,7 @@ def _listed(exchange):
     return {str(dig(e, "idToken.idToken", "")).casefold(): e for e in exchange.request.get("localAuthorizationList", [])}
 
 
-@checks(C13.version_asked, C13.reports_version)
+@checks(C13.version_asked, C13.reports_version, csms=TC("TC_D_08_CSMS", "ocpp2.0.1"))
 async def test_local_list_version_is_asked(ocpp, profile):
     """GetLocalListVersion is an empty request; a station answers the version of its list, an integer
     of 0 (no list) or more (the version can only be judged against a list the test installed: C13.full)."""
@@ -115,7 +115,7 @@ def _full_entries(profile):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(C13.update_sent, C13.version_positive, C13.unique, C13.full_list)
+@checks(C13.update_sent, C13.version_positive, C13.unique, C13.full_list, csms=TC("TC_D_01_CSMS", "ocpp2.0.1"))
 @needs(lambda given: _tokens(given.profile, "Accepted", "Blocked"))
 async def test_full_update_is_sent_as_asked(ocpp, profile):
     """A Full update with an accepted and a blocked token: the CSMS sends both with their idTokenInfo."""
@@ -149,7 +149,7 @@ def _differential_changes(profile):
 
 @pytest.mark.sut_roles("csms")
 @checks(C13.update_sent, C13.version_positive, C13.unique, C13.differential_entries, C13.differential_version,
-        C13.next_version)
+        C13.next_version, csms=(TC("TC_D_02_CSMS", "ocpp2.0.1"), TC("TC_D_03_CSMS", "ocpp2.0.1")))
 @needs(lambda given: _tokens(given.profile, "Accepted", "Blocked", "Expired"))
 async def test_differential_update_is_sent_as_asked(ocpp, profile):
     """A Differential update that blocks the accepted token, adds the expired one and deletes the blocked one,

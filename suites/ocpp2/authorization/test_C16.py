@@ -16,7 +16,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import Authorization, authorize
 from harness.usecases.local_list import asks_about, carries
 from harness.verdict import check_equal, dig, require
@@ -75,7 +75,8 @@ async def test_master_pass_is_answered_with_its_group(ocpp, profile):
                 token.group.casefold(), str(dig(exchange.result, "idTokenInfo.groupIdToken.idToken", "")).casefold())
 
 
-@checks(C16.group, C16.end_processed, C16.started, Authorization.sent, C16.stops_all, C16.reason)
+@checks(C16.group, C16.end_processed, C16.started, Authorization.sent, C16.stops_all, C16.reason,
+        csms=TC("TC_C_49_CSMS", "ocpp2.0.1"))
 @needs(lambda given: _master_pass(given.profile), lambda given: _drivers(given.profile))
 async def test_master_pass_stops_every_transaction(ocpp, profile):
     """A transaction runs on each EVSE (as many as the profile has drivers); the master pass is presented:

@@ -7,7 +7,7 @@ import pytest
 
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.operations import operate
 from harness.usecases.smart_charging import ChargingProfiles, charging
 from harness.verdict import check_equal, check_in
@@ -34,7 +34,7 @@ async def _unlock(ocpp, evse_id: int, connector_id: int):
     return exchange.result["status"]
 
 
-@checks(F05.request, F05.known)
+@checks(F05.request, F05.known, csms=TC("TC_F_06_CSMS", "ocpp2.0.1"), cs=TC("TC_F_06_CS", "ocpp2.0.1"))
 async def test_unlock_without_transaction(ocpp, profile):
     """No transaction runs on the first connector of the first EVSE: Unlocked (or UnlockFailed). A station
     under test is judged only on F05.known, a SHOULD (the enumeration's other values are legal answers, not
@@ -46,7 +46,7 @@ async def test_unlock_without_transaction(ocpp, profile):
 
 @pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("unknown", ["connector", "evse"])
-@checks(F05.unknown_connector)
+@checks(F05.unknown_connector, cs=TC("TC_F_10_CS", "ocpp2.0.1", when="connector"))
 async def test_unlock_of_an_unknown_connector(ocpp, profile, unknown):
     """A connector above the EVSE's last one, or an EVSE above the station's last one: UnknownConnector."""
     evse = profile.evses[0]

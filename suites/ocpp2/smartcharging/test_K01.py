@@ -61,7 +61,11 @@ VALID = {
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("name", list(VALID))
-@checks(ChargingProfiles.sent, K01.csms_profile)
+@checks(ChargingProfiles.sent, K01.csms_profile,
+        csms=(TC("TC_K_01_CSMS", "ocpp2.0.1", when="tx-default-at-evse"),
+              TC("TC_K_10_CSMS", "ocpp2.0.1", when="tx-default-at-station"),
+              TC("TC_K_03_CSMS", "ocpp2.0.1", when="station-max"),
+              TC("TC_K_19_CSMS", "ocpp2.0.1", when="recurring-daily")))
 async def test_valid_profile_is_sent_as_asked(ocpp, profile, name):
     """A CSMS sends exactly the profile and EVSE its operator asked for (compared as profiles: 10 and 10.0
     are one limit), and the rules allow it."""

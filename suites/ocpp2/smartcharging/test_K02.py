@@ -9,7 +9,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.errors import HarnessError
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging, charging_profile, composite, get_profiles,
                                              install, judge_composite, judge_sent_profile, new_id, oracle_station,
                                              set_profile, two_evses)
@@ -115,7 +115,7 @@ async def test_tx_profile_that_does_not_fit_the_transaction_is_rejected(ocpp, pr
 
 
 @pytest.mark.sut_roles("csms")
-@checks(ChargingProfiles.sent, K02.tx_profile)
+@checks(ChargingProfiles.sent, K02.tx_profile, csms=TC("TC_K_60_CSMS", "ocpp2.0.1"))
 async def test_csms_limits_the_running_transaction(ocpp, profile):
     """The operator limits the running transaction: the CSMS sends that TxProfile with its transactionId, at
     its EVSE, as asked, and the rules allow it for the transaction running there."""

@@ -7,7 +7,7 @@ import pytest
 
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, install, judge_sent_profile,
                                              judge_within, new_id, oracle_station, set_profile)
 
@@ -47,7 +47,7 @@ async def test_no_composite_exceeds_the_station_max(ocpp, profile, level):
 
 
 @pytest.mark.sut_roles("csms")
-@checks(ChargingProfiles.sent, K04.station_max)
+@checks(ChargingProfiles.sent, K04.station_max, csms=TC("TC_K_03_CSMS", "ocpp2.0.1"))
 async def test_csms_sets_the_station_max_at_evse_0(ocpp, profile):
     """The operator sets the grid limit: the CSMS sends it as asked, a ChargingStationMaxProfile at evseId 0
     the rules allow (not Relative)."""

@@ -10,7 +10,7 @@ from harness.roles import CS, CSMS
 from harness.errors import HarnessError
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, get_profiles, new_id,
                                              oracle_station, start_transaction)
 from harness.verdict import check_equal, check_in, dig, require
@@ -83,7 +83,7 @@ async def test_remote_start_with_an_invalid_profile_is_rejected(ocpp, profile, n
 
 
 @pytest.mark.sut_roles("csms")
-@checks(K05.request)
+@checks(K05.request, csms=TC("TC_K_37_CSMS", "ocpp2.0.1"))
 async def test_csms_starts_with_the_profile_it_was_asked_for(ocpp, profile):
     """The operator starts a transaction with a profile: the request carries it, unchanged, as a TxProfile
     without transactionId."""

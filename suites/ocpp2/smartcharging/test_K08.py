@@ -19,7 +19,7 @@ from harness import clock
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.smartcharging.wire import iso
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, install,
                                              install_all, judge_composite, new_id, oracle_station, two_evses)
 from harness.verdict import check_equal, dig
@@ -133,7 +133,9 @@ REQUESTS = {
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("name", list(REQUESTS))
-@checks(K08.request)
+@checks(K08.request,
+        csms=(TC("TC_K_43_CSMS", "ocpp2.0.1", when="evse-in-amps"),
+              TC("TC_K_44_CSMS", "ocpp2.0.1", when="station-in-watts")))
 async def test_csms_asks_for_the_composite_it_was_asked_for(ocpp, profile, name):
     """The CSMS's GetCompositeScheduleRequest carries the evseId, duration and unit (none when none was
     asked for) of its operator's request."""

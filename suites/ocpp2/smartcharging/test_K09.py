@@ -82,11 +82,11 @@ async def test_nothing_selected_is_no_profiles(ocpp, profile):
 
 
 @pytest.mark.sut_roles("csms")
-@pytest.mark.parametrize("name", [
-    *(pytest.param(name, marks=checks(ChargingProfiles.report_sent)) for name in
-      ("every-evse", "station-level", "purpose-at-station-level", "ids")),
-    *(pytest.param(name, marks=checks(ChargingProfiles.report_sent, csms=TC(tc, "ocpp2.0.1")))
-      for name, tc in CSMS_CASES.items())])
+@pytest.mark.parametrize("name", ["every-evse", "station-level", "purpose-at-station-level", "ids", *CSMS_CASES])
+@checks(ChargingProfiles.report_sent,
+        csms=(TC("TC_K_29_CSMS", "ocpp2.0.1", when="station-level"), TC("TC_K_31_CSMS", "ocpp2.0.1", when="every-evse"),
+              TC("TC_K_32_CSMS", "ocpp2.0.1", when="ids"),
+              *(TC(tc, "ocpp2.0.1", when=name) for name, tc in CSMS_CASES.items())))
 async def test_csms_asks_for_the_profiles_it_was_asked_for(ocpp, profile, name):
     """The CSMS's GetChargingProfilesRequest carries the evseId (none when none was asked for) and the
     criteria of its operator's request, with a requestId of its own (the station holds the three profiles

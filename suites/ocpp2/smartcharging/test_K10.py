@@ -97,7 +97,7 @@ async def test_clear_of_only_external_constraints_is_unknown(ocpp, profile):
 
 @pytest.mark.sut_roles("csms")
 @pytest.mark.parametrize("name", ["by-id", "station-level", "purpose-everywhere"])
-@checks(K10.request)
+@checks(K10.request, csms=TC("TC_K_05_CSMS", "ocpp2.0.1", when="by-id"))
 async def test_csms_clears_what_it_was_asked_to(ocpp, profile, name):
     """The CSMS's ClearChargingProfileRequest carries exactly the id or the criteria of its operator's request
     (the station holds the profile the operator set first)."""

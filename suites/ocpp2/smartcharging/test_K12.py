@@ -37,7 +37,7 @@ SOURCES = ["EMS", "SO", "Other"]
 
 
 @pytest.mark.parametrize("source", SOURCES)
-@checks(ChargingProfiles.notified, K12.answered)
+@checks(ChargingProfiles.notified, K12.answered, csms=TC("TC_K_48_CSMS", "ocpp2.0.1", when="EMS"))
 async def test_external_limit_is_notified(ocpp, profile, source):
     """The station's NotifyChargingLimit names the limit's source (EMS, SO or Other; never CSO) and the EVSE;
     the CSMS answers it with an empty response."""

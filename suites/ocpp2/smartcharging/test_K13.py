@@ -34,7 +34,7 @@ pytestmark = case("K13", block="Smart charging", roles=("csms", "cs"), protocols
 
 
 @pytest.mark.parametrize("source", ["EMS", "SO"])
-@checks(ChargingProfiles.notified, K13.cleared, K13.answered)
+@checks(ChargingProfiles.notified, K13.cleared, K13.answered, csms=TC("TC_K_50_CSMS", "ocpp2.0.1", when="EMS"))
 async def test_released_limit_is_notified(ocpp, profile, source):
     """ClearedChargingLimit names the released limit's source and EVSE; the CSMS answers it empty."""
     evse_id = profile.evses[0].id

@@ -10,7 +10,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_needs_schedule,
                                              charging)
 from harness.verdict import check_equal
@@ -40,7 +40,8 @@ NEEDS = {
 
 
 @pytest.mark.parametrize("kind", list(NEEDS))
-@checks(ChargingProfiles.transaction, K15.needs, K15.schedule, ChargingProfiles.accepted)
+@checks(ChargingProfiles.transaction, K15.needs, K15.schedule, ChargingProfiles.accepted,
+        csms=TC("TC_K_53_CSMS", "ocpp2.0.1"))
 async def test_charging_needs_lead_to_a_schedule(ocpp, profile, kind):
     """During a transaction the EV states its needs; after Processing the TxProfile for that transaction
     follows, within 3 schedules and maxScheduleTuples periods (an Accepted or Rejected answer ends the

@@ -65,7 +65,8 @@ async def _renegotiated(ocpp, evse_id: int) -> tuple[str, Exchange]:
     return transaction_id, schedule
 
 
-@checks(ChargingProfiles.transaction, ChargingProfiles.accepted, K16.update, K16.reported, K16.acknowledged)
+@checks(ChargingProfiles.transaction, ChargingProfiles.accepted, K16.update, K16.reported, K16.acknowledged,
+        csms=TC("TC_K_58_CSMS", "ocpp2.0.1"))
 async def test_updated_tx_profile_is_renegotiated_with_the_ev(ocpp, profile):
     """The EV states its needs; the CSMS's updated TxProfile is Accepted, the EV's schedule for the EVSE
     follows, and is acknowledged."""

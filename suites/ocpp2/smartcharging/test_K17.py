@@ -6,7 +6,7 @@ within the EV's maxScheduleTuples, and the station reports the schedule the EV a
 from harness.roles import CS, CSMS
 from harness.ocpp.equivalence import same
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, ev_charging_needs, judge_needs_schedule,
                                              charging)
 from harness.verdict import check_equal
@@ -33,7 +33,7 @@ RENEGOTIATED = {"requestedEnergyTransfer": "AC_three_phase",
 TUPLES = 3
 
 
-@checks(ChargingProfiles.transaction, K17.needs, K17.schedule, K17.reported)
+@checks(ChargingProfiles.transaction, K17.needs, K17.schedule, K17.reported, csms=TC("TC_K_57_CSMS", "ocpp2.0.1"))
 async def test_ev_renegotiates_its_schedule(ocpp, profile):
     """Needs, then new needs from the EV in the same transaction: the new needs are passed on as stated;
     after Processing the TxProfile for the transaction follows and the EV's schedule is reported."""
