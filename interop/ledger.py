@@ -2,7 +2,7 @@
 failure the rule, a wire excerpt, the spec line it breaks and the judgement (interop/triage.toml).
 
     python interop/run.py          # plays every target, then writes interop/ledger.json and interop/LEDGER.md
-    python interop/ledger.py       # writes LEDGER.md again from ledger.json and triage.toml (no run)
+    python interop/ledger.py       # judges the last run again by triage.toml: ledger.json and LEDGER.md (no run)
 
 ledger.json is what tests/interop/test_ledger.py replays: the verdict of every test against every target. A
 failure without a judgement in triage.toml is listed as untriaged, and the replay fails on it.
@@ -180,5 +180,7 @@ def write(results: dict[str, dict], partial: bool = False) -> dict:
 if __name__ == "__main__":
     current = json.loads(LEDGER_JSON.read_text())
     ledger = build({}, current)
+    LEDGER_JSON.write_text(json.dumps(ledger, indent=1) + "\n", encoding="utf-8")
     LEDGER_MD.write_text(render(ledger), encoding="utf-8")
-    print(f"wrote {LEDGER_MD}")
+    print(f"wrote {LEDGER_MD} and {LEDGER_JSON.name} from the last run and triage.toml: "
+          f"{len(ledger['untriaged'])} untriaged failures")
