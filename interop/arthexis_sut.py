@@ -25,8 +25,7 @@ import secrets
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-import uvicorn
-from common import Tasks, run, token_statuses
+from common import Tasks, run, serve_until_stopped, token_statuses
 from ocpp.charge_point import snake_to_camel_case
 
 
@@ -88,15 +87,8 @@ class Arthexis:
 
     async def run(self, port: int, stop: asyncio.Event) -> None:
         from arthexis.asgi import application
-        server = uvicorn.Server(uvicorn.Config(trailing_slash(application), host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="off", ws="websockets-sansio"))
-        task = asyncio.create_task(server.serve())
-        while not server.started and not task.done():
-            await asyncio.sleep(0.02)
-        print(f"CSMS listening on ws://127.0.0.1:{port}/ws/ocpp", flush=True)
-        await asyncio.wait([asyncio.create_task(stop.wait()), task], return_when=asyncio.FIRST_COMPLETED)
-        server.should_exit = True
-        await task
+        await serve_until_stopped(trailing_slash(application), port, stop, f"ws://127.0.0.1:{port}/ws/ocpp",
+                                  lifespan="off", ws="websockets-sansio")
 
     def emit(self, action: str, payload: dict, station: str | None = None) -> None:
         from apps.ocpp.models import Charger

@@ -25,6 +25,19 @@ def token_statuses(profile: dict) -> dict[str, str]:
     return {token["id"].upper(): token["status"] for token in profile.get("tokens", {}).values()}
 
 
+async def serve_until_stopped(app, port: int, stop: asyncio.Event, url: str, **options) -> None:
+    """Serve the implementation's ASGI ``app`` with uvicorn on 127.0.0.1:``port``, say so (``url``), stop on ``stop``."""
+    import uvicorn
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options))
+    task = asyncio.create_task(server.serve())
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    print(f"CSMS listening on {url}", flush=True)
+    await asyncio.wait([asyncio.create_task(stop.wait()), task], return_when=asyncio.FIRST_COMPLETED)
+    server.should_exit = True
+    await task
+
+
 def actuator_app(sut, actions: tuple[str, ...]):
     """The example's actuator, and one more answer: an action the implementation cannot do for this body (it
     raises NotImplementedError, with why) is 501, so the test is not applicable rather than broken."""

@@ -19,9 +19,8 @@ import tempfile
 from pathlib import Path
 
 import httpx
-import uvicorn
 import yaml
-from common import Tasks, run
+from common import Tasks, run, serve_until_stopped
 from fastapi import FastAPI
 
 ORGANIZATION = "interop"
@@ -72,15 +71,10 @@ class OcppBroker:
         commands = FastAPI()
         commands.include_router(create_ocpp_command_api(server.broker))
         self.api = httpx.AsyncClient(transport=httpx.ASGITransport(app=commands), base_url="http://broker")
-        ocpp = uvicorn.Server(uvicorn.Config(server.app, host="127.0.0.1", port=port, log_level="warning"))
-        task = asyncio.create_task(ocpp.serve())
-        while not ocpp.started and not task.done():
-            await asyncio.sleep(0.02)
-        print(f"CSMS listening on ws://127.0.0.1:{port}/{ORGANIZATION}", flush=True)
-        await asyncio.wait([asyncio.create_task(stop.wait()), task], return_when=asyncio.FIRST_COMPLETED)
-        ocpp.should_exit = True
-        await task
-        await self.api.aclose()
+        try:
+            await serve_until_stopped(server.app, port, stop, f"ws://127.0.0.1:{port}/{ORGANIZATION}")
+        finally:
+            await self.api.aclose()
 
     def _command(self, command: str):
         async def perform(station: str | None = None, **body) -> None:
