@@ -70,9 +70,10 @@ class Arthexis:
            "clear_cache", "get_local_list_version", "send_local_list", "reserve_now", "cancel_reservation",
            "trigger_message", "update_firmware", "get_diagnostics", "set_charging_profile",
            "get_composite_schedule", "clear_charging_profile")
-    V201 = ("request_start_transaction", "request_stop_transaction", "unlock_connector", "data_transfer",
-            "set_charging_profile", "get_composite_schedule", "clear_cache", "get_charging_profiles",
-            "clear_charging_profile", "get_local_list_version", "send_local_list")
+    V201 = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
+            "unlock_connector", "data_transfer", "set_charging_profile", "get_composite_schedule", "clear_cache",
+            "get_charging_profiles", "clear_charging_profile", "get_local_list_version", "send_local_list")
+
     def __init__(self, profile: dict):
         self.profile = profile
         self.identity = profile["station"]["identity"]
@@ -116,6 +117,17 @@ class Arthexis:
             raise NotImplementedError("its operator start needs an idToken")
         self.emit("RequestStartTransaction", camel({
             "evse_id": evse_id, "id_token": id_token,
+            "remote_start_id": remote_start_id if remote_start_id is not None
+            else (secrets.randbits(64) % 2_147_483_647) or 1}), station)
+
+    async def request_start_transaction_with_profile(self, evse_id: int, charging_profile: dict,
+                                                     id_token: dict | None = None, remote_start_id: int | None = None,
+                                                     station=None) -> None:
+        """The same RequestStartTransaction, carrying the TxProfile as given (its outbound table takes it)."""
+        if id_token is None:
+            raise NotImplementedError("its operator start needs an idToken")
+        self.emit("RequestStartTransaction", camel({
+            "evse_id": evse_id, "id_token": id_token, "charging_profile": charging_profile,
             "remote_start_id": remote_start_id if remote_start_id is not None
             else (secrets.randbits(64) % 2_147_483_647) or 1}), station)
 
