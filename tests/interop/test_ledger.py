@@ -52,18 +52,28 @@ def test_the_ledger_is_rendered_from_its_json_and_the_triage():
         "interop/LEDGER.md is not what interop/ledger.json renders: python interop/ledger.py"
 
 
+def changed_verdicts(key: str, summary: dict) -> dict[str, str]:
+    """Each test whose verdict against ``key`` is not the ledger's, with both verdicts and the reason now."""
+    recorded = RECORDED["targets"][key]["verdicts"]
+    now = {r["nodeid"].removeprefix("suites/"): r for r in summary["results"]}
+    changed = {test: f"ledger {recorded.get(test, 'absent')}, now {r['verdict']}: {r['reason'][:300]}"
+               for test, r in now.items() if recorded.get(test) != r["verdict"]}
+    return changed | {test: f"ledger {verdict}, now absent" for test, verdict in recorded.items() if test not in now}
+
+
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory) -> dict[str, dict]:
-    return interop_run.play_all(TARGETS, tmp_path_factory.mktemp("interop"))
+    """Every target played once, side by side; a target whose verdicts differ from the ledger's is played once
+    more on its own (the real clock on a busy machine) and judged by that second run."""
+    runs = interop_run.play_all(TARGETS, tmp_path_factory.mktemp("interop"))
+    for target in TARGETS:
+        if changed_verdicts(target.key, runs[target.key]):
+            runs[target.key] = interop_run.play(target, tmp_path_factory.mktemp("interop-again"))
+    return runs
 
 
 @pytest.mark.parametrize("implementation", TARGETS, ids=lambda t: t.key.replace(" ", "-"))
 def test_the_verdicts_are_the_ledger_s(replayed, implementation):
-    target = implementation
-    recorded = RECORDED["targets"][target.key]["verdicts"]
-    now = {r["nodeid"].removeprefix("suites/"): r for r in replayed[target.key]["results"]}
-    changed = {test: f"ledger {recorded.get(test, 'absent')}, now {r['verdict']}: {r['reason'][:300]}"
-               for test, r in now.items() if recorded.get(test) != r["verdict"]}
-    changed |= {test: f"ledger {verdict}, now absent" for test, verdict in recorded.items() if test not in now}
-    assert not changed, (f"{target.key}: verdicts that are not the ledger's (python interop/run.py regenerates it, "
-                         f"on purpose): {json.dumps(changed, indent=1)}")
+    changed = changed_verdicts(implementation.key, replayed[implementation.key])
+    assert not changed, (f"{implementation.key}: verdicts that are not the ledger's, in two runs (python "
+                         f"interop/run.py regenerates it, on purpose): {json.dumps(changed, indent=1)}")
