@@ -8,8 +8,8 @@ shortcuts need a Redis channel layer: not used.
     python interop/arthexis_sut.py csms --port 9000 --actuator-port 9100 --profile profiles/interop-arthexis-ocpp16.toml
 
 Provisioning, as its admin pages would do it: the profile's charge point (identity, the hash of its Basic
-password), one active ``CardCredential`` per Accepted token, the charger in ``restricted`` authorization mode
-(only known cards are Accepted, every other token Invalid: it has no Blocked or Expired).
+password), one active ``CardCredential`` per Accepted token and a deactivated one per Blocked token, the charger
+in ``restricted`` authorization mode (only active cards are Accepted; it has no expiry).
 
 What the adapter adds, said here so the ledger can be read: its route is ``ws/ocpp/<identity>/`` with a
 trailing slash, and the harness connects to ``<url>/<identity>`` (OCPP-J: the identity is the last segment of
@@ -46,8 +46,9 @@ def provision(profile: dict, data_dir: str) -> None:
     Charger.objects.create(identity=station["identity"], connection_token_hash=make_password(password),
                            authorization_mode=Charger.AuthorizationMode.RESTRICTED)
     for name, (token, status) in enumerate(token_statuses(profile).items()):
-        if status == "Accepted":
-            CardCredential.objects.create(external_id=f"interop-{name}", ocpp_id_tag=token)
+        if status in ("Accepted", "Blocked"):   # a blocked card is one its operator deactivated
+            CardCredential.objects.create(external_id=f"interop-{name}", ocpp_id_tag=token,
+                                          active=status == "Accepted")
 
 
 def trailing_slash(app):

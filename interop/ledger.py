@@ -38,7 +38,7 @@ def rule_of(reason: str) -> str:
 def wire_of(reason: str) -> str:
     """What the SUT sent, as the failure quotes it: its ``actual:`` value, else its first line."""
     found = re.search(r"actual:\s+(.+)", reason)
-    text = found.group(1) if found else reason.strip().splitlines()[0]
+    text = found.group(1) if found else (reason.strip().splitlines() or [""])[0]
     return " ".join(text.split())[:160]
 
 
