@@ -14,7 +14,9 @@ in ``restricted`` authorization mode (only active cards are Accepted; it has no 
 What the adapter adds, said here so the ledger can be read: its route is ``ws/ocpp/<identity>/`` with a
 trailing slash, and the harness connects to ``<url>/<identity>`` (OCPP-J: the identity is the last segment of
 the path): a WebSocket path without the slash gets it, as a reverse proxy in front of it would. A
-RequestStartTransaction without remoteStartId gets one as its own ``Charger.start`` picks it.
+RequestStartTransaction without remoteStartId gets one as its own ``Charger.start`` picks it; one without an
+idToken (the harness leaves the token to the CSMS) gets the one its operator would type, the profile's first
+Accepted card (a SHOULD finding: not a fresh token of type Central).
 """
 
 from __future__ import annotations
@@ -114,23 +116,27 @@ class Arthexis:
 
     async def request_start_transaction(self, evse_id: int | None = None, id_token: dict | None = None,
                                         remote_start_id: int | None = None, station=None) -> None:
-        if id_token is None:
-            raise NotImplementedError("its operator start needs an idToken")
-        self.emit("RequestStartTransaction", camel({
-            "evse_id": evse_id, "id_token": id_token,
-            "remote_start_id": remote_start_id if remote_start_id is not None
-            else (secrets.randbits(64) % 2_147_483_647) or 1}), station)
+        self._start(evse_id, id_token, remote_start_id, station)
 
     async def request_start_transaction_with_profile(self, evse_id: int, charging_profile: dict,
                                                      id_token: dict | None = None, remote_start_id: int | None = None,
                                                      station=None) -> None:
         """The same RequestStartTransaction, carrying the TxProfile as given (its outbound table takes it)."""
-        if id_token is None:
-            raise NotImplementedError("its operator start needs an idToken")
+        self._start(evse_id, id_token, remote_start_id, station, charging_profile=charging_profile)
+
+    def _start(self, evse_id, id_token, remote_start_id, station, **extra) -> None:
+        """RequestStartTransaction as its operator start sends it: the idToken given, else the one its operator
+        types (operator_token); the remoteStartId given, else one as its ``Charger.start`` picks it."""
         self.emit("RequestStartTransaction", camel({
-            "evse_id": evse_id, "id_token": id_token, "charging_profile": charging_profile,
+            "evse_id": evse_id, "id_token": id_token or self.operator_token(),
             "remote_start_id": remote_start_id if remote_start_id is not None
-            else (secrets.randbits(64) % 2_147_483_647) or 1}), station)
+            else (secrets.randbits(64) % 2_147_483_647) or 1, **extra}), station)
+
+    def operator_token(self) -> dict:
+        """The idToken its operator types when the harness leaves the choice to the CSMS (its operator start takes
+        one, it picks none): the first Accepted card of the profile, as a driver's card an operator starts for."""
+        token = next(t for t in self.profile["tokens"].values() if t["status"] == "Accepted")
+        return {"idToken": token["id"], "type": token["type"]}
 
     async def remote_stop_transaction(self, transaction_id: int, station=None) -> None:
         self.emit("RemoteStopTransaction", {"transactionId": transaction_id}, station)
