@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 import tomllib
 from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from targets import TARGETS  # noqa: E402
@@ -27,6 +29,16 @@ LEDGER_MD = HERE / "LEDGER.md"
 TRIAGE = HERE / "triage.toml"
 VERDICTS = ("passed", "failed", "broken", "skipped")
 JUDGEMENTS = {"deviation": "deviation of the implementation", "harness": "harness wrong"}
+ROLE_VERSION = re.compile(r"\[(csms|cs|cpo|emsp)-(ocpp[\d.]+|ocpi[\d.]+)")
+
+
+def collect_counts() -> dict[str, int]:
+    """The suites' tests per role and version ("csms ocpp1.6" → N), as pytest collects them: the share's
+    denominators for the roles and versions no implementation plays."""
+    listed = subprocess.run([sys.executable, "-m", "pytest", str(REPO / "suites"), "--collect-only", "-q",
+                             "-p", "no:cacheprovider"], cwd=REPO, capture_output=True, text=True, timeout=300).stdout
+    counts = Counter(f"{m.group(1)} {m.group(2)}" for line in listed.splitlines() if (m := ROLE_VERSION.search(line)))
+    return dict(sorted(counts.items()))
 
 
 def rule_of(reason: str) -> str:
@@ -95,22 +107,25 @@ def target_entry(target, summary: dict) -> dict:
             "failures": failures}
 
 
-def share(targets: dict[str, dict]) -> dict[str, dict]:
-    """Per role and version: the suites' tests of that role and version, and those executed (passed or failed)
-    against at least one implementation."""
+def share(targets: dict[str, dict], collected: dict[str, int]) -> dict[str, dict]:
+    """Per role and version: the suites' tests of that role and version (as the runs against it list them, else as
+    pytest collects them), and those executed (passed or failed) against at least one implementation."""
     tests: dict[str, set[str]] = {}
     executed: dict[str, set[str]] = {}
     for entry in targets.values():
         key = f"{entry['role']} {entry['protocol']}"
         tests.setdefault(key, set()).update(entry["verdicts"])
         executed.setdefault(key, set()).update(t for t, v in entry["verdicts"].items() if v in ("passed", "failed"))
-    return {key: {"tests": len(tests[key]), "executed": len(executed[key]),
-                  "share": round(100 * len(executed[key]) / len(tests[key]), 1)} for key in sorted(tests)}
+    counts = {key: len(tests[key]) if key in tests else collected[key] for key in sorted(set(tests) | set(collected))}
+    return {key: {"tests": count, "executed": len(executed.get(key, ())),
+                  "share": round(100 * len(executed.get(key, ())) / count, 1) if count else 0.0}
+            for key, count in counts.items()}
 
 
-def build(results: dict[str, dict], previous: dict | None = None) -> dict:
-    """The ledger from the runs' conformance summaries (key → conformance.json); targets not played this time are
-    kept from ``previous``."""
+def build(results: dict[str, dict], previous: dict | None = None, collected: dict[str, int] | None = None) -> dict:
+    """The ledger from the runs' conformance summaries (key → conformance.json); targets not played this time, and
+    the suites' counts when not collected again, are kept from ``previous``."""
+    collected = collected if collected is not None else (previous or {}).get("collected", {})
     table = judgements()
     targets = json.loads(json.dumps((previous or {}).get("targets", {})))   # a copy: rejudged below
     for target in TARGETS:
@@ -121,7 +136,8 @@ def build(results: dict[str, dict], previous: dict | None = None) -> dict:
         rejudge(entry, table)
     untriaged = [f"{key}: {f['test']} [{f['rule']}]" for key, entry in targets.items()
                  for f in entry["failures"] if not f["judgement"]]
-    return {"generated_by": "python interop/run.py", "targets": targets, "share": share(targets),
+    return {"generated_by": "python interop/run.py", "targets": targets, "collected": collected,
+            "share": share(targets, collected),
             "harness_defects": [e for e in table if e["judgement"] == "harness"], "untriaged": untriaged}
 
 
@@ -143,8 +159,8 @@ def render(ledger: dict) -> str:
     for key, s in ledger["share"].items():
         role, protocol = key.split(" ")
         lines.append(f"| {role} | {protocol} | {s['tests']} | {s['executed']} | {s['share']} % |")
-    lines += ["", "Roles and versions not listed have no independent implementation in the registries that runs here "
-              "(see README, Interop ledger).", ""]
+    lines += ["", "A role and version at 0 % has no independent implementation in the registries that runs here "
+              "(README, Interop ledger).", ""]
     for key, entry in ledger["targets"].items():
         lines += [f"## Failures: {key}", ""]
         if not entry["failures"]:
@@ -170,7 +186,7 @@ def render(ledger: dict) -> str:
 
 def write(results: dict[str, dict], partial: bool = False) -> dict:
     previous = json.loads(LEDGER_JSON.read_text()) if partial and LEDGER_JSON.exists() else None
-    ledger = build(results, previous)
+    ledger = build(results, previous, collect_counts())
     LEDGER_JSON.write_text(json.dumps(ledger, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     LEDGER_MD.write_text(render(ledger), encoding="utf-8")
     print(f"wrote {LEDGER_MD} and {LEDGER_JSON.name}: {len(ledger['untriaged'])} untriaged failures")
@@ -179,7 +195,7 @@ def write(results: dict[str, dict], partial: bool = False) -> dict:
 
 if __name__ == "__main__":
     current = json.loads(LEDGER_JSON.read_text())
-    ledger = build({}, current)
+    ledger = build({}, current, collect_counts())
     LEDGER_JSON.write_text(json.dumps(ledger, indent=1) + "\n", encoding="utf-8")
     LEDGER_MD.write_text(render(ledger), encoding="utf-8")
     print(f"wrote {LEDGER_MD} and {LEDGER_JSON.name} from the last run and triage.toml: "
