@@ -6,9 +6,9 @@ and ``authorize`` (the profile's [tokens]).
 
     python interop/ocpp_csms_sut.py csms --port 9000 --actuator-port 9100 --profile profiles/interop-ocpp-csms.toml
 
-What it cannot do, answered 501: rotate_authorization_key (it never changes a key), DataTransfer from the charge
-point (it answers UnknownVendorId to every vendor unless the integrator writes a handler: we write none), the
-parentIdTag of a group (its authorize hook returns a status only).
+What it cannot do: rotate_authorization_key (it never changes a key; answered 501). Left out of its profile: a
+DataTransfer vendor of its own (it answers UnknownVendorId to every vendor unless the integrator writes a handler:
+we write none), groups (its authorize hook returns a status, no parentIdTag), TLS (not set up).
 """
 
 from __future__ import annotations
