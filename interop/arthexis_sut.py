@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
@@ -91,8 +92,11 @@ class Arthexis:
 
     async def run(self, port: int, stop: asyncio.Event) -> None:
         from arthexis.asgi import application
-        await serve_until_stopped(trailing_slash(application), port, stop, f"ws://127.0.0.1:{port}/ws/ocpp",
-                                  lifespan="off", ws="websockets-sansio")
+        try:
+            await serve_until_stopped(trailing_slash(application), port, stop, f"ws://127.0.0.1:{port}/ws/ocpp",
+                                      lifespan="off", ws="websockets-sansio")
+        finally:
+            shutil.rmtree(self.data_dir, ignore_errors=True)   # its database: nothing outlives the run
 
     def emit(self, action: str, payload: dict, station: str | None = None) -> None:
         from apps.ocpp.models import Charger

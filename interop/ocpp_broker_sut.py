@@ -15,6 +15,7 @@ lacks (UpdateFirmware has no ``retries``: it would send the CALL without it).
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -75,6 +76,7 @@ class OcppBroker:
             await serve_until_stopped(server.app, port, stop, f"ws://127.0.0.1:{port}/{ORGANIZATION}")
         finally:
             await self.api.aclose()
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _command(self, command: str):
         async def perform(station: str | None = None, **body) -> None:

@@ -16,6 +16,7 @@ the URL of a whole Location only).
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -76,8 +77,11 @@ class PythonOcpi:
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         print(f"versions URL: http://127.0.0.1:{port}{VERSIONS_PATH}", flush=True)
-        await stop.wait()
-        server.shutdown()
+        try:
+            await stop.wait()
+        finally:
+            server.shutdown()
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     # ---- actuator actions
     async def issue_token_a(self, token: str) -> None:
