@@ -503,13 +503,6 @@ class CentralSystemDropsParentIdTag(ReferenceCsms16):
         return info
 
 
-class CentralSystemIgnoresChargingTags(ReferenceCsms16):
-    """ConcurrentTx: a StartTransaction with an idTag already charging is Accepted."""
-
-    def id_tag_info(self, session, id_tag, *, charging=False):
-        return super().id_tag_info(session, id_tag)
-
-
 class CentralSystemRefusesStartedIdTags(ReferenceCsms16):
     """IdTagInfo: a valid idTag, accepted in Authorize, is answered Invalid in StartTransaction.conf (the
     harness's charge point then stops: its Rejected to a remote stop is not the SUT's)."""
@@ -748,9 +741,6 @@ FAULTS: tuple[Fault, ...] = (
     Fault("cs-drops-parent-id-tag", "AUTH16.group",
             CentralSystemDropsParentIdTag, (node(AUTH, "test_group_members_share_the_parent_tag", "csms"),),
             "lacks its group as parentIdTag"),
-    Fault("cs-ignores-charging-tags", "AUTH16.concurrent",
-            CentralSystemIgnoresChargingTags, (node(AUTH, "test_charging_tag_is_concurrent_at_start_transaction", "csms"),),
-            "StartTransaction.conf idTagInfo.status for an idTag already charging is wrong"),
     Fault("cs-refuses-started-id-tags", "core16.accepted", CentralSystemRefusesStartedIdTags,
             (node(REMOTE, "test_remote_stop_of_the_running_transaction", "csms"),),
             "StartTransaction.conf idTagInfo.status is wrong"),
