@@ -108,9 +108,9 @@ class AuthorizationStation2x(Block):
     async def _present(self, id_token: dict, evse_id: int | None) -> None:
         state = self._evse_for_token(id_token, evse_id)
         tx = state.transaction
-        if tx is not None:
-            if tx.id_token and token_key(tx.id_token) == token_key(id_token):
-                await self.end_transaction(state, "StopAuthorized", "Local", id_token)
+        if tx is not None and tx.id_token is not None:   # one started on the cable alone is authorized below
+            if token_key(tx.id_token) == token_key(id_token):
+                await self.stop_authorized(state, id_token)
                 return
             info = await self.authorize(id_token)
             if await self.master_pass(id_token, info):
@@ -129,8 +129,7 @@ class AuthorizationStation2x(Block):
 
     async def _authorized(self, state: EvseState, id_token: dict, group: dict | None) -> None:
         state.authorized, state.group = id_token, group
-        if state.plugged:
-            await self.start_transaction(state, "Authorized", id_token)
+        await self.authorized_at(state)
 
     async def master_pass(self, id_token: dict, info: dict) -> bool:
         """An accepted token of the MasterPassGroupId group (the profile's [authorization]) starts nothing
