@@ -65,7 +65,13 @@ BOTH_NEEDED = frozenset({"PowerPathClosed", "EnergyTransfer"})
 TX_POINTS_MODELLED = frozenset({"EVConnected", "Authorized"}) | BOTH_NEEDED
 # the variables this block reads (the 2.0.1 device model's names): component, variable -> default
 TX_VARIABLES = {("TxCtrlr", "TxStartPoint"): "PowerPathClosed", ("TxCtrlr", "TxStopPoint"): "EVConnected,Authorized",
-                ("SampledDataCtrlr", "TxUpdatedInterval"): "0"}
+                ("SampledDataCtrlr", "TxUpdatedInterval"): "0", ("AlignedDataCtrlr", "Interval"): "0"}
+
+
+def reading(wh: int, context: str, at: str) -> dict[str, Any]:
+    """A 2.x MeterValue of the energy register."""
+    return {"timestamp": at, "sampledValue": [{"value": wh, "context": context, "measurand": ENERGY,
+                                               "location": "Outlet", "unitOfMeasure": {"unit": "Wh"}}]}
 
 
 def points(value: str) -> frozenset[str]:
@@ -87,10 +93,33 @@ class TransactionsStation2x(Block):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.variables.update(TX_VARIABLES)
-        self.ended_ids: list[str] = []   # the transactions that ended here (GetTransactionStatus, E14)
+        self._aligned: asyncio.Task | None = None
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
+
+    async def connected(self, connection: Any) -> None:
+        await super().connected(connection)
+        if self._aligned is None:
+            self._aligned = self.background.spawn(self._clock_aligned())
+
+    async def _clock_aligned(self) -> None:
+        """J01: at every multiple of AlignedDataCtrlr.Interval seconds of the clock (0: none), each EVSE's
+        register: in MeterValues (context Sample.Clock) where no transaction runs, in a TransactionEvent
+        Updated (triggerReason MeterValueClock) where one does."""
+        while True:
+            interval = int(self.variable("AlignedDataCtrlr", "Interval"))
+            await asyncio.sleep(interval - clock.utcnow().timestamp() % interval if interval else 1)
+            if not interval or not self.online:
+                continue
+            for state in self.evses.values():
+                value = reading(state.meter.wh, "Sample.Clock", now_iso())
+                if state.transaction is None:
+                    await self.call("MeterValues", {"evseId": state.evse.id, "meterValue": [value]})
+                else:
+                    payload = self._event(state, "Updated", "MeterValueClock",
+                                          chargingState="Charging" if state.plugged else "Idle")
+                    await self.call("TransactionEvent", payload | {"meterValue": [value]})
 
     # TxCtrlr.TxStopPoint, set by the profile, by configure() or by SetVariables
     @property
@@ -105,7 +134,7 @@ class TransactionsStation2x(Block):
         """TxStartPoint and TxStopPoint take only the points the reference senses (a parking-bay detector
         and a signing meter it has not: Rejected, as a station without them answers); TxUpdatedInterval a
         number of seconds."""
-        if (component, name) == ("SampledDataCtrlr", "TxUpdatedInterval"):
+        if name in ("TxUpdatedInterval", "Interval") and (component, name) in TX_VARIABLES:
             return value.isdigit()
         if (component, name) in TX_VARIABLES:
             return bool(points(value)) and points(value) <= TX_POINTS_MODELLED
@@ -175,9 +204,7 @@ class TransactionsStation2x(Block):
             if not interval:
                 continue
             payload = self._event(state, "Updated", "MeterValuePeriodic", chargingState="Charging")
-            payload["meterValue"] = [{"timestamp": payload["timestamp"], "sampledValue": [{
-                "value": state.meter.advance(), "context": "Sample.Periodic", "measurand": ENERGY,
-                "location": "Outlet", "unitOfMeasure": {"unit": "Wh"}}]}]
+            payload["meterValue"] = [reading(state.meter.advance(), "Sample.Periodic", payload["timestamp"])]
             await self.call("TransactionEvent", payload)
             if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit:
                 tx.energy_limit = None
@@ -191,7 +218,6 @@ class TransactionsStation2x(Block):
         payload = self._event(state, "Ended", trigger, stoppedReason=stopped_reason)
         if id_token is not None:
             payload["idToken"] = id_token
-        self.ended_ids.append(state.transaction.id)
         state.transaction, state.authorized, state.group = None, None, None
         self.transaction_ended(state.evse.id)
         response = await self.call("TransactionEvent", payload)
