@@ -1,0 +1,221 @@
+"""Transaction faults (E01-E03, E06, E07, E14): stations that start or stop at the wrong point, number or
+word their TransactionEvents wrongly, or misreport a transaction's status; CSMSs that leave a token
+unchecked or ask about another transaction."""
+
+from __future__ import annotations
+
+from harness.reference import ReferenceCsms, ReferenceStation
+from harness.transport.ws import CallErrorReply
+
+from .records import Fault, csms_test, cs_test
+
+
+class StationIgnoresTxStartPoint(ReferenceStation):
+    """E01: whatever TxStartPoint says, a transaction starts only once the cable is in and the driver authorized."""
+
+    def starts_now(self, state):
+        return bool(state.plugged and state.authorized)
+
+
+class StationWaitsForTheCable(ReferenceStation):
+    """E01.FR.03: with TxStartPoint Authorized, the driver's authorization starts nothing until the cable is in."""
+
+    def starts_now(self, state):
+        return state.plugged and super().starts_now(state)
+
+
+class StationRepeatsTransactionSeqNo(ReferenceStation):
+    """E01.FR.07: every TransactionEvent of a transaction carries seqNo 0."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, trigger, **info) | {"seqNo": 0}
+
+
+class CsmsLeavesTransactionTokensUnanswered(ReferenceCsms):
+    """E01.FR.12: a TransactionEvent carrying an idToken is answered without idTokenInfo."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        answer.pop("idTokenInfo", None)
+        return answer
+
+
+class StationRepeatsTheToken(ReferenceStation):
+    """E03.FR.02: every TransactionEvent of an authorized transaction carries the idToken again."""
+
+    def _event(self, state, event_type, trigger, **info):
+        payload = super()._event(state, event_type, trigger, **info)
+        tx = state.transaction
+        return payload | ({"idToken": tx.id_token} if tx is not None and tx.id_token else {})
+
+
+class StationNamesTheAuthorizationChargingStateChanged(ReferenceStation):
+    """E02: the idToken of a transaction started on the cable comes with triggerReason ChargingStateChanged."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, "ChargingStateChanged" if trigger == "Authorized" and
+                              event_type == "Updated" else trigger, **info)
+
+
+class CsmsRefusesAuthorizationEvents(ReferenceCsms):
+    """E01.FR.11-12: the Updated event that brings a transaction's idToken is answered Invalid."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload["eventType"] == "Updated" and "idToken" in payload:
+            answer["idTokenInfo"] = {"status": "Invalid"}
+        return answer
+
+
+class StationEndsWithoutReason(ReferenceStation):
+    """E03.FR.05: the Ended event of a transaction the EV's disconnection stopped carries no stoppedReason."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if info.get("stoppedReason") == "EVDisconnected":
+            info.pop("stoppedReason")
+        return super()._event(state, event_type, trigger, **info)
+
+
+class StationReportsTheCableAsChargingStateChanged(ReferenceStation):
+    """E03: the cable plugged into a transaction started by authorization comes with triggerReason
+    ChargingStateChanged."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, "ChargingStateChanged" if trigger == "CablePluggedIn" and
+                              event_type == "Updated" else trigger, **info)
+
+
+class StationKeepsTransactionsWhenUnplugged(ReferenceStation):
+    """E06.FR.02: with TxStopPoint EVConnected the cable pulled out leaves the transaction running."""
+
+    @property
+    def tx_stop_point(self):
+        return ("Authorized",)
+
+    @tx_stop_point.setter
+    def tx_stop_point(self, value):
+        pass
+
+
+class StationStopsForOtherReasons(ReferenceStation):
+    """E06: a transaction the EV's disconnection ended names stoppedReason Other."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if info.get("stoppedReason") == "EVDisconnected":
+            info["stoppedReason"] = "Other"
+        return super()._event(state, event_type, trigger, **info)
+
+
+class StationSuspendsOnTheDriversStop(ReferenceStation):
+    """E06.FR.03: the driver's token presented again only suspends the transaction, whatever TxStopPoint says."""
+
+    async def stop_authorized(self, state, id_token):
+        state.authorized = None
+        await self.call("TransactionEvent", self._event(state, "Updated", "StopAuthorized",
+                                                        chargingState="SuspendedEVSE"))
+
+
+class StationNamesTheDriversStopDeauthorized(ReferenceStation):
+    """E07: the Ended event of a driver's stop names triggerReason Deauthorized."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, "Deauthorized" if trigger == "StopAuthorized" else trigger, **info)
+
+
+class StationForgetsOngoingTransactions(ReferenceStation):
+    """E14.FR.02: a running transaction is answered ongoingIndicator false."""
+
+    def on_GetTransactionStatus(self, session, payload):
+        answer = super().on_GetTransactionStatus(session, payload)
+        return answer | ({"ongoingIndicator": False} if "ongoingIndicator" in answer else {})
+
+
+class StationIndicatesWithoutTransaction(ReferenceStation):
+    """E14.FR.06: a request without transactionId is answered with ongoingIndicator."""
+
+    def on_GetTransactionStatus(self, session, payload):
+        return {"ongoingIndicator": False} | super().on_GetTransactionStatus(session, payload)
+
+
+class StationClaimsQueuedMessages(ReferenceStation):
+    """E14.FR.05, FR.08: messagesInQueue true with nothing left to deliver."""
+
+    def on_GetTransactionStatus(self, session, payload):
+        return super().on_GetTransactionStatus(session, payload) | {"messagesInQueue": True}
+
+
+class CsmsAsksAboutEveryTransaction(ReferenceCsms):
+    """E14: the operator named a transaction; the CSMS asks without transactionId."""
+
+    async def act_get_transaction_status(self, transaction_id=None, station=None):
+        self.send(station, "GetTransactionStatus", {})
+
+
+class CsmsRefusesTransactionEvents(ReferenceCsms):
+    """J02.FR.19: a TransactionEvent after the Started one is answered with a CALLERROR."""
+
+    def on_TransactionEvent(self, session, payload):
+        if payload["eventType"] != "Started":
+            raise CallErrorReply("InternalError", "transaction events are not taken")
+        return super().on_TransactionEvent(session, payload)
+
+
+E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
+E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
+STARTS = "test_transaction_starts_at_the_start_point"
+ENDS = "test_transaction_ends_at_the_stop_point"
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("E01-station-ignores-tx-start-point", "E01.ev_connected", StationIgnoresTxStartPoint,
+          (cs_test(E01, STARTS, "EVConnected"),), "the SUT did not send TransactionEvent within"),
+    Fault("E01-station-waits-for-the-cable", "E01.authorized", StationWaitsForTheCable,
+          (cs_test(E01, STARTS, "Authorized"),), "the SUT did not send TransactionEvent within"),
+    Fault("E01-station-repeats-seq-no", "tx.seq_no", StationRepeatsTransactionSeqNo,
+          (cs_test(E01, STARTS, "EVConnected"), cs_test(E01, "test_seq_no_of_a_second_transaction")),
+          "the seqNo of the transaction's TransactionEvents does not rise"),
+    Fault("E01-csms-leaves-transaction-tokens-unanswered", "tx.token_checked", CsmsLeavesTransactionTokensUnanswered,
+          (csms_test(E01, STARTS, "Authorized"), csms_test(E01, STARTS, "PowerPathClosed")),
+          "TransactionEventResponse idTokenInfo.status is wrong"),
+    Fault("E03-station-repeats-the-token", "tx.token_once", StationRepeatsTheToken,
+          (cs_test(E03, "test_authorization_first_then_cable"),),
+          "the number of TransactionEvents (before Ended) that carry the idToken is wrong"),
+    Fault("E02-station-names-the-authorization-charging-state-changed", "E02.authorized_event",
+          StationNamesTheAuthorizationChargingStateChanged, (cs_test(E02, "test_cable_first_then_authorization"),),
+          "triggerReason of the event that carries the idToken is wrong", verdict="finding"),
+    Fault("E02-csms-refuses-authorization-events", "tx.token_checked", CsmsRefusesAuthorizationEvents,
+          (csms_test(E02, "test_cable_first_then_authorization"),),
+          "TransactionEventResponse idTokenInfo.status is wrong"),
+    Fault("E03-station-ends-without-reason", "tx.stopped_reason", StationEndsWithoutReason,
+          (cs_test(E03, "test_authorization_first_then_cable"), cs_test(E06, ENDS, "EVConnected")),
+          "carries no stoppedReason"),
+    Fault("E03-station-reports-the-cable-as-charging-state-changed", "E03.cable_event",
+          StationReportsTheCableAsChargingStateChanged, (cs_test(E03, "test_authorization_first_then_cable"),),
+          "the SUT did not send TransactionEvent within", verdict="finding"),
+    Fault("E06-station-keeps-transactions-when-unplugged", "E06.ev_connected", StationKeepsTransactionsWhenUnplugged,
+          (cs_test(E06, ENDS, "EVConnected"),), "the SUT did not send TransactionEvent within"),
+    Fault("E06-station-stops-for-other-reasons", "E06.reason", StationStopsForOtherReasons,
+          (cs_test(E06, ENDS, "EVConnected"),), "stoppedReason of a stop by the cable is not one of the accepted",
+          verdict="finding"),
+    Fault("E07-station-suspends-on-the-drivers-stop", "E07.ended", StationSuspendsOnTheDriversStop,
+          (cs_test(E07, "test_driver_stops_with_the_same_token"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E07-station-names-the-drivers-stop-deauthorized", "E07.trigger", StationNamesTheDriversStopDeauthorized,
+          (cs_test(E07, "test_driver_stops_with_the_same_token"),), "triggerReason of the Ended event is wrong",
+          verdict="finding"),
+    Fault("E14-station-forgets-ongoing-transactions", "E14.ongoing", StationForgetsOngoingTransactions,
+          (cs_test(E14, "test_status_of_an_ongoing_transaction"),),
+          "GetTransactionStatusResponse ongoingIndicator is wrong"),
+    Fault("E14-station-indicates-without-transaction", "E14.no_indicator", StationIndicatesWithoutTransaction,
+          (cs_test(E14, "test_status_without_a_transaction_id"),), "carries ongoingIndicator"),
+    Fault("E14-station-claims-queued-messages", "E14.none_queued", StationClaimsQueuedMessages,
+          (cs_test(E14, "test_status_of_an_ongoing_transaction"), cs_test(E14, "test_status_of_an_ended_transaction"),
+           cs_test(E14, "test_status_without_a_transaction_id")),
+          "GetTransactionStatusResponse messagesInQueue is wrong"),
+    Fault("E14-csms-asks-about-every-transaction", "E14.request", CsmsAsksAboutEveryTransaction,
+          (csms_test(E14, "test_status_of_an_ongoing_transaction"), csms_test(E14, "test_status_of_an_ended_transaction")),
+          "GetTransactionStatusRequest"),
+    Fault("E01-csms-refuses-transaction-events", "tx.answered", CsmsRefusesTransactionEvents,
+          (csms_test(E01, "test_seq_no_of_a_second_transaction"),),
+          "the CSMS answered a TransactionEvent with a CALLERROR"),
+)
