@@ -160,6 +160,78 @@ class CsmsRefusesTransactionEvents(ReferenceCsms):
         return super().on_TransactionEvent(session, payload)
 
 
+def _drop(station, payload):
+    """What a station that drops its offline TransactionEvents answers the block that made one."""
+    return {}
+
+
+def _unmark(station):
+    """The waiting TransactionEvents lose their offline flag before they go out."""
+    for payload, _ in station._waiting:
+        payload.pop("offline", None)
+
+
+class StationDropsOfflineEvents(ReferenceStation):
+    """E12.FR.01: the TransactionEvents made while offline are dropped, never delivered."""
+
+    async def _queued(self, payload):
+        return _drop(self, payload)
+
+
+class StationDropsOfflineSamples(ReferenceStation):
+    """E11: the samples of a transaction made while offline are dropped, never delivered."""
+
+    async def _queued(self, payload):
+        return _drop(self, payload)
+
+
+class StationMarksNothingOffline(ReferenceStation):
+    """E12.FR.02: the events made while offline are delivered without offline true."""
+
+    def _send_waiting(self):
+        _unmark(self)
+        super()._send_waiting()
+
+
+class StationMarksNoSampleOffline(ReferenceStation):
+    """E11.FR.02: the samples made while offline are delivered without offline true."""
+
+    def _send_waiting(self):
+        _unmark(self)
+        super()._send_waiting()
+
+
+class CsmsRefusesOfflineEvents(ReferenceCsms):
+    """J02.FR.19: a TransactionEvent marked offline is answered with a CALLERROR."""
+
+    def on_TransactionEvent(self, session, payload):
+        if payload.get("offline"):
+            raise CallErrorReply("InternalError", "offline events are not taken")
+        return super().on_TransactionEvent(session, payload)
+
+
+class CsmsAcceptsStartedTokens(ReferenceCsms):
+    """E01.FR.11: the token of a Started event is answered Accepted without being checked."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload["eventType"] == "Started" and "idToken" in payload:
+            answer["idTokenInfo"] = {"status": "Accepted"}
+        return answer
+
+
+class CsmsAnswersStartedWithoutStatus(ReferenceCsms):
+    """E01.FR.12: a Started event carrying a token is answered without idTokenInfo."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload["eventType"] == "Started":
+            answer.pop("idTokenInfo", None)
+        return answer
+
+
+E05 = "transactions/test_E05.py"
+E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
 STARTS = "test_transaction_starts_at_the_start_point"
@@ -215,6 +287,26 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E14-csms-asks-about-every-transaction", "E14.request", CsmsAsksAboutEveryTransaction,
           (csms_test(E14, "test_status_of_an_ongoing_transaction"), csms_test(E14, "test_status_of_an_ended_transaction")),
           "GetTransactionStatusRequest"),
+    Fault("E12-station-drops-offline-events", "E12.delivered", StationDropsOfflineEvents,
+          (cs_test(E12, "test_transaction_stopped_while_offline"),), "the SUT did not send TransactionEvent within"),
+    Fault("E12-station-marks-nothing-offline", "E12.offline", StationMarksNothingOffline,
+          (cs_test(E12, "test_transaction_stopped_while_offline"),),
+          "offline of the Ended event that happened during the outage is wrong"),
+    Fault("E11-station-drops-offline-samples", "E11.delivered", StationDropsOfflineSamples,
+          (cs_test(E11, "test_samples_made_offline_are_delivered"),), "the SUT did not send TransactionEvent within"),
+    Fault("E11-station-marks-no-sample-offline", "E11.offline", StationMarksNoSampleOffline,
+          (cs_test(E11, "test_samples_made_offline_are_delivered"),),
+          "no event of the transaction delivered after the outage carries offline true"),
+    Fault("E12-csms-refuses-offline-events", "tx.answered", CsmsRefusesOfflineEvents,
+          (csms_test(E12, "test_transaction_stopped_while_offline"), csms_test(E11, "test_samples_made_offline_are_delivered")),
+          "the CSMS answered a TransactionEvent with a CALLERROR"),
+    Fault("E05-csms-accepts-started-tokens", "E05.refused", CsmsAcceptsStartedTokens,
+          (csms_test(E05, "test_token_accepted_locally_is_refused", "Invalid"),
+           csms_test(E05, "test_token_accepted_locally_is_refused", "Blocked")),
+          "idTokenInfo.status of a token the CSMS does not accept is not one of the accepted"),
+    Fault("E05-csms-answers-started-without-status", "E05.refused", CsmsAnswersStartedWithoutStatus,
+          (csms_test(E05, "test_token_accepted_locally_is_refused", "Invalid"),),
+          "idTokenInfo.status of a token the CSMS does not accept is not one of the accepted"),
     Fault("E01-csms-refuses-transaction-events", "tx.answered", CsmsRefusesTransactionEvents,
           (csms_test(E01, "test_seq_no_of_a_second_transaction"),),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
