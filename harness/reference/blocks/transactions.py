@@ -65,7 +65,9 @@ BOTH_NEEDED = frozenset({"PowerPathClosed", "EnergyTransfer"})
 TX_POINTS_MODELLED = frozenset({"EVConnected", "Authorized"}) | BOTH_NEEDED
 # the variables this block reads (the 2.0.1 device model's names): component, variable -> default
 TX_VARIABLES = {("TxCtrlr", "TxStartPoint"): "PowerPathClosed", ("TxCtrlr", "TxStopPoint"): "EVConnected,Authorized",
-                ("SampledDataCtrlr", "TxUpdatedInterval"): "0", ("AlignedDataCtrlr", "Interval"): "0"}
+                ("SampledDataCtrlr", "TxUpdatedInterval"): "0", ("AlignedDataCtrlr", "Interval"): "0",
+                ("SampledDataCtrlr", "TxStartedMeasurands"): "", ("SampledDataCtrlr", "TxEndedMeasurands"): ""}
+MEASURANDS = frozenset({ENERGY})   # the measurands the reference's meter gives
 
 
 def reading(wh: int, context: str, at: str) -> dict[str, Any]:
@@ -136,6 +138,8 @@ class TransactionsStation2x(Block):
         number of seconds."""
         if name in ("TxUpdatedInterval", "Interval") and (component, name) in TX_VARIABLES:
             return value.isdigit()
+        if name.endswith("Measurands") and (component, name) in TX_VARIABLES:
+            return points(value) <= MEASURANDS
         if (component, name) in TX_VARIABLES:
             return bool(points(value)) and points(value) <= TX_POINTS_MODELLED
         return super().variable_fits(component, name, value)
@@ -186,6 +190,7 @@ class TransactionsStation2x(Block):
         payload = self._event(state, "Started", trigger, **info)
         if id_token is not None:
             payload["idToken"] = id_token
+        self._measured(payload, "TxStartedMeasurands", state, "Transaction.Begin")
         self.background.spawn(self._sample(state, state.transaction))
         response = await self.call("TransactionEvent", payload)
         if state.transaction is not None:   # used for this transaction only (spec 001 rule 11, K03)
@@ -218,11 +223,18 @@ class TransactionsStation2x(Block):
         payload = self._event(state, "Ended", trigger, stoppedReason=stopped_reason)
         if id_token is not None:
             payload["idToken"] = id_token
+        self._measured(payload, "TxEndedMeasurands", state, "Transaction.End")
         state.transaction, state.authorized, state.group = None, None, None
         self.transaction_ended(state.evse.id)
         response = await self.call("TransactionEvent", payload)
         self._answered(payload, response)
         return response
+
+    def _measured(self, payload: dict, variable: str, state: EvseState, context: str) -> None:
+        """The register in the Started or Ended event when SampledDataCtrlr.TxStartedMeasurands /
+        TxEndedMeasurands lists it (E02.FR.02)."""
+        if ENERGY in points(self.variable("SampledDataCtrlr", variable)):
+            payload["meterValue"] = [reading(state.meter.wh, context, payload["timestamp"])]
 
     def _answered(self, payload: dict, response: dict) -> None:
         """The idTokenInfo of a TransactionEventResponse goes where the station keeps what it knows of

@@ -9,12 +9,12 @@ a station that refuses TxUpdatedInterval is not applicable. Signed values (J02.F
 reference has no signing meter."""
 
 from harness.roles import CS
-from harness.rules import RuleTable, should
+from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import station_variable
 from harness.usecases.transactions import (Transaction, check_answers, check_seq_no, events_of, local_start, of,
-                                           transaction_id)
-from harness.verdict import check_equal, dig
+                                           transaction_id, tx_points)
+from harness.verdict import check_equal, dig, require
 
 INTERVAL = 10   # seconds between samples, set for the test
 
@@ -24,6 +24,10 @@ class J02(RuleTable):
     periodic = should("OCPP 2.0.1 part 2 J02 (SampledDataCtrlr.TxUpdatedInterval); TriggerReasonEnumType "
                       "MeterValuePeriodic", "while a transaction runs, every TxUpdatedInterval seconds a TransactionEvent "
                       "Updated with triggerReason MeterValuePeriodic carries the sampled meterValue", by=CS)
+    started = must("OCPP 2.0.1 part 2 E02.FR.02 (as tzi-OCTT's TC_E_03 quotes it)",
+                   "the Started event carries the meter values SampledDataCtrlr.TxStartedMeasurands lists", by=CS)
+    ended = should("OCPP 2.0.1 part 2 J02 (SampledDataCtrlr.TxEndedMeasurands)",
+                   "the Ended event carries the meter values SampledDataCtrlr.TxEndedMeasurands lists", by=CS)
     context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Sample.Periodic)",
                      "the periodic samples carry context Sample.Periodic", by=CS)
 
@@ -54,3 +58,32 @@ async def test_periodic_samples_during_a_transaction(ocpp, profile):
     events = events_of(ocpp, tx, mark)
     check_seq_no(events)
     check_answers(ocpp, events)
+
+
+ENERGY = "Energy.Active.Import.Register"
+
+
+def _measurands(event) -> set:
+    return {dig(v, "measurand", ENERGY) for m in event.request.get("meterValue", []) for v in m["sampledValue"]}
+
+
+@checks(J02.started, J02.ended, Transaction.answered)
+async def test_started_and_ended_carry_the_configured_measurands(ocpp, profile):
+    """TxStartedMeasurands and TxEndedMeasurands list the energy register; a driver's transaction starts and
+    ends with the cable: the Started and the Ended events carry it; a CSMS answers both."""
+    evse = profile.evses[0].id
+    await tx_points(ocpp, stop="EVConnected")
+    for variable in ("TxStartedMeasurands", "TxEndedMeasurands"):
+        await station_variable(ocpp, "SampledDataCtrlr", variable, ENERGY)
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, evse, J02.started)
+    tx = transaction_id(started)
+    require(ENERGY in _measurands(started), J02.started, "the Started event carries no " + ENERGY,
+            expected=ENERGY, actual=started.request.get("meterValue"))
+    stop = ocpp.mark()
+    await ocpp.act(CS, "unplug", evse_id=evse)
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.ended)
+    if ended is not None:
+        require(ENERGY in _measurands(ended), J02.ended, "the Ended event carries no " + ENERGY,
+                expected=ENERGY, actual=ended.request.get("meterValue"))
+    check_answers(ocpp, events_of(ocpp, tx, mark))

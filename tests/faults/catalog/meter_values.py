@@ -63,9 +63,26 @@ class CsmsRefusesPeriodicEvents(ReferenceCsms):
         return super().on_TransactionEvent(session, payload)
 
 
+class StationWithoutStartedMeasurands(ReferenceStation):
+    """E02.FR.02: TxStartedMeasurands is taken, but the Started event carries no meter values."""
+
+    def _measured(self, payload, variable, state, context):
+        if variable != "TxStartedMeasurands":
+            super()._measured(payload, variable, state, context)
+
+
+class StationWithoutEndedMeasurands(ReferenceStation):
+    """J02: TxEndedMeasurands is taken, but the Ended event carries no meter values."""
+
+    def _measured(self, payload, variable, state, context):
+        if variable != "TxEndedMeasurands":
+            super()._measured(payload, variable, state, context)
+
+
 J01, J02 = "metervalues/test_J01.py", "metervalues/test_J02.py"
 ALIGNED = "test_clock_aligned_meter_values_without_a_transaction"
 PERIODIC = "test_periodic_samples_during_a_transaction"
+MEASURANDS = "test_started_and_ended_carry_the_configured_measurands"
 
 
 FAULTS: tuple[Fault, ...] = (
@@ -79,6 +96,10 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(J02, PERIODIC),), "the SUT did not send TransactionEvent within", verdict="finding"),
     Fault("J02-station-samples-as-clock-aligned", "J02.context", StationSamplesAsClockAligned,
           (cs_test(J02, PERIODIC),), "the contexts of the periodic sampledValues is wrong", verdict="finding"),
+    Fault("J02-station-without-started-measurands", "J02.started", StationWithoutStartedMeasurands,
+          (cs_test(J02, MEASURANDS),), "the Started event carries no Energy.Active.Import.Register"),
+    Fault("J02-station-without-ended-measurands", "J02.ended", StationWithoutEndedMeasurands,
+          (cs_test(J02, MEASURANDS),), "the Ended event carries no Energy.Active.Import.Register", verdict="finding"),
     Fault("J02-csms-refuses-periodic-events", "tx.answered", CsmsRefusesPeriodicEvents, (csms_test(J02, PERIODIC),),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
 )
