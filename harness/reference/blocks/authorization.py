@@ -80,12 +80,14 @@ class AuthorizationStation2x(Block):
 
     async def decision(self, id_token: dict) -> dict:
         """The idTokenInfo a transaction may start on: the station's own (local_authorization), a cached
-        Accepted one when LocalPreAuthorize is on (no AuthorizeRequest), else the CSMS's answer (a cached
-        refusal is asked about again: the CSMS may have changed its mind)."""
+        Accepted one when LocalPreAuthorize is on (no AuthorizeRequest) or, offline, when LocalAuthorizeOffline
+        is on (E04), else the CSMS's answer (a cached refusal is asked about again: the CSMS may have changed
+        its mind)."""
         if self.local_authorization:
             return {"status": "Accepted"}
         cached = self.cached(id_token)
-        if cached is not None and cached["status"] == "Accepted" and self.flag("AuthCtrlr", "LocalPreAuthorize"):
+        trusted = "LocalPreAuthorize" if self.online else "LocalAuthorizeOffline"
+        if cached is not None and cached["status"] == "Accepted" and self.flag("AuthCtrlr", trusted):
             return cached
         return await self.authorize(id_token)
 

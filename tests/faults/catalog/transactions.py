@@ -201,6 +201,21 @@ class StationMarksNoSampleOffline(ReferenceStation):
         super()._send_waiting()
 
 
+class StationStartsNothingOffline(ReferenceStation):
+    """E04: offline, a token the station's cache holds as Accepted starts nothing."""
+
+    async def decision(self, id_token):
+        return await super().decision(id_token) if self.online else {"status": "Unknown"}
+
+
+class StationMarksNoStartOffline(ReferenceStation):
+    """E04.FR.03: the Started event of a transaction started offline is delivered without offline true."""
+
+    def _send_waiting(self):
+        _unmark(self)
+        super()._send_waiting()
+
+
 class CsmsRefusesOfflineEvents(ReferenceCsms):
     """J02.FR.19: a TransactionEvent marked offline is answered with a CALLERROR."""
 
@@ -230,7 +245,7 @@ class CsmsAnswersStartedWithoutStatus(ReferenceCsms):
         return answer
 
 
-E05 = "transactions/test_E05.py"
+E04, E05 = "transactions/test_E04.py", "transactions/test_E05.py"
 E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
@@ -297,6 +312,11 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E11-station-marks-no-sample-offline", "E11.offline", StationMarksNoSampleOffline,
           (cs_test(E11, "test_samples_made_offline_are_delivered"),),
           "no event of the transaction delivered after the outage carries offline true"),
+    Fault("E04-station-starts-nothing-offline", "E04.reported", StationStartsNothingOffline,
+          (cs_test(E04, "test_transaction_started_offline"),), "the SUT did not send TransactionEvent within"),
+    Fault("E04-station-marks-no-start-offline", "E04.offline", StationMarksNoStartOffline,
+          (cs_test(E04, "test_transaction_started_offline"),),
+          "offline of the Started event of a transaction started during the outage is wrong"),
     Fault("E12-csms-refuses-offline-events", "tx.answered", CsmsRefusesOfflineEvents,
           (csms_test(E12, "test_transaction_stopped_while_offline"), csms_test(E11, "test_samples_made_offline_are_delivered")),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
