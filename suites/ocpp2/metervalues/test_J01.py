@@ -12,6 +12,7 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import station_variable
+from harness.usecases.transactions import Transaction, check_answers, events_of, local_start, of, transaction_id
 from harness.verdict import check_equal, dig, require
 
 INTERVAL = 30   # seconds between clock-aligned samples, set for the test
@@ -24,6 +25,9 @@ class J01(RuleTable):
     aligned = should("OCPP 2.0.1 part 2 J01 (AlignedDataCtrlr.Interval)",
                      "with AlignedDataCtrlr.Interval set and no transaction running, the station sends MeterValues at "
                      "the clock-aligned times", by=CS)
+    aligned_in_transaction = should("OCPP 2.0.1 part 2 J01 (AlignedDataCtrlr.Interval); TriggerReasonEnumType "
+                                    "MeterValueClock", "while a transaction runs, the clock-aligned samples come in "
+                                    "a TransactionEvent Updated with triggerReason MeterValueClock", by=CS)
     context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Sample.Clock)",
                      "clock-aligned samples carry context Sample.Clock", by=CS)
 
@@ -44,5 +48,27 @@ async def test_clock_aligned_meter_values_without_a_transaction(ocpp, profile):
     if ocpp.is_sut(CSMS):
         require(report.error is None, J01.answered, "the CSMS answered MeterValues with a CALLERROR",
                 expected="MeterValuesResponse", actual=report.error)
-    contexts = {dig(v, "context", "Sample.Periodic") for m in report.request["meterValue"] for v in m["sampledValue"]}
-    check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"}, contexts)
+    check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"}, _contexts(report))
+
+
+def _contexts(report) -> set:
+    """The reading contexts of a report's samples (an absent one reads as Sample.Periodic)."""
+    return {dig(v, "context", "Sample.Periodic") for m in report.request["meterValue"] for v in m["sampledValue"]}
+
+
+@checks(J01.aligned_in_transaction, J01.context, Transaction.answered, csms=TC("TC_J_02_CSMS", "ocpp2.0.1"))
+async def test_clock_aligned_meter_values_during_a_transaction(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s and a driver's transaction: its clock-aligned samples come in a
+    TransactionEvent Updated with triggerReason MeterValueClock and Sample.Clock; a CSMS answers it."""
+    await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, profile.evses[0].id, J01.aligned_in_transaction)
+    tx = transaction_id(started)
+    await ocpp.elapse(INTERVAL)
+    clocked = lambda p: of(tx, "Updated")(p) and p.get("triggerReason") == "MeterValueClock" and p.get("meterValue")
+    report = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=clocked,
+                               rule=J01.aligned_in_transaction)
+    if report is not None:
+        check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"},
+                    _contexts(report))
+    check_answers(ocpp, events_of(ocpp, tx, mark))

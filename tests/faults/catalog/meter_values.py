@@ -29,6 +29,14 @@ class StationMeterValuesWithoutContext(ReferenceStation):
         return await super().call(action, payload)
 
 
+class StationNamesClockSamplesPeriodic(ReferenceStation):
+    """J01: the clock-aligned samples of a transaction come with triggerReason MeterValuePeriodic."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, "MeterValuePeriodic" if trigger == "MeterValueClock" else trigger,
+                              **info)
+
+
 class CsmsRefusesMeterValues(ReferenceCsms):
     """J01.FR.18: MeterValues answered with a CALLERROR."""
 
@@ -90,6 +98,9 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(J01, ALIGNED),), "the SUT did not send MeterValues within", verdict="finding"),
     Fault("J01-station-meter-values-without-context", "J01.context", StationMeterValuesWithoutContext,
           (cs_test(J01, ALIGNED),), "the contexts of the clock-aligned sampledValues is wrong", verdict="finding"),
+    Fault("J01-station-names-clock-samples-periodic", "J01.aligned_in_transaction", StationNamesClockSamplesPeriodic,
+          (cs_test(J01, "test_clock_aligned_meter_values_during_a_transaction"),),
+          "the SUT did not send TransactionEvent within", verdict="finding"),
     Fault("J01-csms-refuses-meter-values", "J01.answered", CsmsRefusesMeterValues, (csms_test(J01, ALIGNED),),
           "the CSMS answered MeterValues with a CALLERROR"),
     Fault("J02-station-without-periodic-samples", "J02.periodic", StationWithoutPeriodicSamples,
