@@ -187,7 +187,7 @@ class CsmsStation(ExampleChargePoint):
 
 class Csms:
     ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
-               "data_transfer", "unlock_connector")
+               "data_transfer", "unlock_connector", "get_transaction_status")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -281,6 +281,11 @@ class Csms:
         """F05: the operator unlocks a connector."""
         cp = self.station(station)
         cp.spawn(cp.call(call.UnlockConnector(evse_id=evse_id, connector_id=connector_id)))
+
+    async def get_transaction_status(self, transaction_id: str | None = None, station: str | None = None) -> None:
+        """E14: the operator asks whether the station still holds transaction-related messages."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.GetTransactionStatus(transaction_id=transaction_id)))
 
     async def run(self, port: int, stop: asyncio.Event) -> None:
         # As in the library's own examples: websockets negotiates the subprotocol. Note that it
