@@ -8,7 +8,8 @@ AuthorizeRequest; another token is authorized first and stops it when its groupI
 stops every running transaction (rule 6). The authorization cache (C10-C12; AuthCacheCtrlr.Enabled, on by default) keeps
 the idTokenInfo of every answer about a token but Central and NoAuthorization ones, until its
 cacheExpiryDateTime; with AuthCtrlr.LocalPreAuthorize a cached Accepted token starts without
-AuthorizeRequest, a cached refusal is asked about again; ClearCache empties it, Rejected while it is off
+AuthorizeRequest, a cached refusal is asked about again (refused at once with
+AuthCacheCtrlr.DisablePostAuthorize); ClearCache empties it, Rejected while it is off
 (rule 12). The start button starts with an empty NoAuthorization token and asks nobody (rule 2).
 
 Charge point 1.6 (spec 002 "What the service does" 3, 8): the same with a bare idTag and Authorize,
@@ -81,11 +82,13 @@ class AuthorizationStation2x(Block):
     async def decision(self, id_token: dict) -> dict:
         """The idTokenInfo a transaction may start on: the station's own (local_authorization), a cached
         Accepted one when LocalPreAuthorize is on (no AuthorizeRequest), else the CSMS's answer (a cached
-        refusal is asked about again: the CSMS may have changed its mind)."""
+        refusal is asked about again: the CSMS may have changed its mind; not with
+        AuthCacheCtrlr.DisablePostAuthorize, which makes the cached refusal final)."""
         if self.local_authorization:
             return {"status": "Accepted"}
         cached = self.cached(id_token)
-        if cached is not None and cached["status"] == "Accepted" and self.flag("AuthCtrlr", "LocalPreAuthorize"):
+        if cached is not None and self.flag("AuthCtrlr", "LocalPreAuthorize") and (
+                cached["status"] == "Accepted" or self.flag("AuthCacheCtrlr", "DisablePostAuthorize")):
             return cached
         return await self.authorize(id_token)
 

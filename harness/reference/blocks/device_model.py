@@ -20,6 +20,7 @@ BOOLEAN = ("true", "false")
 # (component, variable) → (default, the values it takes; None: any)
 VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
+    ("AuthCacheCtrlr", "DisablePostAuthorize"): ("false", BOOLEAN),   # a cached refusal is not asked about again
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
     ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
     ("PaymentCtrlr", "AuthorizeDirectPayment"): ("true", BOOLEAN),   # 2.1 direct payment (C18-C23)

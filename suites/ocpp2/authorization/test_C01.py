@@ -203,7 +203,8 @@ async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
 def _station_param(status):
     rules = (C01.accepted_starts,) if status == "Accepted" else (C01.rejected_no_start,)
     return pytest.param(status, marks=checks(Authorization.sent, C01.presented, *rules,
-                                             cs=TC("TC_E_04_CS", "ocpp2.0.1", when="Accepted")))
+                                             cs=(TC("TC_E_04_CS", "ocpp2.0.1", when="Accepted"),
+                                                 TC("TC_C_05_CS", "ocpp2.0.1", when="Invalid"))))
 
 
 @pytest.mark.sut_roles("cs")
@@ -225,6 +226,30 @@ async def test_station_starts_only_for_an_accepted_token(ocpp, profile, status):
                     dig(event.request, "idToken.idToken", "").casefold())
     else:
         await never_starts_with(ocpp, token, start, C01.rejected_no_start)
+
+
+# the public test cases of a station refusing a token presented once the cable is in (OCPP 2.0.1 Part 6, block C)
+CABLE_FIRST_CASES = {"Expired": "TC_C_07_CS", "Unknown": "TC_C_56_CS"}
+
+
+def _cable_first_param(status):
+    certification = {"cs": TC(CABLE_FIRST_CASES[status], "ocpp2.0.1")} if status in CABLE_FIRST_CASES else {}
+    return pytest.param(status, marks=checks(Authorization.sent, C01.presented, C01.rejected_no_start,
+                                             **certification))
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("status", [_cable_first_param(s) for s in STATIC_STATUSES if s != "Accepted"])
+@needs(lambda given: token_with(given.profile, given.params["status"]))
+async def test_station_refuses_a_token_presented_after_the_cable(ocpp, profile, status):
+    """Cable then card: the EV is connected first; the token presented next is asked about and, refused with
+    ``status``, no transaction carries it (whether one started at the cable is the station's TxStartPoint)."""
+    token, evse = token_with(profile, status), profile.evses[0].id
+    await ocpp.act("cs", "plug_in", evse_id=evse)
+    start = ocpp.mark()
+    exchange = await authorize(ocpp, token, evse_id=evse)
+    check_presented_token(exchange, token, C01.presented)
+    await never_starts_with(ocpp, token, start, C01.rejected_no_start)
 
 
 def _restricted(profile):

@@ -17,11 +17,11 @@ import pytest
 
 from harness.roles import CS, CSMS
 from harness.profile import TOKEN_STATUSES
-from harness.rules import RuleTable, must
+from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import (Authorization, authorize, cached_start, carries, charge_once,
                                             never_starts_with, present_again, starts_with, station_cache_on,
-                                            token_with)
+                                            station_variable, token_with)
 from harness.verdict import check_equal, dig, require
 
 
@@ -38,6 +38,12 @@ class C12(RuleTable):
                        "a token the cache holds with a refusal is asked about again with AuthorizeRequest, and starts "
                        "nothing while the CSMS refuses it", by=CS)
 
+    refusal_final = must("spec 001 Authorization status values (every status but Accepted rejects charging); "
+                         "OCPP 2.0.1 AuthCacheCtrlr.DisablePostAuthorize",
+                         "with DisablePostAuthorize a token the cache holds refused starts nothing", by=CS)
+    not_asked = should("OCPP 2.0.1 AuthCacheCtrlr.DisablePostAuthorize (disables asking about a cached refusal "
+                       "again, C10.FR.03 and C12.FR.05); Part 6 TC_C_57_CS (no SHALL: a finding)",
+                       "with DisablePostAuthorize a token the cache holds refused is not asked about again", by=CS)
 
 pytestmark = case("C12", block="Authorization", roles=("csms", "cs"), protocols=OCPP2,
                   requires=["authorization_cache"])
@@ -49,7 +55,7 @@ CACHED_REFUSAL_CASES = {"Invalid": "TC_C_09_CS", "Blocked": "TC_C_10_CS", "Expir
 
 
 @pytest.mark.sut_roles("cs")
-@checks(Authorization.sent, C12.cached_start)
+@checks(Authorization.sent, C12.cached_start, cs=TC("TC_C_33_CS", "ocpp2.0.1"))
 @needs(lambda given: token_with(given.profile, "Accepted"))
 async def test_cached_token_starts_without_authorize(ocpp, profile):
     """Charged once (so cached as Accepted), the token starts the next transaction without asking."""
@@ -57,6 +63,22 @@ async def test_cached_token_starts_without_authorize(ocpp, profile):
     await station_cache_on(ocpp)
     await charge_once(ocpp, token, evse, C12.cached_start)
     start = await present_again(ocpp, token, evse)
+    await starts_with(ocpp, token, start, C12.cached_start)
+    await ocpp.expect_none("Authorize", after=start, rule=C12.cached_start)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(Authorization.sent, C12.cached_start, cs=TC("TC_C_13_CS", "ocpp2.0.1"))
+@needs(lambda given: token_with(given.profile, "Accepted"))
+async def test_cached_token_before_the_cable_starts_once_plugged(ocpp, profile):
+    """Charged once (so cached as Accepted), the token is presented before the cable: the station asks nobody,
+    and the transaction carries the token once the cable is in."""
+    token, evse = token_with(profile, "Accepted"), profile.evses[0].id
+    await station_cache_on(ocpp)
+    await charge_once(ocpp, token, evse, C12.cached_start)
+    start = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    await ocpp.act(CS, "plug_in", evse_id=evse)
     await starts_with(ocpp, token, start, C12.cached_start)
     await ocpp.expect_none("Authorize", after=start, rule=C12.cached_start)
 
@@ -113,6 +135,26 @@ async def test_cached_refusal_is_asked_again(ocpp, profile, status):
     await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
     await ocpp.expect("Authorize", sender=CS, after=again, rule=C12.asked_again, where=carries(token))
     await never_starts_with(ocpp, token, again, C12.asked_again)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(Authorization.sent, C12.refusal_final, C12.not_asked, cs=TC("TC_C_57_CS", "ocpp2.0.1"))
+@needs(lambda given: token_with(given.profile, "Invalid"))
+async def test_cached_refusal_is_final_with_post_authorize_disabled(ocpp, profile):
+    """AuthCacheCtrlr.DisablePostAuthorize on (not applicable when the station refuses it): the cable in, the
+    token is refused (so cached with the refusal); presented again it starts nothing and, as the variable
+    says, is not asked about again (a SHOULD: the variable's text holds no SHALL)."""
+    token, evse = token_with(profile, "Invalid"), profile.evses[0].id
+    await station_cache_on(ocpp)
+    await station_variable(ocpp, "AuthCacheCtrlr", "DisablePostAuthorize", "true")
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    first = ocpp.mark()
+    await authorize(ocpp, token, evse_id=evse)
+    await never_starts_with(ocpp, token, first, C12.refusal_final)
+    again = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    await never_starts_with(ocpp, token, again, C12.refusal_final)
+    await ocpp.expect_none("Authorize", after=again, rule=C12.not_asked, where=carries(token))
 
 
 @pytest.mark.sut_roles("csms")

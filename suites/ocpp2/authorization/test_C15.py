@@ -18,7 +18,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.local_list import carries, present_offline
 from harness.verdict import check_equal, dig
 
@@ -76,7 +76,8 @@ async def _offline_start(ocpp, profile, token):
                              rule=C15.unknown_started)
 
 
-@checks(C15.unknown_started, C15.reported_offline, C15.unknown_refused, C15.rejected)
+@checks(C15.unknown_started, C15.reported_offline, C15.unknown_refused, C15.rejected,
+        cs=TC("TC_C_26_CS", "ocpp2.0.1"))
 @needs(lambda given: _unknown(given.profile))
 async def test_unknown_token_offline(ocpp, profile):
     """An unknown token is presented while the station is offline. A station whose profile says

@@ -76,7 +76,7 @@ async def test_master_pass_is_answered_with_its_group(ocpp, profile):
 
 
 @checks(C16.group, C16.end_processed, C16.started, Authorization.sent, C16.stops_all, C16.reason,
-        csms=TC("TC_C_49_CSMS", "ocpp2.0.1"))
+        csms=TC("TC_C_49_CSMS", "ocpp2.0.1"), cs=TC("TC_C_49_CS", "ocpp2.0.1"))
 @needs(lambda given: _master_pass(given.profile), lambda given: _drivers(given.profile))
 async def test_master_pass_stops_every_transaction(ocpp, profile):
     """A transaction runs on each EVSE (as many as the profile has drivers); the master pass is presented:
