@@ -187,6 +187,18 @@ class StationKeepsDeletedTokens(ReferenceStation):
         return sent_keeping_entries(self, session, payload, "Differential")
 
 
+class StationForgetsItsCacheOffline(ReferenceStation):
+    """C12 offline: a token the cache holds as Accepted starts nothing while the CSMS cannot be asked (and the
+    station starts nothing for a token it does not know offline either)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.offline_tx_for_unknown_id = False
+
+    def cached(self, id_token):
+        return super().cached(id_token) if self.online else None
+
+
 C13, C14, C15 = "authorization/test_C13.py", "authorization/test_C14.py", "authorization/test_C15.py"
 
 
@@ -224,7 +236,8 @@ FAULTS: tuple[Fault, ...] = (
           (csms_test(C14, "test_listed_token_starts_offline"),),
           "TransactionEventResponse idTokenInfo.status of an offline event is wrong"),
     Fault("station-suspends-instead-of-ending", "C15.ended", StationSuspendsInsteadOfEnding,
-          (cs_test(C15, "test_refused_offline_transaction_moves_as_configured"),),
+          (cs_test(C15, "test_refused_offline_transaction_moves_as_configured"),
+           cs_test(C15, "test_refused_offline_start_from_the_cache_moves_as_configured", "StopTxOnInvalidId")),
           "TransactionEvent eventType is wrong"),
     Fault("station-starts-nothing-offline-for-unknown-tokens", "C15.unknown_started",
           StationStartsNothingOfflineForUnknownTokens,
@@ -251,4 +264,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-charges-without-credit", "C17.no_start", StationChargesWithoutCredit,
           (cs21_test(C17, "test_no_credit_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not",
           version=V21),
+    Fault("station-forgets-its-cache-offline", "C15.cached_started", StationForgetsItsCacheOffline,
+          (cs_test(C15, "test_refused_offline_start_from_the_cache_moves_as_configured", "StopTxOnInvalidId"),),
+          "the SUT did not send TransactionEvent within"),
 )
