@@ -135,17 +135,29 @@ class AuthorizationStation2x(Block):
         if state.plugged:
             await self.start_transaction(state, "Authorized", id_token)
 
-    async def master_pass(self, id_token: dict, info: dict) -> bool:
-        """An accepted token of the MasterPassGroupId group (the profile's [authorization]) starts nothing
-        and stops every running transaction, with stoppedReason MasterPass (spec 001 Authorization rule 6;
-        a station without a UI stops them all, C16.FR.02). True when it was one."""
+    def is_master_pass(self, info: dict) -> bool:
+        """The idTokenInfo is an acceptance in the MasterPassGroupId group (the profile's [authorization])."""
         group = self.profile.authorization("master_pass_group_id")
         member_of = (info.get("groupIdToken") or {}).get("idToken", "")
-        if not group or info["status"] != "Accepted" or member_of.casefold() != group.casefold():
+        return bool(group) and info["status"] == "Accepted" and member_of.casefold() == group.casefold()
+
+    async def master_pass(self, id_token: dict, info: dict, evse_ids: list[int] | None = None) -> bool:
+        """A master pass starts nothing and stops running transactions with stoppedReason MasterPass (spec 001
+        Authorization rule 6): those of ``evse_ids`` when its holder selected them at the station's UI
+        (C16.FR.01), else every one (a station without a UI, C16.FR.02). True when it was one."""
+        if not self.is_master_pass(info):
             return False
-        for state in self.evses.values():
-            await self.end_transaction(state, "StopAuthorized", "MasterPass", id_token)
+        for evse_id, state in self.evses.items():
+            if evse_ids is None or evse_id in evse_ids:
+                await self.end_transaction(state, "StopAuthorized", "MasterPass", id_token)
         return True
+
+    async def act_stop_with_master_pass(self, id_token: dict, evse_ids: list[int]) -> None:
+        """The master pass is presented and its holder selects, at the station's UI, the transactions to stop
+        (by EVSE): asked about, it ends those only (C16.FR.01)."""
+        async def stop() -> None:
+            await self.master_pass(id_token, await self.authorize(id_token), evse_ids)
+        self.background.spawn(stop())
 
     async def act_present_id_token(self, id_token: dict, evse_id: int | None = None) -> None:
         self.background.spawn(self._present(id_token, evse_id))

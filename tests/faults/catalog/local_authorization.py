@@ -202,6 +202,13 @@ class StationForgetsItsCacheOffline(ReferenceStation):
 C13, C14, C15 = "authorization/test_C13.py", "authorization/test_C14.py", "authorization/test_C15.py"
 
 
+class StationStopsEveryTransactionRegardless(ReferenceStation):
+    """C16.FR.01: the master pass holder's selection at the UI is ignored; every running transaction ends."""
+
+    async def master_pass(self, id_token, info, evse_ids=None):
+        return await super().master_pass(id_token, info)
+
+
 C16, C17 = "authorization/test_C16.py", "authorization/test_C17.py"
 
 
@@ -247,12 +254,17 @@ FAULTS: tuple[Fault, ...] = (
           (csms_test(C15, "test_unknown_token_offline"),),
           "TransactionEventResponse idTokenInfo.status of an offline event with an unknown token is wrong"),
     Fault("station-ends-master-pass-stops-as-local", "C16.reason", StationEndsMasterPassStopsAsLocal,
-          (cs_test(C16, "test_master_pass_stops_every_transaction"),),
+          (cs_test(C16, "test_master_pass_stops_every_transaction"),
+           cs_test(C16, "test_master_pass_holder_stops_the_selected_transactions", "first")),
           "TransactionEvent transactionInfo.stoppedReason is wrong"),
+    Fault("station-stops-every-transaction-regardless", "C16.stops_selected", StationStopsEveryTransactionRegardless,
+          (cs_test(C16, "test_master_pass_holder_stops_the_selected_transactions", "first"),),
+          "the SUT sent TransactionEvent when it must not"),
     Fault("station-takes-the-master-pass-for-a-driver", "C16.no_start", StationTakesTheMasterPassForADriver,
           (cs_test(C16, "test_master_pass_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
     Fault("csms-hides-the-master-pass-group", "C16.group", CsmsHidesTheMasterPassGroup,
-          (csms_test(C16, "test_master_pass_is_answered_with_its_group"),),
+          (csms_test(C16, "test_master_pass_is_answered_with_its_group"),
+           csms_test(C16, "test_master_pass_holder_stops_the_selected_transactions", "all")),
           "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive) is wrong"),
     Fault("csms-lets-prepaid-answers-be-cached", "C17.expires", CsmsLetsPrepaidAnswersBeCached,
           (csms21_test(C17, "test_prepaid_answer_expires_at_once", "credit"),
