@@ -126,6 +126,7 @@ PROFILES = {p.title: p for p in (
     CertificationProfile("OCPP 2.x", "Local Auth List Management", _OCA_201 + "; functional block D"),
     CertificationProfile("OCPP 2.x", "Smart Charging", _OCA_201 + "; functional block K"),
     CertificationProfile("OCPP 2.x", "ISO 15118", _OCA_201 + "; Plug and Charge, high-level communication"),
+    CertificationProfile("OCPP 2.x", "Advanced User Interface", _OCA_201 + "; functional block O, display messages"),
     CertificationProfile("OCPP 2.x", "Payment (2.1)", "OCPP 2.1 C17-C25: no public certification profile yet"),
     CertificationProfile("OCPP 1.6", "Core", _SPEC_16),
     CertificationProfile("OCPP 1.6", "Firmware Management", _SPEC_16),
@@ -148,6 +149,7 @@ BY_USECASE: dict[str, tuple[tuple[str, str], ...]] = {
         ("C1[7-9]", "Payment (2.1)"), ("C2?", "Payment (2.1)"),
         ("K*", "Smart Charging"),
         ("SP3", "Advanced Security"),
+        ("O0?", "Advanced User Interface"),
         ("*", "Core"),     # C01-C06, C09-C12, C16, F, P, the connection, framing and security profiles 1-2
     ),
     "OCPP 1.6": (
