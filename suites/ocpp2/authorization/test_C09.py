@@ -76,7 +76,7 @@ async def test_members_are_answered_with_their_group(ocpp, profile):
 
 @pytest.mark.parametrize("starter", [0, 1], ids=["a_then_b", "b_then_a"])
 @checks(C09.member_accepted, C09.group, Authorization.sent, C09.member_stops,
-        csms=(TC("TC_C_39_CSMS", "ocpp2.0.1"), TC("TC_C_43_CSMS", "ocpp2.0.1")))
+        csms=(TC("TC_C_39_CSMS", "ocpp2.0.1"), TC("TC_C_43_CSMS", "ocpp2.0.1")), cs=TC("TC_C_39_CS", "ocpp2.0.1"))
 @needs(lambda given: _members(given.profile))
 async def test_member_stops_another_members_transaction(ocpp, profile, starter):
     """One member charges; the other presents its token at the same EVSE: asked about, Accepted with the

@@ -156,7 +156,7 @@ async def test_master_pass_holder_stops_the_selected_transactions(ocpp, profile,
             p["eventType"] == "Ended" and p["transactionInfo"]["transactionId"] in left))
 
 
-@checks(C16.no_start)
+@checks(C16.no_start, cs=TC("TC_C_45_CS", "ocpp2.0.1"))
 @pytest.mark.sut_roles("cs")
 @needs(lambda given: _master_pass(given.profile))
 async def test_master_pass_starts_no_transaction(ocpp, profile):
