@@ -5,9 +5,9 @@ Invalid, blocked → Blocked, expired → Expired, in a transaction → Concurre
 NotAtThisLocation, wrong EVSE type → NotAllowedTypeEVSE, EVSE-restricted → Accepted with evseId,
 else Accepted), answers a grouped token with its group and checks a TransactionEvent's token
 again; its idTokenInfo keeps the language rules (rule 10) and the personalMessage limits. A station
-charges only for an accepted token: every other status starts no transaction (a running one the CSMS
-refuses is stopped: C12), an evseId restriction holds at the station, and an Accepted idTokenInfo with
-every optional field at its limit is still an acceptance.
+charges only for an accepted token, whether the card or the cable comes first: every other status starts no
+transaction (a running one the CSMS refuses is stopped: C12), an evseId restriction holds at the station, and
+an Accepted idTokenInfo with every optional field at its limit is still an acceptance.
 
 ConcurrentTx is judged where the 2.x texts put it: on the TransactionEvent Started of a second
 transaction with the token (AuthorizationStatusEnumType: "only relevant for the response to a

@@ -3,7 +3,9 @@
 Tokens of one group (a family, a fleet) are answered with their groupIdToken, in the AuthorizeResponse
 and the TransactionEventResponse; any member may stop a transaction another member started: the
 station asks about the second token and, the group matching, ends the transaction with it (spec 001
-Authorization rule 5). The groupIdToken's type SHOULD be Central (IdTokenInfoType).
+Authorization rule 5), from the authorization cache too (TC_C_41). A token of neither the starter nor its
+group does not end the transaction (the public case TC_C_04_CS says SHALL NOT; the station may still ask
+about it). The groupIdToken's type SHOULD be Central (IdTokenInfoType).
 """
 
 import pytest

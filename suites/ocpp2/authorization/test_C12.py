@@ -6,7 +6,9 @@ it again, answering its status now (spec 001 Authorization rule 7): a token bloc
 cached is refused there, and the station then stops the transaction or suspends its energy
 (StopTxOnInvalidId; moves "Offline-authorized transaction") — ConcurrentTx too, the status a
 TransactionEvent Started alone can get. A token the cache holds with a refusal
-is asked about again (AuthorizeRequest), and starts nothing while the CSMS refuses it.
+is asked about again (AuthorizeRequest), and starts nothing while the CSMS refuses it; with
+AuthCacheCtrlr.DisablePostAuthorize on, it is refused from the cache (not asked again: a SHOULD, the
+variable's description holds no SHALL) and starts nothing.
 
 The station under test gets its cache on and pre-authorizing for the test (AuthCacheCtrlr.Enabled,
 AuthCtrlr.LocalPreAuthorize, put back afterwards) and emptied first (ClearCache), and needs

@@ -8,6 +8,8 @@ moves "Offline-authorized transaction"): StopTxOnInvalidId with a TxStopPoint ho
 PowerPathClosed or EnergyTransfer ends it (stoppedReason DeAuthorized); StopTxOnInvalidId without
 them suspends it (Updated, triggerReason Deauthorized, SuspendedEVSE); without StopTxOnInvalidId it
 goes on when MaxEnergyOnInvalidId is set and is suspended when it is not.
+The same moves follow a start from the authorization cache while offline (C12; TC_C_15, TC_C_16), the token
+refused once the station is back.
 
 A station under test is judged by the settings its profile declares ([authorization]); the harness
 does not change them. The token is one the profile says the CSMS does not know (status Invalid).
