@@ -116,6 +116,18 @@ async def test_refused_cached_start_is_stopped(ocpp, profile, status):
                       where=lambda p: p["transactionInfo"]["transactionId"] == transaction and _stopped(p))
 
 
+async def _refused_then_presented_again(ocpp, token, evse, rule):
+    """The cable in, ``token`` is asked about and refused (so cached with the refusal) and starts nothing
+    (``rule``); then it is presented again: returns the mark taken before."""
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    first = ocpp.mark()
+    await authorize(ocpp, token, evse_id=evse)
+    await never_starts_with(ocpp, token, first, rule)
+    again = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    return again
+
+
 def _cached_refusal_param(status):
     return pytest.param(status, marks=checks(Authorization.sent, C12.asked_again,
                                              cs=TC(CACHED_REFUSAL_CASES[status], "ocpp2.0.1")))
@@ -127,14 +139,9 @@ def _cached_refusal_param(status):
 async def test_cached_refusal_is_asked_again(ocpp, profile, status):
     """The cable in, the token is refused (so cached with the refusal) and starts nothing; presented again it
     is asked about again and, refused again, starts nothing either."""
-    token, evse = token_with(profile, status), profile.evses[0].id
+    token = token_with(profile, status)
     await station_cache_on(ocpp)
-    await ocpp.act(CS, "plug_in", evse_id=evse)
-    first = ocpp.mark()
-    await authorize(ocpp, token, evse_id=evse)
-    await never_starts_with(ocpp, token, first, C12.asked_again)
-    again = ocpp.mark()
-    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    again = await _refused_then_presented_again(ocpp, token, profile.evses[0].id, C12.asked_again)
     await ocpp.expect("Authorize", sender=CS, after=again, rule=C12.asked_again, where=carries(token))
     await never_starts_with(ocpp, token, again, C12.asked_again)
 
@@ -146,15 +153,10 @@ async def test_cached_refusal_is_final_with_post_authorize_disabled(ocpp, profil
     """AuthCacheCtrlr.DisablePostAuthorize on (not applicable when the station refuses it): the cable in, the
     token is refused (so cached with the refusal); presented again it starts nothing and, as the variable
     says, is not asked about again (a SHOULD: the variable's text holds no SHALL)."""
-    token, evse = token_with(profile, "Invalid"), profile.evses[0].id
+    token = token_with(profile, "Invalid")
     await station_cache_on(ocpp)
     await station_variable(ocpp, "AuthCacheCtrlr", "DisablePostAuthorize", "true")
-    await ocpp.act(CS, "plug_in", evse_id=evse)
-    first = ocpp.mark()
-    await authorize(ocpp, token, evse_id=evse)
-    await never_starts_with(ocpp, token, first, C12.refusal_final)
-    again = ocpp.mark()
-    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    again = await _refused_then_presented_again(ocpp, token, profile.evses[0].id, C12.refusal_final)
     await never_starts_with(ocpp, token, again, C12.refusal_final)
     await ocpp.expect_none("Authorize", after=again, rule=C12.not_asked, where=carries(token))
 
