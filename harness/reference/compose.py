@@ -14,9 +14,9 @@ from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
 from harness.reference.blocks import (authorization, availability, configuration, data_transfer, device_model,
-                                      firmware, local_authorization, local_list, offline, payment, plug_and_charge, provisioning,
-                                      remote_control, remote_trigger, reservation, reset, security, smart_charging,
-                                      transactions)
+                                      display_message, firmware, local_authorization, local_list, offline, payment,
+                                      plug_and_charge, provisioning, remote_control, remote_trigger, reservation,
+                                      reset, security, smart_charging, transactions)
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
@@ -39,6 +39,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     offline.OfflineStation2x,
     firmware.FirmwareStation16,
     plug_and_charge.PlugAndChargeStation2x,
+    display_message.DisplayMessageStation2x,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -60,6 +61,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     device_model.DeviceModelCsms2x,
     firmware.FirmwareCsms16,
     plug_and_charge.PlugAndChargeCsms2x,
+    display_message.DisplayMessageCsms2x,
 )
 
 

@@ -20,6 +20,7 @@ BOOLEAN = ("true", "false")
 # (component, variable) → (default, the values it takes; None: any)
 VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
+    ("AuthCacheCtrlr", "DisablePostAuthorize"): ("false", BOOLEAN),   # a cached refusal is not asked about again
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
     ("AuthCtrlr", "LocalAuthorizeOffline"): ("true", BOOLEAN),   # E04: offline, a cached Accepted token starts
     ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
