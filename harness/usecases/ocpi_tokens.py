@@ -126,6 +126,17 @@ async def held_by_sut(arena: OcpiArena, token: dict[str, Any]) -> dict[str, Any]
     return found
 
 
+async def held_unless_dropped(arena: OcpiArena, token: dict[str, Any]) -> dict[str, Any] | None:
+    """The Token as the SUT holds it (``held_by_sut``), or None when an eMSP under test left an invalid
+    Token out of its list: a legal reading (OCPI 2.2.1 §12.2.2.1: the list holds the valid Tokens, and
+    what it no longer holds is no longer valid)."""
+    if arena.is_sut(EMSP) and held_by_harness(arena, token["uid"], token["type"]).get("valid") is False:
+        listed = (await listing(arena, date_from=token["last_updated"])).items
+        if not any(same_id(t.get("uid"), token["uid"]) and t.get("type") == token["type"] for t in listed):
+            return None
+    return await held_by_sut(arena, token)
+
+
 async def listing(arena: OcpiArena, **query: Any):
     """Every page of the eMSP under test's Token list for ``query`` (see ``ocpi_locations.walk``)."""
     return await loc.walk(arena, listing=LISTING, **query)

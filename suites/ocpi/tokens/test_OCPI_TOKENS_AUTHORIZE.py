@@ -130,10 +130,11 @@ async def test_location_answered_names_only_what_was_asked(ocpi):
 
 
 @pytest.mark.sut_roles("emsp")
-@checks(Tok.authorize_consistent, Tok.authorize_known)
+@checks(Tok.authorize_consistent, Tok.authorize_known, Tok.pushed)
 async def test_invalid_token_is_not_allowed(ocpi):
-    """A Token the eMSP lists as invalid is not answered ALLOWED."""
-    token = tok.pick((await tok.sut_tokens(ocpi))[:200], "invalid Token", valid=False)
+    """A Token the eMSP issued invalid (and pushed so) is not answered ALLOWED."""
+    await creds.registered(ocpi)
+    token = await tok.issue(ocpi, type=RFID, valid=False)
     where = await _at_a_location(ocpi)
     info = _info(await tok.authorize(ocpi, token["uid"], token["type"], where), "the authorization of an invalid "
                  "Token")
