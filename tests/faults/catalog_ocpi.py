@@ -25,6 +25,7 @@ from harness.clock import utcnow
 from harness.ocpi import headers as hdr, schemas
 from harness.ocpi.auth import AuthRules, PresentedToken, TokenForm
 from harness.ocpi.credentials import CredentialsRules, Registration
+from harness.ocpi.schemas import SchemaRules
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
@@ -39,6 +40,8 @@ from harness.reference.ocpi.handler import Reply
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
 from harness.reference.ocpi.tokens import TokensReceiver, TokensSender
+from harness.reference.ocpi.commands import CommandsReceiver, CommandsSender
+from harness.ocpi.commands import ACCEPTED as COMMAND_ACCEPTED, CommandRules
 from harness.transport.http import HttpResponse
 
 MODULE = "catalog_ocpi"
@@ -881,6 +884,118 @@ class AcceptsTokensUnderAnyParty(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_AnyTokenParty)
 
 
+# ------------------------------------------------------------------------------ commands: the CPO
+class _NoResult(CommandsReceiver):
+    async def _post_result(self, url, result):
+        return None
+
+
+class NeverPostsTheCommandResult(OcpiPeer):
+    """The CPO answers ACCEPTED and never POSTs the CommandResult."""
+
+    modules = OcpiPeer.modules.with_handler(_NoResult)
+
+
+class _AcceptsEverything(CommandsReceiver):
+    def decide(self, command, body):
+        return COMMAND_ACCEPTED, COMMAND_ACCEPTED
+
+
+class AcceptsCommandsForWhatItDoesNotHave(OcpiPeer):
+    """Every command is ACCEPTED: an unknown Session, an unknown Location, an unknown reservation too."""
+
+    modules = OcpiPeer.modules.with_handler(_AcceptsEverything)
+
+
+class _ChecksTheToken(CommandsReceiver):
+    def decide(self, command, body):
+        token = body.get("token")
+        if token and not any(t["uid"].casefold() == token["uid"].casefold() for t in self.peer.store(TOKENS).all()):
+            return "REJECTED", ""
+        return super().decide(command, body)
+
+
+class RejectsTokensItNeverGot(OcpiPeer):
+    """A START_SESSION or RESERVE_NOW with a Token the CPO was never pushed is REJECTED."""
+
+    modules = OcpiPeer.modules.with_handler(_ChecksTheToken)
+
+
+class _AuthorizesCommandTokens(CommandsReceiver):
+    def decide(self, command, body):
+        token = body.get("token")
+        if token:
+            self.peer.background.spawn(self.peer.call("POST", TOKENS, (token["uid"], "authorize"), None))
+        return super().decide(command, body)
+
+
+class AuthorizesAppTokensOfCommands(OcpiPeer):
+    """The CPO asks the eMSP in real time about the app Token of a START_SESSION."""
+
+    modules = OcpiPeer.modules.with_handler(_AuthorizesCommandTokens)
+
+
+class _NoTimeout(CommandsReceiver):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        return Reply(reply.status, {**reply.body, "data": _without(reply.body["data"], "timeout")})
+
+
+class AnswersCommandsWithoutATimeout(OcpiPeer):
+    """The CommandResponse has no timeout."""
+
+    modules = OcpiPeer.modules.with_handler(_NoTimeout)
+
+
+class _CancelsAnything(CommandsReceiver):
+    def decide(self, command, body):
+        if command == "CANCEL_RESERVATION":
+            return COMMAND_ACCEPTED, COMMAND_ACCEPTED
+        return super().decide(command, body)
+
+
+class CancelsReservationsNobodyMade(OcpiPeer):
+    """A CANCEL_RESERVATION of a reservation never made ends with the result ACCEPTED."""
+
+    modules = OcpiPeer.modules.with_handler(_CancelsAnything)
+
+
+# ------------------------------------------------------------------------------ commands: the eMSP
+class _OthersTokens(CommandsSender):
+    def _app_token(self):
+        return {**super()._app_token(), "country_code": "DE", "party_id": "OTH"}
+
+
+class StartsWithAnotherEmspsToken(OcpiPeer):
+    """The eMSP's START_SESSION and RESERVE_NOW carry a Token of another eMSP."""
+
+    modules = OcpiPeer.modules.with_handler(_OthersTokens)
+
+
+class _RefusesResults(CommandsSender):
+    async def serve(self, request, rest):
+        return Reply(200, build(status_code=StatusCode.CLIENT_ERROR, status_message="unexpected result"))
+
+
+class RefusesCommandResults(OcpiPeer):
+    """The eMSP answers every CommandResult POST with 2000."""
+
+    modules = OcpiPeer.modules.with_handler(_RefusesResults)
+
+
+class _ConnectorWithoutEvse(CommandsSender):
+    async def _send(self, command, **body):
+        if body.get("connector_id"):
+            body = {**body, "evse_uid": None}
+        return await super()._send(command, **body)
+
+
+class StartsAtAConnectorWithoutItsEvse(OcpiPeer):
+    """A START_SESSION names a connector_id without its evse_uid."""
+
+    modules = OcpiPeer.modules.with_handler(_ConnectorWithoutEvse)
+
+
 # ------------------------------------------------------------------------------ locations: objects
 class _DropsNewEvses(LocationStore):
     def put(self, country_code, party_id, target, obj):
@@ -1253,6 +1368,7 @@ PUBLISH = "locations/test_OCPI_LOCATIONS_PUBLISH.py"
 EXPIRY = "locations/test_OCPI_LOCATIONS_EXPIRY.py"
 COORDINATES = "locations/test_OCPI_LOCATIONS_COORDINATES.py"
 T_PUSH, T_PULL = "tokens/test_OCPI_TOKENS_PUSH.py", "tokens/test_OCPI_TOKENS_PULL.py"
+C_CMD = "commands/test_OCPI_COMMANDS.py"
 T_RECEIVER, T_AUTH = "tokens/test_OCPI_TOKENS_RECEIVER.py", "tokens/test_OCPI_TOKENS_AUTHORIZE.py"
 
 FAULTS: tuple[Fault, ...] = (
@@ -1528,6 +1644,36 @@ FAULTS: tuple[Fault, ...] = (
     Fault("token-pushed-under-any-party", TokenRules.party_registered.id, AcceptsTokensUnderAnyParty,
           (node(T_RECEIVER, "test_push_under_another_party_is_refused", "cpo"),),
           "a PUT under a party the harness never declared carries a success status_code", "finding"),
+    Fault("command-result-never-posted", CommandRules.result_sent.id, NeverPostsTheCommandResult,
+          (node(C_CMD, "test_command_is_answered_then_its_result_posted", "cpo", "START_SESSION"),
+           node(C_CMD, "test_command_is_answered_then_its_result_posted", "cpo", "UNLOCK_CONNECTOR")),
+          "the SUT did not send"),
+    Fault("command-unknown-accepted", CommandRules.not_accepted_unknown.id, AcceptsCommandsForWhatItDoesNotHave,
+          (node(C_CMD, "test_stop_of_an_unknown_session_is_not_accepted", "cpo"),
+           node(C_CMD, "test_command_at_an_unknown_location_is_not_accepted", "cpo", "START_SESSION")),
+          "ACCEPTED"),
+    Fault("command-token-checked", CommandRules.no_token_check.id, RejectsTokensItNeverGot,
+          (node(C_CMD, "test_app_token_start_is_neither_checked_nor_authorized", "cpo"),),
+          "REJECTED"),
+    Fault("command-token-authorized", CommandRules.no_realtime.id, AuthorizesAppTokensOfCommands,
+          (node(C_CMD, "test_app_token_start_is_neither_checked_nor_authorized", "cpo"),),
+          "a tokens POST"),
+    Fault("command-response-without-timeout", SchemaRules.valid.id, AnswersCommandsWithoutATimeout,
+          (node(C_CMD, "test_command_is_answered_then_its_result_posted", "cpo", "RESERVE_NOW"),),
+          "timeout: required"),
+    Fault("command-unknown-reservation-cancelled", CommandRules.unknown_reservation.id, CancelsReservationsNobodyMade,
+          (node(C_CMD, "test_cancel_of_a_reservation_nobody_made", "cpo"),),
+          "result of cancelling a reservation nobody made is wrong", "finding"),
+    Fault("command-token-of-another-emsp", CommandRules.own_token.id, StartsWithAnotherEmspsToken,
+          (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "START_SESSION"),
+           node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "RESERVE_NOW")),
+          "belongs to DE/"),
+    Fault("command-result-refused", CommandRules.result_answered.id, RefusesCommandResults,
+          (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "STOP_SESSION"),),
+          "was refused"),
+    Fault("command-connector-without-evse", SchemaRules.valid.id, StartsAtAConnectorWithoutItsEvse,
+          (node(C_CMD, "test_start_session_at_a_named_connector", "emsp"),),
+          "evse_uid: required when connector_id is present"),
 )
 
 

@@ -53,6 +53,7 @@ class Peer(Protocol):
     @property
     def peer_party(self) -> Party | None: ...
     def store(self, module: str) -> Any: ...
+    def module_url(self, module: str) -> str: ...
     def other_url(self, module: str, *ids: str, endpoints: Any = None) -> str: ...
     def list_page(self, request: HttpRequest, objects: list[dict[str, Any]], name: str, *,
                   date_from_required: bool = False) -> Reply: ...
@@ -70,6 +71,8 @@ class ModuleHandler:
     role: ClassVar[str]        # the platform role that plays it: CPO or EMSP
     interface: ClassVar[str]   # SENDER or RECEIVER, as version details list it
     listed_at: ClassVar[tuple[str, ...]] = ("2.2.1",)   # the interface versions whose details list it
+    client_owned: ClassVar[bool] = True   # the other's Receiver keeps our objects under our party (OCPI 2.2.1
+    # §4.1.8); False for commands, whose Receiver URL is {endpoint}/{command}
 
     def __init__(self, peer: Peer, store: Any):
         self.peer = peer

@@ -8,6 +8,7 @@ the peer, its routing and its version details are not edited.
 from harness.ocpi.locations import LocationStore
 from harness.ocpi.sessions import SessionStore
 from harness.ocpi.tokens import TokenStore
+from harness.reference.ocpi.commands import CommandsReceiver, CommandsSender, CommandStore
 from harness.reference.ocpi.handler import Module, ModuleRegistry
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
@@ -20,4 +21,6 @@ MODULES = ModuleRegistry([
     Module(SessionsReceiver, SessionStore),
     Module(TokensSender, TokenStore),
     Module(TokensReceiver, TokenStore),
+    Module(CommandsReceiver, CommandStore),
+    Module(CommandsSender, CommandStore),
 ])

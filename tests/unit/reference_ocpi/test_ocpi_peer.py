@@ -57,7 +57,8 @@ async def test_versions_and_details_list_the_modules_by_role():
     assert {(e["identifier"], e["role"]) for e in details["endpoints"]} == {("credentials", "SENDER"),
                                                                           ("locations", "SENDER"),
                                                                           ("sessions", "SENDER"),
-                                                                          ("tokens", "RECEIVER")}
+                                                                          ("tokens", "RECEIVER"),
+                                                                          ("commands", "RECEIVER")}
     assert {e["role"] for e in emsp.endpoints()} == {"SENDER", "RECEIVER"}
 
 
