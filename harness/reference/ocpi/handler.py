@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from harness.errors import HarnessError
+from harness.ocpi.envelope import StatusCode, StatusError
 from harness.ocpi.headers import Party
 from harness.profile import Profile
 from harness.roles import Role
+from harness.rules import Rule
 from harness.reference.common import Background
 from harness.transport.http import HttpExchange, HttpRequest
 
@@ -62,6 +64,16 @@ class Peer(Protocol):
     def outgoing(self, name: str, value: Any, *, whole: bool = True, owned: bool = True) -> Any: ...
     @staticmethod
     def only(request: HttpRequest, *methods: str) -> None: ...
+
+
+def check_pushing_party(peer: Peer, country_code: str, party_id: str, rule: Rule, who: str) -> None:
+    """A Receiver's URL party is the pushing platform's, as its credentials roles declare it (OCPI 2.2.1
+    §4.1.8.1: another party may be answered HTTP 404); StatusError 2001 with HTTP 404 otherwise."""
+    party = peer.peer_party
+    if party is not None and not party.same_as(Party(country_code, party_id)):
+        raise StatusError(rule, f"{country_code}/{party_id} is not the party of the pushing {who} "
+                          f"({party.country_code}/{party.party_id})", status_code=StatusCode.INVALID_PARAMETERS,
+                          http_status=404)
 
 
 class ModuleHandler:

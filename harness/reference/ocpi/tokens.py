@@ -39,7 +39,7 @@ from harness.ocpi.tokens import (
     TokenRules, TokenStore, token_type, unknown_token)
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
-from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Peer, Reply
+from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, check_pushing_party, Peer, Reply
 from harness.reference.ocpi.locations import seeded_faker
 from harness.reference.ocpi.sessions import _json_body
 from harness.transport.http import HttpExchange, HttpRequest
@@ -228,11 +228,7 @@ class TokensReceiver(ModuleHandler):
 
     def _check_party(self, country_code: str, party_id: str) -> None:
         """The URL's party is the pushing eMSP's, as its credentials roles declare it."""
-        party = self.peer.peer_party
-        if party is not None and not party.same_as(Party(country_code, party_id)):
-            raise StatusError(TokenRules.receiver_url, f"{country_code}/{party_id} is not the party of the "
-                              f"pushing eMSP ({party.country_code}/{party.party_id})",
-                              status_code=StatusCode.INVALID_PARAMETERS, http_status=404)
+        check_pushing_party(self.peer, country_code, party_id, TokenRules.receiver_url, "eMSP")
 
     def needs_realtime(self, token: Mapping[str, Any] | None) -> bool:
         """Whether the reference CPO asks the eMSP before letting ``token`` charge (module docstring)."""
