@@ -53,6 +53,14 @@ class CommandRules(RuleTable, namespace="ocpi.commands"):
     no_realtime = must(f"{_MOD}.3.5 StartSession (for an AD_HOC_USER or APP_USER Token the CPO SHALL NOT do a "
                        "real-time authorization)", "the CPO does not ask the eMSP to authorize the app Token of a "
                        "START_SESSION", by="cpo")
+    post_only = must(f"{_MOD}.2.1 Receiver interface (GET, PUT, PATCH and DELETE: n/a)", "the CPO's commands "
+                     "endpoint takes POST only: any other method is refused", by="cpo")
+    command_type = must(f"{_RECEIVER} request parameters (command: a CommandType, §13.4.3)", "a POST to "
+                        "{commands}/{anything but a CommandType} is refused or answered NOT_SUPPORTED (never "
+                        "ACCEPTED)", by="cpo")
+    replaced = should(f"{_MOD}.3.4 ReserveNow (a RESERVE_NOW with the same Location and reservation_id replaces "
+                      "the reservation)", "a RESERVE_NOW with the id of a reservation made is not refused for it",
+                      by="cpo")
     unknown_session = should(f"{_MOD}.4.1 CommandResponseType UNKNOWN_SESSION", "a STOP_SESSION of a Session the "
                              "CPO does not know is answered UNKNOWN_SESSION", by="cpo")
     unknown_location = should("OCPI 2.2.1 §5 status codes (2003: for example a START_SESSION at an unknown "

@@ -960,6 +960,22 @@ class CancelsReservationsNobodyMade(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_CancelsAnything)
 
 
+class _AnswersEveryMethod(CommandsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "GET":
+            return Reply(200, build([]))
+        if rest and rest[0] not in ("START_SESSION", "STOP_SESSION", "RESERVE_NOW", "CANCEL_RESERVATION",
+                                    "UNLOCK_CONNECTOR"):
+            return Reply(200, build({"result": COMMAND_ACCEPTED, "timeout": 30}))
+        return await super().serve(request, rest)
+
+
+class AnswersAnyCommandAndMethod(OcpiPeer):
+    """The commands endpoint answers a GET with success and ACCEPTs a command type that does not exist."""
+
+    modules = OcpiPeer.modules.with_handler(_AnswersEveryMethod)
+
+
 # ------------------------------------------------------------------------------ commands: the eMSP
 class _OthersTokens(CommandsSender):
     def _app_token(self):
@@ -1664,6 +1680,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("command-unknown-reservation-cancelled", CommandRules.unknown_reservation.id, CancelsReservationsNobodyMade,
           (node(C_CMD, "test_cancel_of_a_reservation_nobody_made", "cpo"),),
           "result of cancelling a reservation nobody made is wrong", "finding"),
+    Fault("command-get-answered", CommandRules.post_only.id, AnswersAnyCommandAndMethod,
+          (node(C_CMD, "test_other_methods_are_refused", "cpo", "GET"),),
+          "a GET of the commands endpoint carries a success status_code"),
+    Fault("command-unknown-type-accepted", CommandRules.command_type.id, AnswersAnyCommandAndMethod,
+          (node(C_CMD, "test_unknown_command_is_refused", "cpo"),),
+          "result of an unknown command"),
     Fault("command-token-of-another-emsp", CommandRules.own_token.id, StartsWithAnotherEmspsToken,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "START_SESSION"),
            node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "RESERVE_NOW")),

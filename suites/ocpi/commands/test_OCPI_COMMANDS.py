@@ -16,7 +16,7 @@ import pytest
 
 from harness.arena.ocpi import check_answer
 from harness.ocpi.commands import (
-    ACCEPTED, CANCEL_RESERVATION, RESERVE_NOW, START_SESSION, STOP_SESSION, UNKNOWN_RESERVATION, UNKNOWN_SESSION,
+    ACCEPTED, CANCEL_RESERVATION, COMMANDS, RESERVE_NOW, START_SESSION, STOP_SESSION, UNKNOWN_RESERVATION, UNKNOWN_SESSION,
     UNLOCK_CONNECTOR, CommandRules as Cmd)
 from harness.ocpi.envelope import StatusCode, outcome
 from harness.ocpi.tokens import TOKENS
@@ -151,3 +151,46 @@ async def test_cancel_of_a_reservation_nobody_made(ocpi):
                 done["result"])
 
 
+
+
+@checks(*FOLLOWED, Cmd.replaced)
+async def test_reserve_now_again_with_the_same_id(ocpi):
+    """A RESERVE_NOW, then another with the same Location and reservation_id (an update): the second is
+    followed through like the first, not refused for its id."""
+    await creds.registered(ocpi)
+    location_id, evse_uid, _ = loc.pushed_location(ocpi)
+    reservation = {"location_id": location_id, "evse_uid": evse_uid, "reservation_id": _reservation_id()}
+    first = await cmd.send(ocpi, RESERVE_NOW, **reservation)
+    await cmd.result(ocpi, first, cmd.accepted(first)["timeout"])
+    again = await cmd.send(ocpi, RESERVE_NOW, **reservation)
+    check_in(Cmd.replaced, "result of the RESERVE_NOW with the same id", (ACCEPTED, "NOT_SUPPORTED"),
+             cmd.response(again)["result"])
+    if cmd.response(again)["result"] == ACCEPTED:
+        await cmd.result(ocpi, again, cmd.response(again)["timeout"])
+
+
+@pytest.mark.sut_roles("cpo")
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+@checks(Cmd.post_only)
+async def test_other_methods_are_refused(ocpi, method):
+    """The commands endpoint takes POST only: a GET, PUT or DELETE of {commands}/START_SESSION is refused."""
+    await creds.registered(ocpi)
+    body = None if method in ("GET", "DELETE") else {"location_id": loc.pushed_location(ocpi)[0]}
+    answer = await ocpi.send(method, ocpi.sut_url(COMMANDS, START_SESSION), token=ocpi.token_to_sut,
+                             module=COMMANDS, body=body)
+    check_answer(answer, Cmd.post_only, f"a {method} of the commands endpoint", success=False)
+
+
+@pytest.mark.sut_roles("cpo")
+@checks(Cmd.command_type)
+async def test_unknown_command_is_refused(ocpi):
+    """A POST to {commands}/SELF_DESTRUCT (no CommandType) is refused, or answered NOT_SUPPORTED or REJECTED."""
+    await creds.registered(ocpi)
+    location_id = loc.pushed_location(ocpi)[0]
+    answer = await ocpi.send("POST", ocpi.sut_url(COMMANDS, "SELF_DESTRUCT"), token=ocpi.token_to_sut,
+                             module=COMMANDS, body={"response_url": ocpi.harness_emsp.module_url(COMMANDS),
+                                                    "location_id": location_id})
+    if outcome(answer.status, answer.response_body).ok:   # a success may only say it is not supported
+        unknown = cmd.Command("SELF_DESTRUCT", {}, answer, 0)
+        check_in(Cmd.command_type, "result of an unknown command", ("NOT_SUPPORTED", "REJECTED"),
+                 cmd.response(unknown)["result"])
