@@ -39,8 +39,8 @@ class CommandRules(RuleTable, namespace="ocpi.commands"):
                      "the Token of a START_SESSION or RESERVE_NOW is one of the eMSP's own", by="emsp")
     result_answered = must(f"{_SENDER} (receives the asynchronous result)", "the eMSP answers the CPO's "
                            "CommandResult POST with success", by="emsp")
-    response = must(f"{_RECEIVER} response data (a CommandResponse, Card. 1); §13.3.2", "a command is answered "
-                    "at once with a CommandResponse: a result and a timeout in seconds", by="cpo")
+    command_response = must(f"{_RECEIVER} response data (a CommandResponse, Card. 1); §13.3.2", "a command is "
+                            "answered at once with a CommandResponse: a result and a timeout in seconds", by="cpo")
     result_sent = must(f"{_SENDER} (the CPO is required to use the response_url for the result); §13.3.2 timeout",
                        "after an ACCEPTED CommandResponse the CPO POSTs a CommandResult to the response_url, "
                        "within the timeout it gave", by="cpo")

@@ -59,9 +59,9 @@ async def send(arena: OcpiArena, name: str, **body: Any) -> Command:
 
 def response(command: Command) -> dict[str, Any]:
     """The CommandResponse the CPO answered, valid by its schema."""
-    check_answer(command.answer, CommandRules.response, f"the {command.name} request", success=True)
+    check_answer(command.answer, CommandRules.command_response, f"the {command.name} request", success=True)
     data = expect_success(command.answer.status, command.answer.response_body)
-    require(isinstance(data, dict), CommandRules.response, f"the answer to {command.name} holds no "
+    require(isinstance(data, dict), CommandRules.command_response, f"the answer to {command.name} holds no "
             "CommandResponse", expected="a CommandResponse", actual=data)
     schemas.check("command_response", data)
     return data

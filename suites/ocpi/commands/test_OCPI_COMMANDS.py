@@ -16,8 +16,8 @@ import pytest
 
 from harness.arena.ocpi import check_answer
 from harness.ocpi.commands import (
-    ACCEPTED, CANCEL_RESERVATION, COMMANDS, RESERVE_NOW, START_SESSION, STOP_SESSION, UNKNOWN_RESERVATION, UNKNOWN_SESSION,
-    UNLOCK_CONNECTOR, CommandRules as Cmd)
+    ACCEPTED, CANCEL_RESERVATION, COMMANDS, RESERVE_NOW, START_SESSION, STOP_SESSION, UNKNOWN_RESERVATION,
+    UNKNOWN_SESSION, UNLOCK_CONNECTOR, CommandRules as Cmd)
 from harness.ocpi.envelope import StatusCode, outcome
 from harness.ocpi.tokens import TOKENS
 from harness.roles import CPO, EMSP
@@ -30,7 +30,7 @@ from harness.verdict import check_equal, check_in, require
 
 pytestmark = case("OCPI_COMMANDS", block="Commands", roles=(CPO, EMSP), protocols=OCPI)
 
-FOLLOWED = (Cmd.request, Cmd.response, Cmd.result_sent, Cmd.result_url, Cmd.result_answered)
+FOLLOWED = (Cmd.request, Cmd.command_response, Cmd.result_sent, Cmd.result_url, Cmd.result_answered)
 
 
 def _reservation_id() -> str:
@@ -92,7 +92,7 @@ async def test_reserve_now_for_a_location(ocpi):
 
 # ------------------------------------------------------------------------------ a CPO under test
 @pytest.mark.sut_roles("cpo")
-@checks(Cmd.not_accepted_unknown, Cmd.unknown_session, Cmd.response)
+@checks(Cmd.not_accepted_unknown, Cmd.unknown_session, Cmd.command_response)
 async def test_stop_of_an_unknown_session_is_not_accepted(ocpi):
     """A STOP_SESSION of a Session the CPO never had is not ACCEPTED; UNKNOWN_SESSION is the answer made for it."""
     await creds.registered(ocpi)
@@ -123,13 +123,13 @@ async def test_command_at_an_unknown_location_is_not_accepted(ocpi, name):
 
 
 @pytest.mark.sut_roles("cpo")
-@checks(Cmd.no_token_check, Cmd.no_realtime, Cmd.response)
+@checks(Cmd.no_token_check, Cmd.no_realtime, Cmd.command_response)
 async def test_app_token_start_is_neither_checked_nor_authorized(ocpi):
     """A START_SESSION with a new AD_HOC_USER Token the CPO never got is not REJECTED for it, and the CPO
     asks the eMSP nothing about that Token."""
     await creds.registered(ocpi)
     command = await cmd.send(ocpi, START_SESSION, **await _body(ocpi, START_SESSION))
-    check_answer(command.answer, Cmd.response, "the START_SESSION", success=True)
+    check_answer(command.answer, Cmd.command_response, "the START_SESSION", success=True)
     result = cmd.response(command)["result"]
     require(result != "REJECTED", Cmd.no_token_check, "a START_SESSION with a Token the CPO never got is "
             "REJECTED", expected="ACCEPTED (or NOT_SUPPORTED)", actual=result)
