@@ -72,7 +72,8 @@ async def issue(arena: OcpiArena, *, rule: Rule = TokenRules.pushed, **body: Any
     if arena.is_sut(EMSP):
         _check_type_parameter(push, token)
         for row, problem in push_problems(token):
-            violated(row, problem, expected="the text's advice", actual=token.get(row.id.rsplit(".", 1)[-1]))
+            violated(row, problem, expected="the text's advice",
+                     actual={name: token.get(name) for name in ("type", "whitelist", "group_id")})
     return token
 
 

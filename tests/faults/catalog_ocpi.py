@@ -756,6 +756,19 @@ class NeedsALocationForEveryToken(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_NeedsALocationAlways)
 
 
+class _AppTokensWhitelisted(TokensSender):
+    async def act_push_token(self, uid=None, type="RFID", whitelist=None, valid=True):
+        if type in ("APP_USER", "AD_HOC_USER") and whitelist is None:
+            whitelist = "ALLOWED"
+        return await super().act_push_token(uid, type, whitelist, valid)
+
+
+class WhitelistsAppTokens(OcpiPeer):
+    """APP_USER Tokens are issued with whitelist ALLOWED, not the RECOMMENDED NEVER."""
+
+    modules = OcpiPeer.modules.with_handler(_AppTokensWhitelisted)
+
+
 # ------------------------------------------------------------------------------ tokens: the CPO
 class _LenientTokenStore(TokenStore):
     def patch(self, country_code, party_id, uid, kind, changes):
@@ -960,20 +973,31 @@ class CancelsReservationsNobodyMade(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_CancelsAnything)
 
 
-class _AnswersEveryMethod(CommandsReceiver):
+class _AnswersGet(CommandsReceiver):
     async def serve(self, request, rest):
         if request.method == "GET":
             return Reply(200, build([]))
+        return await super().serve(request, rest)
+
+
+class AnswersAGetOfCommands(OcpiPeer):
+    """The commands endpoint answers a GET with success."""
+
+    modules = OcpiPeer.modules.with_handler(_AnswersGet)
+
+
+class _AcceptsAnyType(CommandsReceiver):
+    async def serve(self, request, rest):
         if rest and rest[0] not in ("START_SESSION", "STOP_SESSION", "RESERVE_NOW", "CANCEL_RESERVATION",
                                     "UNLOCK_CONNECTOR"):
             return Reply(200, build({"result": COMMAND_ACCEPTED, "timeout": 30}))
         return await super().serve(request, rest)
 
 
-class AnswersAnyCommandAndMethod(OcpiPeer):
-    """The commands endpoint answers a GET with success and ACCEPTs a command type that does not exist."""
+class AcceptsUnknownCommandTypes(OcpiPeer):
+    """A command type that does not exist is ACCEPTED."""
 
-    modules = OcpiPeer.modules.with_handler(_AnswersEveryMethod)
+    modules = OcpiPeer.modules.with_handler(_AcceptsAnyType)
 
 
 # ------------------------------------------------------------------------------ commands: the eMSP
@@ -1605,6 +1629,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("token-app-user-pushed-without-type", TokenRules.put_ids.id, PushesAppTokensWithoutType,
           (node(T_PUSH, "test_app_user_token_is_pushed_with_its_type", "emsp"),),
           "type differs from the URL's type parameter"),
+    Fault("token-app-user-whitelisted", TokenRules.app_tokens_never.id, WhitelistsAppTokens,
+          (node(T_PUSH, "test_app_user_token_is_pushed_with_its_type", "emsp"),),
+          "a APP_USER Token with whitelist ALLOWED", "finding"),
     Fault("token-unknown-authorized-with-http-200", TokenRules.authorize_unknown.id, AnswersAnUnknownTokenWithHttp200,
           (node(T_AUTH, "test_unknown_token_gets_404_and_2004_without_data", "emsp"),),
           "HTTP 200 where HTTP 404 is due"),
@@ -1680,10 +1707,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("command-unknown-reservation-cancelled", CommandRules.unknown_reservation.id, CancelsReservationsNobodyMade,
           (node(C_CMD, "test_cancel_of_a_reservation_nobody_made", "cpo"),),
           "result of cancelling a reservation nobody made is wrong", "finding"),
-    Fault("command-get-answered", CommandRules.post_only.id, AnswersAnyCommandAndMethod,
+    Fault("command-get-answered", CommandRules.post_only.id, AnswersAGetOfCommands,
           (node(C_CMD, "test_other_methods_are_refused", "cpo", "GET"),),
           "a GET of the commands endpoint carries a success status_code"),
-    Fault("command-unknown-type-accepted", CommandRules.command_type.id, AnswersAnyCommandAndMethod,
+    Fault("command-unknown-type-accepted", CommandRules.command_type.id, AcceptsUnknownCommandTypes,
           (node(C_CMD, "test_unknown_command_is_refused", "cpo"),),
           "result of an unknown command"),
     Fault("command-token-of-another-emsp", CommandRules.own_token.id, StartsWithAnotherEmspsToken,
