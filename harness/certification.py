@@ -135,9 +135,11 @@ PROFILES = {p.title: p for p in (
     CertificationProfile("OCPP 1.6", "Smart Charging", _SPEC_16),
     CertificationProfile("OCPP 1.6", "Remote Trigger", _SPEC_16),
     CertificationProfile("OCPP 1.6", "Security", "OCA white paper 'Improved security for OCPP 1.6-J'"),
+    CertificationProfile("OCPI 2.2.1", "commands", _OCPI),
     CertificationProfile("OCPI 2.2.1", "credentials", _OCPI),
     CertificationProfile("OCPI 2.2.1", "locations", _OCPI),
     CertificationProfile("OCPI 2.2.1", "sessions", _OCPI),
+    CertificationProfile("OCPI 2.2.1", "tokens", _OCPI),
     CertificationProfile("OCPI 2.2.1", "transport", _OCPI),
 )}
 
@@ -158,7 +160,8 @@ BY_USECASE: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "OCPI 2.2.1": (
         ("OCPI_CREDENTIALS", "credentials"), ("OCPI_LOCATIONS_*", "locations"),
-        ("OCPI_SESSIONS_*", "sessions"), ("OCPI_CHARGING_PREFERENCES", "sessions"),
+        ("OCPI_SESSIONS_*", "sessions"), ("OCPI_CHARGING_PREFERENCES", "sessions"), ("OCPI_TOKENS_*", "tokens"),
+        ("OCPI_COMMANDS", "commands"),
         ("OCPI_AUTH", "transport"), ("OCPI_FORMAT", "transport"),
     ),
 }
