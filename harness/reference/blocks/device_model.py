@@ -21,6 +21,7 @@ BOOLEAN = ("true", "false")
 VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
+    ("AuthCtrlr", "AuthorizeRemoteStart"): ("false", BOOLEAN),   # F01.FR.01-02
     ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
     ("PaymentCtrlr", "AuthorizeDirectPayment"): ("true", BOOLEAN),   # 2.1 direct payment (C18-C23)
     ("PaymentCtrlr", "SettlementByCSMS"): ("false", BOOLEAN),
