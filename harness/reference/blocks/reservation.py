@@ -203,7 +203,10 @@ class ReservationStation2x(Block):
             self._end(reservation.id, "Expired")
 
     def _for(self, reservation: EvseReservation, id_token: dict, group: dict | None) -> bool:
-        return _same_token(reservation.id_token, id_token) or _same_token(reservation.group, group)
+        """The reservation is ``id_token``'s, or its group's (a group compared by its idToken alone: the CSMS
+        that answered the token's groupIdToken may give it another type than the reservation's)."""
+        return _same_token(reservation.id_token, id_token) or (
+            reservation.group is not None and group is not None and _same(reservation.group["idToken"], group["idToken"]))
 
     def reserved_for_another(self, state: EvseState, id_token: dict, group: dict | None) -> bool:
         return state.reservation is not None and not self._for(state.reservation, id_token, group)

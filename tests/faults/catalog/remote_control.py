@@ -85,6 +85,41 @@ class CsmsStopsAnotherTransaction(ReferenceCsms):
         await super().act_request_stop_transaction(transaction_id + "-other", station)
 
 
+class StationAuthorizesDespiteTheSetting(ReferenceStation):
+    """AuthorizeRemoteStart false is ignored: a remote start's token that is not Central is authorized first."""
+
+    async def _remote_start2x(self, state, id_token, remote_start_id):
+        if id_token.get("type") != "Central" and (await self.authorize(id_token)).get("status") != "Accepted":
+            return
+        await self.start_transaction(state, "RemoteStart", id_token, remote_start_id=remote_start_id)
+
+
+class StationNamesTheRemoteStartLate(ReferenceStation):
+    """A remotely started transaction's Started event lacks the remoteStartId; an Updated event brings it."""
+
+    async def start_transaction(self, state, trigger, id_token, remote_start_id=None):
+        await super().start_transaction(state, trigger, id_token)
+        if remote_start_id is not None and state.transaction is not None:
+            await self.call("TransactionEvent", self._event(state, "Updated", trigger, chargingState="Idle",
+                                                            remoteStartId=remote_start_id))
+
+
+class StationEndsRemoteStopsAsStopAuthorized(ReferenceStation):
+    """A remotely stopped transaction ends with triggerReason StopAuthorized, not RemoteStop."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, "StopAuthorized" if trigger == "RemoteStop" else trigger, **info)
+
+
+class StationGivesAnotherStopReason(ReferenceStation):
+    """A remotely stopped transaction's stoppedReason is Other, not Remote."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if trigger == "RemoteStop":
+            info["stoppedReason"] = "Other"
+        return super()._event(state, event_type, trigger, **info)
+
+
 class StationTriggersNothing(ReferenceStation):
     """TriggerMessage is Accepted, and the message never follows."""
 
@@ -123,9 +158,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("F02-station-never-authorizes-remote-starts", "F02.authorized_first", StationNeverAuthorizesRemoteStarts,
           (cs_test(F02, START_FIRST, "true"),), "Authorize"),
     Fault("F02-station-authorizes-with-authorize-remote-start-false", "F02.not_authorized",
-          StationAuthorizesEveryRemoteStart, (cs_test(F02, START_FIRST, "false"),),
+          StationAuthorizesDespiteTheSetting, (cs_test(F02, START_FIRST, "false"),),
           "AuthorizeRequest for the remote start's token"),
-    Fault("F02-station-drops-remote-start-id", "F02.next_event", StationDropsRemoteStartId,
+    Fault("F02-station-names-the-remote-start-late", "F02.next_event", StationNamesTheRemoteStartLate,
           (cs_test(F02, START_FIRST, "true"), cs_test(F02, START_FIRST, "false")), "remoteStartId of the first"),
     Fault("F02-csms-starts-with-its-own-token", "F02.request", CsmsStartsWithItsOwnToken,
           (csms_test(F02, START_FIRST, "true"), csms_test(F02, START_FIRST, "false")),
@@ -136,10 +171,12 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(F03, "test_remote_stop_of_a_driver_transaction"),), "has no stoppedReason"),
     Fault("F03-csms-stops-another-transaction", "F03.request", CsmsStopsAnotherTransaction,
           (csms_test(F03, "test_remote_stop_of_a_driver_transaction"),), "RequestStopTransactionRequest"),
-    Fault("F04-station-refuses-remote-stops", "F04.accepted", StationRefusesRemoteStops,
-          (cs_test(F04, "test_remote_stop_of_an_iso15118_transaction"),), "RequestStopTransactionResponse status"),
-    Fault("F04-station-ends-without-reason", "F04.stopped_reason", StationEndsWithoutReason,
-          (cs_test(F04, "test_remote_stop_of_an_iso15118_transaction"),), "has no stoppedReason"),
+    Fault("F04-station-ends-remote-stops-as-stop-authorized", "F04.ended", StationEndsRemoteStopsAsStopAuthorized,
+          (cs_test(F04, "test_remote_stop_of_an_iso15118_transaction"),), "TransactionEvent Ended triggerReason",
+          verdict="finding"),
+    Fault("F04-station-gives-another-stop-reason", "F04.remote", StationGivesAnotherStopReason,
+          (cs_test(F04, "test_remote_stop_of_an_iso15118_transaction"),), "TransactionEvent Ended stoppedReason",
+          verdict="finding"),
     Fault("F06-station-triggers-nothing", "F06.follows", StationTriggersNothing,
           (cs_test(F06, "test_triggered_message_follows", "Heartbeat"),
            cs_test(F06, "test_triggered_meter_values_of_every_evse")), "the SUT did not send"),
