@@ -22,6 +22,8 @@ VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
     ("AuthCtrlr", "AuthorizeRemoteStart"): ("false", BOOLEAN),   # F01.FR.01-02
+    # seconds a transaction begun without the cable waits for it (F02, TC_F_04); the reference's 0: for ever
+    ("TxCtrlr", "EVConnectionTimeOut"): ("0", None),
     ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
     ("PaymentCtrlr", "AuthorizeDirectPayment"): ("true", BOOLEAN),   # 2.1 direct payment (C18-C23)
     ("PaymentCtrlr", "SettlementByCSMS"): ("false", BOOLEAN),

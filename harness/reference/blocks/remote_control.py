@@ -5,7 +5,9 @@ any free one) not reserved for another token, then TransactionEvent Started with
 and the same remoteStartId (a cable plugged in before starts no transaction: the reference's TxStartPoint
 is Authorized); Rejected otherwise (rule 2: the station refuses what it cannot do). With
 AuthCtrlr.AuthorizeRemoteStart true a token other than Central or NoAuthorization is authorized first
-(F01.FR.01, F01.FR.02: docs/requirements/remote_control.md).
+(F01.FR.01, F01.FR.02: docs/requirements/remote_control.md); when no cable comes within
+TxCtrlr.EVConnectionTimeOut seconds (0, the reference's default: no limit) the transaction ends with
+triggerReason EVConnectTimeout, stoppedReason Timeout.
 A chargingProfile in the request is the smart-charging block's (``remote_start_refusal``: spec 001
 SetChargingProfile rule 9). RequestStopTransaction is Accepted for a running transaction, which then
 ends with triggerReason RemoteStop; Rejected otherwise. UnlockConnector (OCPP 2.0.1 part 2 F05,
@@ -26,6 +28,7 @@ server-generated Central idToken and a unique remoteStartId (spec 001 Remote sta
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import secrets
 from typing import Any
@@ -60,6 +63,15 @@ class RemoteControlStation2x(Block):
             if (await self.authorize(id_token)).get("status") != "Accepted" or state.busy:
                 return
         await self.start_transaction(state, "RemoteStart", id_token, remote_start_id=remote_start_id)
+        timeout = int(self.variable("TxCtrlr", "EVConnectionTimeOut") or 0)
+        if timeout and not state.plugged and state.transaction is not None:
+            self.background.spawn(self._cable_awaited(state, state.transaction, timeout))
+
+    async def _cable_awaited(self, state: EvseState, transaction: Any, timeout: int) -> None:
+        """No cable within TxCtrlr.EVConnectionTimeOut: the transaction ends, triggerReason EVConnectTimeout."""
+        await asyncio.sleep(timeout)
+        if state.transaction is transaction and not state.plugged:
+            await self.end_transaction(state, "EVConnectTimeout", "Timeout")
 
     def on_RequestStopTransaction(self, _: None, payload: dict) -> dict:
         for state in self.evses.values():

@@ -41,6 +41,10 @@ class F02(RuleTable):
     authorize_answered = must("OCPP 2.0.1 F01.FR.01; spec 001 C01",
                               "the CSMS answers the AuthorizeRequest of the token it sent in the remote start Accepted",
                               by=CSMS)
+    ev_connect_timeout = should("OCPP 2.0.1 part 2 TxCtrlr.EVConnectionTimeOut; TriggerReasonEnumType "
+                                "(EVConnectTimeout); TC_F_04",
+                                "a remotely started transaction whose cable does not come within EVConnectionTimeOut "
+                                "is reported with triggerReason EVConnectTimeout (Updated or Ended)", by=CS)
     one_transaction = should("OCPP 2.0.1 part 2 F02 (the cable completes the remotely started transaction)",
                              "plugging the cable in after the remote start starts no second transaction", by=CS)
 
@@ -99,3 +103,20 @@ async def test_remote_start_on_any_evse(ocpp):
         raise NotApplicable("the station refuses a remote start without evseId (an answer it may give)")
     await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=carries_remote_start(remote_start_id),
                       rule=F02.next_event)
+
+
+TIMEOUT = 2   # seconds of TxCtrlr.EVConnectionTimeOut for the test
+
+
+@checks(F02.request, F02.accepted, F02.ev_connect_timeout, csms=TC("TC_F_04_CSMS", "ocpp2.0.1"))
+async def test_no_cable_within_the_connection_timeout(ocpp, profile):
+    """EVConnectionTimeOut of two seconds, a remote start and no cable: a TransactionEvent of the EVSE with
+    triggerReason EVConnectTimeout follows (the transaction deauthorized or ended: either reading passes)."""
+    evse = profile.evses[0].id
+    await station_variable(ocpp, "TxCtrlr", "EVConnectionTimeOut", str(TIMEOUT))
+    mark = ocpp.mark()
+    exchange = await remote_start(ocpp, evse, F02.request)
+    check_equal(F02.accepted, "RequestStartTransactionResponse status", "Accepted", exchange.result["status"])
+    await ocpp.expect("TransactionEvent", sender=CS, after=mark, rule=F02.ev_connect_timeout,
+                      timeout=TIMEOUT + ocpp.timeouts.action,
+                      where=lambda p: p["triggerReason"] == "EVConnectTimeout" and dig(p, "evse.id", evse) == evse)

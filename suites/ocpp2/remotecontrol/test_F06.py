@@ -145,6 +145,21 @@ async def test_triggered_meter_values_of_every_evse(ocpp, profile):
                               where=lambda p, evse=evse: p["evseId"] == evse.id)
 
 
+@pytest.mark.requires("remote_start")
+@checks(F06.request, F06.follows, F06.answered, F06.trigger_reason, csms=TC("TC_F_14_CSMS", "ocpp2.0.1"))
+async def test_triggered_transaction_events_of_every_evse(ocpp, profile):
+    """A transaction runs on the first EVSE; TriggerMessage TransactionEvent without evse: its TransactionEvent
+    follows, triggerReason Trigger."""
+    evse = profile.evses[0].id
+    transaction_id = await charging(ocpp, evse)
+    exchange, mark = await trigger(ocpp, "TransactionEvent")
+    if accepted_or_refused(ocpp, exchange, "TransactionEvent"):
+        sent = await ocpp.expect("TransactionEvent", sender=CS, after=mark, rule=F06.follows,
+                                 where=lambda p: p["transactionInfo"]["transactionId"] == transaction_id)
+        check_equal(F06.trigger_reason, "TransactionEventRequest triggerReason", "Trigger",
+                    sent.request["triggerReason"])
+
+
 @pytest.mark.sut_roles("cs")
 @checks(F06.follows)
 async def test_an_irrelevant_evse_is_ignored(ocpp, profile):
