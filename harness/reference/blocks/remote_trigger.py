@@ -14,15 +14,15 @@ Station 2.x (OCPP 2.0.1 and 2.1 F06; MessageTriggerEnumType): an EVSE it does no
 messages it sends are BootNotification (reason Triggered), Heartbeat, LogStatusNotification and
 FirmwareStatusNotification (Idle: nothing uploads or installs), MeterValues (context Trigger; of the EVSE
 asked, else of every EVSE), StatusNotification (of each connector of the EVSE asked, or of the connector
-asked; of every connector without evse) and TransactionEvent (Updated, triggerReason Trigger, of the
-EVSE's running transaction; Rejected when none runs there). An evse given with a message that is not about
-an EVSE is ignored (F06.FR.02). The certificate signings, PublishFirmwareStatusNotification and 2.1's
-SignV2G20Certificate and CustomTrigger are answered NotImplemented (F06.FR.08). ``trigger_answer`` makes
-every TriggerMessage answered with that status instead, nothing sent.
+asked; of every connector without evse), TransactionEvent (Updated, triggerReason Trigger, of the EVSE's
+running transaction; Rejected when none runs there), SignCertificate with a fresh CSR (certificateType as
+asked; none for the combined one), PublishFirmwareStatusNotification Idle. An evse given with a message
+that is not about an EVSE is ignored (F06.FR.02). 2.1's CustomTrigger is answered NotImplemented
+(F06.FR.08). ``trigger_answer`` makes every TriggerMessage answered with that status instead, nothing sent.
 
 Central system 1.6, CSMS 2.x: TriggerMessage as an actuator action (the firmware-management notifications
-it may bring are answered by the firmware block; 2.x: LogStatusNotification and FirmwareStatusNotification
-here).
+it may bring are answered by the firmware block; 2.x: LogStatusNotification, FirmwareStatusNotification,
+PublishFirmwareStatusNotification here, and SignCertificate Rejected: the reference signs no certificates).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from harness import pki
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.ocpp.meter16 import ENERGY
 from harness.reference.common import V2X, V16, Block, now_iso
@@ -91,8 +92,10 @@ class RemoteTriggerCsms16(Block):
 
 # 2.x: the messages a station sends for its EVSEs, and those the reference does not implement (F06.FR.08)
 PER_EVSE = frozenset({"MeterValues", "StatusNotification", "TransactionEvent"})
-NOT_IMPLEMENTED = frozenset({"SignChargingStationCertificate", "SignV2GCertificate", "SignCombinedCertificate",
-                             "PublishFirmwareStatusNotification", "SignV2G20Certificate", "CustomTrigger"})
+NOT_IMPLEMENTED = frozenset({"CustomTrigger"})
+# the certificate a triggered SignCertificateRequest asks for (certificateType; none: both, the combined one)
+SIGNED = {"SignChargingStationCertificate": "ChargingStationCertificate", "SignV2GCertificate": "V2GCertificate",
+          "SignV2G20Certificate": "V2G20Certificate", "SignCombinedCertificate": None}
 
 
 class RemoteTriggerStation2x(Block):
@@ -134,8 +137,12 @@ class RemoteTriggerStation2x(Block):
             await self.call("BootNotification", self.boot_payload() | {"reason": "Triggered"})
         elif message == "Heartbeat":
             await self.call("Heartbeat", {})
-        elif message in ("LogStatusNotification", "FirmwareStatusNotification"):
+        elif message in ("LogStatusNotification", "FirmwareStatusNotification", "PublishFirmwareStatusNotification"):
             await self.call(message, IDLE)
+        elif message in SIGNED:
+            kind = SIGNED[message]
+            await self.call("SignCertificate", {"csr": pki.csr(self.profile.get("station.identity", "reference"))}
+                            | ({"certificateType": kind} if kind else {}))
         for state in chosen if message in PER_EVSE else ():
             if message == "MeterValues":
                 await self.call("MeterValues", {"evseId": state.evse.id, "meterValue": [self._reading(state)]})
@@ -157,6 +164,13 @@ class RemoteTriggerCsms2x(Block):
 
     def on_FirmwareStatusNotification(self, _: Any, payload: dict) -> dict:
         return {}
+
+    def on_PublishFirmwareStatusNotification(self, _: Any, payload: dict) -> dict:
+        return {}
+
+    def on_SignCertificate(self, _: Any, payload: dict) -> dict:
+        """The reference CSMS signs no certificates (it has no CA of the station's operator): Rejected."""
+        return {"status": "Rejected"}
 
     async def act_trigger_message(self, requested_message: str, evse: dict | None = None,
                                   custom_trigger: str | None = None, station: str | None = None) -> None:
