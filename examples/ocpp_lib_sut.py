@@ -203,7 +203,8 @@ class CsmsStation(ExampleChargePoint):
 
 class Csms:
     ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
-               "data_transfer", "unlock_connector", "trigger_message", "reserve_now", "cancel_reservation")
+               "data_transfer", "unlock_connector", "get_transaction_status", "trigger_message", "reserve_now",
+               "cancel_reservation")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -317,6 +318,11 @@ class Csms:
         """H02: the operator cancels a reservation."""
         cp = self.station(station)
         cp.spawn(cp.call(call.CancelReservation(reservation_id=reservation_id)))
+
+    async def get_transaction_status(self, transaction_id: str | None = None, station: str | None = None) -> None:
+        """E14: the operator asks whether the station still holds transaction-related messages."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.GetTransactionStatus(transaction_id=transaction_id)))
 
     async def run(self, port: int, stop: asyncio.Event) -> None:
         # As in the library's own examples: websockets negotiates the subprotocol. Note that it

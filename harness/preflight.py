@@ -25,6 +25,7 @@ from websockets.http11 import MAX_LINE_LENGTH as MAX_LINE
 from websockets.http11 import MAX_NUM_HEADERS as MAX_HEADERS
 
 from harness.settings import Settings
+from harness.transport.ws import station_url
 
 PROBE_TIMEOUT = 10.0   # seconds at most, whatever [timeouts] connect says: a probe, not a test
 MAX_BODY = 2 ** 20     # bytes of the OCPI versions answer (or a WebSocket message) the probe reads at most
@@ -37,7 +38,9 @@ def problem(settings: Settings) -> str | None:
     timeout = min(settings.profile.timeouts.connect, PROBE_TIMEOUT)
     trust = _trust(settings)
     if settings.sut == "csms":
-        return _websocket_unreachable(settings.sut_url, timeout, trust, settings.protocol)
+        # probed where the harness's station connects (url + "/" + identity): a CSMS may route nothing else
+        return _websocket_unreachable(settings.sut_url, timeout, trust, settings.protocol,
+                                      station_url(settings.sut_url, settings.profile.identity))
     if settings.sut in ("cpo", "emsp"):
         return _http_unreachable(settings.sut_url, timeout, trust) or _cannot_listen(settings.listen)
     if settings.sut == "cs":
@@ -51,12 +54,14 @@ def _trust(settings: Settings) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=str(ca) if ca is not None else None)
 
 
-def _websocket_unreachable(url: str, timeout: float, trust: ssl.SSLContext, subprotocol: str) -> str | None:
-    """A WebSocket upgrade offering ``subprotocol``, without credentials (a refusal for want of them is for the
-    tests to report, with the profile's setting): the run starts when the CSMS upgrades or refuses by HTTP."""
+def _websocket_unreachable(url: str, timeout: float, trust: ssl.SSLContext, subprotocol: str,
+                           probe: str | None = None) -> str | None:
+    """A WebSocket upgrade at ``probe`` (the station's URL under ``url``) offering ``subprotocol``, without
+    credentials (a refusal for want of them is for the tests to report, with the profile's setting): the run
+    starts when the CSMS upgrades or refuses by HTTP."""
     secure = urlsplit(url).scheme.lower() == "wss"
     try:
-        asyncio.run(_upgrade(url, timeout, trust if secure else None, subprotocol))
+        asyncio.run(_upgrade(probe or url, timeout, trust if secure else None, subprotocol))
     except InvalidStatus as refused:
         status = refused.response.status_code
         if status in (401, 403, 404):

@@ -24,10 +24,10 @@ import pytest
 # The modules that take longest, first (the rest keep their order). Under pytest-xdist (``-n``) each is
 # one worker's unit (see pytest_cmdline_main): the interop waits on real clocks while the fault catalogs
 # compute on every core (tests/faults/suite_runner.py), and the short modules fill in behind them.
-LONGEST_FIRST = ("interop/test_ocpp_lib.py", "faults/test_hostile_gallery.py", "faults/test_fault_catalog.py",
-                 "faults/test_faults_ocpi.py", "faults/test_faults16.py", "selfcheck/test_embedded_run.py",
-                 "faults/test_verdict_classes.py", "plugin/test_interrupted_runs.py", "plugin/test_captured_logs.py",
-                 "load/test_real_run.py")
+LONGEST_FIRST = ("interop/test_ledger.py", "interop/test_ocpp_lib.py", "faults/test_hostile_gallery.py",
+                 "faults/test_fault_catalog.py", "faults/test_faults_ocpi.py", "faults/test_faults16.py",
+                 "selfcheck/test_embedded_run.py", "faults/test_verdict_classes.py", "plugin/test_interrupted_runs.py",
+                 "plugin/test_captured_logs.py", "load/test_real_run.py")
 TESTS = Path(__file__).resolve().parent
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from harness import clock
 from harness.arena.ocpp import OcppArena
 from harness.roles import CS, CSMS
-from harness.errors import NotApplicable
+from harness.errors import HarnessError, NotApplicable
 from harness.ocpp.v16 import AUTHORIZATION_STATUSES, connector_ids
 from harness.profile import Profile, Token
 from harness.rules import Rule, RuleTable, must
@@ -35,6 +35,10 @@ class Core16(RuleTable, namespace="core16"):
                  "the idTag that started a transaction stops it when presented again (StopTransaction.req)", by=CS)
     stop_answered = must("spec 002 Messages StopTransaction",
                          "the central system answers a StopTransaction.req with StopTransaction.conf", by=CSMS)
+    status_answered = must("spec 002 Operations by direction (StatusNotification, CP to CS); Messages "
+                           "StatusNotification", "the central system answers every StatusNotification.req, a fault "
+                           "report too (Faulted, ConnectorLockFailure), with an empty StatusNotification.conf",
+                           by=CSMS)
 
 
 def usable16(token: Token) -> bool:
@@ -155,3 +159,12 @@ def transaction_id(start_exchange: Exchange) -> int:
 
 def id_tag_status(exchange: Exchange) -> str | None:
     return dig(exchange.result, "idTagInfo.status")
+
+
+async def harness_rebooted(arena: OcppArena, before: int, after_what: str) -> Exchange:
+    """The harness's own charge point restarted (an update, a power loss): its new connection and the
+    BootNotification it sent there (a charge point that does not come back is the harness's fault)."""
+    if await arena.reconnected(before) is None:
+        raise HarnessError(f"the harness's charge point did not reconnect within {arena.timeouts.connect:g} s after "
+                           f"{after_what}")
+    return await arena.expect("BootNotification", sender=CS, after=0)

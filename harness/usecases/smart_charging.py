@@ -117,15 +117,19 @@ def unit_supported(arena: OcppArena, wire: dict) -> None:
                             f"[smart_charging] charging_rate_units = {list(arena.profile.charging_rate_units)}")
 
 
-async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: dict) -> Exchange:
+async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: dict,
+                  judged: Rule | None = None) -> Exchange:
     """SetChargingProfile of a profile the rules accept (checked first: else the test data is wrong);
-    the station must accept it, and the engine installs it too."""
+    the station must accept it, and the engine installs it too. With ``judged``, a CSMS under test is
+    judged first on what it sent (``judge_sent_profile``: as asked, and allowed by ``judged``)."""
     unit_supported(arena, wire)
     decision = installed.decide(evse_id, wire)
     if not decision.accepted:
         raise HarnessError(f"test data error: the rules refuse profile {wire['id']} at EVSE {evse_id}: "
                             f"{decision.detail}")
     exchange = await set_profile(arena, evse_id, wire)
+    if judged is not None and arena.is_sut(CSMS):
+        judge_sent_profile(exchange, evse_id, wire, installed.station, judged)
     check_equal(ChargingProfiles.accepted, f"SetChargingProfileResponse status for profile {wire['id']}",
                 "Accepted", exchange.result["status"])
     installed.add(evse_id, wire)
@@ -298,6 +302,15 @@ async def external_limit(arena: OcppArena, installed: Installed, evse_id: int, s
         id=-new_id(), stack_level=0, purpose=sc.Purpose.EXTERNAL, kind=sc.Kind.ABSOLUTE, schedules=(
             sc.ChargingSchedule("A", (sc.SchedulePeriod(0, Decimal(limit)),), id=1, start_schedule=since),)), source)
     return exchange
+
+
+async def held_external_limit(arena: OcppArena, evse_id: int, source: str, limit: float) -> Exchange:
+    """An external system limits ``evse_id`` at whichever side plays the station (the SUT's actuator, or the
+    harness's station, which then holds the limit as a ChargingStationExternalConstraints profile and reports
+    it): the NotifyChargingLimit that tells the CSMS."""
+    mark = arena.mark()
+    await arena.act(CS, "set_external_limit", evse_id=evse_id, source=source, limit=limit)
+    return await arena.expect("NotifyChargingLimit", sender=CS, after=mark, rule=ChargingProfiles.notified)
 
 
 async def release_external_limit(arena: OcppArena, installed: Installed, evse_id: int, source: str,

@@ -345,6 +345,94 @@ class CentralSystemUnlocksTheNextConnector(ReferenceCsms16):
         await super().act_unlock_connector(connector_id + 1, station)
 
 
+class ChargePointTakesAnyValue(ReferenceStation16):
+    """ChangeConfiguration (OCPP 1.6 §5.3): a writable key takes a value it cannot hold (Accepted, stored)."""
+
+    def on_ChangeConfiguration(self, session, payload):
+        status = super().on_ChangeConfiguration(session, payload)
+        if status["status"] == "Rejected" and payload["key"].casefold() == "metervaluesampleinterval":
+            self.config.set(payload["key"], payload["value"])
+            return {"status": "Accepted"}
+        return status
+
+
+class CentralSystemCleansValues(ReferenceCsms16):
+    """ChangeConfiguration: the central system sends its own clean-up of the value it was asked to set (digits
+    only, or 0), not the value itself."""
+
+    async def act_change_configuration(self, key, value, station=None):
+        await super().act_change_configuration(key, "".join(c for c in value if c.isdigit()) or "0", station)
+
+
+def _refusing(handler: str, when, why: str):
+    """A central-system handler that answers a CALL ``when`` selects with a CALLERROR InternalError (``why``),
+    and every other as the reference does."""
+    def refuse(self, session, payload):
+        if when(payload):
+            raise CallErrorReply("InternalError", why)
+        return getattr(ReferenceCsms16, handler)(self, session, payload)
+    return refuse
+
+
+class CentralSystemFailsOnFaults(ReferenceCsms16):
+    """StatusNotification: a fault report (status Faulted) is answered with a CALLERROR InternalError."""
+
+    on_StatusNotification = _refusing("on_StatusNotification", lambda p: p["status"] == "Faulted",
+                                       "fault reports are not handled")
+
+
+class CentralSystemFailsOnAbandonedStarts(ReferenceCsms16):
+    """StatusNotification: a connector going back to Available from Preparing (a start given up) is answered
+    with a CALLERROR InternalError."""
+
+    def on_StatusNotification(self, session, payload):
+        last = self.__dict__.setdefault("_last_status", {})
+        previous, last[payload["connectorId"]] = last.get(payload["connectorId"]), payload["status"]
+        if previous == "Preparing" and payload["status"] == "Available":
+            raise CallErrorReply("InternalError", "an abandoned start is not handled")
+        return super().on_StatusNotification(session, payload)
+
+
+class CentralSystemRemoteStartsAnywhere(ReferenceCsms16):
+    """RemoteStartTransaction: the connectorId the central system was asked for is left out (any connector)."""
+
+    async def act_remote_start_transaction(self, id_tag, connector_id=None, station=None):
+        await super().act_remote_start_transaction(id_tag, None, station)
+
+
+class CentralSystemFailsOnFailedInstallations(ReferenceCsms16):
+    """FirmwareStatusNotification: InstallationFailed is answered with a CALLERROR InternalError."""
+
+    on_FirmwareStatusNotification = _refusing("on_FirmwareStatusNotification", lambda p: p["status"] == "InstallationFailed",
+                                               "a failed installation is not handled")
+
+
+class CentralSystemDropsTheStartProfile(ReferenceCsms16):
+    """RemoteStartTransaction: the charging profile the central system was asked to start with is left out."""
+
+    async def act_remote_start_transaction_with_profile(self, id_tag, connector_id, charging_profile, station=None):
+        await super().act_remote_start_transaction(id_tag, connector_id, station)
+
+
+class CentralSystemPendsRebootedChargePoints(ReferenceCsms16):
+    """BootNotification: a charge point that boots a second time (a power loss, a reboot) is left Pending."""
+
+    def on_BootNotification(self, session, payload):
+        answer = super().on_BootNotification(session, payload)
+        booted = self.__dict__.setdefault("_booted", set())
+        if session.identity in booted:
+            return answer | {"status": "Pending"}
+        booted.add(session.identity)
+        return answer
+
+
+class CentralSystemFailsOnPowerLoss(ReferenceCsms16):
+    """StopTransaction: a stop with reason PowerLoss is answered with a CALLERROR InternalError."""
+
+    on_StopTransaction = _refusing("on_StopTransaction", lambda p: p.get("reason") == "PowerLoss",
+                                    "power losses are not handled")
+
+
 class CentralSystemSendsOnlyFullLists(ReferenceCsms16):
     """SendLocalList: asked for a Differential update, the central system sends a Full one."""
 
@@ -413,13 +501,6 @@ class CentralSystemDropsParentIdTag(ReferenceCsms16):
         info = super().id_tag_info(session, id_tag, charging=charging)
         info.pop("parentIdTag", None)
         return info
-
-
-class CentralSystemIgnoresChargingTags(ReferenceCsms16):
-    """ConcurrentTx: a StartTransaction with an idTag already charging is Accepted."""
-
-    def id_tag_info(self, session, id_tag, *, charging=False):
-        return super().id_tag_info(session, id_tag)
 
 
 class CentralSystemRefusesStartedIdTags(ReferenceCsms16):
@@ -660,9 +741,6 @@ FAULTS: tuple[Fault, ...] = (
     Fault("cs-drops-parent-id-tag", "AUTH16.group",
             CentralSystemDropsParentIdTag, (node(AUTH, "test_group_members_share_the_parent_tag", "csms"),),
             "lacks its group as parentIdTag"),
-    Fault("cs-ignores-charging-tags", "AUTH16.concurrent",
-            CentralSystemIgnoresChargingTags, (node(AUTH, "test_charging_tag_is_concurrent_at_start_transaction", "csms"),),
-            "StartTransaction.conf idTagInfo.status for an idTag already charging is wrong"),
     Fault("cs-refuses-started-id-tags", "core16.accepted", CentralSystemRefusesStartedIdTags,
             (node(REMOTE, "test_remote_stop_of_the_running_transaction", "csms"),),
             "StartTransaction.conf idTagInfo.status is wrong"),
@@ -688,7 +766,33 @@ FAULTS: tuple[Fault, ...] = (
             (node(UNLOCK, "test_unlock_of_an_unknown_connector_is_not_supported", "cs"),),
             "UnlockConnector.conf status for connector 3 is wrong"),
     Fault("cs-unlocks-the-next-connector", "ops16.sent_as_asked", CentralSystemUnlocksTheNextConnector,
-            (node(UNLOCK, "test_unlock_without_transaction", "csms"),), "UnlockConnector.req is wrong"),
+            (node(UNLOCK, "test_unlock_without_transaction", "csms"),
+             node(UNLOCK, "test_unlock_of_an_unknown_connector_is_not_supported", "csms")),
+            "UnlockConnector.req is wrong"),
+    Fault("cs-fails-on-faults", "core16.status_answered", CentralSystemFailsOnFaults,
+            (node(TX, "test_lock_failure_is_answered", "csms"),), "StatusNotification"),
+    Fault("cs-fails-on-abandoned-starts", "core16.status_answered", CentralSystemFailsOnAbandonedStarts,
+            (node(REMOTE, "test_remote_start_times_out_without_a_cable", "csms"),),
+            "the StatusNotification Available was refused"),
+    Fault("cs-remote-starts-anywhere", "REMOTE16.sent_as_asked", CentralSystemRemoteStartsAnywhere,
+            (node(REMOTE, "test_remote_start_answered_rejected", "csms"),),
+            "RemoteStartTransaction.req connectorId is wrong"),
+    Fault("cs-fails-on-failed-installations", "FIRMWARE16.notifications_answered",
+            CentralSystemFailsOnFailedInstallations, (node(FIRMWARE, "test_failed_installation_is_answered", "csms"),),
+            "FirmwareStatusNotification was refused"),
+    Fault("cs-drops-the-start-profile", "SC16.start_profile", CentralSystemDropsTheStartProfile,
+            (node(SC, "test_remote_start_with_a_profile", "csms"),), "RemoteStartTransaction.req is wrong"),
+    Fault("cs-pends-rebooted-charge-points", "registration.accepted", CentralSystemPendsRebootedChargePoints,
+            (node(TX, "test_transaction_ended_by_a_power_loss", "csms"),), "the CSMS answered the boot of station"),
+    Fault("cs-fails-on-power-loss", "core16.stop_answered", CentralSystemFailsOnPowerLoss,
+            (node(TX, "test_transaction_ended_by_a_power_loss", "csms"),),
+            "the StopTransaction (reason PowerLoss) was refused"),
+    Fault("cp-takes-any-value", "CONFIG16.invalid_value", ChargePointTakesAnyValue,
+            tuple(node(CONFIG, "test_invalid_value_is_rejected", "cs", value) for value in ("-60", "sixty")),
+            "ChangeConfiguration.conf status for MeterValueSampleInterval"),
+    Fault("cs-cleans-values", "CONFIG16.sent_as_asked", CentralSystemCleansValues,
+            (node(CONFIG, "test_invalid_value_is_rejected", "csms", "-60"),),
+            "ChangeConfiguration.req is wrong"),
     Fault("cp-ignores-stop-transaction-on-invalid-id", "INVALIDID16.stopped",
             ChargePointIgnoresStopTransactionOnInvalidId,
             (node(INVALID, "test_refused_start_stops_the_transaction", "cs"),), "did not send StopTransaction"),

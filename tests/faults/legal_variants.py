@@ -33,6 +33,7 @@ def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
 C25 = "ocpp2/authorization/test_C25.py"
 K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
 CACHE16 = "ocpp16/authorization/test_CACHE16.py"
+AUTH16 = "ocpp16/authorization/test_AUTH16.py"
 FIRMWARE16 = "ocpp16/firmware/test_FIRMWARE16.py"
 METER16, RESET16 = "ocpp16/meter/test_METER16.py", "ocpp16/reset/test_RESET16.py"
 RPC, K05 = "ocpp/transport/test_RPC.py", "ocpp2/smartcharging/test_K05.py"
@@ -70,6 +71,15 @@ class CentralSystemAnsweringLate(ReferenceCsms16):
     async def dispatch(self, session, call):
         await asyncio.sleep(0.45 * self.profile.timeouts.call)   # variance may add up to half again
         return await super().dispatch(session, call)
+
+
+# ---------------------------------------------------------------------- several transactions per idTag
+class CentralSystemAllowingConcurrentTransactions(ReferenceCsms16):
+    """A 1.6 central system that lets one idTag charge at two connectors: the second StartTransaction is Accepted,
+    not ConcurrentTx (found by the interop ledger: ocpp-csms, ocpp-broker and arthexis all answer so)."""
+
+    def id_tag_info(self, session, id_tag, *, charging=False):
+        return super().id_tag_info(session, id_tag)
 
 
 # ---------------------------------------------------------------------- optional features refused
@@ -315,4 +325,9 @@ VARIANTS: tuple[LegalVariant, ...] = (
                  (node(METER16, "test_empty_stop_lists_send_no_meter_values", "csms", V16),
                   node(METER16, "test_stop_transaction_carries_its_meter_data", "csms", V16),
                   node(RESET16, "test_reset_stops_the_running_transaction", "csms", V16, "Hard"))),
+    LegalVariant("central-system-allowing-concurrent-transactions", CentralSystemAllowingConcurrentTransactions,
+                 "a second StartTransaction with an idTag already charging is Accepted: ConcurrentTx is for an idTag "
+                 "in another transaction when multiple transactions are not allowed (spec 002 Enumerations "
+                 "AuthorizationStatus; OCPP 1.6 §7.2), which the central system decides (a SHOULD finding)",
+                 (node(AUTH16, "test_charging_tag_is_concurrent_at_start_transaction", "csms", V16),)),
 )

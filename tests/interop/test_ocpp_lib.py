@@ -10,11 +10,8 @@ the real clock; the runs mostly wait, and go side by side.
 """
 
 import json
-import signal
-import socket
 import subprocess
 import sys
-import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +20,9 @@ import pytest
 import suite_runner
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "interop"))
+
+from run import free_ports, stop, wait_for_port  # noqa: E402  (interop/run.py: the ledger's runner)
 
 
 @dataclass(frozen=True)
@@ -129,41 +129,6 @@ class Run:
 
     def __str__(self) -> str:
         return f"{self.target.protocol} {self.role}"
-
-
-def free_ports(count: int) -> list[int]:
-    """``count`` distinct free ports: each socket stays bound until all are picked."""
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the example SUT exited with {process.returncode} before port {port} opened")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"the example SUT did not open port {port} within {timeout:g} s")
-
-
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def example_command(target: Target, role: str, ocpp_port: int, actuator_port: int) -> list[str]:

@@ -432,3 +432,24 @@ async def test_the_preflight_names_what_the_sut_answered_in_one_line(pytester, a
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     shown = _one_line(result)
     assert shown.startswith("ERROR: the ") and f" at {url} " in shown and line in shown, shown
+
+
+def _stations_only(head: bytes) -> list[bytes]:
+    """A CSMS routing only <url>/<identity> (arthexis: ws/ocpp/<identity>/): an error on its bare URL, 401 where a
+    station without credentials connects."""
+    path = head.split(b" ", 2)[1]
+    if path.endswith(b"/ACME-1"):
+        return [b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"]
+    return [b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"]
+
+
+async def test_the_preflight_probes_where_the_station_connects(pytester):
+    """Found by the interop ledger (interop/LEDGER.md, arthexis): the probe upgraded at the bare --sut-url, a path
+    no station uses, and a CSMS routing only <url>/<identity> was refused as "plain HTTP"."""
+    pytester.makepyfile("def test_one():\n    pass\n")
+    profile = _profile(pytester, PROFILE + "[timeouts]\nconnect = 1\n")
+    async with await asyncio.start_server(_serving(_stations_only), "127.0.0.1", 0) as sut:
+        url = f"ws://127.0.0.1:{sut.sockets[0].getsockname()[1]}/ocpp"
+        result = await asyncio.to_thread(pytester.runpytest_subprocess, "--sut", "csms", "--sut-url", url,
+                                         "--protocol", "ocpp2.0.1", "--sut-profile", profile, timeout=RUN_LIMIT)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]

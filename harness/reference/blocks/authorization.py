@@ -80,12 +80,14 @@ class AuthorizationStation2x(Block):
 
     async def decision(self, id_token: dict) -> dict:
         """The idTokenInfo a transaction may start on: the station's own (local_authorization), a cached
-        Accepted one when LocalPreAuthorize is on (no AuthorizeRequest), else the CSMS's answer (a cached
-        refusal is asked about again: the CSMS may have changed its mind)."""
+        Accepted one when LocalPreAuthorize is on (no AuthorizeRequest) or, offline, when LocalAuthorizeOffline
+        is on (E04), else the CSMS's answer (a cached refusal is asked about again: the CSMS may have changed
+        its mind)."""
         if self.local_authorization:
             return {"status": "Accepted"}
         cached = self.cached(id_token)
-        if cached is not None and cached["status"] == "Accepted" and self.flag("AuthCtrlr", "LocalPreAuthorize"):
+        trusted = "LocalPreAuthorize" if self.online else "LocalAuthorizeOffline"
+        if cached is not None and cached["status"] == "Accepted" and self.flag("AuthCtrlr", trusted):
             return cached
         return await self.authorize(id_token)
 
@@ -108,9 +110,9 @@ class AuthorizationStation2x(Block):
     async def _present(self, id_token: dict, evse_id: int | None) -> None:
         state = self._evse_for_token(id_token, evse_id)
         tx = state.transaction
-        if tx is not None:
-            if tx.id_token and token_key(tx.id_token) == token_key(id_token):
-                await self.end_transaction(state, "StopAuthorized", "Local", id_token)
+        if tx is not None and tx.id_token is not None:   # one started on the cable alone is authorized below
+            if token_key(tx.id_token) == token_key(id_token):
+                await self.stop_authorized(state, id_token)
                 return
             info = await self.authorize(id_token)
             if await self.master_pass(id_token, info):
@@ -131,8 +133,7 @@ class AuthorizationStation2x(Block):
         if self.reserved_for_another(state, id_token, group):
             return   # an EVSE reserved for another token (or group) starts nothing for this one (H03)
         state.authorized, state.group = id_token, group
-        if state.plugged:
-            await self.start_transaction(state, "Authorized", id_token)
+        await self.authorized_at(state)
 
     async def master_pass(self, id_token: dict, info: dict) -> bool:
         """An accepted token of the MasterPassGroupId group (the profile's [authorization]) starts nothing

@@ -24,6 +24,7 @@ VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("AuthCtrlr", "AuthorizeRemoteStart"): ("false", BOOLEAN),   # F01.FR.01-02
     # seconds a transaction begun without the cable waits for it (F02, TC_F_04); the reference's 0: for ever
     ("TxCtrlr", "EVConnectionTimeOut"): ("0", None),
+    ("AuthCtrlr", "LocalAuthorizeOffline"): ("true", BOOLEAN),   # E04: offline, a cached Accepted token starts
     ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
     ("PaymentCtrlr", "AuthorizeDirectPayment"): ("true", BOOLEAN),   # 2.1 direct payment (C18-C23)
     ("PaymentCtrlr", "SettlementByCSMS"): ("false", BOOLEAN),
@@ -43,6 +44,11 @@ class DeviceModelStation2x(Block):
     def flag(self, component: str, name: str) -> bool:
         return self.variable(component, name) == "true"
 
+    def variable_fits(self, component: str, name: str, value: str) -> bool:
+        """Whether ``value`` is one the variable takes (a block that reads a variable of its own may say more)."""
+        allowed = VARIABLES.get((component, name), (None, None))[1]
+        return allowed is None or value.lower() in allowed
+
     def _status(self, component: str, name: str) -> str:
         if (component, name) in self.variables:
             return "Accepted"
@@ -54,7 +60,7 @@ class DeviceModelStation2x(Block):
             component, name = item["component"]["name"], item["variable"]["name"]
             status = self._status(component, name)
             allowed = VARIABLES.get((component, name), (None, None))[1]
-            if status == "Accepted" and allowed is not None and item["attributeValue"].lower() not in allowed:
+            if status == "Accepted" and not self.variable_fits(component, name, item["attributeValue"]):
                 status = "Rejected"
             if status == "Accepted":
                 self.variables[(component, name)] = item["attributeValue"].lower() if allowed else item["attributeValue"]

@@ -26,6 +26,8 @@ from harness.transport.http import HttpClient, NoAnswer
 class FirmwareStation16(Block):
     versions = V16
     requires = ("ProvisioningStation16",)
+    configurable = frozenset({"installation_fails"})
+    installation_fails = False   # True: Installing ends InstallationFailed, and the charge point keeps running
 
     async def _notify(self, action: str, status: str) -> None:
         if self.online:
@@ -48,6 +50,9 @@ class FirmwareStation16(Block):
             await self._notify("FirmwareStatusNotification", "DownloadFailed")
             return
         for status in ("Downloaded", "Installing", "Installed"):
+            if status == "Installed" and self.installation_fails:
+                await self._notify("FirmwareStatusNotification", "InstallationFailed")
+                return
             await self._notify("FirmwareStatusNotification", status)
         self.registration = None   # the reboot: the reconnection (provisioning's supervisor) boots again
         if self.connection is not None:

@@ -64,6 +64,11 @@ class OfflineStation2x(Block):
             return {}
         return await super().call(action, payload)
 
+    def events_waiting(self, transaction_id: str | None = None) -> bool:
+        """Whether TransactionEvents (of ``transaction_id``, or of any transaction) wait to be delivered."""
+        return any(transaction_id in (None, payload["transactionInfo"]["transactionId"])
+                   for payload, _ in self._waiting)
+
     async def _queued(self, payload: dict) -> dict:
         if not self.online:
             payload["offline"] = True

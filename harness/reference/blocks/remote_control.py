@@ -92,12 +92,14 @@ class RemoteControlStation2x(Block):
 class RemoteControlStation16(Block):
     versions = V16
     requires = ("TransactionsStation16", "AuthorizationStation16", "ConfigurationStation16", "ReservationStation16")
-    configurable = frozenset({"unlock_result"})
+    configurable = frozenset({"unlock_result", "remote_start_refused"})
     unlock_result = "Unlocked"
+    remote_start_refused = False   # True: every RemoteStartTransaction is Rejected (TC_026)
 
     def on_RemoteStartTransaction(self, _: None, payload: dict) -> dict:
         connector = self._free(payload.get("connectorId"))
-        if connector is None or self.reservation_refuses(connector, payload["idTag"], None):
+        if connector is None or self.remote_start_refused or self.reservation_refuses(connector, payload["idTag"],
+                                                                                       None):
             return {"status": "Rejected"}
         self.background.spawn(self._remote_start(connector, payload["idTag"]))
         return {"status": "Accepted"}
@@ -129,6 +131,15 @@ class RemoteControlStation16(Block):
             await self.start_charging(connector)
         else:
             await self.set_status(connector, "Preparing")
+            self.background.spawn(self._cable_timeout(connector, id_tag))
+
+    async def _cable_timeout(self, connector: Connector, id_tag: str) -> None:
+        """No cable within ConnectionTimeOut seconds of the remote start (OCPP 1.6 configuration key
+        ConnectionTimeOut; TC_011_2): the start is given up and the connector goes back to Available."""
+        await asyncio.sleep(self.config.integer("ConnectionTimeOut", 60))
+        if connector.authorized == id_tag and not connector.plugged and connector.transaction is None:
+            connector.authorized = connector.parent = None
+            await self.set_status(connector, "Available")
 
 
 # ----------------------------------------------------------------------------------------- the CSMS
@@ -176,6 +187,11 @@ class RemoteControlCsms16(Block):
                                            station: str | None = None) -> None:
         self.send(station, "RemoteStartTransaction",
                   {"idTag": id_tag} | ({"connectorId": connector_id} if connector_id is not None else {}))
+
+    async def act_remote_start_transaction_with_profile(self, id_tag: str, connector_id: int, charging_profile: dict,
+                                                        station: str | None = None) -> None:
+        self.send(station, "RemoteStartTransaction",
+                  {"idTag": id_tag, "connectorId": connector_id, "chargingProfile": charging_profile})
 
     async def act_remote_stop_transaction(self, transaction_id: int, station: str | None = None) -> None:
         self.send(station, "RemoteStopTransaction", {"transactionId": transaction_id})

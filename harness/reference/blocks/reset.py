@@ -57,6 +57,19 @@ class ResetStation16(Block):
             await self.connection.close()
 
 
+    async def act_power_loss(self) -> None:
+        """The power fails and comes back (TC_032_1): the connection drops without a word, the charge point
+        boots again and reports its connectors (Finishing where a transaction ran, the cable still in), then
+        each transaction the outage ended is stopped with reason PowerLoss (queued while it was down, sent once
+        it is registered again)."""
+        self.registration = None   # offline from here: nothing goes out before the new boot
+        for connector in self._running(None):   # each stop waits in the queue until it is sent
+            self.background.spawn(self.stop_charging(connector, "PowerLoss"))
+        await asyncio.sleep(0)   # the stops queued (their connectors Finishing) before the link drops
+        if self.connection is not None:
+            await self.connection.close()
+
+
 class ResetCsms16(Block):
     versions = V16
 

@@ -77,6 +77,8 @@ class SmartChargingStation2x(ChargingProfiles):
                                                                                  "source": body["source"]})}
     requires = ("TransactionsStation2x",)
     engine_version = OcppVersion.V201
+    configurable = frozenset({"profiles_supported"})
+    profiles_supported = True   # False: SetChargingProfile is answered with a CALLERROR NotSupported (K_15)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -86,7 +88,10 @@ class SmartChargingStation2x(ChargingProfiles):
 
     def on_SetChargingProfile(self, session: None, payload: dict) -> dict:
         """As every station; a TxProfile for an EV that stated its needs is negotiated with the EV, which
-        accepts its first schedule as it is (K15/K16): NotifyEVChargingSchedule reports it."""
+        accepts its first schedule as it is (K15/K16): NotifyEVChargingSchedule reports it. A station told
+        it takes no profile (``profiles_supported`` False) answers a CALLERROR NotSupported."""
+        if not self.profiles_supported:
+            raise CallErrorReply("NotSupported", "this station takes no charging profile")
         answer = super().on_SetChargingProfile(session, payload)
         profile = payload["chargingProfile"]
         if (answer["status"] == "Accepted" and payload["evseId"] in self.iso15118
@@ -129,9 +134,12 @@ class SmartChargingStation2x(ChargingProfiles):
             await self.charging_rate_changed(outlet)
 
     async def act_release_external_limit(self, evse_id: int, source: str) -> None:
-        """The external system releases its limit on ``evse_id`` (K13): ClearedChargingLimit."""
+        """The external system releases its limit on ``evse_id`` (K13): ClearedChargingLimit; a transaction it
+        limited reports ChargingRateChanged (as when it was set: every change counts here)."""
         self.profiles.release_external(evse_id, sc.LimitSource(source))
         await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
+        for outlet in sorted(self.smart.transactions) if evse_id == 0 else [evse_id]:
+            await self.charging_rate_changed(outlet)
 
     async def act_ev_charging_needs(self, evse_id: int, charging_needs: dict,
                                     max_schedule_tuples: int | None = None) -> None:

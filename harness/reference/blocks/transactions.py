@@ -56,13 +56,36 @@ from harness.transport.ws import Exchange
 
 # TxStopPoint values with which a deauthorized transaction ends rather than pauses (spec 001 moves)
 STOPPED_WHEN_DEAUTHORIZED = frozenset({"Authorized", "PowerPathClosed", "EnergyTransfer"})
+# TxStopPoint values with which pulling the cable ends the transaction (E06.FR.02, FR.06, FR.07: the EV is
+# gone, so is the power path and the energy flow)
+STOPPED_WHEN_UNPLUGGED = frozenset({"EVConnected", "PowerPathClosed", "EnergyTransfer"})
+# TxStartPoint values that need both the cable and the driver (E01.FR.05, FR.06); a value the reference
+# cannot sense (ParkingBayOccupancy, DataSigned) is refused at SetVariables
+BOTH_NEEDED = frozenset({"PowerPathClosed", "EnergyTransfer"})
+TX_POINTS_MODELLED = frozenset({"EVConnected", "Authorized"}) | BOTH_NEEDED
+# the variables this block reads (the 2.0.1 device model's names): component, variable -> default
+TX_VARIABLES = {("TxCtrlr", "TxStartPoint"): "PowerPathClosed", ("TxCtrlr", "TxStopPoint"): "EVConnected,Authorized",
+                ("SampledDataCtrlr", "TxUpdatedInterval"): "0", ("AlignedDataCtrlr", "Interval"): "0",
+                ("SampledDataCtrlr", "TxStartedMeasurands"): "", ("SampledDataCtrlr", "TxEndedMeasurands"): ""}
+MEASURANDS = frozenset({ENERGY})   # the measurands the reference's meter gives
+
+
+def reading(wh: int, context: str, at: str) -> dict[str, Any]:
+    """A 2.x MeterValue of the energy register."""
+    return {"timestamp": at, "sampledValue": [{"value": wh, "context": context, "measurand": ENERGY,
+                                               "location": "Outlet", "unitOfMeasure": {"unit": "Wh"}}]}
+
+
+def points(value: str) -> frozenset[str]:
+    """The members of a TxStartPoint / TxStopPoint value (a comma-separated list)."""
+    return frozenset(p.strip() for p in value.split(",") if p.strip())
 
 
 # -------------------------------------------------------------------------------------- the station
 class TransactionsStation2x(Block):
     versions = V2X
     undone_by = {"plug_in": lambda body: ("unplug", body)}   # a cable plugged in at a SUT is unplugged
-    requires = ("ProvisioningStation2x",)
+    requires = ("ProvisioningStation2x", "DeviceModelStation2x", "OfflineStation2x")
     # SampledDataCtrlr.TxUpdatedInterval: seconds between TransactionEvent Updated carrying the energy
     # register while a transaction runs (spec 001 J02); 0: none
     configurable = frozenset({"tx_updated_interval", "stop_tx_on_invalid_id", "tx_stop_point",
@@ -71,9 +94,81 @@ class TransactionsStation2x(Block):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        self.variables.update(TX_VARIABLES)
+        self._aligned: asyncio.Task | None = None
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
+
+    async def connected(self, connection: Any) -> None:
+        await super().connected(connection)
+        if self._aligned is None:
+            self._aligned = self.background.spawn(self._clock_aligned())
+
+    async def _clock_aligned(self) -> None:
+        """J01: at every multiple of AlignedDataCtrlr.Interval seconds of the clock (0: none), each EVSE's
+        register: in MeterValues (context Sample.Clock) where no transaction runs, in a TransactionEvent
+        Updated (triggerReason MeterValueClock) where one does."""
+        while True:
+            interval = int(self.variable("AlignedDataCtrlr", "Interval"))
+            await asyncio.sleep(interval - clock.utcnow().timestamp() % interval if interval else 1)
+            if not interval or not self.online:
+                continue
+            for state in self.evses.values():
+                value = reading(state.meter.wh, "Sample.Clock", now_iso())
+                if state.transaction is None:
+                    await self.call("MeterValues", {"evseId": state.evse.id, "meterValue": [value]})
+                else:
+                    payload = self._event(state, "Updated", "MeterValueClock",
+                                          chargingState="Charging" if state.plugged else "Idle")
+                    await self.call("TransactionEvent", payload | {"meterValue": [value]})
+
+    # TxCtrlr.TxStopPoint, set by the profile, by configure() or by SetVariables
+    @property
+    def tx_stop_point(self) -> tuple[str, ...]:
+        return tuple(sorted(points(self.variable("TxCtrlr", "TxStopPoint"))))
+
+    @tx_stop_point.setter
+    def tx_stop_point(self, value: tuple[str, ...]) -> None:
+        self.variables[("TxCtrlr", "TxStopPoint")] = ",".join(value)
+
+    def variable_fits(self, component: str, name: str, value: str) -> bool:
+        """TxStartPoint and TxStopPoint take only the points the reference senses (a parking-bay detector
+        and a signing meter it has not: Rejected, as a station without them answers); TxUpdatedInterval a
+        number of seconds."""
+        if name in ("TxUpdatedInterval", "Interval") and (component, name) in TX_VARIABLES:
+            return value.isdigit()
+        if name.endswith("Measurands") and (component, name) in TX_VARIABLES:
+            return points(value) <= MEASURANDS
+        if (component, name) in TX_VARIABLES:
+            return bool(points(value)) and points(value) <= TX_POINTS_MODELLED
+        return super().variable_fits(component, name, value)
+
+    def starts_now(self, state: EvseState) -> bool:
+        """Whether TxStartPoint says a transaction starts on ``state`` as it is now (E01.FR.02, FR.03, FR.05,
+        FR.06): the cable in for EVConnected, the driver authorized for Authorized, both for
+        PowerPathClosed and EnergyTransfer."""
+        start = points(self.variable("TxCtrlr", "TxStartPoint"))
+        return bool(("EVConnected" in start and state.plugged) or ("Authorized" in start and state.authorized)
+                    or ((start & BOTH_NEEDED or not start & TX_POINTS_MODELLED) and state.plugged and state.authorized))
+
+    async def authorized_at(self, state: EvseState) -> None:
+        """The driver of ``state`` is authorized: a transaction starts when TxStartPoint says so (triggerReason
+        Authorized); one that runs without a token (started on the cable) gets it in an Updated event
+        (triggerReason Authorized, the idToken once: E03.FR.02)."""
+        tx = state.transaction
+        if tx is None:
+            if self.starts_now(state):
+                await self.start_transaction(state, "Authorized", state.authorized)
+            return
+        if tx.id_token is None:
+            tx.id_token, tx.group = state.authorized, state.group
+            payload = self._event(state, "Updated", "Authorized",
+                                  chargingState="Charging" if state.plugged else "Idle")
+            payload["idToken"] = state.authorized
+            response = await self.call("TransactionEvent", payload)
+            self._answered(payload, response)
+            await self._after_event(state, response)
 
     def _event(self, state: EvseState, event_type: str, trigger: str, **info: Any) -> dict:
         tx = state.transaction
@@ -98,8 +193,8 @@ class TransactionsStation2x(Block):
             reservation_id = self.claim_reservation(state, id_token, state.group)
             if reservation_id is not None:   # the reservation this transaction ends (E03.FR.04)
                 payload["reservationId"] = reservation_id
-        if self.tx_updated_interval:
-            self.background.spawn(self._sample(state, state.transaction))
+        self._measured(payload, "TxStartedMeasurands", state, "Transaction.Begin")
+        self.background.spawn(self._sample(state, state.transaction))
         response = await self.call("TransactionEvent", payload)
         if state.transaction is not None:   # used for this transaction only (spec 001 rule 11, K03)
             state.transaction.charging_priority = response.get("chargingPriority", 0)
@@ -116,15 +211,17 @@ class TransactionsStation2x(Block):
         return False
 
     async def _sample(self, state: EvseState, tx: StationTransaction) -> None:
-        """TransactionEvent Updated (MeterValuePeriodic) with the energy register every tx_updated_interval."""
+        """TransactionEvent Updated (MeterValuePeriodic) with the energy register every tx_updated_interval
+        (or SampledDataCtrlr.TxUpdatedInterval) seconds; none while both are 0."""
         while True:
-            await asyncio.sleep(self.tx_updated_interval)
+            interval = self.tx_updated_interval or int(self.variable("SampledDataCtrlr", "TxUpdatedInterval"))
+            await asyncio.sleep(interval or 1)
             if state.transaction is not tx:
                 return
+            if not interval:
+                continue
             payload = self._event(state, "Updated", "MeterValuePeriodic", chargingState="Charging")
-            payload["meterValue"] = [{"timestamp": payload["timestamp"], "sampledValue": [{
-                "value": state.meter.advance(), "context": "Sample.Periodic", "measurand": ENERGY,
-                "location": "Outlet", "unitOfMeasure": {"unit": "Wh"}}]}]
+            payload["meterValue"] = [reading(state.meter.advance(), "Sample.Periodic", payload["timestamp"])]
             await self.call("TransactionEvent", payload)
             if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit:
                 tx.energy_limit = None
@@ -138,11 +235,18 @@ class TransactionsStation2x(Block):
         payload = self._event(state, "Ended", trigger, stoppedReason=stopped_reason)
         if id_token is not None:
             payload["idToken"] = id_token
+        self._measured(payload, "TxEndedMeasurands", state, "Transaction.End")
         state.transaction, state.authorized, state.group = None, None, None
         self.transaction_ended(state.evse.id)
         response = await self.call("TransactionEvent", payload)
         self._answered(payload, response)
         return response
+
+    def _measured(self, payload: dict, variable: str, state: EvseState, context: str) -> None:
+        """The register in the Started or Ended event when SampledDataCtrlr.TxStartedMeasurands /
+        TxEndedMeasurands lists it (E02.FR.02)."""
+        if ENERGY in points(self.variable("SampledDataCtrlr", variable)):
+            payload["meterValue"] = [reading(state.meter.wh, context, payload["timestamp"])]
 
     def _answered(self, payload: dict, response: dict) -> None:
         """The idTokenInfo of a TransactionEventResponse goes where the station keeps what it knows of
@@ -164,6 +268,9 @@ class TransactionsStation2x(Block):
                                                             chargingState="Charging"))
 
     async def _after_event(self, state: EvseState, response: dict) -> None:
+        group = response.get("idTokenInfo", {}).get("groupIdToken")
+        if group and state.transaction is not None and state.transaction.group is None:
+            state.transaction.group = group   # a token taken from the station's own list learns its group here
         status = response.get("idTokenInfo", {}).get("status", "Accepted")
         if status != "Accepted" and state.transaction is not None:
             await self.deauthorized(state)
@@ -185,6 +292,17 @@ class TransactionsStation2x(Block):
         """Energy stops; the transaction stays (TransactionEvent Updated, chargingState SuspendedEVSE)."""
         await self.call("TransactionEvent", self._event(state, "Updated", trigger, chargingState="SuspendedEVSE"))
 
+    def on_GetTransactionStatus(self, _: None, payload: dict) -> dict:
+        """E14: whether transaction-related messages wait to be delivered (of the transaction named, or of
+        any), and for a transaction named whether it still runs (E14.FR.02-08); no ongoingIndicator when
+        none is named."""
+        transaction_id = payload.get("transactionId")
+        answer: dict[str, Any] = {"messagesInQueue": self.events_waiting(transaction_id)}
+        if transaction_id is not None:
+            answer["ongoingIndicator"] = any(s.transaction is not None and s.transaction.id == transaction_id
+                                             for s in self.evses.values())
+        return answer
+
     async def act_plug_in(self, evse_id: int = 1, connector_id: int | None = None) -> None:
         state = self.evses[evse_id]
 
@@ -192,21 +310,43 @@ class TransactionsStation2x(Block):
             state.plugged = True
             await self.call("StatusNotification", self.status_payload(
                 evse_id, connector_id or state.evse.connectors[0], "Occupied"))
-            if state.authorized and not state.busy:
+            if state.transaction is None and self.starts_now(state):
                 await self.start_transaction(state, "CablePluggedIn", state.authorized)
+            elif state.transaction is not None and state.transaction.id_token is not None:
+                await self.call("TransactionEvent", self._event(state, "Updated", "CablePluggedIn",
+                                                                chargingState="Charging"))
 
         self.background.spawn(plug())
 
     async def act_unplug(self, evse_id: int = 1, connector_id: int | None = None) -> None:
+        """The cable is pulled: the transaction ends when TxStopPoint holds EVConnected, PowerPathClosed
+        or EnergyTransfer (E06.FR.02, FR.06, FR.07); otherwise it goes on without the EV (Updated,
+        EVCommunicationLost, chargingState Idle) until the driver stops it."""
         state = self.evses[evse_id]
 
         async def unplug() -> None:
             state.plugged = False
-            await self.end_transaction(state, "EVCommunicationLost", "EVDisconnected")
+            if state.transaction is not None and not STOPPED_WHEN_UNPLUGGED & set(self.tx_stop_point):
+                await self.call("TransactionEvent", self._event(state, "Updated", "EVCommunicationLost",
+                                                                chargingState="Idle"))
+            else:
+                await self.end_transaction(state, "EVCommunicationLost", "EVDisconnected")
             await self.call("StatusNotification", self.status_payload(
                 evse_id, connector_id or state.evse.connectors[0], "Available"))
 
         self.background.spawn(unplug())
+
+    async def stop_authorized(self, state: EvseState, id_token: dict) -> None:
+        """The driver ends the authorization (presents the token again, E07): the transaction ends when
+        TxStopPoint holds Authorized, PowerPathClosed or EnergyTransfer (E06.FR.03, FR.06, FR.07),
+        stoppedReason Local; otherwise energy stops (Updated, StopAuthorized, SuspendedEVSE) and the
+        transaction ends with the cable."""
+        if STOPPED_WHEN_DEAUTHORIZED & set(self.tx_stop_point):
+            await self.end_transaction(state, "StopAuthorized", "Local", id_token)
+            return
+        state.authorized = None
+        await self.call("TransactionEvent", self._event(state, "Updated", "StopAuthorized",
+                                                        chargingState="SuspendedEVSE"))
 
 
 class TransactionsStation16(Block):
@@ -453,6 +593,10 @@ class TransactionsCsms2x(Block):
 
     def remote_stop(self, transaction_id: Any) -> tuple[str, dict[str, Any]]:
         return "RequestStopTransaction", {"transactionId": transaction_id}
+
+    async def act_get_transaction_status(self, transaction_id: str | None = None, station: str | None = None) -> None:
+        """E14: the operator asks whether the station still holds messages (of ``transaction_id``, or of any)."""
+        self.send(station, "GetTransactionStatus", {"transactionId": transaction_id} if transaction_id else {})
 
     def on_TransactionEvent(self, session: StationSession, payload: dict) -> dict:
         answer = self.transaction_answer(session, payload)

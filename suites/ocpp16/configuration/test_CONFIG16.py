@@ -38,6 +38,9 @@ class CONFIG16(RuleTable):
                                "the change of a readonly key is answered Rejected", by=CS)
     unknown_key = must("spec 002 Enumerations ConfigurationStatus", "the change of an unknown key is NotSupported",
                        by=CS)
+    invalid_value = must("OCPP 1.6 §5.3 Change Configuration (on a failure to set the value the Charge Point SHALL "
+                         "answer Rejected); spec 002 Enumerations ConfigurationStatus",
+                         "a value the key cannot take is Rejected and the key keeps its value", by=CS)
     unsupported_measurand = must("spec 002 Behavior rule 14; Errors",
                                  "a measurand list with an unsupported measurand is Rejected and changes nothing",
                                  by=CS)
@@ -130,12 +133,27 @@ async def test_readonly_key_is_not_changed(ocpp):
     check_equal(CONFIG16.readonly, f"{key} value", value, after.get(key.casefold(), {}).get("value"))
 
 
-@pytest.mark.sut_roles("cs")
-@checks(CONFIG16.unknown_key, cs=TC("TC_040_1_CS"))
+@checks(CONFIG16.sent_as_asked, CONFIG16.unknown_key, cs=TC("TC_040_1_CS"), csms=TC("TC_040_1_CSMS"))
 async def test_unknown_key_is_not_supported(ocpp):
-    """ChangeConfiguration of a key the charge point does not have is NotSupported."""
+    """ChangeConfiguration of a key the charge point does not have is NotSupported. The central system sends
+    it as asked; after NotSupported the texts ask nothing more of it."""
     check_equal(CONFIG16.unknown_key, "ChangeConfiguration.conf status", "NotSupported",
                 await _change(ocpp, "NoSuchKey" + secrets.token_hex(4), "1"))
+
+
+@pytest.mark.parametrize("value", ["-60", "sixty"])
+@checks(CONFIG16.sent_as_asked, CONFIG16.invalid_value, csms=TC("TC_040_2_CSMS"))
+async def test_invalid_value_is_rejected(ocpp, value):
+    """MeterValueSampleInterval (an integer of seconds) set to a value that is not one is Rejected and keeps
+    its value. The central system sends it as asked; after Rejected the texts ask nothing more of it."""
+    before, _ = await _get(ocpp, [SAMPLE_INTERVAL])
+    status = await _change(ocpp, SAMPLE_INTERVAL, value)
+    check_equal(CONFIG16.invalid_value, f"ChangeConfiguration.conf status for {SAMPLE_INTERVAL}={value}", "Rejected",
+                status)
+    after, _ = await _get(ocpp, [SAMPLE_INTERVAL])
+    check_equal(CONFIG16.invalid_value, f"{SAMPLE_INTERVAL} value after the refused change",
+                before.get(SAMPLE_INTERVAL.casefold(), {}).get("value"),
+                after.get(SAMPLE_INTERVAL.casefold(), {}).get("value"))
 
 
 def _unsupported_measurand(profile) -> str:

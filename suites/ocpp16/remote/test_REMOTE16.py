@@ -13,7 +13,7 @@ from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
     Core16, connectors, id_tag_status, same_tag, start, tag16, tagged, transaction_id,
 )
-from harness.verdict import check_equal
+from harness.verdict import check_equal, require
 
 
 class REMOTE16(RuleTable):
@@ -120,3 +120,37 @@ async def test_remote_start_on_an_unknown_connector_is_rejected(ocpp, profile):
                 exchange.result["status"])
     await ocpp.expect_none("StartTransaction", after=mark, where=lambda p: same_tag(p.get("idTag"), token.id),
                            rule=REMOTE16.unknown_connector)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(REMOTE16.sent_as_asked, csms=TC("TC_026_CSMS"))
+@needs(tagged("Accepted"))
+async def test_remote_start_answered_rejected(ocpp, profile):
+    """The charge point refuses the remote start (Rejected): the central system sent the idTag and connector it
+    was asked for, and nothing starts; after Rejected the texts ask nothing more of it (spec 002
+    RemoteStartStopStatus), so sending as asked is all this test judges."""
+    ocpp.configure(remote_start_refused=True)
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    await _remote_start(ocpp, token.id, connector)
+
+
+CABLE_TIMEOUT = 30   # seconds: the harness's charge point's ConnectionTimeOut in the timeout test
+
+
+@pytest.mark.sut_roles("csms")
+@checks(REMOTE16.sent_as_asked, Core16.status_answered, csms=TC("TC_011_2_CSMS"))
+@needs(tagged("Accepted"))
+async def test_remote_start_times_out_without_a_cable(ocpp, profile, harness_station):
+    """A remote start is Accepted but no cable comes: the connector is Preparing, then, ConnectionTimeOut
+    later, Available again. The central system sent the start as asked and answers both StatusNotifications;
+    the texts ask nothing more of it (no transaction started, none to close)."""
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    harness_station.set_configuration_key("ConnectionTimeOut", str(CABLE_TIMEOUT))
+    mark = ocpp.mark()
+    await _remote_start(ocpp, token.id, connector)
+    await ocpp.elapse(CABLE_TIMEOUT + 1)
+    for status in ("Preparing", "Available"):
+        reported = await ocpp.expect("StatusNotification", sender=CS, after=mark,
+                                     where=lambda p, s=status: p["connectorId"] == connector and p["status"] == s)
+        require(reported.error is None, Core16.status_answered, f"the StatusNotification {status} was refused",
+                expected="StatusNotification.conf", actual=reported.error)

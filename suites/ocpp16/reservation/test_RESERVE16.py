@@ -8,6 +8,11 @@ charge point may give: the test is then not applicable. A reservation of connect
 connector Reserved; it is judged by the reserved idTag's transaction. Another idTag at a reserved
 connector must not start a transaction there (whether the charge point asks Authorize first is not
 judged); a member of the reservation's group (its parentIdTag) may use it, after Authorize.
+
+What the central system owes: ReserveNow and CancelReservation sent as asked (ops16.sent_as_asked), and the
+StartTransaction that uses a reservation answered with the idTag's status (RESERVE16.start_answered). After a
+refusal (Faulted, Occupied, Rejected, Unavailable) or an expiry spec 002 asks nothing more of it: no message
+follows, and an expired reservation is the charge point's to drop.
 """
 
 import secrets

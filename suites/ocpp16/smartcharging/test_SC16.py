@@ -8,6 +8,11 @@ What a charge point must answer is not hard-coded: the engine (harness/smartchar
 what the test installed, and computes the composite a charge point must report at the scheduleStart
 it reports. A charge point that lists SmartCharging in SupportedFeatureProfiles reports the four
 discovery keys of rule 15.
+
+What the central system owes: SetChargingProfile, GetCompositeSchedule and ClearChargingProfile sent as asked
+(ops16.sent_as_asked), and a remote start with a profile carrying it as a TxProfile without transactionId
+(SC16.start_profile). Each answer (Accepted, Rejected, NotSupported, Unknown) ends its dialogue: spec 002
+names no follow-up of the central system.
 """
 
 import secrets
@@ -16,7 +21,7 @@ import pytest
 
 from harness import smartcharging as sc
 from harness.roles import CS, CSMS
-from harness.ocpp.equivalence import configuration_keys
+from harness.ocpp.equivalence import configuration_keys, same
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must
@@ -45,6 +50,10 @@ class SC16(RuleTable):
                      "installed profiles", by=CS)
     cleared = must("spec 002 Enumerations ClearChargingProfileStatus",
                    "ClearChargingProfile of an installed profile is Accepted; of one no longer there Unknown", by=CS)
+    start_profile = must("OCPP 1.6 §5.11 Remote Start Transaction (a ChargingProfile in it: purpose MUST be "
+                         "TxProfile); spec 002 Messages RemoteStartTransaction (chargingProfile optional)",
+                         "a remote start with a profile carries the idTag, connector and profile it was asked for, "
+                         "the profile a TxProfile without transactionId", by=CSMS)
     discovery = must("spec 002 Behavior rule 15; What the service does 2",
                      "a charge point with the Smart Charging profile reports ChargeProfileMaxStackLevel, "
                      "ChargingScheduleAllowedChargingRateUnit, ChargingScheduleMaxPeriods and "
@@ -167,3 +176,29 @@ async def test_discovery_keys_are_reported(ocpp):
     missing = [key for key in DISCOVERY if not known.get(key.casefold(), {}).get("value")]
     require(not missing, SC16.discovery, "the charge point does not report every smart-charging discovery key",
             expected=list(DISCOVERY), actual=sorted(known))
+
+
+@pytest.mark.sut_roles("csms")
+@pytest.mark.requires("remote_start")
+@checks(SC16.start_profile, Core16.accepted, csms=TC("TC_059_CSMS"))
+@needs(tagged("Accepted"))
+async def test_remote_start_with_a_profile(ocpp, profile):
+    """Cable in, then a remote start carrying a TxProfile (no transactionId: the transaction does not exist
+    yet): sent as asked, and the StartTransaction that follows is answered Accepted. Whether the charge point
+    applies the profile is the charge point's (the harness's here): the texts ask nothing more of the central
+    system."""
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    asked = {k: v for k, v in _profile("TxProfile", [(0, 10.0)]).items() if k != "transactionId"}
+    mark = ocpp.mark()
+    await ocpp.act(CS, "plug_in", connector_id=connector)
+    payload = {"idTag": token.id, "connectorId": connector, "chargingProfile": asked}
+    exchange = await ocpp.exchange(CSMS, "RemoteStartTransaction", payload, rule=SC16.start_profile, trigger=(
+        "remote_start_transaction_with_profile",
+        {"id_tag": token.id, "connector_id": connector, "charging_profile": asked}))
+    check_equal(SC16.start_profile, "RemoteStartTransaction.req", payload, exchange.request, same=same(ocpp.version))
+    sent = exchange.request["chargingProfile"]
+    check_equal(SC16.start_profile, "RemoteStartTransaction.req chargingProfile (purpose, transactionId)",
+                ("TxProfile", None), (sent.get("chargingProfilePurpose"), sent.get("transactionId")))
+    started = await ocpp.expect("StartTransaction", sender=CS, after=mark, where=lambda p: p["connectorId"] == connector)
+    check_equal(Core16.accepted, "StartTransaction.conf idTagInfo.status", "Accepted",
+                (started.result.get("idTagInfo") or {}).get("status"))

@@ -4,13 +4,18 @@ stopped by the idTag that started it (without Authorize) or by another member of
 Register values; behaviour rule 16). The register readings are read by harness/ocpp/meter16.py.
 """
 
+import pytest
+
+from harness import clock
+from harness.arena.ocpp_sides import Registration
 from harness.roles import CS, CSMS
 from harness.ocpp.meter16 import decreases, transaction_readings
 from harness.rules import RuleTable, must
+from harness.smartcharging.wire import iso
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, configure_charge_point, connectors, group16, grouped, id_tag_status, same_tag, start, stop, tag16,
-    tagged, transaction_id,
+    Core16, configure_charge_point, connectors, group16, grouped, harness_rebooted, id_tag_status, same_tag, start,
+    stop, tag16, tagged, transaction_id,
 )
 from harness.verdict import check_equal, check_in, dig, require, violated
 
@@ -119,3 +124,44 @@ async def test_group_member_stops_with_authorize(ocpp, profile):
                 actual=dig(auth.result, "idTagInfo"))
     stopped = await ocpp.expect("StopTransaction", sender=CS, after=mark, rule=TX16.member_stops)
     _check_stop(stopped, transaction_id(started), member)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Core16.accepted, Core16.status_answered, csms=TC("TC_024_CSMS"))
+@needs(tagged("Accepted"))
+async def test_lock_failure_is_answered(ocpp, profile):
+    """An authorized idTag, the connector Preparing, then its lock fails as the cable goes in: StatusNotification
+    Faulted with errorCode ConnectorLockFailure, and once the lock is cleared Available again. The central
+    system answers each (an empty conf); what it does about the fault is its own (the texts ask nothing
+    more)."""
+    token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
+    authorized = await ocpp.exchange(CS, "Authorize", {"idTag": token.id})
+    check_equal(Core16.accepted, "Authorize.conf idTagInfo.status", "Accepted", id_tag_status(authorized))
+    for status, error in (("Preparing", "NoError"), ("Faulted", "ConnectorLockFailure"), ("Available", "NoError")):
+        answered = await ocpp.exchange(CS, "StatusNotification", {
+            "connectorId": connector, "status": status, "errorCode": error,
+            "timestamp": iso(clock.utcnow())})
+        require(answered.error is None, Core16.status_answered, f"the StatusNotification {status} ({error}) was "
+                "refused", expected="StatusNotification.conf", actual=answered.error)
+        check_equal(Core16.status_answered, f"StatusNotification.conf fields for {status} ({error})", {},
+                    answered.result)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(Core16.authorize, Core16.start, Registration.accepted, Core16.stop_answered, csms=TC("TC_032_1_CSMS"))
+@needs(tagged("Accepted"))
+async def test_transaction_ended_by_a_power_loss(ocpp, harness_station, profile):
+    """A transaction charges; the charge point loses power and comes back: it boots, reports its connectors, and
+    stops the transaction with reason PowerLoss, which the central system answers. The boot may be answered
+    Pending or Rejected (RegistrationStatus): Accepted is required only of a station the profile declares
+    registered (``Registration.accepted``). The texts ask nothing more of the central system (the
+    transaction's end is the charge point's report)."""
+    connector = connectors(profile)[0]
+    tx_id = transaction_id(await start(ocpp, tag16(profile, "Accepted"), connector))
+    before = ocpp.connections()
+    await ocpp.act(CS, "power_loss")
+    boot = await harness_rebooted(ocpp, before, "the power loss")
+    harness_station.boot_answered(boot.result["status"])
+    stopped = await ocpp.expect("StopTransaction", sender=CS, after=0, where=lambda p: p["transactionId"] == tx_id)
+    require(stopped.error is None, Core16.stop_answered, "the StopTransaction (reason PowerLoss) was refused",
+            expected="StopTransaction.conf", actual=stopped.error)

@@ -8,6 +8,9 @@ message must follow, for the connector asked (StatusNotification, MeterValues). 
 DiagnosticsStatusNotification or FirmwareStatusNotification while nothing uploads or installs (the
 harness started none) carries Idle, the value kept for triggered messages. A TriggerMessage for a
 connector the charge point does not have cannot be Accepted (Rejected, or a CALLERROR, TC_055_CS).
+
+What the central system owes: TriggerMessage sent as asked; the triggered message is answered like any other
+CALL (rpc.answered, judged on every exchange). After Rejected or NotImplemented the texts ask nothing more.
 """
 
 import pytest

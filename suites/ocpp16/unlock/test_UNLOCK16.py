@@ -74,10 +74,10 @@ async def test_unlock_stops_the_running_transaction(ocpp, profile):
                       rule=UNLOCK16.after_stop)
 
 
-@pytest.mark.sut_roles("cs")
-@checks(*ASKED16, UNLOCK16.unknown_connector, cs=TC("TC_031_CS"))
+@checks(*ASKED16, UNLOCK16.unknown_connector, cs=TC("TC_031_CS"), csms=TC("TC_031_CSMS"))
 async def test_unlock_of_an_unknown_connector_is_not_supported(ocpp, profile):
-    """UnlockConnector of a connector above the charge point's number: NotSupported."""
+    """UnlockConnector of a connector above the charge point's number: NotSupported. The central system sends
+    it as asked; after NotSupported the texts ask nothing more of it."""
     unknown = len(connectors(profile)) + 1
     exchange = await operate(ocpp, "UnlockConnector", {"connectorId": unknown})
     check_equal(UNLOCK16.unknown_connector, f"UnlockConnector.conf status for connector {unknown}", "NotSupported",
@@ -89,6 +89,6 @@ async def test_unlock_of_an_unknown_connector_is_not_supported(ocpp, profile):
                                     pytest.param("NotSupported", marks=checks(*ASKED16, csms=TC("TC_017_2_CSMS")))])
 async def test_unlock_answered_without_unlocking(ocpp, profile, result):
     """The charge point's lock fails (UnlockFailed) or it has a fixed cable (NotSupported): the central
-    system sends the request as asked and takes the answer."""
+    system sends the request as asked and takes the answer; the texts ask nothing more of it."""
     ocpp.configure(unlock_result=result)
     await operate(ocpp, "UnlockConnector", {"connectorId": connectors(profile)[0]})

@@ -16,7 +16,7 @@ from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.authorization import (Authorization, authorize, cached_start, check_presented_token,
                                             never_starts_with, starts_with, token_with)
-from harness.verdict import check_equal, dig
+from harness.verdict import check_equal, dig, require
 
 
 class C08(RuleTable):
@@ -30,13 +30,17 @@ class C08(RuleTable):
     status = must("spec 001 Authorization rule 4; Order of checks",
                   "the CSMS answers the token as in C01: the status of the order of checks, in the AuthorizeResponse "
                   "and in the TransactionEventResponse of the transaction it starts", by=CSMS)
+    event_info = must("OCPP 2.0.1 part 2 TransactionEventResponse (idTokenInfo: required when the request carried "
+                      "an idToken); spec 001 Authorization rules 4, 7 (the CSMS SHALL check the token's status) and 8",
+                      "the CSMS answers a TransactionEvent that carries the token with that token's idTokenInfo: an "
+                      "answer without it says nothing of the token, and is not read as Accepted", by=CSMS)
 
 
 pytestmark = case("C08", block="Authorization", roles=("csms", "cs"), protocols=OCPP2, requires=["iso15118"])
 
 
 @pytest.mark.parametrize("status", ["Accepted", "Invalid", "Blocked"])
-@checks(C08.status, Authorization.sent, C08.presented, C08.starts)
+@checks(C08.status, C08.event_info, Authorization.sent, C08.presented, C08.starts)
 @needs(lambda given: token_with(given.profile, given.params["status"]))
 async def test_external_identification_with_hlc(ocpp, profile, status):
     """EV plugged in with high-level communication, then the driver's token: asked about, answered with its
@@ -50,8 +54,10 @@ async def test_external_identification_with_hlc(ocpp, profile, status):
                     exchange.result["idTokenInfo"]["status"])
         if status == "Accepted":   # the harness's station charges on the CSMS's word
             _, event = await cached_start(ocpp, token, C08.status, evse)
+            require("idTokenInfo" in event.result, C08.event_info, "the TransactionEventResponse to the Started event "
+                    "that carries the token has no idTokenInfo", expected="idTokenInfo", actual=event.result)
             check_equal(C08.status, "TransactionEventResponse idTokenInfo.status", "Accepted",
-                        dig(event.result, "idTokenInfo.status", "Accepted"))
+                        dig(event.result, "idTokenInfo.status"))
         return
     check_presented_token(exchange, token, C08.presented)
     if status == "Accepted":

@@ -9,6 +9,7 @@ Authorization rule 5). The groupIdToken's type SHOULD be Central (IdTokenInfoTyp
 import pytest
 
 from harness.roles import CS, CSMS
+from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks, needs
@@ -69,11 +70,15 @@ async def test_members_are_answered_with_their_group(ocpp, profile):
 
 
 @pytest.mark.parametrize("starter", [0, 1], ids=["a_then_b", "b_then_a"])
-@checks(C09.member_accepted, C09.group, Authorization.sent, C09.member_stops, csms=TC("TC_C_39_CSMS", "ocpp2.0.1"))
+@checks(C09.member_accepted, C09.group, Authorization.sent, C09.member_stops,
+        csms=(TC("TC_C_39_CSMS", "ocpp2.0.1"), TC("TC_C_43_CSMS", "ocpp2.0.1")))
 @needs(lambda given: _members(given.profile))
 async def test_member_stops_another_members_transaction(ocpp, profile, starter):
     """One member charges; the other presents its token at the same EVSE: asked about, Accepted with the
-    same group, and the transaction ends carrying the second token."""
+    same group, and the transaction ends carrying the second token. A CSMS under test meets the first token
+    in the TransactionEvent (the station took it from its own list, TC_C_43) and answers it with the group;
+    it answers the second token Accepted with the group in the AuthorizeResponse and again in the
+    TransactionEventResponse of the event that ends the transaction with it (spec 001 rule 5)."""
     first, second = _members(profile)[starter], _members(profile)[1 - starter]
     evse = profile.evses[0].id
     # the one step that differs by role: a station under test must ask about the first token before it starts;
@@ -87,12 +92,20 @@ async def test_member_stops_another_members_transaction(ocpp, profile, starter):
         _, event = await cached_start(ocpp, first, C09.group, evse)
         _check_group(C09.group, "TransactionEventResponse", first, event.result)
     stop = ocpp.mark()
-    exchange = await authorize(ocpp, second, evse_id=evse)
-    if ocpp.is_sut(CSMS):
+    if ocpp.is_sut(CSMS):   # the harness's station asks about the second token, and stops with it when Accepted
+        ocpp.configure(local_authorization=False)
+        await ocpp.act(CS, "present_id_token", id_token=second.wire(), evse_id=evse)
+        exchange = await ocpp.expect("Authorize", sender=CS, after=stop)
         check_equal(C09.member_accepted, f"AuthorizeResponse idTokenInfo.status for {second.name}", "Accepted",
                     dig(exchange.result, "idTokenInfo.status"))
         _check_group(C09.member_accepted, "AuthorizeResponse", second, exchange.result)
+        ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop,
+                                  where=lambda p: same_id(dig(p, "idToken.idToken", ""), second.id))
+        check_equal(C09.member_accepted, f"TransactionEventResponse idTokenInfo.status for {second.name}",
+                    "Accepted", dig(ended.result, "idTokenInfo.status"))
+        _check_group(C09.group, "TransactionEventResponse", second, ended.result)
         return
+    await authorize(ocpp, second, evse_id=evse)
     ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, rule=C09.member_stops,
                               where=lambda p: p["eventType"] == "Ended")
     check_equal(C09.member_stops, "TransactionEvent Ended idToken.idToken", second.id.casefold(),

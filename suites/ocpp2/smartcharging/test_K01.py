@@ -10,12 +10,13 @@ import pytest
 from harness import clock
 from harness.roles import CS, CSMS
 from harness.errors import HarnessError, NotApplicable
+from harness.ocpp.rpc import Rpc
 from harness.rules import RuleTable, must, should
 from harness.smartcharging.wire import iso
 from harness.suite import OCPP2, TC, case, checks, needs
-from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, external_limit,
-                                             get_profiles, install, judge_sent_profile, new_id, oracle_station,
-                                             set_profile, unit_supported)
+from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging, charging_profile, external_limit,
+                                             get_profiles, install, judge_reports, judge_sent_profile, new_id,
+                                             oracle_station, set_profile, unit_supported)
 from harness.verdict import check_equal, check_in
 
 
@@ -247,3 +248,79 @@ async def test_external_profile_cannot_be_replaced_by_id(ocpp, profile):
                 exchange.result["status"])
     check_equal(K01.reason_code, "SetChargingProfileResponse statusInfo.reasonCode", "DuplicateProfile",
                 (exchange.result.get("statusInfo") or {}).get("reasonCode"))
+
+
+def _ended_transaction() -> str:
+    """The id of a transaction the EVSE is not running (one that ended, as far as the CSMS knows)."""
+    return f"ended-{new_id()}"
+
+
+@checks(ChargingProfiles.sent, K01.csms_profile, K01.refused, K01.reason_code, csms=TC("TC_K_02_CSMS", "ocpp2.0.1"))
+async def test_tx_profile_without_a_transaction_is_rejected(ocpp, profile):
+    """No transaction runs on the EVSE: a TxProfile (Relative, no startSchedule) naming a transaction there is
+    Rejected, TxNotFound expected (a SHOULD). The CSMS sends it as its operator asked, in a form rule 2 allows
+    (with a transactionId, at an EVSE above 0: whether that transaction still runs is the station's to know,
+    so the rules are judged as if it did). After the refusal the texts ask nothing more of the CSMS."""
+    evse_id = profile.evses[0].id
+    transaction_id = _ended_transaction()
+    asked = charging_profile(new_id(), [(0, "7.0")], purpose="TxProfile", kind="Relative", duration=None,
+                             stack_level=1, transactionId=transaction_id)
+    unit_supported(ocpp, asked)
+    exchange = await set_profile(ocpp, evse_id, asked)
+    if ocpp.is_sut(CSMS):
+        judge_sent_profile(exchange, evse_id, asked, oracle_station(ocpp, {evse_id: transaction_id}),
+                           K01.csms_profile)
+    expected = Installed(oracle_station(ocpp)).decide(evse_id, asked)
+    check_equal(K01.refused, f"SetChargingProfileResponse status ({expected.rule.id})", "Rejected",
+                exchange.result["status"])
+    check_in(K01.reason_code, "SetChargingProfileResponse statusInfo.reasonCode", ("TxNotFound",),
+             (exchange.result.get("statusInfo") or {}).get("reasonCode"))
+
+
+@checks(ChargingProfiles.sent, ChargingProfiles.accepted, K01.csms_profile, K01.replaces, ChargingProfiles.reported,
+        csms=TC("TC_K_04_CSMS", "ocpp2.0.1"))
+async def test_profile_replaced_by_its_id(ocpp, profile):
+    """A TxDefaultProfile of 8 A, then one with the same id, purpose, kind and stackLevel at 6 A: both sent as
+    asked and Accepted (rule 6: the second replaces the first); read back, the id is reported once, at 6 A."""
+    evse_id = profile.evses[0].id
+    installed = Installed(oracle_station(ocpp))
+    profile_id = new_id()
+    for limit in ("8.0", "6.0"):
+        asked = charging_profile(profile_id, [(0, limit)], stack_level=2)
+        await install(ocpp, installed, evse_id, asked, K01.csms_profile)
+    _, reports = await get_profiles(ocpp, {"requestId": new_id(), "chargingProfile": {"chargingProfileId": [profile_id]}})
+    found = [(r["evseId"], _summary(p)) for r in reports for p in r["chargingProfile"] if p["id"] == profile_id]
+    check_equal(K01.replaces, f"profile {profile_id} as reported (evseId, purpose, stackLevel, unit, periods)",
+                [(evse_id, _summary(asked))], found)
+
+
+@pytest.mark.requires("remote_start")
+@checks(ChargingProfiles.transaction, ChargingProfiles.sent, ChargingProfiles.accepted, K01.csms_profile,
+        ChargingProfiles.reported, ChargingProfiles.tbc, csms=TC("TC_K_70_CSMS", "ocpp2.0.1"))
+async def test_several_profiles_during_a_transaction(ocpp, profile):
+    """While a transaction charges, a TxDefaultProfile at the EVSE and a ChargingStationMaxProfile (another id)
+    at the station: each sent as asked and Accepted, and both are reported."""
+    evse_id = profile.evses[0].id
+    transaction_id = await charging(ocpp, evse_id)
+    installed = Installed(oracle_station(ocpp, {evse_id: transaction_id}))
+    for at, asked in ((evse_id, charging_profile(new_id(), [(0, "16.0")], stack_level=3)),
+                      (0, charging_profile(new_id(), [(0, "32.0")], purpose="ChargingStationMaxProfile"))):
+        await install(ocpp, installed, at, asked, K01.csms_profile)
+    exchange, reports = await get_profiles(ocpp, {"requestId": new_id(),
+                                                  "chargingProfile": {"chargingProfileId": sorted(installed.ids)}})
+    judge_reports(installed, exchange, reports)
+
+
+@pytest.mark.sut_roles("csms")
+@checks(ChargingProfiles.sent, K01.csms_profile, Rpc.answered, csms=TC("TC_K_15_CSMS", "ocpp2.0.1"))
+async def test_profile_answered_not_supported(ocpp, profile):
+    """The station takes no charging profile: the CSMS's TxDefaultProfile (Absolute, validFrom and validTo set)
+    is answered with a CALLERROR NotSupported. The CSMS sent it as asked; the texts ask nothing of it after
+    the refusal (spec 002 Errors: NotSupported is a legal answer) but that it goes on serving the station
+    (rpc.answered: the station's next CALL, a Heartbeat, is answered)."""
+    ocpp.configure(profiles_supported=False)
+    evse_id = profile.evses[0].id
+    asked = charging_profile(new_id(), [(0, "6.0")], duration=3600, validFrom=_in(-1), validTo=_in(120))
+    exchange = await set_profile(ocpp, evse_id, asked)
+    judge_sent_profile(exchange, evse_id, asked, oracle_station(ocpp), K01.csms_profile)
+    await ocpp.exchange(CS, "Heartbeat", {})

@@ -105,3 +105,14 @@ async def test_csms_clears_what_it_was_asked_to(ocpp, profile, name):
     await install(ocpp, Installed(oracle_station(ocpp)), 0, wire)
     request = CLEARS[name](profile.evses[0].id, [(0, wire)] * 3)
     await _clear(ocpp, request)
+
+
+@checks(K10.request, K10.unknown, csms=TC("TC_K_08_CSMS", "ocpp2.0.1"))
+async def test_clear_with_nothing_installed(ocpp, profile):
+    """Nothing this test installed: a clear of the EVSE's TxDefaultProfiles at one stackLevel is sent as asked
+    and answered Unknown (the stackLevel is one no profile of the station's own is expected to hold). After
+    Unknown the texts ask nothing more of the CSMS."""
+    request = {"chargingProfileCriteria": {"evseId": profile.evses[0].id,
+                                           "chargingProfilePurpose": "TxDefaultProfile", "stackLevel": 97}}
+    exchange = await _clear(ocpp, request)
+    check_equal(K10.unknown, "ClearChargingProfileResponse status", "Unknown", exchange.result["status"])

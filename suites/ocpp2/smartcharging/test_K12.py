@@ -3,7 +3,11 @@ Smart charging messages: NotifyChargingLimit): an external system (an EMS, the g
 limits the station; it tells the CSMS in NotifyChargingLimit, with the limit's source (never CSO),
 holds the limit as a ChargingStationExternalConstraints profile of that source, and no composite
 exceeds it. A CSMS answers NotifyChargingLimit with an empty response. The engine
-(harness/smartcharging/engine.py, composite rule C5, report rule K3) is the oracle."""
+(harness/smartcharging/engine.py, composite rule C5, report rule K3) is the oracle.
+
+What the CSMS owes beyond the empty answer: nothing observable. Spec 001 has it store the limit (internal) and
+names no later GetChargingProfiles or GetCompositeSchedule it must send; when it asks for the profiles, it asks
+as its operator asked (TC_K_52)."""
 
 import pytest
 
@@ -11,8 +15,8 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, external_limit,
-                                             get_profiles, install, judge_composite, judge_empty_answer, new_id,
-                                             oracle_station)
+                                             get_profiles, held_external_limit, install, judge_composite,
+                                             judge_empty_answer, new_id, oracle_station)
 from harness.verdict import check_equal, check_in, dig
 
 
@@ -61,14 +65,18 @@ async def test_external_limit_bounds_the_composite(ocpp, profile):
                     K12.bounded)
 
 
-@pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("source", SOURCES)
-@checks(ChargingProfiles.notified, K12.held, ChargingProfiles.tbc)
+@checks(ChargingProfiles.notified, K12.answered, K12.held, ChargingProfiles.tbc, ChargingProfiles.report_sent,
+        csms=TC("TC_K_52_CSMS", "ocpp2.0.1"))
 async def test_external_limit_is_reported_under_its_source(ocpp, profile, source):
     """GetChargingProfiles for the EVSE and the limit's source reports it: an ExternalConstraints profile,
-    under that chargingLimitSource."""
+    under that chargingLimitSource. A CSMS answers the NotifyChargingLimit empty and asks for the profiles
+    as its operator asked; the report's response is not shown in the texts (spec 001 Messages sent by the
+    CSMS), so they ask nothing more of it than an answer (rpc.answered)."""
     evse_id = profile.evses[0].id
-    await external_limit(ocpp, Installed(oracle_station(ocpp)), evse_id, source, "10.0")
+    notified = await held_external_limit(ocpp, evse_id, source, 10.0)
+    if ocpp.is_sut(CSMS):
+        judge_empty_answer(K12.answered, "NotifyChargingLimit", notified)
     _, reports = await get_profiles(ocpp, {"requestId": new_id(), "evseId": evse_id,
                                            "chargingProfile": {"chargingLimitSource": [source]}})
     held = {(r["evseId"], r["chargingLimitSource"], p["chargingProfilePurpose"]) for r in reports

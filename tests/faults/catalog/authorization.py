@@ -319,6 +319,38 @@ class StationAcceptsClearCacheButKeepsEntries(ReferenceStation):
 C01, C04, C05 = "authorization/test_C01.py", "authorization/test_C04.py", "authorization/test_C05.py"
 
 
+class CsmsAnswersEventsWithoutTokenInfo(ReferenceCsms):
+    """C08 / TransactionEventResponse: a TransactionEvent that carries a token is answered without idTokenInfo
+    (nothing said of the token; a lenient station would read it as Accepted)."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        answer.pop("idTokenInfo", None)
+        return answer
+
+
+class CsmsLeavesNoAuthorizationUnanswered(ReferenceCsms):
+    """C02 / Authorization rule 2: a TransactionEvent with the start button's NoAuthorization token is answered
+    without idTokenInfo (rule 2 names the answer: Accepted)."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if (payload.get("idToken") or {}).get("type") == "NoAuthorization":
+            answer.pop("idTokenInfo", None)
+        return answer
+
+
+class CsmsForgetsTheGroupAtTheEnd(ReferenceCsms):
+    """C09 / Authorization rule 5 (TC_C_43): the TransactionEventResponse to the event that ends a transaction
+    with a member's token leaves out its groupIdToken."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload["eventType"] == "Ended" and "idTokenInfo" in answer:
+            answer["idTokenInfo"] = {k: v for k, v in answer["idTokenInfo"].items() if k != "groupIdToken"}
+        return answer
+
+
 C02, C06, C08, C09 = (f"authorization/test_{c}.py" for c in ("C02", "C06", "C08", "C09"))
 
 
@@ -382,6 +414,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-refuses-personal-messages", "C01.optional_fields", StationRefusesPersonalMessages,
           (cs_test(C01, "test_station_charges_with_every_optional_field"),),
           "the SUT did not send TransactionEvent within"),
+    Fault("csms-leaves-no-authorization-unanswered", "C02.accepted", CsmsLeavesNoAuthorizationUnanswered,
+          (csms_test(C02, "test_start_button_starts_without_authorization", "button_first"),),
+          "idTokenInfo.status for a NoAuthorization idToken"),
     Fault("csms-refuses-no-authorization", "C02.accepted", CsmsRefusesNoAuthorization,
           (csms_test(C02, "test_start_button_starts_without_authorization", "cable_first"),),
           "TransactionEventResponse idTokenInfo.status for a NoAuthorization idToken is wrong"),
@@ -394,12 +429,18 @@ FAULTS: tuple[Fault, ...] = (
     Fault("csms-compares-additional-info", "C06.additional_info", CsmsComparesAdditionalInfo,
           (csms_test(C06, "test_additional_info_is_ignored", "Blocked"),),
           "idTokenInfo.status of blocked with additionalInfo is wrong"),
+    Fault("csms-answers-events-without-token-info", "C08.event_info", CsmsAnswersEventsWithoutTokenInfo,
+          (csms_test(C08, "test_external_identification_with_hlc", "Accepted"),),
+          "the TransactionEventResponse to the Started event that carries the token has no idTokenInfo"),
     Fault("station-trusts-every-token-over-hlc", "C08.starts", StationTrustsEveryTokenOverHlc,
           (cs_test(C08, "test_external_identification_with_hlc", "Blocked"),),
           "the SUT sent TransactionEvent when it must not"),
     Fault("csms-groups-of-type-local", "C09.central", CsmsGroupsOfTypeLocal,
           (csms_test(C09, "test_members_are_answered_with_their_group"),),
           "groupIdToken.type for group_member_a is wrong", verdict="finding"),
+    Fault("csms-forgets-the-group-at-the-end", "C09.group", CsmsForgetsTheGroupAtTheEnd,
+          tuple(csms_test(C09, "test_member_stops_another_members_transaction", p) for p in ("a_then_b", "b_then_a")),
+          "TransactionEventResponse for"),
     Fault("station-lets-only-the-starter-stop", "C09.member_stops", StationLetsOnlyTheStarterStop,
           (cs_test(C09, "test_member_stops_another_members_transaction", "a_then_b"),),
           "the SUT did not send TransactionEvent within"),

@@ -195,6 +195,22 @@ class CsmsClearsByCriteriaInsteadOfId(ReferenceCsms):
         await super().act_clear_charging_profile(None, charging_profile_criteria or {"evseId": 0}, station)
 
 
+class CsmsAsksEveryEvse(ReferenceCsms):
+    """K09 (TC_K_30/33/34/36): the operator's evseId is left out of GetChargingProfilesRequest (every EVSE)."""
+
+    async def act_get_charging_profiles(self, charging_profile, evse_id=None, station=None):
+        await super().act_get_charging_profiles(charging_profile, None, station)
+
+
+class CsmsClearsEveryStackLevel(ReferenceCsms):
+    """K10 (TC_K_08): the operator's stackLevel is left out of the clear's criteria."""
+
+    async def act_clear_charging_profile(self, charging_profile_id=None, charging_profile_criteria=None,
+                                         station=None):
+        criteria = {k: v for k, v in (charging_profile_criteria or {}).items() if k != "stackLevel"}
+        await super().act_clear_charging_profile(charging_profile_id, criteria or None, station)
+
+
 K09, K10 = "smartcharging/test_K09.py", "smartcharging/test_K10.py"
 
 
@@ -347,6 +363,50 @@ class StationAcceptsUndeclaredUnits(ReferenceStation):
         self.smart.rate_units = tuple(sc.RateUnit)
 
 
+class StationAcceptsTxProfilesAtIdleEvses(ReferenceStation):
+    """K01 rule 2 / Errors (TC_K_02): a TxProfile at an EVSE that runs no transaction is Accepted."""
+
+    def on_SetChargingProfile(self, session, payload):
+        if (payload["chargingProfile"]["chargingProfilePurpose"] == "TxProfile"
+                and payload["evseId"] not in self.smart.transactions):
+            return {"status": "Accepted"}
+        return super().on_SetChargingProfile(session, payload)
+
+
+class CsmsDropsTheTransactionId(ReferenceCsms):
+    """K01 rule 2 (TC_K_02): a TxProfile goes out without the transactionId its operator gave."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        await super().act_set_charging_profile(evse_id, {k: v for k, v in charging_profile.items()
+                                                         if k != "transactionId"}, station)
+
+
+class CsmsRenumbersResentProfiles(ReferenceCsms):
+    """K01 rule 6 (TC_K_04): a profile with an id it already sent goes out under a new id (no replacement)."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        sent = self.__dict__.setdefault("_sent_ids", set())
+        if charging_profile["id"] in sent:
+            charging_profile = charging_profile | {"id": charging_profile["id"] + 1}
+        sent.add(charging_profile["id"])
+        await super().act_set_charging_profile(evse_id, charging_profile, station)
+
+
+class CsmsHangsUpOnNotSupported(ReferenceCsms):
+    """TC_K_15: a CALLERROR NotSupported to its SetChargingProfile makes the CSMS drop the station's link."""
+
+    async def act_set_charging_profile(self, evse_id, charging_profile, station=None):
+        connection = self.session(station).connection
+
+        async def send():
+            exchange = await connection.call_exchange("SetChargingProfile", {"evseId": evse_id,
+                                                                             "chargingProfile": charging_profile})
+            if exchange.error is not None:
+                await connection.close()
+
+        self.background.spawn(send())
+
+
 FAULTS: tuple[Fault, ...] = (
     Fault("station-accepts-external-constraints", "K01.refused", StationAcceptsExternalConstraints,
           (cs_test(K01, "test_invalid_profile_is_rejected", "external-constraints-from-csms"),),
@@ -398,11 +458,17 @@ FAULTS: tuple[Fault, ...] = (
           tuple(cs_test(K10, "test_clear_removes_what_it_selects", name) for name in ("by-id", "purpose-everywhere")),
           "reported profiles of this test"),
     Fault("station-clear-always-accepted", "K10.unknown", StationClearAlwaysAccepted,
-          (cs_test(K10, "test_clear_of_nothing_is_unknown"),),
+          (cs_test(K10, "test_clear_of_nothing_is_unknown"), cs_test(K10, "test_clear_with_nothing_installed")),
           "ClearChargingProfileResponse status is wrong"),
     Fault("csms-asks-for-every-profile", "chargingprofile.report_sent", CsmsAsksForEveryProfile,
           (csms_test(K09, "test_csms_asks_for_the_profiles_it_was_asked_for", "purpose-at-station-level"),),
           "GetChargingProfilesRequest is wrong"),
+    Fault("csms-asks-every-evse", "chargingprofile.report_sent", CsmsAsksEveryEvse,
+          tuple(csms_test(K09, "test_csms_asks_for_the_profiles_it_was_asked_for", name)
+                for name in ("evse-purpose", "evse-stack-level", "evse-source", "evse-purpose-stack-level")),
+          "GetChargingProfilesRequest is wrong"),
+    Fault("csms-clears-every-stack-level", "K10.request", CsmsClearsEveryStackLevel,
+          (csms_test(K10, "test_clear_with_nothing_installed"),), "ClearChargingProfileRequest is wrong"),
     Fault("csms-clears-by-criteria-instead-of-id", "K10.request", CsmsClearsByCriteriaInsteadOfId,
           (csms_test(K10, "test_csms_clears_what_it_was_asked_to", "by-id"),),
           "ClearChargingProfileRequest is wrong"),
@@ -415,6 +481,17 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-accepts-tx-profile-of-any-transaction", "K02.refused", StationAcceptsTxProfileOfAnyTransaction,
           (cs_test(K02, "test_tx_profile_that_does_not_fit_the_transaction_is_rejected", "another-transaction"),),
           "SetChargingProfileResponse status (tx-not-found) is wrong"),
+    Fault("station-accepts-tx-profile-without-a-transaction", "K01.refused", StationAcceptsTxProfilesAtIdleEvses,
+          (cs_test(K01, "test_tx_profile_without_a_transaction_is_rejected"),),
+          "SetChargingProfileResponse status (tx-not-found) is wrong"),
+    Fault("csms-drops-the-transaction-id", "chargingprofile.sent", CsmsDropsTheTransactionId,
+          (csms_test(K01, "test_tx_profile_without_a_transaction_is_rejected"),),
+          "SetChargingProfileRequest chargingProfile (as a model) is wrong"),
+    Fault("csms-renumbers-resent-profiles", "chargingprofile.sent", CsmsRenumbersResentProfiles,
+          (csms_test(K01, "test_profile_replaced_by_its_id"),),
+          "SetChargingProfileRequest chargingProfile (as a model) is wrong"),
+    Fault("csms-hangs-up-on-not-supported", "rpc.answered", CsmsHangsUpOnNotSupported,
+          (csms_test(K01, "test_profile_answered_not_supported"),), "Heartbeat"),
     Fault("station-starts-despite-an-invalid-profile", "K05.refused", StationStartsDespiteAnInvalidProfile,
           (cs_test(K05, "test_remote_start_with_an_invalid_profile_is_rejected", "first-period-not-0"),),
           "RequestStartTransactionResponse status is wrong"),
@@ -428,7 +505,8 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(K04, "test_no_composite_exceeds_the_station_max", "each-evse"),),
           "the composite of EVSE 1 exceeds the station max"),
     Fault("csms-sends-station-max-per-evse", "chargingprofile.sent", CsmsSendsStationMaxPerEvse,
-          (csms_test(K04, "test_csms_sets_the_station_max_at_evse_0"),),
+          (csms_test(K04, "test_csms_sets_the_station_max_at_evse_0"),
+           csms_test(K01, "test_several_profiles_during_a_transaction")),
           "SetChargingProfileRequest evseId is wrong"),
     Fault("station-clears-external-constraints", "K10.unknown", StationClearsExternalConstraints,
           (cs_test(K10, "test_clear_of_only_external_constraints_is_unknown"),),

@@ -38,6 +38,14 @@ class StationKeepsReleasedLimit(ReferenceStation):
         await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
 
 
+class StationSilentOnRelease(ReferenceStation):
+    """K13 (TC_K_51): a release lifts a charging transaction's limit, and no ChargingRateChanged event follows."""
+
+    async def act_release_external_limit(self, evse_id, source):
+        self.profiles.release_external(evse_id, sc.LimitSource(source))
+        await self.call("ClearedChargingLimit", {"chargingLimitSource": source, "evseId": evse_id})
+
+
 K12, K13 = "smartcharging/test_K12.py", "smartcharging/test_K13.py"
 
 
@@ -109,6 +117,21 @@ class CsmsIgnoresRenegotiation(ReferenceCsms):
 K17 = "smartcharging/test_K17.py"
 
 
+class CsmsForgetsTheTransactionOnRepeatedNeeds(ReferenceCsms):
+    """K16 / rule 13 (TC_K_59): needs sent again for a transaction it already scheduled get a TxProfile without
+    the transaction's id."""
+
+    def on_NotifyEVChargingNeeds(self, session, payload):
+        running = [t for t in session.transactions.values() if t.evse_id == payload["evseId"] and not t.ended]
+        self.__dict__["_again"] = bool(running) and (session.identity, running[-1].id) in self._needs_profiles
+        return super().on_NotifyEVChargingNeeds(session, payload)
+
+    def send(self, station, action, payload):
+        if action == "SetChargingProfile" and self.__dict__.pop("_again", False):
+            payload["chargingProfile"].pop("transactionId", None)
+        super().send(station, action, payload)
+
+
 class StationLimitsOnlyTheStationTotal(ReferenceStation):
     """K14 rule 12: a station-wide external limit bounds the composite of evseId 0 but not each EVSE's."""
 
@@ -143,6 +166,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-keeps-released-limit", "K13.released", StationKeepsReleasedLimit,
           (cs_test(K13, "test_released_limit_no_longer_bounds_the_composite"),),
           "composite periods of EVSE 1 (startPeriod, limit A)"),
+    Fault("station-silent-on-release", "K13.rate_changed", StationSilentOnRelease,
+          (cs_test(K13, "test_release_during_a_transaction"),), "the SUT did not send TransactionEvent within",
+          verdict="finding"),
     Fault("station-silent-on-rate-changes", "K11.rate_changed", StationSilentOnRateChanges,
           (cs_test(K11, "test_external_limit_changes_the_rate_of_a_transaction", "station"),),
           "the SUT did not send TransactionEvent within"),
@@ -156,8 +182,12 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),),
           "the SUT did not send NotifyEVChargingSchedule within"),
     Fault("csms-rejects-ev-schedules", "K16.acknowledged", CsmsRejectsEvSchedules,
-          (csms_test(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),),
-          "NotifyEVChargingScheduleResponse status is wrong", verdict="finding"),
+          (csms_test(K16, "test_updated_tx_profile_is_renegotiated_with_the_ev"),
+           csms_test(K16, "test_ev_schedule_beyond_the_limits_is_acknowledged")),
+          "NotifyEVChargingScheduleResponse status", verdict="finding"),
+    Fault("csms-forgets-the-transaction-on-repeated-needs", "K16.needs_again",
+          CsmsForgetsTheTransactionOnRepeatedNeeds, (csms_test(K16, "test_needs_sent_again_after_the_update"),),
+          "SetChargingProfileRequest (evseId, purpose, transactionId) is wrong"),
     Fault("station-passes-only-the-first-needs", "K17.needs", StationPassesOnlyTheFirstNeeds,
           (cs_test(K17, "test_ev_renegotiates_its_schedule"),),
           "the SUT did not send NotifyEVChargingNeeds within"),

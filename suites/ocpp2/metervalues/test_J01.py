@@ -1,0 +1,74 @@
+"""J01 — Sending meter values not related to a transaction: at every multiple of AlignedDataCtrlr.Interval
+seconds of the clock the station samples its meters and, where no transaction runs, sends them in
+MeterValues (context Sample.Clock); the CSMS answers every MeterValues with a MeterValuesResponse
+(J01.FR.18). The requirements, in our words: docs/requirements/J.md.
+
+Readings chosen where the texts are silent: no public SHALL of J01 on the station's clock-aligned reports
+could be checked, so they are SHOULDs; which EVSE (or the main meter, evseId 0) a report names and which
+measurands it carries are the station's; a station that refuses AlignedDataCtrlr.Interval is not
+applicable. Signed values (J01.FR.21) are not played: the reference has no signing meter."""
+
+from harness.roles import CS, CSMS
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.authorization import station_variable
+from harness.usecases.transactions import Transaction, check_answers, events_of, local_start, of, transaction_id
+from harness.verdict import check_equal, dig, require
+
+INTERVAL = 30   # seconds between clock-aligned samples, set for the test
+
+
+class J01(RuleTable):
+    """The rules of J01 (OCPP 2.0.1 part 2 J01; the same in 2.1)."""
+    answered = must("OCPP 2.0.1 part 2 J01.FR.18", "the CSMS answers every MeterValues with a MeterValuesResponse",
+                    by=CSMS)
+    aligned = should("OCPP 2.0.1 part 2 J01 (AlignedDataCtrlr.Interval)",
+                     "with AlignedDataCtrlr.Interval set and no transaction running, the station sends MeterValues at "
+                     "the clock-aligned times", by=CS)
+    aligned_in_transaction = should("OCPP 2.0.1 part 2 J01 (AlignedDataCtrlr.Interval); TriggerReasonEnumType "
+                                    "MeterValueClock", "while a transaction runs, the clock-aligned samples come in "
+                                    "a TransactionEvent Updated with triggerReason MeterValueClock", by=CS)
+    context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Sample.Clock)",
+                     "clock-aligned samples carry context Sample.Clock", by=CS)
+
+
+pytestmark = case("J01", block="Meter values", roles=("csms", "cs"), protocols=OCPP2)
+
+
+@checks(J01.aligned, J01.context, J01.answered, csms=TC("TC_J_01_CSMS", "ocpp2.0.1"))
+async def test_clock_aligned_meter_values_without_a_transaction(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s, no transaction: MeterValues with Sample.Clock samples follow; a CSMS
+    answers them."""
+    await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
+    mark = ocpp.mark()
+    await ocpp.elapse(INTERVAL)
+    report = await ocpp.expect("MeterValues", sender=CS, after=mark, rule=J01.aligned)
+    if report is None:
+        return
+    if ocpp.is_sut(CSMS):
+        require(report.error is None, J01.answered, "the CSMS answered MeterValues with a CALLERROR",
+                expected="MeterValuesResponse", actual=report.error)
+    check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"}, _contexts(report))
+
+
+def _contexts(report) -> set:
+    """The reading contexts of a report's samples (an absent one reads as Sample.Periodic)."""
+    return {dig(v, "context", "Sample.Periodic") for m in report.request["meterValue"] for v in m["sampledValue"]}
+
+
+@checks(J01.aligned_in_transaction, J01.context, Transaction.answered, csms=TC("TC_J_02_CSMS", "ocpp2.0.1"))
+async def test_clock_aligned_meter_values_during_a_transaction(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s and a driver's transaction: its clock-aligned samples come in a
+    TransactionEvent Updated with triggerReason MeterValueClock and Sample.Clock; a CSMS answers it."""
+    await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, profile.evses[0].id, J01.aligned_in_transaction)
+    tx = transaction_id(started)
+    await ocpp.elapse(INTERVAL)
+    clocked = lambda p: of(tx, "Updated")(p) and p.get("triggerReason") == "MeterValueClock" and p.get("meterValue")
+    report = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=clocked,
+                               rule=J01.aligned_in_transaction)
+    if report is not None:
+        check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"},
+                    _contexts(report))
+    check_answers(ocpp, events_of(ocpp, tx, mark))

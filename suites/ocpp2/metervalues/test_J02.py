@@ -1,0 +1,89 @@
+"""J02 — Sending transaction-related meter values: while a transaction runs, the station samples its meter
+every SampledDataCtrlr.TxUpdatedInterval seconds and sends the samples in TransactionEvent Updated
+(triggerReason MeterValuePeriodic, context Sample.Periodic); the CSMS answers every TransactionEvent
+(J02.FR.19). The requirements, in our words: docs/requirements/J.md.
+
+Readings chosen where the texts are silent: no public SHALL of J02 on the station's periodic events could be
+checked, so they are SHOULDs; the measurands sent are the station's (any SampledDataCtrlr.TxUpdatedMeasurands);
+a station that refuses TxUpdatedInterval is not applicable. Signed values (J02.FR.21) are not played: the
+reference has no signing meter."""
+
+from harness.roles import CS
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.authorization import station_variable
+from harness.usecases.transactions import (Transaction, check_answers, check_seq_no, events_of, local_start, of,
+                                           transaction_id, tx_points)
+from harness.verdict import check_equal, dig, require
+
+INTERVAL = 10   # seconds between samples, set for the test
+
+
+class J02(RuleTable):
+    """The rules of J02 (OCPP 2.0.1 part 2 J02; the same in 2.1)."""
+    periodic = should("OCPP 2.0.1 part 2 J02 (SampledDataCtrlr.TxUpdatedInterval); TriggerReasonEnumType "
+                      "MeterValuePeriodic", "while a transaction runs, every TxUpdatedInterval seconds a TransactionEvent "
+                      "Updated with triggerReason MeterValuePeriodic carries the sampled meterValue", by=CS)
+    started = must("OCPP 2.0.1 part 2 E02.FR.02 (as tzi-OCTT's TC_E_03 quotes it)",
+                   "the Started event carries the meter values SampledDataCtrlr.TxStartedMeasurands lists", by=CS)
+    ended = should("OCPP 2.0.1 part 2 J02 (SampledDataCtrlr.TxEndedMeasurands)",
+                   "the Ended event carries the meter values SampledDataCtrlr.TxEndedMeasurands lists", by=CS)
+    context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Sample.Periodic)",
+                     "the periodic samples carry context Sample.Periodic", by=CS)
+
+
+pytestmark = case("J02", block="Meter values", roles=("csms", "cs"), protocols=OCPP2)
+
+
+def _periodic(tx):
+    return lambda p: of(tx, "Updated")(p) and p.get("triggerReason") == "MeterValuePeriodic" and p.get("meterValue")
+
+
+@checks(J02.periodic, J02.context, Transaction.seq_no, Transaction.answered,
+        csms=TC("TC_J_09_CSMS", "ocpp2.0.1"))
+async def test_periodic_samples_during_a_transaction(ocpp, profile):
+    """TxUpdatedInterval 10 s; a driver's transaction runs for two intervals: Updated events with
+    MeterValuePeriodic and Sample.Periodic samples follow; a CSMS answers each."""
+    evse = profile.evses[0].id
+    await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, evse, J02.periodic)
+    tx = transaction_id(started)
+    await ocpp.elapse(2 * INTERVAL)
+    sample = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_periodic(tx), rule=J02.periodic)
+    if sample is not None:
+        contexts = {dig(v, "context", "Sample.Periodic") for m in sample.request["meterValue"]
+                    for v in m["sampledValue"]}
+        check_equal(J02.context, "the contexts of the periodic sampledValues", {"Sample.Periodic"}, contexts)
+    events = events_of(ocpp, tx, mark)
+    check_seq_no(events)
+    check_answers(ocpp, events)
+
+
+ENERGY = "Energy.Active.Import.Register"
+
+
+def _measurands(event) -> set:
+    return {dig(v, "measurand", ENERGY) for m in event.request.get("meterValue", []) for v in m["sampledValue"]}
+
+
+@checks(J02.started, J02.ended, Transaction.answered)
+async def test_started_and_ended_carry_the_configured_measurands(ocpp, profile):
+    """TxStartedMeasurands and TxEndedMeasurands list the energy register; a driver's transaction starts and
+    ends with the cable: the Started and the Ended events carry it; a CSMS answers both."""
+    evse = profile.evses[0].id
+    await tx_points(ocpp, stop="EVConnected")
+    for variable in ("TxStartedMeasurands", "TxEndedMeasurands"):
+        await station_variable(ocpp, "SampledDataCtrlr", variable, ENERGY)
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, evse, J02.started)
+    tx = transaction_id(started)
+    require(ENERGY in _measurands(started), J02.started, "the Started event carries no " + ENERGY,
+            expected=ENERGY, actual=started.request.get("meterValue"))
+    stop = ocpp.mark()
+    await ocpp.act(CS, "unplug", evse_id=evse)
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.ended)
+    if ended is not None:
+        require(ENERGY in _measurands(ended), J02.ended, "the Ended event carries no " + ENERGY,
+                expected=ENERGY, actual=ended.request.get("meterValue"))
+    check_answers(ocpp, events_of(ocpp, tx, mark))

@@ -1,0 +1,53 @@
+"""E04 — Transaction started while the station is offline: a driver whose token the station accepts on its
+own (from its authorization cache, AuthCtrlr.LocalAuthorizeOffline) plugs in and identifies during an outage;
+the transaction starts, and once the station is connected again its Started event goes out, marked offline;
+the CSMS checks the token like any other and answers it. The requirements, in our words:
+docs/requirements/E.md.
+
+A station under test first charges once with the token online (its cache learns it), with the cache on and
+LocalAuthorizeOffline true (put back afterwards): not applicable when it refuses them. The harness's own
+station accepts the token from its own cache."""
+
+from harness.roles import CS
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, case, checks
+from harness.usecases.authorization import charge_once, station_cache_on, station_variable
+from harness.usecases.local_list import carries, outage
+from harness.usecases.transactions import Transaction, check_answers, driver, tx_points
+from harness.verdict import check_equal
+
+
+class E04(RuleTable):
+    """The rules of E04 (OCPP 2.0.1 part 2 E04.FR.01, E04.FR.03 as public implementations quote them)."""
+    reported = must("OCPP 2.0.1 part 2 E04.FR.01 (as public implementations quote it: what happened offline is "
+                    "kept and delivered once connected)",
+                    "a transaction started offline is reported with its Started event once the station is back",
+                    by=CS)
+    offline = must("OCPP 2.0.1 part 2 E04.FR.03 (as public implementations quote it); TransactionEventRequest "
+                   "offline", "the Started event of a transaction started offline carries offline true", by=CS)
+
+
+pytestmark = case("E04", block="Transactions", roles=("csms", "cs"), protocols=OCPP2)
+
+
+@checks(E04.reported, E04.offline, Transaction.answered, Transaction.token_checked)
+async def test_transaction_started_offline(ocpp, profile):
+    """The token known to the station's cache; during an outage the cable goes in and the token is presented:
+    back online, the station sends the Started event with offline true and the token; a CSMS answers it
+    Accepted."""
+    evse = profile.evses[0].id
+    token = driver(ocpp)
+    await tx_points(ocpp, stop="EVConnected")
+    if ocpp.is_sut(CS):
+        await station_cache_on(ocpp)
+        await station_variable(ocpp, "AuthCtrlr", "LocalAuthorizeOffline", "true")
+        await charge_once(ocpp, token, evse, E04.reported)
+    else:
+        ocpp.configure(local_authorization=True)
+    await outage(ocpp, E04.reported, ("plug_in", {"evse_id": evse}),
+                 ("present_id_token", {"id_token": token.wire(), "evse_id": evse}))
+    started = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=carries(token, "Started"),
+                                rule=E04.reported)
+    check_equal(E04.offline, "offline of the Started event of a transaction started during the outage", True,
+                started.request.get("offline", False))
+    check_answers(ocpp, [started], token)

@@ -1,0 +1,72 @@
+"""E14 — Check transaction status: the CSMS asks, with GetTransactionStatus, whether the station still holds
+transaction-related messages (of one transaction, or of any) and, for a transaction it names, whether it is
+still ongoing. The requirements, in our words: docs/requirements/E.md.
+
+Not played: a station that still holds messages (E14.FR.04, FR.07) needs messages kept from a CSMS that is
+connected enough to ask; no actuator action holds them."""
+
+from harness.roles import CS, CSMS
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.operations import operate
+from harness.usecases.transactions import Transaction, local_start, of, transaction_id, tx_points
+from harness.verdict import check_equal, require
+
+
+class E14(RuleTable):
+    """The rules of E14 (OCPP 2.0.1 part 2 E14.FR.02, 03, 05, 06, 08; the same in 2.1)."""
+    request = must("OCPP 2.0.1 part 2 GetTransactionStatusRequest (transactionId optional)",
+                   "the CSMS asks about exactly the transaction its operator named, or about none", by=CSMS)
+    ongoing = must("OCPP 2.0.1 part 2 E14.FR.02", "a transaction that has not stopped is answered ongoingIndicator true",
+                   by=CS)
+    stopped = must("OCPP 2.0.1 part 2 E14.FR.03", "a transaction that has stopped is answered ongoingIndicator false",
+                   by=CS)
+    none_queued = must("OCPP 2.0.1 part 2 E14.FR.05, E14.FR.08",
+                       "with no transaction-related message left to deliver, messagesInQueue is false", by=CS)
+    no_indicator = must("OCPP 2.0.1 part 2 E14.FR.06",
+                        "asked about no transaction, the station leaves ongoingIndicator out", by=CS)
+
+
+pytestmark = case("E14", block="Transactions", roles=("csms", "cs"), protocols=OCPP2)
+
+
+async def _status(ocpp, tx=None) -> dict:
+    exchange = await operate(ocpp, "GetTransactionStatus", {"transactionId": tx} if tx else {}, E14.request)
+    return exchange.result
+
+
+async def _running(ocpp, profile) -> str:
+    await tx_points(ocpp, stop="EVConnected")
+    _, started = await local_start(ocpp, profile.evses[0].id, E14.ongoing)
+    return transaction_id(started)
+
+
+@checks(E14.request, E14.ongoing, E14.none_queued, csms=TC("TC_E_30_CSMS", "ocpp2.0.1"))
+async def test_status_of_an_ongoing_transaction(ocpp, profile):
+    """A driver's transaction runs, its events delivered: ongoingIndicator true, messagesInQueue false."""
+    tx = await _running(ocpp, profile)
+    answer = await _status(ocpp, tx)
+    check_equal(E14.ongoing, "GetTransactionStatusResponse ongoingIndicator", True, answer.get("ongoingIndicator"))
+    check_equal(E14.none_queued, "GetTransactionStatusResponse messagesInQueue", False, answer["messagesInQueue"])
+
+
+@checks(E14.request, E14.stopped, E14.none_queued)
+async def test_status_of_an_ended_transaction(ocpp, profile):
+    """The transaction ended (its Ended event answered): ongoingIndicator false, messagesInQueue false."""
+    tx = await _running(ocpp, profile)
+    stop = ocpp.mark()
+    await ocpp.act(CS, "unplug", evse_id=profile.evses[0].id)
+    await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=Transaction.stopped_reason)
+    answer = await _status(ocpp, tx)
+    check_equal(E14.stopped, "GetTransactionStatusResponse ongoingIndicator", False, answer.get("ongoingIndicator"))
+    check_equal(E14.none_queued, "GetTransactionStatusResponse messagesInQueue", False, answer["messagesInQueue"])
+
+
+@checks(E14.request, E14.no_indicator, E14.none_queued, csms=TC("TC_E_34_CSMS", "ocpp2.0.1"))
+async def test_status_without_a_transaction_id(ocpp, profile):
+    """No transactionId, nothing left to deliver: no ongoingIndicator, messagesInQueue false."""
+    answer = await _status(ocpp)
+    require("ongoingIndicator" not in answer, E14.no_indicator,
+            "GetTransactionStatusResponse to a request without transactionId carries ongoingIndicator",
+            expected="no ongoingIndicator", actual=answer)
+    check_equal(E14.none_queued, "GetTransactionStatusResponse messagesInQueue", False, answer["messagesInQueue"])

@@ -1,0 +1,333 @@
+"""Transaction faults (E01-E03, E06, E07, E14): stations that start or stop at the wrong point, number or
+word their TransactionEvents wrongly, or misreport a transaction's status; CSMSs that leave a token
+unchecked or ask about another transaction."""
+
+from __future__ import annotations
+
+from harness.reference import ReferenceCsms, ReferenceStation
+from harness.transport.ws import CallErrorReply
+
+from .records import Fault, csms_test, cs_test
+
+
+class StationIgnoresTxStartPoint(ReferenceStation):
+    """E01: whatever TxStartPoint says, a transaction starts only once the cable is in and the driver authorized."""
+
+    def starts_now(self, state):
+        return bool(state.plugged and state.authorized)
+
+
+class StationWaitsForTheCable(ReferenceStation):
+    """E01.FR.03: with TxStartPoint Authorized, the driver's authorization starts nothing until the cable is in."""
+
+    def starts_now(self, state):
+        return state.plugged and super().starts_now(state)
+
+
+class StationRepeatsTransactionSeqNo(ReferenceStation):
+    """E01.FR.07: every TransactionEvent of a transaction carries seqNo 0."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, trigger, **info) | {"seqNo": 0}
+
+
+class CsmsLeavesTransactionTokensUnanswered(ReferenceCsms):
+    """E01.FR.12: a TransactionEvent carrying an idToken is answered without idTokenInfo."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        answer.pop("idTokenInfo", None)
+        return answer
+
+
+class StationRepeatsTheToken(ReferenceStation):
+    """E03.FR.02: every TransactionEvent of an authorized transaction carries the idToken again."""
+
+    def _event(self, state, event_type, trigger, **info):
+        payload = super()._event(state, event_type, trigger, **info)
+        tx = state.transaction
+        return payload | ({"idToken": tx.id_token} if tx is not None and tx.id_token else {})
+
+
+class StationNamesTheAuthorizationChargingStateChanged(ReferenceStation):
+    """E02: the idToken of a transaction started on the cable comes with triggerReason ChargingStateChanged."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, "ChargingStateChanged" if trigger == "Authorized" and
+                              event_type == "Updated" else trigger, **info)
+
+
+class CsmsRefusesAuthorizationEvents(ReferenceCsms):
+    """E01.FR.11-12: the Updated event that brings a transaction's idToken is answered Invalid."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload["eventType"] == "Updated" and "idToken" in payload:
+            answer["idTokenInfo"] = {"status": "Invalid"}
+        return answer
+
+
+class StationEndsWithoutReason(ReferenceStation):
+    """E03.FR.05: the Ended event of a transaction the EV's disconnection stopped carries no stoppedReason."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if info.get("stoppedReason") == "EVDisconnected":
+            info.pop("stoppedReason")
+        return super()._event(state, event_type, trigger, **info)
+
+
+class StationReportsTheCableAsChargingStateChanged(ReferenceStation):
+    """E03: the cable plugged into a transaction started by authorization comes with triggerReason
+    ChargingStateChanged."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, "ChargingStateChanged" if trigger == "CablePluggedIn" and
+                              event_type == "Updated" else trigger, **info)
+
+
+class StationKeepsTransactionsWhenUnplugged(ReferenceStation):
+    """E06.FR.02: with TxStopPoint EVConnected the cable pulled out leaves the transaction running."""
+
+    @property
+    def tx_stop_point(self):
+        return ("Authorized",)
+
+    @tx_stop_point.setter
+    def tx_stop_point(self, value):
+        pass
+
+
+class StationStopsForOtherReasons(ReferenceStation):
+    """E06: a transaction the EV's disconnection ended names stoppedReason Other."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if info.get("stoppedReason") == "EVDisconnected":
+            info["stoppedReason"] = "Other"
+        return super()._event(state, event_type, trigger, **info)
+
+
+class StationSuspendsOnTheDriversStop(ReferenceStation):
+    """E06.FR.03: the driver's token presented again only suspends the transaction, whatever TxStopPoint says."""
+
+    async def stop_authorized(self, state, id_token):
+        state.authorized = None
+        await self.call("TransactionEvent", self._event(state, "Updated", "StopAuthorized",
+                                                        chargingState="SuspendedEVSE"))
+
+
+class StationNamesTheDriversStopDeauthorized(ReferenceStation):
+    """E07: the Ended event of a driver's stop names triggerReason Deauthorized."""
+
+    def _event(self, state, event_type, trigger, **info):
+        return super()._event(state, event_type, "Deauthorized" if trigger == "StopAuthorized" else trigger, **info)
+
+
+class StationForgetsOngoingTransactions(ReferenceStation):
+    """E14.FR.02: a running transaction is answered ongoingIndicator false."""
+
+    def on_GetTransactionStatus(self, session, payload):
+        answer = super().on_GetTransactionStatus(session, payload)
+        return answer | ({"ongoingIndicator": False} if "ongoingIndicator" in answer else {})
+
+
+class StationIndicatesWithoutTransaction(ReferenceStation):
+    """E14.FR.06: a request without transactionId is answered with ongoingIndicator."""
+
+    def on_GetTransactionStatus(self, session, payload):
+        return {"ongoingIndicator": False} | super().on_GetTransactionStatus(session, payload)
+
+
+class StationClaimsQueuedMessages(ReferenceStation):
+    """E14.FR.05, FR.08: messagesInQueue true with nothing left to deliver."""
+
+    def on_GetTransactionStatus(self, session, payload):
+        return super().on_GetTransactionStatus(session, payload) | {"messagesInQueue": True}
+
+
+class CsmsAsksAboutEveryTransaction(ReferenceCsms):
+    """E14: the operator named a transaction; the CSMS asks without transactionId."""
+
+    async def act_get_transaction_status(self, transaction_id=None, station=None):
+        self.send(station, "GetTransactionStatus", {})
+
+
+class CsmsRefusesTransactionEvents(ReferenceCsms):
+    """J02.FR.19: a TransactionEvent after the Started one is answered with a CALLERROR."""
+
+    def on_TransactionEvent(self, session, payload):
+        if payload["eventType"] != "Started":
+            raise CallErrorReply("InternalError", "transaction events are not taken")
+        return super().on_TransactionEvent(session, payload)
+
+
+def _drop(station, payload):
+    """What a station that drops its offline TransactionEvents answers the block that made one."""
+    return {}
+
+
+def _unmark(station):
+    """The waiting TransactionEvents lose their offline flag before they go out."""
+    for payload, _ in station._waiting:
+        payload.pop("offline", None)
+
+
+class StationDropsOfflineEvents(ReferenceStation):
+    """E12.FR.01: the TransactionEvents made while offline are dropped, never delivered."""
+
+    async def _queued(self, payload):
+        return _drop(self, payload)
+
+
+class StationDropsOfflineSamples(ReferenceStation):
+    """E11: the samples of a transaction made while offline are dropped, never delivered."""
+
+    async def _queued(self, payload):
+        return _drop(self, payload)
+
+
+class StationMarksNothingOffline(ReferenceStation):
+    """E12.FR.02: the events made while offline are delivered without offline true."""
+
+    def _send_waiting(self):
+        _unmark(self)
+        super()._send_waiting()
+
+
+class StationMarksNoSampleOffline(ReferenceStation):
+    """E11.FR.02: the samples made while offline are delivered without offline true."""
+
+    def _send_waiting(self):
+        _unmark(self)
+        super()._send_waiting()
+
+
+class StationStartsNothingOffline(ReferenceStation):
+    """E04: offline, a token the station's cache holds as Accepted starts nothing."""
+
+    async def decision(self, id_token):
+        return await super().decision(id_token) if self.online else {"status": "Unknown"}
+
+
+class StationMarksNoStartOffline(ReferenceStation):
+    """E04.FR.03: the Started event of a transaction started offline is delivered without offline true."""
+
+    def _send_waiting(self):
+        _unmark(self)
+        super()._send_waiting()
+
+
+class CsmsRefusesOfflineEvents(ReferenceCsms):
+    """J02.FR.19: a TransactionEvent marked offline is answered with a CALLERROR."""
+
+    def on_TransactionEvent(self, session, payload):
+        if payload.get("offline"):
+            raise CallErrorReply("InternalError", "offline events are not taken")
+        return super().on_TransactionEvent(session, payload)
+
+
+class CsmsAcceptsStartedTokens(ReferenceCsms):
+    """E01.FR.11: the token of a Started event is answered Accepted without being checked."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload["eventType"] == "Started" and "idToken" in payload:
+            answer["idTokenInfo"] = {"status": "Accepted"}
+        return answer
+
+
+class CsmsAnswersStartedWithoutStatus(ReferenceCsms):
+    """E01.FR.12: a Started event carrying a token is answered without idTokenInfo."""
+
+    def on_TransactionEvent(self, session, payload):
+        answer = super().on_TransactionEvent(session, payload)
+        if payload["eventType"] == "Started":
+            answer.pop("idTokenInfo", None)
+        return answer
+
+
+E04, E05 = "transactions/test_E04.py", "transactions/test_E05.py"
+E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
+E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
+E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
+STARTS = "test_transaction_starts_at_the_start_point"
+ENDS = "test_transaction_ends_at_the_stop_point"
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("E01-station-ignores-tx-start-point", "E01.ev_connected", StationIgnoresTxStartPoint,
+          (cs_test(E01, STARTS, "EVConnected"),), "the SUT did not send TransactionEvent within"),
+    Fault("E01-station-waits-for-the-cable", "E01.authorized", StationWaitsForTheCable,
+          (cs_test(E01, STARTS, "Authorized"),), "the SUT did not send TransactionEvent within"),
+    Fault("E01-station-repeats-seq-no", "tx.seq_no", StationRepeatsTransactionSeqNo,
+          (cs_test(E01, STARTS, "EVConnected"), cs_test(E01, "test_seq_no_of_a_second_transaction")),
+          "the seqNo of the transaction's TransactionEvents does not rise"),
+    Fault("E01-csms-leaves-transaction-tokens-unanswered", "tx.token_checked", CsmsLeavesTransactionTokensUnanswered,
+          (csms_test(E01, STARTS, "Authorized"), csms_test(E01, STARTS, "PowerPathClosed")),
+          "TransactionEventResponse idTokenInfo.status is wrong"),
+    Fault("E03-station-repeats-the-token", "tx.token_once", StationRepeatsTheToken,
+          (cs_test(E03, "test_authorization_first_then_cable"),),
+          "the number of TransactionEvents (before Ended) that carry the idToken is wrong"),
+    Fault("E02-station-names-the-authorization-charging-state-changed", "E02.authorized_event",
+          StationNamesTheAuthorizationChargingStateChanged, (cs_test(E02, "test_cable_first_then_authorization"),),
+          "triggerReason of the event that carries the idToken is wrong", verdict="finding"),
+    Fault("E02-csms-refuses-authorization-events", "tx.token_checked", CsmsRefusesAuthorizationEvents,
+          (csms_test(E02, "test_cable_first_then_authorization"),),
+          "TransactionEventResponse idTokenInfo.status is wrong"),
+    Fault("E03-station-ends-without-reason", "tx.stopped_reason", StationEndsWithoutReason,
+          (cs_test(E03, "test_authorization_first_then_cable"), cs_test(E06, ENDS, "EVConnected")),
+          "carries no stoppedReason"),
+    Fault("E03-station-reports-the-cable-as-charging-state-changed", "E03.cable_event",
+          StationReportsTheCableAsChargingStateChanged, (cs_test(E03, "test_authorization_first_then_cable"),),
+          "the SUT did not send TransactionEvent within", verdict="finding"),
+    Fault("E06-station-keeps-transactions-when-unplugged", "E06.ev_connected", StationKeepsTransactionsWhenUnplugged,
+          (cs_test(E06, ENDS, "EVConnected"),), "the SUT did not send TransactionEvent within"),
+    Fault("E06-station-stops-for-other-reasons", "E06.reason", StationStopsForOtherReasons,
+          (cs_test(E06, ENDS, "EVConnected"),), "stoppedReason of a stop by the cable is not one of the accepted",
+          verdict="finding"),
+    Fault("E07-station-suspends-on-the-drivers-stop", "E07.ended", StationSuspendsOnTheDriversStop,
+          (cs_test(E07, "test_driver_stops_with_the_same_token"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E07-station-names-the-drivers-stop-deauthorized", "E07.trigger", StationNamesTheDriversStopDeauthorized,
+          (cs_test(E07, "test_driver_stops_with_the_same_token"),), "triggerReason of the Ended event is wrong",
+          verdict="finding"),
+    Fault("E14-station-forgets-ongoing-transactions", "E14.ongoing", StationForgetsOngoingTransactions,
+          (cs_test(E14, "test_status_of_an_ongoing_transaction"),),
+          "GetTransactionStatusResponse ongoingIndicator is wrong"),
+    Fault("E14-station-indicates-without-transaction", "E14.no_indicator", StationIndicatesWithoutTransaction,
+          (cs_test(E14, "test_status_without_a_transaction_id"),), "carries ongoingIndicator"),
+    Fault("E14-station-claims-queued-messages", "E14.none_queued", StationClaimsQueuedMessages,
+          (cs_test(E14, "test_status_of_an_ongoing_transaction"), cs_test(E14, "test_status_of_an_ended_transaction"),
+           cs_test(E14, "test_status_without_a_transaction_id")),
+          "GetTransactionStatusResponse messagesInQueue is wrong"),
+    Fault("E14-csms-asks-about-every-transaction", "E14.request", CsmsAsksAboutEveryTransaction,
+          (csms_test(E14, "test_status_of_an_ongoing_transaction"), csms_test(E14, "test_status_of_an_ended_transaction")),
+          "GetTransactionStatusRequest"),
+    Fault("E12-station-drops-offline-events", "E12.delivered", StationDropsOfflineEvents,
+          (cs_test(E12, "test_transaction_stopped_while_offline"),), "the SUT did not send TransactionEvent within"),
+    Fault("E12-station-marks-nothing-offline", "E12.offline", StationMarksNothingOffline,
+          (cs_test(E12, "test_transaction_stopped_while_offline"),),
+          "offline of the Ended event that happened during the outage is wrong"),
+    Fault("E11-station-drops-offline-samples", "E11.delivered", StationDropsOfflineSamples,
+          (cs_test(E11, "test_samples_made_offline_are_delivered"),), "the SUT did not send TransactionEvent within"),
+    Fault("E11-station-marks-no-sample-offline", "E11.offline", StationMarksNoSampleOffline,
+          (cs_test(E11, "test_samples_made_offline_are_delivered"),),
+          "no event of the transaction delivered after the outage carries offline true"),
+    Fault("E04-station-starts-nothing-offline", "E04.reported", StationStartsNothingOffline,
+          (cs_test(E04, "test_transaction_started_offline"),), "the SUT did not send TransactionEvent within"),
+    Fault("E04-station-marks-no-start-offline", "E04.offline", StationMarksNoStartOffline,
+          (cs_test(E04, "test_transaction_started_offline"),),
+          "offline of the Started event of a transaction started during the outage is wrong"),
+    Fault("E12-csms-refuses-offline-events", "tx.answered", CsmsRefusesOfflineEvents,
+          (csms_test(E12, "test_transaction_stopped_while_offline"), csms_test(E11, "test_samples_made_offline_are_delivered")),
+          "the CSMS answered a TransactionEvent with a CALLERROR"),
+    Fault("E05-csms-accepts-started-tokens", "E05.refused", CsmsAcceptsStartedTokens,
+          (csms_test(E05, "test_token_accepted_locally_is_refused", "Invalid"),
+           csms_test(E05, "test_token_accepted_locally_is_refused", "Blocked")),
+          "idTokenInfo.status of a token the CSMS does not accept is not one of the accepted"),
+    Fault("E05-csms-answers-started-without-status", "E05.refused", CsmsAnswersStartedWithoutStatus,
+          (csms_test(E05, "test_token_accepted_locally_is_refused", "Invalid"),),
+          "idTokenInfo.status of a token the CSMS does not accept is not one of the accepted"),
+    Fault("E01-csms-refuses-transaction-events", "tx.answered", CsmsRefusesTransactionEvents,
+          (csms_test(E01, "test_seq_no_of_a_second_transaction"),),
+          "the CSMS answered a TransactionEvent with a CALLERROR"),
+)
