@@ -202,17 +202,9 @@ class StationStartingAtTheCable(ReferenceStation):
     a remote start for that EVSE is Accepted with the running transaction's transactionId, and the transaction
     goes on: TransactionEvent Updated, triggerReason RemoteStart, with the remoteStartId and the idToken."""
 
-    async def act_plug_in(self, evse_id: int = 1, connector_id: int | None = None) -> None:
-        state = self.evses[evse_id]
-
-        async def plug() -> None:
-            state.plugged = True
-            await self.call("StatusNotification", self.status_payload(
-                evse_id, connector_id or state.evse.connectors[0], "Occupied"))
-            if not state.busy:
-                await self.start_transaction(state, "CablePluggedIn", None)
-
-        self.background.spawn(plug())
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.variables[("TxCtrlr", "TxStartPoint")] = "EVConnected"
 
     def on_RequestStartTransaction(self, session: Any, payload: dict) -> dict:
         state = self.evses.get(payload.get("evseId"))

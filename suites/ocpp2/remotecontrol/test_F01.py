@@ -10,7 +10,7 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.remote_control import authorizes, carries_remote_start, remote_start
-from harness.verdict import check_equal, require
+from harness.verdict import check_equal, dig, require
 
 
 class F01(RuleTable):
@@ -26,6 +26,8 @@ class F01(RuleTable):
     transaction_id = should("OCPP 2.0.1 part 2 RequestStartTransactionResponse transactionId (description)",
                             "a transactionId in the answer is the one of the transaction the station had started",
                             by=CS)
+    connected = should("OCPP 2.0.1 part 2 ConnectorStatusEnumType (Occupied); StatusNotificationRequest",
+                       "the connector where the EV is plugged in is reported Occupied", by=CS)
     central_not_authorized = must("OCPP 2.0.1 F01.FR.02",
                                   "a remote start with a Central token is not authorized again (no AuthorizeRequest "
                                   "for it)", by=CS)
@@ -34,12 +36,18 @@ class F01(RuleTable):
 pytestmark = case("F01", block="Remote control", roles=("csms", "cs"), protocols=OCPP2, requires=["remote_start"])
 
 
-@checks(F01.request, F01.accepted, F01.remote_start_id, F01.trigger_reason, F01.transaction_id,
+@checks(F01.connected, F01.request, F01.accepted, F01.remote_start_id, F01.trigger_reason, F01.transaction_id,
         F01.central_not_authorized, csms=TC("TC_F_01_CSMS", "ocpp2.0.1"))
 async def test_remote_start_after_the_cable(ocpp, profile):
     """The cable in first, then the remote start: Accepted, and the transaction carries its remoteStartId."""
     evse = profile.evses[0].id
+    plugged = ocpp.mark()
     await ocpp.act(CS, "plug_in", evse_id=evse)
+    await ocpp.expect("StatusNotification", sender=CS, after=plugged, rule=F01.connected,
+                      where=lambda p: p["evseId"] == evse and p["connectorStatus"] == "Occupied")
+    # a station whose TxStartPoint is EVConnected starts the transaction now: given the time to (no one is blamed)
+    await ocpp.next_call("TransactionEvent", sender=CS, within=ocpp.timeouts.quiet, after=plugged,
+                         where=lambda p: dig(p, "evse.id", evse) == evse)
     mark = ocpp.mark()
     exchange = await remote_start(ocpp, evse, F01.request)
     check_equal(F01.accepted, "RequestStartTransactionResponse status", "Accepted", exchange.result["status"])
