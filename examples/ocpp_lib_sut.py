@@ -170,6 +170,22 @@ class CsmsStation(ExampleChargePoint):
     def on_status_notification(self, **_):
         return call_result.StatusNotification()
 
+    @on(Action.meter_values)
+    def on_meter_values(self, **_):
+        return call_result.MeterValues()
+
+    @on(Action.log_status_notification)
+    def on_log_status_notification(self, **_):
+        return call_result.LogStatusNotification()
+
+    @on(Action.firmware_status_notification)
+    def on_firmware_status_notification(self, **_):
+        return call_result.FirmwareStatusNotification()
+
+    @on(Action.reservation_status_update)
+    def on_reservation_status_update(self, **_):
+        return call_result.ReservationStatusUpdate()
+
     @on(Action.authorize)
     def on_authorize(self, id_token: dict, **_):
         return call_result.Authorize(id_token_info=self.csms.id_token_info(id_token))
@@ -187,7 +203,8 @@ class CsmsStation(ExampleChargePoint):
 
 class Csms:
     ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
-               "data_transfer", "unlock_connector", "get_transaction_status")
+               "data_transfer", "unlock_connector", "get_transaction_status", "trigger_message", "reserve_now",
+               "cancel_reservation")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -281,6 +298,26 @@ class Csms:
         """F05: the operator unlocks a connector."""
         cp = self.station(station)
         cp.spawn(cp.call(call.UnlockConnector(evse_id=evse_id, connector_id=connector_id)))
+
+    async def trigger_message(self, requested_message: str, evse: dict | None = None,
+                              custom_trigger: str | None = None, station: str | None = None) -> None:
+        """F06: the operator asks the station for a message (2.0.1 has no customTrigger: it is left out)."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.TriggerMessage(requested_message=requested_message, evse=evse)))
+
+    async def reserve_now(self, id: int, expiry_date_time: str, id_token: dict, evse_id: int | None = None,
+                          connector_type: str | None = None, group_id_token: dict | None = None,
+                          station: str | None = None) -> None:
+        """H01: the operator reserves an EVSE (or any, or one with a connector type) for a token."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.ReserveNow(id=id, expiry_date_time=expiry_date_time, id_token=wire_token(id_token),
+                                         evse_id=evse_id, connector_type=connector_type,
+                                         group_id_token=wire_token(group_id_token) if group_id_token else None)))
+
+    async def cancel_reservation(self, reservation_id: int, station: str | None = None) -> None:
+        """H02: the operator cancels a reservation."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.CancelReservation(reservation_id=reservation_id)))
 
     async def get_transaction_status(self, transaction_id: str | None = None, station: str | None = None) -> None:
         """E14: the operator asks whether the station still holds transaction-related messages."""
@@ -412,6 +449,13 @@ class StationConnection(ExampleChargePoint):
         return call_result.GetVariables(get_variable_result=[
             {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"]}
             for d in get_variable_data])
+
+    @on(Action.set_variables)
+    def on_set_variables(self, set_variable_data: list[dict], **_):
+        """B05, which every 2.x station serves: without a device model no component is known, so none is set."""
+        return call_result.SetVariables(set_variable_result=[
+            {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"]}
+            for d in set_variable_data])
 
     @on(Action.request_start_transaction)
     def on_request_start_transaction(self, id_token: dict, remote_start_id: int, evse_id: int | None = None, **_):

@@ -56,6 +56,14 @@ def _name(common_name: str, organization: str | None = None) -> x509.Name:
     return x509.Name(parts)
 
 
+def csr(common_name: str, organization: str | None = None) -> str:
+    """A PEM certificate signing request for a fresh key, with this subject (what a station sends in
+    SignCertificateRequest.csr)."""
+    request = x509.CertificateSigningRequestBuilder().subject_name(_name(common_name, organization)) \
+        .sign(new_key(), hashes.SHA256())
+    return request.public_bytes(serialization.Encoding.PEM).decode()
+
+
 def _san(host: str) -> x509.GeneralName:
     try:
         return x509.IPAddress(ipaddress.ip_address(host))

@@ -87,6 +87,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "vendor": {"type": "string", "maxLength": 50}, "model": {"type": "string", "maxLength": 20},
             # OCPP 1.6: the measurands the charge point can sample (spec 002 Measurand, behaviour rule 14)
             "measurands": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 50}},
+            # OCPP 2.x: the type of the station's connectors (ConnectorEnumType), for a reservation by type (H01)
+            "connector_type": {"type": "string", "minLength": 1, "maxLength": 20},
             "evse": {"type": "array", "items": _EVSE, "minItems": 1},
         }},
         "tokens": {"type": "object", "additionalProperties": _TOKEN},

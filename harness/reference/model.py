@@ -34,10 +34,22 @@ class EvseState:
     group: dict | None = None
     transaction: StationTransaction | None = None
     meter: Register = field(default_factory=Register)
+    reservation: EvseReservation | None = None
 
     @property
     def busy(self) -> bool:
         return self.transaction is not None
+
+
+@dataclass
+class EvseReservation:
+    """A ReserveNowRequest the station accepted, held by the EVSE it is stored on (``requested``: the evseId
+    asked for; None: any EVSE, or any with a connector of the type asked)."""
+    id: int
+    id_token: dict
+    group: dict | None
+    expiry: datetime
+    requested: int | None
 
 
 # ---------------------------------------------------------------------------------------------- 1.6

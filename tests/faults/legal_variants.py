@@ -197,6 +197,27 @@ class CsmsWithAnActuatorFromBeforeK05(ReferenceCsms):
         return super().supported_actions() - {"request_start_transaction_with_profile"}
 
 
+class StationStartingAtTheCable(ReferenceStation):
+    """TxStartPoint EVConnected: the cable starts a transaction (triggerReason CablePluggedIn, no idToken yet);
+    a remote start for that EVSE is Accepted with the running transaction's transactionId, and the transaction
+    goes on: TransactionEvent Updated, triggerReason RemoteStart, with the remoteStartId and the idToken."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.variables[("TxCtrlr", "TxStartPoint")] = "EVConnected"
+
+    def on_RequestStartTransaction(self, session: Any, payload: dict) -> dict:
+        state = self.evses.get(payload.get("evseId"))
+        tx = state.transaction if state is not None else None
+        if tx is None or tx.id_token is not None:
+            return super().on_RequestStartTransaction(session, payload)
+        tx.id_token = payload["idToken"]
+        event = self._event(state, "Updated", "RemoteStart", chargingState="Charging",
+                            remoteStartId=payload["remoteStartId"]) | {"idToken": payload["idToken"]}
+        self.background.spawn(self.call("TransactionEvent", event))
+        return {"status": "Accepted", "transactionId": tx.id}
+
+
 @dataclass(frozen=True)
 class LegalVariant:
     name: str
@@ -221,6 +242,12 @@ REFUSED = ("spec 002 Errors (NotSupported: recognised, not supported); OCPP 2.0.
            "an optional profile (spec 002 What the service does 2; OCPP 2.0.1 part 0 Certification profiles)")
 
 VARIANTS: tuple[LegalVariant, ...] = (
+    LegalVariant("station-starting-at-the-cable", StationStartingAtTheCable,
+                 "TxStartPoint EVConnected: the transaction starts when the cable comes in, and a remote start names "
+                 "it in RequestStartTransactionResponse.transactionId (its schema description: the transaction the "
+                 "station had started before the request) and goes on with an Updated event",
+                 (node("ocpp2/remotecontrol/test_F01.py", "test_remote_start_after_the_cable", "cs", V201),
+                  node("ocpp2/remotecontrol/test_F01.py", "test_remote_start_after_the_cable", "cs", V21))),
     LegalVariant("station-keeps-its-transactions-through-an-outage", StationThatKeepsItsState,
                  "a transaction started before an outage runs on after it until it is stopped (spec 001 Moves: "
                  "TxProfile, the station goes offline during a transaction), and a remote start on an occupied "

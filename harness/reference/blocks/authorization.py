@@ -132,6 +132,8 @@ class AuthorizationStation2x(Block):
         await self._authorized(state, id_token, info.get("groupIdToken"))
 
     async def _authorized(self, state: EvseState, id_token: dict, group: dict | None) -> None:
+        if self.reserved_for_another(state, id_token, group):
+            return   # an EVSE reserved for another token (or group) starts nothing for this one (H03)
         state.authorized, state.group = id_token, group
         await self.authorized_at(state)
 

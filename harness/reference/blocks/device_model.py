@@ -22,6 +22,9 @@ VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
     ("AuthCacheCtrlr", "DisablePostAuthorize"): ("false", BOOLEAN),   # a cached refusal is not asked about again
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
+    ("AuthCtrlr", "AuthorizeRemoteStart"): ("false", BOOLEAN),   # F01.FR.01-02
+    # seconds a transaction begun without the cable waits for it (F02, TC_F_04); the reference's 0: for ever
+    ("TxCtrlr", "EVConnectionTimeOut"): ("0", None),
     ("AuthCtrlr", "LocalAuthorizeOffline"): ("true", BOOLEAN),   # E04: offline, a cached Accepted token starts
     ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
     ("PaymentCtrlr", "AuthorizeDirectPayment"): ("true", BOOLEAN),   # 2.1 direct payment (C18-C23)

@@ -1,8 +1,13 @@
 """Remote control: the CSMS starts and stops a transaction at the station.
 
 Station 2.x (spec 001 Remote start): RequestStartTransaction is Accepted on a free, known EVSE (or
-any free one), then TransactionEvent Started with triggerReason RemoteStart and the same
-remoteStartId; Rejected otherwise (rule 2: the station refuses what it cannot do).
+any free one) not reserved for another token, then TransactionEvent Started with triggerReason RemoteStart
+and the same remoteStartId (a cable plugged in before starts no transaction: the reference's TxStartPoint
+is Authorized); Rejected otherwise (rule 2: the station refuses what it cannot do). With
+AuthCtrlr.AuthorizeRemoteStart true a token other than Central or NoAuthorization is authorized first
+(F01.FR.01, F01.FR.02: docs/requirements/remote_control.md); when no cable comes within
+TxCtrlr.EVConnectionTimeOut seconds (0, the reference's default: no limit) the transaction ends with
+triggerReason EVConnectTimeout, stoppedReason Timeout.
 A chargingProfile in the request is the smart-charging block's (``remote_start_refusal``: spec 001
 SetChargingProfile rule 9). RequestStopTransaction is Accepted for a running transaction, which then
 ends with triggerReason RemoteStop; Rejected otherwise. UnlockConnector (OCPP 2.0.1 part 2 F05,
@@ -24,33 +29,49 @@ server-generated Central idToken and a unique remoteStartId (spec 001 Remote sta
 from __future__ import annotations
 
 import asyncio
-
 import itertools
 import secrets
 from typing import Any
 
 from harness.reference.common import V2X, V16, Block
-from harness.reference.model import Connector
+from harness.reference.model import Connector, EvseState
 
 
 # -------------------------------------------------------------------------------------- the station
 class RemoteControlStation2x(Block):
     versions = V2X
-    requires = ("TransactionsStation2x",)
+    requires = ("TransactionsStation2x", "AuthorizationStation2x", "DeviceModelStation2x")
 
     def on_RequestStartTransaction(self, _: None, payload: dict) -> dict:
         evse_id = payload.get("evseId")
         state = self.evses.get(evse_id) if evse_id is not None else \
             next((s for s in self.evses.values() if not s.busy), None)
-        if state is None or state.busy:
+        if state is None or state.busy or self.reserved_for_another(state, payload["idToken"],
+                                                                    payload.get("groupIdToken")):
             return {"status": "Rejected"}
         if "chargingProfile" in payload:
             refusal = self.remote_start_refusal(state.evse.id, payload["chargingProfile"])
             if refusal is not None:
                 return refusal
-        self.background.spawn(self.start_transaction(
-            state, "RemoteStart", payload["idToken"], remote_start_id=payload["remoteStartId"]))
+        self.background.spawn(self._remote_start2x(state, payload["idToken"], payload["remoteStartId"]))
         return {"status": "Accepted"}
+
+    async def _remote_start2x(self, state: EvseState, id_token: dict, remote_start_id: int) -> None:
+        """With AuthCtrlr.AuthorizeRemoteStart true a token that is neither Central nor NoAuthorization is
+        authorized first, as if presented at the station (F01.FR.01); otherwise it is not (F01.FR.02)."""
+        if id_token.get("type") not in ("Central", "NoAuthorization") and self.flag("AuthCtrlr", "AuthorizeRemoteStart"):
+            if (await self.authorize(id_token)).get("status") != "Accepted" or state.busy:
+                return
+        await self.start_transaction(state, "RemoteStart", id_token, remote_start_id=remote_start_id)
+        timeout = int(self.variable("TxCtrlr", "EVConnectionTimeOut") or 0)
+        if timeout and not state.plugged and state.transaction is not None:
+            self.background.spawn(self._cable_awaited(state, state.transaction, timeout))
+
+    async def _cable_awaited(self, state: EvseState, transaction: Any, timeout: int) -> None:
+        """No cable within TxCtrlr.EVConnectionTimeOut: the transaction ends, triggerReason EVConnectTimeout."""
+        await asyncio.sleep(timeout)
+        if state.transaction is transaction and not state.plugged:
+            await self.end_transaction(state, "EVConnectTimeout", "Timeout")
 
     def on_RequestStopTransaction(self, _: None, payload: dict) -> dict:
         for state in self.evses.values():

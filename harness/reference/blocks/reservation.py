@@ -1,4 +1,4 @@
-"""Reservation (1.6): ReserveNow and CancelReservation.
+"""Reservation: ReserveNow and CancelReservation (1.6; 2.x: H01-H04, docs/requirements/reservation.md).
 
 Charge point 1.6 (spec 002 ReserveNow, CancelReservation; ReservationStatus, CancelReservationStatus;
 Behavior rule 9; the Reservation moves):
@@ -16,7 +16,18 @@ Behavior rule 9; the Reservation moves):
 - at the expiry the reservation is released and the connector reports Available;
 - CancelReservation of an active reservation releases it (Accepted), otherwise Rejected.
 
-Central system 1.6: both messages as actuator actions.
+Station 2.x (OCPP 2.0.1 and 2.1 H01-H04): ReserveNowRequest for an EVSE (evseId), for any EVSE with a
+connector of a type (connectorType: the profile's ``station.connector_type``, cType2 by default) or for any
+EVSE, held on the first free one that fits, which reports its connectors Reserved; until expiryDateTime, for
+an idToken and optionally a groupIdToken; a new reservation with the id of an existing one replaces it.
+Rejected for an EVSE or connector type it does not have, or when ``reservations_refused``; Occupied when
+no EVSE that fits is free (a transaction, a cable or another reservation). A reserved EVSE starts no
+transaction for another token (nor a remote start: Rejected) unless its groupIdToken is the reservation's;
+the reserved token's (or group's) TransactionEvent Started carries reservationId, which ends the
+reservation. At the expiry the reservation ends: ReservationStatusUpdate Expired and the connectors report
+Available. CancelReservation of an active reservation ends it (Accepted, Available), otherwise Rejected.
+
+Central system 1.6, CSMS 2.x: both messages as actuator actions; 2.x answers ReservationStatusUpdate.
 """
 
 from __future__ import annotations
@@ -27,8 +38,9 @@ from typing import Any
 from harness import clock
 from harness.ocpp.meter16 import parse_time
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V16, Block, Undo
-from harness.reference.model import Connector, Reservation
+from harness.reference.common import V2X, V16, Block, Undo
+from harness.reference.model import Connector, EvseReservation, EvseState, Reservation
+from harness.reference.tokens import token_key
 
 
 def _same(a: str | None, b: str | None) -> bool:
@@ -120,6 +132,118 @@ class ReservationCsms16(Block):
                                    "reservationId": reservation_id}
         if parent_id_tag is not None:
             payload["parentIdTag"] = parent_id_tag
+        self.send(station, "ReserveNow", payload)
+
+    async def act_cancel_reservation(self, reservation_id: int, station: str | None = None) -> None:
+        self.send(station, "CancelReservation", {"reservationId": reservation_id})
+
+
+# ---------------------------------------------------------------------------------------------- 2.x
+def _same_token(a: dict | None, b: dict | None) -> bool:
+    return a is not None and b is not None and token_key(a) == token_key(b)
+
+
+class ReservationStation2x(Block):
+    versions = V2X
+    requires = ("ProvisioningStation2x", "TransactionsStation2x")
+    precedes = ("TransactionsStation2x",)   # its reservation hooks replace the transactions block's defaults
+    configurable = frozenset({"reservations_refused"})
+    reservations_refused = False
+
+    def connector_type(self) -> str:
+        return str(self.profile.get("station.connector_type", "cType2"))
+
+    def on_ReserveNow(self, _: None, payload: dict) -> dict:
+        evse_id, kind = payload.get("evseId"), payload.get("connectorType")
+        if self.reservations_refused or (evse_id is not None and evse_id not in self.evses) or \
+                (kind is not None and kind != self.connector_type()):
+            return {"status": "Rejected"}
+        self._end(payload["id"], None)
+        asked = [self.evses[evse_id]] if evse_id is not None else list(self.evses.values())
+        free = [s for s in asked if s.transaction is None and not s.plugged and s.authorized is None
+                and s.reservation is None]
+        if not free:
+            return {"status": "Occupied"}
+        state = free[0]
+        state.reservation = reservation = EvseReservation(payload["id"], payload["idToken"],
+                                                          payload.get("groupIdToken"),
+                                                          parse_time(payload["expiryDateTime"]), evse_id)
+        self.background.spawn(self._report(state, "Reserved"))
+        self.background.spawn(self._expire2x(state, reservation))
+        return {"status": "Accepted"}
+
+    def on_CancelReservation(self, _: None, payload: dict) -> dict:
+        return {"status": "Accepted" if self._end(payload["reservationId"], None) else "Rejected"}
+
+    async def _report(self, state: EvseState, status: str) -> None:
+        for connector in state.evse.connectors:
+            await self.call("StatusNotification", self.status_payload(state.evse.id, connector, status))
+
+    def _end(self, reservation_id: int, update: str | None) -> bool:
+        """The reservation is over: its EVSE reports Available again (and, ``update``, the CSMS is told why
+        in ReservationStatusUpdate). False: none had the id."""
+        state = next((s for s in self.evses.values() if s.reservation and s.reservation.id == reservation_id), None)
+        if state is None:
+            return False
+        state.reservation = None
+
+        async def ended() -> None:
+            if update is not None:
+                await self.call("ReservationStatusUpdate", {"reservationId": reservation_id,
+                                                            "reservationUpdateStatus": update})
+            if state.transaction is None and not state.plugged:
+                await self._report(state, "Available")
+
+        self.background.spawn(ended())
+        return True
+
+    async def _expire2x(self, state: EvseState, reservation: EvseReservation) -> None:
+        await asyncio.sleep(max(0.0, (reservation.expiry - clock.utcnow()).total_seconds()))
+        if state.reservation is reservation:
+            self._end(reservation.id, "Expired")
+
+    def _for(self, reservation: EvseReservation, id_token: dict, group: dict | None) -> bool:
+        """The reservation is ``id_token``'s, or its group's (a group compared by its idToken alone: the CSMS
+        that answered the token's groupIdToken may give it another type than the reservation's)."""
+        return _same_token(reservation.id_token, id_token) or (
+            reservation.group is not None and group is not None and _same(reservation.group["idToken"], group["idToken"]))
+
+    def reserved_for_another(self, state: EvseState, id_token: dict, group: dict | None) -> bool:
+        return state.reservation is not None and not self._for(state.reservation, id_token, group)
+
+    def claim_reservation(self, state: EvseState, id_token: dict, group: dict | None) -> int | None:
+        """The reservation of ``state`` (or an unspecified one held elsewhere) for ``id_token`` or its group
+        ends with this transaction: its id; the EVSE that held it elsewhere reports Available."""
+        holders = [state] + [s for s in self.evses.values() if s is not state and s.reservation is not None
+                             and s.reservation.requested is None]
+        holder = next((s for s in holders if s.reservation and self._for(s.reservation, id_token, group)), None)
+        if holder is None:
+            return None
+        reservation_id = holder.reservation.id
+        if holder is state:
+            state.reservation = None
+        else:
+            self._end(reservation_id, None)
+        return reservation_id
+
+
+class ReservationCsms2x(Block):
+    versions = V2X
+
+    def on_ReservationStatusUpdate(self, _: Any, payload: dict) -> dict:
+        return {}
+
+    async def undo_ReserveNow(self, payload: dict, link: Any) -> Undo:
+        cancel = {"reservationId": payload["id"]}
+        return Undo(f"cancel the reservation {cancel}", lambda now: now.call_exchange("CancelReservation", cancel))
+
+    async def act_reserve_now(self, id: int, expiry_date_time: str, id_token: dict, evse_id: int | None = None,
+                              connector_type: str | None = None, group_id_token: dict | None = None,
+                              station: str | None = None) -> None:
+        payload: dict[str, Any] = {"id": id, "expiryDateTime": expiry_date_time, "idToken": id_token}
+        for key, value in (("evseId", evse_id), ("connectorType", connector_type), ("groupIdToken", group_id_token)):
+            if value is not None:
+                payload[key] = value
         self.send(station, "ReserveNow", payload)
 
     async def act_cancel_reservation(self, reservation_id: int, station: str | None = None) -> None:

@@ -190,6 +190,9 @@ class TransactionsStation2x(Block):
         payload = self._event(state, "Started", trigger, **info)
         if id_token is not None:
             payload["idToken"] = id_token
+            reservation_id = self.claim_reservation(state, id_token, state.group)
+            if reservation_id is not None:   # the reservation this transaction ends (E03.FR.04)
+                payload["reservationId"] = reservation_id
         self._measured(payload, "TxStartedMeasurands", state, "Transaction.Begin")
         self.background.spawn(self._sample(state, state.transaction))
         response = await self.call("TransactionEvent", payload)
@@ -197,6 +200,15 @@ class TransactionsStation2x(Block):
             state.transaction.charging_priority = response.get("chargingPriority", 0)
         self._answered(payload, response)
         await self._after_event(state, response)
+
+    def claim_reservation(self, state: EvseState, id_token: dict, group: dict | None) -> int | None:
+        """The id of the reservation a transaction of ``id_token`` at ``state`` ends (released); None: none
+        (the reservation block's, when composed)."""
+        return None
+
+    def reserved_for_another(self, state: EvseState, id_token: dict, group: dict | None) -> bool:
+        """``state`` is reserved for a token other than ``id_token`` (and not for its ``group``)."""
+        return False
 
     async def _sample(self, state: EvseState, tx: StationTransaction) -> None:
         """TransactionEvent Updated (MeterValuePeriodic) with the energy register every tx_updated_interval

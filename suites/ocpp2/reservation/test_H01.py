@@ -1,0 +1,110 @@
+"""H01 — Reservation: the operator has the CSMS send ReserveNowRequest for an idToken (and optionally its
+group) until an expiry: for a specific EVSE (evseId), for an EVSE with a connector of a type
+(connectorType) or for any EVSE. A station that takes reservations answers Accepted for a free EVSE and
+reports the reserved EVSE's connectors Reserved; an EVSE in a transaction is Occupied. The requirements, in
+our words: docs/requirements/reservation.md.
+
+Readings chosen where the text is silent: a station not configured for reservations answers Rejected (the
+test is then not applicable; a CSMS under test is judged on its request, TC_H_22). A reservation of any EVSE
+need not show Reserved while other EVSEs are free: the station is judged on it once it holds as many such
+reservations as it has EVSEs (TC_H_14); the EVSE a reservation of a connector type takes is the station's
+choice. The H01 requirement texts could not be checked, so what the station does is SHOULD: a finding."""
+
+import pytest
+
+from harness.errors import NotApplicable
+from harness.roles import CS, CSMS
+from harness.rules import RuleTable, must, should
+from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.authorization import token_with
+from harness.usecases.reservation import reports, reserve
+from harness.usecases.smart_charging import charging
+
+
+class H01(RuleTable):
+    """The rules of H01 (OCPP 2.0.1 part 2, H01; the same in 2.1)."""
+    request = must("OCPP 2.0.1 part 2 ReserveNowRequest (id, expiryDateTime, idToken required; evseId, "
+                   "connectorType, groupIdToken optional)",
+                   "the CSMS sends ReserveNow with exactly the id, expiry, token and EVSE, type or group its operator "
+                   "chose", by=CSMS)
+    accepted = should("OCPP 2.0.1 part 2 H01; ReserveNowStatusEnumType (Accepted: the reservation is made)",
+                      "a station that takes reservations accepts one for a free EVSE (or any free one)", by=CS)
+    reserved = should("OCPP 2.0.1 part 2 H01; ConnectorStatusEnumType (Reserved)",
+                      "the connectors of a reserved EVSE report StatusNotification Reserved", by=CS)
+    occupied = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Occupied)",
+                      "ReserveNow of an EVSE in a transaction is answered Occupied", by=CS)
+
+
+pytestmark = case("H01", block="Reservation", roles=("csms", "cs"), protocols=OCPP2, requires=["reservations"])
+
+
+def _token(profile):
+    return token_with(profile, "Accepted", type="ISO14443").wire()
+
+
+@checks(H01.request, H01.accepted, H01.reserved, csms=TC("TC_H_01_CSMS", "ocpp2.0.1"))
+async def test_reserve_a_specific_evse(ocpp, profile):
+    """ReserveNow for the first EVSE: Accepted, and its connectors report Reserved."""
+    evse, mark = profile.evses[0].id, ocpp.mark()
+    await reserve(ocpp, H01.request, H01.accepted, _token(profile), evseId=evse)
+    await reports(ocpp, evse, "Reserved", mark, H01.reserved)
+
+
+@checks(H01.request, H01.accepted, csms=TC("TC_H_08_CSMS", "ocpp2.0.1"))
+async def test_reserve_an_unspecified_evse(ocpp, profile):
+    """ReserveNow without evseId: Accepted."""
+    await reserve(ocpp, H01.request, H01.accepted, _token(profile))
+
+
+@checks(H01.request, H01.accepted, H01.reserved, csms=TC("TC_H_14_CSMS", "ocpp2.0.1"))
+async def test_as_many_reservations_as_evses(ocpp, profile):
+    """One ReserveNow without evseId per EVSE: each Accepted, and then every EVSE reports Reserved."""
+    mark = ocpp.mark()
+    for _ in profile.evses:
+        await reserve(ocpp, H01.request, H01.accepted, _token(profile))
+    for evse in profile.evses:
+        await reports(ocpp, evse.id, "Reserved", mark, H01.reserved)
+
+
+@checks(H01.request, H01.accepted, H01.reserved, csms=TC("TC_H_15_CSMS", "ocpp2.0.1"))
+async def test_reserve_a_connector_type(ocpp, profile):
+    """ReserveNow for the connector type the station has (the profile's ``[station] connector_type``):
+    Accepted, and an EVSE reports Reserved."""
+    kind = profile.get("station.connector_type")
+    if kind is None:
+        raise NotApplicable("the profile names no connector type of the station: [station] connector_type")
+    mark = ocpp.mark()
+    await reserve(ocpp, H01.request, H01.accepted, _token(profile), connectorType=kind)
+    await ocpp.expect("StatusNotification", sender=CS, after=mark, rule=H01.reserved,
+                      where=lambda p: p["connectorStatus"] == "Reserved")
+
+
+@checks(H01.request, H01.accepted, H01.reserved, csms=TC("TC_H_19_CSMS", "ocpp2.0.1"))
+async def test_reserve_for_a_group(ocpp, profile):
+    """ReserveNow for a token and its group (groupIdToken): Accepted, and the EVSE reports Reserved."""
+    member = next((t for t in profile.tokens_with("Accepted") if t.group and not t.also), None)
+    if member is None:
+        raise NotApplicable("the profile declares no accepted token of a group")
+    evse, mark = profile.evses[0].id, ocpp.mark()
+    await reserve(ocpp, H01.request, H01.accepted, member.wire(), evseId=evse,
+                  groupIdToken={"idToken": member.group, "type": "Central"})
+    await reports(ocpp, evse, "Reserved", mark, H01.reserved)
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.requires("remote_start")
+@checks(H01.occupied)
+async def test_an_evse_in_a_transaction_is_occupied(ocpp, profile):
+    """A transaction runs on the first EVSE: ReserveNow for it is answered Occupied."""
+    evse = profile.evses[0].id
+    await charging(ocpp, evse)
+    await reserve(ocpp, H01.request, H01.occupied, _token(profile), evseId=evse, expect="Occupied")
+
+
+@pytest.mark.sut_roles("csms")
+@checks(H01.request, csms=TC("TC_H_22_CSMS", "ocpp2.0.1"))
+async def test_rejected_reservation_is_sent_as_asked(ocpp, profile):
+    """A station not configured for reservations (Rejected): the CSMS sends what it was asked and takes the
+    answer."""
+    ocpp.configure(reservations_refused=True)
+    await reserve(ocpp, H01.request, H01.request, _token(profile), evseId=profile.evses[0].id, expect="Rejected")

@@ -1,0 +1,125 @@
+"""Reservation faults (H01-H04)."""
+
+from __future__ import annotations
+
+from harness.reference import ReferenceCsms, ReferenceStation
+
+from .records import Fault, cs_test, csms_test
+
+
+class StationNeverShowsReserved(ReferenceStation):
+    """A reserved EVSE's connectors keep reporting Available."""
+
+    async def _report(self, state, status):
+        await super()._report(state, "Available" if status == "Reserved" else status)
+
+
+class StationReservesBusyEvses(ReferenceStation):
+    """ReserveNow of an EVSE in a transaction is Accepted (and nothing reserved), not Occupied."""
+
+    def on_ReserveNow(self, session, payload):
+        state = self.evses.get(payload.get("evseId"))
+        if state is not None and state.transaction is not None:
+            return {"status": "Accepted"}
+        return super().on_ReserveNow(session, payload)
+
+
+class CsmsReservesTheNextEvse(ReferenceCsms):
+    """ReserveNow: the operator's EVSE plus one is sent."""
+
+    async def act_reserve_now(self, id, expiry_date_time, id_token, evse_id=None, connector_type=None,
+                              group_id_token=None, station=None):
+        await super().act_reserve_now(id, expiry_date_time, id_token, evse_id + 1 if evse_id else evse_id,
+                                      connector_type, group_id_token, station)
+
+
+class StationKeepsCancelledReservations(ReferenceStation):
+    """CancelReservation is Accepted, and the reservation stays (the EVSE never reports Available)."""
+
+    def on_CancelReservation(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class StationCancelsAnything(ReferenceStation):
+    """CancelReservation of a reservationId it does not hold is Accepted."""
+
+    def on_CancelReservation(self, session, payload):
+        super().on_CancelReservation(session, payload)
+        return {"status": "Accepted"}
+
+
+class CsmsCancelsAnotherReservation(ReferenceCsms):
+    """CancelReservation: a reservationId other than the operator's is sent."""
+
+    async def act_cancel_reservation(self, reservation_id, station=None):
+        await super().act_cancel_reservation(reservation_id + 1, station)
+
+
+class StationIgnoresReservations(ReferenceStation):
+    """A reserved EVSE starts a transaction for any token."""
+
+    def reserved_for_another(self, state, id_token, group):
+        return False
+
+
+class StationForgetsReservationId(ReferenceStation):
+    """The transaction that uses a reservation does not carry its reservationId."""
+
+    def claim_reservation(self, state, id_token, group):
+        super().claim_reservation(state, id_token, group)
+        return None
+
+
+class StationExpiresSilently(ReferenceStation):
+    """At the expiry the reservation ends without ReservationStatusUpdate."""
+
+    def _end(self, reservation_id, update):
+        return super()._end(reservation_id, None)
+
+
+class StationKeepsExpiredReservations(ReferenceStation):
+    """The reservation never expires: the EVSE stays Reserved."""
+
+    async def _expire2x(self, state, reservation):
+        return None
+
+
+class CsmsRefusesReservationUpdates(ReferenceCsms):
+    """ReservationStatusUpdate is answered with a CALLERROR."""
+
+    def on_ReservationStatusUpdate(self, session, payload):
+        raise NotImplementedError("ReservationStatusUpdate")
+
+
+H01, H02, H03, H04 = (f"reservation/test_H0{n}.py" for n in (1, 2, 3, 4))
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("H01-station-never-shows-reserved", "H01.reserved", StationNeverShowsReserved,
+          (cs_test(H01, "test_reserve_a_specific_evse"),), "the SUT did not send StatusNotification",
+          verdict="finding"),
+    Fault("H01-station-reserves-busy-evses", "H01.occupied", StationReservesBusyEvses,
+          (cs_test(H01, "test_an_evse_in_a_transaction_is_occupied"),), "ReserveNowResponse status",
+          verdict="finding"),
+    Fault("H01-csms-reserves-the-next-evse", "H01.request", CsmsReservesTheNextEvse,
+          (csms_test(H01, "test_reserve_a_specific_evse"),), "ReserveNowRequest"),
+    Fault("H02-station-keeps-cancelled-reservations", "H02.cancelled", StationKeepsCancelledReservations,
+          (cs_test(H02, "test_cancel_a_reservation"),), "the SUT did not send StatusNotification", verdict="finding"),
+    Fault("H02-station-cancels-anything", "H02.unknown", StationCancelsAnything,
+          (cs_test(H02, "test_cancel_of_an_unknown_reservation"),), "CancelReservationResponse status",
+          verdict="finding"),
+    Fault("H02-csms-cancels-another-reservation", "H02.request", CsmsCancelsAnotherReservation,
+          (csms_test(H02, "test_cancel_a_reservation"),), "CancelReservationRequest"),
+    Fault("H03-station-ignores-reservations", "H03.other_refused", StationIgnoresReservations,
+          (cs_test(H03, "test_reserved_evse_serves_only_its_token"),), "TransactionEvent", verdict="finding"),
+    Fault("H03-station-forgets-reservation-id", "H03.used", StationForgetsReservationId,
+          (cs_test(H03, "test_a_group_member_uses_the_reservation"),
+           cs_test(H03, "test_remote_start_uses_the_reservation")), "TransactionEventRequest reservationId",
+          verdict="finding"),
+    Fault("H04-station-expires-silently", "H04.expired", StationExpiresSilently,
+          (cs_test(H04, "test_reservation_expires"),), "ReservationStatusUpdate", verdict="finding"),
+    Fault("H04-station-keeps-expired-reservations", "H04.expired", StationKeepsExpiredReservations,
+          (cs_test(H04, "test_reservation_expires"),), "ReservationStatusUpdate", verdict="finding"),
+    Fault("H04-csms-refuses-reservation-updates", "H04.answered", CsmsRefusesReservationUpdates,
+          (csms_test(H04, "test_reservation_expires"),), "ReservationStatusUpdate was answered with a CALLERROR"),
+)
