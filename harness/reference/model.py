@@ -34,6 +34,8 @@ class EvseState:
     group: dict | None = None
     transaction: StationTransaction | None = None
     meter: Register = field(default_factory=Register)
+    operative: bool = True            # ChangeAvailability of the EVSE (G03): False once Inoperative
+    inoperative: set[int] = field(default_factory=set)   # its connectors made Inoperative one by one (G03)
 
     @property
     def busy(self) -> bool:

@@ -66,6 +66,12 @@ class ProvisioningStation2x(Block):
         super().__init__(*args, **kwargs)
         self.evses = {e.id: EvseState(e) for e in self.profile.evses}
         self.boot_reason = "PowerUp"
+        self.station_operative = True   # ChangeAvailability of the whole station (G04)
+        self.links: list[OcppConnection] = []   # every connection it opened, oldest first (a Reset opens another)
+
+    async def connected(self, connection: OcppConnection) -> None:
+        await super().connected(connection)
+        self.links.append(connection)
 
     async def boot(self) -> dict:
         self.boot_response = await self.call("BootNotification", self.boot_payload())
@@ -81,7 +87,21 @@ class ProvisioningStation2x(Block):
                 "reason": self.boot_reason}
 
     def status_payload(self, evse_id: int, connector_id: int, status: str) -> dict:
+        """``status`` of the connector as reported: Available is Unavailable while the station, the EVSE or the
+        connector is Inoperative (ChangeAvailability, G03/G04)."""
+        if status == "Available" and not self.connector_operative(evse_id, connector_id):
+            status = "Unavailable"
         return {"timestamp": now_iso(), "connectorStatus": status, "evseId": evse_id, "connectorId": connector_id}
+
+    def connector_operative(self, evse_id: int, connector_id: int) -> bool:
+        state = self.evses.get(evse_id)
+        return self.station_operative and (state is None or (state.operative and connector_id not in state.inoperative))
+
+    def shown_status(self, evse_id: int, connector_id: int) -> str:
+        """What the connector shows now: Occupied while a cable is in, else Available (or Unavailable)."""
+        state = self.evses[evse_id]
+        return self.status_payload(evse_id, connector_id, "Occupied" if state.plugged else "Available")[
+            "connectorStatus"]
 
 
 class ProvisioningStation16(Block):

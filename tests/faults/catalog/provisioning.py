@@ -1,0 +1,198 @@
+"""Provisioning faults (B05, B06, B07, B11, B12): stations that answer the device model or a Reset wrongly, and
+CSMSs that send what their operator did not ask."""
+
+from __future__ import annotations
+
+import asyncio
+
+from harness.reference import ReferenceCsms, ReferenceStation
+
+from .records import Fault, cs_test, csms_test
+
+
+# ---------------------------------------------------------------------------------------------- B05
+class StationDropsSetResults(ReferenceStation):
+    """SetVariables: only the first element gets a result."""
+
+    def on_SetVariables(self, session, payload):
+        answer = super().on_SetVariables(session, payload)
+        return {"setVariableResult": answer["setVariableResult"][:1]}
+
+
+class StationSetsTarget(ReferenceStation):
+    """SetVariables: a result names attributeType Target for an element that named none."""
+
+    def on_SetVariables(self, session, payload):
+        answer = super().on_SetVariables(session, payload)
+        return {"setVariableResult": [r | {"attributeType": r.get("attributeType", "Target")}
+                                      for r in answer["setVariableResult"]]}
+
+
+class StationForgetsWhatItSet(ReferenceStation):
+    """SetVariables: Accepted, but the value is not kept (GetVariables reads the old one)."""
+
+    def on_SetVariables(self, session, payload):
+        kept = dict(self.variables)
+        answer = super().on_SetVariables(session, payload)
+        self.variables = kept
+        return answer
+
+
+class CsmsSetsAnotherValue(ReferenceCsms):
+    """SetVariables: the CSMS sends another value than its operator asked."""
+
+    async def act_set_variables(self, set_variable_data, station=None):
+        changed = [d | {"attributeValue": d["attributeValue"] + "0"} for d in set_variable_data]
+        await super().act_set_variables(changed, station)
+
+
+# ---------------------------------------------------------------------------------------------- B06
+class StationGetsWithoutValue(ReferenceStation):
+    """GetVariables: an Accepted result without its attributeValue."""
+
+    def on_GetVariables(self, session, payload):
+        answer = super().on_GetVariables(session, payload)
+        return {"getVariableResult": [{k: v for k, v in r.items() if k != "attributeValue"}
+                                      for r in answer["getVariableResult"]]}
+
+
+class StationGetsOtherType(ReferenceStation):
+    """GetVariables: a result names attributeType MaxSet whatever its element named."""
+
+    def on_GetVariables(self, session, payload):
+        answer = super().on_GetVariables(session, payload)
+        return {"getVariableResult": [r | {"attributeType": "MaxSet"} for r in answer["getVariableResult"]]}
+
+
+class CsmsGetsLess(ReferenceCsms):
+    """GetVariables: the CSMS leaves out the last variable its operator asked for."""
+
+    async def act_get_variables(self, get_variable_data, station=None):
+        await super().act_get_variables(get_variable_data[:-1] or get_variable_data, station)
+
+
+# ---------------------------------------------------------------------------------------------- B07
+class StationReportsAnotherRequest(ReferenceStation):
+    """GetBaseReport: the NotifyReports carry another requestId than the request's."""
+
+    def on_GetBaseReport(self, session, payload):
+        return super().on_GetBaseReport(session, payload | {"requestId": payload["requestId"] + 1})
+
+
+class StationReportsWithoutCharacteristics(ReferenceStation):
+    """NotifyReport: variables reported without their variableCharacteristics."""
+
+    def report_data(self, component, name):
+        return {k: v for k, v in super().report_data(component, name).items() if k != "variableCharacteristics"}
+
+
+class CsmsAsksForTheFullInventory(ReferenceCsms):
+    """GetBaseReport: the CSMS asks for FullInventory whatever its operator chose."""
+
+    async def act_get_base_report(self, report_base, request_id=None, station=None):
+        await super().act_get_base_report("FullInventory", request_id, station)
+
+
+# ---------------------------------------------------------------------------------------------- B11
+class StationSchedulesIdleResets(ReferenceStation):
+    """Reset of the idle station: answered Scheduled (it then restarts all the same)."""
+
+    def on_Reset(self, session, payload):
+        answer = super().on_Reset(session, payload)
+        return {"status": "Scheduled"} if answer["status"] == "Accepted" else answer
+
+
+class StationAcceptsResetsAndStays(ReferenceStation):
+    """Reset of the station: Accepted, but it never restarts."""
+
+    def on_Reset(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class CsmsResetsOnIdle(ReferenceCsms):
+    """Reset: the CSMS sends OnIdle whatever type its operator asked for."""
+
+    async def act_reset(self, type, evse_id=None, station=None):
+        await super().act_reset("OnIdle", evse_id, station)
+
+
+# ---------------------------------------------------------------------------------------------- B12
+class StationRejectsOnIdleDuringTransactions(ReferenceStation):
+    """Reset OnIdle while a transaction runs: Rejected, not Scheduled."""
+
+    def on_Reset(self, session, payload):
+        answer = super().on_Reset(session, payload)
+        return {"status": "Rejected"} if answer["status"] == "Scheduled" else answer
+
+
+class StationResetsAtOnceOnIdle(ReferenceStation):
+    """Reset OnIdle while a transaction runs: Scheduled, but the transaction is ended and the station restarts."""
+
+    def on_Reset(self, session, payload):
+        answer = super().on_Reset(session, payload)
+        if answer["status"] == "Scheduled":
+            self.scheduled_reset = None
+            self.background.spawn(self._restart(payload.get("evseId"), "ScheduledReset"))
+        return answer
+
+
+class StationEndsResetTransactionsAsOther(ReferenceStation):
+    """Immediate reset: the transaction ends with stoppedReason Other instead of ImmediateReset."""
+
+    async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
+        reason = "Other" if stopped_reason == "ImmediateReset" else stopped_reason
+        return await super().end_transaction(state, trigger, reason, id_token)
+
+
+class CsmsAnswersRebootsWithAnError(ReferenceCsms):
+    """BootNotification: a station that booted before on this CSMS is answered with a CALLERROR."""
+
+    def on_BootNotification(self, session, payload):
+        if payload.get("reason") == "RemoteReset":
+            raise asyncio.InvalidStateError("not now")
+        return super().on_BootNotification(session, payload)
+
+
+B05, B06, B07 = "provisioning/test_B05.py", "provisioning/test_B06.py", "provisioning/test_B07.py"
+B11, B12 = "provisioning/test_B11.py", "provisioning/test_B12.py"
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("B05-station-drops-set-results", "variables.set_results", StationDropsSetResults,
+          (cs_test(B05, "test_set_two_variables"),), "SetVariablesResponse results is wrong"),
+    Fault("B05-station-sets-target", "variables.set_type", StationSetsTarget,
+          (cs_test(B05, "test_set_one_variable"),), "SetVariablesResponse attributeType of OCPPCommCtrlr"),
+    Fault("B05-station-forgets-what-it-set", "B05.read_back", StationForgetsWhatItSet,
+          (cs_test(B05, "test_variable_set_reads_back"),), "HeartbeatInterval read back is wrong", verdict="finding"),
+    Fault("B05-csms-sets-another-value", "B05.request", CsmsSetsAnotherValue,
+          (csms_test(B05, "test_set_one_variable"),), "SetVariablesRequest"),
+    Fault("B06-station-gets-without-value", "variables.get_value", StationGetsWithoutValue,
+          (cs_test(B06, "test_get_one_variable"),), "an Accepted GetVariableResult has no attributeValue"),
+    Fault("B06-station-gets-other-type", "variables.get_type", StationGetsOtherType,
+          (cs_test(B06, "test_get_two_variables"),), "GetVariablesResponse attributeType of"),
+    Fault("B06-csms-gets-less", "B06.request", CsmsGetsLess,
+          (csms_test(B06, "test_get_two_variables"),), "GetVariablesRequest"),
+    Fault("B07-station-reports-another-request", "B07.reported", StationReportsAnotherRequest,
+          (cs_test(B07, "test_summary_report"),), "NotifyReport"),
+    Fault("B07-station-reports-without-characteristics", "B07.characteristics", StationReportsWithoutCharacteristics,
+          (cs_test(B07, "test_inventory_report", "FullInventory"),), "is reported without variableCharacteristics"),
+    Fault("B07-csms-asks-for-the-full-inventory", "B07.request", CsmsAsksForTheFullInventory,
+          (csms_test(B07, "test_summary_report"),), "GetBaseReportRequest"),
+    Fault("B11-station-schedules-idle-resets", "B11.idle", StationSchedulesIdleResets,
+          (cs_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "ResetResponse status to"),
+    Fault("B11-station-accepts-resets-and-stays", "restart.boots", StationAcceptsResetsAndStays,
+          (cs_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "BootNotification"),
+    Fault("B11-csms-resets-on-idle", "reset2.request", CsmsResetsOnIdle,
+          (csms_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "ResetRequest"),
+    Fault("B11-csms-answers-reboots-with-an-error", "reset2.boot_answered", CsmsAnswersRebootsWithAnError,
+          (csms_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "restarted station's BootNotification"),
+    Fault("B12-station-rejects-on-idle-during-transactions", "B12.scheduled", StationRejectsOnIdleDuringTransactions,
+          (cs_test(B12, "test_reset_on_idle_waits_for_the_transaction", "station"),), "ResetResponse status during"),
+    Fault("B12-station-resets-at-once-on-idle", "B12.waits", StationResetsAtOnceOnIdle,
+          (cs_test(B12, "test_reset_on_idle_waits_for_the_transaction", "station"),
+           cs_test(B12, "test_reset_on_idle_waits_for_the_transaction", "evse")), "TransactionEvent"),
+    Fault("B12-station-ends-reset-transactions-as-other", "B12.immediate", StationEndsResetTransactionsAsOther,
+          (cs_test(B12, "test_immediate_reset_ends_the_transaction", "station"),
+           cs_test(B12, "test_immediate_reset_ends_the_transaction", "evse")), "stoppedReason of the transaction",
+          verdict="finding"),
+)
