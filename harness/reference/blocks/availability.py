@@ -8,6 +8,9 @@ changes reports it (Unavailable, or Available again); Inoperative for a target w
 Scheduled: the transaction goes on and its connector reports Unavailable once it is free. What a connector
 shows is the provisioning block's (``status_payload``). ``availability_refused``: every request Rejected.
 
+The actions ``fail_lock`` and ``repair_lock`` (G05) report a connector's cable lock failing and mended
+(NotifyEvent of ConnectorPlugRetentionLock.Problem, true / false).
+
 Central system 2.x: ChangeAvailability as an actuator action; an Inoperative change is undone with Operative.
 
 Availability (1.6 Core): the central system makes a connector, or the whole charge point, operative
@@ -31,12 +34,13 @@ from __future__ import annotations
 from typing import Any
 
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V2X, V16, Block, Undo
+from harness.reference.common import V2X, V16, Block, Undo, now_iso
 
 
 # -------------------------------------------------------------------------------------------- 2.x
 class AvailabilityStation2x(Block):
     versions = V2X
+    undone_by = {"fail_lock": lambda body: ("repair_lock", body)}
     requires = ("ProvisioningStation2x", "TransactionsStation2x")
     configurable = frozenset({"availability_refused"})
     availability_refused = False
@@ -75,6 +79,22 @@ class AvailabilityStation2x(Block):
             state = self.evses[outlet]
             changed = [(outlet, c) for c in state.evse.connectors if self.shown_status(outlet, c) == "Unavailable"]
             self.background.spawn(self._report(changed))   # queued behind the TransactionEvent Ended
+
+    async def act_fail_lock(self, evse_id: int = 1, connector_id: int | None = None) -> None:
+        """G05: the connector's cable lock fails: NotifyEvent ConnectorPlugRetentionLock.Problem true."""
+        self.background.spawn(self._lock_problem(evse_id, connector_id, True))   # the CSMS's answer is the test's
+
+    async def act_repair_lock(self, evse_id: int = 1, connector_id: int | None = None) -> None:
+        self.background.spawn(self._lock_problem(evse_id, connector_id, False))
+
+    async def _lock_problem(self, evse_id: int, connector_id: int | None, problem: bool) -> None:
+        connector = connector_id or self.evses[evse_id].evse.connectors[0]
+        self._event_ids = getattr(self, "_event_ids", 0) + 1
+        await self.call("NotifyEvent", {"generatedAt": now_iso(), "seqNo": 0, "eventData": [{
+            "eventId": self._event_ids, "timestamp": now_iso(), "trigger": "Delta",
+            "actualValue": "true" if problem else "false", "eventNotificationType": "HardWiredNotification",
+            "component": {"name": "ConnectorPlugRetentionLock", "evse": {"id": evse_id, "connectorId": connector}},
+            "variable": {"name": "Problem"}}]})
 
     async def _report(self, changed: list[tuple[int, int]]) -> None:
         for evse_id, connector in self.in_any_order(changed):

@@ -80,10 +80,32 @@ class CsmsChangesTheWholeStation(ReferenceCsms):
         await super().act_change_availability(operational_status, None, station)
 
 
+class StationReportsTheLockOfTheStation(ReferenceStation):
+    """G05: the failed lock is reported without its EVSE and connector."""
+
+    async def call(self, action, payload):
+        if action == "NotifyEvent":
+            payload = payload | {"eventData": [d | {"component": {"name": d["component"]["name"]}}
+                                               for d in payload["eventData"]]}
+        return await super().call(action, payload)
+
+
+class CsmsRefusesNotifyEvent(ReferenceCsms):
+    """G05: a NotifyEventRequest is answered with a CALLERROR."""
+
+    def on_NotifyEvent(self, session, payload):
+        raise ValueError("events are not taken")
+
+
+G05 = "availability/test_G05.py"
 G01, G03, G04 = "availability/test_G01.py", "availability/test_G03.py", "availability/test_G04.py"
 
 
 FAULTS: tuple[Fault, ...] = (
+    Fault("G05-station-reports-the-lock-of-the-station", "G05.reported", StationReportsTheLockOfTheStation,
+          (cs_test(G05, "test_lock_failure_is_reported"),), "NotifyEvent of the lock", verdict="finding"),
+    Fault("G05-csms-refuses-notify-event", "G05.answered", CsmsRefusesNotifyEvent,
+          (csms_test(G05, "test_lock_failure_is_reported"),), "answered the NotifyEventRequest with a CALLERROR"),
     Fault("G01-station-reports-no-occupied", "G01.occupied", StationReportsNoOccupied,
           (cs_test(G01, "test_cable_plugged_in_and_out"),), "StatusNotification", verdict="finding"),
     Fault("G01-csms-refuses-occupied", "availability2.status_answered", CsmsRefusesOccupied,
