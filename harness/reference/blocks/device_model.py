@@ -25,18 +25,19 @@ from harness.reference.common import TOOK_EFFECT, V2X, Block, Undo, now_iso
 from harness.transport.ws import CallFailed
 
 BOOLEAN = ("true", "false")
+INTEGER = "integer"   # any whole number of seconds from 1 on
 READ_ONLY = {("ChargingStation", "AvailabilityState"), ("OCPPCommCtrlr", "NetworkConfigurationPriority")}
 # the variables of a SummaryInventory: the availability of the station (B07)
 SUMMARY = {("ChargingStation", "AvailabilityState")}
 REPORT_BASES = ("ConfigurationInventory", "FullInventory", "SummaryInventory")
 # (component, variable) → (default, the values it takes; None: any)
-VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
+VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | str | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
     ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
     ("PaymentCtrlr", "AuthorizeDirectPayment"): ("true", BOOLEAN),   # 2.1 direct payment (C18-C23)
     ("PaymentCtrlr", "SettlementByCSMS"): ("false", BOOLEAN),
-    ("OCPPCommCtrlr", "HeartbeatInterval"): ("300", None),
+    ("OCPPCommCtrlr", "HeartbeatInterval"): ("300", INTEGER),
     ("OCPPCommCtrlr", "NetworkConfigurationPriority"): ("1", None),
     ("ChargingStation", "AvailabilityState"): ("Available", None),
 }
@@ -78,13 +79,22 @@ class DeviceModelStation2x(Block):
             allowed = VARIABLES.get((component, name), (None, None))[1]
             if status == "Accepted" and item.get("attributeType", "Actual") != "Actual":
                 status = "NotSupportedAttributeType"
-            elif status == "Accepted" and ((component, name) in READ_ONLY or (
-                    allowed is not None and item["attributeValue"].lower() not in allowed)):
+            elif status == "Accepted" and ((component, name) in READ_ONLY or not self._takes(allowed,
+                                                                                               item["attributeValue"])):
                 status = "Rejected"
             if status == "Accepted":
-                self.variables[(component, name)] = item["attributeValue"].lower() if allowed else item["attributeValue"]
+                value = item["attributeValue"]
+                self.variables[(component, name)] = value.lower() if allowed == BOOLEAN else value.strip()
+                if (component, name) == ("OCPPCommCtrlr", "HeartbeatInterval"):
+                    self.heartbeat_changed()
             results.append(self._result(item, status))
         return {"setVariableResult": results}
+
+    @staticmethod
+    def _takes(allowed: tuple[str, ...] | str | None, value: str) -> bool:
+        if allowed == INTEGER:
+            return value.strip().isdigit() and int(value) > 0
+        return allowed is None or value.lower() in allowed
 
     def on_GetVariables(self, _: None, payload: dict) -> dict:
         results = []

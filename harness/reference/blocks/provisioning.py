@@ -2,7 +2,9 @@
 StatusNotification; the 1.6 charge point's Heartbeat and reconnection), and how the CSMS answers.
 
 Station 2.x (spec 001 Provisioning): BootNotification with its reason (PowerUp; RemoteReset after a
-Reset), then, once Accepted, a StatusNotification Available per connector.
+Reset), then, once Accepted, a StatusNotification Available per connector (Unavailable while inoperative:
+ChangeAvailability), and a Heartbeat every OCPPCommCtrlr.HeartbeatInterval seconds (the boot's interval until
+the CSMS sets another: G02).
 
 Charge point 1.6 (spec 002):
 - connectors numbered 1..N without gaps (``harness.ocpp.v16.connector_ids``); after an Accepted
@@ -38,7 +40,7 @@ from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
 from harness.reference.model import Connector, EvseState
 from harness.rules import RuleTable, should
-from harness.transport.ws import OcppConnection
+from harness.transport.ws import CallFailed, OcppConnection
 
 MAIN_CONTROLLER = 0
 REGISTRATION_STATUSES = ("Accepted", "Pending", "Rejected")
@@ -61,6 +63,7 @@ def interval_alias(version: OcppVersion, response: Any) -> dict | None:
 # -------------------------------------------------------------------------------------- the station
 class ProvisioningStation2x(Block):
     versions = V2X
+    requires = ("DeviceModelStation2x",)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -72,10 +75,32 @@ class ProvisioningStation2x(Block):
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)
         self.links.append(connection)
+        self._beat = asyncio.Event()
+        self.background.spawn(self._heartbeat(connection))
+
+    def heartbeat_changed(self) -> None:
+        """OCPPCommCtrlr.HeartbeatInterval was set: the wait for the next Heartbeat starts again."""
+        self._beat.set()
+
+    async def _heartbeat(self, connection: OcppConnection) -> None:
+        """G02: once Accepted, a Heartbeat every OCPPCommCtrlr.HeartbeatInterval seconds (the boot's interval
+        until the CSMS sets another) on this connection, while it is open."""
+        while not connection.closed:
+            self._beat.clear()
+            accepted = (self.boot_response or {}).get("status") == "Accepted" and connection is self.connection
+            interval = int(self.variable("OCPPCommCtrlr", "HeartbeatInterval")) if accepted else 0
+            if await woken(self._beat, interval or None) or connection.closed:
+                continue
+            try:
+                await connection.call("Heartbeat", {})
+            except (HarnessError, PeerViolation, CallFailed):
+                pass
 
     async def boot(self) -> dict:
         self.boot_response = await self.call("BootNotification", self.boot_payload())
         if self.boot_response.get("status") == "Accepted":
+            self.variables[("OCPPCommCtrlr", "HeartbeatInterval")] = str(self.boot_response["interval"])
+            self.heartbeat_changed()
             reports = [(state.evse.id, connector) for state in self.evses.values() for connector in state.evse.connectors]
             for evse_id, connector in self.in_any_order(reports):
                 await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))

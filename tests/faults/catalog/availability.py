@@ -97,11 +97,32 @@ class CsmsRefusesNotifyEvent(ReferenceCsms):
         raise ValueError("events are not taken")
 
 
-G05 = "availability/test_G05.py"
+class StationNeverBeats(ReferenceStation):
+    """G02: no Heartbeat, whatever the interval."""
+
+    async def _heartbeat(self, connection):
+        return None
+
+    async def _unsolicited_heartbeats(self):
+        return None
+
+
+class CsmsRefusesHeartbeats(ReferenceCsms):
+    """G02: a Heartbeat is answered with a CALLERROR."""
+
+    def on_Heartbeat(self, session, payload):
+        raise ValueError("no time for that")
+
+
+G02, G05 = "availability/test_G02.py", "availability/test_G05.py"
 G01, G03, G04 = "availability/test_G01.py", "availability/test_G03.py", "availability/test_G04.py"
 
 
 FAULTS: tuple[Fault, ...] = (
+    Fault("G02-station-never-beats", "G02.beats", StationNeverBeats,
+          (cs_test(G02, "test_heartbeat_within_the_interval"),), "no Heartbeat within", verdict="finding"),
+    Fault("G02-csms-refuses-heartbeats", "G02.answered", CsmsRefusesHeartbeats,
+          (csms_test(G02, "test_heartbeat_is_answered"),), "answered the Heartbeat with a CALLERROR", verdict="finding"),
     Fault("G05-station-reports-the-lock-of-the-station", "G05.reported", StationReportsTheLockOfTheStation,
           (cs_test(G05, "test_lock_failure_is_reported"),), "NotifyEvent of the lock", verdict="finding"),
     Fault("G05-csms-refuses-notify-event", "G05.answered", CsmsRefusesNotifyEvent,
