@@ -103,7 +103,10 @@ class ProvisioningStation2x(Block):
             self.heartbeat_changed()
             reports = [(state.evse.id, connector) for state in self.evses.values() for connector in state.evse.connectors]
             for evse_id, connector in self.in_any_order(reports):
-                await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))
+                try:   # a refused report is the test's to judge (B01); the station goes on
+                    await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))
+                except CallFailed:
+                    pass
         return self.boot_response
 
     def boot_payload(self) -> dict:

@@ -10,6 +10,24 @@ from harness.reference import ReferenceCsms, ReferenceStation
 from .records import Fault, cs_test, csms_test
 
 
+# ---------------------------------------------------------------------------------------------- B01
+class StationReportsNothingAfterBooting(ReferenceStation):
+    """B01: after an Accepted boot no connector's status is reported."""
+
+    async def boot(self):
+        self.boot_response = await self.call("BootNotification", self.boot_payload())
+        return self.boot_response
+
+
+class CsmsRefusesReportsAfterTheBoot(ReferenceCsms):
+    """B01: the StatusNotifications that follow the boot are answered with a CALLERROR."""
+
+    def on_StatusNotification(self, session, payload):
+        if payload.get("connectorStatus") == "Available":
+            raise ValueError("not yet")
+        return super().on_StatusNotification(session, payload)
+
+
 # ---------------------------------------------------------------------------------------------- B05
 class StationDropsSetResults(ReferenceStation):
     """SetVariables: only the first element gets a result."""
@@ -153,11 +171,18 @@ class CsmsAnswersRebootsWithAnError(ReferenceCsms):
         return super().on_BootNotification(session, payload)
 
 
+B01 = "provisioning/test_B01.py"
 B05, B06, B07 = "provisioning/test_B05.py", "provisioning/test_B06.py", "provisioning/test_B07.py"
 B11, B12 = "provisioning/test_B11.py", "provisioning/test_B12.py"
 
 
 FAULTS: tuple[Fault, ...] = (
+    Fault("B01-station-reports-nothing-after-booting", "B01.statuses", StationReportsNothingAfterBooting,
+          (cs_test(B01, "test_station_reports_its_connectors_after_booting"),), "StatusNotification",
+          verdict="finding"),
+    Fault("B01-csms-refuses-reports-after-the-boot", "availability2.status_answered", CsmsRefusesReportsAfterTheBoot,
+          (csms_test(B01, "test_csms_answers_the_reports_after_the_boot"),),
+          "answered a StatusNotification after the boot with a CALLERROR", verdict="finding"),
     Fault("B05-station-drops-set-results", "variables.set_results", StationDropsSetResults,
           (cs_test(B05, "test_set_two_variables"),), "SetVariablesResponse results is wrong"),
     Fault("B05-station-sets-target", "variables.set_type", StationSetsTarget,
