@@ -196,7 +196,7 @@ class CsmsStation(ExampleChargePoint):
 class Csms:
     ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
                "data_transfer", "unlock_connector", "reset", "change_availability", "set_variables", "get_variables",
-               "get_base_report")
+               "get_base_report", "get_report")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -318,6 +318,14 @@ class Csms:
         cp = self.station(station)
         rid = next(self.remote_start_ids) if request_id is None else request_id
         cp.spawn(cp.call(call.GetBaseReport(request_id=rid, report_base=report_base)))
+
+    async def get_report(self, component_variable: list | None = None, component_criteria: list | None = None,
+                         request_id: int | None = None, station: str | None = None) -> None:
+        """B08: the operator asks for a report of some components and variables."""
+        cp = self.station(station)
+        rid = next(self.remote_start_ids) if request_id is None else request_id
+        cp.spawn(cp.call(call.GetReport(request_id=rid, component_variable=component_variable,
+                                        component_criteria=component_criteria)))
 
     async def run(self, port: int, stop: asyncio.Event) -> None:
         # As in the library's own examples: websockets negotiates the subprotocol. Note that it

@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.arena.ocpp import OcppArena
-from harness.roles import CS
+from harness.roles import CS, CSMS
 from harness.rules import Rule, RuleTable, must
 from harness.transport.ws import Exchange
 from harness.usecases.operations import operate
-from harness.verdict import check_equal, require
+from harness.verdict import check_equal, require, violated
 
 # a variable of the 2.0.1 device model every station is asked about here (OCPPCommCtrlr, ReadWrite)
 HEARTBEAT = {"component": {"name": "OCPPCommCtrlr"}, "variable": {"name": "HeartbeatInterval"}}
@@ -78,3 +78,23 @@ async def get_variables(arena: OcppArena, data: list[dict[str, Any]], sent: Rule
 
 def status_of_variable(results: list[dict], item: dict) -> str:
     return next(r["attributeStatus"] for r in results if key_of(r) == key_of(item))
+
+
+async def report_parts(arena: OcppArena, request_id: int, mark: int, reported: Rule, parts: Rule,
+                       answered: Rule) -> list[dict]:
+    """The NotifyReport parts of report ``request_id`` from ``mark`` on, until one without tbc (``reported``
+    breaks on silence), each answered by a CSMS under test (``answered``), numbered from 0 (``parts``); their
+    reportData, in order."""
+    seen: list[Exchange] = []
+    while not seen or seen[-1].request.get("tbc", False):
+        part = await arena.expect("NotifyReport", sender=CS, after=mark, rule=reported,
+                                  where=lambda p: p["requestId"] == request_id and p not in [x.request for x in seen])
+        if part is None:
+            break
+        seen.append(part)
+        if arena.is_sut(CSMS) and part.error is not None:
+            violated(answered, "the CSMS answered a NotifyReportRequest with a CALLERROR",
+                     expected="NotifyReportResponse", actual=part.error)
+    check_equal(parts, f"NotifyReport seqNo of report {request_id}", list(range(len(seen))),
+                [p.request["seqNo"] for p in seen])
+    return [data for p in seen for data in p.request.get("reportData", [])]

@@ -8,7 +8,9 @@ one the variable takes, or a ReadOnly variable, Rejected, another attribute than
 NotSupportedAttributeType; each result names the attributeType its request named (OCPP 2.0.1 part 2
 B05/B06, docs/requirements/provisioning.md). GetBaseReport (B07) is Accepted and followed by NotifyReport
 messages with its requestId, seqNo from 0, tbc on all but the last: every variable (FullInventory), the
-ReadWrite ones (ConfigurationInventory), the availability of the station (SummaryInventory).
+ReadWrite ones (ConfigurationInventory), the availability of the station (SummaryInventory). GetReport (B08)
+reports the variables of the components (variables) asked for the same way, EmptyResultSet when none matches;
+componentCriteria are NotSupported.
 
 Names are those of the 2.0.1 device model: the authorization cache is AuthCacheCtrlr.Enabled (spec
 001 names it AuthCacheEnabled), local pre-authorization AuthCtrlr.LocalPreAuthorize.
@@ -116,6 +118,19 @@ class DeviceModelStation2x(Block):
         self.background.spawn(self._notify_report(payload["requestId"], keys))
         return {"status": "Accepted"}
 
+    def on_GetReport(self, _: None, payload: dict) -> dict:
+        """B08: the variables of the components (and variables) asked for; criteria are not supported."""
+        if payload.get("componentCriteria"):
+            return {"status": "NotSupported"}
+        asked = payload.get("componentVariable") or []
+        keys = [(c, n) for c, n in VARIABLES if not asked or any(
+            a["component"]["name"].lower() == c.lower()
+            and ("variable" not in a or a["variable"]["name"].lower() == n.lower()) for a in asked)]
+        if not keys:
+            return {"status": "EmptyResultSet"}
+        self.background.spawn(self._notify_report(payload["requestId"], keys))
+        return {"status": "Accepted"}
+
     def report_data(self, component: str, name: str) -> dict:
         allowed = VARIABLES[(component, name)][1]
         kind = "boolean" if allowed == BOOLEAN else "integer" if self.variable(component, name).isdigit() else "string"
@@ -155,6 +170,16 @@ class DeviceModelCsms2x(Block):
                                   station: str | None = None) -> None:
         self.send(station, "GetBaseReport", {"requestId": next(self._report_ids) if request_id is None else request_id,
                                              "reportBase": report_base})
+
+    async def act_get_report(self, component_variable: list[dict] | None = None,
+                             component_criteria: list[str] | None = None, request_id: int | None = None,
+                             station: str | None = None) -> None:
+        payload: dict[str, Any] = {"requestId": next(self._report_ids) if request_id is None else request_id}
+        if component_variable is not None:
+            payload["componentVariable"] = component_variable
+        if component_criteria is not None:
+            payload["componentCriteria"] = component_criteria
+        self.send(station, "GetReport", payload)
 
     async def undo_SetVariables(self, payload: dict, link: Any) -> Undo | None:
         """Each variable's old Actual value (read with GetVariables) is set again; one that cannot be read, or

@@ -17,8 +17,9 @@ from harness.errors import NotApplicable
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.device_model import report_parts
 from harness.usecases.operations import operate
-from harness.verdict import check_equal, require, violated
+from harness.verdict import require
 
 
 class B07(RuleTable):
@@ -50,17 +51,7 @@ async def _report(ocpp, base: str) -> list[dict]:
     status = exchange.result["status"]
     if status != "Accepted":
         raise NotApplicable(f"the station answered GetBaseReport {base} with {status}")
-    request_id, parts = exchange.request["requestId"], []
-    while not parts or parts[-1].request.get("tbc", False):
-        part = await ocpp.expect("NotifyReport", sender=CS, after=mark, rule=B07.reported,
-                                 where=lambda p: p["requestId"] == request_id and p not in [x.request for x in parts])
-        parts.append(part)
-        if ocpp.is_sut(CSMS) and part.error is not None:
-            violated(B07.answered, "the CSMS answered a NotifyReportRequest with a CALLERROR",
-                     expected="NotifyReportResponse", actual=part.error)
-    check_equal(B07.parts, f"NotifyReport seqNo of report {request_id}", list(range(len(parts))),
-                [p.request["seqNo"] for p in parts])
-    return [data for p in parts for data in p.request.get("reportData", [])]
+    return await report_parts(ocpp, exchange.request["requestId"], mark, B07.reported, B07.parts, B07.answered)
 
 
 @pytest.mark.parametrize("base", ["ConfigurationInventory", "FullInventory"])

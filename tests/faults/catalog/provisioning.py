@@ -111,6 +111,29 @@ class CsmsAsksForTheFullInventory(ReferenceCsms):
         await super().act_get_base_report("FullInventory", request_id, station)
 
 
+# ---------------------------------------------------------------------------------------------- B08
+class StationReportsEverything(ReferenceStation):
+    """GetReport: the whole device model is reported whatever was asked."""
+
+    def on_GetReport(self, session, payload):
+        return super().on_GetReport(session, {k: v for k, v in payload.items() if k != "componentVariable"})
+
+
+class StationReportsUnknownComponentsAccepted(ReferenceStation):
+    """GetReport: a report of nothing is Accepted (and nothing follows), not EmptyResultSet."""
+
+    def on_GetReport(self, session, payload):
+        answer = super().on_GetReport(session, payload)
+        return {"status": "Accepted"} if answer["status"] == "EmptyResultSet" else answer
+
+
+class CsmsAsksForAnotherComponent(ReferenceCsms):
+    """GetReport: the CSMS asks for another component than its operator chose."""
+
+    async def act_get_report(self, component_variable=None, component_criteria=None, request_id=None, station=None):
+        await super().act_get_report([{"component": {"name": "AuthCtrlr"}}], component_criteria, request_id, station)
+
+
 # ---------------------------------------------------------------------------------------------- B11
 class StationSchedulesIdleResets(ReferenceStation):
     """Reset of the idle station: answered Scheduled (it then restarts all the same)."""
@@ -173,6 +196,7 @@ class CsmsAnswersRebootsWithAnError(ReferenceCsms):
 
 B01 = "provisioning/test_B01.py"
 B05, B06, B07 = "provisioning/test_B05.py", "provisioning/test_B06.py", "provisioning/test_B07.py"
+B08 = "provisioning/test_B08.py"
 B11, B12 = "provisioning/test_B11.py", "provisioning/test_B12.py"
 
 
@@ -203,6 +227,14 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(B07, "test_inventory_report", "FullInventory"),), "is reported without variableCharacteristics"),
     Fault("B07-csms-asks-for-the-full-inventory", "B07.request", CsmsAsksForTheFullInventory,
           (csms_test(B07, "test_summary_report"),), "GetBaseReportRequest"),
+    Fault("B08-station-reports-everything", "B08.only_asked", StationReportsEverything,
+          (cs_test(B08, "test_report_of_one_variable"),), "the report holds variables that were not asked for",
+          verdict="finding"),
+    Fault("B08-station-reports-unknown-components-accepted", "B08.empty", StationReportsUnknownComponentsAccepted,
+          (cs_test(B08, "test_report_of_an_unknown_component"),), "GetReportResponse status for an unknown component",
+          verdict="finding"),
+    Fault("B08-csms-asks-for-another-component", "B08.request", CsmsAsksForAnotherComponent,
+          (csms_test(B08, "test_report_of_one_variable"),), "GetReportRequest"),
     Fault("B11-station-schedules-idle-resets", "B11.idle", StationSchedulesIdleResets,
           (cs_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "ResetResponse status to"),
     Fault("B11-station-accepts-resets-and-stays", "restart.boots", StationAcceptsResetsAndStays,
