@@ -19,7 +19,9 @@ Charge point 1.6 (spec 002):
 The station's equipment (``self.evses`` in 2.x, ``self.connectors`` in 1.6: ``harness.reference.model``)
 is set up here, for every block of the station.
 
-CSMS 2.x: every boot Accepted with the heartbeat interval; NotifyEvent answered empty. Central system
+CSMS 2.x: every boot Accepted with the heartbeat interval, or as ``registration`` says (Pending, Rejected: with
+``retry_interval``); NotifyEvent answered empty. A 2.x station answered Pending or Rejected sends nothing but its
+next BootNotification, after the interval (B02, B03). Central system
 1.6: the registration status set for the station (Accepted by default; ``registration``), with the
 heartbeat interval when Accepted and ``retry_interval`` otherwise (1.6 section 4.2); Pending is where
 the central system may query and configure the charge point (spec 002 moves). A charge point's
@@ -64,6 +66,7 @@ def interval_alias(version: OcppVersion, response: Any) -> dict | None:
 class ProvisioningStation2x(Block):
     versions = V2X
     requires = ("DeviceModelStation2x",)
+    boot_retry = 5   # own wait before the next boot when a Pending or Rejected answer's interval is 0
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -98,7 +101,9 @@ class ProvisioningStation2x(Block):
 
     async def boot(self) -> dict:
         self.boot_response = await self.call("BootNotification", self.boot_payload())
-        if self.boot_response.get("status") == "Accepted":
+        if self.boot_response.get("status") != "Accepted":   # B02/B03: nothing but the next boot, after the interval
+            self.background.spawn(self._boot_again(self.connection, self.boot_response.get("interval", 0)))
+        else:
             self.variables[("OCPPCommCtrlr", "HeartbeatInterval")] = str(self.boot_response["interval"])
             self.heartbeat_changed()
             reports = [(state.evse.id, connector) for state in self.evses.values() for connector in state.evse.connectors]
@@ -108,6 +113,10 @@ class ProvisioningStation2x(Block):
                 except CallFailed:
                     pass
         return self.boot_response
+
+    async def _boot_again(self, connection: OcppConnection, interval: int) -> None:
+        if not await connection.wait_closed(interval or self.boot_retry) and connection is self.connection:
+            await self.boot()
 
     def boot_payload(self) -> dict:
         return {"chargingStation": {"model": self.profile.get("station.model", "reference"),
@@ -277,9 +286,14 @@ class ProvisioningStation16(Block):
 # ----------------------------------------------------------------------------------------- the CSMS
 class ProvisioningCsms2x(Block):
     versions = V2X
+    configurable = frozenset({"registration", "retry_interval"})
+    registration = "Accepted"   # how BootNotifications are answered (B02 Pending, B03 Rejected)
+    retry_interval = 1          # the interval of a Pending or Rejected answer: the wait before the next boot
 
     def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
-        return {"currentTime": now_iso(), "interval": self.heartbeat_interval, "status": "Accepted"}
+        status = self.boot_status(session, self.registration)
+        interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
+        return {"currentTime": now_iso(), "interval": interval, "status": status}
 
     def on_NotifyEvent(self, session: StationSession, payload: dict) -> dict:
         return {}

@@ -28,6 +28,43 @@ class CsmsRefusesReportsAfterTheBoot(ReferenceCsms):
         return super().on_StatusNotification(session, payload)
 
 
+# ---------------------------------------------------------------------------------------------- B02, B03
+class StationNeverBootsAgainWhenPending(ReferenceStation):
+    """B02: answered Pending, the station never boots again."""
+
+    async def _boot_again(self, connection, interval):
+        return None
+
+
+class StationNeverBootsAgainWhenRejected(ReferenceStation):
+    """B03: answered Rejected, the station never boots again."""
+
+    async def _boot_again(self, connection, interval):
+        return None
+
+
+class StationReportsWhilePending(ReferenceStation):
+    """B02: answered Pending, the station reports its connectors all the same."""
+
+    async def boot(self):
+        response = await super().boot()
+        if response.get("status") != "Accepted":
+            for state in self.evses.values():
+                await self.call("StatusNotification", self.status_payload(state.evse.id, state.evse.connectors[0],
+                                                                          "Available"))
+        return response
+
+
+class StationReportsWhileRejected(ReferenceStation):
+    """B03: answered Rejected, the station sends a Heartbeat all the same."""
+
+    async def boot(self):
+        response = await super().boot()
+        if response.get("status") != "Accepted":
+            await self.call("Heartbeat", {})
+        return response
+
+
 # ---------------------------------------------------------------------------------------------- B05
 class StationDropsSetResults(ReferenceStation):
     """SetVariables: only the first element gets a result."""
@@ -194,7 +231,7 @@ class CsmsAnswersRebootsWithAnError(ReferenceCsms):
         return super().on_BootNotification(session, payload)
 
 
-B01 = "provisioning/test_B01.py"
+B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
 B05, B06, B07 = "provisioning/test_B05.py", "provisioning/test_B06.py", "provisioning/test_B07.py"
 B08 = "provisioning/test_B08.py"
 B11, B12 = "provisioning/test_B11.py", "provisioning/test_B12.py"
@@ -207,6 +244,16 @@ FAULTS: tuple[Fault, ...] = (
     Fault("B01-csms-refuses-reports-after-the-boot", "availability2.status_answered", CsmsRefusesReportsAfterTheBoot,
           (csms_test(B01, "test_csms_answers_the_reports_after_the_boot"),),
           "answered a StatusNotification after the boot with a CALLERROR", verdict="finding"),
+    Fault("B02-station-never-boots-again-when-pending", "B02.boots_again", StationNeverBootsAgainWhenPending,
+          (cs_test(B02, "test_pending_station_boots_again_and_waits"),), "did not boot again", verdict="finding"),
+    Fault("B02-station-reports-while-pending", "B02.silent", StationReportsWhilePending,
+          (cs_test(B02, "test_pending_station_boots_again_and_waits"),), "sent other CALLs before it was accepted",
+          verdict="finding"),
+    Fault("B03-station-never-boots-again-when-rejected", "B03.boots_again", StationNeverBootsAgainWhenRejected,
+          (cs_test(B03, "test_rejected_station_boots_again_and_waits"),), "did not boot again", verdict="finding"),
+    Fault("B03-station-reports-while-rejected", "B03.silent", StationReportsWhileRejected,
+          (cs_test(B03, "test_rejected_station_boots_again_and_waits"),), "sent other CALLs before it was accepted",
+          verdict="finding"),
     Fault("B05-station-drops-set-results", "variables.set_results", StationDropsSetResults,
           (cs_test(B05, "test_set_two_variables"),), "SetVariablesResponse results is wrong"),
     Fault("B05-station-sets-target", "variables.set_type", StationSetsTarget,
