@@ -196,7 +196,7 @@ class CsmsStation(ExampleChargePoint):
 class Csms:
     ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
                "data_transfer", "unlock_connector", "reset", "change_availability", "set_variables", "get_variables",
-               "get_base_report", "get_report")
+               "get_base_report", "get_report", "set_network_profile")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -326,6 +326,13 @@ class Csms:
         rid = next(self.remote_start_ids) if request_id is None else request_id
         cp.spawn(cp.call(call.GetReport(request_id=rid, component_variable=component_variable,
                                         component_criteria=component_criteria)))
+
+    async def set_network_profile(self, configuration_slot: int, connection_data: dict,
+                                  station: str | None = None) -> None:
+        """B09: the operator stores a network connection profile at the station (the data as given, camelCase)."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.SetNetworkProfile(configuration_slot=configuration_slot,
+                                                connection_data=connection_data)))
 
     async def run(self, port: int, stop: asyncio.Event) -> None:
         # As in the library's own examples: websockets negotiates the subprotocol. Note that it

@@ -181,6 +181,11 @@ class DeviceModelCsms2x(Block):
             payload["componentCriteria"] = component_criteria
         self.send(station, "GetReport", payload)
 
+    async def act_set_network_profile(self, configuration_slot: int, connection_data: dict,
+                                      station: str | None = None) -> None:
+        self.send(station, "SetNetworkProfile", {"configurationSlot": configuration_slot,
+                                                 "connectionData": connection_data})
+
     async def undo_SetVariables(self, payload: dict, link: Any) -> Undo | None:
         """Each variable's old Actual value (read with GetVariables) is set again; one that cannot be read, or
         has the value already, is left as it is."""

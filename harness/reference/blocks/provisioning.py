@@ -74,6 +74,7 @@ class ProvisioningStation2x(Block):
         self.boot_reason = "PowerUp"
         self.station_operative = True   # ChangeAvailability of the whole station (G04)
         self.links: list[OcppConnection] = []   # every connection it opened, oldest first (a Reset opens another)
+        self.network_profiles: dict[int, dict] = {}   # B09: configurationSlot → NetworkConnectionProfile
 
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)
@@ -117,6 +118,11 @@ class ProvisioningStation2x(Block):
     async def _boot_again(self, connection: OcppConnection, interval: int) -> None:
         if not await connection.wait_closed(interval or self.boot_retry) and connection is self.connection:
             await self.boot()
+
+    def on_SetNetworkProfile(self, _: None, payload: dict) -> dict:
+        """B09: the profile is stored in its slot (Accepted); the profiles are kept, not used (no B10 migration)."""
+        self.network_profiles[payload["configurationSlot"]] = payload["connectionData"]
+        return {"status": "Accepted"}
 
     def boot_payload(self) -> dict:
         return {"chargingStation": {"model": self.profile.get("station.model", "reference"),

@@ -171,6 +171,21 @@ class CsmsAsksForAnotherComponent(ReferenceCsms):
         await super().act_get_report([{"component": {"name": "AuthCtrlr"}}], component_criteria, request_id, station)
 
 
+# ---------------------------------------------------------------------------------------------- B09
+class StationRejectsNetworkProfiles(ReferenceStation):
+    """SetNetworkProfile: every profile is Rejected, valid or not."""
+
+    def on_SetNetworkProfile(self, session, payload):
+        return {"status": "Rejected"}
+
+
+class CsmsStoresInAnotherSlot(ReferenceCsms):
+    """SetNetworkProfile: the CSMS sends the profile for another slot than its operator asked."""
+
+    async def act_set_network_profile(self, configuration_slot, connection_data, station=None):
+        await super().act_set_network_profile(configuration_slot + 1, connection_data, station)
+
+
 # ---------------------------------------------------------------------------------------------- B11
 class StationSchedulesIdleResets(ReferenceStation):
     """Reset of the idle station: answered Scheduled (it then restarts all the same)."""
@@ -233,7 +248,7 @@ class CsmsAnswersRebootsWithAnError(ReferenceCsms):
 
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
 B05, B06, B07 = "provisioning/test_B05.py", "provisioning/test_B06.py", "provisioning/test_B07.py"
-B08 = "provisioning/test_B08.py"
+B08, B09 = "provisioning/test_B08.py", "provisioning/test_B09.py"
 B11, B12 = "provisioning/test_B11.py", "provisioning/test_B12.py"
 
 
@@ -282,6 +297,11 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("B08-csms-asks-for-another-component", "B08.request", CsmsAsksForAnotherComponent,
           (csms_test(B08, "test_report_of_one_variable"),), "GetReportRequest"),
+    Fault("B09-station-rejects-network-profiles", "B09.stored", StationRejectsNetworkProfiles,
+          (cs_test(B09, "test_network_profile_is_stored"),), "SetNetworkProfileResponse status of a valid profile",
+          verdict="finding"),
+    Fault("B09-csms-stores-in-another-slot", "B09.request", CsmsStoresInAnotherSlot,
+          (csms_test(B09, "test_network_profile_is_stored"),), "SetNetworkProfileRequest"),
     Fault("B11-station-schedules-idle-resets", "B11.idle", StationSchedulesIdleResets,
           (cs_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "ResetResponse status to"),
     Fault("B11-station-accepts-resets-and-stays", "restart.boots", StationAcceptsResetsAndStays,
