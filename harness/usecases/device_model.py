@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.arena.ocpp import OcppArena
 from harness.roles import CS, CSMS
-from harness.rules import Rule, RuleTable, must
+from harness.rules import Rule, RuleTable, must, should
 from harness.transport.ws import Exchange
 from harness.usecases.operations import operate
 from harness.verdict import check_equal, require, violated
@@ -33,6 +33,14 @@ class Variables(RuleTable, namespace="variables"):
                     "element named, Actual (or none: its default) when the element named none", by=CS)
     get_value = must("OCPP 2.0.1 part 2 B06.FR.10", "an Accepted GetVariableResult carries the value found",
                      by=CS)
+
+
+class Reports(RuleTable, namespace="reports"):
+    """What every report of the device model keeps (OCPP 2.0.1 part 2 B07, B08; the same in 2.1)."""
+    parts = should("OCPP 2.0.1 part 2 NotifyReportRequest (seqNo: the first is 0; tbc: another part follows)",
+                   "the parts of a report are numbered 0, 1, … and every part but the last says tbc", by=CS)
+    answered = should("OCPP 2.0.1 part 2 NotifyReportResponse; part 4 RPC framework",
+                      "the CSMS answers each NotifyReportRequest with a NotifyReportResponse", by=CSMS)
 
 
 def key_of(item: dict) -> tuple:
@@ -80,11 +88,10 @@ def status_of_variable(results: list[dict], item: dict) -> str:
     return next(r["attributeStatus"] for r in results if key_of(r) == key_of(item))
 
 
-async def report_parts(arena: OcppArena, request_id: int, mark: int, reported: Rule, parts: Rule,
-                       answered: Rule) -> list[dict]:
+async def report_parts(arena: OcppArena, request_id: int, mark: int, reported: Rule) -> list[dict]:
     """The NotifyReport parts of report ``request_id`` from ``mark`` on, until one without tbc (``reported``
-    breaks on silence), each answered by a CSMS under test (``answered``), numbered from 0 (``parts``); their
-    reportData, in order."""
+    breaks on silence), each answered by a CSMS under test (``reports.answered``), numbered from 0
+    (``reports.parts``); their reportData, in order."""
     seen: list[Exchange] = []
     while not seen or seen[-1].request.get("tbc", False):
         part = await arena.expect("NotifyReport", sender=CS, after=mark, rule=reported,
@@ -93,8 +100,8 @@ async def report_parts(arena: OcppArena, request_id: int, mark: int, reported: R
             break
         seen.append(part)
         if arena.is_sut(CSMS) and part.error is not None:
-            violated(answered, "the CSMS answered a NotifyReportRequest with a CALLERROR",
+            violated(Reports.answered, "the CSMS answered a NotifyReportRequest with a CALLERROR",
                      expected="NotifyReportResponse", actual=part.error)
-    check_equal(parts, f"NotifyReport seqNo of report {request_id}", list(range(len(seen))),
+    check_equal(Reports.parts, f"NotifyReport seqNo of report {request_id}", list(range(len(seen))),
                 [p.request["seqNo"] for p in seen])
     return [data for p in seen for data in p.request.get("reportData", [])]

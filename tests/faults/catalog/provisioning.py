@@ -47,22 +47,23 @@ class StationReportsWhilePending(ReferenceStation):
     """B02: answered Pending, the station reports its connectors all the same."""
 
     async def boot(self):
-        response = await super().boot()
-        if response.get("status") != "Accepted":
-            for state in self.evses.values():
-                await self.call("StatusNotification", self.status_payload(state.evse.id, state.evse.connectors[0],
-                                                                          "Available"))
-        return response
+        evse = next(iter(self.evses.values())).evse
+        return await _talking(self, await super().boot(), "StatusNotification",
+                              self.status_payload(evse.id, evse.connectors[0], "Available"))
 
 
 class StationReportsWhileRejected(ReferenceStation):
     """B03: answered Rejected, the station sends a Heartbeat all the same."""
 
     async def boot(self):
-        response = await super().boot()
-        if response.get("status") != "Accepted":
-            await self.call("Heartbeat", {})
-        return response
+        return await _talking(self, await super().boot(), "Heartbeat", {})
+
+
+async def _talking(station, response: dict, action: str, payload: dict) -> dict:
+    """Not accepted, the station sends ``action`` all the same."""
+    if response.get("status") != "Accepted":
+        await station.call(action, payload)
+    return response
 
 
 # ---------------------------------------------------------------------------------------------- B05
