@@ -73,12 +73,10 @@ class ProvisioningStation2x(Block):
         self.evses = {e.id: EvseState(e) for e in self.profile.evses}
         self.boot_reason = "PowerUp"
         self.station_operative = True   # ChangeAvailability of the whole station (G04)
-        self.links: list[OcppConnection] = []   # every connection it opened, oldest first (a Reset opens another)
         self.network_profiles: dict[int, dict] = {}   # B09: configurationSlot → NetworkConnectionProfile
 
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)
-        self.links.append(connection)
         self._beat = asyncio.Event()
         self.background.spawn(self._heartbeat(connection))
 
