@@ -4,7 +4,8 @@ StatusNotification; the 1.6 charge point's Heartbeat and reconnection), and how 
 Station 2.x (spec 001 Provisioning): BootNotification with its reason (PowerUp; RemoteReset after a
 Reset), then, once Accepted, a StatusNotification Available per connector (Unavailable while inoperative:
 ChangeAvailability), and a Heartbeat every OCPPCommCtrlr.HeartbeatInterval seconds (the boot's interval until
-the CSMS sets another: G02).
+the CSMS sets another: G02). A status that changes while it is offline is reported once it is back without
+booting (B04).
 
 Charge point 1.6 (spec 002):
 - connectors numbered 1..N without gaps (``harness.ocpp.v16.connector_ids``); after an Accepted
@@ -42,7 +43,7 @@ from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
 from harness.reference.model import Connector, EvseState
 from harness.rules import RuleTable, should
-from harness.transport.ws import CallFailed, OcppConnection
+from harness.transport.ws import CallFailed, Handshake, OcppConnection
 
 MAIN_CONTROLLER = 0
 REGISTRATION_STATUSES = ("Accepted", "Pending", "Rejected")
@@ -65,7 +66,7 @@ def interval_alias(version: OcppVersion, response: Any) -> dict | None:
 # -------------------------------------------------------------------------------------- the station
 class ProvisioningStation2x(Block):
     versions = V2X
-    requires = ("DeviceModelStation2x",)
+    requires = ("DeviceModelStation2x", "OfflineStation2x")
     boot_retry = 5   # own wait before the next boot when a Pending or Rejected answer's interval is 0
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -74,6 +75,30 @@ class ProvisioningStation2x(Block):
         self.boot_reason = "PowerUp"
         self.station_operative = True   # ChangeAvailability of the whole station (G04)
         self.network_profiles: dict[int, dict] = {}   # B09: configurationSlot → NetworkConnectionProfile
+        self.unreported: dict[tuple[int, int], dict] = {}   # B04: statuses that changed while offline
+
+    async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
+        """B04: back from an outage without booting, the connectors whose status changed meanwhile are reported."""
+        handshake = await super().connect(csms_url, boot=boot, offered=offered)
+        if not boot and handshake.connection is not None and self.unreported:
+            self.background.spawn(self._report_missed(handshake.connection))
+        return handshake
+
+    async def call(self, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if action == "StatusNotification" and not self.online:   # B04: kept for the next connection
+            self.unreported[(payload["evseId"], payload["connectorId"])] = payload
+            return {}
+        return await super().call(action, payload)
+
+    async def _report_missed(self, connection: OcppConnection) -> None:
+        missed, self.unreported = list(self.unreported.values()), {}
+        for payload in self.in_any_order(missed):
+            if connection is not self.connection:
+                return
+            try:
+                await self.call("StatusNotification", payload)
+            except CallFailed:
+                pass
 
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)

@@ -66,6 +66,23 @@ async def _talking(station, response: dict, action: str, payload: dict) -> dict:
     return response
 
 
+# ---------------------------------------------------------------------------------------------- B04
+class StationForgetsWhatChangedOffline(ReferenceStation):
+    """B04: a status that changed while offline is never reported."""
+
+    async def _report_missed(self, connection):
+        self.unreported = {}
+
+
+class CsmsRefusesLateReports(ReferenceCsms):
+    """B04: a StatusNotification sent after an outage (a connector now Occupied) is answered with a CALLERROR."""
+
+    def on_StatusNotification(self, session, payload):
+        if payload.get("connectorStatus") == "Occupied":
+            raise ValueError("too late")
+        return super().on_StatusNotification(session, payload)
+
+
 # ---------------------------------------------------------------------------------------------- B05
 class StationDropsSetResults(ReferenceStation):
     """SetVariables: only the first element gets a result."""
@@ -248,6 +265,7 @@ class CsmsAnswersRebootsWithAnError(ReferenceCsms):
 
 
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
+B04 = "provisioning/test_B04.py"
 B05, B06, B07 = "provisioning/test_B05.py", "provisioning/test_B06.py", "provisioning/test_B07.py"
 B08, B09 = "provisioning/test_B08.py", "provisioning/test_B09.py"
 B11, B12 = "provisioning/test_B11.py", "provisioning/test_B12.py"
@@ -270,6 +288,11 @@ FAULTS: tuple[Fault, ...] = (
     Fault("B03-station-reports-while-rejected", "B03.silent", StationReportsWhileRejected,
           (cs_test(B03, "test_rejected_station_boots_again_and_waits"),), "sent other CALLs before it was accepted",
           verdict="finding"),
+    Fault("B04-station-forgets-what-changed-offline", "B04.reported", StationForgetsWhatChangedOffline,
+          (cs_test(B04, "test_status_changed_offline_is_reported"),), "StatusNotification", verdict="finding"),
+    Fault("B04-csms-refuses-late-reports", "availability2.status_answered", CsmsRefusesLateReports,
+          (csms_test(B04, "test_status_changed_offline_is_reported"),),
+          "answered a StatusNotification with a CALLERROR", verdict="finding"),
     Fault("B05-station-drops-set-results", "variables.set_results", StationDropsSetResults,
           (cs_test(B05, "test_set_two_variables"),), "SetVariablesResponse results is wrong"),
     Fault("B05-station-sets-target", "variables.set_type", StationSetsTarget,
