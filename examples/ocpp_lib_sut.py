@@ -408,9 +408,10 @@ class Evse:
 class StationConnection(ExampleChargePoint):
     """The station on one connection. Its state starts fresh with every connection (power-up)."""
 
-    def __init__(self, identity: str, ws, profile: dict, reason: str = "PowerUp"):
+    def __init__(self, identity: str, ws, profile: dict, reason: str = "PowerUp", plugged: frozenset = frozenset()):
         super().__init__(identity, ws, profile)
-        self.evses = {e["id"]: Evse(e["id"], e.get("connectors", [1])[0]) for e in profile["station"]["evse"]}
+        self.evses = {e["id"]: Evse(e["id"], e.get("connectors", [1])[0], e["id"] in plugged)
+                      for e in profile["station"]["evse"]}
         self.booted = asyncio.Event()
         self.reason = reason                # why it booted (a Reset: RemoteReset, ScheduledReset)
         self.next_reason = "PowerUp"        # why the next connection boots
@@ -424,8 +425,8 @@ class StationConnection(ExampleChargePoint):
             "model": station.get("model", "example"), "vendor_name": station.get("vendor", "example")}))
         if getattr(response, "status", None) != "Accepted":
             return      # a real station would retry after the interval
-        for evse in self.evses.values():
-            await self.status(evse, "Available")
+        for evse in self.evses.values():   # B04: a cable plugged in while offline shows now
+            await self.status(evse, "Occupied" if evse.plugged else "Available")
         self.booted.set()
         while True:
             await asyncio.sleep(response.interval)
@@ -574,6 +575,7 @@ class Station:
         self.identity = profile["station"]["identity"]
         self.connection: StationConnection | None = None
         self.reason = "PowerUp"     # the boot reason of the next connection
+        self.plugged_offline: set[int] = set()   # B04: EVSEs whose cable went in while no connection was open
 
     async def run(self, csms_url: str) -> None:
         password = self.profile["station"].get("password")
@@ -582,7 +584,9 @@ class Station:
                            lambda: basic_auth_header(self.identity, password.encode() if password else None))
 
     async def on_connection(self, ws) -> None:
-        self.connection = connection = StationConnection(self.identity, ws, self.profile, self.reason)
+        self.connection = connection = StationConnection(self.identity, ws, self.profile, self.reason,
+                                                         frozenset(self.plugged_offline))
+        self.plugged_offline.clear()
         self.connection.spawn(self.connection.boot())
         try:
             await self.connection.serve()
@@ -604,6 +608,9 @@ class Station:
         cp.spawn(cp.present(wire_token(id_token), evse_id))
 
     async def plug_in(self, evse_id: int, connector_id: int | None = None) -> None:
+        if self.connection is None:   # offline (B04): the cable is in all the same, shown at the next boot
+            self.plugged_offline.add(evse_id)
+            return
         cp = await self.ready()
         cp.spawn(cp.plug(cp.evses[evse_id]))
 

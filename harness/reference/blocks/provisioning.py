@@ -88,7 +88,13 @@ class ProvisioningStation2x(Block):
         if action == "StatusNotification" and not self.online:   # B04: kept for the next connection
             self.unreported[(payload["evseId"], payload["connectorId"])] = payload
             return {}
-        return await super().call(action, payload)
+        try:
+            return await super().call(action, payload)
+        except (HarnessError, CallFailed):
+            if action != "StatusNotification" or self.online:
+                raise
+            self.unreported[(payload["evseId"], payload["connectorId"])] = payload   # the link closed meanwhile
+            return {}
 
     async def _report_missed(self, connection: OcppConnection) -> None:
         missed, self.unreported = list(self.unreported.values()), {}
