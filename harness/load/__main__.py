@@ -85,8 +85,16 @@ async def load(args) -> int:
 
 
 def _verdict(written: dict, stations: int) -> int:
-    """1 when the stations were never all connected at once: the load asked for was not applied."""
+    """1 when the stations were never all connected at once (the load asked for was not applied), or when
+    stations failed: fewer boots than stations, or any error (a refused or lost connection, an invalid or
+    refused answer, a station's own failure)."""
     if written["summary"]["round_trip_ms_while_held"] is not None:
+        booted = written["actions"].get("BootNotification", {}).get("count", 0)
+        failed = ([f"{stations - booted:,} of {stations:,} stations never booted"] if booted < stations else []) + [
+            f"{n:,} × {kind}" for kind, n in written["errors"].items()]
+        if failed:
+            print(f"FAILED: stations failed: {'; '.join(failed)}", file=sys.stderr)
+            return 1
         return 0
     causes = ", ".join(f"{n:,} × {kind}" for kind, n in written["errors"].items() if kind.startswith("connect"))
     print(f"FAILED: the {stations:,} stations were never all connected at once (peak "

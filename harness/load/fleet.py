@@ -142,6 +142,7 @@ class Fleet:
         """Gauges every second, and the progress line (in place on a terminal, every 10 s otherwise)."""
         for process in [self.process, *self.watched.values()]:
             process.cpu_percent()   # the first reading only starts the measurement
+        self.sample_once(self.clock())   # memory before the first station: what the load process starts at
         calls, tick = self.recorder.calls, 0
         while True:
             await asyncio.sleep(SAMPLE_EVERY)
