@@ -229,6 +229,7 @@ def client(args) -> list[str]:
     samples = [(m["connected"] or 0, m["processes"]["local"]["rss_mb"]) for m in report["timeline"]
                if "local" in m["processes"]]
     held = report["summary"]["round_trip_ms_while_held"] or {}
+    samples.insert(0, (0, report["run"]["rss_mb_at_start"]))   # the report's first interval has stations already
     rows["harness load client"] = client_memory(samples, args.stations) + (held.get("Heartbeat", {}),)
     problems += [f"harness: {p}" for p in checked(report, args.stations)]
     port = free_port()

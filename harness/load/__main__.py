@@ -78,7 +78,7 @@ async def load(args) -> int:
     print(f"{settings.stations:,} stations → {settings.url} ({settings.version.value}), "
           f"about {settings.seconds:,.0f} s", file=sys.stderr)
     await fleet.run()
-    written = recorder.report(settings.describe())
+    written = recorder.report({**settings.describe(), "rss_mb_at_start": fleet.rss_mb_at_start})
     data, picture = report.write(written, args.report)
     print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
     return _verdict(written, settings.stations)
