@@ -1,4 +1,5 @@
-"""Remote Trigger (1.6): TriggerMessage, and the two firmware-management notifications it can ask for.
+"""Remote Trigger: TriggerMessage (1.6; in 2.x the messages other blocks send on request), and in 1.6 the
+two firmware-management notifications it can ask for.
 
 Charge point 1.6 (spec 002 TriggerMessage; MessageTrigger; TriggerMessageStatus; Events;
 DiagnosticsStatus and FirmwareStatus Idle): a TriggerMessage for a connector it does not have is
@@ -20,7 +21,7 @@ import asyncio
 from typing import Any
 
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V16, Block
+from harness.reference.common import V2X, V16, Block
 from harness.reference.model import Connector
 
 IDLE = {"status": "Idle"}
@@ -75,3 +76,28 @@ class RemoteTriggerCsms16(Block):
         if connector_id is not None:
             payload["connectorId"] = connector_id
         self.send(station, "TriggerMessage", payload)
+
+
+class RemoteTriggerStation2x(Block):
+    """TriggerMessage (2.x, F06): the station answers Accepted for a message one of its blocks sends when asked
+    (the ``triggered`` hook: the security block's certificate signing requests), NotImplemented otherwise
+    (TriggerMessageStatusEnumType). Only what some block sends on request is Accepted: nothing is promised
+    that does not follow."""
+    versions = V2X
+
+    def triggered(self, message: str, payload: dict) -> bool:
+        """A block that sends ``message`` on request starts it in the background and returns True (each
+        override passes the others on with super())."""
+        return False
+
+    def on_TriggerMessage(self, _: None, payload: dict) -> dict:
+        return {"status": "Accepted" if self.triggered(payload["requestedMessage"], payload) else "NotImplemented"}
+
+
+class RemoteTriggerCsms2x(Block):
+    versions = V2X
+
+    async def act_trigger_message(self, requested_message: str, evse: dict | None = None,
+                                  station: str | None = None) -> None:
+        self.send(station, "TriggerMessage", {"requestedMessage": requested_message}
+                  | ({"evse": evse} if evse is not None else {}))

@@ -1,0 +1,22 @@
+"""A03 — Update the station's certificate initiated by the station (its certificate is about to expire): the
+station requests a certificate for a new key on its own (the actuator action sign_certificate stands for the
+expiry it noticed), and the renewal goes on as in A02. The rows are the shared dialogue's
+(harness.usecases.certificates); docs/requirements/security.md."""
+
+from harness.roles import CS
+from harness.suite import OCPP2, case, checks
+from harness.usecases.certificates import Certificates, renewal
+from harness.usecases.operations import status_of
+from harness.verdict import check_equal
+
+pytestmark = case("A03", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+
+
+@checks(Certificates.csr_sent, Certificates.csr_pem, Certificates.csr_names_station, Certificates.csms_accepts,
+        Certificates.signed_sent, Certificates.chain_pem, Certificates.chain_key, Certificates.chain_valid,
+        Certificates.type_echoed, Certificates.valid_taken)
+async def test_station_renews_its_certificate(ocpp):
+    """The station's own CSR, Accepted, the signed certificate for its key, taken."""
+    _, signed = await renewal(ocpp, lambda: ocpp.act(CS, "sign_certificate", certificate_type="ChargingStationCertificate"))
+    if ocpp.is_sut(CS):
+        check_equal(Certificates.valid_taken, "CertificateSignedResponse status", "Accepted", status_of(signed))

@@ -1,0 +1,54 @@
+"""M05 — Install a CA certificate in a station: the CSMS sends InstallCertificate with a certificate type and a
+PEM CA certificate; the station installs a valid one (Accepted) and refuses one that is not a valid CA
+certificate (Rejected). docs/requirements/security.md."""
+
+import pytest
+
+from harness import pki
+from harness.roles import CS
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.ca_certificates import ROOT_TYPES, CaCertificates, fresh_root, install
+from harness.usecases.operations import operate, status_of
+from harness.verdict import check_equal
+
+WHITEPAPER = "OCPP 1.6 security whitepaper"
+
+
+class M05(RuleTable):
+    """The rules of M05 beyond the install's own (harness.usecases.ca_certificates: cacert.install_request,
+    cacert.installed); OCPP 2.0.1 part 2 M05, the same in 2.1."""
+    invalid_rejected = must(f"{WHITEPAPER} M05.FR.06", "a station answers Rejected a certificate that is not a "
+                            "valid CA certificate: not PEM X.509, not a CA, or expired", by=CS)
+
+
+pytestmark = case("M05", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+
+TC_IDS = dict(zip(ROOT_TYPES, ("TC_M_01_CSMS", "TC_M_02_CSMS", "TC_M_03_CSMS", "TC_M_04_CSMS"), strict=True))
+
+
+@pytest.mark.parametrize("certificate_type", [pytest.param(kind, marks=checks(
+    CaCertificates.install_request, CaCertificates.installed, csms=TC(TC_IDS[kind], "ocpp2.0.1"))) for kind in ROOT_TYPES])
+async def test_ca_certificate_installed(ocpp, certificate_type):
+    """A fresh root of each type: Accepted (deleted again at a station under test when the test ends)."""
+    await install(ocpp, certificate_type, fresh_root())
+
+
+def _invalid(kind: str) -> str:
+    if kind == "not_a_certificate":
+        return "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
+    if kind == "not_a_ca":
+        return pki.pem_text(pki.Authority.root("EVSE Conformance Issuing Root").issue("not-a-ca").certificate)
+    return pki.pem_text(pki.Authority.root("EVSE Conformance Expired Root", expired=True).certificate)
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("invalid", ["not_a_certificate", "not_a_ca", "expired"])
+@checks(M05.invalid_rejected)
+async def test_invalid_certificate_rejected(ocpp, invalid):
+    """Garbage in PEM armour, an end-entity certificate, an expired certificate: Rejected."""
+    exchange = await operate(ocpp, "InstallCertificate", {"certificateType": "CSMSRootCertificate",
+                                                          "certificate": _invalid(invalid)},
+                             CaCertificates.install_request)
+    check_equal(M05.invalid_rejected, f"InstallCertificateResponse status ({invalid})", "Rejected",
+                status_of(exchange))

@@ -1,0 +1,208 @@
+"""Security faults beyond the TLS (2.x): certificate renewal (A02, A03), security events (A04) and the station's
+CA certificates (M03-M05)."""
+
+from __future__ import annotations
+
+
+from harness import pki
+from harness.reference import ReferenceCsms, ReferenceStation
+from harness.transport.ws import CallErrorReply
+
+from .records import Fault, cs_test, csms_test
+
+A02, A03, A04 = "security/test_A02.py", "security/test_A03.py", "security/test_A04.py"
+M03, M04, M05 = "security/test_M03.py", "security/test_M04.py", "security/test_M05.py"
+RENEWED_ON_REQUEST, RENEWS = "test_certificate_renewed_on_request", "test_station_renews_its_certificate"
+INVALID = "test_an_invalid_certificate_is_refused_and_reported"
+
+
+# ---------------------------------------------------------------------------- CSMS under test
+class CsmsTriggersTheV2GCertificate(ReferenceCsms):
+    """A02: asked to renew the station's certificate, the CSMS triggers SignV2GCertificate."""
+
+    async def act_trigger_message(self, requested_message, evse=None, station=None):
+        await super().act_trigger_message("SignV2GCertificate", evse, station)
+
+
+class CsmsRejectsEveryCsr(ReferenceCsms):
+    """A02/A03: a well-formed signing request is Rejected."""
+
+    def on_SignCertificate(self, session, payload):
+        return {"status": "Rejected"}
+
+
+class CsmsAcceptsAnyCsr(ReferenceCsms):
+    """A02: a signing request whose signature does not verify is Accepted (and nothing sent after it)."""
+
+    def on_SignCertificate(self, session, payload):
+        return {"status": "Accepted"} if pki.csr_problem(payload["csr"]) else super().on_SignCertificate(session, payload)
+
+
+class CsmsSendsNoCertificate(ReferenceCsms):
+    """A02/A03: the signing request is Accepted and no CertificateSigned follows."""
+
+    async def _certificate_signed(self, session, payload):
+        return None
+
+
+class CsmsSignsAnotherKey(ReferenceCsms):
+    """A02/A03: the certificate sent back is for a key of the CSMS's own making, not the CSR's."""
+    signed_certificate = "other_key"
+
+    def configure(self, **settings):
+        super().configure(**{k: v for k, v in settings.items() if k != "signed_certificate"})
+
+
+class CsmsDropsTheCertificateType(ReferenceCsms):
+    """A02/A03: CertificateSigned leaves out the certificateType the request named (a SHOULD: a finding)."""
+
+    async def _certificate_signed(self, session, payload):
+        await super()._certificate_signed(session, {k: v for k, v in payload.items() if k != "certificateType"})
+
+
+class CsmsRefusesSecurityEvents(ReferenceCsms):
+    """A04: SecurityEventNotification is answered with a CALLERROR InternalError."""
+
+    def on_SecurityEventNotification(self, session, payload):
+        raise CallErrorReply("InternalError", "events are not kept")
+
+
+class CsmsInstallsAnotherType(ReferenceCsms):
+    """M05: asked to install a certificate as one type, the CSMS sends it as CSMSRootCertificate."""
+
+    async def act_install_certificate(self, certificate_type, certificate, station=None):
+        await super().act_install_certificate("CSMSRootCertificate", certificate, station)
+
+
+class CsmsListsEveryType(ReferenceCsms):
+    """M03: asked for the list of some types, the CSMS asks for every type."""
+
+    async def act_get_installed_certificate_ids(self, certificate_type=None, station=None):
+        await super().act_get_installed_certificate_ids(None, station)
+
+
+class CsmsDeletesByAnotherAlgorithm(ReferenceCsms):
+    """M04: the CSMS names the certificate to delete in SHA512 whatever the station reported."""
+
+    async def act_delete_certificate(self, certificate_hash_data, station=None):
+        await super().act_delete_certificate(certificate_hash_data | {"hashAlgorithm": "SHA512"}, station)
+
+
+# ---------------------------------------------------------------------------- station under test
+class StationSendsADerCsr(ReferenceStation):
+    """A02/A03: the CSR is sent as bare base64 DER, without the PEM armour."""
+
+    async def call(self, action, payload):
+        if action == "SignCertificate":
+            payload = payload | {"csr": "".join(payload["csr"].splitlines()[1:-1])}
+        return await super().call(action, payload)
+
+
+class StationTakesAnyCertificate(ReferenceStation):
+    """A02: CertificateSigned is Accepted whatever it carries."""
+
+    def certificate_problem(self, chain_pem):
+        return None
+
+
+class StationReportsNoInvalidCertificate(ReferenceStation):
+    """A02: a refused certificate is not reported as a security event."""
+
+    async def security_event(self, kind, tech_info=None):
+        return None
+
+
+class StationReportsAnotherEvent(ReferenceStation):
+    """A04: every security event is reported as type Other."""
+
+    async def security_event(self, kind, tech_info=None):
+        await super().security_event("Other", tech_info)
+
+
+class StationInstallsAnything(ReferenceStation):
+    """M05: any certificate is Accepted, a CA or not, valid or not."""
+
+    def on_InstallCertificate(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class StationRefusesInstalls(ReferenceStation):
+    """M05: every InstallCertificate is Failed."""
+
+    def on_InstallCertificate(self, session, payload):
+        return {"status": "Failed"}
+
+
+class StationListsNothing(ReferenceStation):
+    """M03: GetInstalledCertificateIds is always NotFound."""
+
+    def on_GetInstalledCertificateIds(self, session, payload):
+        return {"status": "NotFound"}
+
+
+class StationAcceptsAnEmptyList(ReferenceStation):
+    """M03: no certificate of the types asked is answered Accepted with no hash data."""
+
+    def on_GetInstalledCertificateIds(self, session, payload):
+        answer = super().on_GetInstalledCertificateIds(session, payload)
+        return {"status": "Accepted"} if answer["status"] == "NotFound" else answer
+
+
+class StationDeletesNothing(ReferenceStation):
+    """M04: DeleteCertificate is Accepted and the certificate stays."""
+
+    def on_DeleteCertificate(self, session, payload):
+        return {"status": "Accepted"}
+
+
+def _renewal(test: str, *params: str) -> tuple[str, ...]:
+    return (csms_test(A02, RENEWED_ON_REQUEST, *params), csms_test(A03, RENEWS, *params)) if test == "csms" else \
+        (cs_test(A02, RENEWED_ON_REQUEST, *params), cs_test(A03, RENEWS, *params))
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("A02-csms-triggers-the-v2g-certificate", "A02.trigger", CsmsTriggersTheV2GCertificate,
+          (csms_test(A02, RENEWED_ON_REQUEST),), "TriggerMessageRequest"),
+    Fault("A02-csms-rejects-every-csr", "certificate.csms_accepts", CsmsRejectsEveryCsr, _renewal("csms"),
+          "SignCertificateResponse status"),
+    Fault("A02-csms-accepts-any-csr", "certificate.csms_rejects", CsmsAcceptsAnyCsr,
+          (csms_test(A02, "test_an_unusable_signing_request_is_rejected", "bad_signature"),),
+          "SignCertificateResponse status (bad_signature)"),
+    Fault("A02-csms-sends-no-certificate", "certificate.signed_sent", CsmsSendsNoCertificate, _renewal("csms"),
+          "CertificateSigned"),
+    Fault("A02-csms-signs-another-key", "certificate.chain_key", CsmsSignsAnotherKey, _renewal("csms"),
+          "the signed certificate is for another key"),
+    Fault("A02-csms-drops-the-certificate-type", "certificate.type_echoed", CsmsDropsTheCertificateType,
+          _renewal("csms"), "certificateType", verdict="finding"),
+    Fault("A02-station-sends-a-der-csr", "certificate.csr_pem", StationSendsADerCsr, _renewal("cs"),
+          "not a PEM certificate signing request"),
+    Fault("A02-station-takes-any-certificate", "certificate.invalid_refused", StationTakesAnyCertificate,
+          tuple(cs_test(A02, INVALID, broken) for broken in ("expired", "other_root", "other_key")),
+          "CertificateSignedResponse status"),
+    Fault("A02-station-reports-no-invalid-certificate", "certificate.invalid_reported",
+          StationReportsNoInvalidCertificate, (cs_test(A02, INVALID, "expired"),), "SecurityEventNotification"),
+    Fault("A04-csms-refuses-security-events", "A04.confirmed", CsmsRefusesSecurityEvents,
+          (csms_test(A04, "test_security_event_reported_and_confirmed"),), "InternalError"),
+    Fault("A04-station-reports-another-event", "A04.reported", StationReportsAnotherEvent,
+          (cs_test(A04, "test_security_event_reported_and_confirmed"),), "SecurityEventNotificationRequest type"),
+    Fault("M05-csms-installs-another-type", "cacert.install_request", CsmsInstallsAnotherType,
+          (csms_test(M05, "test_ca_certificate_installed", "ManufacturerRootCertificate"),), "InstallCertificateRequest"),
+    Fault("M05-station-installs-anything", "M05.invalid_rejected", StationInstallsAnything,
+          tuple(cs_test(M05, "test_invalid_certificate_rejected", kind)
+                for kind in ("not_a_certificate", "not_a_ca", "expired")), "InstallCertificateResponse status"),
+    Fault("M05-station-refuses-installs", "cacert.installed", StationRefusesInstalls,
+          (cs_test(M05, "test_ca_certificate_installed", "CSMSRootCertificate"),
+           cs_test(M03, "test_installed_certificate_is_listed")), "InstallCertificateResponse status"),
+    Fault("M03-csms-lists-every-type", "M03.request", CsmsListsEveryType,
+          (csms_test(M03, "test_no_certificate_of_the_type"),), "GetInstalledCertificateIdsRequest"),
+    Fault("M03-station-lists-nothing", "M03.listed", StationListsNothing,
+          (cs_test(M03, "test_installed_certificate_is_listed"),), "GetInstalledCertificateIdsResponse status"),
+    Fault("M03-station-accepts-an-empty-list", "M03.not_found", StationAcceptsAnEmptyList,
+          (cs_test(M03, "test_no_certificate_of_the_type"),), "NotFound"),
+    Fault("M04-csms-deletes-by-another-algorithm", "M04.request", CsmsDeletesByAnotherAlgorithm,
+          (csms_test(M04, "test_installed_certificate_is_deleted"),), "DeleteCertificateRequest"),
+    Fault("M04-station-deletes-nothing", "M04.deleted", StationDeletesNothing,
+          (cs_test(M04, "test_installed_certificate_is_deleted"),), "still listed"),
+    Fault("M04-station-finds-what-it-never-had", "M04.not_found", StationDeletesNothing,
+          (cs_test(M04, "test_unknown_certificate_not_found"),), "DeleteCertificateResponse status"),
+)
