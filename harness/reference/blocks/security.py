@@ -21,6 +21,7 @@ from cryptography.exceptions import InvalidSignature
 from harness.errors import HarnessError, PeerViolation
 from harness.reference.base import StationSession
 from harness import clock, pki
+from harness.wire import REDACTOR
 from harness.reference.common import V2X, V16, Block, Undo, now_iso
 from harness.ocpp.v16 import AUTHORIZATION_KEY
 from harness.reference.v16.config import new_authorization_key
@@ -111,19 +112,52 @@ def _is_ca(certificate: x509.Certificate) -> bool:
         return False
 
 
+PASSWORD_LENGTH = (16, 64)   # facts ocpp-j.md: 16-40 characters, up to the configured maximum (40-64) by errata
+PASSWORD = ("SecurityCtrlr", "BasicAuthPassword")
+
+
+def new_password(identity: str, length: int = 32) -> str:
+    """A fresh BasicAuthPassword of ``length`` characters, registered (raw, base64, Basic header) before it is
+    used."""
+    password = secrets.token_urlsafe(length)[:length]
+    REDACTOR.register(password, identity=identity)
+    return password
+
+
 class SecurityStation2x(Block):
-    """The station's certificates: a CSR made with a new EC key for each renewal (the key is kept in the run's PKI
+    """A01: a BasicAuthPassword of 16 to 64 characters set by SetVariables is Accepted, the station closes its
+    connection once the answer is out and reconnects with it (the offline block reconnects); any other length is
+    Rejected. Its certificates: a CSR made with a new EC key for each renewal (the key is kept in the run's PKI
     directory, never sent), the signed certificate checked before it is taken (its key the CSR's, valid now,
     issued by the run's root through the chain it came with), a security event for one that is not; the CA
     certificates installed by the CSMS, listed by type with their SHA256 hash data, deleted by hash data."""
     versions = V2X
-    precedes = ("RemoteTriggerStation2x",)
+    precedes = ("RemoteTriggerStation2x", "DeviceModelStation2x")
+    password_lengths = PASSWORD_LENGTH
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.installed: list[tuple[str, x509.Certificate]] = []   # (certificateType, CA certificate)
         self.renewal_key: Any = None
         self.client_certificate: x509.Certificate | None = None
+
+    # ------------------------------------------------------------ A01: the password
+    def variable_written(self, component: str, name: str, value: str) -> str | None:
+        if (component, name) != PASSWORD:
+            return super().variable_written(component, name, value)
+        REDACTOR.register(value, identity=self.identity)
+        if not self.password_lengths[0] <= len(value) <= self.password_lengths[1]:
+            return "Rejected"
+        self.password = value   # the next connection's Basic-auth password
+        if self.identity == self.profile.identity:
+            self.profile.password_rotated(value)
+        self.background.spawn(self._reconnect_with_new_password())
+        return "Accepted"
+
+    async def _reconnect_with_new_password(self) -> None:
+        await asyncio.sleep(0)   # the SetVariablesResponse goes out first
+        if self.connection is not None:
+            await self.connection.close()
 
     # ------------------------------------------------------------ A02, A03: renewal
     def triggered(self, message: str, payload: dict) -> bool:
@@ -227,10 +261,27 @@ class SecurityCsms2x(Block):
     versions = V2X
     configurable = frozenset({"signed_certificate"})
     signed_certificate = "valid"
+    password_length = 32
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.security_events: list[dict] = []
+
+    async def act_rotate_basic_auth_password(self, station: str | None = None) -> None:
+        """A01: the operator sets a new password: SetVariables SecurityCtrlr.BasicAuthPassword; once Accepted
+        it is the only password the CSMS admits for the station (the old one no longer)."""
+        session = self.session(station)
+        self.background.spawn(self._rotate_password(session))
+
+    async def _rotate_password(self, session: StationSession) -> None:
+        password = new_password(session.identity, self.password_length)
+        item = {"attributeValue": password, "component": {"name": PASSWORD[0]}, "variable": {"name": PASSWORD[1]}}
+        try:
+            answer = await session.connection.call("SetVariables", {"setVariableData": [item]})
+        except (CallFailed, PeerViolation, HarnessError):
+            return
+        if answer["setVariableResult"][0]["attributeStatus"] == "Accepted" and session.identity == self.profile.identity:
+            self.profile.password_rotated(password)
 
     def on_SignCertificate(self, session: StationSession, payload: dict) -> dict:
         if pki.csr_problem(payload["csr"]) is not None:

@@ -1,8 +1,10 @@
-"""Security faults beyond the TLS (2.x): certificate renewal (A02, A03), security events (A04) and the station's
-CA certificates (M03-M05)."""
+"""Security faults beyond the TLS (2.x): the Basic-auth password (A01), certificate renewal (A02, A03), security
+events (A04) and the station's CA certificates (M03-M05)."""
 
 from __future__ import annotations
 
+
+import secrets
 
 from harness import pki
 from harness.reference import ReferenceCsms, ReferenceStation
@@ -10,6 +12,7 @@ from harness.transport.ws import CallErrorReply
 
 from .records import Fault, cs_test, csms_test
 
+A01 = "security/test_A01.py"
 A02, A03, A04 = "security/test_A02.py", "security/test_A03.py", "security/test_A04.py"
 M03, M04, M05 = "security/test_M03.py", "security/test_M04.py", "security/test_M05.py"
 RENEWED_ON_REQUEST, RENEWS = "test_certificate_renewed_on_request", "test_station_renews_its_certificate"
@@ -17,6 +20,19 @@ INVALID = "test_an_invalid_certificate_is_refused_and_reported"
 
 
 # ---------------------------------------------------------------------------- CSMS under test
+class CsmsKeepsTheOldPassword(ReferenceCsms):
+    """A01: after the station accepted a new BasicAuthPassword the CSMS still admits the old one."""
+
+    def check_password(self, identity, password):
+        old = (self.profile.get("station.password") or "").encode()
+        return super().check_password(identity, password) or secrets.compare_digest(password, old)
+
+
+class CsmsSetsAShortPassword(ReferenceCsms):
+    """A01: the new password is 12 characters (a SHOULD: a finding)."""
+    password_length = 12
+
+
 class CsmsTriggersTheV2GCertificate(ReferenceCsms):
     """A02: asked to renew the station's certificate, the CSMS triggers SignV2GCertificate."""
 
@@ -89,6 +105,18 @@ class CsmsDeletesByAnotherAlgorithm(ReferenceCsms):
 
 
 # ---------------------------------------------------------------------------- station under test
+class StationTakesShortPasswords(ReferenceStation):
+    """A01: a BasicAuthPassword of any length is taken (a SHOULD: a finding)."""
+    password_lengths = (1, 1000)
+
+
+class StationStaysOnTheOldConnection(ReferenceStation):
+    """A01: the station takes the new password and does not reconnect with it (a SHOULD: a finding)."""
+
+    async def _reconnect_with_new_password(self):
+        return None
+
+
 class StationSendsADerCsr(ReferenceStation):
     """A02/A03: the CSR is sent as bare base64 DER, without the PEM armour."""
 
@@ -161,6 +189,15 @@ def _renewal(test: str, *params: str) -> tuple[str, ...]:
 
 
 FAULTS: tuple[Fault, ...] = (
+    Fault("A01-csms-keeps-the-old-password", "A01.old_refused", CsmsKeepsTheOldPassword,
+          (csms_test(A01, "test_password_updated"),), "the server upgraded the old BasicAuthPassword"),
+    Fault("A01-csms-sets-a-short-password", "A01.password_length", CsmsSetsAShortPassword,
+          (csms_test(A01, "test_password_updated"),), "12 characters", verdict="finding"),
+    Fault("A01-station-takes-short-passwords", "A01.short_refused", StationTakesShortPasswords,
+          (cs_test(A01, "test_a_password_too_short_is_not_taken"),), "accepted a password of 8 characters",
+          verdict="finding"),
+    Fault("A01-station-stays-on-the-old-connection", "A01.reconnects", StationStaysOnTheOldConnection,
+          (cs_test(A01, "test_password_updated"),), "did not reconnect", verdict="finding"),
     Fault("A02-csms-triggers-the-v2g-certificate", "A02.trigger", CsmsTriggersTheV2GCertificate,
           (csms_test(A02, RENEWED_ON_REQUEST),), "TriggerMessageRequest"),
     Fault("A02-csms-rejects-every-csr", "certificate.csms_accepts", CsmsRejectsEveryCsr, _renewal("csms"),
