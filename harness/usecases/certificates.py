@@ -11,15 +11,20 @@ know: it is judged on what the texts make checkable (PEM, the CSR's key, the typ
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Awaitable, Callable
 
 from cryptography import x509
 
 from harness import clock, pki
 from harness.arena.ocpp import OcppArena
+from harness.errors import NotApplicable
+from harness.ocpp.answers import REFUSALS
+from harness.ocpp.versions import OcppVersion
 from harness.roles import CS, CSMS
-from harness.rules import RuleTable, must, should
+from harness.rules import Rule, RuleTable, must, should
 from harness.transport.ws import Exchange
+from harness.usecases.operations import operate, status_of
 from harness.verdict import check_equal, require, violated
 
 WHITEPAPER = "OCPP 1.6 security whitepaper"   # the public white paper "Improved security for OCPP 1.6-J"
@@ -58,7 +63,70 @@ class Certificates(RuleTable, namespace="certificate"):
                            "not for the key of its request, and discards it", by=CS)
     invalid_reported = must(f"{WHITEPAPER} A02.FR.07, A03.FR.07 (2.x names the event "
                             "InvalidChargingStationCertificate)", "a station that discards a certificate reports "
-                            "the security event InvalidChargingStationCertificate", by=CS)
+                            "the security event InvalidChargingStationCertificate (1.6: InvalidChargePointCertificate)",
+                            by=CS)
+
+
+def sign_trigger(arena: OcppArena) -> tuple[str, dict]:
+    """The CSMS's request for a renewal: 2.x TriggerMessage SignChargingStationCertificate; 1.6 the security
+    extension's ExtendedTriggerMessage SignChargePointCertificate (no connectorId: tzi-OCTT TC_074_CSMS step 1)."""
+    if arena.version is OcppVersion.V16:
+        return "ExtendedTriggerMessage", {"requestedMessage": "SignChargePointCertificate"}
+    return "TriggerMessage", {"requestedMessage": "SignChargingStationCertificate"}
+
+
+def invalid_certificate_event(arena: OcppArena) -> str:
+    return "InvalidChargePointCertificate" if arena.version is OcppVersion.V16 else "InvalidChargingStationCertificate"
+
+
+async def ask_renewal(arena: OcppArena, trigger_row: Rule | None) -> None:
+    """The CSMS's trigger (judged by ``trigger_row``; 1.6: the general rows of its operations); a station that
+    does not renew on request (Rejected, NotImplemented) makes the test not applicable."""
+    action, payload = sign_trigger(arena)
+    exchange = await operate(arena, action, payload, trigger_row)
+    if status_of(exchange) != "Accepted":
+        raise NotApplicable(f"the station answered {action} {payload['requestedMessage']} {status_of(exchange)!r}: "
+                            "it does not renew its certificate on request")
+
+
+async def renewed(arena: OcppArena, start: Callable[[], Awaitable[object]]) -> None:
+    """A renewal from ``start`` to the end: the station under test takes the harness's valid certificate."""
+    _, signed = await renewal(arena, start)
+    if arena.is_sut(CS):
+        check_equal(Certificates.valid_taken, "CertificateSigned answer status", "Accepted", status_of(signed))
+
+
+async def invalid_refused(arena: OcppArena, broken: str, trigger_row: Rule | None) -> None:
+    """The harness's CSMS answers the CSR with a ``broken`` certificate (signed_certificate): Rejected and reported."""
+    arena.configure(signed_certificate=broken)
+    _, signed = await renewal(arena, lambda: ask_renewal(arena, trigger_row))
+    check_equal(Certificates.invalid_refused, f"CertificateSigned answer status ({broken} certificate)", "Rejected",
+                status_of(signed))
+    event = invalid_certificate_event(arena)
+    await arena.expect("SecurityEventNotification", sender=CS, after=arena.mark_after(signed),
+                       rule=Certificates.invalid_reported, where=lambda payload: payload.get("type") == event)
+
+
+def unusable_csr(kind: str) -> str:
+    """A CSR a CSMS cannot process: PEM armour around bytes that are no CSR, or a CSR whose signature was altered
+    (its key does not verify it)."""
+    if kind == "not_a_csr":
+        return "-----BEGIN CERTIFICATE REQUEST-----\n" + base64.b64encode(b"no request" * 8).decode() + \
+               "\n-----END CERTIFICATE REQUEST-----\n"
+    der = bytearray(base64.b64decode("".join(pki.make_csr(pki.new_key(), "CS-FORGED").splitlines()[1:-1])))
+    der[-1] ^= 0x01   # the signature's last byte
+    body = base64.b64encode(bytes(der)).decode()
+    lines = "\n".join(body[i:i + 64] for i in range(0, len(body), 64))
+    return f"-----BEGIN CERTIFICATE REQUEST-----\n{lines}\n-----END CERTIFICATE REQUEST-----\n"
+
+
+async def unusable_rejected(arena: OcppArena, kind: str) -> None:
+    """The harness's station sends a SignCertificate whose csr is ``kind`` of unusable: Rejected."""
+    payload = {"csr": unusable_csr(kind)}
+    if arena.version is not OcppVersion.V16:
+        payload["certificateType"] = "ChargingStationCertificate"
+    exchange = await arena.exchange(CS, "SignCertificate", payload)
+    check_equal(Certificates.csms_rejects, f"SignCertificate answer status ({kind})", "Rejected", status_of(exchange))
 
 
 def judge_csr(arena: OcppArena, sign: Exchange) -> x509.CertificateSigningRequest:
@@ -115,3 +183,20 @@ async def renewal(arena: OcppArena, start: Callable[[], Awaitable[object]]) -> t
     if arena.is_sut(CSMS):
         judge_chain(sign, signed, csr)
     return sign, signed
+
+
+async def security_event(arena: OcppArena, kind: str, reported: Rule, confirmed: Rule) -> None:
+    """A04 (and its 1.6 counterpart): a security event of ``kind`` happens at the station (the actuator action
+    security_event), the station reports it (``reported``), the CSMS confirms it (``confirmed``: a CALLERROR other
+    than a refusal of the message breaks it; a refusal makes the test not applicable)."""
+    now = clock.utcnow().isoformat(timespec="seconds").replace("+00:00", "Z")
+    exchange = await arena.exchange(CS, "SecurityEventNotification", {"type": kind, "timestamp": now},
+                                    trigger=("security_event", {"type": kind}), rule=reported)
+    if arena.is_sut(CS):
+        check_equal(reported, "SecurityEventNotification type", kind, exchange.request.get("type"))
+        return
+    if exchange.error is not None and exchange.error.code not in REFUSALS:
+        violated(confirmed, "the CSMS answered the notification with a CALLERROR",
+                 expected="its SecurityEventNotification answer", actual=exchange.error)
+    require(isinstance(exchange.result, dict), confirmed, "the CSMS did not confirm the notification",
+            expected="its SecurityEventNotification answer", actual=exchange.result)

@@ -33,6 +33,20 @@ class RemoteTriggerStation16(Block):
     configurable = frozenset({"trigger_answer"})
     trigger_answer: str | None = None
 
+    def triggered(self, message: str, payload: dict) -> bool:
+        """A block that sends ``message`` on request (ExtendedTriggerMessage: the certificates block's
+        SignChargePointCertificate) starts it and returns True (each override passes the others on)."""
+        return False
+
+    def on_ExtendedTriggerMessage(self, _: None, payload: dict) -> dict:
+        """The 1.6 security extension's trigger: what a block sends on request, else the messages TriggerMessage
+        knows; LogStatusNotification is NotImplemented (no log upload)."""
+        if self.triggered(payload["requestedMessage"], payload):
+            return {"status": "Accepted"}
+        if payload["requestedMessage"] == "LogStatusNotification":
+            return {"status": "NotImplemented"}
+        return self.on_TriggerMessage(None, payload)
+
     def on_TriggerMessage(self, _: None, payload: dict) -> dict:
         connector_id = payload.get("connectorId")
         if self.trigger_answer is not None:
@@ -76,6 +90,11 @@ class RemoteTriggerCsms16(Block):
         if connector_id is not None:
             payload["connectorId"] = connector_id
         self.send(station, "TriggerMessage", payload)
+
+    async def act_extended_trigger_message(self, requested_message: str, connector_id: int | None = None,
+                                           station: str | None = None) -> None:
+        self.send(station, "ExtendedTriggerMessage", {"requestedMessage": requested_message}
+                  | ({"connectorId": connector_id} if connector_id is not None else {}))
 
 
 class RemoteTriggerStation2x(Block):

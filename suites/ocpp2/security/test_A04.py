@@ -4,12 +4,10 @@ SecurityEventNotification (its type and when it happened), the CSMS confirms it.
 station report on its own (InvalidChargingStationCertificate after a refused renewal) are A02's.
 docs/requirements/security.md."""
 
-from harness import clock
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
-from harness.ocpp.answers import REFUSALS
-from harness.verdict import check_equal, require, violated
+from harness.usecases.certificates import security_event
 
 WHITEPAPER = "OCPP 1.6 security whitepaper"
 EVENT = "SettingSystemTime"
@@ -29,14 +27,4 @@ pytestmark = case("A04", block="Security", roles=("csms", "cs"), protocols=OCPP2
 @checks(A04.reported, A04.confirmed)
 async def test_security_event_reported_and_confirmed(ocpp):
     """SettingSystemTime: the station reports it, the CSMS answers."""
-    now = clock.utcnow().isoformat(timespec="seconds").replace("+00:00", "Z")
-    exchange = await ocpp.exchange(CS, "SecurityEventNotification", {"type": EVENT, "timestamp": now},
-                                   trigger=("security_event", {"type": EVENT}), rule=A04.reported)
-    if ocpp.is_sut(CS):
-        check_equal(A04.reported, "SecurityEventNotificationRequest type", EVENT, exchange.request.get("type"))
-    else:
-        if exchange.error is not None and exchange.error.code not in REFUSALS:
-            violated(A04.confirmed, "the CSMS answered the notification with a CALLERROR",
-                     expected="SecurityEventNotificationResponse", actual=exchange.error)
-        require(isinstance(exchange.result, dict), A04.confirmed, "the CSMS did not confirm the notification",
-                expected="SecurityEventNotificationResponse", actual=exchange.result)
+    await security_event(ocpp, EVENT, A04.reported, A04.confirmed)

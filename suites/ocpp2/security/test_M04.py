@@ -2,13 +2,10 @@
 reported for it; the station deletes a certificate it holds (Accepted: it is no longer listed) and answers
 NotFound for one it does not hold. docs/requirements/security.md."""
 
-from harness import pki
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.ca_certificates import CaCertificates, fresh_root, install, listed
-from harness.usecases.operations import operate, status_of
-from harness.verdict import check_equal, require
+from harness.usecases.ca_certificates import CaCertificates, deleted_after_install, unknown_not_found
 
 WHITEPAPER = "OCPP 1.6 security whitepaper"
 KIND = "CSMSRootCertificate"
@@ -29,35 +26,14 @@ class M04(RuleTable):
 pytestmark = case("M04", block="Security", roles=("csms", "cs"), protocols=OCPP2)
 
 
-async def _list(ocpp) -> dict:
-    return (await operate(ocpp, "GetInstalledCertificateIds", {"certificateType": [KIND]}, M04.list_request)).result
-
-
-async def _delete(ocpp, data: dict) -> str | None:
-    return status_of(await operate(ocpp, "DeleteCertificate", {"certificateHashData": data}, M04.request))
-
-
 @checks(CaCertificates.install_request, CaCertificates.installed, M04.list_request, M04.request, M04.deleted,
         csms=TC("TC_M_20_CSMS", "ocpp2.0.1"))
 async def test_installed_certificate_is_deleted(ocpp):
     """Installed, listed, deleted by the hash data listed: Accepted, and no longer listed."""
-    root = fresh_root()
-    await install(ocpp, KIND, root)
-    data = listed(await _list(ocpp), root)
-    require(data is not None, M04.deleted, "the certificate installed is not listed, so it cannot be named",
-            expected="its hash data in the list", actual="absent")
-    status = await _delete(ocpp, data)
-    if ocpp.is_sut(CS):
-        check_equal(M04.deleted, "DeleteCertificateResponse status", "Accepted", status)
-        require(listed(await _list(ocpp), root) is None, M04.deleted, "the deleted certificate is still listed",
-                expected="absent", actual="listed")
+    await deleted_after_install(ocpp, KIND, (M04.list_request, M04.request, M04.deleted))
 
 
 @checks(M04.request, M04.not_found)
 async def test_unknown_certificate_not_found(ocpp):
     """The hash data of a root never installed: NotFound."""
-    root = fresh_root("EVSE Conformance Never Installed Root")
-    status = await _delete(ocpp, pki.hash_data(root, root.public_key()))
-    if ocpp.is_sut(CS):
-        check_equal(M04.not_found, "DeleteCertificateResponse status (a certificate never installed)", "NotFound",
-                    status)
+    await unknown_not_found(ocpp, M04.request, M04.not_found)

@@ -4,13 +4,10 @@ certificate (Rejected). docs/requirements/security.md."""
 
 import pytest
 
-from harness import pki
 from harness.roles import CS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.ca_certificates import ROOT_TYPES, CaCertificates, fresh_root, install
-from harness.usecases.operations import operate, status_of
-from harness.verdict import check_equal
+from harness.usecases.ca_certificates import ROOT_TYPES, CaCertificates, fresh_root, install, invalid_rejected
 
 WHITEPAPER = "OCPP 1.6 security whitepaper"
 
@@ -34,21 +31,9 @@ async def test_ca_certificate_installed(ocpp, certificate_type):
     await install(ocpp, certificate_type, fresh_root())
 
 
-def _invalid(kind: str) -> str:
-    if kind == "not_a_certificate":
-        return "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
-    if kind == "not_a_ca":
-        return pki.pem_text(pki.Authority.root("EVSE Conformance Issuing Root").issue("not-a-ca").certificate)
-    return pki.pem_text(pki.Authority.root("EVSE Conformance Expired Root", expired=True).certificate)
-
-
 @pytest.mark.sut_roles("cs")
 @pytest.mark.parametrize("invalid", ["not_a_certificate", "not_a_ca", "expired"])
 @checks(M05.invalid_rejected)
 async def test_invalid_certificate_rejected(ocpp, invalid):
-    """Garbage in PEM armour, an end-entity certificate, an expired certificate: Rejected."""
-    exchange = await operate(ocpp, "InstallCertificate", {"certificateType": "CSMSRootCertificate",
-                                                          "certificate": _invalid(invalid)},
-                             CaCertificates.install_request)
-    check_equal(M05.invalid_rejected, f"InstallCertificateResponse status ({invalid})", "Rejected",
-                status_of(exchange))
+    """Garbage in PEM armour, an end-entity certificate, an expired root: Rejected."""
+    await invalid_rejected(ocpp, invalid, "CSMSRootCertificate", M05.invalid_rejected)

@@ -19,6 +19,13 @@ RENEWED_ON_REQUEST, RENEWS = "test_certificate_renewed_on_request", "test_statio
 INVALID = "test_an_invalid_certificate_is_refused_and_reported"
 
 
+def fault_class(behaviour: type, base: type, name: str, module: str) -> type:
+    """A direct subclass ``name`` of ``base`` (the reference of a version) with ``behaviour``'s methods and settings:
+    one fault for 2.x and 1.6 alike (a behaviour's methods reach the reference with ``super(type(self), self)``)."""
+    members = {k: v for k, v in vars(behaviour).items() if not k.startswith("__") or k == "__doc__"}
+    return type(name, (base,), members | {"__module__": module, "__qualname__": name})
+
+
 # ---------------------------------------------------------------------------- CSMS under test
 class CsmsKeepsTheOldPassword(ReferenceCsms):
     """A01: after the station accepted a new BasicAuthPassword the CSMS still admits the old one."""
@@ -40,7 +47,7 @@ class CsmsTriggersTheV2GCertificate(ReferenceCsms):
         await super().act_trigger_message("SignV2GCertificate", evse, station)
 
 
-class CsmsRejectsEveryCsr(ReferenceCsms):
+class RejectsEveryCsr:
     """A02/A03: a well-formed signing request is Rejected."""
 
     def on_SignCertificate(self, session, payload):
@@ -61,12 +68,12 @@ class CsmsSendsNoCertificate(ReferenceCsms):
         return None
 
 
-class CsmsSignsAnotherKey(ReferenceCsms):
+class SignsAnotherKey:
     """A02/A03: the certificate sent back is for a key of the CSMS's own making, not the CSR's."""
     signed_certificate = "other_key"
 
     def configure(self, **settings):
-        super().configure(**{k: v for k, v in settings.items() if k != "signed_certificate"})
+        super(type(self), self).configure(**{k: v for k, v in settings.items() if k != "signed_certificate"})
 
 
 class CsmsDropsTheCertificateType(ReferenceCsms):
@@ -76,7 +83,7 @@ class CsmsDropsTheCertificateType(ReferenceCsms):
         await super()._certificate_signed(session, {k: v for k, v in payload.items() if k != "certificateType"})
 
 
-class CsmsRefusesSecurityEvents(ReferenceCsms):
+class RefusesSecurityEvents:
     """A04: SecurityEventNotification is answered with a CALLERROR InternalError."""
 
     def on_SecurityEventNotification(self, session, payload):
@@ -97,11 +104,11 @@ class CsmsListsEveryType(ReferenceCsms):
         await super().act_get_installed_certificate_ids(None, station)
 
 
-class CsmsDeletesByAnotherAlgorithm(ReferenceCsms):
+class DeletesByAnotherAlgorithm:
     """M04: the CSMS names the certificate to delete in SHA512 whatever the station reported."""
 
     async def act_delete_certificate(self, certificate_hash_data, station=None):
-        await super().act_delete_certificate(certificate_hash_data | {"hashAlgorithm": "SHA512"}, station)
+        await super(type(self), self).act_delete_certificate(certificate_hash_data | {"hashAlgorithm": "SHA512"}, station)
 
 
 # ---------------------------------------------------------------------------- station under test
@@ -117,16 +124,16 @@ class StationStaysOnTheOldConnection(ReferenceStation):
         return None
 
 
-class StationSendsADerCsr(ReferenceStation):
+class SendsADerCsr:
     """A02/A03: the CSR is sent as bare base64 DER, without the PEM armour."""
 
     async def call(self, action, payload):
         if action == "SignCertificate":
             payload = payload | {"csr": "".join(payload["csr"].splitlines()[1:-1])}
-        return await super().call(action, payload)
+        return await super(type(self), self).call(action, payload)
 
 
-class StationTakesAnyCertificate(ReferenceStation):
+class TakesAnyCertificate:
     """A02: CertificateSigned is Accepted whatever it carries."""
 
     def certificate_problem(self, chain_pem):
@@ -140,14 +147,14 @@ class StationReportsNoInvalidCertificate(ReferenceStation):
         return None
 
 
-class StationReportsAnotherEvent(ReferenceStation):
+class ReportsAnotherEvent:
     """A04: every security event is reported as type Other."""
 
     async def security_event(self, kind, tech_info=None):
-        await super().security_event("Other", tech_info)
+        await super(type(self), self).security_event("Other", tech_info)
 
 
-class StationInstallsAnything(ReferenceStation):
+class InstallsAnything:
     """M05: any certificate is Accepted, a CA or not, valid or not."""
 
     def on_InstallCertificate(self, session, payload):
@@ -161,7 +168,7 @@ class StationRefusesInstalls(ReferenceStation):
         return {"status": "Failed"}
 
 
-class StationListsNothing(ReferenceStation):
+class ListsNothing:
     """M03: GetInstalledCertificateIds is always NotFound."""
 
     def on_GetInstalledCertificateIds(self, session, payload):
@@ -176,11 +183,42 @@ class StationAcceptsAnEmptyList(ReferenceStation):
         return {"status": "Accepted"} if answer["status"] == "NotFound" else answer
 
 
-class StationDeletesNothing(ReferenceStation):
+class DeletesNothing:
     """M04: DeleteCertificate is Accepted and the certificate stays."""
 
     def on_DeleteCertificate(self, session, payload):
         return {"status": "Accepted"}
+
+
+CsmsRejectsEveryCsr = fault_class(RejectsEveryCsr, ReferenceCsms, "CsmsRejectsEveryCsr", __name__)
+
+
+CsmsSignsAnotherKey = fault_class(SignsAnotherKey, ReferenceCsms, "CsmsSignsAnotherKey", __name__)
+
+
+CsmsRefusesSecurityEvents = fault_class(RefusesSecurityEvents, ReferenceCsms, "CsmsRefusesSecurityEvents", __name__)
+
+
+CsmsDeletesByAnotherAlgorithm = fault_class(DeletesByAnotherAlgorithm, ReferenceCsms, "CsmsDeletesByAnotherAlgorithm", __name__)
+
+
+StationSendsADerCsr = fault_class(SendsADerCsr, ReferenceStation, "StationSendsADerCsr", __name__)
+
+
+StationTakesAnyCertificate = fault_class(TakesAnyCertificate, ReferenceStation, "StationTakesAnyCertificate", __name__)
+
+
+StationReportsAnotherEvent = fault_class(ReportsAnotherEvent, ReferenceStation, "StationReportsAnotherEvent", __name__)
+
+
+StationInstallsAnything = fault_class(InstallsAnything, ReferenceStation, "StationInstallsAnything", __name__)
+
+
+StationListsNothing = fault_class(ListsNothing, ReferenceStation, "StationListsNothing", __name__)
+
+
+StationDeletesNothing = fault_class(DeletesNothing, ReferenceStation, "StationDeletesNothing", __name__)
+StationFindsWhatItNeverHad = fault_class(DeletesNothing, ReferenceStation, "StationFindsWhatItNeverHad", __name__)
 
 
 def _renewal(test: str, *params: str) -> tuple[str, ...]:
@@ -204,7 +242,7 @@ FAULTS: tuple[Fault, ...] = (
           "SignCertificateResponse status"),
     Fault("A02-csms-accepts-any-csr", "certificate.csms_rejects", CsmsAcceptsAnyCsr,
           (csms_test(A02, "test_an_unusable_signing_request_is_rejected", "bad_signature"),),
-          "SignCertificateResponse status (bad_signature)"),
+          "SignCertificate answer status (bad_signature)"),
     Fault("A02-csms-sends-no-certificate", "certificate.signed_sent", CsmsSendsNoCertificate, _renewal("csms"),
           "CertificateSigned"),
     Fault("A02-csms-signs-another-key", "certificate.chain_key", CsmsSignsAnotherKey, _renewal("csms"),
@@ -215,31 +253,31 @@ FAULTS: tuple[Fault, ...] = (
           "not a PEM certificate signing request"),
     Fault("A02-station-takes-any-certificate", "certificate.invalid_refused", StationTakesAnyCertificate,
           tuple(cs_test(A02, INVALID, broken) for broken in ("expired", "other_root", "other_key")),
-          "CertificateSignedResponse status"),
+          "CertificateSigned answer status"),
     Fault("A02-station-reports-no-invalid-certificate", "certificate.invalid_reported",
           StationReportsNoInvalidCertificate, (cs_test(A02, INVALID, "expired"),), "SecurityEventNotification"),
     Fault("A04-csms-refuses-security-events", "A04.confirmed", CsmsRefusesSecurityEvents,
           (csms_test(A04, "test_security_event_reported_and_confirmed"),), "InternalError"),
     Fault("A04-station-reports-another-event", "A04.reported", StationReportsAnotherEvent,
-          (cs_test(A04, "test_security_event_reported_and_confirmed"),), "SecurityEventNotificationRequest type"),
+          (cs_test(A04, "test_security_event_reported_and_confirmed"),), "SecurityEventNotification type"),
     Fault("M05-csms-installs-another-type", "cacert.install_request", CsmsInstallsAnotherType,
           (csms_test(M05, "test_ca_certificate_installed", "ManufacturerRootCertificate"),), "InstallCertificateRequest"),
     Fault("M05-station-installs-anything", "M05.invalid_rejected", StationInstallsAnything,
           tuple(cs_test(M05, "test_invalid_certificate_rejected", kind)
-                for kind in ("not_a_certificate", "not_a_ca", "expired")), "InstallCertificateResponse status"),
+                for kind in ("not_a_certificate", "not_a_ca", "expired")), "InstallCertificate answer status"),
     Fault("M05-station-refuses-installs", "cacert.installed", StationRefusesInstalls,
           (cs_test(M05, "test_ca_certificate_installed", "CSMSRootCertificate"),
-           cs_test(M03, "test_installed_certificate_is_listed")), "InstallCertificateResponse status"),
+           cs_test(M03, "test_installed_certificate_is_listed")), "InstallCertificate answer status"),
     Fault("M03-csms-lists-every-type", "M03.request", CsmsListsEveryType,
           (csms_test(M03, "test_no_certificate_of_the_type"),), "GetInstalledCertificateIdsRequest"),
     Fault("M03-station-lists-nothing", "M03.listed", StationListsNothing,
-          (cs_test(M03, "test_installed_certificate_is_listed"),), "GetInstalledCertificateIdsResponse status"),
+          (cs_test(M03, "test_installed_certificate_is_listed"),), "GetInstalledCertificateIds answer status"),
     Fault("M03-station-accepts-an-empty-list", "M03.not_found", StationAcceptsAnEmptyList,
           (cs_test(M03, "test_no_certificate_of_the_type"),), "NotFound"),
     Fault("M04-csms-deletes-by-another-algorithm", "M04.request", CsmsDeletesByAnotherAlgorithm,
           (csms_test(M04, "test_installed_certificate_is_deleted"),), "DeleteCertificateRequest"),
     Fault("M04-station-deletes-nothing", "M04.deleted", StationDeletesNothing,
           (cs_test(M04, "test_installed_certificate_is_deleted"),), "still listed"),
-    Fault("M04-station-finds-what-it-never-had", "M04.not_found", StationDeletesNothing,
-          (cs_test(M04, "test_unknown_certificate_not_found"),), "DeleteCertificateResponse status"),
+    Fault("M04-station-finds-what-it-never-had", "M04.not_found", StationFindsWhatItNeverHad,
+          (cs_test(M04, "test_unknown_certificate_not_found"),), "DeleteCertificate answer status"),
 )
