@@ -26,6 +26,11 @@ class CaCertificates(RuleTable, namespace="cacert"):
                            "exactly the type, its operator chose", by=CSMS)
     installed = must(f"OCPP 2.0.1 M05.FR.01 (tzi-OCTT TC_M_01_CSMS); {WHITEPAPER} M05.FR.01-02",
                      "a station installs a valid CA certificate and answers Accepted", by=CS)
+    invalid_rejected = must(f"{WHITEPAPER} M05.FR.06", "a station answers Rejected a certificate that is not a "
+                            "valid CA certificate: not PEM X.509, not a CA, or expired", by=CS)
+
+
+INVALID = ("not_a_certificate", "not_a_ca", "expired")   # what invalid_certificate makes
 
 
 ROOT_TYPES = ("CSMSRootCertificate", "ManufacturerRootCertificate", "V2GRootCertificate", "MORootCertificate")
@@ -72,11 +77,15 @@ def invalid_certificate(kind: str) -> str:
     return pki.pem_text(pki.Authority.root("EVSE Conformance Expired Root", expired=True).certificate)
 
 
-async def invalid_rejected(arena: OcppArena, kind: str, certificate_type: str, rejected: Rule) -> None:
+async def invalid_rejected(arena: OcppArena, kind: str) -> None:
+    """An invalid certificate of ``kind`` offered as the CSMS's root (2.x CSMSRootCertificate, 1.6
+    CentralSystemRootCertificate): Rejected."""
+    certificate_type = "CentralSystemRootCertificate" if arena.version is OcppVersion.V16 else "CSMSRootCertificate"
     exchange = await operate(arena, "InstallCertificate", {"certificateType": certificate_type,
                                                            "certificate": invalid_certificate(kind)},
                              CaCertificates.install_request)
-    check_equal(rejected, f"InstallCertificate answer status ({kind})", "Rejected", status_of(exchange))
+    check_equal(CaCertificates.invalid_rejected, f"InstallCertificate answer status ({kind})", "Rejected",
+                status_of(exchange))
 
 
 async def listing(arena: OcppArena, kind: str, asked: Rule | None) -> dict:

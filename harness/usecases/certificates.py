@@ -185,10 +185,19 @@ async def renewal(arena: OcppArena, start: Callable[[], Awaitable[object]]) -> t
     return sign, signed
 
 
-async def security_event(arena: OcppArena, kind: str, reported: Rule, confirmed: Rule) -> None:
+class SecurityEvents(RuleTable, namespace="secevent"):
+    """A04 and the 1.6 extension's security events (the same in every version)."""
+    reported = must(f"{WHITEPAPER} A04.FR.01 (A04 of OCPP 2.0.1)", "a station reports a critical security event "
+                    "with SecurityEventNotification naming the event's type", by=CS)
+    confirmed = must(f"{WHITEPAPER} A04.FR.03 (A04 of OCPP 2.0.1)", "the CSMS confirms a SecurityEventNotification "
+                     "with its answer", by=CSMS)
+
+
+async def security_event(arena: OcppArena, kind: str = "SettingSystemTime") -> None:
     """A04 (and its 1.6 counterpart): a security event of ``kind`` happens at the station (the actuator action
-    security_event), the station reports it (``reported``), the CSMS confirms it (``confirmed``: a CALLERROR other
-    than a refusal of the message breaks it; a refusal makes the test not applicable)."""
+    security_event: its clock set, by default), the station reports it, the CSMS confirms it (a CALLERROR other
+    than a refusal of the message breaks that; a refusal makes the test not applicable)."""
+    reported, confirmed = SecurityEvents.reported, SecurityEvents.confirmed
     now = clock.utcnow().isoformat(timespec="seconds").replace("+00:00", "Z")
     exchange = await arena.exchange(CS, "SecurityEventNotification", {"type": kind, "timestamp": now},
                                     trigger=("security_event", {"type": kind}), rule=reported)
