@@ -88,19 +88,21 @@ async def invalid_rejected(arena: OcppArena, kind: str) -> None:
                 status_of(exchange))
 
 
-async def listing(arena: OcppArena, kind: str, asked: Rule | None) -> dict:
-    """The CSMS's GetInstalledCertificateIds for ``kind`` (2.x: a list of types; 1.6: the one type), its answer."""
-    payload = {"certificateType": kind if arena.version is OcppVersion.V16 else [kind]}
+async def listing(arena: OcppArena, kind: str | None, asked: Rule | None) -> dict:
+    """The CSMS's GetInstalledCertificateIds for ``kind`` (2.x: a list of types, or every type for None; 1.6: the
+    one type), its answer."""
+    payload = {} if kind is None else {"certificateType": kind if arena.version is OcppVersion.V16 else [kind]}
     return (await operate(arena, "GetInstalledCertificateIds", payload, asked)).result
 
 
-async def listed_after_install(arena: OcppArena, kind: str, asked: Rule | None, shown: Rule) -> None:
-    """At a station under test a fresh root of ``kind`` is installed first; the list of that type is Accepted and
-    names it (by the hash data of whichever algorithm the station chose)."""
+async def listed_after_install(arena: OcppArena, kind: str, asked: Rule | None, shown: Rule, *,
+                               every_type: bool = False) -> None:
+    """At a station under test a fresh root of ``kind`` is installed first; the list of that type (of every type)
+    is Accepted and names it (by the hash data of whichever algorithm the station chose)."""
     root = fresh_root()
     if arena.is_sut(CS):
         await install(arena, kind, root)
-    answer = await listing(arena, kind, asked)
+    answer = await listing(arena, None if every_type else kind, asked)
     if arena.is_sut(CS):
         check_equal(shown, "GetInstalledCertificateIds answer status", "Accepted", answer.get("status"))
         require(listed(answer, root) is not None, shown, "the certificate just installed is not listed",

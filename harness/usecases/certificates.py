@@ -67,22 +67,26 @@ class Certificates(RuleTable, namespace="certificate"):
                             by=CS)
 
 
-def sign_trigger(arena: OcppArena) -> tuple[str, dict]:
-    """The CSMS's request for a renewal: 2.x TriggerMessage SignChargingStationCertificate; 1.6 the security
-    extension's ExtendedTriggerMessage SignChargePointCertificate (no connectorId: tzi-OCTT TC_074_CSMS step 1)."""
+SIGN_TRIGGERS = ("SignChargingStationCertificate", "SignV2GCertificate", "SignCombinedCertificate")   # 2.x
+
+
+def sign_trigger(arena: OcppArena, message: str = SIGN_TRIGGERS[0]) -> tuple[str, dict]:
+    """The CSMS's request for a renewal: 2.x TriggerMessage ``message`` (the station's certificate, its V2G
+    certificate, or one for both); 1.6 the security extension's ExtendedTriggerMessage SignChargePointCertificate (no
+    connectorId: tzi-OCTT TC_074_CSMS step 1)."""
     if arena.version is OcppVersion.V16:
         return "ExtendedTriggerMessage", {"requestedMessage": "SignChargePointCertificate"}
-    return "TriggerMessage", {"requestedMessage": "SignChargingStationCertificate"}
+    return "TriggerMessage", {"requestedMessage": message}
 
 
 def invalid_certificate_event(arena: OcppArena) -> str:
     return "InvalidChargePointCertificate" if arena.version is OcppVersion.V16 else "InvalidChargingStationCertificate"
 
 
-async def ask_renewal(arena: OcppArena, trigger_row: Rule | None) -> None:
+async def ask_renewal(arena: OcppArena, trigger_row: Rule | None, message: str = SIGN_TRIGGERS[0]) -> None:
     """The CSMS's trigger (judged by ``trigger_row``; 1.6: the general rows of its operations); a station that
     does not renew on request (Rejected, NotImplemented) makes the test not applicable."""
-    action, payload = sign_trigger(arena)
+    action, payload = sign_trigger(arena, message)
     exchange = await operate(arena, action, payload, trigger_row)
     if status_of(exchange) != "Accepted":
         raise NotApplicable(f"the station answered {action} {payload['requestedMessage']} {status_of(exchange)!r}: "

@@ -62,6 +62,8 @@ def _is_ca(certificate: x509.Certificate) -> bool:
 class CertificatesStation(Block):
     versions = EVERY_VERSION
     precedes = ("RemoteTriggerStation2x", "RemoteTriggerStation16")
+    configurable = frozenset({"hash_algorithm"})   # the algorithm of the hash data it lists
+    hash_algorithm = "SHA256"
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -148,9 +150,11 @@ class CertificatesStation(Block):
     def on_GetInstalledCertificateIds(self, _: None, payload: dict) -> dict:
         wanted = payload.get("certificateType")
         if self.version is OcppVersion.V16:   # one type, required; the hash data as a flat list
-            found = [pki.hash_data(c, self._issuer_key(c)) for kind, c in self.installed if kind == wanted]
+            found = [pki.hash_data(c, self._issuer_key(c), self.hash_algorithm)
+                     for kind, c in self.installed if kind == wanted]
             return {"status": "Accepted", "certificateHashData": found} if found else {"status": "NotFound"}
-        chain = [{"certificateType": kind, "certificateHashData": pki.hash_data(c, self._issuer_key(c))}
+        chain = [{"certificateType": kind,
+                  "certificateHashData": pki.hash_data(c, self._issuer_key(c), self.hash_algorithm)}
                  for kind, c in self.installed if not wanted or kind in wanted]
         return {"status": "Accepted", "certificateHashDataChain": chain} if chain else {"status": "NotFound"}
 

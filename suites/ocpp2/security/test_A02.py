@@ -13,7 +13,8 @@ import pytest
 from harness.rules import RuleTable, must
 from harness.roles import CSMS
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.certificates import Certificates, ask_renewal, invalid_refused, renewed, unusable_rejected
+from harness.usecases.certificates import (SIGN_TRIGGERS, Certificates, ask_renewal, invalid_refused, renewed,
+                                           unusable_rejected)
 
 
 class A02(RuleTable):
@@ -25,12 +26,18 @@ class A02(RuleTable):
 pytestmark = case("A02", block="Security", roles=("csms", "cs"), protocols=OCPP2)
 
 
+@pytest.mark.parametrize("requested", SIGN_TRIGGERS)
 @checks(A02.trigger, Certificates.csr_sent, Certificates.csr_pem, Certificates.csr_names_station,
         Certificates.csms_accepts, Certificates.signed_sent, Certificates.chain_pem, Certificates.chain_key,
-        Certificates.chain_valid, Certificates.type_echoed, Certificates.valid_taken, csms=TC("TC_A_11_CSMS", "ocpp2.0.1"))
-async def test_certificate_renewed_on_request(ocpp):
-    """Trigger, CSR, Accepted, the signed certificate for the CSR's key, taken by the station."""
-    await renewed(ocpp, lambda: ask_renewal(ocpp, A02.trigger))
+        Certificates.chain_valid, Certificates.type_echoed, Certificates.valid_taken,
+        csms=(TC("TC_A_11_CSMS", "ocpp2.0.1", when="SignChargingStationCertificate"),
+              TC("TC_A_12_CSMS", "ocpp2.0.1", when="SignV2GCertificate"),
+              TC("TC_A_13_CSMS", "ocpp2.0.1", when="SignCombinedCertificate")))
+async def test_certificate_renewed_on_request(ocpp, requested):
+    """Trigger for the station's certificate, its V2G certificate, or one for both (a station that has no such
+    certificate answers Rejected or NotImplemented: not applicable); CSR, Accepted, the signed certificate for the
+    CSR's key, taken by the station."""
+    await renewed(ocpp, lambda: ask_renewal(ocpp, A02.trigger, requested))
 
 
 @pytest.mark.sut_roles("cs")

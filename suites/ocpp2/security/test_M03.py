@@ -2,10 +2,12 @@
 certificate types; the station answers Accepted with the hash data of each certificate of those types it holds,
 NotFound when it holds none. docs/requirements/security.md."""
 
+import pytest
+
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.ca_certificates import CaCertificates, listed_after_install, none_of_the_type
+from harness.usecases.ca_certificates import ROOT_TYPES, CaCertificates, listed_after_install, none_of_the_type
 
 WHITEPAPER = "OCPP 1.6 security whitepaper"
 
@@ -23,12 +25,24 @@ class M03(RuleTable):
 pytestmark = case("M03", block="Security", roles=("csms", "cs"), protocols=OCPP2)
 
 
+TC_IDS = dict(zip(ROOT_TYPES, ("TC_M_12_CSMS", "TC_M_13_CSMS", "TC_M_14_CSMS", "TC_M_16_CSMS"), strict=True))
+
+
+@pytest.mark.parametrize("certificate_type", [pytest.param(kind, marks=checks(
+    CaCertificates.install_request, CaCertificates.installed, M03.request, M03.listed,
+    csms=TC(TC_IDS[kind], "ocpp2.0.1"))) for kind in ROOT_TYPES])
+async def test_installed_certificate_is_listed(ocpp, certificate_type):
+    """At a station under test a fresh root of the type is installed first; the list of that type is Accepted and
+    names it."""
+    await listed_after_install(ocpp, certificate_type, M03.request, M03.listed)
+
+
 @checks(CaCertificates.install_request, CaCertificates.installed, M03.request, M03.listed,
-        csms=TC("TC_M_13_CSMS", "ocpp2.0.1"))
-async def test_installed_certificate_is_listed(ocpp):
-    """At a station under test a fresh ManufacturerRootCertificate is installed first; the list of that type is
-    Accepted and names it."""
-    await listed_after_install(ocpp, "ManufacturerRootCertificate", M03.request, M03.listed)
+        csms=TC("TC_M_18_CSMS", "ocpp2.0.1"))
+async def test_every_type_listed(ocpp):
+    """GetInstalledCertificateIds without certificateType asks for every type: a ManufacturerRootCertificate
+    installed first is among them."""
+    await listed_after_install(ocpp, "ManufacturerRootCertificate", M03.request, M03.listed, every_type=True)
 
 
 @checks(M03.request, M03.not_found, csms=TC("TC_M_19_CSMS", "ocpp2.0.1"))

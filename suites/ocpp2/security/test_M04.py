@@ -2,6 +2,8 @@
 reported for it; the station deletes a certificate it holds (Accepted: it is no longer listed) and answers
 NotFound for one it does not hold. docs/requirements/security.md."""
 
+import pytest
+
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks
@@ -30,6 +32,16 @@ pytestmark = case("M04", block="Security", roles=("csms", "cs"), protocols=OCPP2
         csms=TC("TC_M_20_CSMS", "ocpp2.0.1"))
 async def test_installed_certificate_is_deleted(ocpp):
     """Installed, listed, deleted by the hash data listed: Accepted, and no longer listed."""
+    await deleted_after_install(ocpp, KIND, (M04.list_request, M04.request, M04.deleted))
+
+
+@pytest.mark.sut_roles("csms")
+@pytest.mark.parametrize("algorithm", ["SHA384", "SHA512"])
+@checks(CaCertificates.install_request, M04.list_request, M04.request, csms=TC("TC_M_20_CSMS", "ocpp2.0.1"))
+async def test_deleted_by_the_algorithm_listed(ocpp, algorithm):
+    """The harness's station lists its certificates hashed with SHA384 or SHA512: the CSMS deletes by that hash
+    data, in that algorithm (TC_M_20 repeats the deletion for each algorithm)."""
+    ocpp.configure(hash_algorithm=algorithm)
     await deleted_after_install(ocpp, KIND, (M04.list_request, M04.request, M04.deleted))
 
 

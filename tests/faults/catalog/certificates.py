@@ -221,9 +221,11 @@ StationDeletesNothing = fault_class(DeletesNothing, ReferenceStation, "StationDe
 StationFindsWhatItNeverHad = fault_class(DeletesNothing, ReferenceStation, "StationFindsWhatItNeverHad", __name__)
 
 
-def _renewal(test: str, *params: str) -> tuple[str, ...]:
-    return (csms_test(A02, RENEWED_ON_REQUEST, *params), csms_test(A03, RENEWS, *params)) if test == "csms" else \
-        (cs_test(A02, RENEWED_ON_REQUEST, *params), cs_test(A03, RENEWS, *params))
+def _renewal(role: str) -> tuple[str, ...]:
+    """The renewal of the station's own certificate, asked by the CSMS (A02) and started by the station (A03)."""
+    node = csms_test if role == "csms" else cs_test
+    return (node(A02, RENEWED_ON_REQUEST, "SignChargingStationCertificate"),
+            node(A03, RENEWS, "ChargingStationCertificate"))
 
 
 FAULTS: tuple[Fault, ...] = (
@@ -237,7 +239,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("A01-station-stays-on-the-old-connection", "A01.reconnects", StationStaysOnTheOldConnection,
           (cs_test(A01, "test_password_updated"),), "did not reconnect", verdict="finding"),
     Fault("A02-csms-triggers-the-v2g-certificate", "A02.trigger", CsmsTriggersTheV2GCertificate,
-          (csms_test(A02, RENEWED_ON_REQUEST),), "TriggerMessageRequest"),
+          (csms_test(A02, RENEWED_ON_REQUEST, "SignChargingStationCertificate"),), "TriggerMessageRequest"),
     Fault("A02-csms-rejects-every-csr", "certificate.csms_accepts", CsmsRejectsEveryCsr, _renewal("csms"),
           "SignCertificateResponse status"),
     Fault("A02-csms-accepts-any-csr", "certificate.csms_rejects", CsmsAcceptsAnyCsr,
@@ -267,11 +269,11 @@ FAULTS: tuple[Fault, ...] = (
                 for kind in ("not_a_certificate", "not_a_ca", "expired")), "InstallCertificate answer status"),
     Fault("M05-station-refuses-installs", "cacert.installed", StationRefusesInstalls,
           (cs_test(M05, "test_ca_certificate_installed", "CSMSRootCertificate"),
-           cs_test(M03, "test_installed_certificate_is_listed")), "InstallCertificate answer status"),
+           cs_test(M03, "test_installed_certificate_is_listed", "ManufacturerRootCertificate")), "InstallCertificate answer status"),
     Fault("M03-csms-lists-every-type", "M03.request", CsmsListsEveryType,
           (csms_test(M03, "test_no_certificate_of_the_type"),), "GetInstalledCertificateIdsRequest"),
     Fault("M03-station-lists-nothing", "M03.listed", StationListsNothing,
-          (cs_test(M03, "test_installed_certificate_is_listed"),), "GetInstalledCertificateIds answer status"),
+          (cs_test(M03, "test_installed_certificate_is_listed", "ManufacturerRootCertificate"),), "GetInstalledCertificateIds answer status"),
     Fault("M03-station-accepts-an-empty-list", "M03.not_found", StationAcceptsAnEmptyList,
           (cs_test(M03, "test_no_certificate_of_the_type"),), "NotFound"),
     Fault("M04-csms-deletes-by-another-algorithm", "M04.request", CsmsDeletesByAnotherAlgorithm,
