@@ -15,6 +15,7 @@ from .records import Fault, cs_test, csms_test
 A01 = "security/test_A01.py"
 A02, A03, A04 = "security/test_A02.py", "security/test_A03.py", "security/test_A04.py"
 M03, M04, M05 = "security/test_M03.py", "security/test_M04.py", "security/test_M05.py"
+LISTED_CS = cs_test(M03, "test_installed_certificate_is_listed", "ManufacturerRootCertificate")
 RENEWED_ON_REQUEST, RENEWS = "test_certificate_renewed_on_request", "test_station_renews_its_certificate"
 INVALID = "test_an_invalid_certificate_is_refused_and_reported"
 
@@ -269,11 +270,11 @@ FAULTS: tuple[Fault, ...] = (
                 for kind in ("not_a_certificate", "not_a_ca", "expired")), "InstallCertificate answer status"),
     Fault("M05-station-refuses-installs", "cacert.installed", StationRefusesInstalls,
           (cs_test(M05, "test_ca_certificate_installed", "CSMSRootCertificate"),
-           cs_test(M03, "test_installed_certificate_is_listed", "ManufacturerRootCertificate")), "InstallCertificate answer status"),
+           LISTED_CS), "InstallCertificate answer status"),
     Fault("M03-csms-lists-every-type", "M03.request", CsmsListsEveryType,
           (csms_test(M03, "test_no_certificate_of_the_type"),), "GetInstalledCertificateIdsRequest"),
     Fault("M03-station-lists-nothing", "M03.listed", StationListsNothing,
-          (cs_test(M03, "test_installed_certificate_is_listed", "ManufacturerRootCertificate"),), "GetInstalledCertificateIds answer status"),
+          (LISTED_CS,), "GetInstalledCertificateIds answer status"),
     Fault("M03-station-accepts-an-empty-list", "M03.not_found", StationAcceptsAnEmptyList,
           (cs_test(M03, "test_no_certificate_of_the_type"),), "NotFound"),
     Fault("M04-csms-deletes-by-another-algorithm", "M04.request", CsmsDeletesByAnotherAlgorithm,
