@@ -20,6 +20,7 @@ from harness.reference.blocks import (authorization, availability, certificates,
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
+    certificates.CertificatesStation,   # its boot and connect wrap the provisioning block's
     provisioning.ProvisioningStation2x, provisioning.ProvisioningStation16,
     local_list.LocalListStation2x,
     payment.PaymentStation2x,
@@ -28,7 +29,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     remote_control.RemoteControlStation2x, remote_control.RemoteControlStation16,
     reset.ResetStation2x, reset.ResetStation16,
     configuration.ConfigurationStation16,
-    security.SecurityStation16, security.SecurityStation2x, certificates.CertificatesStation,
+    security.SecurityStation16, security.SecurityStation2x,
     data_transfer.DataTransferStation,
     smart_charging.SmartChargingStation2x, smart_charging.SmartChargingStation16,
     device_model.DeviceModelStation2x,

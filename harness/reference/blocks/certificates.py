@@ -31,7 +31,7 @@ from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import EVERY_VERSION, Block, Undo, now_iso
-from harness.transport.ws import CallFailed
+from harness.transport.ws import CallFailed, Handshake
 
 # a trigger → the SignCertificate's certificateType (None: none sent)
 SIGN_REQUESTS = {"SignChargingStationCertificate": "ChargingStationCertificate", "SignV2GCertificate": "V2GCertificate",
@@ -48,6 +48,14 @@ def invalid_certificate_event(version: OcppVersion) -> str:
     return "InvalidChargePointCertificate" if version is OcppVersion.V16 else "InvalidChargingStationCertificate"
 
 
+def invalid_server_event(version: OcppVersion) -> str:
+    """The event of a CSMS certificate the station could not verify (1.6 white paper A00.FR.309)."""
+    return "InvalidCentralSystemCertificate" if version is OcppVersion.V16 else "InvalidCsmsCertificate"
+
+
+UNVERIFIED = "CERTIFICATE_VERIFY_FAILED"   # OpenSSL's reason for a server certificate this end refused
+
+
 def _valid_now(certificate: x509.Certificate) -> bool:
     return certificate.not_valid_before_utc <= clock.utcnow() <= certificate.not_valid_after_utc
 
@@ -60,8 +68,10 @@ def _is_ca(certificate: x509.Certificate) -> bool:
 
 
 class CertificatesStation(Block):
+    """A server certificate it refused in a TLS handshake is reported (InvalidCsmsCertificate; 1.6
+    InvalidCentralSystemCertificate) once a connection is open and its boot Accepted: the event waits for it."""
     versions = EVERY_VERSION
-    precedes = ("RemoteTriggerStation2x", "RemoteTriggerStation16")
+    precedes = ("ProvisioningStation2x", "ProvisioningStation16", "RemoteTriggerStation2x", "RemoteTriggerStation16")
     configurable = frozenset({"hash_algorithm"})   # the algorithm of the hash data it lists
     hash_algorithm = "SHA256"
 
@@ -70,6 +80,21 @@ class CertificatesStation(Block):
         self.installed: list[tuple[str, x509.Certificate]] = []   # (certificateType, CA certificate)
         self.renewal_key: Any = None
         self.client_certificate: x509.Certificate | None = None
+        self.unreported: list[tuple[str, str]] = []   # security events waiting for an accepted connection
+
+    async def connect(self, csms_url: str, **options: Any) -> Handshake:
+        handshake = await super().connect(csms_url, **options)
+        if handshake.tls_refused is not None and UNVERIFIED in handshake.tls_refused:
+            self.unreported.append((invalid_server_event(self.version), handshake.tls_refused))
+        return handshake
+
+    async def boot(self) -> dict:
+        response = await super().boot()
+        if response.get("status") == "Accepted" and self.unreported:
+            waiting, self.unreported = self.unreported, []
+            for kind, why in waiting:
+                self.background.spawn(self.security_event(kind, why))
+        return response
 
     # ------------------------------------------------------------ A02, A03: renewal
     def triggered(self, message: str, payload: dict) -> bool:
