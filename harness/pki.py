@@ -56,14 +56,6 @@ def _name(common_name: str, organization: str | None = None) -> x509.Name:
     return x509.Name(parts)
 
 
-def csr(common_name: str, organization: str | None = None) -> str:
-    """A PEM certificate signing request for a fresh key, with this subject (what a station sends in
-    SignCertificateRequest.csr)."""
-    request = x509.CertificateSigningRequestBuilder().subject_name(_name(common_name, organization)) \
-        .sign(new_key(), hashes.SHA256())
-    return request.public_bytes(serialization.Encoding.PEM).decode()
-
-
 def _san(host: str) -> x509.GeneralName:
     try:
         return x509.IPAddress(ipaddress.ip_address(host))
@@ -73,6 +65,10 @@ def _san(host: str) -> x509.GeneralName:
 
 def _pem(cert: x509.Certificate) -> bytes:
     return cert.public_bytes(serialization.Encoding.PEM)
+
+
+def pem_text(cert: x509.Certificate) -> str:
+    return _pem(cert).decode()
 
 
 @dataclass(frozen=True)
@@ -114,10 +110,11 @@ class Authority:
         self.revoked: set[int] = set()
 
     @classmethod
-    def root(cls, common_name: str, organization: str | None = None, kind: str = EC) -> "Authority":
+    def root(cls, common_name: str, organization: str | None = None, kind: str = EC, *,
+             expired: bool = False) -> "Authority":
         key = new_key(kind)
         name = _name(common_name, organization)
-        cert = _builder(name, name, key.public_key(), *_validity(expired=False)) \
+        cert = _builder(name, name, key.public_key(), *_validity(expired)) \
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True) \
             .add_extension(_ca_usage(), critical=True) \
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False) \
@@ -150,6 +147,19 @@ class Authority:
         builder = _leaf(_builder(_name(common_name, organization), self.certificate.subject, key.public_key(),
                                  *_validity(expired)), server_names, client, ocsp_url)
         return Issued(self._sign(builder, key.public_key()), key, self._chain())
+
+    def sign_csr(self, csr_pem: bytes, *, expired: bool = False) -> x509.Certificate:
+        """A client certificate for the subject and public key of a PEM certificate signing request (the
+        CSMS's part of a certificate renewal, OCPP 2.x A02/A03); ``expired`` ended a day ago. The request's
+        own signature is the caller's to check (``csr_problem``)."""
+        csr = x509.load_pem_x509_csr(csr_pem)
+        builder = _leaf(_builder(csr.subject, self.certificate.subject, csr.public_key(), *_validity(expired)),
+                        (), True, None)
+        return self._sign(builder, csr.public_key())
+
+    def chain_pem(self, certificate: x509.Certificate) -> str:
+        """``certificate`` and the sub-CAs up to the root, leaf first, PEM: a CertificateSigned chain."""
+        return b"".join(_pem(cert) for cert in (certificate, *self._chain())).decode()
 
     def revoke(self, issued: Issued) -> None:
         self.revoked.add(issued.serial)
@@ -221,6 +231,69 @@ def load_authority(certificate_pem: bytes, key_pem: bytes) -> Authority:
     return Authority(Issued(x509.load_pem_x509_certificate(certificate_pem), key), kind)
 
 
+def make_csr(key, common_name: str, organization: str | None = None) -> str:
+    """A PEM certificate signing request (RFC 2986) for ``key``'s public key, signed with ``key``."""
+    return csr_of(_name(common_name, organization), key)
+
+
+def csr_of(subject: x509.Name, key) -> str:
+    return x509.CertificateSigningRequestBuilder().subject_name(subject).sign(key, hashes.SHA256()) \
+        .public_bytes(serialization.Encoding.PEM).decode()
+
+
+def csr_problem(csr_pem: str) -> str | None:
+    """Why ``csr_pem`` is not a PEM certificate signing request signed by its own key, or None."""
+    try:
+        csr = x509.load_pem_x509_csr(csr_pem.encode())
+    except ValueError as error:
+        return f"not a PEM certificate signing request ({error})"
+    if not csr.is_signature_valid:
+        return "its signature does not verify with the public key it carries"
+    return None
+
+
+def same_public_key(a, b) -> bool:
+    form = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return a.public_bytes(*form) == b.public_bytes(*form)
+
+
+def load_chain(pem: str) -> list[x509.Certificate]:
+    """The certificates of a PEM bundle, leaf first (ValueError: none, or one that does not parse)."""
+    certificates = x509.load_pem_x509_certificates(pem.encode())
+    if not certificates:
+        raise ValueError("no certificate")
+    return certificates
+
+
+HASHES = {"SHA256": hashes.SHA256, "SHA384": hashes.SHA384, "SHA512": hashes.SHA512}
+
+
+def _digest(algorithm: str, data: bytes) -> str:
+    digest = hashes.Hash(HASHES[algorithm]())
+    digest.update(data)
+    return digest.finalize().hex()
+
+
+def hash_data(certificate: x509.Certificate, issuer_key, algorithm: str = "SHA256") -> dict[str, str]:
+    """OCPP's CertificateHashDataType of ``certificate``: the hashes of its issuer's name (DER) and of the
+    issuer's public key (the bits of its subjectPublicKeyInfo), and its serial number in hex (lower case,
+    no leading zeros) — ``issuer_key`` is the certificate's own for a root."""
+    key_bits = issuer_key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint) \
+        if isinstance(issuer_key, ec.EllipticCurvePublicKey) else \
+        issuer_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.PKCS1)
+    return {"hashAlgorithm": algorithm, "issuerNameHash": _digest(algorithm, certificate.issuer.public_bytes()),
+            "issuerKeyHash": _digest(algorithm, key_bits), "serialNumber": format(certificate.serial_number, "x")}
+
+
+def same_hash_data(a: dict, b: dict) -> bool:
+    """Two CertificateHashData name one certificate: the hashes in any case, the serial number by value."""
+    try:
+        serials = int(a["serialNumber"], 16) == int(b["serialNumber"], 16)
+    except ValueError:
+        return False
+    return serials and all(a[k].lower() == b[k].lower() for k in ("hashAlgorithm", "issuerNameHash", "issuerKeyHash"))
+
+
 # The certificates a TLS test presents: the valid one and each kind a correct peer must refuse.
 VALID, EXPIRED, WRONG_HOST, OTHER_ROOT, SELF_SIGNED = "valid", "expired", "wrong_host", "other_root", "self_signed"
 BROKEN = (EXPIRED, WRONG_HOST, OTHER_ROOT, SELF_SIGNED)
@@ -244,6 +317,7 @@ class HarnessPki:
             self.root = Authority.root("EVSE Conformance Test Root", organization, kind=RSA)
             self.root.issued.write(directory, "root")
         self._files: dict[tuple, tuple[Path, Path]] = {}
+        self._kept = 0
 
     @property
     def root_path(self) -> Path:
@@ -260,6 +334,12 @@ class HarnessPki:
             raise ValueError("a client certificate names no host")
         return self._issued(("client", variant, serial, operator),
                             lambda: self._make(variant, serial, operator, client=True))
+
+    def keep_key(self, name: str, key) -> None:
+        """A private key made during the run (a station's renewal key) kept beside the PKI's own, readable by
+        the owner only: the secret-leak self-check searches every output for the keys in this directory."""
+        self._kept += 1
+        Issued(self.root.certificate, key).write(self.directory, f"{name}-{os.getpid()}-{self._kept}")
 
     def _make(self, variant: str, common_name: str, organization: str | None = None, **usage) -> Issued:
         if variant == SELF_SIGNED:

@@ -317,6 +317,7 @@ class Profile:
     # The AuthorizationKey a 1.6 key rotation of this run gave the station. The SUT keeps it after
     # the test that rotated it, so every later test must use it (see authorization_key).
     rotated_key: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    rotated_password: dict[str, str] = field(default_factory=dict, compare=False, repr=False)   # 2.x, A01
 
     def get(self, dotted: str, default: Any = None) -> Any:
         value: Any = self.data
@@ -338,7 +339,14 @@ class Profile:
 
     @property
     def password(self) -> str | None:
+        """The 2.x Basic-auth password; once a BasicAuthPassword update in this run was accepted, the new one."""
+        if self.identity in self.rotated_password:
+            return self.rotated_password[self.identity]
         return self.get("station.password")
+
+    def password_rotated(self, password: str) -> None:
+        """The station accepted ``password`` as its BasicAuthPassword (A01): from now on it is the password."""
+        self.rotated_password[self.identity] = password
 
     @property
     def authorization_key(self) -> bytes | None:

@@ -30,6 +30,12 @@ _AUTH_HEADER = re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(basic|toke
 # a 1.6 AuthorizationKey value, masked by where it stands: a key a real central system sends is logged
 # (websockets, at DEBUG) before the harness has read it and registered it
 _KEY_VALUE = re.compile(r'("key"\s*:\s*"AuthorizationKey"\s*,\s*"value"\s*:\s*")[^"]*')
+# a 2.x BasicAuthPassword set by SetVariables, masked by where it stands for the same reason: the attributeValue
+# of the setVariableData item that names the variable, its members in either order (the item ends at "},{")
+_ITEM_GAP = r'(?:(?!attributeValue|\}\s*,\s*\{)[\s\S]){0,400}?'
+_PASSWORD_VALUE = (re.compile(r'(attributeValue\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)(?=\\?"' + _ITEM_GAP
+                              + r'BasicAuthPassword)'),
+                   re.compile(r'(BasicAuthPassword' + _ITEM_GAP + r'attributeValue\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)'))
 
 
 class _Masks:
@@ -137,6 +143,8 @@ class Redactor:
             return last[2]
         redacted = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + " " + MASK, text)
         redacted = _KEY_VALUE.sub(lambda m: m.group(1) + MASK, redacted)
+        for pattern in _PASSWORD_VALUE:
+            redacted = pattern.sub(lambda m: m.group(1) + MASK, redacted)
         for secret in masks.in_text(redacted):
             redacted = redacted.replace(secret, MASK)
         if masks.pins is not None:

@@ -13,13 +13,14 @@ from collections.abc import Iterable
 from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
-from harness.reference.blocks import (authorization, availability, configuration, data_transfer, device_model,
-                                      display_message, firmware, local_authorization, local_list, offline, payment,
-                                      plug_and_charge, provisioning, remote_control, remote_trigger, reservation,
-                                      reset, security, smart_charging, transactions)
+from harness.reference.blocks import (authorization, availability, certificates, configuration, data_transfer,
+                                      device_model, display_message, firmware, local_authorization, local_list, offline,
+                                      payment, plug_and_charge, provisioning, remote_control, remote_trigger,
+                                      reservation, reset, security, smart_charging, transactions)
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
+    certificates.CertificatesStation,   # its boot and connect wrap the provisioning block's
     provisioning.ProvisioningStation2x, provisioning.ProvisioningStation16,
     local_list.LocalListStation2x,
     payment.PaymentStation2x,
@@ -29,7 +30,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     remote_control.RemoteControlStation2x, remote_control.RemoteControlStation16,
     reset.ResetStation2x, reset.ResetStation16,
     configuration.ConfigurationStation16,
-    security.SecurityStation16,
+    security.SecurityStation16, security.SecurityStation2x,
     data_transfer.DataTransferStation,
     smart_charging.SmartChargingStation2x, smart_charging.SmartChargingStation16,
     device_model.DeviceModelStation2x,
@@ -51,7 +52,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     remote_control.RemoteControlCsms2x, remote_control.RemoteControlCsms16,
     reset.ResetCsms2x, reset.ResetCsms16,
     configuration.ConfigurationCsms16,
-    security.SecurityCsms16,
+    security.SecurityCsms16, security.SecurityCsms2x, certificates.CertificatesCsms,
     data_transfer.DataTransferCsms,
     smart_charging.SmartChargingCsms2x, smart_charging.SmartChargingCsms16,
     availability.AvailabilityCsms2x, availability.AvailabilityCsms16,

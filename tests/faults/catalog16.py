@@ -949,3 +949,54 @@ FAULTS += (
                       "self_signed")),
             "the station connected to a server with a"),
 )
+
+
+# ------------------------------------------------------------------------------------- the security extension
+from catalog import certificates as cert  # noqa: E402  (the 2.x security faults: their behaviour, in 1.6)
+
+
+def _in_16(behaviour: type, name: str) -> type:
+    base = ReferenceCsms16 if name.startswith("CentralSystem") else ReferenceStation16
+    return cert.fault_class(behaviour, base, name, __name__)
+
+
+ChargePointSendsADerCsr = _in_16(cert.SendsADerCsr, "ChargePointSendsADerCsr")
+ChargePointTakesAnyCertificate = _in_16(cert.TakesAnyCertificate, "ChargePointTakesAnyCertificate")
+ChargePointReportsAnotherEvent = _in_16(cert.ReportsAnotherEvent, "ChargePointReportsAnotherEvent")
+ChargePointInstallsAnything = _in_16(cert.InstallsAnything, "ChargePointInstallsAnything")
+ChargePointListsNothing = _in_16(cert.ListsNothing, "ChargePointListsNothing")
+ChargePointDeletesNothing = _in_16(cert.DeletesNothing, "ChargePointDeletesNothing")
+CentralSystemRejectsEveryCsr = _in_16(cert.RejectsEveryCsr, "CentralSystemRejectsEveryCsr")
+CentralSystemSignsAnotherKey = _in_16(cert.SignsAnotherKey, "CentralSystemSignsAnotherKey")
+CentralSystemRefusesSecurityEvents = _in_16(cert.RefusesSecurityEvents, "CentralSystemRefusesSecurityEvents")
+CentralSystemDeletesByAnotherAlgorithm = _in_16(cert.DeletesByAnotherAlgorithm, "CentralSystemDeletesByAnotherAlgorithm")
+
+
+RENEWAL16, EVENTS16, CERTS16 = ("security/test_RENEWAL16.py", "security/test_EVENTS16.py",
+                                "security/test_CERTS16.py")
+RENEWED = ("test_certificate_renewed_on_request", "test_charge_point_renews_its_certificate")
+
+FAULTS += (
+    Fault("cp-sends-a-der-csr", "certificate.csr_pem", ChargePointSendsADerCsr,
+          tuple(node(RENEWAL16, test, "cs") for test in RENEWED), "not a PEM certificate signing request"),
+    Fault("cp-takes-any-certificate", "certificate.invalid_refused", ChargePointTakesAnyCertificate,
+          tuple(node(RENEWAL16, "test_an_invalid_certificate_is_refused_and_reported", "cs", broken)
+                for broken in ("expired", "other_root", "other_key")), "CertificateSigned answer status"),
+    Fault("cs-rejects-every-csr", "certificate.csms_accepts", CentralSystemRejectsEveryCsr,
+          tuple(node(RENEWAL16, test, "csms") for test in RENEWED), "SignCertificateResponse status"),
+    Fault("cs-signs-another-key", "certificate.chain_key", CentralSystemSignsAnotherKey,
+          tuple(node(RENEWAL16, test, "csms") for test in RENEWED), "the signed certificate is for another key"),
+    Fault("cp-reports-another-event", "secevent.reported", ChargePointReportsAnotherEvent,
+          (node(EVENTS16, "test_security_event_reported_and_confirmed", "cs"),), "SecurityEventNotification type"),
+    Fault("cs-refuses-security-events", "secevent.confirmed", CentralSystemRefusesSecurityEvents,
+          (node(EVENTS16, "test_security_event_reported_and_confirmed", "csms"),), "InternalError"),
+    Fault("cp-installs-anything", "cacert.invalid_rejected", ChargePointInstallsAnything,
+          tuple(node(CERTS16, "test_invalid_certificate_rejected", "cs", kind)
+                for kind in ("not_a_certificate", "not_a_ca", "expired")), "InstallCertificate answer status"),
+    Fault("cp-lists-nothing", "CERTS16.listed", ChargePointListsNothing,
+          (node(CERTS16, "test_installed_certificate_is_listed", "cs"),), "GetInstalledCertificateIds answer status"),
+    Fault("cp-deletes-nothing", "CERTS16.deleted", ChargePointDeletesNothing,
+          (node(CERTS16, "test_installed_certificate_is_deleted", "cs"),), "still listed"),
+    Fault("cs-deletes-by-another-algorithm", "ops16.sent_as_asked", CentralSystemDeletesByAnotherAlgorithm,
+          (node(CERTS16, "test_installed_certificate_is_deleted", "csms"),), "DeleteCertificate.req"),
+)

@@ -1,7 +1,8 @@
 """Searches a run's outputs for secrets: every value the profile loader masks (passwords, PIN codes,
 keys, tokens) and the private keys of the run's TLS, in every encoding it can travel in, and the
-credentials the run makes up as it goes (rotated 1.6 keys, OCPI tokens), found by where they stand: an Authorization header or an
-AuthorizationKey value that is not masked. A hit names the file, the profile key and the encoding,
+credentials the run makes up as it goes (rotated 1.6 keys, 2.x BasicAuthPasswords, OCPI tokens), found by where
+they stand: an Authorization header, an AuthorizationKey value or a BasicAuthPassword attributeValue that is not
+masked. A hit names the file, the profile key and the encoding,
 never the value."""
 
 from __future__ import annotations
@@ -16,12 +17,17 @@ from harness.profile import Profile
 from harness.wire import MASK, SHORT_SECRET
 
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
+_ITEM = r"(?:(?!attributeValue|\}\s*,\s*\{)[\s\S]){0,400}?"   # within one setVariableData item
 # runtime credentials: a Basic/Token Authorization header, a ChangeConfiguration AuthorizationKey value,
 # in plain text or in a JSON string (quotes escaped), that the redactor did not mask
 _UNMASKED = {
     "Authorization header": re.compile(r"(?i)authorization\\?['\"]?\s*[:=]\s*\\?['\"]?(?:basic|token)\s+(?!" + MASK
                                        + r")[A-Za-z0-9+/=_-]{6,}"),
     "AuthorizationKey value": re.compile(r"AuthorizationKey\\?\"\s*,\s*\\?\"value\\?\"\s*:\s*\\?\"(?!" + MASK + ")"),
+    # a 2.x SetVariables of SecurityCtrlr.BasicAuthPassword: the attributeValue of its item, before or after the name
+    "BasicAuthPassword value": re.compile(
+        r"attributeValue\\?\"\s*:\s*\\?\"(?!" + MASK + r")[^\"\\]+\\?\"" + _ITEM + "BasicAuthPassword|BasicAuthPassword"
+        + _ITEM + r"attributeValue\\?\"\s*:\s*\\?\"(?!" + MASK + ")"),
 }
 
 

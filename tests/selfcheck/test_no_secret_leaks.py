@@ -5,7 +5,8 @@ The run is a slice of `pytest suites` that exercises every secret and the paths 
 OCPP 2.x authorization (the PIN, C04; the card details of a payment, C18-C23) and transport (Basic auth,
 wrong passwords, CONN), 1.6 authorization and security (the AuthorizationKey and its rotation, SECURITY16), OCPI credentials
 and transport (token A and the tokens exchanged, over HTTPS too), security profiles 2 and 3 (the private
-keys of the run's PKI). `-rA` and `junit_logging=all` put every test's
+keys of the run's PKI), certificate renewal (the keys of the stations' CSRs, which the harness's station keeps
+in the run's PKI directory). `-rA` and `junit_logging=all` put every test's
 captured log in the terminal and the JUnit file, so that each output carries the logs."""
 
 from pathlib import Path
@@ -20,7 +21,8 @@ from harness.wire import MASK
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = ["suites/ocpp2/authorization", "suites/ocpp/transport/test_CONN.py", "suites/ocpp16/authorization",
-               "suites/ocpp16/security", "suites/ocpi/credentials", "suites/ocpi/transport", "suites/ocpp/security"]
+               "suites/ocpp16/security", "suites/ocpi/credentials", "suites/ocpi/transport", "suites/ocpp/security",
+               "suites/ocpp2/security"]
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +56,7 @@ def test_no_secret_of_the_profile_in_any_output(debug_run, pki_dir):
     assert {"station.password", "station.authorization_key", "ocpi.token_a", "tokens.pin.id",
             "payment_terminal.card[1].value", "private key root.key"} <= {s.key for s in secrets}
     assert sum(s.key.endswith(".key") for s in secrets) > 3, "the TLS tests issued no certificates"
+    assert any(s.key.startswith("private key renewal-") for s in secrets), "no station renewed its certificate"
     hits = leaks(debug_run, secrets)
     assert hits == [], "secrets leaked:\n" + "\n".join(hits)
 
@@ -72,6 +75,7 @@ def test_every_output_carries_the_logs_it_was_searched_for(debug_run):
             "handshake log in an Allure attachment": shown(header, "-attachment.txt"),
             "masked PIN": shown(b'"idToken":"' + MASK.encode() + b'","type":"KeyCode"'),
             "masked rotated key": shown(b'"AuthorizationKey","value":"' + MASK.encode()),
+            "masked new password": shown(b'"attributeValue":"' + MASK.encode() + b'","component":{"name":"SecurityCtrlr"}'),
             "conformance summary": all(shown(b"", name) for name in ("conformance.json", "conformance.md",
                                                                      "conformance.html"))}
     assert all(seen.values()), seen
@@ -100,11 +104,15 @@ def test_a_pin_is_reported_as_a_quoted_value_not_inside_a_number():
 
 @pytest.mark.parametrize("line", ["< Authorization: Basic Q1MwMDE6bmV3LWtleQ==",
                                   '{\\"headers\\": {\\"authorization\\": \\"Token bmV3LXRva2Vu\\"}}',
-                                  '[2,"1","ChangeConfiguration",{"key":"AuthorizationKey","value":"0a1b2c"}]'])
+                                  '[2,"1","ChangeConfiguration",{"key":"AuthorizationKey","value":"0a1b2c"}]',
+                                  '{"setVariableData":[{"attributeValue":"n3w-pa55word-0123456789","component":'
+                                  '{"name":"SecurityCtrlr"},"variable":{"name":"BasicAuthPassword"}}]}',
+                                  '{\\"variable\\":{\\"name\\":\\"BasicAuthPassword\\"},\\"attributeValue\\":'
+                                  '\\"n3w-pa55word-0123456789\\"}'])
 def test_a_credential_the_profile_does_not_name_is_reported_when_unmasked(line):
     assert leaks({"terminal": line.encode()}, []) != []
     assert leaks({"terminal": line.replace("Q1MwMDE6bmV3LWtleQ==", MASK).replace("bmV3LXRva2Vu", MASK)
-                  .replace("0a1b2c", MASK).encode()}, []) == []
+                  .replace("0a1b2c", MASK).replace("n3w-pa55word-0123456789", MASK).encode()}, []) == []
 
 
 def test_the_profile_secrets_come_from_the_loader_not_from_a_list():

@@ -82,10 +82,20 @@ class DeviceModelStation2x(Block):
         named = {"attributeType": item["attributeType"]} if "attributeType" in item else {}
         return {"attributeStatus": status, "component": item["component"], "variable": item["variable"]} | named
 
+    def variable_written(self, component: str, name: str, value: str) -> str | None:
+        """A block that owns ``component``.``name`` (a write-only secret: SecurityCtrlr.BasicAuthPassword) takes
+        the value and returns the attributeStatus; None leaves it to the device model (each override passes the
+        others on with super())."""
+        return None
+
     def on_SetVariables(self, _: None, payload: dict) -> dict:
         results = []
         for item in payload["setVariableData"]:
             component, name = item["component"]["name"], item["variable"]["name"]
+            owned = self.variable_written(component, name, item["attributeValue"])
+            if owned is not None:
+                results.append({"attributeStatus": owned, "component": item["component"], "variable": item["variable"]})
+                continue
             status = self._status(component, name)
             allowed = VARIABLES.get((component, name), (None, None))[1]
             if status == "Accepted" and item.get("attributeType", "Actual") != "Actual":

@@ -1,4 +1,6 @@
-"""Remote Trigger: TriggerMessage (1.6: Remote Trigger; 2.x: F06, docs/requirements/remote_control.md).
+"""Remote Trigger: TriggerMessage (1.6: Remote Trigger, and the security extension's ExtendedTriggerMessage, with
+the two firmware-management notifications it can ask for; 2.x: F06, docs/requirements/remote_control.md), and
+the messages other blocks send on request (``triggered``: the certificates block's signing requests).
 
 Charge point 1.6 (spec 002 TriggerMessage; MessageTrigger; TriggerMessageStatus; Events;
 DiagnosticsStatus and FirmwareStatus Idle): a TriggerMessage for a connector it does not have is
@@ -30,7 +32,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from harness import pki
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.ocpp.meter16 import ENERGY
 from harness.reference.common import V2X, V16, Block, now_iso
@@ -44,6 +45,20 @@ class RemoteTriggerStation16(Block):
     requires = ("ProvisioningStation16", "TransactionsStation16")
     configurable = frozenset({"trigger_answer"})
     trigger_answer: str | None = None
+
+    def triggered(self, message: str, payload: dict) -> bool:
+        """A block that sends ``message`` on request (ExtendedTriggerMessage: the certificates block's
+        SignChargePointCertificate) starts it and returns True (each override passes the others on)."""
+        return False
+
+    def on_ExtendedTriggerMessage(self, _: None, payload: dict) -> dict:
+        """The 1.6 security extension's trigger: what a block sends on request, else the messages TriggerMessage
+        knows; LogStatusNotification is NotImplemented (no log upload)."""
+        if self.triggered(payload["requestedMessage"], payload):
+            return {"status": "Accepted"}
+        if payload["requestedMessage"] == "LogStatusNotification":
+            return {"status": "NotImplemented"}
+        return self.on_TriggerMessage(None, payload)
 
     def on_TriggerMessage(self, _: None, payload: dict) -> dict:
         connector_id = payload.get("connectorId")
@@ -89,13 +104,15 @@ class RemoteTriggerCsms16(Block):
             payload["connectorId"] = connector_id
         self.send(station, "TriggerMessage", payload)
 
+    async def act_extended_trigger_message(self, requested_message: str, connector_id: int | None = None,
+                                           station: str | None = None) -> None:
+        self.send(station, "ExtendedTriggerMessage", {"requestedMessage": requested_message}
+                  | ({"connectorId": connector_id} if connector_id is not None else {}))
+
 
 # 2.x: the messages a station sends for its EVSEs, and those the reference does not implement (F06.FR.08)
 PER_EVSE = frozenset({"MeterValues", "StatusNotification", "TransactionEvent"})
 NOT_IMPLEMENTED = frozenset({"CustomTrigger"})
-# the certificate a triggered SignCertificateRequest asks for (certificateType; none: both, the combined one)
-SIGNED = {"SignChargingStationCertificate": "ChargingStationCertificate", "SignV2GCertificate": "V2GCertificate",
-          "SignV2G20Certificate": "V2G20Certificate", "SignCombinedCertificate": None}
 
 
 class RemoteTriggerStation2x(Block):
@@ -104,10 +121,17 @@ class RemoteTriggerStation2x(Block):
     configurable = frozenset({"trigger_answer"})
     trigger_answer: str | None = None
 
+    def triggered(self, message: str, payload: dict) -> bool:
+        """A block that sends ``message`` on request (the certificates block's signing requests) starts it in
+        the background and returns True (each override passes the others on with super())."""
+        return False
+
     def on_TriggerMessage(self, _: None, payload: dict) -> dict:
         message, evse = payload["requestedMessage"], payload.get("evse")
         if self.trigger_answer is not None:
             return {"status": self.trigger_answer}
+        if self.triggered(message, payload):
+            return {"status": "Accepted"}
         if message in NOT_IMPLEMENTED:
             return {"status": "NotImplemented"}
         if message not in PER_EVSE:
@@ -139,10 +163,6 @@ class RemoteTriggerStation2x(Block):
             await self.call("Heartbeat", {})
         elif message in ("LogStatusNotification", "FirmwareStatusNotification", "PublishFirmwareStatusNotification"):
             await self.call(message, IDLE)
-        elif message in SIGNED:
-            kind = SIGNED[message]
-            await self.call("SignCertificate", {"csr": pki.csr(self.profile.get("station.identity", "reference"))}
-                            | ({"certificateType": kind} if kind else {}))
         for state in chosen if message in PER_EVSE else ():
             if message == "MeterValues":
                 await self.call("MeterValues", {"evseId": state.evse.id, "meterValue": [self._reading(state)]})
@@ -167,10 +187,6 @@ class RemoteTriggerCsms2x(Block):
 
     def on_PublishFirmwareStatusNotification(self, _: Any, payload: dict) -> dict:
         return {}
-
-    def on_SignCertificate(self, _: Any, payload: dict) -> dict:
-        """The reference CSMS signs no certificates (it has no CA of the station's operator): Rejected."""
-        return {"status": "Rejected"}
 
     async def act_trigger_message(self, requested_message: str, evse: dict | None = None,
                                   custom_trigger: str | None = None, station: str | None = None) -> None:

@@ -1,5 +1,6 @@
-"""Security (1.6 Authentication 3-4): the Basic-auth password is the charge point's 20-byte
-AuthorizationKey, and the central system can rotate it.
+"""Security: the Basic-auth password. In 1.6 (Authentication 3-4) it is the charge point's 20-byte
+AuthorizationKey, and the central system can rotate it; in 2.x (A01, docs/requirements/security.md) the CSMS sets
+SecurityCtrlr.BasicAuthPassword. Certificates and security events are the certificates block's.
 
 Rotation (Authentication 4): the next boot is answered Pending, ChangeConfiguration sets
 AuthorizationKey to a new key in hex, and after Accepted the central system closes the connection;
@@ -13,9 +14,11 @@ import asyncio
 import secrets
 from typing import Any
 
+
 from harness.errors import HarnessError, PeerViolation
 from harness.reference.base import StationSession
-from harness.reference.common import V16, Block
+from harness.wire import REDACTOR
+from harness.reference.common import V2X, V16, Block
 from harness.ocpp.v16 import AUTHORIZATION_KEY
 from harness.reference.v16.config import new_authorization_key
 from harness.transport.ws import CallFailed
@@ -82,3 +85,64 @@ class SecurityCsms16(Block):
     async def act_rotate_authorization_key(self) -> None:
         """Rotate the station's key at its next boot (Authentication 4)."""
         self.rotate_on_boot = True
+
+
+PASSWORD_LENGTH = (16, 64)   # facts ocpp-j.md: 16-40 characters, up to the configured maximum (40-64) by errata
+PASSWORD = ("SecurityCtrlr", "BasicAuthPassword")
+
+
+def new_password(identity: str, length: int = 32) -> str:
+    """A fresh BasicAuthPassword of ``length`` characters, registered (raw, base64, Basic header) before it is
+    used."""
+    password = secrets.token_urlsafe(length)[:length]
+    REDACTOR.register(password, identity=identity)
+    return password
+
+
+class SecurityStation2x(Block):
+    """A01: a BasicAuthPassword of 16 to 64 characters set by SetVariables is Accepted, the station closes its
+    connection once the answer is out and reconnects with it (the offline block reconnects); any other length is
+    Rejected. (Its certificates are the certificates block's.)"""
+    versions = V2X
+    precedes = ("DeviceModelStation2x",)
+    password_lengths = PASSWORD_LENGTH
+
+    # ------------------------------------------------------------ A01: the password
+    def variable_written(self, component: str, name: str, value: str) -> str | None:
+        if (component, name) != PASSWORD:
+            return super().variable_written(component, name, value)
+        REDACTOR.register(value, identity=self.identity)
+        if not self.password_lengths[0] <= len(value) <= self.password_lengths[1]:
+            return "Rejected"
+        self.password = value   # the next connection's Basic-auth password
+        if self.identity == self.profile.identity:
+            self.profile.password_rotated(value)
+        self.background.spawn(self._reconnect_with_new_password())
+        return "Accepted"
+
+    async def _reconnect_with_new_password(self) -> None:
+        await asyncio.sleep(0)   # the SetVariablesResponse goes out first
+        if self.connection is not None:
+            await self.connection.close()
+
+
+class SecurityCsms2x(Block):
+    """A01, the CSMS's side: the operator's new password, admitted alone once the station accepted it."""
+    versions = V2X
+    password_length = 32
+
+    async def act_rotate_basic_auth_password(self, station: str | None = None) -> None:
+        """A01: the operator sets a new password: SetVariables SecurityCtrlr.BasicAuthPassword; once Accepted
+        it is the only password the CSMS admits for the station (the old one no longer)."""
+        session = self.session(station)
+        self.background.spawn(self._rotate_password(session))
+
+    async def _rotate_password(self, session: StationSession) -> None:
+        password = new_password(session.identity, self.password_length)
+        item = {"attributeValue": password, "component": {"name": PASSWORD[0]}, "variable": {"name": PASSWORD[1]}}
+        try:
+            answer = await session.connection.call("SetVariables", {"setVariableData": [item]})
+        except (CallFailed, PeerViolation, HarnessError):
+            return
+        if answer["setVariableResult"][0]["attributeStatus"] == "Accepted" and session.identity == self.profile.identity:
+            self.profile.password_rotated(password)

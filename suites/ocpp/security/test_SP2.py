@@ -20,7 +20,7 @@ import pytest
 from harness.arena.ocpp_sides import Registration
 from harness.roles import CS, CSMS
 from harness.ocpp.versions import OcppVersion
-from harness.pki import BROKEN
+from harness.pki import BROKEN, EXPIRED
 from harness.rules import RuleTable, must
 from harness.suite import OCPP_ALL, TC, case, checks, needs
 from harness.transport.tls import only
@@ -45,6 +45,10 @@ class SP2(RuleTable):
     server_checked = must(SOURCE, "the station refuses a server certificate it cannot verify: expired, issued for "
                           "another host, signed by an authority it does not trust, self-signed", by=CS)
     old_tls_server_refused = must(SOURCE, "the station refuses a server that speaks only TLS 1.0 or 1.1", by=CS)
+    refusal_reported = must("OCPP 1.6 security whitepaper A00.FR.309 (A00 of OCPP 2.0.1; 2.x names the event "
+                            "InvalidCsmsCertificate); A04.FR.02 (queued until delivered)",
+                            "a station that refused the server's certificate reports the security event "
+                            "InvalidCsmsCertificate (1.6: InvalidCentralSystemCertificate) once connected", by=CS)
 
 
 pytestmark = case("SP2", block="Security", roles=("csms", "cs"), protocols=OCPP_ALL)
@@ -138,3 +142,18 @@ async def test_station_refuses_a_server_speaking_only_old_tls(ocpp_unlinked, old
     arena = ocpp_unlinked
     await arena.secure(over_tls(arena))
     await server_refused(arena, SP2.old_tls_server_refused, f"only {old}", versions=only(old))
+
+
+@pytest.mark.sut_roles("cs")
+@checks(SP2.server_checked, SP2.station_tls, SP2.refusal_reported)
+@needs(at_security_profile(2, 3))
+async def test_station_reports_the_server_certificate_it_refused(ocpp_unlinked):
+    """Served an expired certificate the station refuses; served a valid one it connects, boots and reports the
+    refusal: SecurityEventNotification InvalidCsmsCertificate (1.6: InvalidCentralSystemCertificate)."""
+    arena = ocpp_unlinked
+    await arena.secure(over_tls(arena))
+    await server_refused(arena, SP2.server_checked, "an expired certificate", certificate=EXPIRED)
+    await station_admitted(arena, SP2.station_tls)
+    event = "InvalidCentralSystemCertificate" if arena.version is OcppVersion.V16 else "InvalidCsmsCertificate"
+    await arena.expect("SecurityEventNotification", sender=CS, after=0, rule=SP2.refusal_reported,
+                       where=lambda payload: payload.get("type") == event)

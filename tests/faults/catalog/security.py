@@ -135,6 +135,15 @@ class StationPresentsASelfSignedCertificate(ReferenceStation):
         return replace(end, certificate=certificate, key=key)
 
 
+class StationForgetsTheRefusedServer(ReferenceStation):
+    """SP2: the station refuses a server certificate it cannot verify and never reports it."""
+
+    async def connect(self, csms_url, **options):
+        handshake = await super().connect(csms_url, **options)
+        self.unreported.clear()
+        return handshake
+
+
 SP2, SP3 = "suites/ocpp/security/test_SP2.py", "suites/ocpp/security/test_SP3.py"
 
 
@@ -171,6 +180,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-does-not-check-the-host", "SP2.server_checked", StationDoesNotCheckTheHost,
           (security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", "wrong_host"),),
           "the station connected to a server with a wrong host certificate"),
+    Fault("station-forgets-the-refused-server", "SP2.refusal_reported", StationForgetsTheRefusedServer,
+          (security(SP2, "test_station_reports_the_server_certificate_it_refused", "cs"),),
+          "SecurityEventNotification"),
     Fault("station-offers-only-tls-1.0", "SP2.station_tls", StationOffersOnlyTls10,
           (security(SP2, "test_station_connects_over_tls_with_basic_auth", "cs"),),
           "offered only TLS versions older than 1.2"),

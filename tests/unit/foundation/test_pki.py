@@ -109,3 +109,25 @@ def test_revocation_is_recorded_by_serial_and_the_ocsp_address_reaches_the_certi
     assert [d.access_location.value for d in access.value] == ["http://127.0.0.1:9/ocsp"]
     root.revoke(contract)
     assert contract.serial in root.revoked
+
+
+def test_a_csr_is_signed_for_its_own_key_and_a_broken_one_is_told():
+    key = pki.new_key()
+    csr = pki.make_csr(key, "CS-SERIAL-1", "Operator")
+    assert pki.csr_problem(csr) is None
+    root = pki.Authority.root("Test Root")
+    chain = pki.load_chain(root.chain_pem(root.sign_csr(csr.encode())))
+    assert pki.same_public_key(chain[0].public_key(), key.public_key())
+    chain[0].verify_directly_issued_by(root.certificate)
+    assert "not a PEM" in pki.csr_problem("-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n")
+
+
+def test_hash_data_names_one_certificate_in_each_algorithm():
+    root = pki.Authority.root("Test Root").certificate
+    other = pki.Authority.root("Test Root").certificate   # same name, another key and serial
+    for algorithm in pki.HASHES:
+        data = pki.hash_data(root, root.public_key(), algorithm)
+        assert data["hashAlgorithm"] == algorithm
+        assert pki.same_hash_data(data, data | {"issuerNameHash": data["issuerNameHash"].upper(),
+                                                "serialNumber": "00" + data["serialNumber"]})
+        assert not pki.same_hash_data(data, pki.hash_data(other, other.public_key(), algorithm))

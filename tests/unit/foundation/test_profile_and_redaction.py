@@ -212,6 +212,22 @@ def test_an_authorization_key_value_is_masked_where_it_stands():
         f'[2,"1","ChangeConfiguration",{{"key": "AuthorizationKey", "value": "{MASK}"}}]'
 
 
+@pytest.mark.parametrize("item", [
+    '{"attributeValue": "n3w-pa55word-0123456789", "component": {"name": "SecurityCtrlr"}, '
+    '"variable": {"name": "BasicAuthPassword"}}',
+    '{"component": {"name": "SecurityCtrlr"}, "variable": {"name": "BasicAuthPassword"}, '
+    '"attributeValue": "n3w-pa55word-0123456789"}'])
+def test_a_basic_auth_password_set_by_set_variables_is_masked_where_it_stands(item):
+    """A 2.x CSMS under test chooses the new password: it is logged before the harness can register it. Its
+    item's attributeValue is masked in either member order, escaped in a JSON string too; the other items stay."""
+    other = '{"attributeValue": "true", "component": {"name": "AuthCtrlr"}, "variable": {"name": "Enabled"}}'
+    for text in (f'[2,"1","SetVariables",{{"setVariableData": [{other}, {item}]}}]',
+                 json.dumps(f'[2,"1","SetVariables",{{"setVariableData": [{item}, {other}]}}]')):
+        redacted = Redactor().redact(text)
+        assert "n3w-pa55word" not in redacted and MASK in redacted
+        assert '"true"' in redacted or '\\"true\\"' in redacted
+
+
 def test_a_logged_websockets_frame_is_redacted_before_it_is_cut_short():
     """websockets logs a frame's start and end only: the end of a key cut off there must not show."""
     from websockets.frames import Frame, Opcode

@@ -1,0 +1,253 @@
+"""Certificates and security events, in every version (OCPP 2.x blocks A and M; the 1.6 security extension, the
+OCA white paper "Improved security for OCPP 1.6-J": docs/requirements/security.md).
+
+Station: asked by TriggerMessage (2.x: SignChargingStationCertificate, SignV2GCertificate, SignCombinedCertificate,
+through the remote trigger block's ``triggered`` hook) or ExtendedTriggerMessage (1.6: SignChargePointCertificate),
+or on its own (``sign_certificate``: A03), it makes a new EC P-256 key, keeps it in the run's PKI directory (never
+on the wire: the secret-leak self-check searches every output for it) and sends a PEM CSR (CN its serial number,
+O the operator's name). It takes a signed certificate only for that key, valid now, of the run's root through the
+chain it came with; any other it refuses and reports (InvalidChargingStationCertificate; 1.6
+InvalidChargePointCertificate). It reports the security events it is told happened (``security_event``). Its CA
+certificates: installed when valid CA certificates, listed with their SHA256 hash data (2.x: a chain per type
+asked; 1.6: one type, a flat list), deleted by hash data in the algorithm given.
+
+CSMS: a SignCertificate whose CSR is well formed and signed by its own key is Accepted and signed with the run's
+root, the chain sent in CertificateSigned (2.x: its certificateType echoed); ``signed_certificate`` makes it send
+one a station must refuse instead (``expired``, ``other_root``, ``other_key``). Security events are answered and
+kept. Its operator's actions: InstallCertificate, GetInstalledCertificateIds, DeleteCertificate (and the triggers
+of the remote trigger block); a certificate installed at a station under test is deleted when the test ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+
+from harness import clock, pki
+from harness.errors import HarnessError, PeerViolation
+from harness.ocpp.versions import OcppVersion
+from harness.reference.base import StationSession
+from harness.reference.common import EVERY_VERSION, Block, Undo, now_iso
+from harness.transport.ws import CallFailed, Handshake
+
+# a trigger → the SignCertificate's certificateType (None: none sent)
+SIGN_REQUESTS = {"SignChargingStationCertificate": "ChargingStationCertificate", "SignV2GCertificate": "V2GCertificate",
+                 "SignV2G20Certificate": "V2G20Certificate",
+                 "SignCombinedCertificate": None, "SignChargePointCertificate": None}
+TECH_INFO = 255   # SecurityEventNotification techInfo maxLength
+
+
+def run_pki(profile) -> pki.HarnessPki:
+    """The run's PKI (the harness's root, which the CSMS signs renewed certificates with)."""
+    return pki.harness_pki(profile.tls_path("harness_pki"))
+
+
+def invalid_certificate_event(version: OcppVersion) -> str:
+    return "InvalidChargePointCertificate" if version is OcppVersion.V16 else "InvalidChargingStationCertificate"
+
+
+def invalid_server_event(version: OcppVersion) -> str:
+    """The event of a CSMS certificate the station could not verify (1.6 white paper A00.FR.309)."""
+    return "InvalidCentralSystemCertificate" if version is OcppVersion.V16 else "InvalidCsmsCertificate"
+
+
+UNVERIFIED = "CERTIFICATE_VERIFY_FAILED"   # OpenSSL's reason for a server certificate this end refused
+
+
+def _valid_now(certificate: x509.Certificate) -> bool:
+    return certificate.not_valid_before_utc <= clock.utcnow() <= certificate.not_valid_after_utc
+
+
+def _is_ca(certificate: x509.Certificate) -> bool:
+    try:
+        return certificate.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    except x509.ExtensionNotFound:
+        return False
+
+
+class CertificatesStation(Block):
+    """A server certificate it refused in a TLS handshake is reported (InvalidCsmsCertificate; 1.6
+    InvalidCentralSystemCertificate) once a connection is open and its boot Accepted: the event waits for it."""
+    versions = EVERY_VERSION
+    precedes = ("ProvisioningStation2x", "ProvisioningStation16", "RemoteTriggerStation2x", "RemoteTriggerStation16")
+    configurable = frozenset({"hash_algorithm"})   # the algorithm of the hash data it lists
+    hash_algorithm = "SHA256"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.installed: list[tuple[str, x509.Certificate]] = []   # (certificateType, CA certificate)
+        self.renewal_key: Any = None
+        self.client_certificate: x509.Certificate | None = None
+        self.security_events_waiting: list[tuple[str, str]] = []   # security events waiting for an accepted connection
+
+    async def connect(self, csms_url: str, **options: Any) -> Handshake:
+        handshake = await super().connect(csms_url, **options)
+        if handshake.tls_refused is not None and UNVERIFIED in handshake.tls_refused:
+            self.security_events_waiting.append((invalid_server_event(self.version), handshake.tls_refused))
+        return handshake
+
+    async def boot(self) -> dict:
+        response = await super().boot()
+        if response.get("status") == "Accepted" and self.security_events_waiting:
+            waiting, self.security_events_waiting = self.security_events_waiting, []
+            for kind, why in waiting:
+                self.background.spawn(self.security_event(kind, why))
+        return response
+
+    # ------------------------------------------------------------ A02, A03: renewal
+    def triggered(self, message: str, payload: dict) -> bool:
+        if message not in SIGN_REQUESTS:
+            return super().triggered(message, payload)
+        self.background.spawn(self.request_signing(SIGN_REQUESTS[message]))
+        return True
+
+    async def request_signing(self, certificate_type: str | None) -> None:
+        await asyncio.sleep(0)   # the trigger's answer goes out first
+        self.renewal_key = key = pki.new_key(pki.EC)
+        run_pki(self.profile).keep_key("renewal", key)
+        csr = pki.make_csr(key, self.profile.serial_number, self.profile.get("tls.operator"))
+        typed = certificate_type and self.version is not OcppVersion.V16
+        await self.call("SignCertificate", {"csr": csr} | ({"certificateType": certificate_type} if typed else {}))
+
+    async def act_sign_certificate(self, certificate_type: str | None = "ChargingStationCertificate") -> None:
+        """A03: the station renews its certificate on its own (its old one is about to expire)."""
+        self.background.spawn(self.request_signing(certificate_type))
+
+    def certificate_problem(self, chain_pem: str) -> str | None:
+        if self.renewal_key is None:
+            return "no certificate signing request is pending"
+        try:
+            chain = pki.load_chain(chain_pem)
+        except ValueError:
+            return "the certificate chain is not PEM"
+        leaf = chain[0]
+        if not pki.same_public_key(leaf.public_key(), self.renewal_key.public_key()):
+            return "the certificate is not for the key of the signing request"
+        if not _valid_now(leaf):
+            return "the certificate is not valid now"
+        root = run_pki(self.profile).root.certificate
+        try:
+            for child, parent in zip(chain, [*chain[1:], root]):
+                if child != root:
+                    child.verify_directly_issued_by(parent)
+        except (ValueError, TypeError, InvalidSignature):
+            return "the certificate is not of the operator's hierarchy"
+        return None
+
+    def on_CertificateSigned(self, _: None, payload: dict) -> dict:
+        problem = self.certificate_problem(payload["certificateChain"])
+        if problem is not None:
+            self.background.spawn(self.security_event(invalid_certificate_event(self.version), problem))
+            return {"status": "Rejected"}
+        self.client_certificate = pki.load_chain(payload["certificateChain"])[0]
+        self.renewal_key = None
+        return {"status": "Accepted"}
+
+    # ------------------------------------------------------------ A04: security events
+    async def security_event(self, kind: str, tech_info: str | None = None) -> None:
+        await asyncio.sleep(0)
+        await self.call("SecurityEventNotification", {"type": kind, "timestamp": now_iso()}
+                        | ({"techInfo": tech_info[:TECH_INFO]} if tech_info else {}))
+
+    async def act_security_event(self, type: str = "SettingSystemTime", tech_info: str | None = None) -> None:
+        """A04: a security event happens at the station (its clock set, by default)."""
+        self.background.spawn(self.security_event(type, tech_info))
+
+    # ------------------------------------------------------------ M03-M05: the CA certificates
+    def _issuer_key(self, certificate: x509.Certificate):
+        issuer = next((c for _, c in self.installed if c.subject == certificate.issuer), certificate)
+        return issuer.public_key()
+
+    def on_InstallCertificate(self, _: None, payload: dict) -> dict:
+        try:
+            certificate = pki.load_chain(payload["certificate"])[0]
+        except ValueError:
+            return {"status": "Rejected"}
+        if not _is_ca(certificate) or not _valid_now(certificate):
+            return {"status": "Rejected"}
+        entry = (payload["certificateType"], certificate)
+        if entry not in self.installed:
+            self.installed.append(entry)
+        return {"status": "Accepted"}
+
+    def on_GetInstalledCertificateIds(self, _: None, payload: dict) -> dict:
+        wanted = payload.get("certificateType")
+        if self.version is OcppVersion.V16:   # one type, required; the hash data as a flat list
+            found = [pki.hash_data(c, self._issuer_key(c), self.hash_algorithm)
+                     for kind, c in self.installed if kind == wanted]
+            return {"status": "Accepted", "certificateHashData": found} if found else {"status": "NotFound"}
+        chain = [{"certificateType": kind,
+                  "certificateHashData": pki.hash_data(c, self._issuer_key(c), self.hash_algorithm)}
+                 for kind, c in self.installed if not wanted or kind in wanted]
+        return {"status": "Accepted", "certificateHashDataChain": chain} if chain else {"status": "NotFound"}
+
+    def on_DeleteCertificate(self, _: None, payload: dict) -> dict:
+        asked = payload["certificateHashData"]
+        for entry in self.installed:
+            if pki.same_hash_data(pki.hash_data(entry[1], self._issuer_key(entry[1]), asked["hashAlgorithm"]), asked):
+                self.installed.remove(entry)
+                return {"status": "Accepted"}
+        return {"status": "NotFound"}
+
+
+class CertificatesCsms(Block):
+    versions = EVERY_VERSION
+    configurable = frozenset({"signed_certificate"})
+    signed_certificate = "valid"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.security_events: list[dict] = []
+
+    def on_SignCertificate(self, session: StationSession, payload: dict) -> dict:
+        if pki.csr_problem(payload["csr"]) is not None:
+            return {"status": "Rejected"}
+        self.background.spawn(self._certificate_signed(session, payload))
+        return {"status": "Accepted"}
+
+    def signed_chain(self, csr: str) -> str:
+        authority = run_pki(self.profile).root
+        if self.signed_certificate == "other_root":
+            authority = pki.Authority.root("Unknown Root", "Nobody")
+        elif self.signed_certificate == "other_key":
+            csr = pki.csr_of(x509.load_pem_x509_csr(csr.encode()).subject, pki.new_key(pki.EC))
+        return authority.chain_pem(authority.sign_csr(csr.encode(), expired=self.signed_certificate == "expired"))
+
+    async def _certificate_signed(self, session: StationSession, payload: dict) -> None:
+        await asyncio.sleep(0)   # the SignCertificate answer goes out first
+        body = {"certificateChain": self.signed_chain(payload["csr"])}
+        if "certificateType" in payload:
+            body["certificateType"] = payload["certificateType"]
+        try:
+            await session.connection.call("CertificateSigned", body)
+        except (CallFailed, PeerViolation, HarnessError):
+            return
+
+    def on_SecurityEventNotification(self, session: StationSession, payload: dict) -> dict:
+        self.security_events.append(payload)
+        return {}
+
+    async def act_install_certificate(self, certificate_type: str, certificate: str, station: str | None = None) -> None:
+        self.send(station, "InstallCertificate", {"certificateType": certificate_type, "certificate": certificate})
+
+    async def act_get_installed_certificate_ids(self, certificate_type: str | list[str] | None = None,
+                                                station: str | None = None) -> None:
+        self.send(station, "GetInstalledCertificateIds",
+                  {"certificateType": certificate_type} if certificate_type else {})
+
+    async def act_delete_certificate(self, certificate_hash_data: dict, station: str | None = None) -> None:
+        self.send(station, "DeleteCertificate", {"certificateHashData": certificate_hash_data})
+
+    async def undo_InstallCertificate(self, payload: dict, link: Any) -> Undo | None:
+        """The certificate installed is deleted again (named by its SHA256 hash data; a root's issuer key is its
+        own)."""
+        try:
+            certificate = pki.load_chain(payload["certificate"])[0]
+        except ValueError:
+            return None
+        data = pki.hash_data(certificate, certificate.public_key())
+        return Undo(f"delete the {payload['certificateType']} {data['serialNumber']} installed",
+                    lambda now: now.call_exchange("DeleteCertificate", {"certificateHashData": data}))

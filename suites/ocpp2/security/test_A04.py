@@ -1,0 +1,16 @@
+"""A04 — Security event notification: a critical security event happens at the station (the actuator action
+security_event stands for it: its clock set), the station reports it with SecurityEventNotification (its type and
+when it happened), the CSMS confirms it. The events the texts make a station report on its own
+(InvalidChargingStationCertificate after a refused renewal) are A02's. The rows are the shared dialogue's
+(harness.usecases.certificates, namespace ``secevent``); docs/requirements/security.md."""
+
+from harness.suite import OCPP2, case, checks
+from harness.usecases.certificates import SecurityEvents, security_event
+
+pytestmark = case("A04", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+
+
+@checks(SecurityEvents.reported, SecurityEvents.confirmed)
+async def test_security_event_reported_and_confirmed(ocpp):
+    """SettingSystemTime: the station reports it, the CSMS answers."""
+    await security_event(ocpp)

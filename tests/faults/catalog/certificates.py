@@ -1,0 +1,286 @@
+"""Security faults beyond the TLS (2.x): the Basic-auth password (A01), certificate renewal (A02, A03), security
+events (A04) and the station's CA certificates (M03-M05)."""
+
+from __future__ import annotations
+
+
+import secrets
+
+from harness import pki
+from harness.reference import ReferenceCsms, ReferenceStation
+from harness.transport.ws import CallErrorReply
+
+from .records import Fault, cs_test, csms_test
+
+A01 = "security/test_A01.py"
+A02, A03, A04 = "security/test_A02.py", "security/test_A03.py", "security/test_A04.py"
+M03, M04, M05 = "security/test_M03.py", "security/test_M04.py", "security/test_M05.py"
+LISTED_CS = cs_test(M03, "test_installed_certificate_is_listed", "ManufacturerRootCertificate")
+RENEWED_ON_REQUEST, RENEWS = "test_certificate_renewed_on_request", "test_station_renews_its_certificate"
+INVALID = "test_an_invalid_certificate_is_refused_and_reported"
+
+
+def fault_class(behaviour: type, base: type, name: str, module: str) -> type:
+    """A direct subclass ``name`` of ``base`` (the reference of a version) with ``behaviour``'s methods and settings:
+    one fault for 2.x and 1.6 alike (a behaviour's methods reach the reference with ``super(type(self), self)``)."""
+    members = {k: v for k, v in vars(behaviour).items() if not k.startswith("__") or k == "__doc__"}
+    return type(name, (base,), members | {"__module__": module, "__qualname__": name})
+
+
+# ---------------------------------------------------------------------------- CSMS under test
+class CsmsKeepsTheOldPassword(ReferenceCsms):
+    """A01: after the station accepted a new BasicAuthPassword the CSMS still admits the old one."""
+
+    def check_password(self, identity, password):
+        old = (self.profile.get("station.password") or "").encode()
+        return super().check_password(identity, password) or secrets.compare_digest(password, old)
+
+
+class CsmsSetsAShortPassword(ReferenceCsms):
+    """A01: the new password is 12 characters (a SHOULD: a finding)."""
+    password_length = 12
+
+
+class CsmsTriggersTheV2GCertificate(ReferenceCsms):
+    """A02: asked to renew the station's certificate, the CSMS triggers SignV2GCertificate."""
+
+    async def act_trigger_message(self, requested_message, evse=None, station=None):
+        await super().act_trigger_message("SignV2GCertificate", evse, station)
+
+
+class RejectsEveryCsr:
+    """A02/A03: a well-formed signing request is Rejected."""
+
+    def on_SignCertificate(self, session, payload):
+        return {"status": "Rejected"}
+
+
+class CsmsAcceptsAnyCsr(ReferenceCsms):
+    """A02: a signing request whose signature does not verify is Accepted (and nothing sent after it)."""
+
+    def on_SignCertificate(self, session, payload):
+        return {"status": "Accepted"} if pki.csr_problem(payload["csr"]) else super().on_SignCertificate(session, payload)
+
+
+class CsmsSendsNoCertificate(ReferenceCsms):
+    """A02/A03: the signing request is Accepted and no CertificateSigned follows."""
+
+    async def _certificate_signed(self, session, payload):
+        return None
+
+
+class SignsAnotherKey:
+    """A02/A03: the certificate sent back is for a key of the CSMS's own making, not the CSR's."""
+    signed_certificate = "other_key"
+
+    def configure(self, **settings):
+        super(type(self), self).configure(**{k: v for k, v in settings.items() if k != "signed_certificate"})
+
+
+class CsmsDropsTheCertificateType(ReferenceCsms):
+    """A02/A03: CertificateSigned leaves out the certificateType the request named (a SHOULD: a finding)."""
+
+    async def _certificate_signed(self, session, payload):
+        await super()._certificate_signed(session, {k: v for k, v in payload.items() if k != "certificateType"})
+
+
+class RefusesSecurityEvents:
+    """A04: SecurityEventNotification is answered with a CALLERROR InternalError."""
+
+    def on_SecurityEventNotification(self, session, payload):
+        raise CallErrorReply("InternalError", "events are not kept")
+
+
+class CsmsInstallsAnotherType(ReferenceCsms):
+    """M05: asked to install a certificate as one type, the CSMS sends it as CSMSRootCertificate."""
+
+    async def act_install_certificate(self, certificate_type, certificate, station=None):
+        await super().act_install_certificate("CSMSRootCertificate", certificate, station)
+
+
+class CsmsListsEveryType(ReferenceCsms):
+    """M03: asked for the list of some types, the CSMS asks for every type."""
+
+    async def act_get_installed_certificate_ids(self, certificate_type=None, station=None):
+        await super().act_get_installed_certificate_ids(None, station)
+
+
+class DeletesByAnotherAlgorithm:
+    """M04: the CSMS names the certificate to delete in SHA512 whatever the station reported."""
+
+    async def act_delete_certificate(self, certificate_hash_data, station=None):
+        await super(type(self), self).act_delete_certificate(certificate_hash_data | {"hashAlgorithm": "SHA512"}, station)
+
+
+# ---------------------------------------------------------------------------- station under test
+class StationTakesShortPasswords(ReferenceStation):
+    """A01: a BasicAuthPassword of any length is taken (a SHOULD: a finding)."""
+    password_lengths = (1, 1000)
+
+
+class StationStaysOnTheOldConnection(ReferenceStation):
+    """A01: the station takes the new password and does not reconnect with it (a SHOULD: a finding)."""
+
+    async def _reconnect_with_new_password(self):
+        return None
+
+
+class SendsADerCsr:
+    """A02/A03: the CSR is sent as bare base64 DER, without the PEM armour."""
+
+    async def call(self, action, payload):
+        if action == "SignCertificate":
+            payload = payload | {"csr": "".join(payload["csr"].splitlines()[1:-1])}
+        return await super(type(self), self).call(action, payload)
+
+
+class TakesAnyCertificate:
+    """A02: CertificateSigned is Accepted whatever it carries."""
+
+    def certificate_problem(self, chain_pem):
+        return None
+
+
+class StationReportsNoInvalidCertificate(ReferenceStation):
+    """A02: a refused certificate is not reported as a security event."""
+
+    async def security_event(self, kind, tech_info=None):
+        return None
+
+
+class ReportsAnotherEvent:
+    """A04: every security event is reported as type Other."""
+
+    async def security_event(self, kind, tech_info=None):
+        await super(type(self), self).security_event("Other", tech_info)
+
+
+class InstallsAnything:
+    """M05: any certificate is Accepted, a CA or not, valid or not."""
+
+    def on_InstallCertificate(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class StationRefusesInstalls(ReferenceStation):
+    """M05: every InstallCertificate is Failed."""
+
+    def on_InstallCertificate(self, session, payload):
+        return {"status": "Failed"}
+
+
+class ListsNothing:
+    """M03: GetInstalledCertificateIds is always NotFound."""
+
+    def on_GetInstalledCertificateIds(self, session, payload):
+        return {"status": "NotFound"}
+
+
+class StationAcceptsAnEmptyList(ReferenceStation):
+    """M03: no certificate of the types asked is answered Accepted with no hash data."""
+
+    def on_GetInstalledCertificateIds(self, session, payload):
+        answer = super().on_GetInstalledCertificateIds(session, payload)
+        return {"status": "Accepted"} if answer["status"] == "NotFound" else answer
+
+
+class DeletesNothing:
+    """M04: DeleteCertificate is Accepted and the certificate stays."""
+
+    def on_DeleteCertificate(self, session, payload):
+        return {"status": "Accepted"}
+
+
+CsmsRejectsEveryCsr = fault_class(RejectsEveryCsr, ReferenceCsms, "CsmsRejectsEveryCsr", __name__)
+
+
+CsmsSignsAnotherKey = fault_class(SignsAnotherKey, ReferenceCsms, "CsmsSignsAnotherKey", __name__)
+
+
+CsmsRefusesSecurityEvents = fault_class(RefusesSecurityEvents, ReferenceCsms, "CsmsRefusesSecurityEvents", __name__)
+
+
+CsmsDeletesByAnotherAlgorithm = fault_class(DeletesByAnotherAlgorithm, ReferenceCsms, "CsmsDeletesByAnotherAlgorithm", __name__)
+
+
+StationSendsADerCsr = fault_class(SendsADerCsr, ReferenceStation, "StationSendsADerCsr", __name__)
+
+
+StationTakesAnyCertificate = fault_class(TakesAnyCertificate, ReferenceStation, "StationTakesAnyCertificate", __name__)
+
+
+StationReportsAnotherEvent = fault_class(ReportsAnotherEvent, ReferenceStation, "StationReportsAnotherEvent", __name__)
+
+
+StationInstallsAnything = fault_class(InstallsAnything, ReferenceStation, "StationInstallsAnything", __name__)
+
+
+StationListsNothing = fault_class(ListsNothing, ReferenceStation, "StationListsNothing", __name__)
+
+
+StationDeletesNothing = fault_class(DeletesNothing, ReferenceStation, "StationDeletesNothing", __name__)
+StationFindsWhatItNeverHad = fault_class(DeletesNothing, ReferenceStation, "StationFindsWhatItNeverHad", __name__)
+
+
+def _renewal(role: str) -> tuple[str, ...]:
+    """The renewal of the station's own certificate, asked by the CSMS (A02) and started by the station (A03)."""
+    node = csms_test if role == "csms" else cs_test
+    return (node(A02, RENEWED_ON_REQUEST, "SignChargingStationCertificate"),
+            node(A03, RENEWS, "ChargingStationCertificate"))
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("A01-csms-keeps-the-old-password", "A01.old_refused", CsmsKeepsTheOldPassword,
+          (csms_test(A01, "test_password_updated"),), "the server upgraded the old BasicAuthPassword"),
+    Fault("A01-csms-sets-a-short-password", "A01.password_length", CsmsSetsAShortPassword,
+          (csms_test(A01, "test_password_updated"),), "12 characters", verdict="finding"),
+    Fault("A01-station-takes-short-passwords", "A01.short_refused", StationTakesShortPasswords,
+          (cs_test(A01, "test_a_password_too_short_is_not_taken"),), "accepted a password of 8 characters",
+          verdict="finding"),
+    Fault("A01-station-stays-on-the-old-connection", "A01.reconnects", StationStaysOnTheOldConnection,
+          (cs_test(A01, "test_password_updated"),), "did not reconnect", verdict="finding"),
+    Fault("A02-csms-triggers-the-v2g-certificate", "A02.trigger", CsmsTriggersTheV2GCertificate,
+          (csms_test(A02, RENEWED_ON_REQUEST, "SignChargingStationCertificate"),), "TriggerMessageRequest"),
+    Fault("A02-csms-rejects-every-csr", "certificate.csms_accepts", CsmsRejectsEveryCsr, _renewal("csms"),
+          "SignCertificateResponse status"),
+    Fault("A02-csms-accepts-any-csr", "certificate.csms_rejects", CsmsAcceptsAnyCsr,
+          (csms_test(A02, "test_an_unusable_signing_request_is_rejected", "bad_signature"),),
+          "SignCertificate answer status (bad_signature)"),
+    Fault("A02-csms-sends-no-certificate", "certificate.signed_sent", CsmsSendsNoCertificate, _renewal("csms"),
+          "CertificateSigned"),
+    Fault("A02-csms-signs-another-key", "certificate.chain_key", CsmsSignsAnotherKey, _renewal("csms"),
+          "the signed certificate is for another key"),
+    Fault("A02-csms-drops-the-certificate-type", "certificate.type_echoed", CsmsDropsTheCertificateType,
+          _renewal("csms"), "certificateType", verdict="finding"),
+    Fault("A02-station-sends-a-der-csr", "certificate.csr_pem", StationSendsADerCsr, _renewal("cs"),
+          "not a PEM certificate signing request"),
+    Fault("A02-station-takes-any-certificate", "certificate.invalid_refused", StationTakesAnyCertificate,
+          tuple(cs_test(A02, INVALID, broken) for broken in ("expired", "other_root", "other_key")),
+          "CertificateSigned answer status"),
+    Fault("A02-station-reports-no-invalid-certificate", "certificate.invalid_reported",
+          StationReportsNoInvalidCertificate, (cs_test(A02, INVALID, "expired"),), "SecurityEventNotification"),
+    Fault("A04-csms-refuses-security-events", "secevent.confirmed", CsmsRefusesSecurityEvents,
+          (csms_test(A04, "test_security_event_reported_and_confirmed"),), "InternalError"),
+    Fault("A04-station-reports-another-event", "secevent.reported", StationReportsAnotherEvent,
+          (cs_test(A04, "test_security_event_reported_and_confirmed"),), "SecurityEventNotification type"),
+    Fault("M05-csms-installs-another-type", "cacert.install_request", CsmsInstallsAnotherType,
+          (csms_test(M05, "test_ca_certificate_installed", "ManufacturerRootCertificate"),), "InstallCertificateRequest"),
+    Fault("M05-station-installs-anything", "cacert.invalid_rejected", StationInstallsAnything,
+          tuple(cs_test(M05, "test_invalid_certificate_rejected", kind)
+                for kind in ("not_a_certificate", "not_a_ca", "expired")), "InstallCertificate answer status"),
+    Fault("M05-station-refuses-installs", "cacert.installed", StationRefusesInstalls,
+          (cs_test(M05, "test_ca_certificate_installed", "CSMSRootCertificate"),
+           LISTED_CS), "InstallCertificate answer status"),
+    Fault("M03-csms-lists-every-type", "M03.request", CsmsListsEveryType,
+          (csms_test(M03, "test_no_certificate_of_the_type"),), "GetInstalledCertificateIdsRequest"),
+    Fault("M03-station-lists-nothing", "M03.listed", StationListsNothing,
+          (LISTED_CS,), "GetInstalledCertificateIds answer status"),
+    Fault("M03-station-accepts-an-empty-list", "M03.not_found", StationAcceptsAnEmptyList,
+          (cs_test(M03, "test_no_certificate_of_the_type"),), "NotFound"),
+    Fault("M04-csms-deletes-by-another-algorithm", "M04.request", CsmsDeletesByAnotherAlgorithm,
+          (csms_test(M04, "test_installed_certificate_is_deleted"),), "DeleteCertificateRequest"),
+    Fault("M04-station-deletes-nothing", "M04.deleted", StationDeletesNothing,
+          (cs_test(M04, "test_installed_certificate_is_deleted"),), "still listed"),
+    Fault("M04-station-finds-what-it-never-had", "M04.not_found", StationFindsWhatItNeverHad,
+          (cs_test(M04, "test_unknown_certificate_not_found"),), "DeleteCertificate answer status"),
+)
