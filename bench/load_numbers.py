@@ -4,6 +4,7 @@
     python bench/load_numbers.py memory --stations 5000  --ramp 200 --hold 60  --heartbeat 30
     python bench/load_numbers.py soak   --stations 1000  --ramp 200 --hold 60  --heartbeat 1   # the issue: --hold 600
     python bench/load_numbers.py locust --stations 200   --ramp 50  --hold 20  --heartbeat 1
+    python bench/load_numbers.py client --stations 5000  --ramp 200 --hold 60  --heartbeat 10
 
 held    one load process holds N stations against the reference CSMS (python -m harness.load csms, its
         own process): connections held, BootNotification and Heartbeat p50/p99, errors.
@@ -12,6 +13,10 @@ memory  the same load against the reference CSMS and against the `ocpp` library'
         the connections held during the ramp, and as (memory held − memory before) / N.
 soak    N stations beating every --heartbeat seconds for --hold seconds: the server's memory after the
         ramp, its lowest and highest, and the spread (highest − lowest) / lowest.
+client  the load client's own memory, side by side with a loop of the `ocpp` library's ChargePoint clients
+        (bench/ocpp_lib_stations.py), each against a reference CSMS of its own process: the client's resident
+        memory before the first station, per station (the slope over the ramp, and (held − start) / N), and
+        the Heartbeat round trips while every station was held.
 locust  one Locust master and two workers on loopback against the reference CSMS; checks the report the
         master wrote (every station held and booted, both workers measured, no error).
 
@@ -86,7 +91,8 @@ def load(args, url: str, name: str, watch: int) -> dict:
     if args.heartbeat:
         command += ["--heartbeat", str(args.heartbeat)]
     print("$ " + " ".join(command[1:]), flush=True)
-    subprocess.run(command, cwd=REPO, check=True, timeout=run_seconds(args) + MARGIN)
+    # exit 1: stations failed; the report says which, and checked() lists them
+    subprocess.run(command, cwd=REPO, timeout=run_seconds(args) + MARGIN)
     return json.loads((directory / "load.json").read_text())
 
 
@@ -216,9 +222,49 @@ def locust(args) -> list[str]:
     return problems
 
 
+def client(args) -> list[str]:
+    problems, rows = [], {}
+    port = free_port()
+    with reference_csms(args, port, run_seconds(args) + MARGIN, "client-harness") as csms:
+        report = load(args, f"ws://127.0.0.1:{port}/ocpp", "client-harness", csms.pid)
+    samples = [(m["connected"] or 0, m["processes"]["local"]["rss_mb"]) for m in report["timeline"]
+               if "local" in m["processes"]]
+    held = report["summary"]["round_trip_ms_while_held"] or {}
+    samples.insert(0, (0, report["run"]["rss_mb_at_start"]))   # the report's first interval has stations already
+    rows["harness load client"] = client_memory(samples, args.stations) + (held.get("Heartbeat", {}),)
+    problems += [f"harness: {p}" for p in checked(report, args.stations)]
+    port = free_port()
+    out = REPO / "reports" / "bench-load" / "client-ocpp-lib" / "stations.json"
+    with reference_csms(args, port, run_seconds(args) + MARGIN, "client-ocpp-lib"):
+        command = [PYTHON, "bench/ocpp_lib_stations.py", "--url", f"ws://127.0.0.1:{port}/ocpp", "--stations",
+                   str(args.stations), "--ramp", str(args.ramp), "--hold", str(args.hold), "--heartbeat",
+                   str(args.heartbeat or 10), "--seed", str(args.seed), "--out", str(out)]
+        print("$ " + " ".join(command[1:]), flush=True)
+        code = subprocess.run(command, cwd=REPO, timeout=run_seconds(args) + MARGIN).returncode
+    lib = json.loads(out.read_text())
+    rows["ocpp library clients"] = client_memory([(c, rss) for _, c, rss in lib["timeline"]], args.stations) + (
+        lib["heartbeat_while_held_ms"],)
+    if code or lib["connected_peak"] != args.stations or lib["booted"] != args.stations:
+        problems.append(f"ocpp library: peak {lib['connected_peak']}, booted {lib['booted']}, failed {lib['failed']}")
+    print(f"\nthe load client's memory ({args.stations:,} stations, {args.protocol}), and Heartbeat while all held:")
+    for name, (start, by_slope, by_delta, heartbeat) in rows.items():
+        print(f"  {name:<21} start {start:6.1f} MB   per station {by_slope:5.1f} KB (slope over the ramp), "
+              f"{by_delta:5.1f} KB ((held − start) / N)   Heartbeat while all held p50 {heartbeat.get('p50')} ms, "
+              f"p99 {heartbeat.get('p99')} ms")
+    return problems
+
+
+def client_memory(samples: list[tuple[int, float]], stations: int) -> tuple[float, float, float]:
+    """(MB before the first station, KB per station by the slope over the ramp, KB per station by (held − start) / N)."""
+    start = samples[0][1]
+    ramp = [(c, rss) for c, rss in samples if 0.1 * stations <= c <= 0.95 * stations]
+    full = [rss for c, rss in samples if c == stations]
+    return start, slope(ramp) * 1024, ((full[-1] - start) * 1024 / stations if full else float("nan"))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("number", choices=["held", "memory", "soak", "locust"])
+    parser.add_argument("number", choices=["held", "memory", "soak", "locust", "client"])
     parser.add_argument("--stations", type=int, required=True)
     parser.add_argument("--ramp", type=float, default=200.0, help="stations started per second")
     parser.add_argument("--hold", type=float, default=60.0, help="seconds after the last station started")
@@ -231,7 +277,7 @@ def main() -> int:
     print(f"{args.number}: {args.stations:,} stations, ramp {args.ramp:g}/s, hold {args.hold:g} s, "
           f"heartbeat {args.heartbeat or 'the CSMS interval'}; {os.cpu_count()} CPUs, open files "
           f"{' / '.join(limits)}, load average {os.getloadavg()[0]:.1f}", flush=True)
-    problems = {"held": held, "memory": memory, "soak": soak, "locust": locust}[args.number](args)
+    problems = {"held": held, "memory": memory, "soak": soak, "locust": locust, "client": client}[args.number](args)
     for problem in problems:
         print(f"CHECK FAILED: {problem}")
     return 1 if problems else 0

@@ -186,6 +186,14 @@ class CsmsStation(ExampleChargePoint):
     def on_reservation_status_update(self, **_):
         return call_result.ReservationStatusUpdate()
 
+    @on(Action.notify_report)
+    def on_notify_report(self, **_):
+        return call_result.NotifyReport()
+
+    @on(Action.notify_event)
+    def on_notify_event(self, **_):
+        return call_result.NotifyEvent()
+
     @on(Action.authorize)
     def on_authorize(self, id_token: dict, **_):
         return call_result.Authorize(id_token_info=self.csms.id_token_info(id_token))
@@ -204,7 +212,8 @@ class CsmsStation(ExampleChargePoint):
 class Csms:
     ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
                "data_transfer", "unlock_connector", "get_transaction_status", "trigger_message", "reserve_now",
-               "cancel_reservation")
+               "cancel_reservation", "reset", "change_availability", "set_variables", "get_variables",
+               "get_base_report", "get_report", "set_network_profile")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -324,6 +333,49 @@ class Csms:
         cp = self.station(station)
         cp.spawn(cp.call(call.GetTransactionStatus(transaction_id=transaction_id)))
 
+    async def reset(self, type: str, evse_id: int | None = None, station: str | None = None) -> None:
+        """B11/B12: the operator resets the station (or one EVSE)."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.Reset(type=type, evse_id=evse_id)))
+
+    async def change_availability(self, operational_status: str, evse: dict | None = None,
+                                  station: str | None = None) -> None:
+        """G03/G04: the operator makes the station, an EVSE or a connector (in)operative."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.ChangeAvailability(operational_status=operational_status, evse=evse)))
+
+    async def set_variables(self, set_variable_data: list, station: str | None = None) -> None:
+        """B05: the operator sets device-model variables (the elements as given, camelCase)."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.SetVariables(set_variable_data=set_variable_data)))
+
+    async def get_variables(self, get_variable_data: list, station: str | None = None) -> None:
+        """B06: the operator reads device-model variables."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.GetVariables(get_variable_data=get_variable_data)))
+
+    async def get_base_report(self, report_base: str, request_id: int | None = None,
+                              station: str | None = None) -> None:
+        """B07: the operator asks for a base report (the requestId the CSMS's own)."""
+        cp = self.station(station)
+        rid = next(self.remote_start_ids) if request_id is None else request_id
+        cp.spawn(cp.call(call.GetBaseReport(request_id=rid, report_base=report_base)))
+
+    async def get_report(self, component_variable: list | None = None, component_criteria: list | None = None,
+                         request_id: int | None = None, station: str | None = None) -> None:
+        """B08: the operator asks for a report of some components and variables."""
+        cp = self.station(station)
+        rid = next(self.remote_start_ids) if request_id is None else request_id
+        cp.spawn(cp.call(call.GetReport(request_id=rid, component_variable=component_variable,
+                                        component_criteria=component_criteria)))
+
+    async def set_network_profile(self, configuration_slot: int, connection_data: dict,
+                                  station: str | None = None) -> None:
+        """B09: the operator stores a network connection profile at the station (the data as given, camelCase)."""
+        cp = self.station(station)
+        cp.spawn(cp.call(call.SetNetworkProfile(configuration_slot=configuration_slot,
+                                                connection_data=connection_data)))
+
     async def run(self, port: int, stop: asyncio.Event) -> None:
         # As in the library's own examples: websockets negotiates the subprotocol. Note that it
         # refuses a client offering no ocpp2.0.1 with HTTP 400, where OCPP-J asks for a 101 without
@@ -398,20 +450,25 @@ class Evse:
 class StationConnection(ExampleChargePoint):
     """The station on one connection. Its state starts fresh with every connection (power-up)."""
 
-    def __init__(self, identity: str, ws, profile: dict):
+    def __init__(self, identity: str, ws, profile: dict, reason: str = "PowerUp", plugged: frozenset = frozenset()):
         super().__init__(identity, ws, profile)
-        self.evses = {e["id"]: Evse(e["id"], e.get("connectors", [1])[0]) for e in profile["station"]["evse"]}
+        self.evses = {e["id"]: Evse(e["id"], e.get("connectors", [1])[0], e["id"] in plugged)
+                      for e in profile["station"]["evse"]}
         self.booted = asyncio.Event()
+        self.reason = reason                # why it booted (a Reset: RemoteReset, ScheduledReset)
+        self.next_reason = "PowerUp"        # why the next connection boots
+        self.reset_waiting = False          # an OnIdle Reset waits for the transactions to end
+        self.reset_now = False
 
     async def boot(self) -> None:
         """B01: BootNotification, then a StatusNotification per connector, then heartbeats."""
         station = self.profile["station"]
-        response = await self.call(call.BootNotification(reason="PowerUp", charging_station={
+        response = await self.call(call.BootNotification(reason=self.reason, charging_station={
             "model": station.get("model", "example"), "vendor_name": station.get("vendor", "example")}))
         if getattr(response, "status", None) != "Accepted":
             return      # a real station would retry after the interval
-        for evse in self.evses.values():
-            await self.status(evse, "Available")
+        for evse in self.evses.values():   # B04: a cable plugged in while offline shows now
+            await self.status(evse, "Occupied" if evse.plugged else "Available")
         self.booted.set()
         while True:
             await asyncio.sleep(response.interval)
@@ -437,11 +494,50 @@ class StationConnection(ExampleChargePoint):
         if evse.tx is not None:
             await self.event(evse, "Ended", trigger, stopped_reason=reason)
             evse.tx, evse.authorized = None, None
+        if self.reset_waiting and all(e.tx is None for e in self.evses.values()):
+            self.reset_waiting = False
+            self.spawn(self.restart("ScheduledReset"))
+
+    async def restart(self, reason: str) -> None:
+        """B11/B12: transactions end, the connection closes; the station connects and boots again."""
+        for evse in self.evses.values():
+            await self.end_transaction(evse, "ResetCommand", "ImmediateReset")
+        self.next_reason = reason
+        await self._connection.close()
 
     def evse_of(self, transaction_id: str) -> Evse | None:
         return next((e for e in self.evses.values() if e.tx and e.tx.id == transaction_id), None)
 
     # ---- CSMS → station
+    @on(Action.reset)
+    def on_reset(self, type: str, evse_id: int | None = None, **_):
+        """B11/B12: the whole station only (an EVSE reset is Rejected); OnIdle waits for the transactions."""
+        if evse_id is not None or type not in ("Immediate", "OnIdle"):
+            return call_result.Reset(status="Rejected")
+        if type == "OnIdle" and any(e.tx is not None for e in self.evses.values()):
+            self.reset_waiting = True
+            return call_result.Reset(status="Scheduled")
+        self.reset_now = True
+        return call_result.Reset(status="Accepted")
+
+    @after(Action.reset)
+    def after_reset(self, **_):
+        if self.reset_now:
+            self.reset_now = False
+            self.spawn(self.restart("RemoteReset"))
+
+    @on(Action.set_variables)
+    def on_set_variables(self, set_variable_data: list[dict], **_):
+        """B05: no device model here (as for GetVariables): every component is unknown."""
+        return call_result.SetVariables(set_variable_result=[
+            {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"]}
+            for d in set_variable_data])
+
+    @on(Action.change_availability)
+    def on_change_availability(self, **_):
+        """G03/G04: this example cannot take itself out of service: Rejected (a legal answer)."""
+        return call_result.ChangeAvailability(status="Rejected")
+
     @on(Action.get_variables)
     def on_get_variables(self, get_variable_data: list[dict], **_):
         """B06, which every 2.x station serves: this example keeps no device model, so every component is
@@ -449,13 +545,6 @@ class StationConnection(ExampleChargePoint):
         return call_result.GetVariables(get_variable_result=[
             {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"]}
             for d in get_variable_data])
-
-    @on(Action.set_variables)
-    def on_set_variables(self, set_variable_data: list[dict], **_):
-        """B05, which every 2.x station serves: without a device model no component is known, so none is set."""
-        return call_result.SetVariables(set_variable_result=[
-            {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"]}
-            for d in set_variable_data])
 
     @on(Action.request_start_transaction)
     def on_request_start_transaction(self, id_token: dict, remote_start_id: int, evse_id: int | None = None, **_):
@@ -520,12 +609,15 @@ class StationConnection(ExampleChargePoint):
 
 class Station:
     """The station process: one StationConnection per connection, reconnecting after every close."""
-    ACTIONS = ("present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button")
+    ACTIONS = ("present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button", "fail_lock",
+               "repair_lock")
 
     def __init__(self, profile: dict):
         self.profile = profile
         self.identity = profile["station"]["identity"]
         self.connection: StationConnection | None = None
+        self.reason = "PowerUp"     # the boot reason of the next connection
+        self.plugged_offline: set[int] = set()   # B04: EVSEs whose cable went in while no connection was open
 
     async def run(self, csms_url: str) -> None:
         password = self.profile["station"].get("password")
@@ -534,12 +626,14 @@ class Station:
                            lambda: basic_auth_header(self.identity, password.encode() if password else None))
 
     async def on_connection(self, ws) -> None:
-        self.connection = StationConnection(self.identity, ws, self.profile)
+        self.connection = connection = StationConnection(self.identity, ws, self.profile, self.reason,
+                                                         frozenset(self.plugged_offline))
+        self.plugged_offline.clear()
         self.connection.spawn(self.connection.boot())
         try:
             await self.connection.serve()
         finally:
-            self.connection = None
+            self.connection, self.reason = None, connection.next_reason
 
     async def ready(self, timeout: float = 5.0) -> StationConnection:
         """The current connection once its boot was accepted (the station sends nothing before)."""
@@ -556,6 +650,9 @@ class Station:
         cp.spawn(cp.present(wire_token(id_token), evse_id))
 
     async def plug_in(self, evse_id: int, connector_id: int | None = None) -> None:
+        if self.connection is None:   # offline (B04): the cable is in all the same, shown at the next boot
+            self.plugged_offline.add(evse_id)
+            return
         cp = await self.ready()
         cp.spawn(cp.plug(cp.evses[evse_id]))
 
@@ -570,6 +667,21 @@ class Station:
     async def data_transfer(self, vendor_id: str, message_id: str | None = None, data=None) -> None:
         cp = await self.ready()
         cp.spawn(cp.call(call.DataTransfer(vendor_id=vendor_id, message_id=message_id, data=data)))
+
+    async def fail_lock(self, evse_id: int, connector_id: int | None = None) -> None:
+        """G05: the cable lock fails: NotifyEvent ConnectorPlugRetentionLock.Problem true."""
+        await self._lock(evse_id, connector_id, "true")
+
+    async def repair_lock(self, evse_id: int, connector_id: int | None = None) -> None:
+        await self._lock(evse_id, connector_id, "false")
+
+    async def _lock(self, evse_id: int, connector_id: int | None, problem: str) -> None:
+        cp = await self.ready()
+        connector = connector_id or cp.evses[evse_id].connector
+        cp.spawn(cp.call(call.NotifyEvent(generated_at=now(), seq_no=0, event_data=[{
+            "event_id": secrets.randbelow(10**6), "timestamp": now(), "trigger": "Delta", "actual_value": problem,
+            "event_notification_type": "HardWiredNotification", "variable": {"name": "Problem"},
+            "component": {"name": "ConnectorPlugRetentionLock", "evse": {"id": evse_id, "connector_id": connector}}}])))
 
 
 # ====================================================================== the HTTP actuator

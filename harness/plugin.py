@@ -514,7 +514,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     waiting on is interrupted with TestTimeLimit (broken), and again after as long if its tear-down hangs too."""
     limit = item.config.stash[SETTINGS].max_test_time
     if limit is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        return (yield)
+        try:
+            return (yield)
+        finally:
+            _release(item)
 
     def expired(number, frame):
         signal.setitimer(signal.ITIMER_REAL, limit)
@@ -528,6 +531,16 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        _release(item)
+
+
+def _release(item: pytest.Item) -> None:
+    """A finished test's wire log (its connections, their loop, every frame parsed), case context, variance and
+    verdict are its reports' now: pytest keeps the item to the session's end, so they go, or the run holds every
+    test's (tests/selfcheck/test_flat_memory.py)."""
+    for key in (WIRELOG, CONTEXT, VARIANCE, VERDICT):
+        if key in item.stash:
+            del item.stash[key]
 
 
 # ---------------------------------------------------------------------------- verdicts

@@ -101,7 +101,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
             name: {"type": "boolean"} for name in (
                 "authorization_cache", "local_list", "smart_charging", "reservations",
                 "iso15118", "payment_terminal", "remote_start", "data_transfer", "remote_trigger",
-                "firmware_management", "plug_and_charge", "web_payment")
+                "firmware_management", "plug_and_charge", "web_payment", "display_messages")
         }},
         "ocpi": {**_SECTION, "properties": {
             "versions_url": {"type": "string", "pattern": "^https?://[^/\\s]",
@@ -128,6 +128,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "tx_stop_point": {"type": "array", "items": {"enum": list(TX_POINTS)}},   # TxStopPoint
             "max_energy_on_invalid_id": {"type": "integer", "minimum": 0},   # MaxEnergyOnInvalidId, Wh; 0: unset
             "master_pass_group_id": {"type": "string", "minLength": 1, "maxLength": 255},   # MasterPassGroupId
+            # the station has a UI where a master pass holder selects the transactions to stop (C16.FR.01)
+            "master_pass_ui": {"type": "boolean"},
             # OCPP 1.6: how many identifiers the Authorization Cache holds (spec 002 names no key for it;
             # CACHE16's eviction tests need it)
             "authorization_cache_entries": {"type": "integer", "minimum": 1},

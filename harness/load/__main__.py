@@ -78,15 +78,23 @@ async def load(args) -> int:
     print(f"{settings.stations:,} stations → {settings.url} ({settings.version.value}), "
           f"about {settings.seconds:,.0f} s", file=sys.stderr)
     await fleet.run()
-    written = recorder.report(settings.describe())
+    written = recorder.report({**settings.describe(), "rss_mb_at_start": fleet.rss_mb_at_start})
     data, picture = report.write(written, args.report)
     print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
     return _verdict(written, settings.stations)
 
 
 def _verdict(written: dict, stations: int) -> int:
-    """1 when the stations were never all connected at once: the load asked for was not applied."""
+    """1 when the stations were never all connected at once (the load asked for was not applied), or when
+    stations failed: fewer boots than stations, or any error (a refused or lost connection, an invalid or
+    refused answer, a station's own failure)."""
     if written["summary"]["round_trip_ms_while_held"] is not None:
+        booted = written["actions"].get("BootNotification", {}).get("count", 0)
+        failed = ([f"{stations - booted:,} of {stations:,} stations never booted"] if booted < stations else []) + [
+            f"{n:,} × {kind}" for kind, n in written["errors"].items()]
+        if failed:
+            print(f"FAILED: stations failed: {'; '.join(failed)}", file=sys.stderr)
+            return 1
         return 0
     causes = ", ".join(f"{n:,} × {kind}" for kind, n in written["errors"].items() if kind.startswith("connect"))
     print(f"FAILED: the {stations:,} stations were never all connected at once (peak "

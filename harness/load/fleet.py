@@ -83,6 +83,7 @@ class Fleet:
         self.profile = load_profile(settings.call_timeout)
         self.connected = 0
         self.started = 0
+        self.rss_mb_at_start: float | None = None
         self._stations: dict[int, asyncio.Task] = {}
         self._clock: Callable[[], float] | None = None
         self._meter: WireMeter | None = None
@@ -125,6 +126,7 @@ class Fleet:
     async def run(self, progress: TextIO | None = sys.stderr) -> None:
         """Ramp up, hold, stop; the gauges sampled and the progress shown every second."""
         raise_file_limit(self.settings.stations + 256)
+        self.rss_mb_at_start = _usage(self.process)["rss_mb"]   # before the first station: what the client starts at
         begin = self.clock()
         sampler = asyncio.create_task(self.sample(progress, begin))
         try:

@@ -1,6 +1,6 @@
 """What each simulated station does, and when: the mix of activities and their rates, planned per station.
 
-Sans-I/O: a ``Plan`` is fed the time and a seeded ``random.Random`` and says what comes next; it never
+Sans-I/O: a ``Plan`` is fed the time and seeded draws (``Draws``, or a ``random.Random``) and says what comes next; it never
 sleeps. The runner (``harness.load.station``) sleeps until a step is due and has the reference station
 perform it, so the schedule is tested on made-up times (tests/load).
 
@@ -17,10 +17,13 @@ perform it, so the schedule is tested on made-up times (tests/load).
 
 from __future__ import annotations
 
+import hashlib
 import heapq
+import math
 import random
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol
 
 
 class Activity(str, Enum):
@@ -54,10 +57,40 @@ class Step:
     activity: Activity = field(compare=False)
 
 
+class Rng(Protocol):
+    def uniform(self, a: float, b: float) -> float: ...
+    def expovariate(self, lambd: float) -> float: ...
+
+
+class Draws:
+    """A station's seeded random draws in 16 bytes (splitmix64): ``random.Random`` keeps 2.5 KB of state, most
+    of what a simulated station's plan cost; a plan draws a handful of numbers an hour."""
+
+    __slots__ = ("_state",)
+    _MASK = (1 << 64) - 1
+
+    def __init__(self, seed: str):
+        self._state = int.from_bytes(hashlib.blake2b(seed.encode(), digest_size=8).digest(), "big")
+
+    def random(self) -> float:
+        """In [0, 1), 53 bits."""
+        self._state = (self._state + 0x9E3779B97F4A7C15) & self._MASK
+        z = self._state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self._MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self._MASK
+        return ((z ^ (z >> 31)) >> 11) / (1 << 53)
+
+    def uniform(self, a: float, b: float) -> float:
+        return a + (b - a) * self.random()
+
+    def expovariate(self, lambd: float) -> float:
+        return -math.log(1.0 - self.random()) / lambd
+
+
 class Plan:
     """One station's upcoming steps, from ``start`` on (seconds on the runner's clock)."""
 
-    def __init__(self, mix: Mix, rng: random.Random, start: float):
+    def __init__(self, mix: Mix, rng: Rng | random.Random, start: float):
         self.mix = mix
         self.rng = rng
         self.heartbeat: float | None = None

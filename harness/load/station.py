@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import random
 from collections.abc import Callable
 
 from harness.errors import HarnessError, PeerViolation
@@ -24,14 +23,14 @@ from harness.profile import Profile
 from harness.profile import from_dict as profile_from_dict
 from harness.reference import references_for
 from harness.reference.base import StationBase
+from harness.reference.common import until_done
 from harness.transport.ws import CallFailed
-from harness.load.mix import Activity, Mix, Plan
+from harness.load.mix import Activity, Draws, Mix, Plan
 from harness.load.recorder import Recorder
 from harness.load.roster import Card
 from harness.load.wire import WireMeter, forget_answered
 
 RECONNECT_DELAY = 5.0    # seconds before a station whose connection failed or closed tries again
-_FOREVER = 10 * 365 * 86400.0
 EVSE = 1                 # every simulated station has one EVSE with one connector
 
 
@@ -73,7 +72,7 @@ class StationRunner:
         self.meter = meter
         self.recorder = recorder
         self.clock = clock
-        self.plan = Plan(mix, random.Random(f"{seed}/{card.index}"), clock())
+        self.plan = Plan(mix, Draws(f"{seed}/{card.index}"), clock())
         self.station = station_class(version)(profile, version, identity=card.identity,
                                               password=card.basic_auth(version), wirelog=meter)
         self.station.serial = card.serial
@@ -121,28 +120,27 @@ class StationRunner:
             await self.station.stop()
             return False
         self.recorder.round_trip("connect", self.clock() - started, self.clock())
+        ws = handshake.connection.ws   # the handshake's request and headers (~4.6 KB) are read by now: a
+        ws.request = None              # station of the load keeps its link (websockets needs a response)
+        ws.response.headers.clear()
         return True
 
     async def _live(self) -> None:
         connection = self.station.connection
-        closed = asyncio.ensure_future(connection.wait_closed(_FOREVER))
-        try:
-            while not connection.closed:
-                if not self._accepted():
-                    if self.version.is_2x or not self._booted:
-                        await self._step(self._boot())
-                    if not self._accepted():   # the boot interval is the least wait before the next (B02, 1.6 4.2)
-                        await asyncio.wait([closed], timeout=(self.station.boot_response or {}).get("interval")
-                                           or RECONNECT_DELAY)
-                        continue
-                if not self._planned:
-                    self._settle_heartbeat()
-                step = self.plan.next(self.clock())
-                await asyncio.wait([closed], timeout=None if step is None else max(0.0, step.at - self.clock()))
-                if step is not None and not connection.closed:
-                    await self._step(self._perform(step.activity))
-        finally:
-            closed.cancel()
+        closed = connection.reader   # waited on, never cancelled: a task less per station
+        while not connection.closed:
+            if not self._accepted():
+                if self.version.is_2x or not self._booted:
+                    await self._step(self._boot())
+                if not self._accepted():   # the boot interval is the least wait before the next (B02, 1.6 4.2)
+                    await until_done(closed, (self.station.boot_response or {}).get("interval") or RECONNECT_DELAY)
+                    continue
+            if not self._planned:
+                self._settle_heartbeat()
+            step = self.plan.next(self.clock())
+            await until_done(closed, None if step is None else max(0.0, step.at - self.clock()))
+            if step is not None and not connection.closed:
+                await self._step(self._perform(step.activity))
 
     def _accepted(self) -> bool:
         if self.version.is_2x:

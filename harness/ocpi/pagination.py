@@ -177,7 +177,10 @@ def read_page_headers(headers: Headers) -> PageHeaders:
 
 
 def object_key(item: Any) -> Hashable | None:
-    """Identity of a listed object: (country_code, party_id, id), ignoring case (CiStrings)."""
+    """Identity of a listed object: (country_code, party_id, id), ignoring case (CiStrings); a Token's,
+    which has no id, is its uid and type (OCPI 2.2.1 §12.3.2)."""
+    if isinstance(item, Mapping) and "id" not in item and "uid" in item:
+        return (*(id_key(item.get(name, "")) for name in ("country_code", "party_id", "uid")), str(item.get("type")))
     if not isinstance(item, Mapping) or "id" not in item:
         return None
     return tuple(id_key(item.get(name, "")) for name in ("country_code", "party_id", "id"))

@@ -14,9 +14,9 @@ from harness.errors import HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import CsmsBase, StationBase
 from harness.reference.blocks import (authorization, availability, configuration, data_transfer, device_model,
-                                      firmware, local_authorization, local_list, offline, payment, plug_and_charge, provisioning,
-                                      remote_control, remote_trigger, reservation, reset, security, smart_charging,
-                                      transactions)
+                                      display_message, firmware, local_authorization, local_list, offline, payment,
+                                      plug_and_charge, provisioning, remote_control, remote_trigger, reservation,
+                                      reset, security, smart_charging, transactions)
 from harness.reference.common import V2X, V16, Block
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
@@ -33,13 +33,14 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     data_transfer.DataTransferStation,
     smart_charging.SmartChargingStation2x, smart_charging.SmartChargingStation16,
     device_model.DeviceModelStation2x,
-    availability.AvailabilityStation16,
+    availability.AvailabilityStation2x, availability.AvailabilityStation16,
     local_authorization.LocalAuthorizationStation16,
     reservation.ReservationStation16,
     remote_trigger.RemoteTriggerStation16, remote_trigger.RemoteTriggerStation2x,
     offline.OfflineStation2x,
     firmware.FirmwareStation16,
     plug_and_charge.PlugAndChargeStation2x,
+    display_message.DisplayMessageStation2x,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -48,12 +49,12 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     authorization.AuthorizationCsms2x, authorization.AuthorizationCsms16,
     transactions.TransactionsCsms2x, transactions.TransactionsCsms16,
     remote_control.RemoteControlCsms2x, remote_control.RemoteControlCsms16,
-    reset.ResetCsms16,
+    reset.ResetCsms2x, reset.ResetCsms16,
     configuration.ConfigurationCsms16,
     security.SecurityCsms16,
     data_transfer.DataTransferCsms,
     smart_charging.SmartChargingCsms2x, smart_charging.SmartChargingCsms16,
-    availability.AvailabilityCsms16,
+    availability.AvailabilityCsms2x, availability.AvailabilityCsms16,
     local_authorization.LocalAuthorizationCsms16,
     reservation.ReservationCsms16, reservation.ReservationCsms2x,
     remote_trigger.RemoteTriggerCsms16, remote_trigger.RemoteTriggerCsms2x,
@@ -61,13 +62,14 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     device_model.DeviceModelCsms2x,
     firmware.FirmwareCsms16,
     plug_and_charge.PlugAndChargeCsms2x,
+    display_message.DisplayMessageCsms2x,
 )
 
 
 def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]) -> tuple[type[Block], ...]:
     """The blocks of ``registry`` that serve every one of ``versions``, checked to fit together: each
     block's ``requires`` are among them, each comes before the blocks it ``precedes``, and no two answer one
-    message, offer one action or undo one CALL."""
+    message, offer one action, undo one CALL or define one private helper."""
     chosen = tuple(block for block in registry if block.versions and versions <= block.versions)
     names = {k.__name__ for block in chosen for k in block.__mro__}
     for block in chosen:
@@ -86,7 +88,22 @@ def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]
                            | {f"undo_{u}" for u in block.undoes()}):
             if owner.setdefault(name, block.__name__) != block.__name__:
                 raise HarnessError(f"{name} is defined by both {owner[name]} and {block.__name__}")
+    helpers: dict[str, type[Block]] = {}   # the block (first in the MRO) whose private helper a name is
+    for block in chosen:
+        for name in sorted(n for n in vars(block) if n.startswith("_") and not n.startswith("__")):
+            first = helpers.setdefault(name, block)
+            if first is not block and not _passes_on(vars(first)[name], name):
+                raise HarnessError(f"the private {name} is defined by both {first.__name__} and {block.__name__}, and "
+                                   f"{first.__name__}'s does not pass on with super(): one would call the other's "
+                                   f"by mistake; rename one")
+            helpers[name] = block   # the next one of this name must be passed on to by this one
     return chosen
+
+
+def _passes_on(method: object, name: str) -> bool:
+    """Whether ``method`` calls ``super().<name>``: an override of a hook, not a helper of the same name."""
+    code = getattr(method, "__code__", None)
+    return code is not None and "super" in code.co_names and name in code.co_names
 
 
 class ReferenceStation(*blocks_for(STATION_BLOCKS, V2X), StationBase):

@@ -35,6 +35,8 @@ class EvseState:
     transaction: StationTransaction | None = None
     meter: Register = field(default_factory=Register)
     reservation: EvseReservation | None = None
+    operative: bool = True            # ChangeAvailability of the EVSE (G03): False once Inoperative
+    inoperative: set[int] = field(default_factory=set)   # its connectors made Inoperative one by one (G03)
 
     @property
     def busy(self) -> bool:

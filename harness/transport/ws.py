@@ -196,7 +196,7 @@ class OcppConnection:
         self.on_answered: list[Callable[[Exchange], None]] = []
         self._waiters: dict[str, asyncio.Future] = {}
         self._raw_waiters: dict[str, asyncio.Future] = {}
-        self._changed = asyncio.Event()
+        self._changed: asyncio.Event | None = None   # made by the first waiter (an Event is 0.9 KB a link)
         self._expiry: asyncio.TimerHandle | None = None   # at the next deadline of ours (see _expire)
         self._tasks: set[asyncio.Task] = set()
         self._closing = False                     # close() was called: an end from here on is ours
@@ -268,7 +268,7 @@ class OcppConnection:
         for listener in self.on_answered:
             listener(exchange)
         self._spawn(self._flush())
-        self._changed.set()
+        self._wake()
 
     async def release(self, exchange: Exchange) -> None:
         """Answer a held CALL as the handler would have answered it."""
@@ -279,7 +279,16 @@ class OcppConnection:
                        answered: bool = True, start: int = 0) -> Exchange | None:
         """The first exchange from ``start`` on matching ``predicate``; None after ``timeout``."""
         return await first_match(self.history, lambda e: predicate(e) and (e.answered or not answered),
-                                 self._changed, timeout, start=start, hopeless=lambda: self.closed)
+                                 self._changes(), timeout, start=start, hopeless=lambda: self.closed)
+
+    def _changes(self) -> asyncio.Event:
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        return self._changed
+
+    def _wake(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
 
     async def wait_for_call(self, action: str, timeout: float, *, answered: bool = True,
                             start: int = 0, where: Callable[[dict], bool] | None = None) -> Exchange | None:
@@ -306,6 +315,11 @@ class OcppConnection:
         """The certificate the peer presented (DER); None over plain ws or when it presented none."""
         tls = self.ws.transport.get_extra_info("ssl_object") if self.ws.transport else None
         return tls.getpeercert(binary_form=True) if tls is not None else None
+
+    @property
+    def reader(self) -> asyncio.Task:
+        """Done when the link has ended (its reader's task: wait on it, never cancel it)."""
+        return self._reader
 
     async def wait_closed(self, timeout: float) -> bool:
         try:
@@ -385,7 +399,7 @@ class OcppConnection:
             for future in self._raw_waiters.values():
                 if not future.done():
                     future.set_result(None)
-            self._changed.set()
+            self._wake()
 
     def _who_closed(self, closed: ConnectionClosed) -> tuple[str, str]:
         if closed.sent is not None and closed.sent.code == 1009 and not self._closing:
@@ -460,7 +474,7 @@ class OcppConnection:
             elif isinstance(event, (SendReceived, ResultErrorReceived)):
                 if self.wirelog is not None:
                     self.wirelog.event(self.name, type(event).__name__)
-        self._changed.set()
+        self._wake()
 
     def _note_instead(self, error: PeerViolation) -> None:
         """What the peer sent that is no answer, while a CALL of ours waits for one (for NoAnswer's reason)."""

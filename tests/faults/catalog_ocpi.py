@@ -10,6 +10,7 @@ imported as the top-level module ``catalog_ocpi`` (this folder is put on the pat
 
 from __future__ import annotations
 
+import copy
 import re
 
 import dataclasses
@@ -24,6 +25,7 @@ from harness.clock import utcnow
 from harness.ocpi import headers as hdr, schemas
 from harness.ocpi.auth import AuthRules, PresentedToken, TokenForm
 from harness.ocpi.credentials import CredentialsRules, Registration
+from harness.ocpi.schemas import SchemaRules
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
@@ -31,11 +33,15 @@ from harness.ocpi.pagination import PaginationRules
 from harness.ocpi.sessions import (
     ACTIVE, COMPLETED, NA, PENDING, RESERVATION, SESSIONS, SessionRules, SessionStore)
 from harness.ocpi.timestamps import format_datetime
+from harness.ocpi.tokens import ALLOWED, NOT_ALLOWED, TOKENS, TokenRules, TokenStore
 from harness.reference.ocpi import VERSION, OcpiPeer
 from harness.reference.ocpi.peer import LOCATIONS_VERSION
 from harness.reference.ocpi.handler import Reply
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
+from harness.reference.ocpi.tokens import TokensReceiver, TokensSender
+from harness.reference.ocpi.commands import CommandsReceiver, CommandsSender
+from harness.ocpi.commands import ACCEPTED as COMMAND_ACCEPTED, CommandRules
 from harness.transport.http import HttpResponse
 
 MODULE = "catalog_ocpi"
@@ -596,6 +602,440 @@ class SendsPreferencesWithoutTheCapability(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_IgnoresTheCapability)
 
 
+# ------------------------------------------------------------------------------ tokens: the eMSP
+def _token_pushing(change) -> type:
+    """An eMSP's Tokens Sender whose pushes go out as ``change(method, body)`` makes them."""
+    class Faulty(TokensSender):
+        async def push(self, method, token, body):
+            return await super().push(method, token, change(method, body))
+    return Faulty
+
+
+class TokenPatchesWithoutLastUpdated(OcpiPeer):
+    """The eMSP's Token PATCH carries no last_updated."""
+
+    modules = OcpiPeer.modules.with_handler(_token_pushing(
+        lambda method, body: _without(body, "last_updated") if method == "PATCH" else body))
+
+
+class _PushesWithoutType(TokensSender):
+    async def push(self, method, token, body):
+        return await self.peer.call(method, TOKENS, (token["uid"],), self.peer.outgoing("token", body))
+
+
+class PushesAppTokensWithoutType(OcpiPeer):
+    """An APP_USER Token is PUT without ?type=APP_USER (as if it were an RFID one)."""
+
+    modules = OcpiPeer.modules.with_handler(_PushesWithoutType)
+
+
+class _Unknown200(TokensSender):
+    def _authorize(self, uid, kind, where):
+        try:
+            return super()._authorize(uid, kind, where)
+        except StatusError as error:
+            if error.status_code != StatusCode.UNKNOWN_TOKEN:
+                raise
+            return Reply(200, build(status_code=StatusCode.UNKNOWN_TOKEN, status_message="unknown Token"))
+
+
+class AnswersAnUnknownTokenWithHttp200(OcpiPeer):
+    """A real-time authorization of an unknown Token gets HTTP 200 (status 2004) instead of HTTP 404."""
+
+    modules = OcpiPeer.modules.with_handler(_Unknown200)
+
+
+class _UnknownWithData(TokensSender):
+    def _authorize(self, uid, kind, where):
+        if self.store.owned(uid, kind) is None:
+            return Reply(404, build({"allowed": NOT_ALLOWED}, status_code=StatusCode.UNKNOWN_TOKEN))
+        return super()._authorize(uid, kind, where)
+
+
+class AnswersAnUnknownTokenWithData(OcpiPeer):
+    """A real-time authorization of an unknown Token is answered 404, 2004 with data."""
+
+    modules = OcpiPeer.modules.with_handler(_UnknownWithData)
+
+
+class _Always2002(TokensSender):
+    def allowed(self, token, where):
+        raise StatusError(TokenRules.authorize_url, "not enough information",
+                          status_code=StatusCode.NOT_ENOUGH_INFORMATION)
+
+
+class Answers2002EvenWithALocation(OcpiPeer):
+    """Every real-time authorization gets 2002, LocationReferences or not."""
+
+    modules = OcpiPeer.modules.with_handler(_Always2002)
+
+
+class _ExtraEvse(TokensSender):
+    def _authorize(self, uid, kind, where):
+        if where is not None:
+            where = {**where, "evse_uids": [*(where.get("evse_uids") or []), "EVSE-NOT-ASKED"]}
+        return super()._authorize(uid, kind, where)
+
+
+class AllowsEvsesNotAskedAbout(OcpiPeer):
+    """The AuthorizationInfo's location lists an EVSE the request did not name."""
+
+    modules = OcpiPeer.modules.with_handler(_ExtraEvse)
+
+
+class _JudgesOnStatus(TokensSender):
+    def allowed(self, token, where):
+        verdict = super().allowed(token, where)
+        for location in self.peer.store(LOCATIONS).all():
+            if where and location["id"].casefold() == where["location_id"].casefold() and any(
+                    evse.get("status") == "INOPERATIVE" for evse in location.get("evses", [])):
+                return NOT_ALLOWED
+        return verdict
+
+
+class JudgesOnEvseStatus(OcpiPeer):
+    """The eMSP answers NOT_ALLOWED at a Location one of whose EVSEs is INOPERATIVE."""
+
+    modules = OcpiPeer.modules.with_handler(_JudgesOnStatus)
+
+
+class _AllowsInvalid(TokensSender):
+    def allowed(self, token, where):
+        return ALLOWED
+
+
+class AllowsInvalidTokens(OcpiPeer):
+    """An invalid Token is answered ALLOWED."""
+
+    modules = OcpiPeer.modules.with_handler(_AllowsInvalid)
+
+
+class _ForgetsChanges(TokensSender):
+    def act_update_token(self, uid, type="RFID", **changes):
+        held = copy.deepcopy(self.store.owned(uid, type))
+        pushed = super().act_update_token(uid, type, **changes)
+
+        async def restored():
+            try:
+                return await pushed
+            finally:
+                self.store.owned(uid, type).update(held)
+        return restored()
+
+
+class ListsTokensAsFirstIssued(OcpiPeer):
+    """The eMSP's list holds a Token as first issued: a change it pushed never reaches the list."""
+
+    modules = OcpiPeer.modules.with_handler(_ForgetsChanges)
+
+
+class _OnlyValid(TokensSender):
+    async def serve(self, request, rest):
+        if request.method == "GET" and not rest:
+            return self.peer.list_page(request, [t for t in self.store.all() if t["valid"]], "token")
+        return await super().serve(request, rest)
+
+
+class ListsOnlyValidTokens(OcpiPeer):
+    """Legal: the list holds only the valid Tokens; an invalidated one leaves it (OCPI 2.2.1 §12.2.2.1:
+    "list of valid Token objects"; what the list no longer holds is no longer valid)."""
+
+    modules = OcpiPeer.modules.with_handler(_OnlyValid)
+
+
+class _NeedsALocationAlways(TokensSender):
+    def allowed(self, token, where):
+        if where is None:
+            raise StatusError(TokenRules.authorize_url, "which Location?", status_code=StatusCode.NOT_ENOUGH_INFORMATION)
+        return super().allowed(token, where)
+
+
+class NeedsALocationForEveryToken(OcpiPeer):
+    """Legal: every real-time authorization without LocationReferences gets 2002 (too little information)."""
+
+    modules = OcpiPeer.modules.with_handler(_NeedsALocationAlways)
+
+
+class _AppTokensWhitelisted(TokensSender):
+    async def act_push_token(self, uid=None, type="RFID", whitelist=None, valid=True):
+        if type in ("APP_USER", "AD_HOC_USER") and whitelist is None:
+            whitelist = "ALLOWED"
+        return await super().act_push_token(uid, type, whitelist, valid)
+
+
+class WhitelistsAppTokens(OcpiPeer):
+    """APP_USER Tokens are issued with whitelist ALLOWED, not the RECOMMENDED NEVER."""
+
+    modules = OcpiPeer.modules.with_handler(_AppTokensWhitelisted)
+
+
+# ------------------------------------------------------------------------------ tokens: the CPO
+class _LenientTokenStore(TokenStore):
+    def patch(self, country_code, party_id, uid, kind, changes):
+        if isinstance(changes, dict) and "last_updated" not in changes:
+            changes = {**changes, "last_updated": format_datetime(utcnow())}
+        return super().patch(country_code, party_id, uid, kind, changes)
+
+
+class AcceptsATokenPatchWithoutLastUpdated(OcpiPeer):
+    """The Receiver applies a Token PATCH that has no last_updated instead of answering 2001."""
+
+    modules = OcpiPeer.modules.with_store(TOKENS, _LenientTokenStore)
+
+
+class _IgnoresType(TokenStore):
+    @staticmethod
+    def _key(country_code, party_id, uid, kind):
+        return TokenStore._key(country_code, party_id, uid, "RFID")
+
+    def put(self, country_code, party_id, uid, kind, token):
+        if isinstance(token, dict):
+            token = {**token, "type": kind}
+        return super().put(country_code, party_id, uid, kind, token)
+
+
+class KeepsOneTokenPerUid(OcpiPeer):
+    """The Receiver keeps one Token per uid whatever its type: an APP_USER PUT replaces the RFID Token."""
+
+    modules = OcpiPeer.modules.with_store(TOKENS, _IgnoresType)
+
+
+class _TrustsTheTokenUrl(TokenStore):
+    def put(self, country_code, party_id, uid, kind, token):
+        if isinstance(token, dict):
+            token = {**token, "country_code": country_code, "party_id": party_id, "uid": uid, "type": kind}
+        return super().put(country_code, party_id, uid, kind, token)
+
+
+class StoresTokensUnderTheUrlIds(OcpiPeer):
+    """A Token PUT whose URL ids differ from the Token's is stored under the URL's, not refused."""
+
+    modules = OcpiPeer.modules.with_store(TOKENS, _TrustsTheTokenUrl)
+
+
+class AcceptsATokenDelete(OcpiPeer):
+    """Answers a Token DELETE with success."""
+
+    modules = OcpiPeer.modules.with_handler(_accepting_deletes(TokensReceiver))
+
+
+class _DropsPatches(TokenStore):
+    def patch(self, country_code, party_id, uid, kind, changes):
+        held = self.get(country_code, party_id, uid, kind)
+        kept = copy.deepcopy(held)
+        after = super().patch(country_code, party_id, uid, kind, changes)
+        held.clear()
+        held.update(kept)
+        return after
+
+
+class IgnoresTokenPatches(OcpiPeer):
+    """Answers a Token PATCH with success and keeps the Token as it was."""
+
+    modules = OcpiPeer.modules.with_store(TOKENS, _DropsPatches)
+
+
+class _UnknownAnswered(TokensReceiver):
+    async def serve(self, request, rest):
+        try:
+            return await super().serve(request, rest)
+        except StatusError as error:
+            if error.status_code != StatusCode.UNKNOWN_TOKEN:
+                raise
+            return Reply(200, build())
+
+
+class AnswersUnknownTokensWithSuccess(OcpiPeer):
+    """A GET or PATCH of a Token the CPO never got is answered 1000."""
+
+    modules = OcpiPeer.modules.with_handler(_UnknownAnswered)
+
+
+class _TrustsItsCache(TokensReceiver):
+    def needs_realtime(self, token):
+        return token is None
+
+
+class NeverAuthorizesInRealTime(OcpiPeer):
+    """The CPO lets every Token it holds in from its cache, NEVER ones too."""
+
+    modules = OcpiPeer.modules.with_handler(_TrustsItsCache)
+
+
+class _AsksAlways(TokensReceiver):
+    def needs_realtime(self, token):
+        return True
+
+
+class AuthorizesAlwaysTokensInRealTime(OcpiPeer):
+    """The CPO asks the eMSP in real time about ALWAYS Tokens too."""
+
+    modules = OcpiPeer.modules.with_handler(_AsksAlways)
+
+
+class _PostsAtTheToken(TokensReceiver):
+    async def act_present_token(self, uid, type="RFID", location_id=None, evse_uid=None):
+        url = self.peer.other_url(TOKENS, uid)
+        return await self.peer.send("POST", url, token=self.peer.peer_token, module=TOKENS,
+                                    body={"location_id": location_id, "evse_uids": [evse_uid]})
+
+
+class AuthorizesWithoutTheAuthorizeSegment(OcpiPeer):
+    """The real-time authorization is POSTed to {tokens}/{token_uid}, without /authorize."""
+
+    modules = OcpiPeer.modules.with_handler(_PostsAtTheToken)
+
+
+class _AnyTokenParty(TokensReceiver):
+    def _check_party(self, country_code, party_id):
+        return None
+
+
+class AcceptsTokensUnderAnyParty(OcpiPeer):
+    """Stores Tokens pushed under any party, not only the pushing eMSP's."""
+
+    modules = OcpiPeer.modules.with_handler(_AnyTokenParty)
+
+
+# ------------------------------------------------------------------------------ commands: the CPO
+class _NoResult(CommandsReceiver):
+    async def _post_result(self, url, result):
+        return None
+
+
+class NeverPostsTheCommandResult(OcpiPeer):
+    """The CPO answers ACCEPTED and never POSTs the CommandResult."""
+
+    modules = OcpiPeer.modules.with_handler(_NoResult)
+
+
+class _AcceptsEverything(CommandsReceiver):
+    def decide(self, command, body):
+        return COMMAND_ACCEPTED, COMMAND_ACCEPTED
+
+
+class AcceptsCommandsForWhatItDoesNotHave(OcpiPeer):
+    """Every command is ACCEPTED: an unknown Session, an unknown Location, an unknown reservation too."""
+
+    modules = OcpiPeer.modules.with_handler(_AcceptsEverything)
+
+
+class _ChecksTheToken(CommandsReceiver):
+    def decide(self, command, body):
+        token = body.get("token")
+        if token and not any(t["uid"].casefold() == token["uid"].casefold() for t in self.peer.store(TOKENS).all()):
+            return "REJECTED", ""
+        return super().decide(command, body)
+
+
+class RejectsTokensItNeverGot(OcpiPeer):
+    """A START_SESSION or RESERVE_NOW with a Token the CPO was never pushed is REJECTED."""
+
+    modules = OcpiPeer.modules.with_handler(_ChecksTheToken)
+
+
+class _AuthorizesCommandTokens(CommandsReceiver):
+    def decide(self, command, body):
+        token = body.get("token")
+        if token:
+            self.peer.background.spawn(self.peer.call("POST", TOKENS, (token["uid"], "authorize"), None))
+        return super().decide(command, body)
+
+
+class AuthorizesAppTokensOfCommands(OcpiPeer):
+    """The CPO asks the eMSP in real time about the app Token of a START_SESSION."""
+
+    modules = OcpiPeer.modules.with_handler(_AuthorizesCommandTokens)
+
+
+class _NoTimeout(CommandsReceiver):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        return Reply(reply.status, {**reply.body, "data": _without(reply.body["data"], "timeout")})
+
+
+class AnswersCommandsWithoutATimeout(OcpiPeer):
+    """The CommandResponse has no timeout."""
+
+    modules = OcpiPeer.modules.with_handler(_NoTimeout)
+
+
+class _CancelsAnything(CommandsReceiver):
+    def decide(self, command, body):
+        if command == "CANCEL_RESERVATION":
+            return COMMAND_ACCEPTED, COMMAND_ACCEPTED
+        return super().decide(command, body)
+
+
+class CancelsReservationsNobodyMade(OcpiPeer):
+    """A CANCEL_RESERVATION of a reservation never made ends with the result ACCEPTED."""
+
+    modules = OcpiPeer.modules.with_handler(_CancelsAnything)
+
+
+class _AnswersGet(CommandsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "GET":
+            return Reply(200, build([]))
+        return await super().serve(request, rest)
+
+
+class AnswersAGetOfCommands(OcpiPeer):
+    """The commands endpoint answers a GET with success."""
+
+    modules = OcpiPeer.modules.with_handler(_AnswersGet)
+
+
+class _AcceptsAnyType(CommandsReceiver):
+    async def serve(self, request, rest):
+        if rest and rest[0] not in ("START_SESSION", "STOP_SESSION", "RESERVE_NOW", "CANCEL_RESERVATION",
+                                    "UNLOCK_CONNECTOR"):
+            return Reply(200, build({"result": COMMAND_ACCEPTED, "timeout": 30}))
+        return await super().serve(request, rest)
+
+
+class AcceptsUnknownCommandTypes(OcpiPeer):
+    """A command type that does not exist is ACCEPTED."""
+
+    modules = OcpiPeer.modules.with_handler(_AcceptsAnyType)
+
+
+# ------------------------------------------------------------------------------ commands: the eMSP
+class _OthersTokens(CommandsSender):
+    def _app_token(self):
+        return {**super()._app_token(), "country_code": "DE", "party_id": "OTH"}
+
+
+class StartsWithAnotherEmspsToken(OcpiPeer):
+    """The eMSP's START_SESSION and RESERVE_NOW carry a Token of another eMSP."""
+
+    modules = OcpiPeer.modules.with_handler(_OthersTokens)
+
+
+class _RefusesResults(CommandsSender):
+    async def serve(self, request, rest):
+        return Reply(200, build(status_code=StatusCode.CLIENT_ERROR, status_message="unexpected result"))
+
+
+class RefusesCommandResults(OcpiPeer):
+    """The eMSP answers every CommandResult POST with 2000."""
+
+    modules = OcpiPeer.modules.with_handler(_RefusesResults)
+
+
+class _ConnectorWithoutEvse(CommandsSender):
+    async def _send(self, command, **body):
+        if body.get("connector_id"):
+            body = {**body, "evse_uid": None}
+        return await super()._send(command, **body)
+
+
+class StartsAtAConnectorWithoutItsEvse(OcpiPeer):
+    """A START_SESSION names a connector_id without its evse_uid."""
+
+    modules = OcpiPeer.modules.with_handler(_ConnectorWithoutEvse)
+
+
 # ------------------------------------------------------------------------------ locations: objects
 class _DropsNewEvses(LocationStore):
     def put(self, country_code, party_id, target, obj):
@@ -967,6 +1407,9 @@ LOC_VERSION = "locations/test_OCPI_LOCATIONS_VERSION.py"
 PUBLISH = "locations/test_OCPI_LOCATIONS_PUBLISH.py"
 EXPIRY = "locations/test_OCPI_LOCATIONS_EXPIRY.py"
 COORDINATES = "locations/test_OCPI_LOCATIONS_COORDINATES.py"
+T_PUSH, T_PULL = "tokens/test_OCPI_TOKENS_PUSH.py", "tokens/test_OCPI_TOKENS_PULL.py"
+C_CMD = "commands/test_OCPI_COMMANDS.py"
+T_RECEIVER, T_AUTH = "tokens/test_OCPI_TOKENS_RECEIVER.py", "tokens/test_OCPI_TOKENS_AUTHORIZE.py"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("403-for-an-unknown-token", AuthRules.header.id, Answers403ForAnUnknownToken,
@@ -1180,6 +1623,106 @@ FAULTS: tuple[Fault, ...] = (
           (node(CREDS, "test_no_mutual_version_or_endpoints", "cpo", "version", "by_cpo"),
            node(CREDS, "test_no_mutual_version_or_endpoints", "cpo", "endpoints", "by_cpo")),
           "the SUT did not send a GET of"),
+    Fault("token-patch-without-last-updated", TokenRules.patch_last_updated.id, TokenPatchesWithoutLastUpdated,
+          (node(T_PUSH, "test_invalidated_token_is_patched_valid_false", "emsp"),),
+          "the PATCH has no last_updated"),
+    Fault("token-app-user-pushed-without-type", TokenRules.put_ids.id, PushesAppTokensWithoutType,
+          (node(T_PUSH, "test_app_user_token_is_pushed_with_its_type", "emsp"),),
+          "type differs from the URL's type parameter"),
+    Fault("token-app-user-whitelisted", TokenRules.app_tokens_never.id, WhitelistsAppTokens,
+          (node(T_PUSH, "test_app_user_token_is_pushed_with_its_type", "emsp"),),
+          "a APP_USER Token with whitelist ALLOWED", "finding"),
+    Fault("token-unknown-authorized-with-http-200", TokenRules.authorize_unknown.id, AnswersAnUnknownTokenWithHttp200,
+          (node(T_AUTH, "test_unknown_token_gets_404_and_2004_without_data", "emsp"),),
+          "HTTP 200 where HTTP 404 is due"),
+    Fault("token-unknown-authorized-with-data", TokenRules.authorize_unknown.id, AnswersAnUnknownTokenWithData,
+          (node(T_AUTH, "test_unknown_token_gets_404_and_2004_without_data", "emsp"),),
+          "the answer about an unknown Token carries data"),
+    Fault("token-2002-with-a-location", TokenRules.authorize_needs_location.id, Answers2002EvenWithALocation,
+          (node(T_AUTH, "test_without_location_a_verdict_or_2002", "emsp"),),
+          "still gets 2002 with LocationReferences"),
+    Fault("token-evse-not-asked-allowed", TokenRules.authorize_location.id, AllowsEvsesNotAskedAbout,
+          (node(T_AUTH, "test_location_answered_names_only_what_was_asked", "emsp"),
+           node(T_AUTH, "test_known_token_gets_its_authorization_info", "emsp")),
+          "the answer allows EVSEs the request did not name"),
+    Fault("token-authorization-judged-on-evse-status", TokenRules.authorize_not_by_status.id, JudgesOnEvseStatus,
+          (node(T_AUTH, "test_evse_status_does_not_change_the_answer", "emsp"),),
+          "allowed once the EVSE is INOPERATIVE is wrong"),
+    Fault("token-invalid-allowed", TokenRules.authorize_consistent.id, AllowsInvalidTokens,
+          (node(T_AUTH, "test_invalid_token_is_not_allowed", "emsp"),),
+          "an invalid Token is answered ALLOWED", "finding"),
+    Fault("token-list-misses-changes", TokenRules.listed_as_pushed.id, ListsTokensAsFirstIssued,
+          (node(T_PULL, "test_pushed_token_and_its_change_are_listed", "emsp"),),
+          "valid of the listed Token after the PATCH is wrong"),
+    Fault("token-patch-without-last-updated-accepted", TokenRules.patch_refused_without_last_updated.id,
+          AcceptsATokenPatchWithoutLastUpdated, (node(T_RECEIVER, "test_patch_without_last_updated_gets_2001", "cpo"),),
+          "a PATCH without last_updated: status_code 1000 where 2001 (invalid or missing parameters) is due"),
+    Fault("token-one-per-uid", TokenRules.type_identifies.id, KeepsOneTokenPerUid,
+          (node(T_RECEIVER, "test_one_uid_under_two_types_is_two_tokens", "cpo"),),
+          "type of the Token GET without a type is wrong"),
+    Fault("token-url-ids-trusted", TokenRules.mismatch_refused.id, StoresTokensUnderTheUrlIds,
+          (node(T_RECEIVER, "test_put_whose_url_differs_from_the_token_is_refused", "cpo", "uid"),
+           node(T_RECEIVER, "test_put_whose_url_differs_from_the_token_is_refused", "cpo", "type")),
+          "differs from the Token's carries a success status_code"),
+    Fault("token-delete-accepted", TokenRules.never_deleted.id, AcceptsATokenDelete,
+          (node(T_RECEIVER, "test_delete_is_refused_and_the_token_stays", "cpo"),),
+          "a DELETE of a Token carries a success status_code"),
+    Fault("token-patch-ignored", TokenRules.patch_applied.id, IgnoresTokenPatches,
+          (node(T_RECEIVER, "test_patch_changes_only_its_fields", "cpo"),),
+          "language after the PATCH is wrong"),
+    Fault("token-unknown-answered-with-success", TokenRules.unknown_refused.id, AnswersUnknownTokensWithSuccess,
+          (node(T_RECEIVER, "test_unknown_token_is_not_answered_with_success", "cpo"),),
+          "a GET of an unknown Token carries a success status_code"),
+    Fault("token-never-authorized-in-real-time", TokenRules.authorize_sent.id, NeverAuthorizesInRealTime,
+          (node(T_AUTH, "test_token_needing_realtime_is_authorized_at_the_emsp", "cpo", "valid", "NEVER"),
+           node(T_AUTH, "test_token_needing_realtime_is_authorized_at_the_emsp", "cpo", "invalid", "ALLOWED_OFFLINE")),
+          "the SUT did not send"),
+    Fault("token-always-authorized-in-real-time", TokenRules.always_local.id, AuthorizesAlwaysTokensInRealTime,
+          (node(T_AUTH, "test_always_token_is_let_in_without_asking", "cpo"),),
+          "a tokens POST", "finding"),
+    Fault("token-authorized-without-the-authorize-segment", TokenRules.authorize_url.id,
+          AuthorizesWithoutTheAuthorizeSegment,
+          (node(T_AUTH, "test_token_needing_realtime_is_authorized_at_the_emsp", "cpo", "valid", "NEVER"),),
+          "the POST is not at {tokens}/{token_uid}/authorize"),
+    Fault("token-pushed-under-any-party", TokenRules.party_registered.id, AcceptsTokensUnderAnyParty,
+          (node(T_RECEIVER, "test_push_under_another_party_is_refused", "cpo"),),
+          "a PUT under a party the harness never declared carries a success status_code", "finding"),
+    Fault("command-result-never-posted", CommandRules.result_sent.id, NeverPostsTheCommandResult,
+          (node(C_CMD, "test_command_is_answered_then_its_result_posted", "cpo", "START_SESSION"),
+           node(C_CMD, "test_command_is_answered_then_its_result_posted", "cpo", "UNLOCK_CONNECTOR")),
+          "the SUT did not send"),
+    Fault("command-unknown-accepted", CommandRules.not_accepted_unknown.id, AcceptsCommandsForWhatItDoesNotHave,
+          (node(C_CMD, "test_stop_of_an_unknown_session_is_not_accepted", "cpo"),
+           node(C_CMD, "test_command_at_an_unknown_location_is_not_accepted", "cpo", "START_SESSION")),
+          "ACCEPTED"),
+    Fault("command-token-checked", CommandRules.no_token_check.id, RejectsTokensItNeverGot,
+          (node(C_CMD, "test_app_token_start_is_neither_checked_nor_authorized", "cpo"),),
+          "REJECTED"),
+    Fault("command-token-authorized", CommandRules.no_realtime.id, AuthorizesAppTokensOfCommands,
+          (node(C_CMD, "test_app_token_start_is_neither_checked_nor_authorized", "cpo"),),
+          "a tokens POST"),
+    Fault("command-response-without-timeout", SchemaRules.valid.id, AnswersCommandsWithoutATimeout,
+          (node(C_CMD, "test_command_is_answered_then_its_result_posted", "cpo", "RESERVE_NOW"),),
+          "timeout: required"),
+    Fault("command-unknown-reservation-cancelled", CommandRules.unknown_reservation.id, CancelsReservationsNobodyMade,
+          (node(C_CMD, "test_cancel_of_a_reservation_nobody_made", "cpo"),),
+          "result of cancelling a reservation nobody made is wrong", "finding"),
+    Fault("command-get-answered", CommandRules.post_only.id, AnswersAGetOfCommands,
+          (node(C_CMD, "test_other_methods_are_refused", "cpo", "GET"),),
+          "a GET of the commands endpoint carries a success status_code"),
+    Fault("command-unknown-type-accepted", CommandRules.command_type.id, AcceptsUnknownCommandTypes,
+          (node(C_CMD, "test_unknown_command_is_refused", "cpo"),),
+          "result of an unknown command"),
+    Fault("command-token-of-another-emsp", CommandRules.own_token.id, StartsWithAnotherEmspsToken,
+          (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "START_SESSION"),
+           node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "RESERVE_NOW")),
+          "belongs to DE/"),
+    Fault("command-result-refused", CommandRules.result_answered.id, RefusesCommandResults,
+          (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "STOP_SESSION"),),
+          "was refused"),
+    Fault("command-connector-without-evse", SchemaRules.valid.id, StartsAtAConnectorWithoutItsEvse,
+          (node(C_CMD, "test_start_session_at_a_named_connector", "emsp"),),
+          "evse_uid: required when connector_id is present"),
 )
 
 
@@ -1199,4 +1742,9 @@ VARIANTS: tuple[Variant, ...] = (
              node(PULL, "test_date_filter_on_last_updated", "cpo", "date_to"),
              node(PULL, "test_object_get_returns_one_location_evse_connector", "cpo")),
             PaginationRules.empty_link.id),
+    Variant("tokens-list-only-valid", ListsOnlyValidTokens, ("suites/ocpi/tokens",),
+            reading="OCPI 2.2.1 §12.2.2.1 response data (the list of valid Token objects; information no longer "
+                    "in the list is no longer valid)"),
+    Variant("tokens-need-a-location", NeedsALocationForEveryToken, ("suites/ocpi/tokens",),
+            reading="OCPI 2.2.1 §12.2.2.2 (too little information, no LocationReferences, to decide: 2002)"),
 )

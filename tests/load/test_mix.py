@@ -5,7 +5,7 @@ import statistics
 
 import pytest
 
-from harness.load.mix import Activity, Mix, Plan, ramp_start
+from harness.load.mix import Activity, Draws, Mix, Plan, ramp_start
 
 
 def steps(plan: Plan, until: float, now=lambda step: step.at):
@@ -78,6 +78,19 @@ def test_the_same_seed_plans_the_same_steps():
     mix = Mix(heartbeat=60, authorize_per_hour=30, transactions_per_hour=10)
     runs = [[(s.at, s.activity) for s in steps(Plan(mix, random.Random("1/42"), start=0.0), 3600)] for _ in range(2)]
     assert runs[0] == runs[1]
+
+
+def test_a_stations_draws_are_its_seeds_and_spread_as_asked():
+    """The load's stations draw from ``Draws`` (16 bytes each, not random.Random's 2.5 KB): the same seed the same
+    plan, another seed another one; uniform within its bounds, exponential gaps at their rate."""
+    mix = Mix(heartbeat=60, authorize_per_hour=30, transactions_per_hour=10)
+    plans = [[(s.at, s.activity) for s in steps(Plan(mix, Draws(seed), start=0.0), 3600)] for seed in ("1/7", "1/7", "1/8")]
+    assert plans[0] == plans[1] != plans[2]
+    draws = Draws("1/9")
+    uniform = [draws.uniform(10, 20) for _ in range(5000)]
+    assert all(10 <= u < 20 for u in uniform) and abs(statistics.fmean(uniform) - 15) < 0.2
+    gaps = [draws.expovariate(2.0) for _ in range(5000)]
+    assert min(gaps) >= 0 and abs(statistics.fmean(gaps) - 0.5) < 0.03
 
 
 def test_stations_join_at_the_ramp_rate():

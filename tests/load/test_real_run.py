@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("hdrh", reason="the load mode's dependencies are the [load] extra: pip install -e \".[test,load]\"")
 
 from harness.load import report
-from harness.load.__main__ import main
+from harness.load.__main__ import _verdict, main
 from harness.load.csms import roster_csms
 from harness.load.fleet import Fleet, LoadSettings
 from harness.load.mix import Mix
@@ -77,6 +77,17 @@ def test_a_run_whose_stations_never_all_connect_exits_non_zero(tmp_path, capsys)
                  "--report", str(tmp_path)])
     assert code == 1
     assert "FAILED: the 2 stations were never all connected at once (peak 0): " in capsys.readouterr().err
+
+
+def test_a_run_whose_stations_failed_exits_non_zero(capsys):
+    """All held at once is not enough: a station that never booted, or any error, fails the run."""
+    held = {"summary": {"round_trip_ms_while_held": {"Heartbeat": {"p50": 1.0, "p99": 2.0}}},
+            "actions": {"BootNotification": {"count": 3}}, "errors": {}}
+    assert _verdict(held, 3) == 0
+    assert _verdict({**held, "errors": {"boot answered Rejected": 1}}, 3) == 1
+    assert "FAILED: stations failed: 1 × boot answered Rejected" in capsys.readouterr().err
+    assert _verdict({**held, "actions": {"BootNotification": {"count": 2}}}, 3) == 1
+    assert "1 of 3 stations never booted" in capsys.readouterr().err
 
 
 def test_help_lists_every_subcommand(capsys):

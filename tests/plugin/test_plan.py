@@ -73,7 +73,7 @@ def test_readiness_per_certification_profile_after_a_run(pytester):
 
 
 # every certification profile of every family, a few use cases each: the comparison is of the same selection
-SELECTION = "C01,C1[3-6],C07,C2[45],K0[15],K15,SP3,AUTH16,RESERVE16,SC16,FIRMWARE16,TRIGGER16,LOCALLIST16,SP2," \
+SELECTION = "C01,C1[3-6],C07,C2[45],K0[15],K15,SP3,O01,AUTH16,RESERVE16,SC16,FIRMWARE16,TRIGGER16,LOCALLIST16,SP2," \
             "OCPI_SESSIONS_PULL,OCPI_AUTH"
 
 

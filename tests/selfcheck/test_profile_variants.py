@@ -11,9 +11,13 @@ import suite_runner
 
 REPO = Path(__file__).resolve().parents[2]
 K01 = "suites/ocpp2/smartcharging/test_K01.py::test_profile_in_an_unsupported_unit_is_rejected"
+C15 = "suites/ocpp2/authorization/test_C15.py::test_refused_offline_start_from_the_cache_moves_as_configured"
 # variant profile → the tests only it makes applicable, each in every version it is played in
 VARIANTS = {
     "harness/profiles/one-rate-unit.toml": tuple(f"{K01}[cs-{version}]" for version in ("ocpp2.0.1", "ocpp2.1")),
+    "harness/profiles/max-energy-on-invalid-id.toml": tuple(f"{C15}[cs-{version}-MaxEnergyOnInvalidId]"
+                                                            for version in ("ocpp2.0.1", "ocpp2.1")),
+    "harness/profiles/keep-on-invalid-id.toml": tuple(f"{C15}[cs-{version}-neither]" for version in ("ocpp2.0.1", "ocpp2.1")),
 }
 
 

@@ -8,7 +8,8 @@ AuthorizeRequest; another token is authorized first and stops it when its groupI
 stops every running transaction (rule 6). The authorization cache (C10-C12; AuthCacheCtrlr.Enabled, on by default) keeps
 the idTokenInfo of every answer about a token but Central and NoAuthorization ones, until its
 cacheExpiryDateTime; with AuthCtrlr.LocalPreAuthorize a cached Accepted token starts without
-AuthorizeRequest, a cached refusal is asked about again; ClearCache empties it, Rejected while it is off
+AuthorizeRequest, a cached refusal is asked about again (refused at once with
+AuthCacheCtrlr.DisablePostAuthorize); ClearCache empties it, Rejected while it is off
 (rule 12). The start button starts with an empty NoAuthorization token and asks nobody (rule 2).
 
 Charge point 1.6 (spec 002 "What the service does" 3, 8): the same with a bare idTag and Authorize,
@@ -82,12 +83,13 @@ class AuthorizationStation2x(Block):
         """The idTokenInfo a transaction may start on: the station's own (local_authorization), a cached
         Accepted one when LocalPreAuthorize is on (no AuthorizeRequest) or, offline, when LocalAuthorizeOffline
         is on (E04), else the CSMS's answer (a cached refusal is asked about again: the CSMS may have changed
-        its mind)."""
+        its mind; not with AuthCacheCtrlr.DisablePostAuthorize, which makes the cached refusal final)."""
         if self.local_authorization:
             return {"status": "Accepted"}
         cached = self.cached(id_token)
         trusted = "LocalPreAuthorize" if self.online else "LocalAuthorizeOffline"
-        if cached is not None and cached["status"] == "Accepted" and self.flag("AuthCtrlr", trusted):
+        if cached is not None and self.flag("AuthCtrlr", trusted) and (
+                cached["status"] == "Accepted" or self.flag("AuthCacheCtrlr", "DisablePostAuthorize")):
             return cached
         return await self.authorize(id_token)
 
@@ -135,17 +137,29 @@ class AuthorizationStation2x(Block):
         state.authorized, state.group = id_token, group
         await self.authorized_at(state)
 
-    async def master_pass(self, id_token: dict, info: dict) -> bool:
-        """An accepted token of the MasterPassGroupId group (the profile's [authorization]) starts nothing
-        and stops every running transaction, with stoppedReason MasterPass (spec 001 Authorization rule 6;
-        a station without a UI stops them all, C16.FR.02). True when it was one."""
+    def is_master_pass(self, info: dict) -> bool:
+        """The idTokenInfo is an acceptance in the MasterPassGroupId group (the profile's [authorization])."""
         group = self.profile.authorization("master_pass_group_id")
         member_of = (info.get("groupIdToken") or {}).get("idToken", "")
-        if not group or info["status"] != "Accepted" or member_of.casefold() != group.casefold():
+        return bool(group) and info["status"] == "Accepted" and member_of.casefold() == group.casefold()
+
+    async def master_pass(self, id_token: dict, info: dict, evse_ids: list[int] | None = None) -> bool:
+        """A master pass starts nothing and stops running transactions with stoppedReason MasterPass (spec 001
+        Authorization rule 6): those of ``evse_ids`` when its holder selected them at the station's UI
+        (C16.FR.01), else every one (a station without a UI, C16.FR.02). True when it was one."""
+        if not self.is_master_pass(info):
             return False
-        for state in self.evses.values():
-            await self.end_transaction(state, "StopAuthorized", "MasterPass", id_token)
+        for evse_id, state in self.evses.items():
+            if evse_ids is None or evse_id in evse_ids:
+                await self.end_transaction(state, "StopAuthorized", "MasterPass", id_token)
         return True
+
+    async def act_stop_with_master_pass(self, id_token: dict, evse_ids: list[int]) -> None:
+        """The master pass is presented and its holder selects, at the station's UI, the transactions to stop
+        (by EVSE): asked about, it ends those only (C16.FR.01)."""
+        async def stop() -> None:
+            await self.master_pass(id_token, await self.authorize(id_token), evse_ids)
+        self.background.spawn(stop())
 
     async def act_present_id_token(self, id_token: dict, evse_id: int | None = None) -> None:
         self.background.spawn(self._present(id_token, evse_id))

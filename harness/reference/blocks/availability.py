@@ -1,4 +1,19 @@
-"""Availability (1.6 Core): the central system makes a connector, or the whole charge point, operative
+"""Availability: the CSMS makes a connector, an EVSE or the whole station operative or inoperative
+(ChangeAvailability), and the station reports what its connectors show (StatusNotification).
+
+Station 2.x (OCPP 2.0.1 part 2 G03/G04, docs/requirements/availability.md): ChangeAvailability without
+``evse`` addresses the whole station, with ``evse`` (and ``connectorId``) one EVSE (one connector); an EVSE
+or connector it does not have is Rejected. A change is Accepted and each idle connector whose status it
+changes reports it (Unavailable, or Available again); Inoperative for a target where a transaction runs is
+Scheduled: the transaction goes on and its connector reports Unavailable once it is free. What a connector
+shows is the provisioning block's (``status_payload``). ``availability_refused``: every request Rejected.
+
+The actions ``fail_lock`` and ``repair_lock`` (G05) report a connector's cable lock failing and mended
+(NotifyEvent of ConnectorPlugRetentionLock.Problem, true / false).
+
+Central system 2.x: ChangeAvailability as an actuator action; an Inoperative change is undone with Operative.
+
+Availability (1.6 Core): the central system makes a connector, or the whole charge point, operative
 or inoperative with ChangeAvailability.
 
 Charge point 1.6 (spec 002 ChangeAvailability; AvailabilityStatus; ChargePointStatus; What the service
@@ -19,7 +34,93 @@ from __future__ import annotations
 from typing import Any
 
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V16, Block, Undo
+from harness.reference.common import V2X, V16, Block, Undo, now_iso
+
+
+# -------------------------------------------------------------------------------------------- 2.x
+class AvailabilityStation2x(Block):
+    versions = V2X
+    undone_by = {"fail_lock": lambda body: ("repair_lock", body)}
+    requires = ("ProvisioningStation2x", "TransactionsStation2x")
+    configurable = frozenset({"availability_refused"})
+    availability_refused = False
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.scheduled_changes: set[int] = set()   # EVSEs whose change waits for their transaction's end
+
+    def on_ChangeAvailability(self, _: None, payload: dict) -> dict:
+        operative, evse = payload["operationalStatus"] == "Operative", payload.get("evse")
+        state = self.evses.get(evse["id"]) if evse is not None else None
+        connector = evse.get("connectorId") if evse is not None else None
+        if self.availability_refused or (evse is not None and (
+                state is None or (connector is not None and connector not in state.evse.connectors))):
+            return {"status": "Rejected"}
+        targets = list(self.evses.values()) if state is None else [state]
+        shown = {(s.evse.id, c): self.shown_status(s.evse.id, c) for s in targets for c in s.evse.connectors}
+        if evse is None:
+            self.station_operative = operative
+        elif connector is None:
+            state.operative = operative
+        elif operative:
+            state.inoperative.discard(connector)
+        else:
+            state.inoperative.add(connector)
+        busy = {s.evse.id for s in targets if s.busy}   # these report once their transaction ended
+        self.scheduled_changes |= busy
+        changed = [(e, c) for (e, c), before in shown.items() if e not in busy and self.shown_status(e, c) != before]
+        self.background.spawn(self._report(changed))
+        return {"status": "Scheduled" if busy and not operative else "Accepted"}
+
+    def transaction_ended(self, outlet: int) -> None:
+        super().transaction_ended(outlet)
+        if outlet in self.scheduled_changes:
+            self.scheduled_changes.discard(outlet)
+            state = self.evses[outlet]
+            changed = [(outlet, c) for c in state.evse.connectors if self.shown_status(outlet, c) == "Unavailable"]
+            self.background.spawn(self._report(changed))   # queued behind the TransactionEvent Ended
+
+    async def act_fail_lock(self, evse_id: int = 1, connector_id: int | None = None) -> None:
+        """G05: the connector's cable lock fails: NotifyEvent ConnectorPlugRetentionLock.Problem true."""
+        self.background.spawn(self._lock_problem(evse_id, connector_id, True))   # the CSMS's answer is the test's
+
+    async def act_repair_lock(self, evse_id: int = 1, connector_id: int | None = None) -> None:
+        self.background.spawn(self._lock_problem(evse_id, connector_id, False))
+
+    async def _lock_problem(self, evse_id: int, connector_id: int | None, problem: bool) -> None:
+        connector = connector_id or self.evses[evse_id].evse.connectors[0]
+        self._event_ids = getattr(self, "_event_ids", 0) + 1
+        await self.call("NotifyEvent", {"generatedAt": now_iso(), "seqNo": 0, "eventData": [{
+            "eventId": self._event_ids, "timestamp": now_iso(), "trigger": "Delta",
+            "actualValue": "true" if problem else "false", "eventNotificationType": "HardWiredNotification",
+            "component": {"name": "ConnectorPlugRetentionLock", "evse": {"id": evse_id, "connectorId": connector}},
+            "variable": {"name": "Problem"}}]})
+
+    async def _report(self, changed: list[tuple[int, int]]) -> None:
+        for evse_id, connector in self.in_any_order(changed):
+            await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))
+
+
+class AvailabilityCsms2x(Block):
+    versions = V2X
+
+    async def undo_ChangeAvailability(self, payload: dict, link: Any) -> Undo | None:
+        """What was made Inoperative (the station, an EVSE, a connector) is made Operative again."""
+        if payload["operationalStatus"] != "Inoperative":
+            return None
+        operative = {k: v for k, v in payload.items() if k == "evse"} | {"operationalStatus": "Operative"}
+        return Undo(f"make {payload.get('evse', 'the station')} operative",
+                    lambda now: now.call_exchange("ChangeAvailability", operative))
+
+    async def act_change_availability(self, operational_status: str, evse: dict | None = None,
+                                      station: str | None = None) -> None:
+        payload: dict[str, Any] = {"operationalStatus": operational_status}
+        if evse is not None:
+            payload["evse"] = evse
+        self.send(station, "ChangeAvailability", payload)
+
+
+# -------------------------------------------------------------------------------------------- 1.6
 
 
 class AvailabilityStation16(Block):

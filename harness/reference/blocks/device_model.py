@@ -1,9 +1,16 @@
-"""Device model (2.x): the station's variables, read and set by the CSMS (GetVariables, SetVariables).
+"""Device model (2.x): the station's variables, read and set by the CSMS (GetVariables, SetVariables), and
+reported whole (GetBaseReport, NotifyReport).
 
 The reference station knows the variables its blocks read (``VARIABLES``: component, variable →
 default value; the Actual attribute only); a block reads one with ``variable(component, name)``. An
 unknown component or variable is answered UnknownComponent / UnknownVariable, a value that is not
-one the variable takes Rejected (OCPP 2.0.1 B05/B06, SetVariableStatusEnumType).
+one the variable takes, or a ReadOnly variable, Rejected, another attribute than Actual
+NotSupportedAttributeType; each result names the attributeType its request named (OCPP 2.0.1 part 2
+B05/B06, docs/requirements/provisioning.md). GetBaseReport (B07) is Accepted and followed by NotifyReport
+messages with its requestId, seqNo from 0, tbc on all but the last: every variable (FullInventory), the
+ReadWrite ones (ConfigurationInventory), the availability of the station (SummaryInventory). GetReport (B08)
+reports the variables of the components (variables) asked for the same way, EmptyResultSet when none matches;
+componentCriteria are NotSupported.
 
 Names are those of the 2.0.1 device model: the authorization cache is AuthCacheCtrlr.Enabled (spec
 001 names it AuthCacheEnabled), local pre-authorization AuthCtrlr.LocalPreAuthorize.
@@ -11,15 +18,24 @@ Names are those of the 2.0.1 device model: the authorization cache is AuthCacheC
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+import secrets
 from typing import Any
 
-from harness.reference.common import TOOK_EFFECT, V2X, Block, Undo
+from harness.reference.common import TOOK_EFFECT, V2X, Block, Undo, now_iso
 from harness.transport.ws import CallFailed
 
 BOOLEAN = ("true", "false")
+INTEGER = "integer"   # any whole number of seconds from 1 on
+READ_ONLY = {("ChargingStation", "AvailabilityState"), ("OCPPCommCtrlr", "NetworkConfigurationPriority")}
+# the variables of a SummaryInventory: the availability of the station (B07)
+SUMMARY = {("ChargingStation", "AvailabilityState")}
+REPORT_BASES = ("ConfigurationInventory", "FullInventory", "SummaryInventory")
 # (component, variable) → (default, the values it takes; None: any)
-VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
+VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | str | None]] = {
     ("AuthCacheCtrlr", "Enabled"): ("true", BOOLEAN),
+    ("AuthCacheCtrlr", "DisablePostAuthorize"): ("false", BOOLEAN),   # a cached refusal is not asked about again
     ("AuthCtrlr", "LocalPreAuthorize"): ("true", BOOLEAN),
     ("AuthCtrlr", "AuthorizeRemoteStart"): ("false", BOOLEAN),   # F01.FR.01-02
     # seconds a transaction begun without the cable waits for it (F02, TC_F_04); the reference's 0: for ever
@@ -28,17 +44,24 @@ VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {
     ("ISO15118Ctrlr", "CentralContractValidationAllowed"): ("false", BOOLEAN),   # C07
     ("PaymentCtrlr", "AuthorizeDirectPayment"): ("true", BOOLEAN),   # 2.1 direct payment (C18-C23)
     ("PaymentCtrlr", "SettlementByCSMS"): ("false", BOOLEAN),
+    ("OCPPCommCtrlr", "HeartbeatInterval"): ("300", INTEGER),
+    ("OCPPCommCtrlr", "NetworkConfigurationPriority"): ("1", None),
+    ("ChargingStation", "AvailabilityState"): ("Available", None),
 }
 
 
 class DeviceModelStation2x(Block):
     versions = V2X
+    requires = ("ProvisioningStation2x",)
+    report_size = 3   # variables per NotifyReport (a report of more goes in several messages)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.variables = {key: default for key, (default, _) in VARIABLES.items()}
 
     def variable(self, component: str, name: str) -> str:
+        if (component, name) == ("ChargingStation", "AvailabilityState"):
+            return "Available" if self.station_operative else "Unavailable"
         return self.variables[(component, name)]
 
     def flag(self, component: str, name: str) -> bool:
@@ -46,13 +69,18 @@ class DeviceModelStation2x(Block):
 
     def variable_fits(self, component: str, name: str, value: str) -> bool:
         """Whether ``value`` is one the variable takes (a block that reads a variable of its own may say more)."""
-        allowed = VARIABLES.get((component, name), (None, None))[1]
-        return allowed is None or value.lower() in allowed
+        return self._takes(VARIABLES.get((component, name), (None, None))[1], value)
 
     def _status(self, component: str, name: str) -> str:
         if (component, name) in self.variables:
             return "Accepted"
         return "UnknownVariable" if any(c == component for c, _ in self.variables) else "UnknownComponent"
+
+    @staticmethod
+    def _result(item: dict, status: str) -> dict:
+        """A result for ``item``: its component, variable and attributeType (when it named one)."""
+        named = {"attributeType": item["attributeType"]} if "attributeType" in item else {}
+        return {"attributeStatus": status, "component": item["component"], "variable": item["variable"]} | named
 
     def on_SetVariables(self, _: None, payload: dict) -> dict:
         results = []
@@ -60,27 +88,112 @@ class DeviceModelStation2x(Block):
             component, name = item["component"]["name"], item["variable"]["name"]
             status = self._status(component, name)
             allowed = VARIABLES.get((component, name), (None, None))[1]
-            if status == "Accepted" and not self.variable_fits(component, name, item["attributeValue"]):
+            if status == "Accepted" and item.get("attributeType", "Actual") != "Actual":
+                status = "NotSupportedAttributeType"
+            elif status == "Accepted" and ((component, name) in READ_ONLY
+                                           or not self.variable_fits(component, name, item["attributeValue"])):
                 status = "Rejected"
             if status == "Accepted":
-                self.variables[(component, name)] = item["attributeValue"].lower() if allowed else item["attributeValue"]
-            results.append({"attributeStatus": status, "component": item["component"], "variable": item["variable"]})
+                value = item["attributeValue"]
+                self.variables[(component, name)] = value.lower() if allowed == BOOLEAN else value.strip()
+                if (component, name) == ("OCPPCommCtrlr", "HeartbeatInterval"):
+                    self.heartbeat_changed()
+            results.append(self._result(item, status))
         return {"setVariableResult": results}
+
+    @staticmethod
+    def _takes(allowed: tuple[str, ...] | str | None, value: str) -> bool:
+        if allowed == INTEGER:
+            return value.strip().isdigit() and int(value) > 0
+        return allowed is None or value.lower() in allowed
 
     def on_GetVariables(self, _: None, payload: dict) -> dict:
         results = []
         for item in payload["getVariableData"]:
             component, name = item["component"]["name"], item["variable"]["name"]
             status = self._status(component, name)
-            result = {"attributeStatus": status, "component": item["component"], "variable": item["variable"]}
+            if status == "Accepted" and item.get("attributeType", "Actual") != "Actual":
+                status = "NotSupportedAttributeType"
+            result = self._result(item, status)
             if status == "Accepted":
-                result["attributeValue"] = self.variables[(component, name)]
+                result["attributeValue"] = self.variable(component, name)
             results.append(result)
         return {"getVariableResult": results}
+
+    def on_GetBaseReport(self, _: None, payload: dict) -> dict:
+        base = payload["reportBase"]
+        keys = [k for k in VARIABLES if base == "FullInventory" or (base == "SummaryInventory" and k in SUMMARY)
+                or (base == "ConfigurationInventory" and k not in READ_ONLY)]
+        self.background.spawn(self._notify_report(payload["requestId"], keys))
+        return {"status": "Accepted"}
+
+    def on_GetReport(self, _: None, payload: dict) -> dict:
+        """B08: the variables of the components (and variables) asked for; criteria are not supported."""
+        if payload.get("componentCriteria"):
+            return {"status": "NotSupported"}
+        asked = payload.get("componentVariable") or []
+        keys = [(c, n) for c, n in VARIABLES if not asked or any(
+            a["component"]["name"].lower() == c.lower()
+            and ("variable" not in a or a["variable"]["name"].lower() == n.lower()) for a in asked)]
+        if not keys:
+            return {"status": "EmptyResultSet"}
+        self.background.spawn(self._notify_report(payload["requestId"], keys))
+        return {"status": "Accepted"}
+
+    def report_data(self, component: str, name: str) -> dict:
+        allowed = VARIABLES[(component, name)][1]
+        kind = "boolean" if allowed == BOOLEAN else "integer" if self.variable(component, name).isdigit() else "string"
+        return {"component": {"name": component}, "variable": {"name": name},
+                "variableAttribute": [{"type": "Actual", "value": self.variable(component, name),
+                                       "mutability": "ReadOnly" if (component, name) in READ_ONLY else "ReadWrite"}],
+                "variableCharacteristics": {"dataType": kind, "supportsMonitoring": False}}
+
+    async def _notify_report(self, request_id: int, keys: list[tuple[str, str]]) -> None:
+        await asyncio.sleep(0)   # the GetBaseReportResponse goes out first
+        parts = [keys[i:i + self.report_size] for i in range(0, len(keys), self.report_size)]
+        for seq_no, part in enumerate(parts):
+            report: dict[str, Any] = {"requestId": request_id, "generatedAt": now_iso(), "seqNo": seq_no,
+                                      "reportData": [self.report_data(c, n) for c, n in part]}
+            if seq_no < len(parts) - 1:
+                report["tbc"] = True
+            await self.call("NotifyReport", report)
 
 
 class DeviceModelCsms2x(Block):
     versions = V2X
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._report_ids = itertools.count(secrets.randbelow(10_000) + 1)
+
+    def on_NotifyReport(self, session: Any, payload: dict) -> dict:
+        return {}
+
+    async def act_set_variables(self, set_variable_data: list[dict], station: str | None = None) -> None:
+        self.send(station, "SetVariables", {"setVariableData": set_variable_data})
+
+    async def act_get_variables(self, get_variable_data: list[dict], station: str | None = None) -> None:
+        self.send(station, "GetVariables", {"getVariableData": get_variable_data})
+
+    async def act_get_base_report(self, report_base: str, request_id: int | None = None,
+                                  station: str | None = None) -> None:
+        self.send(station, "GetBaseReport", {"requestId": next(self._report_ids) if request_id is None else request_id,
+                                             "reportBase": report_base})
+
+    async def act_get_report(self, component_variable: list[dict] | None = None,
+                             component_criteria: list[str] | None = None, request_id: int | None = None,
+                             station: str | None = None) -> None:
+        payload: dict[str, Any] = {"requestId": next(self._report_ids) if request_id is None else request_id}
+        if component_variable is not None:
+            payload["componentVariable"] = component_variable
+        if component_criteria is not None:
+            payload["componentCriteria"] = component_criteria
+        self.send(station, "GetReport", payload)
+
+    async def act_set_network_profile(self, configuration_slot: int, connection_data: dict,
+                                      station: str | None = None) -> None:
+        self.send(station, "SetNetworkProfile", {"configurationSlot": configuration_slot,
+                                                 "connectionData": connection_data})
 
     async def undo_SetVariables(self, payload: dict, link: Any) -> Undo | None:
         """Each variable's old Actual value (read with GetVariables) is set again; one that cannot be read, or

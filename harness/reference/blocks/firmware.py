@@ -20,7 +20,6 @@ from harness import clock
 from harness.ocpp.meter16 import parse_time
 from harness.reference.base import StationSession
 from harness.reference.common import V16, Block
-from harness.transport.http import HttpClient, NoAnswer
 
 
 class FirmwareStation16(Block):
@@ -72,6 +71,7 @@ class FirmwareStation16(Block):
 
     async def _transfer(self, method: str, url: str, body: bytes = b"") -> bool:
         """One HTTP transfer; True when it succeeded (a 2xx answer)."""
+        from harness.transport.http import HttpClient, NoAnswer   # httpx when a station uploads (see OCSP below)
         client = HttpClient(wirelog=self.wirelog, channel="files")
         try:
             return 200 <= (await client.request(method, url, body=body)).status < 300

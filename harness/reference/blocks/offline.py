@@ -15,7 +15,7 @@ import asyncio
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
-from harness.reference.common import V2X, Block
+from harness.reference.common import V2X, Block, until_done
 from harness.transport.ws import OcppConnection
 
 NOT_SENT_OFFLINE = frozenset({"StatusNotification"})
@@ -44,8 +44,7 @@ class OfflineStation2x(Block):
         self._send_waiting()
 
     async def _reconnect_after(self, connection: OcppConnection) -> None:
-        while not await connection.wait_closed(3600):
-            pass
+        await until_done(connection.reader)
         while self.reconnects and self.connection in (connection, None):
             await asyncio.sleep(self.reconnect_delay)
             if not self.reconnects or self.connection not in (connection, None):

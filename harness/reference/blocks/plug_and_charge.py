@@ -23,7 +23,6 @@ from harness import contract_pki
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, Block
 from harness.reference.model import EvseState
-from harness.transport import ocsp
 
 # certificateStatus of a certificate that is not valid → idTokenInfo.status (Authorization rule 3)
 REFUSED_CERTIFICATE = {"CertificateExpired": "Expired", "CertificateRevoked": "Invalid", "CertChainError": "Invalid"}
@@ -100,6 +99,7 @@ class PlugAndChargeCsms2x(Block):
                 request = contract_pki.ocsp_request(item)
             except (ValueError, KeyError):   # hashes or serial that are no hex: no certificate to ask about
                 return "CertChainError"
+            from harness.transport import ocsp   # httpx and uvicorn when a station asks, not for every simulated one
             answer = await ocsp.ask(item["responderURL"], request)
             status = contract_pki.ocsp_status(answer, item, trusted)
             if status != "good":

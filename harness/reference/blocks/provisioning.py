@@ -2,7 +2,10 @@
 StatusNotification; the 1.6 charge point's Heartbeat and reconnection), and how the CSMS answers.
 
 Station 2.x (spec 001 Provisioning): BootNotification with its reason (PowerUp; RemoteReset after a
-Reset), then, once Accepted, a StatusNotification Available per connector.
+Reset), then, once Accepted, a StatusNotification Available per connector (Unavailable while inoperative:
+ChangeAvailability), and a Heartbeat every OCPPCommCtrlr.HeartbeatInterval seconds (the boot's interval until
+the CSMS sets another: G02). A status that changes while it is offline is reported once it is back without
+booting (B04).
 
 Charge point 1.6 (spec 002):
 - connectors numbered 1..N without gaps (``harness.ocpp.v16.connector_ids``); after an Accepted
@@ -17,7 +20,9 @@ Charge point 1.6 (spec 002):
 The station's equipment (``self.evses`` in 2.x, ``self.connectors`` in 1.6: ``harness.reference.model``)
 is set up here, for every block of the station.
 
-CSMS 2.x: every boot Accepted with the heartbeat interval; NotifyEvent answered empty. Central system
+CSMS 2.x: every boot Accepted with the heartbeat interval, or as ``registration`` says (Pending, Rejected: with
+``retry_interval``); NotifyEvent answered empty. A 2.x station answered Pending or Rejected sends nothing but its
+next BootNotification, after the interval (B02, B03). Central system
 1.6: the registration status set for the station (Accepted by default; ``registration``), with the
 heartbeat interval when Accepted and ``retry_interval`` otherwise (1.6 section 4.2); Pending is where
 the central system may query and configure the charge point (spec 002 moves). A charge point's
@@ -38,7 +43,7 @@ from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
 from harness.reference.model import Connector, EvseState
 from harness.rules import RuleTable, should
-from harness.transport.ws import OcppConnection
+from harness.transport.ws import CallFailed, Handshake, OcppConnection
 
 MAIN_CONTROLLER = 0
 REGISTRATION_STATUSES = ("Accepted", "Pending", "Rejected")
@@ -61,19 +66,92 @@ def interval_alias(version: OcppVersion, response: Any) -> dict | None:
 # -------------------------------------------------------------------------------------- the station
 class ProvisioningStation2x(Block):
     versions = V2X
+    requires = ("DeviceModelStation2x", "OfflineStation2x")
+    boot_retry = 5   # own wait before the next boot when a Pending or Rejected answer's interval is 0
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.evses = {e.id: EvseState(e) for e in self.profile.evses}
         self.boot_reason = "PowerUp"
+        self.station_operative = True   # ChangeAvailability of the whole station (G04)
+        self.network_profiles: dict[int, dict] = {}   # B09: configurationSlot → NetworkConnectionProfile
+        self.unreported: dict[tuple[int, int], dict] = {}   # B04: statuses that changed while offline
+
+    async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
+        """B04: back from an outage without booting, the connectors whose status changed meanwhile are reported."""
+        handshake = await super().connect(csms_url, boot=boot, offered=offered)
+        if not boot and handshake.connection is not None and self.unreported:
+            self.background.spawn(self._report_missed(handshake.connection))
+        return handshake
+
+    async def call(self, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if action == "StatusNotification" and not self.online:   # B04: kept for the next connection
+            self.unreported[(payload["evseId"], payload["connectorId"])] = payload
+            return {}
+        try:
+            return await super().call(action, payload)
+        except (HarnessError, CallFailed):
+            if action != "StatusNotification" or self.online:
+                raise
+            self.unreported[(payload["evseId"], payload["connectorId"])] = payload   # the link closed meanwhile
+            return {}
+
+    async def _report_missed(self, connection: OcppConnection) -> None:
+        missed, self.unreported = list(self.unreported.values()), {}
+        for payload in self.in_any_order(missed):
+            if connection is not self.connection:
+                return
+            try:
+                await self.call("StatusNotification", payload)
+            except CallFailed:
+                pass
+
+    async def connected(self, connection: OcppConnection) -> None:
+        await super().connected(connection)
+        self._beat = asyncio.Event()
+        self.background.spawn(self._heartbeat(connection))
+
+    def heartbeat_changed(self) -> None:
+        """OCPPCommCtrlr.HeartbeatInterval was set: the wait for the next Heartbeat starts again."""
+        self._beat.set()
+
+    async def _heartbeat(self, connection: OcppConnection) -> None:
+        """G02: once Accepted, a Heartbeat every OCPPCommCtrlr.HeartbeatInterval seconds (the boot's interval
+        until the CSMS sets another) on this connection, while it is open."""
+        while not connection.closed:
+            self._beat.clear()
+            accepted = (self.boot_response or {}).get("status") == "Accepted" and connection is self.connection
+            interval = int(self.variable("OCPPCommCtrlr", "HeartbeatInterval")) if accepted else 0
+            if await woken(self._beat, interval or None) or connection.closed:
+                continue
+            try:
+                await connection.call("Heartbeat", {})
+            except (HarnessError, PeerViolation, CallFailed):
+                pass
 
     async def boot(self) -> dict:
         self.boot_response = await self.call("BootNotification", self.boot_payload())
-        if self.boot_response.get("status") == "Accepted":
+        if self.boot_response.get("status") != "Accepted":   # B02/B03: nothing but the next boot, after the interval
+            self.background.spawn(self._boot_again(self.connection, self.boot_response.get("interval", 0)))
+        else:
+            self.variables[("OCPPCommCtrlr", "HeartbeatInterval")] = str(self.boot_response["interval"])
+            self.heartbeat_changed()
             reports = [(state.evse.id, connector) for state in self.evses.values() for connector in state.evse.connectors]
             for evse_id, connector in self.in_any_order(reports):
-                await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))
+                try:   # a refused report is the test's to judge (B01); the station goes on
+                    await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))
+                except CallFailed:
+                    pass
         return self.boot_response
+
+    async def _boot_again(self, connection: OcppConnection, interval: int) -> None:
+        if not await connection.wait_closed(interval or self.boot_retry) and connection is self.connection:
+            await self.boot()
+
+    def on_SetNetworkProfile(self, _: None, payload: dict) -> dict:
+        """B09: the profile is stored in its slot (Accepted); the profiles are kept, not used (no B10 migration)."""
+        self.network_profiles[payload["configurationSlot"]] = payload["connectionData"]
+        return {"status": "Accepted"}
 
     def boot_payload(self) -> dict:
         return {"chargingStation": {"model": self.profile.get("station.model", "reference"),
@@ -81,7 +159,21 @@ class ProvisioningStation2x(Block):
                 "reason": self.boot_reason}
 
     def status_payload(self, evse_id: int, connector_id: int, status: str) -> dict:
+        """``status`` of the connector as reported: Available is Unavailable while the station, the EVSE or the
+        connector is Inoperative (ChangeAvailability, G03/G04)."""
+        if status == "Available" and not self.connector_operative(evse_id, connector_id):
+            status = "Unavailable"
         return {"timestamp": now_iso(), "connectorStatus": status, "evseId": evse_id, "connectorId": connector_id}
+
+    def connector_operative(self, evse_id: int, connector_id: int) -> bool:
+        state = self.evses.get(evse_id)
+        return self.station_operative and (state is None or (state.operative and connector_id not in state.inoperative))
+
+    def shown_status(self, evse_id: int, connector_id: int) -> str:
+        """What the connector shows now: Occupied while a cable is in, else Available (or Unavailable)."""
+        state = self.evses[evse_id]
+        return self.status_payload(evse_id, connector_id, "Occupied" if state.plugged else "Available")[
+            "connectorStatus"]
 
 
 class ProvisioningStation16(Block):
@@ -229,9 +321,14 @@ class ProvisioningStation16(Block):
 # ----------------------------------------------------------------------------------------- the CSMS
 class ProvisioningCsms2x(Block):
     versions = V2X
+    configurable = frozenset({"registration", "retry_interval"})
+    registration = "Accepted"   # how BootNotifications are answered (B02 Pending, B03 Rejected)
+    retry_interval = 1          # the interval of a Pending or Rejected answer: the wait before the next boot
 
     def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
-        return {"currentTime": now_iso(), "interval": self.heartbeat_interval, "status": "Accepted"}
+        status = self.boot_status(session, self.registration)
+        interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
+        return {"currentTime": now_iso(), "interval": interval, "status": status}
 
     def on_NotifyEvent(self, session: StationSession, payload: dict) -> dict:
         return {}

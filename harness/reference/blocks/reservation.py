@@ -168,14 +168,14 @@ class ReservationStation2x(Block):
         state.reservation = reservation = EvseReservation(payload["id"], payload["idToken"],
                                                           payload.get("groupIdToken"),
                                                           parse_time(payload["expiryDateTime"]), evse_id)
-        self.background.spawn(self._report(state, "Reserved"))
+        self.background.spawn(self._report_reserved_status(state, "Reserved"))
         self.background.spawn(self._expire2x(state, reservation))
         return {"status": "Accepted"}
 
     def on_CancelReservation(self, _: None, payload: dict) -> dict:
         return {"status": "Accepted" if self._end(payload["reservationId"], None) else "Rejected"}
 
-    async def _report(self, state: EvseState, status: str) -> None:
+    async def _report_reserved_status(self, state: EvseState, status: str) -> None:
         for connector in state.evse.connectors:
             await self.call("StatusNotification", self.status_payload(state.evse.id, connector, status))
 
@@ -192,7 +192,7 @@ class ReservationStation2x(Block):
                 await self.call("ReservationStatusUpdate", {"reservationId": reservation_id,
                                                             "reservationUpdateStatus": update})
             if state.transaction is None and not state.plugged:
-                await self._report(state, "Available")
+                await self._report_reserved_status(state, "Available")
 
         self.background.spawn(ended())
         return True

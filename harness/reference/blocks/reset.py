@@ -1,9 +1,13 @@
 """Reset: the CSMS restarts the station.
 
-Station 2.x (spec 001 Reset): Immediate, or OnIdle while idle, is Accepted (OnIdle during a
-transaction is Rejected: this station does not schedule resets); after the answer running
-transactions end (ResetCommand / ImmediateReset), the connection closes, and the station connects
-again and boots with reason RemoteReset.
+Station 2.x (spec 001 Reset; OCPP 2.0.1 part 2 B11/B12, docs/requirements/provisioning.md): Immediate, or
+OnIdle while idle, is Accepted; after the answer running transactions end (ResetCommand / ImmediateReset),
+the connection closes, and the station connects again and boots with reason RemoteReset. OnIdle while a
+transaction runs is Scheduled (B12.FR.01): the transaction goes on, and once the last one ended the
+station restarts and boots with reason ScheduledReset. With ``evseId`` only that EVSE resets (an EVSE it
+does not have: Rejected): its transaction ends the same way, the station stays connected and reports the
+EVSE's connectors again. 2.1's ImmediateAndResume is Rejected (a legal answer: this station does not resume
+transactions across a restart).
 
 Charge point 1.6 (spec 002 Core, 1.6 section 4.2): Hard and Soft are Accepted; running transactions
 stop with reason HardReset / SoftReset (gracefully for either type, which a Hard reset permits), the
@@ -16,6 +20,7 @@ The harness resets a station under test that reconnects without booting when a t
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from harness.reference.common import V2X, V16, Block
 
@@ -23,21 +28,54 @@ from harness.reference.common import V2X, V16, Block
 class ResetStation2x(Block):
     versions = V2X
     requires = ("ProvisioningStation2x", "TransactionsStation2x")
+    settle = 0.01   # seconds between looks at the link while what the station sent is still unanswered
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.scheduled_reset: tuple[int | None] | None = None   # (evseId or None): an OnIdle reset waiting
 
     def on_Reset(self, _: None, payload: dict) -> dict:
-        if payload["type"] == "OnIdle" and any(state.busy for state in self.evses.values()):
+        kind, evse_id = payload["type"], payload.get("evseId")
+        if kind not in ("Immediate", "OnIdle") or (evse_id is not None and evse_id not in self.evses):
             return {"status": "Rejected"}
-        self.background.spawn(self._restart(payload["type"]))
+        targets = self._reset_targets(evse_id)
+        if kind == "OnIdle" and any(state.busy for state in targets):
+            self.scheduled_reset = (evse_id,)
+            return {"status": "Scheduled"}
+        self.background.spawn(self._restart(evse_id, "RemoteReset"))
         return {"status": "Accepted"}
 
-    async def _restart(self, kind: str) -> None:
-        await asyncio.sleep(0)   # the ResetResponse goes out first
-        for state in self.evses.values():
+    def _reset_targets(self, evse_id: int | None) -> list:
+        return list(self.evses.values()) if evse_id is None else [self.evses[evse_id]]
+
+    def transaction_ended(self, outlet: int) -> None:
+        super().transaction_ended(outlet)
+        if self.scheduled_reset is not None and not any(s.busy for s in self._reset_targets(self.scheduled_reset[0])):
+            (evse_id,), self.scheduled_reset = self.scheduled_reset, None
+            self.background.spawn(self._restart(evse_id, "ScheduledReset"))
+
+    async def _restart(self, evse_id: int | None, reason: str) -> None:
+        await asyncio.sleep(0)   # the ResetResponse (or the TransactionEvent Ended) goes out first
+        for state in self._reset_targets(evse_id):
             if state.busy:
                 await self.end_transaction(state, "ResetCommand", "ImmediateReset")
-        self.boot_reason = "RemoteReset"
+        await self._settled()
+        if evse_id is not None:   # the EVSE restarts; the station stays connected and shows it again
+            for connector in self.evses[evse_id].evse.connectors:
+                await self.call("StatusNotification", self.status_payload(
+                    evse_id, connector, self.shown_status(evse_id, connector)))
+            return
+        self.boot_reason = reason
         await self.connection.close()
         await self.connect(self.csms_url)
+
+    async def _settled(self) -> None:
+        """What the station sent before the restart is answered (or the call timeout passed)."""
+        endpoint = self.connection.endpoint
+        for _ in range(int(self.call_timeout / self.settle) + 1):
+            if self.connection.closed or (endpoint.in_flight is None and not endpoint.queued):
+                return
+            await asyncio.sleep(self.settle)
 
 
 class ResetStation16(Block):
@@ -68,6 +106,12 @@ class ResetStation16(Block):
         await asyncio.sleep(0)   # the stops queued (their connectors Finishing) before the link drops
         if self.connection is not None:
             await self.connection.close()
+
+class ResetCsms2x(Block):
+    versions = V2X
+
+    async def act_reset(self, type: str, evse_id: int | None = None, station: str | None = None) -> None:
+        self.send(station, "Reset", {"type": type} | ({} if evse_id is None else {"evseId": evse_id}))
 
 
 class ResetCsms16(Block):

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from harness.errors import HarnessError
+from harness.ocpi.envelope import StatusCode, StatusError
 from harness.ocpi.headers import Party
 from harness.profile import Profile
 from harness.roles import Role
+from harness.rules import Rule
 from harness.reference.common import Background
 from harness.transport.http import HttpExchange, HttpRequest
 
@@ -53,6 +55,7 @@ class Peer(Protocol):
     @property
     def peer_party(self) -> Party | None: ...
     def store(self, module: str) -> Any: ...
+    def module_url(self, module: str) -> str: ...
     def other_url(self, module: str, *ids: str, endpoints: Any = None) -> str: ...
     def list_page(self, request: HttpRequest, objects: list[dict[str, Any]], name: str, *,
                   date_from_required: bool = False) -> Reply: ...
@@ -63,6 +66,16 @@ class Peer(Protocol):
     def only(request: HttpRequest, *methods: str) -> None: ...
 
 
+def check_pushing_party(peer: Peer, country_code: str, party_id: str, rule: Rule, who: str) -> None:
+    """A Receiver's URL party is the pushing platform's, as its credentials roles declare it (OCPI 2.2.1
+    §4.1.8.1: another party may be answered HTTP 404); StatusError 2001 with HTTP 404 otherwise."""
+    party = peer.peer_party
+    if party is not None and not party.same_as(Party(country_code, party_id)):
+        raise StatusError(rule, f"{country_code}/{party_id} is not the party of the pushing {who} "
+                          f"({party.country_code}/{party.party_id})", status_code=StatusCode.INVALID_PARAMETERS,
+                          http_status=404)
+
+
 class ModuleHandler:
     """One functional module in one platform role; subclasses set the three class attributes."""
 
@@ -70,6 +83,8 @@ class ModuleHandler:
     role: ClassVar[str]        # the platform role that plays it: CPO or EMSP
     interface: ClassVar[str]   # SENDER or RECEIVER, as version details list it
     listed_at: ClassVar[tuple[str, ...]] = ("2.2.1",)   # the interface versions whose details list it
+    client_owned: ClassVar[bool] = True   # the other's Receiver keeps our objects under our party (OCPI 2.2.1
+    # §4.1.8); False for commands, whose Receiver URL is {endpoint}/{command}
 
     def __init__(self, peer: Peer, store: Any):
         self.peer = peer

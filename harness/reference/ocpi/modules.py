@@ -7,13 +7,20 @@ the peer, its routing and its version details are not edited.
 
 from harness.ocpi.locations import LocationStore
 from harness.ocpi.sessions import SessionStore
+from harness.ocpi.tokens import TokenStore
+from harness.reference.ocpi.commands import CommandsReceiver, CommandsSender, CommandStore
 from harness.reference.ocpi.handler import Module, ModuleRegistry
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
+from harness.reference.ocpi.tokens import TokensReceiver, TokensSender
 
 MODULES = ModuleRegistry([
     Module(LocationsSender, LocationStore),
     Module(LocationsReceiver, LocationStore),
     Module(SessionsSender, SessionStore),
     Module(SessionsReceiver, SessionStore),
+    Module(TokensSender, TokenStore),
+    Module(TokensReceiver, TokenStore),
+    Module(CommandsReceiver, CommandStore),
+    Module(CommandsSender, CommandStore),
 ])

@@ -296,7 +296,7 @@ class OcpiPeer(Actions):
         if module == CREDENTIALS:
             return endpoints.endpoint(CREDENTIALS).url
         theirs = RECEIVER if self._handler(module).interface == SENDER else SENDER
-        if theirs == SENDER:
+        if theirs == SENDER or not self._handler(module).client_owned:
             return _below(endpoints.endpoint(module, theirs).url, *ids)
         owned = (self.identity.country_code, self.identity.party_id, *ids)   # our objects: spelled as we store them
         if self.variance is not None:

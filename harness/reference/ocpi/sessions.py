@@ -32,7 +32,6 @@ from harness.cistring import same_id
 from harness.clock import utcnow
 from harness.ocpi import schemas
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build, expect_success
-from harness.ocpi.headers import Party
 from harness.ocpi.locations import LOCATIONS, Target, checked
 from harness.ocpi.pagination import read_page_headers
 from harness.ocpi.sessions import (
@@ -41,7 +40,7 @@ from harness.ocpi.sessions import (
 from harness.ocpi.timestamps import format_datetime, parse_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
-from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply
+from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, check_pushing_party, Reply
 from harness.reference.ocpi.locations import LocationsSender, seeded_faker
 from harness.transport.http import HttpExchange, HttpRequest
 
@@ -314,11 +313,7 @@ class SessionsReceiver(ModuleHandler):
 
     def _check_party(self, country_code: str, party_id: str) -> None:
         """The URL's party is the pushing CPO's, as its credentials roles declare it."""
-        party = self.peer.peer_party
-        if party is not None and not party.same_as(Party(country_code, party_id)):
-            raise StatusError(SessionRules.receiver_url, f"{country_code}/{party_id} is not the party of the "
-                              f"pushing CPO ({party.country_code}/{party.party_id})",
-                              status_code=StatusCode.INVALID_PARAMETERS, http_status=404)
+        check_pushing_party(self.peer, country_code, party_id, SessionRules.receiver_url, "CPO")
 
     async def act_fetch_sessions(self, date_from: str) -> None:
         """Back from an outage, the eMSP pulls the Sessions changed since ``date_from`` from the CPO's

@@ -5,9 +5,9 @@ Invalid, blocked → Blocked, expired → Expired, in a transaction → Concurre
 NotAtThisLocation, wrong EVSE type → NotAllowedTypeEVSE, EVSE-restricted → Accepted with evseId,
 else Accepted), answers a grouped token with its group and checks a TransactionEvent's token
 again; its idTokenInfo keeps the language rules (rule 10) and the personalMessage limits. A station
-charges only for an accepted token: every other status starts no transaction (a running one the CSMS
-refuses is stopped: C12), an evseId restriction holds at the station, and an Accepted idTokenInfo with
-every optional field at its limit is still an acceptance.
+charges only for an accepted token, whether the card or the cable comes first: every other status starts no
+transaction (a running one the CSMS refuses is stopped: C12), an evseId restriction holds at the station, and
+an Accepted idTokenInfo with every optional field at its limit is still an acceptance.
 
 ConcurrentTx is judged where the 2.x texts put it: on the TransactionEvent Started of a second
 transaction with the token (AuthorizationStatusEnumType: "only relevant for the response to a
@@ -203,7 +203,8 @@ async def test_token_is_checked_again_in_transaction_event(ocpp, profile):
 def _station_param(status):
     rules = (C01.accepted_starts,) if status == "Accepted" else (C01.rejected_no_start,)
     return pytest.param(status, marks=checks(Authorization.sent, C01.presented, *rules,
-                                             cs=TC("TC_E_04_CS", "ocpp2.0.1", when="Accepted")))
+                                             cs=(TC("TC_E_04_CS", "ocpp2.0.1", when="Accepted"),
+                                                 TC("TC_C_05_CS", "ocpp2.0.1", when="Invalid"))))
 
 
 @pytest.mark.sut_roles("cs")
@@ -225,6 +226,30 @@ async def test_station_starts_only_for_an_accepted_token(ocpp, profile, status):
                     dig(event.request, "idToken.idToken", "").casefold())
     else:
         await never_starts_with(ocpp, token, start, C01.rejected_no_start)
+
+
+# the public test cases of a station refusing a token presented once the cable is in (OCPP 2.0.1 Part 6, block C)
+CABLE_FIRST_CASES = {"Expired": "TC_C_07_CS", "Unknown": "TC_C_56_CS"}
+
+
+def _cable_first_param(status):
+    certification = {"cs": TC(CABLE_FIRST_CASES[status], "ocpp2.0.1")} if status in CABLE_FIRST_CASES else {}
+    return pytest.param(status, marks=checks(Authorization.sent, C01.presented, C01.rejected_no_start,
+                                             **certification))
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("status", [_cable_first_param(s) for s in STATIC_STATUSES if s != "Accepted"])
+@needs(lambda given: token_with(given.profile, given.params["status"]))
+async def test_station_refuses_a_token_presented_after_the_cable(ocpp, profile, status):
+    """Cable then card: the EV is connected first; the token presented next is asked about and, refused with
+    ``status``, no transaction carries it (whether one started at the cable is the station's TxStartPoint)."""
+    token, evse = token_with(profile, status), profile.evses[0].id
+    await ocpp.act("cs", "plug_in", evse_id=evse)
+    start = ocpp.mark()
+    exchange = await authorize(ocpp, token, evse_id=evse)
+    check_presented_token(exchange, token, C01.presented)
+    await never_starts_with(ocpp, token, start, C01.rejected_no_start)
 
 
 def _restricted(profile):

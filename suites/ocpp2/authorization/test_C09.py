@@ -3,7 +3,9 @@
 Tokens of one group (a family, a fleet) are answered with their groupIdToken, in the AuthorizeResponse
 and the TransactionEventResponse; any member may stop a transaction another member started: the
 station asks about the second token and, the group matching, ends the transaction with it (spec 001
-Authorization rule 5). The groupIdToken's type SHOULD be Central (IdTokenInfoType).
+Authorization rule 5), from the authorization cache too (TC_C_41). A token of neither the starter nor its
+group does not end the transaction (the public case TC_C_04_CS says SHALL NOT; the station may still ask
+about it). The groupIdToken's type SHOULD be Central (IdTokenInfoType).
 """
 
 import pytest
@@ -13,7 +15,8 @@ from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks, needs
-from harness.usecases.authorization import Authorization, authorize, cached_start, starts_with
+from harness.usecases.authorization import (Authorization, authorize, cached_start, carries, charge_once,
+                                            present_again, starts_with, station_cache_on)
 from harness.verdict import check_equal, dig, require
 
 
@@ -29,6 +32,10 @@ class C09(RuleTable):
     member_stops = must("spec 001 Authorization rule 5",
                         "a member's token stops the transaction another member of its group started: the station "
                         "asks about it, then ends the transaction with it", by=CS)
+    other_keeps = must("OCPP 2.0.1 Part 6 TC_C_04_CS (the station SHALL NOT send a TransactionEvent after an idToken "
+                       "other than the one that started the transaction); spec 001 Authorization rule 5",
+                       "an accepted token of neither the starter nor its group, presented during a transaction, does "
+                       "not end it", by=CS)
 
 
 pytestmark = case("C09", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
@@ -71,7 +78,7 @@ async def test_members_are_answered_with_their_group(ocpp, profile):
 
 @pytest.mark.parametrize("starter", [0, 1], ids=["a_then_b", "b_then_a"])
 @checks(C09.member_accepted, C09.group, Authorization.sent, C09.member_stops,
-        csms=(TC("TC_C_39_CSMS", "ocpp2.0.1"), TC("TC_C_43_CSMS", "ocpp2.0.1")))
+        csms=(TC("TC_C_39_CSMS", "ocpp2.0.1"), TC("TC_C_43_CSMS", "ocpp2.0.1")), cs=TC("TC_C_39_CS", "ocpp2.0.1"))
 @needs(lambda given: _members(given.profile))
 async def test_member_stops_another_members_transaction(ocpp, profile, starter):
     """One member charges; the other presents its token at the same EVSE: asked about, Accepted with the
@@ -110,3 +117,59 @@ async def test_member_stops_another_members_transaction(ocpp, profile, starter):
                               where=lambda p: p["eventType"] == "Ended")
     check_equal(C09.member_stops, "TransactionEvent Ended idToken.idToken", second.id.casefold(),
                 dig(ended.request, "idToken.idToken", "").casefold())
+
+
+@pytest.mark.sut_roles("cs")
+@checks(Authorization.sent, C09.member_stops, cs=TC("TC_C_41_CS", "ocpp2.0.1"))
+@needs(lambda given: _members(given.profile))
+async def test_cached_member_stops_another_members_transaction(ocpp, profile):
+    """Both members are in the authorization cache (each charged once); the first starts from the cache, the
+    second presented at the same EVSE ends the transaction, carrying the second token."""
+    first, second = _members(profile)
+    evse = profile.evses[0].id
+    await station_cache_on(ocpp)
+    for member in (second, first):
+        await charge_once(ocpp, member, evse, C09.member_stops)
+    start = await present_again(ocpp, first, evse)
+    await starts_with(ocpp, first, start, C09.member_stops)
+    stop = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=second.wire(), evse_id=evse)
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, rule=C09.member_stops,
+                              where=lambda p: p["eventType"] == "Ended")
+    check_equal(C09.member_stops, "TransactionEvent Ended idToken.idToken", second.id.casefold(),
+                dig(ended.request, "idToken.idToken", "").casefold())
+
+
+def _strangers(profile):
+    """Two Accepted tokens that share no group (the second may not stop the first's transaction)."""
+    plain = [t for t in profile.tokens_with("Accepted") if not (t.also or t.evse_ids or t.stations or t.current
+                                                                or t.balance is not None)]
+    group = (profile.authorization("master_pass_group_id") or "").casefold()
+    plain = [t for t in plain if (t.group or "").casefold() != group or not group]
+    for starter in plain:
+        for other in plain:
+            if other is not starter and not (starter.group and other.group
+                                             and same_id(starter.group, other.group)):
+                return starter, other
+    raise NotApplicable("the profile declares no two Accepted tokens of different groups (or none)")
+
+
+@pytest.mark.sut_roles("cs")
+@checks(C09.other_keeps, cs=TC("TC_C_04_CS", "ocpp2.0.1"))
+@needs(lambda given: _strangers(given.profile))
+async def test_other_token_does_not_stop_the_transaction(ocpp, profile):
+    """A driver charges; another driver's token, accepted but of no shared group, is presented at the same
+    EVSE: the station may ask about it, and the transaction goes on (no TransactionEvent ends it)."""
+    starter, other = _strangers(profile)
+    evse = profile.evses[0].id
+    await authorize(ocpp, starter, evse_id=evse)
+    start = ocpp.mark()
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    started = await starts_with(ocpp, starter, start, C09.other_keeps)
+    transaction = started.request["transactionInfo"]["transactionId"]
+    stop = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=other.wire(), evse_id=evse)
+    await ocpp.expect_none("TransactionEvent", after=stop, rule=C09.other_keeps, where=lambda p: (
+        p["transactionInfo"]["transactionId"] == transaction
+        and (p["eventType"] == "Ended" or p["triggerReason"] in ("StopAuthorized", "Deauthorized")
+             or carries(other)(p))))

@@ -6,7 +6,9 @@ it again, answering its status now (spec 001 Authorization rule 7): a token bloc
 cached is refused there, and the station then stops the transaction or suspends its energy
 (StopTxOnInvalidId; moves "Offline-authorized transaction") — ConcurrentTx too, the status a
 TransactionEvent Started alone can get. A token the cache holds with a refusal
-is asked about again (AuthorizeRequest), and starts nothing while the CSMS refuses it.
+is asked about again (AuthorizeRequest), and starts nothing while the CSMS refuses it; with
+AuthCacheCtrlr.DisablePostAuthorize on, it is refused from the cache (not asked again: a SHOULD, the
+variable's description holds no SHALL) and starts nothing.
 
 The station under test gets its cache on and pre-authorizing for the test (AuthCacheCtrlr.Enabled,
 AuthCtrlr.LocalPreAuthorize, put back afterwards) and emptied first (ClearCache), and needs
@@ -17,11 +19,11 @@ import pytest
 
 from harness.roles import CS, CSMS
 from harness.profile import TOKEN_STATUSES
-from harness.rules import RuleTable, must
+from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import (Authorization, authorize, cached_start, carries, charge_once,
                                             never_starts_with, present_again, starts_with, station_cache_on,
-                                            token_with)
+                                            station_variable, token_with)
 from harness.verdict import check_equal, dig, require
 
 
@@ -38,6 +40,12 @@ class C12(RuleTable):
                        "a token the cache holds with a refusal is asked about again with AuthorizeRequest, and starts "
                        "nothing while the CSMS refuses it", by=CS)
 
+    refusal_final = must("spec 001 Authorization status values (every status but Accepted rejects charging); "
+                         "OCPP 2.0.1 AuthCacheCtrlr.DisablePostAuthorize",
+                         "with DisablePostAuthorize a token the cache holds refused starts nothing", by=CS)
+    not_asked = should("OCPP 2.0.1 AuthCacheCtrlr.DisablePostAuthorize (disables asking about a cached refusal "
+                       "again, C10.FR.03 and C12.FR.05); Part 6 TC_C_57_CS (no SHALL: a finding)",
+                       "with DisablePostAuthorize a token the cache holds refused is not asked about again", by=CS)
 
 pytestmark = case("C12", block="Authorization", roles=("csms", "cs"), protocols=OCPP2,
                   requires=["authorization_cache"])
@@ -49,7 +57,7 @@ CACHED_REFUSAL_CASES = {"Invalid": "TC_C_09_CS", "Blocked": "TC_C_10_CS", "Expir
 
 
 @pytest.mark.sut_roles("cs")
-@checks(Authorization.sent, C12.cached_start)
+@checks(Authorization.sent, C12.cached_start, cs=TC("TC_C_33_CS", "ocpp2.0.1"))
 @needs(lambda given: token_with(given.profile, "Accepted"))
 async def test_cached_token_starts_without_authorize(ocpp, profile):
     """Charged once (so cached as Accepted), the token starts the next transaction without asking."""
@@ -57,6 +65,22 @@ async def test_cached_token_starts_without_authorize(ocpp, profile):
     await station_cache_on(ocpp)
     await charge_once(ocpp, token, evse, C12.cached_start)
     start = await present_again(ocpp, token, evse)
+    await starts_with(ocpp, token, start, C12.cached_start)
+    await ocpp.expect_none("Authorize", after=start, rule=C12.cached_start)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(Authorization.sent, C12.cached_start, cs=TC("TC_C_13_CS", "ocpp2.0.1"))
+@needs(lambda given: token_with(given.profile, "Accepted"))
+async def test_cached_token_before_the_cable_starts_once_plugged(ocpp, profile):
+    """Charged once (so cached as Accepted), the token is presented before the cable: the station asks nobody,
+    and the transaction carries the token once the cable is in."""
+    token, evse = token_with(profile, "Accepted"), profile.evses[0].id
+    await station_cache_on(ocpp)
+    await charge_once(ocpp, token, evse, C12.cached_start)
+    start = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    await ocpp.act(CS, "plug_in", evse_id=evse)
     await starts_with(ocpp, token, start, C12.cached_start)
     await ocpp.expect_none("Authorize", after=start, rule=C12.cached_start)
 
@@ -92,6 +116,18 @@ async def test_refused_cached_start_is_stopped(ocpp, profile, status):
                       where=lambda p: p["transactionInfo"]["transactionId"] == transaction and _stopped(p))
 
 
+async def _refused_then_presented_again(ocpp, token, evse, rule):
+    """The cable in, ``token`` is asked about and refused (so cached with the refusal) and starts nothing
+    (``rule``); then it is presented again: returns the mark taken before."""
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    first = ocpp.mark()
+    await authorize(ocpp, token, evse_id=evse)
+    await never_starts_with(ocpp, token, first, rule)
+    again = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    return again
+
+
 def _cached_refusal_param(status):
     return pytest.param(status, marks=checks(Authorization.sent, C12.asked_again,
                                              cs=TC(CACHED_REFUSAL_CASES[status], "ocpp2.0.1")))
@@ -103,16 +139,26 @@ def _cached_refusal_param(status):
 async def test_cached_refusal_is_asked_again(ocpp, profile, status):
     """The cable in, the token is refused (so cached with the refusal) and starts nothing; presented again it
     is asked about again and, refused again, starts nothing either."""
-    token, evse = token_with(profile, status), profile.evses[0].id
+    token = token_with(profile, status)
     await station_cache_on(ocpp)
-    await ocpp.act(CS, "plug_in", evse_id=evse)
-    first = ocpp.mark()
-    await authorize(ocpp, token, evse_id=evse)
-    await never_starts_with(ocpp, token, first, C12.asked_again)
-    again = ocpp.mark()
-    await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
+    again = await _refused_then_presented_again(ocpp, token, profile.evses[0].id, C12.asked_again)
     await ocpp.expect("Authorize", sender=CS, after=again, rule=C12.asked_again, where=carries(token))
     await never_starts_with(ocpp, token, again, C12.asked_again)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(Authorization.sent, C12.refusal_final, C12.not_asked, cs=TC("TC_C_57_CS", "ocpp2.0.1"))
+@needs(lambda given: token_with(given.profile, "Invalid"))
+async def test_cached_refusal_is_final_with_post_authorize_disabled(ocpp, profile):
+    """AuthCacheCtrlr.DisablePostAuthorize on (not applicable when the station refuses it): the cable in, the
+    token is refused (so cached with the refusal); presented again it starts nothing and, as the variable
+    says, is not asked about again (a SHOULD: the variable's text holds no SHALL)."""
+    token = token_with(profile, "Invalid")
+    await station_cache_on(ocpp)
+    await station_variable(ocpp, "AuthCacheCtrlr", "DisablePostAuthorize", "true")
+    again = await _refused_then_presented_again(ocpp, token, profile.evses[0].id, C12.refusal_final)
+    await never_starts_with(ocpp, token, again, C12.refusal_final)
+    await ocpp.expect_none("Authorize", after=again, rule=C12.not_asked, where=carries(token))
 
 
 @pytest.mark.sut_roles("csms")

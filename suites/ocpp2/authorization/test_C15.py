@@ -8,6 +8,8 @@ moves "Offline-authorized transaction"): StopTxOnInvalidId with a TxStopPoint ho
 PowerPathClosed or EnergyTransfer ends it (stoppedReason DeAuthorized); StopTxOnInvalidId without
 them suspends it (Updated, triggerReason Deauthorized, SuspendedEVSE); without StopTxOnInvalidId it
 goes on when MaxEnergyOnInvalidId is set and is suspended when it is not.
+The same moves follow a start from the authorization cache while offline (C12; TC_C_15, TC_C_16), the token
+refused once the station is back.
 
 A station under test is judged by the settings its profile declares ([authorization]); the harness
 does not change them. The token is one the profile says the CSMS does not know (status Invalid).
@@ -18,7 +20,8 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
-from harness.suite import OCPP2, case, checks, needs
+from harness.suite import OCPP2, TC, case, checks, needs
+from harness.usecases.authorization import charge_once, station_cache_on, token_with
 from harness.usecases.local_list import carries, present_offline
 from harness.verdict import check_equal, dig
 
@@ -33,6 +36,9 @@ class C15(RuleTable):
     unknown_refused = must("spec 001 C15 (OfflineTxForUnknownIdEnabled)",
                            "offline, with OfflineTxForUnknownIdEnabled false, an unknown token starts no transaction",
                            by=CS)
+    cached_started = must("spec 001 Use cases C12; Authorization rule 7; AuthCtrlr.LocalPreAuthorize",
+                          "offline, a token the cache holds as Accepted starts a transaction, reported once the "
+                          "station is back", by=CS)
     reported_offline = must("spec 001 TransactionEventRequest (offline); OCPP 2.0.1 C15.FR.02",
                             "the transaction started offline is reported with offline true", by=CS)
     rejected = must("spec 001 Authorization rule 9",
@@ -76,7 +82,8 @@ async def _offline_start(ocpp, profile, token):
                              rule=C15.unknown_started)
 
 
-@checks(C15.unknown_started, C15.reported_offline, C15.unknown_refused, C15.rejected)
+@checks(C15.unknown_started, C15.reported_offline, C15.unknown_refused, C15.rejected,
+        cs=TC("TC_C_26_CS", "ocpp2.0.1"))
 @needs(lambda given: _unknown(given.profile))
 async def test_unknown_token_offline(ocpp, profile):
     """An unknown token is presented while the station is offline. A station whose profile says
@@ -119,7 +126,11 @@ async def test_refused_offline_transaction_moves_as_configured(ocpp, profile):
                             "([authorization] offline_tx_for_unknown_id = false)")
     token = _unknown(profile)
     started = await _offline_start(ocpp, profile, token)
-    transaction_id = started.request["transactionInfo"]["transactionId"]
+    await _moves_as_configured(ocpp, profile, started.request["transactionInfo"]["transactionId"])
+
+
+async def _moves_as_configured(ocpp, profile, transaction_id):
+    """The refused offline transaction ends, is suspended or goes on as the station's declared settings say."""
     ours = lambda p: p["transactionInfo"]["transactionId"] == transaction_id and p["eventType"] != "Started"
     rule = _move(profile)
     if rule is C15.continues:   # energy may stop at the limit (how soon depends on the EV): only an end is wrong
@@ -136,3 +147,46 @@ async def test_refused_offline_transaction_moves_as_configured(ocpp, profile):
                 dig(moved.request, "transactionInfo.chargingState"))
     if rule is C15.suspended:
         check_equal(rule, "TransactionEvent triggerReason", "Deauthorized", moved.request["triggerReason"])
+
+
+# the station's declared settings → the public case that plays a refused offline start from the cache with them
+# (OCPP 2.0.1 Part 6, block C, use case C12)
+CACHED_SETTINGS = {"StopTxOnInvalidId": "TC_C_16_CS", "MaxEnergyOnInvalidId": "TC_C_15_CS", "neither": None}
+
+
+def _settings_are(profile, setting):
+    declared = ("StopTxOnInvalidId" if profile.authorization("stop_tx_on_invalid_id")
+                else "MaxEnergyOnInvalidId" if profile.authorization("max_energy_on_invalid_id") else "neither")
+    if declared != setting:
+        raise NotApplicable(f"the profile declares the station's settings as {declared} "
+                            f"([authorization] stop_tx_on_invalid_id, max_energy_on_invalid_id), not {setting}")
+
+
+def _cached_setting(setting):
+    tc = CACHED_SETTINGS[setting]
+    return pytest.param(setting, marks=checks(C15.cached_started, C15.reported_offline, C15.ended, C15.suspended,
+                                              C15.continues, C15.paused,
+                                              **({"cs": TC(tc, "ocpp2.0.1")} if tc else {})))
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.requires("authorization_cache")
+@pytest.mark.parametrize("setting", [_cached_setting(s) for s in CACHED_SETTINGS])
+@needs(lambda given: token_with(given.profile, "Accepted"), lambda given: _setting(given, "stop_tx_on_invalid_id"),
+       lambda given: _setting(given, "tx_stop_point"))
+@needs(lambda given: _settings_are(given.profile, given.params["setting"]), variant=True)
+async def test_refused_offline_start_from_the_cache_moves_as_configured(ocpp, profile, setting):
+    """The token, charged once (so cached as Accepted), is presented while the station is offline and starts from
+    the cache; once back, the harness answers it Invalid (it was blocked meanwhile): the station ends, suspends or
+    continues the transaction as StopTxOnInvalidId, TxStopPoint and MaxEnergyOnInvalidId say (C12 with C15's
+    moves; the parameter is the setting the profile declares, the others are not applicable: the embedded run
+    leaves them out, harness/profiles/max-energy-on-invalid-id.toml and keep-on-invalid-id.toml play them)."""
+    token, evse = token_with(profile, "Accepted"), profile.evses[0].id
+    await station_cache_on(ocpp)
+    await charge_once(ocpp, token, evse, C15.cached_started)
+    ocpp.configure(token_status={token.id: "Invalid"})
+    await present_offline(ocpp, token, evse, C15.cached_started)
+    started = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=carries(token, "Started"),
+                                rule=C15.cached_started)
+    check_equal(C15.reported_offline, "TransactionEvent offline", True, started.request.get("offline", False))
+    await _moves_as_configured(ocpp, profile, started.request["transactionInfo"]["transactionId"])

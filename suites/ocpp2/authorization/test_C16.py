@@ -2,13 +2,12 @@
 
 A master pass is a token of the group MasterPassGroupId: the CSMS answers its AuthorizeRequest with
 that group in groupIdToken; a station then lets its holder stop transactions — one without a UI stops
-every running transaction (C16.FR.02; a station with a UI lets the holder choose, C16.FR.01, which the
-harness does not drive: it expects them all) — and the Ended events carry stoppedReason MasterPass and
+every running transaction (C16.FR.02), one with a UI stops those its holder selects there (C16.FR.01:
+the action ``stop_with_master_pass`` carries the selection; a station that declares ``[authorization]
+master_pass_ui`` is not asked to stop them all) — and the Ended events carry stoppedReason MasterPass and
 are processed as any end. A master pass never starts a transaction (Authorization rule 6).
 
 The master pass is the profile's accepted token whose group is [authorization] master_pass_group_id.
-No certification id: the only public mapping found (TC_C_49_CSMS) is a third-party re-implementation
-of the test tool, not a listing of the test cases themselves.
 """
 
 import pytest
@@ -36,6 +35,9 @@ class C16(RuleTable):
     reason = must("spec 001 Authorization rule 6; OCPP 2.1 C16.FR.08 (2.0.1 errata 2025-01)",
                   "a transaction stopped by a master pass ends with stoppedReason MasterPass", by=CS)
     no_start = must("spec 001 Authorization rule 6", "a master pass starts no transaction", by=CS)
+    stops_selected = must("spec 001 Authorization rule 6 (the station lets the holder select transactions to stop); "
+                          "OCPP 2.0.1 C16.FR.01",
+                          "with a UI, the transactions the master pass holder selects end, and only those", by=CS)
 
 
 pytestmark = case("C16", block="Authorization", roles=("csms", "cs"), protocols=OCPP2)
@@ -76,12 +78,23 @@ async def test_master_pass_is_answered_with_its_group(ocpp, profile):
 
 
 @checks(C16.group, C16.end_processed, C16.started, Authorization.sent, C16.stops_all, C16.reason,
-        csms=TC("TC_C_49_CSMS", "ocpp2.0.1"))
+        csms=TC("TC_C_49_CSMS", "ocpp2.0.1"), cs=TC("TC_C_49_CS", "ocpp2.0.1"))
 @needs(lambda given: _master_pass(given.profile), lambda given: _drivers(given.profile))
 async def test_master_pass_stops_every_transaction(ocpp, profile):
     """A transaction runs on each EVSE (as many as the profile has drivers); the master pass is presented:
     each ends with stoppedReason MasterPass, and the CSMS answers the ends as any."""
+    if ocpp.is_sut(CS) and profile.authorization("master_pass_ui"):
+        raise NotApplicable("the station has a UI for the master pass ([authorization] master_pass_ui): "
+                            "test_master_pass_holder_stops_the_selected_transactions plays it")
     master = _master_pass(profile)
+    running = await _charging_everywhere(ocpp, profile)
+    start = ocpp.mark()
+    await ocpp.act(CS, "present_id_token", id_token=master.wire())
+    await _master_pass_ends(ocpp, master, start, running, C16.stops_all)
+
+
+async def _charging_everywhere(ocpp, profile):
+    """A transaction runs on each EVSE the profile has a driver for; returns transactionId → EVSE id."""
     if ocpp.is_sut(CSMS):
         ocpp.configure(local_authorization=True)
     running = {}
@@ -91,17 +104,22 @@ async def test_master_pass_stops_every_transaction(ocpp, profile):
         await ocpp.act(CS, "plug_in", evse_id=evse.id)
         event = await ocpp.expect("TransactionEvent", sender=CS, after=start, where=carries(driver, "Started"),
                                   rule=C16.started)
-        running[event.request["transactionInfo"]["transactionId"]] = driver
-    start = ocpp.mark()
-    await ocpp.act(CS, "present_id_token", id_token=master.wire())
+        running[event.request["transactionInfo"]["transactionId"]] = evse.id
+    return running
+
+
+async def _master_pass_ends(ocpp, master, start, stopped, rule):
+    """The master pass presented after ``start`` is asked about (a CSMS answers it with its group) and each
+    transaction of ``stopped`` ends with stoppedReason MasterPass (a CSMS answers the ends as any); ``rule``:
+    the row an end that does not come breaks."""
     exchange = await ocpp.expect("Authorize", sender=CS, after=start, where=asks_about(master),
                                  rule=Authorization.sent)
     if ocpp.is_sut(CSMS):
         check_equal(C16.group, "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive)",
                     master.group.casefold(),
                     str(dig(exchange.result, "idTokenInfo.groupIdToken.idToken", "")).casefold())
-    for transaction_id in running:
-        ended = await ocpp.expect("TransactionEvent", sender=CS, after=start, rule=C16.stops_all, where=lambda p: (
+    for transaction_id in stopped:
+        ended = await ocpp.expect("TransactionEvent", sender=CS, after=start, rule=rule, where=lambda p: (
             p["eventType"] == "Ended" and p["transactionInfo"]["transactionId"] == transaction_id))  # noqa: B023 (awaited here)
         check_equal(C16.reason, "TransactionEvent transactionInfo.stoppedReason", "MasterPass",
                     dig(ended.request, "transactionInfo.stoppedReason"))
@@ -111,7 +129,34 @@ async def test_master_pass_stops_every_transaction(ocpp, profile):
                     expected="Accepted (or no idTokenInfo)", actual=ended.result)
 
 
-@checks(C16.no_start)
+def _selection(name, station_case, csms_case):
+    return pytest.param(name, marks=checks(C16.group, C16.end_processed, C16.started, Authorization.sent,
+                                           C16.stops_selected, C16.reason, cs=TC(station_case, "ocpp2.0.1"),
+                                           csms=TC(csms_case, "ocpp2.0.1")))
+
+
+@pytest.mark.parametrize("selection", [_selection("all", "TC_C_47_CS", "TC_C_47_CSMS"),
+                                       _selection("first", "TC_C_48_CS", "TC_C_48_CSMS")])
+@needs(lambda given: _master_pass(given.profile), lambda given: _drivers(given.profile))
+async def test_master_pass_holder_stops_the_selected_transactions(ocpp, profile, selection):
+    """A transaction runs on each EVSE; the master pass holder selects at the station's UI every transaction
+    (all) or the first EVSE's only (first): those end with stoppedReason MasterPass, the others go on; a CSMS
+    answers the pass with its group and the ends as any. A station without that UI answers the action 501."""
+    master = _master_pass(profile)
+    running = await _charging_everywhere(ocpp, profile)
+    if selection == "first" and len(running) < 2:
+        raise NotApplicable("selecting one transaction of several needs two EVSEs with a driver each")
+    chosen = {t: e for t, e in running.items() if selection == "all" or e == profile.evses[0].id}
+    start = ocpp.mark()
+    await ocpp.act(CS, "stop_with_master_pass", id_token=master.wire(), evse_ids=sorted(chosen.values()))
+    await _master_pass_ends(ocpp, master, start, chosen, C16.stops_selected)
+    left = [t for t in running if t not in chosen]
+    if left and ocpp.is_sut(CS):
+        await ocpp.expect_none("TransactionEvent", after=start, rule=C16.stops_selected, where=lambda p: (
+            p["eventType"] == "Ended" and p["transactionInfo"]["transactionId"] in left))
+
+
+@checks(C16.no_start, cs=TC("TC_C_45_CS", "ocpp2.0.1"))
 @pytest.mark.sut_roles("cs")
 @needs(lambda given: _master_pass(given.profile))
 async def test_master_pass_starts_no_transaction(ocpp, profile):

@@ -231,6 +231,38 @@ class StationLetsOnlyTheStarterStop(ReferenceStation):
         await super().end_transaction(state, trigger, stopped_reason, id_token)
 
 
+class StationEndsOnAnyAcceptedToken(ReferenceStation):
+    """C09 / TC_C_04_CS: any accepted token presented during a transaction ends it, whatever its group."""
+
+    async def _present(self, id_token, evse_id):
+        state = self._evse_for_token(id_token, evse_id)
+        tx = state.transaction
+        if tx is not None and tx.id_token and token_key(tx.id_token) != token_key(id_token):
+            if (await self.authorize(id_token))["status"] == "Accepted":
+                await self.end_transaction(state, "StopAuthorized", "Local", id_token)
+            return
+        await super()._present(id_token, evse_id)
+
+
+class StationAsksDespiteDisablePostAuthorize(ReferenceStation):
+    """C12 / AuthCacheCtrlr.DisablePostAuthorize: a cached refusal is asked about again although the variable is
+    on (the CSMS refuses it again: nothing starts)."""
+
+    def flag(self, component, name):
+        return False if (component, name) == ("AuthCacheCtrlr", "DisablePostAuthorize") else super().flag(component, name)
+
+
+class StationChargesCachedRefusalsUnasked(ReferenceStation):
+    """C12 / DisablePostAuthorize: not asking about a cached refusal, the station takes it for an acceptance."""
+
+    async def decision(self, id_token):
+        cached = self.cached(id_token)
+        info = await super().decision(id_token)
+        unasked = cached is not None and cached["status"] != "Accepted" \
+            and self.flag("AuthCacheCtrlr", "DisablePostAuthorize")
+        return info | {"status": "Accepted"} if unasked else info
+
+
 class CsmsAnswersCachedStartsWithoutStatus(ReferenceCsms):
     """C12 / Authorization rule 7: a TransactionEvent Started with an idToken is answered without idTokenInfo
     (the token is not checked again)."""
@@ -378,7 +410,9 @@ FAULTS: tuple[Fault, ...] = (
            csms_test(C05, "test_remote_stop_ends_the_transaction")),
           "TransactionEventResponse idTokenInfo.status is wrong"),
     Fault("station-starts-for-rejected-token", "C01.rejected_no_start",
-          StationStartsForRejectedToken, (cs_test(C01, "test_station_starts_only_for_an_accepted_token", "Invalid"),),
+          StationStartsForRejectedToken, (cs_test(C01, "test_station_starts_only_for_an_accepted_token", "Invalid"),
+                                          cs_test(C01, "test_station_refuses_a_token_presented_after_the_cable",
+                                                  "Expired")),
           "the SUT sent TransactionEvent when it must not"),
     Fault("station-hangs-up-instead-of-authorizing", "authorize.sent", StationHangsUpOnATokenInsteadOfAuthorizing,
           (cs_test(C01, "test_station_starts_only_for_an_accepted_token", "Invalid"),),
@@ -409,7 +443,8 @@ FAULTS: tuple[Fault, ...] = (
           "the SUT sent TransactionEvent when it must not"),
     Fault("station-charges-statuses-it-does-not-know", "C01.rejected_no_start", StationChargesStatusesItDoesNotKnow,
           (cs_test(C01, "test_station_starts_only_for_an_accepted_token", "Unknown"),
-           cs_test(C01, "test_station_starts_only_for_an_accepted_token", "NoCredit")),
+           cs_test(C01, "test_station_starts_only_for_an_accepted_token", "NoCredit"),
+           cs_test(C01, "test_station_refuses_a_token_presented_after_the_cable", "Unknown")),
           "the SUT sent TransactionEvent when it must not"),
     Fault("station-refuses-personal-messages", "C01.optional_fields", StationRefusesPersonalMessages,
           (cs_test(C01, "test_station_charges_with_every_optional_field"),),
@@ -442,13 +477,18 @@ FAULTS: tuple[Fault, ...] = (
           tuple(csms_test(C09, "test_member_stops_another_members_transaction", p) for p in ("a_then_b", "b_then_a")),
           "TransactionEventResponse for"),
     Fault("station-lets-only-the-starter-stop", "C09.member_stops", StationLetsOnlyTheStarterStop,
-          (cs_test(C09, "test_member_stops_another_members_transaction", "a_then_b"),),
+          (cs_test(C09, "test_member_stops_another_members_transaction", "a_then_b"),
+           cs_test(C09, "test_cached_member_stops_another_members_transaction")),
           "the SUT did not send TransactionEvent within"),
+    Fault("station-ends-on-any-accepted-token", "C09.other_keeps", StationEndsOnAnyAcceptedToken,
+          (cs_test(C09, "test_other_token_does_not_stop_the_transaction"),),
+          "the SUT sent TransactionEvent when it must not"),
     Fault("csms-answers-cached-starts-without-status", "C12.rechecked", CsmsAnswersCachedStartsWithoutStatus,
           (csms_test(C12, "test_cached_start_is_checked_again", "Blocked"),),
           "the TransactionEventResponse of a transaction with an idToken lacks idTokenInfo"),
     Fault("station-ignores-its-cache", "C12.cached_start", StationIgnoresItsCache,
-          (cs_test(C12, "test_cached_token_starts_without_authorize"),),
+          (cs_test(C12, "test_cached_token_starts_without_authorize"),
+           cs_test(C12, "test_cached_token_before_the_cable_starts_once_plugged")),
           "the SUT sent Authorize when it must not"),
     Fault("station-keeps-charging-when-deauthorized", "C12.deauthorized", StationKeepsChargingWhenDeauthorized,
           (cs_test(C12, "test_refused_cached_start_is_stopped", "Blocked"),
@@ -458,6 +498,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-trusts-cached-refusals", "C12.asked_again", StationTrustsCachedRefusals,
           (cs_test(C12, "test_cached_refusal_is_asked_again", "Blocked"),),
           "the SUT did not send Authorize within"),
+    Fault("station-asks-despite-disable-post-authorize", "C12.not_asked", StationAsksDespiteDisablePostAuthorize,
+          (cs_test(C12, "test_cached_refusal_is_final_with_post_authorize_disabled"),),
+          "the SUT sent Authorize when it must not", verdict="finding"),
+    Fault("station-charges-cached-refusals-unasked", "C12.refusal_final", StationChargesCachedRefusalsUnasked,
+          (cs_test(C12, "test_cached_refusal_is_final_with_post_authorize_disabled"),),
+          "the SUT sent TransactionEvent when it must not"),
     Fault("csms-echoes-additional-info-in-groups", "C10.no_additional_info", CsmsEchoesAdditionalInfoInGroups,
           (csms_test(C10, "test_answers_for_the_cache_carry_no_additional_info", "Authorize"),
            csms_test(C10, "test_answers_for_the_cache_carry_no_additional_info", "TransactionEvent")),

@@ -187,7 +187,26 @@ class StationKeepsDeletedTokens(ReferenceStation):
         return sent_keeping_entries(self, session, payload, "Differential")
 
 
+class StationForgetsItsCacheOffline(ReferenceStation):
+    """C12 offline: a token the cache holds as Accepted starts nothing while the CSMS cannot be asked (and the
+    station starts nothing for a token it does not know offline either)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.offline_tx_for_unknown_id = False
+
+    def cached(self, id_token):
+        return super().cached(id_token) if self.online else None
+
+
 C13, C14, C15 = "authorization/test_C13.py", "authorization/test_C14.py", "authorization/test_C15.py"
+
+
+class StationStopsEveryTransactionRegardless(ReferenceStation):
+    """C16.FR.01: the master pass holder's selection at the UI is ignored; every running transaction ends."""
+
+    async def master_pass(self, id_token, info, evse_ids=None):
+        return await super().master_pass(id_token, info)
 
 
 C16, C17 = "authorization/test_C16.py", "authorization/test_C17.py"
@@ -224,7 +243,8 @@ FAULTS: tuple[Fault, ...] = (
           (csms_test(C14, "test_listed_token_starts_offline"),),
           "TransactionEventResponse idTokenInfo.status of an offline event is wrong"),
     Fault("station-suspends-instead-of-ending", "C15.ended", StationSuspendsInsteadOfEnding,
-          (cs_test(C15, "test_refused_offline_transaction_moves_as_configured"),),
+          (cs_test(C15, "test_refused_offline_transaction_moves_as_configured"),
+           cs_test(C15, "test_refused_offline_start_from_the_cache_moves_as_configured", "StopTxOnInvalidId")),
           "TransactionEvent eventType is wrong"),
     Fault("station-starts-nothing-offline-for-unknown-tokens", "C15.unknown_started",
           StationStartsNothingOfflineForUnknownTokens,
@@ -234,12 +254,17 @@ FAULTS: tuple[Fault, ...] = (
           (csms_test(C15, "test_unknown_token_offline"),),
           "TransactionEventResponse idTokenInfo.status of an offline event with an unknown token is wrong"),
     Fault("station-ends-master-pass-stops-as-local", "C16.reason", StationEndsMasterPassStopsAsLocal,
-          (cs_test(C16, "test_master_pass_stops_every_transaction"),),
+          (cs_test(C16, "test_master_pass_stops_every_transaction"),
+           cs_test(C16, "test_master_pass_holder_stops_the_selected_transactions", "first")),
           "TransactionEvent transactionInfo.stoppedReason is wrong"),
+    Fault("station-stops-every-transaction-regardless", "C16.stops_selected", StationStopsEveryTransactionRegardless,
+          (cs_test(C16, "test_master_pass_holder_stops_the_selected_transactions", "first"),),
+          "the SUT sent TransactionEvent when it must not"),
     Fault("station-takes-the-master-pass-for-a-driver", "C16.no_start", StationTakesTheMasterPassForADriver,
           (cs_test(C16, "test_master_pass_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not"),
     Fault("csms-hides-the-master-pass-group", "C16.group", CsmsHidesTheMasterPassGroup,
-          (csms_test(C16, "test_master_pass_is_answered_with_its_group"),),
+          (csms_test(C16, "test_master_pass_is_answered_with_its_group"),
+           csms_test(C16, "test_master_pass_holder_stops_the_selected_transactions", "all")),
           "AuthorizeResponse idTokenInfo.groupIdToken.idToken (case-insensitive) is wrong"),
     Fault("csms-lets-prepaid-answers-be-cached", "C17.expires", CsmsLetsPrepaidAnswersBeCached,
           (csms21_test(C17, "test_prepaid_answer_expires_at_once", "credit"),
@@ -251,4 +276,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-charges-without-credit", "C17.no_start", StationChargesWithoutCredit,
           (cs21_test(C17, "test_no_credit_starts_no_transaction"),), "the SUT sent TransactionEvent when it must not",
           version=V21),
+    Fault("station-forgets-its-cache-offline", "C15.cached_started", StationForgetsItsCacheOffline,
+          (cs_test(C15, "test_refused_offline_start_from_the_cache_moves_as_configured", "StopTxOnInvalidId"),),
+          "the SUT did not send TransactionEvent within"),
 )

@@ -103,3 +103,29 @@ def test_two_blocks_answering_one_message_are_refused():
 
     with pytest.raises(HarnessError, match="on_Reset is defined by both ResetStation2x and AnotherReset"):
         blocks_for((*STATION_BLOCKS, AnotherReset), V2X)
+
+
+def test_two_blocks_with_one_private_helper_are_refused_unless_one_passes_on():
+    """Composed into one class, two blocks' private helpers of one name are one method: the later block would
+    call the earlier one's. Allowed only where the earlier passes on to it with super() (a private hook)."""
+    class Helper(Block):
+        versions = V2X
+
+        def _note(self):
+            return "mine"
+
+    class SameName(Block):
+        versions = V2X
+
+        def _note(self):
+            return "another"
+
+    class PassesOn(Block):
+        versions = V2X
+
+        def _note(self):
+            return super()._note()
+
+    with pytest.raises(HarnessError, match="the private _note is defined by both Helper and SameName"):
+        blocks_for((Helper, SameName), V2X)
+    assert blocks_for((PassesOn, Helper), V2X) == (PassesOn, Helper)

@@ -56,7 +56,9 @@ async def test_versions_and_details_list_the_modules_by_role():
     details = (await emsp.send("GET", cpo.details_url, token=TOKEN_A)).json()["data"]
     assert {(e["identifier"], e["role"]) for e in details["endpoints"]} == {("credentials", "SENDER"),
                                                                           ("locations", "SENDER"),
-                                                                          ("sessions", "SENDER")}
+                                                                          ("sessions", "SENDER"),
+                                                                          ("tokens", "RECEIVER"),
+                                                                          ("commands", "RECEIVER")}
     assert {e["role"] for e in emsp.endpoints()} == {"SENDER", "RECEIVER"}
 
 

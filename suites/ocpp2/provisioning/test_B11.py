@@ -1,0 +1,43 @@
+"""B11 — Reset without an ongoing transaction: the operator has the CSMS reset the idle station (Immediate or
+OnIdle), or one EVSE of it; the station accepts, restarts and boots again (reason RemoteReset), and the CSMS
+answers that boot. An EVSE reset restarts the EVSE only: the station stays connected. The requirements, in our
+words: docs/requirements/provisioning.md.
+
+Readings chosen where the texts are silent: an idle station asked to reset answers Accepted (Rejected is legal,
+and makes the test not applicable; Scheduled would say something runs); the boot reason RemoteReset is the
+enumeration's value for it (SHOULD); B11.FR.04 (NotifyReport of what changed) is left out: a plain reset changes
+no variable the harness set."""
+
+import pytest
+
+from harness.arena.ocpp_sides import Restart
+from harness.roles import CS
+from harness.rules import RuleTable, must
+from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.reset import Resets, accepted, rebooted, reset
+
+
+class B11(RuleTable):
+    """The rules of B11 (OCPP 2.0.1 part 2, B11; the same in 2.1)."""
+    idle = must("OCPP 2.0.1 part 2 ResetStatusEnumType (Scheduled: the reset waits for transactions to end); "
+                "B12.FR.01", "an idle station (or EVSE) does not answer a Reset Scheduled: nothing runs to wait for",
+                by=CS)
+
+
+pytestmark = case("B11", block="Provisioning", roles=("csms", "cs"), protocols=OCPP2)
+
+
+@pytest.mark.parametrize("kind", ["Immediate", "OnIdle"])
+@checks(Resets.request, B11.idle, Restart.boots, Resets.boot_answered, Resets.reason,
+        csms=TC("TC_B_20_CSMS", "ocpp2.0.1", when="OnIdle"))
+async def test_reset_of_the_idle_station(ocpp, kind):
+    """Reset of the whole idle station: Accepted, a new connection and a BootNotification (RemoteReset)."""
+    connections = ocpp.connections()
+    accepted(await reset(ocpp, kind), "Accepted", B11.idle)
+    await rebooted(ocpp, connections, "RemoteReset")
+
+
+@checks(Resets.request, B11.idle, csms=TC("TC_B_25_CSMS", "ocpp2.0.1"))
+async def test_reset_of_an_idle_evse(ocpp, profile):
+    """Reset OnIdle of the first EVSE, idle: Accepted."""
+    accepted(await reset(ocpp, "OnIdle", profile.evses[0].id), "Accepted", B11.idle)
