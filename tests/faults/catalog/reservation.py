@@ -10,8 +10,8 @@ from .records import Fault, cs_test, csms_test
 class StationNeverShowsReserved(ReferenceStation):
     """A reserved EVSE's connectors keep reporting Available."""
 
-    async def _report(self, state, status):
-        await super()._report(state, "Available" if status == "Reserved" else status)
+    async def _report_reserved_status(self, state, status):
+        await super()._report_reserved_status(state, "Available" if status == "Reserved" else status)
 
 
 class StationReservesBusyEvses(ReferenceStation):
