@@ -140,7 +140,7 @@ class StationForgetsTheRefusedServer(ReferenceStation):
 
     async def connect(self, csms_url, **options):
         handshake = await super().connect(csms_url, **options)
-        self.unreported.clear()
+        self.security_events_waiting.clear()
         return handshake
 
 
