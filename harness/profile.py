@@ -101,7 +101,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
             name: {"type": "boolean"} for name in (
                 "authorization_cache", "local_list", "smart_charging", "reservations",
                 "iso15118", "payment_terminal", "remote_start", "data_transfer", "remote_trigger",
-                "firmware_management", "plug_and_charge", "web_payment", "display_messages")
+                "firmware_management", "plug_and_charge", "web_payment", "display_messages", "advanced_security")
         }},
         "ocpi": {**_SECTION, "properties": {
             "versions_url": {"type": "string", "pattern": "^https?://[^/\\s]",

@@ -29,7 +29,7 @@ class CERTS16(RuleTable):
                             "not hold", by=CS)
 
 
-pytestmark = case("CERTS16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16)
+pytestmark = case("CERTS16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16, requires=["advanced_security"])
 
 TC_IDS = {"ManufacturerRootCertificate": "075_1", "CentralSystemRootCertificate": "075_2"}
 

@@ -6,7 +6,7 @@ sends SecurityEventNotification.req, the central system confirms it. The dialogu
 from harness.suite import OCPP16, case, checks
 from harness.usecases.certificates import SecurityEvents, security_event
 
-pytestmark = case("EVENTS16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16)
+pytestmark = case("EVENTS16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16, requires=["advanced_security"])
 
 
 @checks(SecurityEvents.reported, SecurityEvents.confirmed)

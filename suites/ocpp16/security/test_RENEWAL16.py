@@ -13,7 +13,7 @@ from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.certificates import Certificates, ask_renewal, invalid_refused, renewed, unusable_rejected
 from harness.usecases.operations import ASKED16
 
-pytestmark = case("RENEWAL16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16)
+pytestmark = case("RENEWAL16", block="Security (1.6)", roles=("csms", "cs"), protocols=OCPP16, requires=["advanced_security"])
 
 RENEWAL = (Certificates.csr_sent, Certificates.csr_pem, Certificates.csr_names_station, Certificates.csms_accepts,
            Certificates.signed_sent, Certificates.chain_pem, Certificates.chain_key, Certificates.chain_valid,

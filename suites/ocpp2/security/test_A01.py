@@ -39,7 +39,7 @@ class A01(RuleTable):
                        "once the station accepted, the CSMS no longer admits the old password", by=CSMS)
 
 
-pytestmark = case("A01", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+pytestmark = case("A01", block="Security", roles=("csms", "cs"), protocols=OCPP2, requires=["advanced_security"])
 
 
 def _with_a_password(given):

@@ -9,7 +9,7 @@ from harness.roles import CS
 from harness.suite import OCPP2, case, checks
 from harness.usecases.certificates import Certificates, renewed
 
-pytestmark = case("A03", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+pytestmark = case("A03", block="Security", roles=("csms", "cs"), protocols=OCPP2, requires=["advanced_security"])
 
 
 @pytest.mark.parametrize("certificate_type", ["ChargingStationCertificate", "V2GCertificate"])

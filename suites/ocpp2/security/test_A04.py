@@ -7,7 +7,7 @@ when it happened), the CSMS confirms it. The events the texts make a station rep
 from harness.suite import OCPP2, case, checks
 from harness.usecases.certificates import SecurityEvents, security_event
 
-pytestmark = case("A04", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+pytestmark = case("A04", block="Security", roles=("csms", "cs"), protocols=OCPP2, requires=["advanced_security"])
 
 
 @checks(SecurityEvents.reported, SecurityEvents.confirmed)

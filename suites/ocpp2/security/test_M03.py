@@ -22,7 +22,7 @@ class M03(RuleTable):
                      "a station holding no certificate of the types asked answers NotFound", by=CS)
 
 
-pytestmark = case("M03", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+pytestmark = case("M03", block="Security", roles=("csms", "cs"), protocols=OCPP2, requires=["advanced_security"])
 
 
 TC_IDS = dict(zip(ROOT_TYPES, ("TC_M_12_CSMS", "TC_M_13_CSMS", "TC_M_14_CSMS", "TC_M_16_CSMS"), strict=True))

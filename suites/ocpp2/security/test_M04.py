@@ -25,7 +25,7 @@ class M04(RuleTable):
                      by=CS)
 
 
-pytestmark = case("M04", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+pytestmark = case("M04", block="Security", roles=("csms", "cs"), protocols=OCPP2, requires=["advanced_security"])
 
 
 @checks(CaCertificates.install_request, CaCertificates.installed, M04.list_request, M04.request, M04.deleted,

@@ -8,7 +8,7 @@ import pytest
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.ca_certificates import INVALID, ROOT_TYPES, CaCertificates, fresh_root, install, invalid_rejected
 
-pytestmark = case("M05", block="Security", roles=("csms", "cs"), protocols=OCPP2)
+pytestmark = case("M05", block="Security", roles=("csms", "cs"), protocols=OCPP2, requires=["advanced_security"])
 
 TC_IDS = dict(zip(ROOT_TYPES, ("TC_M_01_CSMS", "TC_M_02_CSMS", "TC_M_03_CSMS", "TC_M_04_CSMS"), strict=True))
 

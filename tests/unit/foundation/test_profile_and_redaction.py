@@ -43,7 +43,8 @@ def test_a_profile_starting_from_a_built_in_one_overrides_it_key_by_key(tmp_path
 
 @pytest.mark.parametrize("where, message", [
     ("builtin:nope", "there is no built-in profile builtin:nope; the built-in profiles are builtin:core-only, "
-                     "builtin:one-rate-unit, builtin:reference, builtin:standalone"),
+                     "builtin:keep-on-invalid-id, builtin:max-energy-on-invalid-id, builtin:one-rate-unit, "
+                     "builtin:reference, builtin:standalone"),
     ("base.toml", "base = 'profiles/reference.toml' is not a built-in profile; write it like "
                   "base = \"builtin:reference\""),
 ])
