@@ -8,6 +8,7 @@ must run before another's it says so (``precedes``), and the order here is check
 
 from __future__ import annotations
 
+import dis
 from collections.abc import Iterable
 
 from harness.errors import HarnessError
@@ -70,7 +71,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
 def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]) -> tuple[type[Block], ...]:
     """The blocks of ``registry`` that serve every one of ``versions``, checked to fit together: each
     block's ``requires`` are among them, each comes before the blocks it ``precedes``, and no two answer one
-    message, offer one action, undo one CALL or define one private helper."""
+    message, offer one action, undo one CALL, define one private helper or start one attribute in ``__init__``."""
     chosen = tuple(block for block in registry if block.versions and versions <= block.versions)
     names = {k.__name__ for block in chosen for k in block.__mro__}
     for block in chosen:
@@ -98,7 +99,30 @@ def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]
                                    f"{first.__name__}'s does not pass on with super(): one would call the other's "
                                    f"by mistake; rename one")
             helpers[name] = block   # the next one of this name must be passed on to by this one
+    started: dict[str, str] = {}   # the block whose __init__ gives an attribute its first value
+    for block in chosen:
+        for name in _started_in_init(block):
+            if started.setdefault(name, block.__name__) != block.__name__:
+                raise HarnessError(f"self.{name} is started in the __init__ of both {started[name]} and "
+                                   f"{block.__name__}: composed into one object, the later one would overwrite the "
+                                   f"other's state; rename one, or let one block own it and the other only use it")
     return chosen
+
+
+def _started_in_init(block: type) -> set[str]:
+    """The attributes ``block``'s own ``__init__`` assigns to ``self`` (read from its bytecode, not its source)."""
+    init = vars(block).get("__init__")
+    code = getattr(init, "__code__", None)
+    if code is None:
+        return set()
+    self_name = code.co_varnames[0] if code.co_argcount else None
+    names, previous = set(), None
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "STORE_ATTR" and previous is not None and previous.opname == "LOAD_FAST" \
+                and previous.argval == self_name:
+            names.add(instruction.argval)
+        previous = instruction
+    return names
 
 
 def _passes_on(method: object, name: str) -> bool:

@@ -129,3 +129,32 @@ def test_two_blocks_with_one_private_helper_are_refused_unless_one_passes_on():
     with pytest.raises(HarnessError, match="the private _note is defined by both Helper and SameName"):
         blocks_for((Helper, SameName), V2X)
     assert blocks_for((PassesOn, Helper), V2X) == (PassesOn, Helper)
+
+
+def test_two_blocks_starting_one_attribute_in_init_are_refused():
+    """Two blocks that each start ``self.<name>`` in ``__init__`` share one attribute once composed: the later
+    __init__ silently replaces the other's state (B04 lost its unreported statuses that way). A block that
+    only writes an attribute another block owns, outside __init__, is not refused."""
+    class Owner(Block):
+        versions = V2X
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.pending, self.seen = [], 0
+
+    class Rival(Block):
+        versions = V2X
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.pending = {}
+
+    class User(Block):
+        versions = V2X
+
+        def record(self):
+            self.pending = []
+
+    with pytest.raises(HarnessError, match="self.pending is started in the __init__ of both Owner and Rival"):
+        blocks_for((Owner, Rival), V2X)
+    assert blocks_for((Owner, User), V2X) == (Owner, User)
