@@ -15,7 +15,8 @@ from harness.verdict import check_equal, dig, require
 
 async def paid_start(arena: OcppArena, request: Exchange, start: int, rule: Rule) -> Exchange:
     """The TransactionEvent carrying ``request``'s remoteStartId (sent after ``start``), its token answered
-    Accepted by the CSMS (``rule``: a CSMS refusing the token it paid for; no idTokenInfo refuses nothing)."""
+    Accepted by the CSMS (``rule``: a CSMS refusing the token it paid for; an answer without idTokenInfo is judged once, by the E
+    suites' Transaction.token_checked)."""
     remote_start_id = request.request["remoteStartId"]
     event = await arena.expect("TransactionEvent", sender=CS, after=start,
                                where=lambda p: dig(p, "transactionInfo.remoteStartId") == remote_start_id)
@@ -58,8 +59,8 @@ async def pay_at_terminal(arena: OcppArena, evse: int, rule: Rule, *, authorize:
 
 
 def check_accepted(arena: OcppArena, exchange: Exchange, what: str) -> None:
-    """A CSMS under test accepts the DirectPayment token it was asked about (an answer without idTokenInfo
-    refuses nothing)."""
+    """A CSMS under test accepts the DirectPayment token it was asked about (a refusing status fails; an
+    answer without idTokenInfo refuses nothing, and is judged once, by the E suites' Transaction.token_checked)."""
     if arena.is_sut(CSMS):
         check_equal(DirectPayment.accepted, f"{what} idTokenInfo.status of the DirectPayment token", "Accepted",
                     dig(exchange.result, "idTokenInfo.status", "Accepted"))

@@ -90,8 +90,9 @@ async def test_remote_start_is_correlated_by_remote_start_id(ocpp, profile):
 
 
 def _check_own_token(ocpp, event):
-    """A CSMS answers the Central token it issued Accepted (idTokenInfo is optional: absent, nothing is
-    refused); a station under test is judged on what it sends, not on the harness's answer."""
+    """A CSMS answers the Central token it issued Accepted: only a refusing status fails here, an answer
+    without idTokenInfo is judged once, by the E suites' Transaction.token_checked; a station under test is
+    judged on what it sends, not on the harness's answer."""
     if ocpp.is_sut(CSMS):
         status = dig(event.result, "idTokenInfo.status", "Accepted")
         check_equal(C05.own_token, "TransactionEventResponse idTokenInfo.status", "Accepted", status)
