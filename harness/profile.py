@@ -14,12 +14,13 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ConfigError
 from harness.wire import REDACTOR
+
+if TYPE_CHECKING:   # imported when a profile is checked, not by every process that reads this module's types
+    import jsonschema
 
 TOKEN_STATUSES = ("Accepted", "Blocked", "Expired", "Invalid", "ConcurrentTx", "NoCredit",
                   "NotAllowedTypeEVSE", "NotAtThisLocation", "NotAtThisTime", "Unknown")
@@ -259,6 +260,7 @@ def _problem(error: jsonschema.ValidationError) -> str:
 
 def problems(data: dict[str, Any], source: str = "<profile>") -> list[str]:
     """Every way ``data`` departs from ``PROFILE_SCHEMA``, each a line that names the key and the fix."""
+    import jsonschema
     errors = jsonschema.Draft202012Validator(PROFILE_SCHEMA).iter_errors(data)
     return [f"profile {source}: {_problem(e)}"
             for e in sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.validator))]

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from harness.ocpi import schemas as ocpi_schemas
 from harness.ocpp import equivalence, schemas
 from harness.ocpp.errors import OCCURRENCE_SPELLINGS
 from harness.ocpp.framing import CallError, Frame, dumps
@@ -402,6 +401,7 @@ class Variance:
             return [self.ocpi_object(name, item, whole=whole, owned=owned) for item in value]
         if not isinstance(value, dict):
             return value
+        from harness.ocpi import schemas as ocpi_schemas   # here: an OCPP process (the load client) never loads it
         schema = ocpi_schemas.definition(name)
         properties, required = schema.get("properties", {}), set(schema.get("required", ()))
         varied = {}

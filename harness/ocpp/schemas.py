@@ -35,11 +35,12 @@ from functools import lru_cache
 from collections.abc import Callable, Iterator
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import jsonschema
 import jsonschema_rs
-from jsonschema.exceptions import best_match
+
+if TYPE_CHECKING:   # jsonschema is imported only when a payload is invalid: ~8 MB a load process need not pay
+    import jsonschema
 
 from harness.ocpp.errors import FORMAT, KEYWORD_KIND, canonical_code
 from harness.ocpp.versions import OcppVersion
@@ -151,38 +152,33 @@ class _ExactMultipleOf:
             raise ValueError(f"{instance} is not a multiple of {self.divisor}")
 
 
-def _multiple_of(validator: jsonschema.protocols.Validator, divisor: int | Decimal, instance: Any,
-                 schema: dict[str, Any]) -> Iterator[jsonschema.ValidationError]:
-    if validator.is_type(instance, "number") and not is_multiple(instance, divisor):
-        yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor}")
-
-
-def _is_array(checker: jsonschema.TypeChecker, instance: object) -> bool:
-    return isinstance(instance, (list, tuple))   # a tuple the harness built is sent as a JSON array
-
-
-def _is_draft6_integer(checker: jsonschema.TypeChecker, instance: object) -> bool:
-    """Draft 6: a number with a zero fraction is an integer, a parsed ``Decimal("300.0")`` as much as a float."""
-    if isinstance(instance, Decimal):
-        return instance.is_finite() and instance == instance.to_integral_value()
-    return bool(jsonschema.Draft6Validator.TYPE_CHECKER.is_type(instance, "integer"))
-
-
-# The detailed validator classes, by ``version.is_2x``: jsonschema's drafts 4 (1.6) and 6 (2.x) with the
-# payload's Decimals in mind (see ``is_multiple``).
-# (jsonschema's stubs leave ``extend`` untyped: the classes it makes are Validators.)
-_DETAILED: dict[bool, type[jsonschema.protocols.Validator]] = {
-    False: jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
-        jsonschema.Draft4Validator, {"multipleOf": _multiple_of},
-        type_checker=jsonschema.Draft4Validator.TYPE_CHECKER.redefine("array", _is_array)),
-    True: jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in types-jsonschema
-        jsonschema.Draft6Validator, {"multipleOf": _multiple_of},
-        type_checker=jsonschema.Draft6Validator.TYPE_CHECKER.redefine_many(
-            {"array": _is_array, "integer": _is_draft6_integer})),
-}
-
-
 @lru_cache(maxsize=None)
+def _detailed_class(is_2x: bool) -> type[jsonschema.protocols.Validator]:
+    """The detailed validator class: jsonschema's draft 4 (1.6) or 6 (2.x) with the payload's Decimals in mind
+    (see ``is_multiple``) and a tuple the harness built sent as a JSON array."""
+    import jsonschema
+
+    def multiple_of(validator: jsonschema.protocols.Validator, divisor: int | Decimal, instance: Any,
+                    schema: dict[str, Any]) -> Iterator[jsonschema.ValidationError]:
+        if validator.is_type(instance, "number") and not is_multiple(instance, divisor):
+            yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor}")
+
+    def is_array(checker: jsonschema.TypeChecker, instance: object) -> bool:
+        return isinstance(instance, (list, tuple))
+
+    def is_draft6_integer(checker: jsonschema.TypeChecker, instance: object) -> bool:
+        """Draft 6: a number with a zero fraction is an integer, a parsed ``Decimal("300.0")`` as much as a float."""
+        if isinstance(instance, Decimal):
+            return instance.is_finite() and instance == instance.to_integral_value()
+        return bool(jsonschema.Draft6Validator.TYPE_CHECKER.is_type(instance, "integer"))
+
+    draft = jsonschema.Draft6Validator if is_2x else jsonschema.Draft4Validator
+    types = {"array": is_array, "integer": is_draft6_integer} if is_2x else {"array": is_array}
+    made: type[jsonschema.protocols.Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        draft, {"multipleOf": multiple_of}, type_checker=draft.TYPE_CHECKER.redefine_many(types))
+    return made
+
+
 @lru_cache(maxsize=None)
 def schema(version: OcppVersion, action: str, direction: Direction) -> dict[str, Any]:
     """The official schema of ``action``'s ``direction`` in ``version`` (loaded once; never to be changed)."""
@@ -219,9 +215,10 @@ def compiled(version: OcppVersion, action: str, direction: Direction) -> jsonsch
 @lru_cache(maxsize=None)
 def detailed(version: OcppVersion, action: str, direction: Direction) -> jsonschema.protocols.Validator:
     """The validator that names every violation, compiled once, used only for a payload ``compiled`` rejects."""
+    import jsonschema
     checker = jsonschema.FormatChecker(formats=())
     checker.checks("date-time")(_date_time_checker(version))
-    return _DETAILED[version.is_2x](_schema(version, action, direction), format_checker=checker)
+    return _detailed_class(version.is_2x)(_schema(version, action, direction), format_checker=checker)
 
 
 def validate(version: OcppVersion, action: str, direction: Direction, payload: Any) -> list[SchemaViolation]:
@@ -242,6 +239,7 @@ def validate(version: OcppVersion, action: str, direction: Direction, payload: A
     errors = list(detailed(version, action, direction).iter_errors(payload))
     if not errors:
         return []
+    from jsonschema.exceptions import best_match
     first = best_match(errors)
     ordered = [first] + [e for e in errors if e is not first]
     return [SchemaViolation(e.json_path.removeprefix("$").lstrip("."), str(e.validator), e.message)
