@@ -12,6 +12,7 @@ EVSE by ``change_active_profile``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -34,14 +35,10 @@ FLOW = ocpi_async.Flow(CHARGINGPROFILES, RESPONSE, Rules.profile_response, Rules
 SEED = 2214
 
 
-def profiles(seed: int = SEED) -> Faker:
-    """A faker seeded for the ChargingProfiles a test asks for (``sample_profile(fake.random)``)."""
+def a_profile(n: int = 0) -> dict[str, Any]:
+    """The ``n``-th ChargingProfile a test asks for, drawn from a faker seeded for it."""
     fake = Faker()
-    fake.seed_instance(seed)
-    return fake
-
-
-def a_profile(fake: Faker) -> dict[str, Any]:
+    fake.seed_instance(SEED + n)
     return sample_profile(fake.random)
 
 
@@ -83,7 +80,8 @@ def _sent(method: str, answer: HttpExchange) -> dict[str, Any]:
     require(not missing, Rules.request, f"the {method} names no {', '.join(missing)} in its query",
             expected=list(needed), actual=answer.url)
     if method == GET:
-        require(query["duration"].isdigit(), Rules.request, "the GET's duration is no number of seconds",
+        require(re.fullmatch(r"[0-9]{1,9}", query["duration"]) is not None, Rules.request,
+                "the GET's duration is no number of seconds",
                 expected="an int", actual=query["duration"])
         return {"duration": int(query["duration"]), "response_url": query["response_url"]}
     return {"response_url": query["response_url"]}

@@ -14,13 +14,11 @@ only for a Session the eMSP once set a profile on. The reference eMSP gives resp
 
 from __future__ import annotations
 
-import functools
+import re
 import secrets
 from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
-
-from faker import Faker
 
 from harness.cistring import id_key, same_id
 from harness.clock import utcnow
@@ -33,6 +31,7 @@ from harness.ocpi.sessions import ACTIVE, PENDING, SESSIONS
 from harness.ocpi.timestamps import format_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply
+from harness.reference.ocpi.locations import seeded_faker
 from harness.reference.ocpi.sessions import _json_body
 from harness.transport.http import HttpExchange, HttpRequest
 
@@ -103,7 +102,7 @@ class ChargingProfilesReceiver(ModuleHandler):
         query = dict(request.query)
         needed = ("duration", "response_url") if request.method == GET else ("response_url",)
         missing = [name for name in needed if not query.get(name)]
-        if missing or (request.method == GET and not query["duration"].isdigit()):
+        if missing or (request.method == GET and not re.fullmatch(r"[0-9]{1,9}", query["duration"])):
             lacking = ", ".join(missing) or "a duration in seconds"
             raise StatusError(ChargingProfileRules.request, f"the {request.method} lacks {lacking}",
                               status_code=StatusCode.INVALID_PARAMETERS, http_status=400)
@@ -167,12 +166,6 @@ class ChargingProfilesSender(ModuleHandler):
     client_owned = False
     store: ChargingProfileStore
 
-    @functools.cached_property
-    def fake(self) -> Faker:
-        fake = Faker()
-        fake.seed_instance(SEED)
-        return fake
-
     async def serve(self, request: HttpRequest, rest: list[str]) -> Reply:
         self.peer.only(request, "POST", PUT)
         if request.method == PUT:
@@ -212,8 +205,8 @@ class ChargingProfilesSender(ModuleHandler):
     async def act_charging_profile_set(self, session_id: str, charging_profile: dict[str, Any] | None = None,
                                        query: bool = False) -> HttpExchange:
         """The smart charging service limits a Session: ``charging_profile``, or one of its own making."""
-        profile = charging_profile or sample_profile(self.fake.random, format_datetime(utcnow() +
-                                                                                        timedelta(minutes=1)))
+        drawn = seeded_faker(SEED + len(self.store.requests)).random   # another profile for each request
+        profile = charging_profile or sample_profile(drawn, format_datetime(utcnow() + timedelta(minutes=1)))
         return await self._send(PUT, session_id, query, charging_profile=profile)
 
     async def act_charging_profile_clear(self, session_id: str, query: bool = False) -> HttpExchange:

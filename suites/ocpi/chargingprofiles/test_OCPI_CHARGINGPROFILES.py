@@ -19,7 +19,7 @@ from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_chargingprofiles as cp
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_sessions as ses
-from harness.verdict import check_equal, check_in
+from harness.verdict import check_equal
 
 pytestmark = case("OCPI_CHARGINGPROFILES", block="ChargingProfiles", roles=(CPO, EMSP), protocols=OCPI)
 
@@ -32,9 +32,9 @@ async def _session(ocpi) -> str:
     return (await ses.start(ocpi))["id"]
 
 
-async def _set(ocpi, session_id: str, fake=None) -> dict:
-    """A ChargingProfile set on ``session_id`` and its ChargingProfileResult."""
-    _, done = await cp.followed(ocpi, PUT, session_id, charging_profile=cp.a_profile(fake or cp.profiles()))
+async def _set(ocpi, session_id: str, n: int = 0) -> dict:
+    """The ``n``-th ChargingProfile of the test set on ``session_id``, and its ChargingProfileResult."""
+    _, done = await cp.followed(ocpi, PUT, session_id, charging_profile=cp.a_profile(n))
     return done
 
 
@@ -47,7 +47,7 @@ async def test_request_is_answered_then_its_result_posted(ocpi, method):
     session_id = await _session(ocpi)
     if method == DELETE:
         await _set(ocpi, session_id)
-    body = {"duration": 900} if method == GET else {"charging_profile": cp.a_profile(cp.profiles())} \
+    body = {"duration": 900} if method == GET else {"charging_profile": cp.a_profile()} \
         if method == PUT else {}
     _, done = await cp.followed(ocpi, method, session_id, **body)
     if ocpi.is_sut(EMSP):   # the harness's CPO's charge points do what they are asked
@@ -67,9 +67,8 @@ async def test_set_then_active_profile(ocpi):
 async def test_set_again_replaces_the_profile(ocpi):
     """A second SetChargingProfile on the same Session (an update) is followed through like the first."""
     session_id = await _session(ocpi)
-    fake = cp.profiles()
-    await _set(ocpi, session_id, fake)
-    await _set(ocpi, session_id, fake)
+    await _set(ocpi, session_id)
+    await _set(ocpi, session_id, 1)
 
 
 @checks(*FOLLOWED)
@@ -79,11 +78,8 @@ async def test_clear_where_no_profile_was_set(ocpi):
     session_id = await _session(ocpi)
     asked = await cp.ask(ocpi, DELETE, session_id)
     done = await cp.result(ocpi, asked, cp.accepted(asked)["timeout"])
-    if ocpi.is_sut(EMSP):
+    if ocpi.is_sut(EMSP):   # a CPO under test may post any ChargingProfileResultType (its schema)
         check_equal(Cp.result_answered, "result of clearing where nothing was set", UNKNOWN, done["result"])
-    else:
-        check_in(Cp.result_sent, "result of clearing where nothing was set", (ACCEPTED, "REJECTED", UNKNOWN),
-                 done["result"])
 
 
 @checks(Cp.update_sent, Cp.update_answered, Cp.update_duration)

@@ -29,7 +29,7 @@ pytestmark = case("OCPI_CHARGINGPROFILES_RECEIVER", block="ChargingProfiles", ro
 
 
 def _body(method: str) -> dict:
-    return {"duration": 900} if method == GET else {"charging_profile": cp.a_profile(cp.profiles())} \
+    return {"duration": 900} if method == GET else {"charging_profile": cp.a_profile()} \
         if method == PUT else {}
 
 
@@ -80,7 +80,7 @@ async def test_other_methods_are_refused(ocpi, method):
     """The Receiver defines GET, PUT and DELETE: a POST or PATCH of {chargingprofiles}/{session_id} is refused."""
     session_id = await _session(ocpi)
     answer = await ocpi.send(method, ocpi.sut_url(CHARGINGPROFILES, session_id), token=ocpi.token_to_sut,
-                             module=CHARGINGPROFILES, body={"charging_profile": cp.a_profile(cp.profiles()),
+                             module=CHARGINGPROFILES, body={"charging_profile": cp.a_profile(),
                                                             "response_url": _url(ocpi)})
     check_answer(answer, Cp.methods, f"a {method} of the chargingprofiles endpoint", success=False)
 
@@ -99,7 +99,7 @@ async def test_request_without_its_parameters(ocpi, lacking):
     url = ocpi.sut_url(CHARGINGPROFILES, session_id)
     body = None
     if method == PUT:
-        body = {"charging_profile": cp.a_profile(cp.profiles())}
+        body = {"charging_profile": cp.a_profile()}
     else:
         query = {"duration": 900, "response_url": _url(ocpi)} if method == GET else {"response_url": _url(ocpi)}
         query.pop(missing)
