@@ -49,6 +49,8 @@ class ChargingProfileRules(RuleTable, namespace="ocpi.chargingprofiles"):
                            "eMSP answers the CPO's result POST with success and no data", by="emsp")
     update_answered = must(f"{_SENDER} PUT response body (SHALL: the Response Format, data omitted)", "the eMSP "
                            "answers the CPO's PUT of an ActiveChargingProfile with success and no data", by="emsp")
+    unique_url = should(f"{_SENDER} POST request parameters (advised: a response_url unique to each request)",
+                        "two requests of the eMSP carry two different response_urls", by="emsp")
     profile_response = must(f"{_RECEIVER} GET, PUT, DELETE response data (a ChargingProfileResponse, Card. 1); §14.5.1",
                     "each request is answered at once with a ChargingProfileResponse: a result and a timeout in "
                     "seconds", by="cpo")
@@ -72,7 +74,7 @@ class ChargingProfileRules(RuleTable, namespace="ocpi.chargingprofiles"):
                       "(or a GET without duration) is refused or not ACCEPTED: there is nowhere to send its "
                       "result", by="cpo")
     update_sent = must(f"{_SENDER} PUT (the Receiver SHALL call it every time it knows the ActiveChargingProfile "
-                       "changed, for a Session the Sender once set a profile on)", "a change of the "
+                       "changed, for a Session the Sender once set a profile on, cleared since or not)", "a change of the "
                        "ActiveChargingProfile the CPO knows of, after a successful SetChargingProfile, is PUT to "
                        "{chargingprofiles}/{session_id} of the Sender", by="cpo")
     no_update_unset = must(f"{_SENDER} PUT (the Receiver SHALL NOT call it for a Session the Sender never "

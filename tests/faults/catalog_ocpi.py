@@ -1897,6 +1897,19 @@ class _NoActiveProfileSupport(ChargingProfilesReceiver):
         return super().decide(method, session_id, asked)
 
 
+class _ForgetsOnClear(ChargingProfilesReceiver):
+    def decide(self, method, session_id, asked):
+        said = super().decide(method, session_id, asked)
+        if method == "DELETE" and said[0] == "ACCEPTED":
+            self.store.set_once.discard(session_id.casefold())
+        return said
+
+
+class _OneResponseUrl(ChargingProfilesSender):
+    def _response_url(self, method, query):
+        return f"{self.peer.module_url('chargingprofiles').rstrip('/')}/results"
+
+
 NeverPostsTheProfileResult = _profiles(_NoProfileResult, "NeverPostsTheProfileResult")
 PostsResultsWithoutTheQuery = _profiles(_DropsTheQuery, "PostsResultsWithoutTheQuery")
 AcceptsProfilesForUnknownSessions = _profiles(_AcceptsUnknownSessions, "AcceptsProfilesForUnknownSessions")
@@ -1914,6 +1927,8 @@ SendsLimitsWithTwoDecimals = _profiles(_TwoDecimals, "SendsLimitsWithTwoDecimals
 SendsAnotherProfileThanAsked = _profiles(_OwnProfile, "SendsAnotherProfileThanAsked")
 AnswersProfileResultsWithData = _profiles(_ResultAnsweredWithData, "AnswersProfileResultsWithData")
 RefusesActiveProfileUpdates = _profiles(_RefusesUpdates, "RefusesActiveProfileUpdates")
+StopsUpdatesAfterAClear = _profiles(_ForgetsOnClear, "StopsUpdatesAfterAClear")
+ReusesOneResponseUrl = _profiles(_OneResponseUrl, "ReusesOneResponseUrl")
 ChargePointsRejectEveryProfile = _profiles(_RejectsEveryProfile, "ChargePointsRejectEveryProfile")
 ActiveProfileNotSupported = _profiles(_NoActiveProfileSupport, "ActiveProfileNotSupported")
 
@@ -1972,8 +1987,15 @@ FAULTS += (
           (node(CP, "test_request_is_answered_then_its_result_posted", "emsp", "DELETE"),),
           "carries data"),
     Fault("cp-update-refused", _CPR.update_answered.id, RefusesActiveProfileUpdates,
-          (node(CP, "test_changed_active_profile_is_put_after_a_set", "emsp"),),
+          (node(CP, "test_changed_active_profile_is_put_after_a_set", "emsp"),
+           node(CP, "test_changed_active_profile_is_put_after_a_clear", "emsp")),
           "was refused"),
+    Fault("cp-updates-stop-after-a-clear", _CPR.update_sent.id, StopsUpdatesAfterAClear,
+          (node(CP, "test_changed_active_profile_is_put_after_a_clear", "cpo"),),
+          "the SUT did not send"),
+    Fault("cp-one-response-url", _CPR.unique_url.id, ReusesOneResponseUrl,
+          (node(CP, "test_set_again_replaces_the_profile", "emsp"),),
+          "share one response_url", "finding"),
 )
 
 VARIANTS += (
@@ -1990,7 +2012,8 @@ VARIANTS += (
                 ("test_request_is_answered_then_its_result_posted", ("PUT",)),
                 ("test_request_is_answered_then_its_result_posted", ("DELETE",)),
                 ("test_set_again_replaces_the_profile", ()), ("test_clear_where_no_profile_was_set", ()),
-                ("test_changed_active_profile_is_put_after_a_set", ()))),
+                ("test_changed_active_profile_is_put_after_a_set", ()),
+                ("test_changed_active_profile_is_put_after_a_clear", ()))),
             reading="OCPI 2.2.1 §14.6.5 ChargingProfileResponseType (NOT_SUPPORTED: the GET of the "
                     "ActiveChargingProfile is not supported by this CPO)"),
 )

@@ -12,6 +12,7 @@ new ActiveChargingProfile to the eMSP, which answers it with success and no data
 
 import pytest
 
+from harness.errors import NotApplicable
 from harness.ocpi.chargingprofiles import (
     ACCEPTED, DELETE, GET, PUT, UNKNOWN, ChargingProfileRules as Cp)
 from harness.roles import CPO, EMSP
@@ -19,7 +20,7 @@ from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_chargingprofiles as cp
 from harness.usecases import ocpi_credentials as creds
 from harness.usecases import ocpi_sessions as ses
-from harness.verdict import check_equal
+from harness.verdict import check_equal, require
 
 pytestmark = case("OCPI_CHARGINGPROFILES", block="ChargingProfiles", roles=(CPO, EMSP), protocols=OCPI)
 
@@ -63,12 +64,15 @@ async def test_set_then_active_profile(ocpi):
     await cp.followed(ocpi, GET, session_id, duration=3600)
 
 
-@checks(*FOLLOWED)
+@checks(*FOLLOWED, Cp.unique_url)
 async def test_set_again_replaces_the_profile(ocpi):
-    """A second SetChargingProfile on the same Session (an update) is followed through like the first."""
+    """A second SetChargingProfile on the same Session (an update) is followed through like the first; the eMSP
+    gives each its own response_url (advised, to tell the results apart)."""
     session_id = await _session(ocpi)
-    await _set(ocpi, session_id)
-    await _set(ocpi, session_id, 1)
+    first, _ = await cp.followed(ocpi, PUT, session_id, charging_profile=cp.a_profile())
+    again, _ = await cp.followed(ocpi, PUT, session_id, charging_profile=cp.a_profile(1))
+    require(first.response_url != again.response_url, Cp.unique_url, "two SetChargingProfile requests share one "
+            "response_url", expected="two URLs", actual=again.response_url)
 
 
 @checks(*FOLLOWED)
@@ -90,5 +94,16 @@ async def test_changed_active_profile_is_put_after_a_set(ocpi):
     session_id = await _session(ocpi)
     done = await _set(ocpi, session_id)
     if done["result"] != ACCEPTED:
-        pytest.skip(f"the charge point answered the SetChargingProfile {done['result']}: nothing was set")
+        raise NotApplicable(f"the charge point answered the SetChargingProfile {done['result']}: nothing was set")
+    await cp.update(ocpi, session_id)
+
+
+@checks(Cp.update_sent, Cp.update_answered, Cp.update_duration)
+async def test_changed_active_profile_is_put_after_a_clear(ocpi):
+    """A profile set, then cleared: the eMSP once set one on the Session, so a local limit at the EVSE is still
+    PUT to it (the ActiveChargingProfile without the eMSP's profile)."""
+    session_id = await _session(ocpi)
+    if (await _set(ocpi, session_id))["result"] != ACCEPTED:
+        raise NotApplicable("the charge point did not take the SetChargingProfile: nothing was set")
+    await cp.followed(ocpi, DELETE, session_id)
     await cp.update(ocpi, session_id)
