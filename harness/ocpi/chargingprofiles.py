@@ -69,10 +69,11 @@ class ChargingProfileRules(RuleTable, namespace="ocpi.chargingprofiles"):
                              "the CPO does not know is answered UNKNOWN_SESSION", by="cpo")
     methods = must(f"{_RECEIVER} (POST and PATCH: n/a)", "the CPO's chargingprofiles endpoint refuses a POST or "
                    "a PATCH", by="cpo")
-    parameters = must(f"{_RECEIVER} GET and DELETE request parameters (duration, response_url: required); PUT "
-                      "body (SetChargingProfile: response_url Card. 1)", "a request without the response_url "
-                      "(or a GET without duration) is refused or not ACCEPTED: there is nowhere to send its "
-                      "result", by="cpo")
+    parameters = must(f"{_RECEIVER} GET and DELETE request parameters (response_url: required); PUT body "
+                      "(SetChargingProfile: response_url Card. 1)", "a request without the response_url is refused or "
+                      "not ACCEPTED: there is nowhere to send its result", by="cpo")
+    duration_required = should(f"{_RECEIVER} GET request parameters (duration: required)", "a GET without duration "
+                               "is refused or not ACCEPTED", by="cpo")
     update_sent = must(f"{_SENDER} PUT (the Receiver SHALL call it every time it knows the ActiveChargingProfile "
                        "changed, for a Session the Sender once set a profile on, cleared since or not)", "a change of the "
                        "ActiveChargingProfile the CPO knows of, after a successful SetChargingProfile, is PUT to "

@@ -1822,6 +1822,14 @@ class _ParametersOptional(ChargingProfilesReceiver):
         return await super()._post_result(method, url, result)
 
 
+class _DefaultsTheDuration(ChargingProfilesReceiver):
+    @staticmethod
+    def read(request):
+        if request.method == "GET" and not dict(request.query).get("duration"):
+            return {"duration": 900, "response_url": dict(request.query).get("response_url") or ""}
+        return ChargingProfilesReceiver.read(request)
+
+
 class _AcceptsEndedSessions(ChargingProfilesReceiver):
     def decide(self, method, session_id, asked):
         session = self.peer.store(SESSIONS).owned(session_id)
@@ -1918,6 +1926,7 @@ AnswersAPostOfChargingProfiles = _profiles(_AnswersPost, "AnswersAPostOfCharging
 AnswersProfilesWithoutAResponse = _profiles(_NoResponseData, "AnswersProfilesWithoutAResponse")
 ActiveProfileResultWithoutProfile = _profiles(_NoActiveProfile, "ActiveProfileResultWithoutProfile")
 AcceptsProfileRequestsWithoutParameters = _profiles(_ParametersOptional, "AcceptsProfileRequestsWithoutParameters")
+DefaultsTheActiveProfileDuration = _profiles(_DefaultsTheDuration, "DefaultsTheActiveProfileDuration")
 AcceptsProfilesForEndedSessions = _profiles(_AcceptsEndedSessions, "AcceptsProfilesForEndedSessions")
 PutsActiveProfilesNobodySet = _profiles(_UpdatesUnset, "PutsActiveProfilesNobodySet")
 NeverPutsTheChangedActiveProfile = _profiles(_NoUpdate, "NeverPutsTheChangedActiveProfile")
@@ -1962,6 +1971,9 @@ FAULTS += (
           (node(CP_RECEIVER, "test_request_without_its_parameters", "cpo", "GET-response_url"),
            node(CP_RECEIVER, "test_request_without_its_parameters", "cpo", "PUT-response_url")),
           "is ACCEPTED"),
+    Fault("cp-duration-defaulted", _CPR.duration_required.id, DefaultsTheActiveProfileDuration,
+          (node(CP_RECEIVER, "test_request_without_its_parameters", "cpo", "GET-duration"),),
+          "a GET without duration is ACCEPTED", "finding"),
     Fault("cp-ended-session-accepted", _CPR.ongoing_only.id, AcceptsProfilesForEndedSessions,
           (node(CP_RECEIVER, "test_set_on_an_ended_session_is_not_accepted", "cpo"),),
           "for a COMPLETED Session is ACCEPTED", "finding"),
