@@ -37,6 +37,7 @@ class Asked:
     answer: HttpExchange
     mark: int
     response_url: str
+    by_sut: bool = False   # an eMSP under test sent it: the harness's CPO answered
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,11 @@ def response(flow: Flow, asked: Asked) -> dict[str, Any]:
 
 def accepted(flow: Flow, asked: Asked) -> dict[str, Any]:
     """The immediate answer, ACCEPTED; a CPO under test that answered otherwise (not supported, rejected, too
-    often) leaves nothing to follow (not applicable)."""
+    often) leaves nothing to follow (not applicable). The harness's CPO accepts every request a test asks an eMSP
+    under test for: its refusal is the request's fault (``flow.requested``)."""
     said = response(flow, asked)
+    require(not asked.by_sut or said["result"] == ACCEPTED, flow.requested, f"the harness's CPO did not accept the "
+            f"eMSP's {asked.name}", expected=ACCEPTED, actual=said["result"])
     if said["result"] != ACCEPTED:
         raise NotApplicable(f"the CPO answered {asked.name} {said['result']}: no result follows")
     return said

@@ -63,7 +63,7 @@ async def ask(arena: OcpiArena, method: str, session_id: str, **body: Any) -> As
                     actual=sent["charging_profile"])
     if method == GET and body.get("duration") is not None:
         check_equal(Rules.request, "duration of the GET", body["duration"], sent["duration"])
-    return Asked(method, sent, answer, mark, sent["response_url"])
+    return Asked(method, sent, answer, mark, sent["response_url"], arena.is_sut(EMSP))
 
 
 def _sent(method: str, answer: HttpExchange) -> dict[str, Any]:

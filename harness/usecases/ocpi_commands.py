@@ -44,7 +44,7 @@ async def send(arena: OcpiArena, name: str, **body: Any) -> Command:
         problem = token_problem(name, sent, party)   # the SUT's party as its profile declares it
         require(problem is None, CommandRules.own_token, problem or "", expected="a Token of the eMSP",
                 actual=sent.get("token"))
-    return Command(name, sent, answer, mark, sent.get("response_url", ""))
+    return Command(name, sent, answer, mark, sent.get("response_url", ""), arena.is_sut(EMSP))
 
 
 def response(command: Command) -> dict[str, Any]:
