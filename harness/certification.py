@@ -135,6 +135,7 @@ PROFILES = {p.title: p for p in (
     CertificationProfile("OCPP 1.6", "Smart Charging", _SPEC_16),
     CertificationProfile("OCPP 1.6", "Remote Trigger", _SPEC_16),
     CertificationProfile("OCPP 1.6", "Security", "OCA white paper 'Improved security for OCPP 1.6-J'"),
+    CertificationProfile("OCPI 2.2.1", "chargingprofiles", _OCPI),
     CertificationProfile("OCPI 2.2.1", "commands", _OCPI),
     CertificationProfile("OCPI 2.2.1", "credentials", _OCPI),
     CertificationProfile("OCPI 2.2.1", "locations", _OCPI),
@@ -161,7 +162,7 @@ BY_USECASE: dict[str, tuple[tuple[str, str], ...]] = {
     "OCPI 2.2.1": (
         ("OCPI_CREDENTIALS", "credentials"), ("OCPI_LOCATIONS_*", "locations"),
         ("OCPI_SESSIONS_*", "sessions"), ("OCPI_CHARGING_PREFERENCES", "sessions"), ("OCPI_TOKENS_*", "tokens"),
-        ("OCPI_COMMANDS", "commands"),
+        ("OCPI_COMMANDS", "commands"), ("OCPI_CHARGINGPROFILES*", "chargingprofiles"),
         ("OCPI_AUTH", "transport"), ("OCPI_FORMAT", "transport"),
     ),
 }

@@ -1748,3 +1748,284 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("tokens-need-a-location", NeedsALocationForEveryToken, ("suites/ocpi/tokens",),
             reading="OCPI 2.2.1 §12.2.2.2 (too little information, no LocationReferences, to decide: 2002)"),
 )
+
+
+# --- chargingprofiles ---
+from harness.ocpi.chargingprofiles import ChargingProfileRules  # noqa: E402
+from harness.reference.ocpi.chargingprofiles import (  # noqa: E402
+    ChargingProfilesReceiver, ChargingProfilesSender)
+
+CP, CP_RECEIVER = "chargingprofiles/test_OCPI_CHARGINGPROFILES.py", "chargingprofiles/test_OCPI_CHARGINGPROFILES_RECEIVER.py"
+
+
+def _profiles(handler: type, name: str) -> type:
+    """A peer ``name`` whose chargingprofiles handler (of its role) is ``handler``."""
+    return type(name, (OcpiPeer,), {"modules": OcpiPeer.modules.with_handler(handler), "__module__": __name__,
+                                    "__doc__": handler.__doc__})
+
+
+class _NoProfileResult(ChargingProfilesReceiver):
+    async def _post_result(self, method, url, result):
+        return None
+
+
+class _DropsTheQuery(ChargingProfilesReceiver):
+    async def _post_result(self, method, url, result):
+        return await super()._post_result(method, url.split("?", 1)[0], result)
+
+
+class _AcceptsUnknownSessions(ChargingProfilesReceiver):
+    def decide(self, method, session_id, asked):
+        said = super().decide(method, session_id, asked)
+        return ("ACCEPTED", {"result": "ACCEPTED"}) if said[0] == "UNKNOWN_SESSION" else said
+
+
+class _RejectsUnknownSessions(ChargingProfilesReceiver):
+    def decide(self, method, session_id, asked):
+        said = super().decide(method, session_id, asked)
+        return ("REJECTED", {}) if said[0] == "UNKNOWN_SESSION" else said
+
+
+class _AnswersPost(ChargingProfilesReceiver):
+    async def serve(self, request, rest):
+        if request.method in ("POST", "PATCH"):
+            return Reply(200, build({"result": "ACCEPTED", "timeout": 30}))
+        return await super().serve(request, rest)
+
+
+class _NoResponseData(ChargingProfilesReceiver):
+    async def serve(self, request, rest):
+        await super().serve(request, rest)
+        return Reply(200, build())
+
+
+class _NoActiveProfile(ChargingProfilesReceiver):
+    def decide(self, method, session_id, asked):
+        answer, result = super().decide(method, session_id, asked)
+        return answer, {k: v for k, v in result.items() if k != "profile"}
+
+
+class _ParametersOptional(ChargingProfilesReceiver):
+    @staticmethod
+    def read(request):
+        if request.method == "PUT":
+            body = json.loads(request.body)
+            return {"charging_profile": body.get("charging_profile") or {}, "response_url": body.get("response_url")
+                    or "https://nowhere.invalid/"}
+        query = dict(request.query)
+        return {"duration": int(query.get("duration") or 900),
+                "response_url": query.get("response_url") or "https://nowhere.invalid/"}
+
+    async def _post_result(self, method, url, result):
+        if "nowhere.invalid" in url:
+            return None
+        return await super()._post_result(method, url, result)
+
+
+class _DefaultsTheDuration(ChargingProfilesReceiver):
+    @staticmethod
+    def read(request):
+        if request.method == "GET" and not dict(request.query).get("duration"):
+            return {"duration": 900, "response_url": dict(request.query).get("response_url") or ""}
+        return ChargingProfilesReceiver.read(request)
+
+
+class _AcceptsEndedSessions(ChargingProfilesReceiver):
+    def decide(self, method, session_id, asked):
+        session = self.peer.store(SESSIONS).owned(session_id)
+        if session is not None and session["status"] == COMPLETED:
+            self.peer.store(SESSIONS).owned(session_id)["status"] = ACTIVE
+            try:
+                return super().decide(method, session_id, asked)
+            finally:
+                self.peer.store(SESSIONS).owned(session_id)["status"] = COMPLETED
+        return super().decide(method, session_id, asked)
+
+
+class _UpdatesUnset(ChargingProfilesReceiver):
+    async def act_change_active_profile(self, session_id):
+        return await self.peer.call("PUT", "chargingprofiles", (session_id,),
+                                    self.active(session_id.casefold(), 900, 0.5))
+
+
+class _NoUpdate(ChargingProfilesReceiver):
+    async def act_change_active_profile(self, session_id):
+        return None
+
+
+class _UpdatesForADay(ChargingProfilesReceiver):
+    def active(self, key, duration, factor=1.0):
+        return super().active(key, 24 * 3600 if factor != 1.0 else duration, factor)
+
+
+class _GetWithoutDuration(ChargingProfilesSender):
+    async def _send(self, method, session_id, query, **asked):
+        asked.pop("duration", None)
+        return await super()._send(method, session_id, query, **asked)
+
+
+class _TwoDecimals(ChargingProfilesSender):
+    async def _send(self, method, session_id, query, **asked):
+        if "charging_profile" in asked:
+            profile = copy.deepcopy(asked["charging_profile"])
+            for period in profile.get("charging_profile_period", []):
+                period["limit"] = round(period["limit"] + 0.25, 2)
+            asked["charging_profile"] = profile
+        return await super()._send(method, session_id, query, **asked)
+
+
+class _OwnProfile(ChargingProfilesSender):
+    async def act_charging_profile_set(self, session_id, charging_profile=None, query=False):
+        return await super().act_charging_profile_set(session_id, None, query)
+
+
+class _ResultAnsweredWithData(ChargingProfilesSender):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        return Reply(reply.status, build({"received": True})) if request.method == "POST" else reply
+
+
+class _RefusesUpdates(ChargingProfilesSender):
+    async def serve(self, request, rest):
+        if request.method == "PUT":
+            return Reply(200, build(status_code=StatusCode.CLIENT_ERROR, status_message="no update expected"))
+        return await super().serve(request, rest)
+
+
+class _RejectsEveryProfile(ChargingProfilesReceiver):
+    def decide(self, method, session_id, asked):
+        answer, result = super().decide(method, session_id, asked)
+        return (answer, {"result": "REJECTED"}) if answer == "ACCEPTED" else (answer, result)
+
+
+class _NoActiveProfileSupport(ChargingProfilesReceiver):
+    def decide(self, method, session_id, asked):
+        if method == "GET":
+            return "NOT_SUPPORTED", {}
+        return super().decide(method, session_id, asked)
+
+
+class _ForgetsOnClear(ChargingProfilesReceiver):
+    def decide(self, method, session_id, asked):
+        said = super().decide(method, session_id, asked)
+        if method == "DELETE" and said[0] == "ACCEPTED":
+            self.store.set_once.discard(session_id.casefold())
+        return said
+
+
+class _OneResponseUrl(ChargingProfilesSender):
+    def _response_url(self, method, query):
+        return f"{self.peer.module_url('chargingprofiles').rstrip('/')}/results"
+
+
+NeverPostsTheProfileResult = _profiles(_NoProfileResult, "NeverPostsTheProfileResult")
+PostsResultsWithoutTheQuery = _profiles(_DropsTheQuery, "PostsResultsWithoutTheQuery")
+AcceptsProfilesForUnknownSessions = _profiles(_AcceptsUnknownSessions, "AcceptsProfilesForUnknownSessions")
+RejectsProfilesForUnknownSessions = _profiles(_RejectsUnknownSessions, "RejectsProfilesForUnknownSessions")
+AnswersAPostOfChargingProfiles = _profiles(_AnswersPost, "AnswersAPostOfChargingProfiles")
+AnswersProfilesWithoutAResponse = _profiles(_NoResponseData, "AnswersProfilesWithoutAResponse")
+ActiveProfileResultWithoutProfile = _profiles(_NoActiveProfile, "ActiveProfileResultWithoutProfile")
+AcceptsProfileRequestsWithoutParameters = _profiles(_ParametersOptional, "AcceptsProfileRequestsWithoutParameters")
+DefaultsTheActiveProfileDuration = _profiles(_DefaultsTheDuration, "DefaultsTheActiveProfileDuration")
+AcceptsProfilesForEndedSessions = _profiles(_AcceptsEndedSessions, "AcceptsProfilesForEndedSessions")
+PutsActiveProfilesNobodySet = _profiles(_UpdatesUnset, "PutsActiveProfilesNobodySet")
+NeverPutsTheChangedActiveProfile = _profiles(_NoUpdate, "NeverPutsTheChangedActiveProfile")
+PutsADayLongActiveProfile = _profiles(_UpdatesForADay, "PutsADayLongActiveProfile")
+AsksActiveProfileWithoutDuration = _profiles(_GetWithoutDuration, "AsksActiveProfileWithoutDuration")
+SendsLimitsWithTwoDecimals = _profiles(_TwoDecimals, "SendsLimitsWithTwoDecimals")
+SendsAnotherProfileThanAsked = _profiles(_OwnProfile, "SendsAnotherProfileThanAsked")
+AnswersProfileResultsWithData = _profiles(_ResultAnsweredWithData, "AnswersProfileResultsWithData")
+RefusesActiveProfileUpdates = _profiles(_RefusesUpdates, "RefusesActiveProfileUpdates")
+StopsUpdatesAfterAClear = _profiles(_ForgetsOnClear, "StopsUpdatesAfterAClear")
+ReusesOneResponseUrl = _profiles(_OneResponseUrl, "ReusesOneResponseUrl")
+ChargePointsRejectEveryProfile = _profiles(_RejectsEveryProfile, "ChargePointsRejectEveryProfile")
+ActiveProfileNotSupported = _profiles(_NoActiveProfileSupport, "ActiveProfileNotSupported")
+
+_CPR = ChargingProfileRules
+FAULTS += (
+    Fault("cp-result-never-posted", _CPR.result_sent.id, NeverPostsTheProfileResult,
+          (node(CP, "test_request_is_answered_then_its_result_posted", "cpo", "PUT"),
+           node(CP, "test_request_is_answered_then_its_result_posted", "cpo", "GET")),
+          "the SUT did not send"),
+    Fault("cp-result-without-the-query", _CPR.result_url.id, PostsResultsWithoutTheQuery,
+          (node(CP_RECEIVER, "test_result_goes_to_a_response_url_with_a_query", "cpo", "GET"),
+           node(CP_RECEIVER, "test_result_goes_to_a_response_url_with_a_query", "cpo", "DELETE")),
+          "another URL than the response_url"),
+    Fault("cp-unknown-session-accepted", _CPR.not_accepted_unknown.id, AcceptsProfilesForUnknownSessions,
+          (node(CP_RECEIVER, "test_unknown_session_is_not_accepted", "cpo", "PUT"),),
+          "for an unknown Session is ACCEPTED"),
+    Fault("cp-unknown-session-rejected", _CPR.unknown_session.id, RejectsProfilesForUnknownSessions,
+          (node(CP_RECEIVER, "test_unknown_session_is_not_accepted", "cpo", "GET"),),
+          "result of a GET for an unknown Session is wrong", "finding"),
+    Fault("cp-post-answered", _CPR.methods.id, AnswersAPostOfChargingProfiles,
+          (node(CP_RECEIVER, "test_other_methods_are_refused", "cpo", "POST"),
+           node(CP_RECEIVER, "test_other_methods_are_refused", "cpo", "PATCH")),
+          "carries a success status_code"),
+    Fault("cp-no-response", _CPR.profile_response.id, AnswersProfilesWithoutAResponse,
+          (node(CP, "test_request_is_answered_then_its_result_posted", "cpo", "DELETE"),),
+          "holds no charging_profile_response"),
+    Fault("cp-active-result-without-profile", _CPR.active_profile.id, ActiveProfileResultWithoutProfile,
+          (node(CP, "test_set_then_active_profile", "cpo"),),
+          "carries no profile"),
+    Fault("cp-parameters-optional", _CPR.parameters.id, AcceptsProfileRequestsWithoutParameters,
+          (node(CP_RECEIVER, "test_request_without_its_parameters", "cpo", "GET-response_url"),
+           node(CP_RECEIVER, "test_request_without_its_parameters", "cpo", "PUT-response_url")),
+          "is ACCEPTED"),
+    Fault("cp-duration-defaulted", _CPR.duration_required.id, DefaultsTheActiveProfileDuration,
+          (node(CP_RECEIVER, "test_request_without_its_parameters", "cpo", "GET-duration"),),
+          "a GET without duration is ACCEPTED", "finding"),
+    Fault("cp-ended-session-accepted", _CPR.ongoing_only.id, AcceptsProfilesForEndedSessions,
+          (node(CP_RECEIVER, "test_set_on_an_ended_session_is_not_accepted", "cpo"),),
+          "for a COMPLETED Session is ACCEPTED", "finding"),
+    Fault("cp-update-without-a-set", _CPR.no_update_unset.id, PutsActiveProfilesNobodySet,
+          (node(CP_RECEIVER, "test_no_update_for_a_session_without_a_set_profile", "cpo"),),
+          "chargingprofiles PUT"),
+    Fault("cp-update-never-put", _CPR.update_sent.id, NeverPutsTheChangedActiveProfile,
+          (node(CP, "test_changed_active_profile_is_put_after_a_set", "cpo"),),
+          "the SUT did not send"),
+    Fault("cp-update-a-day-long", _CPR.update_duration.id, PutsADayLongActiveProfile,
+          (node(CP, "test_changed_active_profile_is_put_after_a_set", "cpo"),),
+          "spans 86400 s", "finding"),
+    Fault("cp-get-without-duration", _CPR.request.id, AsksActiveProfileWithoutDuration,
+          (node(CP, "test_request_is_answered_then_its_result_posted", "emsp", "GET"),),
+          "the GET lacks duration"),
+    Fault("cp-limits-with-two-decimals", _CPR.one_decimal.id, SendsLimitsWithTwoDecimals,
+          (node(CP, "test_request_is_answered_then_its_result_posted", "emsp", "PUT"),),
+          "more than one decimal"),
+    Fault("cp-another-profile-sent", _CPR.request.id, SendsAnotherProfileThanAsked,
+          (node(CP, "test_set_again_replaces_the_profile", "emsp"),),
+          "another ChargingProfile than it was asked to"),
+    Fault("cp-result-answered-with-data", _CPR.result_answered.id, AnswersProfileResultsWithData,
+          (node(CP, "test_request_is_answered_then_its_result_posted", "emsp", "DELETE"),),
+          "carries data"),
+    Fault("cp-update-refused", _CPR.update_answered.id, RefusesActiveProfileUpdates,
+          (node(CP, "test_changed_active_profile_is_put_after_a_set", "emsp"),
+           node(CP, "test_changed_active_profile_is_put_after_a_clear", "emsp")),
+          "was refused"),
+    Fault("cp-updates-stop-after-a-clear", _CPR.update_sent.id, StopsUpdatesAfterAClear,
+          (node(CP, "test_changed_active_profile_is_put_after_a_clear", "cpo"),),
+          "the SUT did not send"),
+    Fault("cp-one-response-url", _CPR.unique_url.id, ReusesOneResponseUrl,
+          (node(CP, "test_set_again_replaces_the_profile", "emsp"),),
+          "share one response_url", "finding"),
+)
+
+VARIANTS += (
+    Variant("cp-charge-points-reject", ChargePointsRejectEveryProfile,
+            tuple(node(CP, test, role, *params) for role in ("cpo", "emsp") for test, params in (
+                ("test_request_is_answered_then_its_result_posted", ("GET",)),
+                ("test_request_is_answered_then_its_result_posted", ("PUT",)),
+                ("test_request_is_answered_then_its_result_posted", ("DELETE",)),
+                ("test_set_then_active_profile", ()), ("test_set_again_replaces_the_profile", ()),
+                ("test_clear_where_no_profile_was_set", ()))),
+            reading="OCPI 2.2.1 §14.6.6 ChargingProfileResultType (REJECTED: the EVSE refused the request)"),
+    Variant("cp-no-active-profile", ActiveProfileNotSupported,
+            tuple(node(CP, test, role, *params) for role in ("cpo", "emsp") for test, params in (
+                ("test_request_is_answered_then_its_result_posted", ("PUT",)),
+                ("test_request_is_answered_then_its_result_posted", ("DELETE",)),
+                ("test_set_again_replaces_the_profile", ()), ("test_clear_where_no_profile_was_set", ()),
+                ("test_changed_active_profile_is_put_after_a_set", ()),
+                ("test_changed_active_profile_is_put_after_a_clear", ()))),
+            reading="OCPI 2.2.1 §14.6.5 ChargingProfileResponseType (NOT_SUPPORTED: the GET of the "
+                    "ActiveChargingProfile is not supported by this CPO)"),
+)

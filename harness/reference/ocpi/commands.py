@@ -67,7 +67,8 @@ class CommandsReceiver(ModuleHandler):
         body = checked(SCHEMAS[command], _json_body(request))
         answer, outcome = self.decide(command, body)
         response = {"result": answer, "timeout": TIMEOUT}
-        record: dict[str, Any] = {"command": command, "request": body, "response": response, "result": None}
+        record: dict[str, Any] = {"command": command, "request": body, "response_url": body["response_url"],
+                                  "response": response, "result": None}
         if answer == ACCEPTED:
             record["result"] = self.peer.background.spawn(self._post_result(body["response_url"], outcome))
         self.store.commands.append(record)

@@ -10,6 +10,8 @@ from harness.ocpi.sessions import SessionStore
 from harness.ocpi.tokens import TokenStore
 from harness.reference.ocpi.commands import CommandsReceiver, CommandsSender, CommandStore
 from harness.reference.ocpi.handler import Module, ModuleRegistry
+from harness.reference.ocpi.chargingprofiles import (
+    ChargingProfilesReceiver, ChargingProfilesSender, ChargingProfileStore)
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
 from harness.reference.ocpi.tokens import TokensReceiver, TokensSender
@@ -23,4 +25,6 @@ MODULES = ModuleRegistry([
     Module(TokensReceiver, TokenStore),
     Module(CommandsReceiver, CommandStore),
     Module(CommandsSender, CommandStore),
+    Module(ChargingProfilesReceiver, ChargingProfileStore),
+    Module(ChargingProfilesSender, ChargingProfileStore),
 ])

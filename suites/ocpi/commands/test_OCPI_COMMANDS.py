@@ -191,6 +191,6 @@ async def test_unknown_command_is_refused(ocpi):
                              module=COMMANDS, body={"response_url": ocpi.harness_emsp.module_url(COMMANDS),
                                                     "location_id": location_id})
     if outcome(answer.status, answer.response_body).ok:   # a success may only say it is not supported
-        unknown = cmd.Command("SELF_DESTRUCT", {}, answer, 0)
+        unknown = cmd.Command("SELF_DESTRUCT", {}, answer, 0, "")
         check_in(Cmd.command_type, "result of an unknown command", ("NOT_SUPPORTED", "REJECTED"),
                  cmd.response(unknown)["result"])
