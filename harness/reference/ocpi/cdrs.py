@@ -220,13 +220,13 @@ class CdrsReceiver(ModuleHandler):
         if not rest:
             self.peer.only(request, "POST")
             return self._created(_json_body(request))
+        if request.method == "POST":
+            raise StatusError(CdrRules.post_url, f"a CDR is POSTed to the cdrs endpoint itself, not to {request.path}",
+                              status_code=StatusCode.INVALID_PARAMETERS, http_status=404)
         if len(rest) != 1:
             raise unknown_cdr(rest)
         if request.method in ("PUT", "PATCH", "DELETE"):
             raise never_changed(request.method)
-        if request.method == "POST":
-            raise StatusError(CdrRules.post_url, f"a CDR is POSTed to the cdrs endpoint itself, not to {request.path}",
-                              status_code=StatusCode.INVALID_PARAMETERS, http_status=404)
         self.peer.only(request, "GET")
         found = self.store.at(rest[0])
         if found is None:

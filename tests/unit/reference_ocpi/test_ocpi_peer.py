@@ -58,7 +58,8 @@ async def test_versions_and_details_list_the_modules_by_role():
                                                                           ("locations", "SENDER"),
                                                                           ("sessions", "SENDER"),
                                                                           ("tokens", "RECEIVER"),
-                                                                          ("commands", "RECEIVER")}
+                                                                          ("commands", "RECEIVER"),
+                                                                          ("cdrs", "SENDER")}
     assert {e["role"] for e in emsp.endpoints()} == {"SENDER", "RECEIVER"}
 
 
