@@ -52,7 +52,7 @@ _CDR = f"{_MOD}.3.1 CDR object"
 
 class CdrRules(RuleTable, namespace="ocpi.cdrs"):
     """The CDRs module: the CPO's POSTs and list, the eMSP's Receiver, the CDR's own consistency."""
-    posted = must(f"{_MOD}.1.3 Push model; {_RECEIVER} POST (request body: the new CDR, Card. 1) -- MUST "
+    posted = must(f"{_MOD}.1.2 Push model; {_RECEIVER} POST (request body: the new CDR, Card. 1) -- MUST "
                   "(definition)", "the CPO pushes a new CDR with a POST whose body is the whole CDR", by="cpo")
     post_url = must(f"{_RECEIVER} POST (endpoint structure {{cdr_endpoint_url}}) -- MUST (definition)",
                     "the CPO POSTs to the eMSP's cdrs endpoint itself, no ids appended", by="cpo")
@@ -75,8 +75,9 @@ class CdrRules(RuleTable, namespace="ocpi.cdrs"):
     not_replaced = must(f"{_MOD}.1 Flow and lifecycle (a CDR cannot be changed or replaced once sent) -- MUST "
                         "(definition)", "a second POST with the id of a CDR the eMSP holds leaves the stored CDR "
                         "as it was first posted", by="emsp")
-    party_registered = should("OCPI 2.2.1 §4.1.8.1 Errors (a party none of the credentials roles declares may "
-                              "be refused)", "a CDR posted under a party that is none of the posting platform's "
+    party_registered = should("OCPI 2.2.1 transport and format, Client Owned Object Push, Errors (a party none "
+                              "of the credentials roles declares may be refused)",
+                              "a CDR posted under a party that is none of the posting platform's "
                               "roles is refused", by="emsp")
     credit_kept = must(f"{_MOD}.1.1 Credit CDRs (a CDR is credited, never deleted) -- MUST (definition)",
                        "a Credit CDR is accepted beside the CDR it credits, which stays", by="emsp")
@@ -108,7 +109,7 @@ class CdrRules(RuleTable, namespace="ocpi.cdrs"):
     total_time = must(f"{_CDR} total_time (the duration of the session, charging and not, in hours), "
                       "total_parking_time (the part not charging) -- MUST (definition)", "total_time is "
                       "end_date_time - start_date_time in hours, and total_parking_time is not more", by="cpo")
-    energy_consistent = should(f"{_MOD}.1.3 Push model (a CDR should hold the dimensions to validate the total "
+    energy_consistent = should(f"{_MOD}.1.2 Push model (a CDR should hold the dimensions to validate the total "
                                "cost)", "total_energy is the sum of the ENERGY dimensions and its Session's kwh",
                                by="cpo")
     currency = should(f"{_CDR} currency, total_cost (in the specified currency); OCPI 2.2.1 §11.3.1 Tariff currency",
@@ -116,7 +117,7 @@ class CdrRules(RuleTable, namespace="ocpi.cdrs"):
     tariff_ids = should(f"{_CDR} tariffs (the relevant Tariffs); §10.4.6 ChargingPeriod tariff_id (the Tariff "
                         "relevant for the period)", "a ChargingPeriod's tariff_id names a Tariff the CDR lists",
                         by="cpo")
-    costs = should(f"{_MOD}.1.3 Push model (enough information to validate the total cost); {_CDR} total_cost "
+    costs = should(f"{_MOD}.1.2 Push model (enough information to validate the total cost); {_CDR} total_cost "
                    "(the sum of all the costs)", "total_cost is what the CDR's Tariff gives for its energy and "
                    "time, and no less than the sum of the cost parts it lists", by="cpo")
     credit_reference = must(f"{_MOD}.1.1 Credit CDRs (credit true; credit_reference_id SHALL contain the original "
@@ -129,7 +130,7 @@ class CdrRules(RuleTable, namespace="ocpi.cdrs"):
     listed = must(f"{_SENDER} GET (CDRs last updated between date_from, inclusive, and date_to, exclusive; "
                   "paginated) -- MUST (definition)", "the CPO lists its CDRs, paginated and filtered on "
                   "last_updated", by="cpo")
-    listed_pushed = should(f"{_MOD}.1.4 Pull model (the list gives the CDRs an eMSP missed; the CPO may limit it "
+    listed_pushed = should(f"{_MOD}.1.3 Pull model (the list gives the CDRs an eMSP missed; the CPO may limit it "
                            "to the CDRs relevant to the eMSP)", "a CDR posted to the eMSP is in the list it pulls, "
                            "as posted", by="cpo")
 

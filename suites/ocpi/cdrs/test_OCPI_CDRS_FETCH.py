@@ -17,15 +17,16 @@ from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_credentials as creds
 from harness.verdict import check_equal
 
-_PULL = "OCPI 2.2.1 §10.1.4 Pull model; §10.2.1 Sender interface GET"
+_PULL = "OCPI 2.2.1 §10.1.3 Pull model; §10.2.1 Sender interface GET"
 
 
 class OCPI_CDRS_FETCH(RuleTable):
     """What the eMSP's pull is judged by."""
     date_from = must(f"{_PULL} (date_from: only CDRs last updated at or after it) -- MUST (definition)", "the eMSP "
                      "asked to catch up from a moment GETs the list with that date_from", by="emsp")
-    every_page = must(f"{_PULL}; OCPI 2.2.1 §4.1.3 Pagination (the Link header when more pages follow) -- MUST "
-                      "(definition)", "the eMSP follows the Link of every page to the last: it fetches every page",
+    every_page = must(f"{_PULL}; OCPI 2.2.1 transport and format, GET, Pagination (the Link header when more "
+                      "pages follow) -- MUST (definition)",
+                      "the eMSP follows the Link of every page to the last: it fetches every page",
                       by="emsp")
 
 
