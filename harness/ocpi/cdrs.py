@@ -222,7 +222,8 @@ def expected_cost(cdr: Mapping[str, Any]) -> float | None:
     for element in elements:
         for component in element.get("price_components") or []:
             components.setdefault(str(component.get("type")), component)
-    parking = float(cdr.get("total_parking_time") or _volume(cdr, "PARKING_TIME"))
+    given = cdr.get("total_parking_time")
+    parking = float(given) if isinstance(given, (int, float)) else _volume(cdr, "PARKING_TIME")
     amounts = {"FLAT": 1.0, "ENERGY": float(cdr.get("total_energy") or 0),
                "TIME": max(0.0, float(cdr.get("total_time") or 0) - parking), "PARKING_TIME": parking}
     units = {"FLAT": 1.0, "ENERGY": 1 / 1000, "TIME": 1 / 3600, "PARKING_TIME": 1 / 3600}

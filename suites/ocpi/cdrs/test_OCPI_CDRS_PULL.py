@@ -9,6 +9,8 @@ is in the list as posted (a finding otherwise: the CPO may list only what it dee
 Credit CDR too.
 """
 
+import pytest
+
 from harness.arena.ocpi import check_answer
 from harness.errors import NotApplicable
 from harness.ocpi.cdrs import CDRS, CdrRules as Cdr
@@ -40,16 +42,12 @@ async def test_pages_chain_completely(ocpi):
                 sorted(object_key(c) for c in paged.items))
 
 
+@pytest.mark.parametrize("bound", ["date_from", "date_to"])
 @checks(*WALK, Pages.date_filters)
-async def test_date_from_filter_on_last_updated(ocpi):
-    """date_from keeps the CDRs whose last_updated is at or after it (inclusive)."""
-    await loc.check_date_filter(ocpi, await cdrs.sut_cdrs(ocpi), "date_from", listing=cdrs.LISTING)
-
-
-@checks(*WALK, Pages.date_filters)
-async def test_date_to_filter_on_last_updated(ocpi):
-    """date_to keeps the CDRs whose last_updated is before it (exclusive)."""
-    await loc.check_date_filter(ocpi, await cdrs.sut_cdrs(ocpi), "date_to", listing=cdrs.LISTING)
+async def test_date_filter_on_last_updated(ocpi, bound):
+    """date_from keeps the CDRs whose last_updated is at or after it (inclusive), date_to those before it
+    (exclusive); a CDR's last_updated is when it was made."""
+    await loc.check_date_filter(ocpi, await cdrs.sut_cdrs(ocpi), bound, listing=cdrs.LISTING)
 
 
 @checks(Cdr.listed, Cdr.listed_pushed, *WALK)
