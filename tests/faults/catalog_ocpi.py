@@ -2063,3 +2063,71 @@ FAULTS = FAULTS + (
     Fault("cdr-fetch-without-date", "OCPI_CDRS_FETCH.date_from", FetchesCdrsWithoutItsDate,
           (node(CDR_FETCH, "test_missed_cdrs_are_fetched_from_a_date", "emsp"),), "date_from"),
 )
+
+
+# the legal readings of the cdrs module
+class _IgnoresASecondPost(CdrsReceiver):
+    def _created(self, cdr):
+        held = self.store.get(cdr["country_code"], cdr["party_id"], cdr["id"]) if isinstance(cdr, dict) else None
+        return Reply(200, build()) if held is not None else super()._created(cdr)
+
+
+class IgnoresASecondCdrPost(OcpiPeer):
+    """The eMSP answers a second POST of a CDR id it holds with success and keeps the first CDR."""
+
+    modules = OcpiPeer.modules.with_handler(_IgnoresASecondPost)
+
+
+def _bare(cdr):
+    return {k: v for k, v in cdr.items() if k not in ("tariffs", "total_energy_cost", "total_parking_cost",
+                                                      "total_parking_time", "invoice_reference_id", "meter_id")}
+
+
+class _BareCdrs(CdrsSender):
+    @classmethod
+    def stock(cls, identity, profile, *, from_profile):
+        return [_bare(cdr) for cdr in super().stock(identity, profile, from_profile=from_profile)]
+
+    async def post(self, cdr):
+        return await super().post(_bare(cdr))
+
+    async def act_send_cdr(self, session_id):
+        exchange = await super().act_send_cdr(session_id)
+        for cdr in self.store.all():   # keep what was posted, as listed
+            for name in [k for k in cdr if k not in _bare(cdr)]:
+                del cdr[name]
+        return exchange
+
+
+class PostsBareCdrs(OcpiPeer):
+    """The CPO's CDRs carry only the required members: no Tariffs, no cost parts, no parking time."""
+
+    modules = OcpiPeer.modules.with_handler(_BareCdrs)
+
+
+class _ListsOnlyTheAskersCdrs(CdrsSender):
+    async def serve(self, request, rest):
+        self.peer.only(request, "GET")
+        party = self.peer.peer_party
+        mine = [c for c in self.store.all() if party is None or party.same_as(
+            hdr.Party(c["cdr_token"]["country_code"], c["cdr_token"]["party_id"]))]
+        return self.peer.list_page(request, mine, CDR)
+
+
+class ListsOnlyTheAskersCdrs(OcpiPeer):
+    """The CPO lists to an eMSP only the CDRs of that eMSP's Tokens."""
+
+    modules = OcpiPeer.modules.with_handler(_ListsOnlyTheAskersCdrs)
+
+
+VARIANTS = VARIANTS + (
+    Variant("cdrs-second-post-ignored", IgnoresASecondCdrPost, ("suites/ocpi/cdrs",),
+            reading="OCPI 2.2.1 §10.1 (a CDR cannot be changed or replaced: the text does not say a second POST "
+                    "must be refused, only that the CDR stays)"),
+    Variant("cdrs-only-required-members", PostsBareCdrs, ("suites/ocpi/cdrs",),
+            reading="OCPI 2.2.1 §10.3.1 (tariffs *, total_energy_cost, total_parking_cost, total_parking_time, "
+                    "meter_id, invoice_reference_id ?)"),
+    Variant("cdrs-list-only-the-askers", ListsOnlyTheAskersCdrs,
+            (node(CDR_PULL, "test_posted_cdr_and_its_credit_are_listed", "cpo"), f"suites/ocpi/{CDR_PUSH}"),
+            reading="OCPI 2.2.1 §10.1.3 (the CPO may return only the CDRs relevant to the requesting eMSP)"),
+)
