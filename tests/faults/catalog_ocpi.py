@@ -1751,7 +1751,10 @@ VARIANTS: tuple[Variant, ...] = (
 
 
 # --- cdrs ---
-from harness.ocpi.cdrs import CDR, CDRS, CdrRules  # noqa: E402  (the cdrs block keeps its imports to itself)
+from datetime import timedelta  # noqa: E402  (the cdrs block keeps its imports to itself)
+
+from harness.ocpi.cdrs import CDR, CDRS, CdrRules  # noqa: E402
+from harness.ocpi.pagination import page_headers, paginate, parse_query  # noqa: E402
 from harness.reference.ocpi.cdrs import CdrsReceiver, CdrsSender  # noqa: E402
 
 CDR_PUSH, CDR_PULL = "cdrs/test_OCPI_CDRS_PUSH.py", "cdrs/test_OCPI_CDRS_PULL.py"
@@ -2003,6 +2006,28 @@ class FetchesCdrsWithoutItsDate(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_FetchesEverything)
 
 
+CdrIdReused = _cdr_posting(lambda cdr: cdr if cdr.get("credit") else {**cdr, "id": "CDR-ALWAYS-THE-SAME"},
+                           "CdrIdReused")
+CdrIdTooLong = _cdr_posting(lambda cdr: cdr if cdr.get("credit") else {**cdr, "id": f"{cdr['id']}-{'X' * 36}"[:39]},
+                            "CdrIdTooLong")
+
+
+class _DateToInclusive(CdrsSender):
+    async def serve(self, request, rest):
+        self.peer.only(request, "GET")
+        query = parse_query(request.query, max_limit=self.peer.page_limit)
+        if query.date_to is not None:   # one microsecond later: a CDR at date_to itself stays in
+            query = dataclasses.replace(query, date_to=query.date_to + timedelta(microseconds=1))
+        page = paginate(self.store.all(), query)
+        return Reply(200, build(page.items), page_headers(page, query, request.url))
+
+
+class ListsCdrsUpToDateToInclusive(OcpiPeer):
+    """The CPO's CDR list keeps a CDR last updated at date_to itself (date_to read as inclusive)."""
+
+    modules = OcpiPeer.modules.with_handler(_DateToInclusive)
+
+
 _CDR_HELD_CPO = node(CDR_PUSH, "test_cdr_of_an_ended_session_is_posted_and_held", "cpo", "in_process")
 _CDR_HELD_EMSP = node(CDR_PUSH, "test_cdr_of_an_ended_session_is_posted_and_held", "emsp", "in_process")
 
@@ -2032,6 +2057,11 @@ FAULTS = FAULTS + (
           (node(CDR_PUSH, "test_credit_cdr_undoes_a_cdr", "cpo"),), "credit_reference_id"),
     Fault("cdr-posted-below-endpoint", CdrRules.post_url.id, PostsCdrsBelowTheEndpoint,
           (_CDR_HELD_CPO,), "POSTed"),
+    Fault("cdr-id-reused", CdrRules.unique_id.id, CdrIdReused,
+          (node(CDR_PUSH, "test_each_session_gets_its_own_cdr", "cpo"),), "is held already"),
+    Fault("cdr-id-too-long", CdrRules.id_length.id, CdrIdTooLong, (_CDR_HELD_CPO,), "characters"),
+    Fault("cdr-list-date-to-inclusive", PaginationRules.date_filters.id, ListsCdrsUpToDateToInclusive,
+          (node(CDR_PULL, "test_date_filter_on_last_updated", "cpo", "date_to"),), "date_to"),
     Fault("cdr-posted-not-listed", CdrRules.listed_pushed.id, ListsNoPostedCdr,
           (node(CDR_PULL, "test_posted_cdr_and_its_credit_are_listed", "cpo"), _CDR_HELD_CPO), "lacks the CDR",
           "finding"),
