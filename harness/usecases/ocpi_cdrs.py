@@ -171,14 +171,31 @@ def _moment(text: Any) -> Any:
         return text
 
 
-def check_held(arena: OcpiArena, posted: dict[str, Any], held: dict[str, Any], rule: Rule | None = None) -> None:
-    """The SUT holds the CDR as it was posted, member by member: CiStrings ignoring case, null as absent,
-    DateTimes by instant."""
+def check_held(arena: OcpiArena, posted: dict[str, Any], held: dict[str, Any], rule: Rule | None = None,
+               members: tuple[str, ...] = ()) -> None:
+    """The SUT holds the CDR as it was posted, member by member (``members``, by default all of them):
+    CiStrings ignoring case, null as absent, DateTimes by instant."""
     rule = rule or (CdrRules.stored if arena.is_sut(EMSP) else CdrRules.listed_pushed)
-    for name in sorted(set(posted) | set(held)):
+    for name in members or sorted(set(posted) | set(held)):
         if not schemas.same_object({name: _instants(posted.get(name))}, {name: _instants(held.get(name))}):
             violated(rule, f"the SUT holds another {name} than was posted", expected=posted.get(name),
                      actual=held.get(name))
+
+
+async def check_read_back(arena: OcpiArena, posted: Posted, *members: str) -> None:
+    """The CDR read back from the SUT (``held_by_sut``) holds ``members`` as posted."""
+    held = await held_by_sut(arena, posted)
+    if held is not None:
+        check_held(arena, posted.cdr, held, members=members)
+
+
+def credits_in(listed: list[dict[str, Any]]) -> None:
+    """Each Credit CDR of a CPO's list credits, by the rules, the CDR of the list it names (when listed)."""
+    for credit in (c for c in listed if c.get("credit")):
+        original = next((c for c in listed if not c.get("credit")
+                         and same_id(c.get("id"), credit.get("credit_reference_id"))), None)
+        for row, problem in credit_problems(credit, original) if original is not None else []:
+            violated(row, problem, expected=f"a Credit CDR of {original['id']}", actual=_excerpt(credit))
 
 
 async def listing(arena: OcpiArena, **query: Any):

@@ -1716,7 +1716,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("command-token-of-another-emsp", CommandRules.own_token.id, StartsWithAnotherEmspsToken,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "START_SESSION"),
            node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "RESERVE_NOW")),
-          "belongs to DE/"),
+          "belongs to"),
     Fault("command-result-refused", CommandRules.result_answered.id, RefusesCommandResults,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "STOP_SESSION"),),
           "was refused"),
@@ -1967,6 +1967,19 @@ class ServesCdrsWithoutTariffs(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_ServesWithoutTariffs)
 
 
+class _RoundsTotals(CdrsReceiver):
+    def _created(self, cdr):
+        if isinstance(cdr, dict):
+            cdr = {**cdr, **{k: round(cdr[k]) for k in ("total_energy", "total_time") if isinstance(cdr.get(k), float)}}
+        return super()._created(cdr)
+
+
+class KeepsCdrTotalsRounded(OcpiPeer):
+    """The eMSP keeps a CDR's total_energy and total_time rounded to whole numbers."""
+
+    modules = OcpiPeer.modules.with_handler(_RoundsTotals)
+
+
 class _CreditReplaces(CdrsReceiver):
     def _created(self, cdr):
         reply = super()._created(cdr)
@@ -2083,8 +2096,10 @@ FAULTS = FAULTS + (
     Fault("cdr-any-party-taken", CdrRules.party_registered.id, TakesCdrsOfAnyParty,
           (node(CDR_RECEIVER, "test_cdr_under_another_party_is_refused", "emsp"),), "never declared", "finding"),
     Fault("cdr-served-without-tariffs", CdrRules.stored.id, ServesCdrsWithoutTariffs,
-          (node(CDR_RECEIVER, "test_post_answers_a_location_that_serves_the_cdr", "emsp"), _CDR_HELD_EMSP),
-          "tariffs"),
+          (node(CDR_RECEIVER, "test_post_answers_a_location_that_serves_the_cdr", "emsp"), _CDR_HELD_EMSP,
+           node(CDR_PUSH, "test_cdr_costs_follow_its_tariffs", "emsp")), "tariffs"),
+    Fault("cdr-totals-rounded", CdrRules.stored.id, KeepsCdrTotalsRounded,
+          (node(CDR_PUSH, "test_cdr_periods_and_totals_agree", "emsp"),), "total_"),
     Fault("cdr-credit-overwrites", CdrRules.credit_kept.id, CreditOverwritesItsCdr,
           (node(CDR_RECEIVER, "test_credit_cdr_is_kept_beside_its_cdr", "emsp"),
            node(CDR_PUSH, "test_credit_cdr_undoes_a_cdr", "emsp")), "the SUT holds another"),

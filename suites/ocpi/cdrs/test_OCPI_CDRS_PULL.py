@@ -50,7 +50,8 @@ async def test_date_filter_on_last_updated(ocpi, bound):
     await loc.check_date_filter(ocpi, await cdrs.sut_cdrs(ocpi), bound, listing=cdrs.LISTING)
 
 
-@checks(Cdr.listed, Cdr.listed_pushed, *WALK)
+@checks(Cdr.listed, Cdr.dates_ordered, Cdr.session_only_dimensions, Cdr.total_time, Cdr.energy_consistent,
+        Cdr.costs, Cdr.credit_negated, Cdr.credit_reference, *WALK)
 async def test_listed_cdrs_are_consistent(ocpi):
     """Every CDR of the list stands on its own: ChargingPeriods in order, no Session Only dimension,
     total_time, total_energy, its Tariffs and costs, and a Credit CDR credits a CDR of the list."""
@@ -59,6 +60,7 @@ async def test_listed_cdrs_are_consistent(ocpi):
         raise NotApplicable("the CPO lists no CDR")
     for cdr in listed:
         cdrs.judge(cdr)
+    cdrs.credits_in(listed)
 
 
 @checks(Cdr.listed_pushed, Cdr.listed, Cdr.posted, *WALK)

@@ -36,7 +36,7 @@ async def test_cdr_of_an_ended_session_is_posted_and_held(ocpi):
         cdrs.check_held(ocpi, posted.cdr, held)
 
 
-@checks(*SESSION, Cdr.posted)
+@checks(*SESSION, Cdr.posted, *HELD)
 async def test_cdr_records_its_session(ocpi):
     """A CDR is the record of its Session: session_id, cdr_token, the Location, EVSE and Connector, the
     last auth_method and authorization_reference (a session started by a command: COMMAND), start and
@@ -47,23 +47,28 @@ async def test_cdr_records_its_session(ocpi):
                 str(posted.cdr.get("session_id")).casefold())
     check_equal(Cdr.authorization_reference, "authorization_reference of the CDR",
                 session["authorization_reference"].casefold(), str(posted.cdr.get("authorization_reference")).casefold())
+    await cdrs.check_read_back(ocpi, posted, "session_id", "cdr_token", "cdr_location", "auth_method",
+                               "authorization_reference", "start_date_time", "end_date_time")
 
 
-@checks(Cdr.dates_ordered, Cdr.session_only_dimensions, Cdr.total_time, Cdr.energy_consistent, Cdr.posted)
+@checks(Cdr.dates_ordered, Cdr.session_only_dimensions, Cdr.total_time, Cdr.energy_consistent, Cdr.posted, *HELD)
 async def test_cdr_periods_and_totals_agree(ocpi):
     """The ChargingPeriods follow each other within start and end and carry no Session Only dimension;
     total_time is the span in hours, total_parking_time within it, total_energy the ENERGY volumes."""
     posted = await cdrs.sent_cdr(ocpi, kwh=7.25)
     check_equal(Cdr.energy_consistent, "total_energy of the CDR", 7.25, posted.cdr.get("total_energy"))
+    await cdrs.check_read_back(ocpi, posted, "charging_periods", "total_time", "total_parking_time", "total_energy")
 
 
-@checks(Cdr.currency, Cdr.tariff_ids, Cdr.costs, Cdr.posted)
+@checks(Cdr.currency, Cdr.tariff_ids, Cdr.costs, Cdr.posted, *HELD)
 async def test_cdr_costs_follow_its_tariffs(ocpi):
     """The CDR is in its Tariffs' currency, its ChargingPeriods name only Tariffs it lists, and its
     total_cost is what that Tariff gives for the energy and time (when one Tariff without restrictions
     applies), no less than its cost parts."""
     posted = await cdrs.sent_cdr(ocpi, kwh=31.5)
     check_equal(Cdr.costs, "total_cost has excl_vat", True, "excl_vat" in (posted.cdr.get("total_cost") or {}))
+    await cdrs.check_read_back(ocpi, posted, "currency", "tariffs", "total_cost", "total_energy_cost",
+                               "total_parking_cost", "total_fixed_cost", "total_time_cost")
 
 
 @checks(Cdr.credit_reference, Cdr.credit_id, Cdr.credit_negated, Cdr.credit_kept, *HELD)
