@@ -93,6 +93,10 @@ class CdrRules(RuleTable, namespace="ocpi.cdrs"):
     same_location = must(f"{_CDR} cdr_location (where the charging session took place, only its EVSE and "
                          "Connector) -- MUST (definition)", "the CDR's cdr_location id, evse_uid and connector_id "
                          "are its Session's location_id, evse_uid and connector_id", by="cpo")
+    location_details = should(f"{_MOD}.4.4 CdrLocation (only the relevant information of the Location, as it was at "
+                              "the start of the session: §10.3.1)", "cdr_location's address, city, postal_code, "
+                              "country, coordinates, evse_id and connector standard, format and power type are the "
+                              "published Location's, EVSE's and Connector's", by="cpo")
     auth_method = must(f"{_CDR} auth_method (the last method SHALL be used in the CDR)", "the CDR's auth_method "
                        "is the last one of its Session", by="cpo")
     authorization_reference = must(f"{_CDR} authorization_reference (SHALL contain the last value the eMSP "
@@ -308,6 +312,29 @@ def session_problems(cdr: Mapping[str, Any], session: Mapping[str, Any]) -> list
     kwh, total = session.get("kwh"), cdr.get("total_energy")
     if isinstance(kwh, (int, float)) and isinstance(total, (int, float)) and abs(kwh - total) > 0.001:
         found.append((CdrRules.energy_consistent, f"total_energy {total} kWh, the Session's kwh {kwh}"))
+    return found
+
+
+LOCATION_MEMBERS = ("address", "city", "postal_code", "country", "coordinates")
+CONNECTOR_MEMBERS = (("connector_standard", "standard"), ("connector_format", "format"),
+                     ("connector_power_type", "power_type"))
+
+
+def location_problems(cdr: Mapping[str, Any], location: Mapping[str, Any]) -> list[Problem]:
+    """Where ``cdr_location`` departs from the published ``location`` (its EVSE and Connector found by the
+    CDR's evse_uid and connector_id; a member the Location leaves out is not compared)."""
+    where = cdr.get("cdr_location") or {}
+    found: list[Problem] = []
+    evse: Mapping[str, Any] = next((e for e in location.get("evses") or []
+                                    if same_id(e.get("uid"), where.get("evse_uid"))), {})
+    connector: Mapping[str, Any] = next((c for c in evse.get("connectors") or []
+                                         if same_id(c.get("id"), where.get("connector_id"))), {})
+    pairs = [(name, name, location) for name in LOCATION_MEMBERS] + [("evse_id", "evse_id", evse)] + [
+        (mine, theirs, connector) for mine, theirs in CONNECTOR_MEMBERS]
+    for mine, theirs, source in pairs:
+        if source.get(theirs) is not None and where.get(mine) != source.get(theirs):
+            found.append((CdrRules.location_details, f"cdr_location {mine} {where.get(mine)!r}, the published "
+                                                     f"{theirs} {source.get(theirs)!r}"))
     return found
 
 

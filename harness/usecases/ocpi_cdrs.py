@@ -19,7 +19,9 @@ from urllib.parse import urljoin, urlsplit
 
 from harness.cistring import same_id
 from harness.ocpi import schemas
-from harness.ocpi.cdrs import CDR, CDRS, CdrRules, cdr_problems, credit_problems, session_problems
+from harness.ocpi.cdrs import (
+    CDR, CDRS, CdrRules, cdr_problems, credit_problems, location_problems, session_problems)
+from harness.ocpi.locations import LOCATIONS
 from harness.ocpi.envelope import expect_success
 from harness.ocpi.sessions import COMPLETED
 from harness.ocpi.timestamps import parse_datetime
@@ -196,6 +198,23 @@ def credits_in(listed: list[dict[str, Any]]) -> None:
                          and same_id(c.get("id"), credit.get("credit_reference_id"))), None)
         for row, problem in credit_problems(credit, original) if original is not None else []:
             violated(row, problem, expected=f"a Credit CDR of {original['id']}", actual=_excerpt(credit))
+
+
+async def published_location(arena: OcpiArena, location_id: str) -> dict[str, Any]:
+    """The Location ``location_id`` as the CPO publishes it: a CPO under test's from its locations Sender
+    (GET by id), the harness's CPO's own."""
+    if arena.is_sut(CPO):
+        return await loc.sut_object(arena, (location_id,))
+    found = next((x for x in arena.harness_peer.objects(LOCATIONS) if same_id(x["id"], location_id)), None)
+    require(found is not None, CdrRules.location_details, f"the harness's CPO has no Location {location_id}",
+            expected=location_id, actual=None)
+    return found
+
+
+def check_location(cdr: dict[str, Any], location: dict[str, Any]) -> None:
+    """The CDR's cdr_location holds what the published Location says (``location_problems``)."""
+    for row, problem in location_problems(cdr, location):
+        violated(row, problem, expected="the published Location's", actual=cdr.get("cdr_location"))
 
 
 async def listing(arena: OcpiArena, **query: Any):

@@ -1827,6 +1827,8 @@ CdrInAnotherCurrency = _cdr_posting(_in_dollars, "CdrInAnotherCurrency")
 CdrCostAboveItsTariff = _cdr_posting(_cost_plus, "CdrCostAboveItsTariff")
 CreditCdrNotNegated = _cdr_posting(_credit_positive, "CreditCdrNotNegated")
 CreditCdrWithoutReference = _cdr_posting(_credit_unreferenced, "CreditCdrWithoutReference")
+CdrInAnotherCity = _cdr_posting(lambda cdr: {**cdr, "cdr_location": {**cdr["cdr_location"], "city": "Atlantis"}},
+                                "CdrInAnotherCity")
 
 
 class _PostsBelowTheEndpoint(CdrsSender):
@@ -2070,6 +2072,8 @@ FAULTS = FAULTS + (
           (node(CDR_PUSH, "test_credit_cdr_undoes_a_cdr", "cpo"),), "credit_reference_id"),
     Fault("cdr-posted-below-endpoint", CdrRules.post_url.id, PostsCdrsBelowTheEndpoint,
           (_CDR_HELD_CPO,), "POSTed"),
+    Fault("cdr-location-not-published", CdrRules.location_details.id, CdrInAnotherCity,
+          (node(CDR_PUSH, "test_cdr_location_is_the_published_location", "cpo"),), "Atlantis", "finding"),
     Fault("cdr-id-reused", CdrRules.unique_id.id, CdrIdReused,
           (node(CDR_PUSH, "test_each_session_gets_its_own_cdr", "cpo"),), "is held already"),
     Fault("cdr-id-too-long", CdrRules.id_length.id, CdrIdTooLong, (_CDR_HELD_CPO,), "characters"),

@@ -51,6 +51,17 @@ async def test_cdr_records_its_session(ocpi):
                                "authorization_reference", "start_date_time", "end_date_time")
 
 
+@checks(Cdr.location_details, Cdr.same_location, Cdr.posted, *HELD)
+async def test_cdr_location_is_the_published_location(ocpi):
+    """cdr_location keeps only the Location, EVSE and Connector of the session, with what the CPO publishes of
+    them: address, city, postal code, country, coordinates, the EVSE's evse_id, the Connector's standard,
+    format and power type (a Location changed since the session may differ: a finding)."""
+    session = await cdrs.charged(ocpi)
+    posted = await cdrs.post(ocpi, session)
+    cdrs.check_location(posted.cdr, await cdrs.published_location(ocpi, session["location_id"]))
+    await cdrs.check_read_back(ocpi, posted, "cdr_location")
+
+
 @checks(Cdr.dates_ordered, Cdr.session_only_dimensions, Cdr.total_time, Cdr.energy_consistent, Cdr.posted, *HELD)
 async def test_cdr_periods_and_totals_agree(ocpi):
     """The ChargingPeriods follow each other within start and end and carry no Session Only dimension;

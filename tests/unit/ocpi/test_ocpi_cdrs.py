@@ -8,7 +8,7 @@ import pytest
 from harness.errors import PeerViolation
 from harness.ocpi import schemas
 from harness.ocpi.cdrs import (
-    CdrRules, CdrStore, cdr_problems, credit_problems, expected_cost, session_problems)
+    CdrRules, CdrStore, cdr_problems, credit_problems, expected_cost, location_problems, session_problems)
 
 SESSION = {"country_code": "NL", "party_id": "CPO", "id": "SES-1", "start_date_time": "2024-03-01T08:00:00Z",
            "end_date_time": "2024-03-01T09:30:00Z", "kwh": 12.5, "auth_method": "COMMAND",
@@ -130,3 +130,13 @@ def test_store_keeps_cdrs_sealed_and_reads_them_at_their_url():
     assert store.at(path)["total_cost"] == CDR["total_cost"]
     with pytest.raises(PeerViolation):
         store.post({**CDR, "id": "CDR-2", "charging_periods": []})   # one period at least
+
+
+def test_cdr_location_against_the_published_location():
+    location = {"id": "LOC-1", "address": "Stationsplein 1", "city": "Utrecht", "country": "NLD",
+                "coordinates": {"latitude": "52.089444", "longitude": "5.110278"},
+                "evses": [{"uid": "evse-1", "connectors": [{"id": "1", "standard": "IEC_62196_T2", "format": "SOCKET",
+                                                             "power_type": "AC_3_PHASE"}]}]}
+    assert location_problems(CDR, location) == []
+    moved = {**CDR, "cdr_location": {**CDR["cdr_location"], "city": "Amersfoort", "connector_format": "CABLE"}}
+    assert rules(location_problems(moved, location)) == [CdrRules.location_details] * 2
