@@ -1982,6 +1982,20 @@ class KeepsCdrTotalsRounded(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_RoundsTotals)
 
 
+class _OneUrlForAll(CdrsReceiver):
+    def _created(self, cdr):
+        reply = super()._created(cdr)
+        path = reply.headers["Location"].rstrip("/").rsplit("/", 1)[-1]
+        self.store._paths["LATEST"] = self.store._paths[path]
+        return Reply(reply.status, reply.body, {"Location": f"{self.peer.module_url(CDRS).rstrip('/')}/LATEST"})
+
+
+class GivesEveryCdrOneUrl(OcpiPeer):
+    """The eMSP answers every CDR POST with one Location, which serves the CDR posted last."""
+
+    modules = OcpiPeer.modules.with_handler(_OneUrlForAll)
+
+
 class _CreditReplaces(CdrsReceiver):
     def _created(self, cdr):
         reply = super()._created(cdr)
@@ -2102,6 +2116,8 @@ FAULTS = FAULTS + (
     Fault("cdr-served-without-tariffs", CdrRules.stored.id, ServesCdrsWithoutTariffs,
           (node(CDR_RECEIVER, "test_post_answers_a_location_that_serves_the_cdr", "emsp"), _CDR_HELD_EMSP,
            node(CDR_PUSH, "test_cdr_costs_follow_its_tariffs", "emsp")), "tariffs"),
+    Fault("cdr-one-url-for-all", CdrRules.stored.id, GivesEveryCdrOneUrl,
+          (node(CDR_PUSH, "test_each_session_gets_its_own_cdr", "emsp"),), "the SUT holds another"),
     Fault("cdr-totals-rounded", CdrRules.stored.id, KeepsCdrTotalsRounded,
           (node(CDR_PUSH, "test_cdr_periods_and_totals_agree", "emsp"),), "total_"),
     Fault("cdr-credit-overwrites", CdrRules.credit_kept.id, CreditOverwritesItsCdr,

@@ -94,12 +94,15 @@ async def test_credit_cdr_undoes_a_cdr(ocpi):
             cdrs.check_held(ocpi, which.cdr, held, Cdr.credit_kept if ocpi.is_sut("emsp") else None)
 
 
-@checks(Cdr.unique_id, Cdr.posted)
+@checks(Cdr.unique_id, Cdr.session_id, Cdr.posted, *HELD)
 async def test_each_session_gets_its_own_cdr(ocpi):
-    """Two sessions, two CDRs: each with its own id and its own session_id."""
+    """Two sessions, two CDRs: each with its own id and its own session_id, and the SUT holds each as it was
+    posted (an eMSP at the Location it gave that CDR)."""
     first = await cdrs.sent_cdr(ocpi)
     second = await cdrs.sent_cdr(ocpi)
     check_equal(Cdr.unique_id, "the two CDRs have two ids", True,
                 str(first.cdr["id"]).casefold() != str(second.cdr["id"]).casefold())
     check_equal(Cdr.session_id, "the two CDRs record two Sessions", True,
                 str(first.cdr.get("session_id")).casefold() != str(second.cdr.get("session_id")).casefold())
+    for posted in (first, second):
+        await cdrs.check_read_back(ocpi, posted, "id", "session_id", "total_energy", "total_cost")
