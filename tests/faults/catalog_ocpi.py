@@ -1755,6 +1755,7 @@ from datetime import timedelta  # noqa: E402  (the cdrs block keeps its imports 
 
 from harness.ocpi.cdrs import CDR, CDRS, CdrRules  # noqa: E402
 from harness.ocpi.pagination import page_headers, paginate, parse_query  # noqa: E402
+from harness.ocpi.timestamps import parse_datetime  # noqa: E402
 from harness.reference.ocpi.cdrs import CdrsReceiver, CdrsSender  # noqa: E402
 
 CDR_PUSH, CDR_PULL = "cdrs/test_OCPI_CDRS_PUSH.py", "cdrs/test_OCPI_CDRS_PULL.py"
@@ -1827,6 +1828,13 @@ CdrInAnotherCurrency = _cdr_posting(_in_dollars, "CdrInAnotherCurrency")
 CdrCostAboveItsTariff = _cdr_posting(_cost_plus, "CdrCostAboveItsTariff")
 CreditCdrNotNegated = _cdr_posting(_credit_positive, "CreditCdrNotNegated")
 CreditCdrWithoutReference = _cdr_posting(_credit_unreferenced, "CreditCdrWithoutReference")
+CdrOfAnotherSession = _cdr_posting(lambda cdr: {**cdr, "session_id": f"{cdr['session_id']}-X"}, "CdrOfAnotherSession")
+CdrAtAnotherEvse = _cdr_posting(lambda cdr: {**cdr, "cdr_location": {**cdr["cdr_location"], "evse_uid": "EVSE-ELSEWHERE"}},
+                                "CdrAtAnotherEvse")
+CdrStartedEarlier = _cdr_posting(lambda cdr: {**cdr, "start_date_time": format_datetime(
+    parse_datetime(cdr["start_date_time"]) - timedelta(seconds=30))}, "CdrStartedEarlier")
+CdrPeriodOfAnUnlistedTariff = _cdr_posting(lambda cdr: {**cdr, "charging_periods": [
+    {**p, "tariff_id": "TARIFF-NOWHERE"} for p in cdr["charging_periods"]]}, "CdrPeriodOfAnUnlistedTariff")
 CdrInAnotherCity = _cdr_posting(lambda cdr: {**cdr, "cdr_location": {**cdr["cdr_location"], "city": "Atlantis"}},
                                 "CdrInAnotherCity")
 
@@ -1842,6 +1850,19 @@ class PostsCdrsBelowTheEndpoint(OcpiPeer):
     """The CPO POSTs its CDR to {cdrs}/{country_code}/{party_id}/{id}, as if it were a client-owned PUT."""
 
     modules = OcpiPeer.modules.with_handler(_PostsBelowTheEndpoint)
+
+
+class _ListsAnObject(CdrsSender):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        reply.body["data"] = (reply.body.get("data") or [None])[0]
+        return reply
+
+
+class ListsOneCdrAsAnObject(OcpiPeer):
+    """The CPO's CDR list answers its first CDR as an object, not a list."""
+
+    modules = OcpiPeer.modules.with_handler(_ListsAnObject)
 
 
 class _ListsOnlyItsSamples(CdrsSender):
@@ -1996,6 +2017,21 @@ class GivesEveryCdrOneUrl(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_OneUrlForAll)
 
 
+class _LowerCaseIds(CdrsReceiver):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        data = reply.body.get("data")
+        if request.method == "GET" and isinstance(data, dict):
+            reply.body["data"] = {**data, **{k: data[k].lower() for k in ("country_code", "party_id", "id")}}
+        return reply
+
+
+class ServesCdrIdsInLowerCase(OcpiPeer):
+    """The eMSP serves a CDR with its ids in lower case."""
+
+    modules = OcpiPeer.modules.with_handler(_LowerCaseIds)
+
+
 class _CreditReplaces(CdrsReceiver):
     def _created(self, cdr):
         reply = super()._created(cdr)
@@ -2088,6 +2124,19 @@ FAULTS = FAULTS + (
           (_CDR_HELD_CPO,), "POSTed"),
     Fault("cdr-location-not-published", CdrRules.location_details.id, CdrInAnotherCity,
           (node(CDR_PUSH, "test_cdr_location_is_the_published_location", "cpo"),), "Atlantis", "finding"),
+    Fault("cdr-of-another-session", CdrRules.session_id.id, CdrOfAnotherSession,
+          (node(CDR_PUSH, "test_cdr_records_its_session", "cpo"), _CDR_HELD_CPO), "session_id"),
+    Fault("cdr-at-another-evse", CdrRules.same_location.id, CdrAtAnotherEvse,
+          (node(CDR_PUSH, "test_cdr_location_is_the_published_location", "cpo"),), "EVSE-ELSEWHERE"),
+    Fault("cdr-start-not-the-sessions", CdrRules.session_times.id, CdrStartedEarlier,
+          (node(CDR_PUSH, "test_cdr_records_its_session", "cpo"),), "start_date_time", "finding"),
+    Fault("cdr-period-of-an-unlisted-tariff", CdrRules.tariff_ids.id, CdrPeriodOfAnUnlistedTariff,
+          (node(CDR_PUSH, "test_cdr_costs_follow_its_tariffs", "cpo"),), "TARIFF-NOWHERE", "finding"),
+    Fault("cdr-list-of-one-object", CdrRules.listed.id, ListsOneCdrAsAnObject,
+          (node(CDR_PULL, "test_listed_cdrs_are_consistent", "cpo"),), "holds no list"),
+    Fault("cdr-ids-in-lower-case", CdrRules.ids_as_sent.id, ServesCdrIdsInLowerCase,
+          (node(CDR_RECEIVER, "test_post_answers_a_location_that_serves_the_cdr", "emsp"),), "another case",
+          "finding"),
     Fault("cdr-id-reused", CdrRules.unique_id.id, CdrIdReused,
           (node(CDR_PUSH, "test_each_session_gets_its_own_cdr", "cpo"),), "is held already"),
     Fault("cdr-id-too-long", CdrRules.id_length.id, CdrIdTooLong, (_CDR_HELD_CPO,), "characters"),
