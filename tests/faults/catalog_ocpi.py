@@ -1865,17 +1865,19 @@ class ListsOneCdrAsAnObject(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_ListsAnObject)
 
 
-class _ListsOnlyItsSamples(CdrsSender):
-    async def serve(self, request, rest):
-        self.peer.only(request, "GET")
-        samples = [c for c in self.store.all() if str(c["id"]).startswith("CDR-SAMPLE")]
-        return self.peer.list_page(request, samples, CDR)
+def _cdr_listing(keep) -> type:
+    """A CPO's CDRs Sender whose list holds only the CDRs ``keep(sender, cdr)`` keeps."""
+    class Lists(CdrsSender):
+        async def serve(self, request, rest):
+            self.peer.only(request, "GET")
+            return self.peer.list_page(request, [c for c in self.store.all() if keep(self, c)], CDR)
+    return Lists
 
 
 class ListsNoPostedCdr(OcpiPeer):
     """The CPO's list holds only the CDRs it had at start, none it posted since."""
 
-    modules = OcpiPeer.modules.with_handler(_ListsOnlyItsSamples)
+    modules = OcpiPeer.modules.with_handler(_cdr_listing(lambda sender, cdr: str(cdr["id"]).startswith("CDR-SAMPLE")))
 
 
 class _ListsStretchedCdrs(CdrsSender):
@@ -2219,19 +2221,15 @@ class PostsBareCdrs(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_BareCdrs)
 
 
-class _ListsOnlyTheAskersCdrs(CdrsSender):
-    async def serve(self, request, rest):
-        self.peer.only(request, "GET")
-        party = self.peer.peer_party
-        mine = [c for c in self.store.all() if party is None or party.same_as(
-            hdr.Party(c["cdr_token"]["country_code"], c["cdr_token"]["party_id"]))]
-        return self.peer.list_page(request, mine, CDR)
+def _the_askers(sender, cdr) -> bool:
+    party = sender.peer.peer_party
+    return party is None or party.same_as(hdr.Party(cdr["cdr_token"]["country_code"], cdr["cdr_token"]["party_id"]))
 
 
 class ListsOnlyTheAskersCdrs(OcpiPeer):
     """The CPO lists to an eMSP only the CDRs of that eMSP's Tokens."""
 
-    modules = OcpiPeer.modules.with_handler(_ListsOnlyTheAskersCdrs)
+    modules = OcpiPeer.modules.with_handler(_cdr_listing(_the_askers))
 
 
 VARIANTS = VARIANTS + (

@@ -38,7 +38,7 @@ from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply, check_pushing_party
 from harness.reference.ocpi.locations import LocationsSender
-from harness.reference.ocpi.sessions import MAX_PAGES, PRICE_PER_KWH, VAT, SessionsSender, _json_body
+from harness.reference.ocpi.sessions import MAX_PAGES, PRICE_PER_KWH, VAT, SessionsSender, _fake, _json_body
 from harness.transport.http import HttpExchange, HttpRequest
 
 SEED = 1010
@@ -130,9 +130,7 @@ def credit_of(cdr: Mapping[str, Any], created: str) -> dict[str, Any]:
 def sample_cdrs(owner: tuple[str, str], sessions: list[Mapping[str, Any]], locations: list[Mapping[str, Any]]
                 ) -> list[dict[str, Any]]:
     """The CDRs of the COMPLETED sample Sessions, each created a few minutes after its Session ended."""
-    fake = Faker()
-    fake.seed_instance(SEED)
-    cdrs = []
+    fake, cdrs = _fake(SEED), []
     for n, session in enumerate(s for s in sessions if s.get("status") == COMPLETED and s.get("end_date_time")):
         location = next((loc for loc in locations if same_id(loc["id"], session["location_id"])), None)
         if location is None:
@@ -156,9 +154,7 @@ class CdrsSender(ModuleHandler):
 
     @functools.cached_property
     def fake(self) -> Faker:
-        fake = Faker()
-        fake.seed_instance(SEED + 1)
-        return fake
+        return _fake(SEED + 1)
 
     @classmethod
     def stock(cls, identity: Any, profile: Profile, *, from_profile: bool) -> list[dict[str, Any]]:
