@@ -1716,7 +1716,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("command-token-of-another-emsp", CommandRules.own_token.id, StartsWithAnotherEmspsToken,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "START_SESSION"),
            node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "RESERVE_NOW")),
-          "belongs to DE/"),
+          "belongs to"),
     Fault("command-result-refused", CommandRules.result_answered.id, RefusesCommandResults,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "STOP_SESSION"),),
           "was refused"),
@@ -2028,4 +2028,496 @@ VARIANTS += (
                 ("test_changed_active_profile_is_put_after_a_clear", ()))),
             reading="OCPI 2.2.1 §14.6.5 ChargingProfileResponseType (NOT_SUPPORTED: the GET of the "
                     "ActiveChargingProfile is not supported by this CPO)"),
+# --- cdrs ---
+from datetime import timedelta  # noqa: E402  (the cdrs block keeps its imports to itself)
+
+from harness.ocpi.cdrs import CDR, CDRS, CdrRules  # noqa: E402
+from harness.ocpi.pagination import page_headers, paginate, parse_query  # noqa: E402
+from harness.ocpi.timestamps import parse_datetime  # noqa: E402
+from harness.reference.ocpi.cdrs import CdrsReceiver, CdrsSender  # noqa: E402
+
+CDR_PUSH, CDR_PULL = "cdrs/test_OCPI_CDRS_PUSH.py", "cdrs/test_OCPI_CDRS_PULL.py"
+CDR_RECEIVER, CDR_FETCH = "cdrs/test_OCPI_CDRS_RECEIVER.py", "cdrs/test_OCPI_CDRS_FETCH.py"
+
+
+def _cdr_posting(change, name: str) -> type:
+    """An OcpiPeer whose CPO POSTs each CDR as ``change(cdr)`` makes it (its own copy stays as made)."""
+    class Faulty(CdrsSender):
+        async def post(self, cdr):
+            return await super().post(change(copy.deepcopy(dict(cdr))))
+    return type(name, (OcpiPeer,), {"modules": OcpiPeer.modules.with_handler(Faulty),
+                                    "__doc__": f"The CPO's CDR POSTs: {name}."})
+
+
+def _plus_hour(cdr):
+    return {**cdr, "total_time": cdr["total_time"] + 1}
+
+
+def _with_power(cdr):
+    cdr["charging_periods"][0]["dimensions"].append({"type": "POWER", "volume": 11.0})
+    return cdr
+
+
+def _other_token(cdr):
+    return {**cdr, "cdr_token": {**cdr["cdr_token"], "uid": "DEADBEEF"}}
+
+
+def _first_method(cdr):
+    return {**cdr, "auth_method": "WHITELIST"} if cdr.get("auth_method") == "COMMAND" else cdr
+
+
+def _without_reference(cdr):
+    return _without(cdr, "authorization_reference")
+
+
+def _period_early(cdr):
+    cdr["charging_periods"][0]["start_date_time"] = "2020-01-01T00:00:00Z"
+    return cdr
+
+
+def _energy_plus(cdr):
+    return cdr if cdr.get("credit") else {**cdr, "total_energy": cdr["total_energy"] + 1}
+
+
+def _in_dollars(cdr):
+    return {**cdr, "currency": "USD"}
+
+
+def _cost_plus(cdr):
+    return cdr if cdr.get("credit") else {**cdr, "total_cost": {"excl_vat": cdr["total_cost"]["excl_vat"] + 2}}
+
+
+def _credit_positive(cdr):
+    return {**cdr, "total_cost": {k: abs(v) for k, v in cdr["total_cost"].items()}} if cdr.get("credit") else cdr
+
+
+def _credit_unreferenced(cdr):
+    return _without(cdr, "credit_reference_id") if cdr.get("credit") else cdr
+
+
+CdrTotalTimeOff = _cdr_posting(_plus_hour, "CdrTotalTimeOff")
+CdrWithPowerDimension = _cdr_posting(_with_power, "CdrWithPowerDimension")
+CdrWithAnotherToken = _cdr_posting(_other_token, "CdrWithAnotherToken")
+CdrWithTheFirstAuthMethod = _cdr_posting(_first_method, "CdrWithTheFirstAuthMethod")
+CdrWithoutAuthorizationReference = _cdr_posting(_without_reference, "CdrWithoutAuthorizationReference")
+CdrPeriodBeforeItsStart = _cdr_posting(_period_early, "CdrPeriodBeforeItsStart")
+CdrEnergyAboveItsPeriods = _cdr_posting(_energy_plus, "CdrEnergyAboveItsPeriods")
+CdrInAnotherCurrency = _cdr_posting(_in_dollars, "CdrInAnotherCurrency")
+CdrCostAboveItsTariff = _cdr_posting(_cost_plus, "CdrCostAboveItsTariff")
+CreditCdrNotNegated = _cdr_posting(_credit_positive, "CreditCdrNotNegated")
+CreditCdrWithoutReference = _cdr_posting(_credit_unreferenced, "CreditCdrWithoutReference")
+CdrOfAnotherSession = _cdr_posting(lambda cdr: {**cdr, "session_id": f"{cdr['session_id']}-X"}, "CdrOfAnotherSession")
+CdrAtAnotherEvse = _cdr_posting(lambda cdr: {**cdr, "cdr_location": {**cdr["cdr_location"], "evse_uid": "EVSE-ELSEWHERE"}},
+                                "CdrAtAnotherEvse")
+CdrStartedEarlier = _cdr_posting(lambda cdr: {**cdr, "start_date_time": format_datetime(
+    parse_datetime(cdr["start_date_time"]) - timedelta(seconds=30))}, "CdrStartedEarlier")
+CdrPeriodOfAnUnlistedTariff = _cdr_posting(lambda cdr: {**cdr, "charging_periods": [
+    {**p, "tariff_id": "TARIFF-NOWHERE"} for p in cdr["charging_periods"]]}, "CdrPeriodOfAnUnlistedTariff")
+CdrInAnotherCity = _cdr_posting(lambda cdr: {**cdr, "cdr_location": {**cdr["cdr_location"], "city": "Atlantis"}},
+                                "CdrInAnotherCity")
+
+
+class _PostsBelowTheEndpoint(CdrsSender):
+    async def post(self, cdr):
+        url = f"{self.peer.other_url(CDRS).rstrip('/')}/{cdr['country_code']}/{cdr['party_id']}/{cdr['id']}"
+        return await self.peer.send("POST", url, token=self.peer.peer_token, module=CDRS,
+                                    body=self.peer.outgoing(CDR, cdr))
+
+
+class PostsCdrsBelowTheEndpoint(OcpiPeer):
+    """The CPO POSTs its CDR to {cdrs}/{country_code}/{party_id}/{id}, as if it were a client-owned PUT."""
+
+    modules = OcpiPeer.modules.with_handler(_PostsBelowTheEndpoint)
+
+
+class _ListsAnObject(CdrsSender):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        reply.body["data"] = (reply.body.get("data") or [None])[0]
+        return reply
+
+
+class ListsOneCdrAsAnObject(OcpiPeer):
+    """The CPO's CDR list answers its first CDR as an object, not a list."""
+
+    modules = OcpiPeer.modules.with_handler(_ListsAnObject)
+
+
+def _cdr_listing(keep) -> type:
+    """A CPO's CDRs Sender whose list holds only the CDRs ``keep(sender, cdr)`` keeps."""
+    class Lists(CdrsSender):
+        async def serve(self, request, rest):
+            self.peer.only(request, "GET")
+            return self.peer.list_page(request, [c for c in self.store.all() if keep(self, c)], CDR)
+    return Lists
+
+
+class ListsNoPostedCdr(OcpiPeer):
+    """The CPO's list holds only the CDRs it had at start, none it posted since."""
+
+    modules = OcpiPeer.modules.with_handler(_cdr_listing(lambda sender, cdr: str(cdr["id"]).startswith("CDR-SAMPLE")))
+
+
+class _ListsStretchedCdrs(CdrsSender):
+    @classmethod
+    def stock(cls, identity, profile, *, from_profile):
+        return [_plus_hour(cdr) for cdr in super().stock(identity, profile, from_profile=from_profile)]
+
+
+class ListsCdrsWithTheirTimeOff(OcpiPeer):
+    """The CPO's listed CDRs have a total_time an hour longer than their span."""
+
+    modules = OcpiPeer.modules.with_handler(_ListsStretchedCdrs)
+
+
+# the eMSP's Receiver
+class _NoLocation(CdrsReceiver):
+    def _created(self, cdr):
+        reply = super()._created(cdr)
+        return Reply(reply.status, reply.body)
+
+
+class AnswersCdrPostsWithoutLocation(OcpiPeer):
+    """The eMSP creates the CDR but its answer has no Location header."""
+
+    modules = OcpiPeer.modules.with_handler(_NoLocation)
+
+
+def _changing(method: str) -> type:
+    class Changes(CdrsReceiver):
+        async def serve(self, request, rest):
+            if request.method != method or len(rest) != 1 or self.store.at(rest[0]) is None:
+                return await super().serve(request, rest)
+            held = self.store.at(rest[0])
+            if method == "DELETE":
+                self.store._paths.pop(rest[0])
+            else:
+                held.update({k: v for k, v in json.loads(request.body).items() if v is not None})
+            return Reply(200, build())
+    return Changes
+
+
+class ReplacesCdrsOnPut(OcpiPeer):
+    """The eMSP takes a PUT at a CDR's URL and replaces the CDR."""
+
+    modules = OcpiPeer.modules.with_handler(_changing("PUT"))
+
+
+class PatchesCdrs(OcpiPeer):
+    """The eMSP takes a PATCH at a CDR's URL and changes the CDR."""
+
+    modules = OcpiPeer.modules.with_handler(_changing("PATCH"))
+
+
+class DeletesCdrs(OcpiPeer):
+    """The eMSP takes a DELETE at a CDR's URL and forgets the CDR."""
+
+    modules = OcpiPeer.modules.with_handler(_changing("DELETE"))
+
+
+class _ReplacedByASecondPost(CdrsReceiver):
+    def _created(self, cdr):
+        held = self.store.get(cdr["country_code"], cdr["party_id"], cdr["id"]) if isinstance(cdr, dict) else None
+        if held is None:
+            return super()._created(cdr)
+        held.clear()
+        held.update(cdr)
+        return Reply(200, build())
+
+
+class ReplacesCdrsOnASecondPost(OcpiPeer):
+    """A second POST of a CDR id the eMSP holds replaces the stored CDR."""
+
+    modules = OcpiPeer.modules.with_handler(_ReplacedByASecondPost)
+
+
+class _AnswersAnyUrl(CdrsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "GET" and len(rest) == 1 and self.store.at(rest[0]) is None and self.store.all():
+            return Reply(200, build(self.store.all()[-1]))
+        return await super().serve(request, rest)
+
+
+class AnswersAnyCdrUrl(OcpiPeer):
+    """A GET at a URL the eMSP never gave answers the last CDR it got."""
+
+    modules = OcpiPeer.modules.with_handler(_AnswersAnyUrl)
+
+
+class _AnyParty(CdrsReceiver):
+    def _created(self, cdr):
+        path = self.store.post(cdr)
+        return Reply(201, build(), {"Location": f"{self.peer.module_url(CDRS).rstrip('/')}/{path}"})
+
+
+class TakesCdrsOfAnyParty(OcpiPeer):
+    """The eMSP takes a CDR of a party the posting platform never declared."""
+
+    modules = OcpiPeer.modules.with_handler(_AnyParty)
+
+
+class _ServesWithoutTariffs(CdrsReceiver):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        if request.method == "GET" and isinstance(reply.body.get("data"), dict):
+            reply.body["data"] = _without(reply.body["data"], "tariffs")
+        return reply
+
+
+class ServesCdrsWithoutTariffs(OcpiPeer):
+    """The eMSP serves a CDR without the Tariffs it was posted with."""
+
+    modules = OcpiPeer.modules.with_handler(_ServesWithoutTariffs)
+
+
+class _RoundsTotals(CdrsReceiver):
+    def _created(self, cdr):
+        if isinstance(cdr, dict):
+            cdr = {**cdr, **{k: round(cdr[k]) for k in ("total_energy", "total_time") if isinstance(cdr.get(k), float)}}
+        return super()._created(cdr)
+
+
+class KeepsCdrTotalsRounded(OcpiPeer):
+    """The eMSP keeps a CDR's total_energy and total_time rounded to whole numbers."""
+
+    modules = OcpiPeer.modules.with_handler(_RoundsTotals)
+
+
+class _OneUrlForAll(CdrsReceiver):
+    def _created(self, cdr):
+        reply = super()._created(cdr)
+        path = reply.headers["Location"].rstrip("/").rsplit("/", 1)[-1]
+        self.store._paths["LATEST"] = self.store._paths[path]
+        return Reply(reply.status, reply.body, {"Location": f"{self.peer.module_url(CDRS).rstrip('/')}/LATEST"})
+
+
+class GivesEveryCdrOneUrl(OcpiPeer):
+    """The eMSP answers every CDR POST with one Location, which serves the CDR posted last."""
+
+    modules = OcpiPeer.modules.with_handler(_OneUrlForAll)
+
+
+class _LowerCaseIds(CdrsReceiver):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        data = reply.body.get("data")
+        if request.method == "GET" and isinstance(data, dict):
+            reply.body["data"] = {**data, **{k: data[k].lower() for k in ("country_code", "party_id", "id")}}
+        return reply
+
+
+class ServesCdrIdsInLowerCase(OcpiPeer):
+    """The eMSP serves a CDR with its ids in lower case."""
+
+    modules = OcpiPeer.modules.with_handler(_LowerCaseIds)
+
+
+class _CreditReplaces(CdrsReceiver):
+    def _created(self, cdr):
+        reply = super()._created(cdr)
+        if isinstance(cdr, dict) and cdr.get("credit"):
+            original = self.store.get(cdr["country_code"], cdr["party_id"], cdr.get("credit_reference_id", ""))
+            if original is not None:
+                original.update(total_cost=cdr["total_cost"], credit=True)
+        return reply
+
+
+class CreditOverwritesItsCdr(OcpiPeer):
+    """A Credit CDR overwrites the total_cost of the CDR it credits."""
+
+    modules = OcpiPeer.modules.with_handler(_CreditReplaces)
+
+
+class _FetchesOnePage(CdrsReceiver):
+    async def act_fetch_cdrs(self, date_from=None):
+        query = f"?{urlencode({'date_from': date_from})}" if date_from else ""
+        await self.peer.send("GET", f"{self.peer.other_url(CDRS)}{query}", token=self.peer.peer_token, module=CDRS)
+
+
+class FetchesTheFirstCdrPageOnly(OcpiPeer):
+    """The eMSP's pull of the CPO's CDRs stops after the first page."""
+
+    modules = OcpiPeer.modules.with_handler(_FetchesOnePage)
+
+
+class _FetchesEverything(CdrsReceiver):
+    async def act_fetch_cdrs(self, date_from=None):
+        await super().act_fetch_cdrs(None)
+
+
+class FetchesCdrsWithoutItsDate(OcpiPeer):
+    """Asked to catch up from a moment, the eMSP pulls the CDR list without date_from."""
+
+    modules = OcpiPeer.modules.with_handler(_FetchesEverything)
+
+
+CdrIdReused = _cdr_posting(lambda cdr: cdr if cdr.get("credit") else {**cdr, "id": "CDR-ALWAYS-THE-SAME"},
+                           "CdrIdReused")
+CdrIdTooLong = _cdr_posting(lambda cdr: cdr if cdr.get("credit") else {**cdr, "id": f"{cdr['id']}-{'X' * 36}"[:39]},
+                            "CdrIdTooLong")
+
+
+class _DateToInclusive(CdrsSender):
+    async def serve(self, request, rest):
+        self.peer.only(request, "GET")
+        query = parse_query(request.query, max_limit=self.peer.page_limit)
+        if query.date_to is not None:   # one microsecond later: a CDR at date_to itself stays in
+            query = dataclasses.replace(query, date_to=query.date_to + timedelta(microseconds=1))
+        page = paginate(self.store.all(), query)
+        return Reply(200, build(page.items), page_headers(page, query, request.url))
+
+
+class ListsCdrsUpToDateToInclusive(OcpiPeer):
+    """The CPO's CDR list keeps a CDR last updated at date_to itself (date_to read as inclusive)."""
+
+    modules = OcpiPeer.modules.with_handler(_DateToInclusive)
+
+
+_CDR_HELD_CPO = node(CDR_PUSH, "test_cdr_of_an_ended_session_is_posted_and_held", "cpo", "in_process")
+_CDR_HELD_EMSP = node(CDR_PUSH, "test_cdr_of_an_ended_session_is_posted_and_held", "emsp", "in_process")
+
+FAULTS = FAULTS + (
+    Fault("cdr-total-time-off", CdrRules.total_time.id, CdrTotalTimeOff,
+          (node(CDR_PUSH, "test_cdr_periods_and_totals_agree", "cpo"), _CDR_HELD_CPO), "total_time"),
+    Fault("cdr-session-only-dimension", CdrRules.session_only_dimensions.id, CdrWithPowerDimension,
+          (node(CDR_PUSH, "test_cdr_periods_and_totals_agree", "cpo"),), "POWER"),
+    Fault("cdr-token-not-the-sessions", CdrRules.same_token.id, CdrWithAnotherToken,
+          (node(CDR_PUSH, "test_cdr_records_its_session", "cpo"), _CDR_HELD_CPO), "DEADBEEF"),
+    Fault("cdr-first-auth-method", CdrRules.auth_method.id, CdrWithTheFirstAuthMethod,
+          (node(CDR_PUSH, "test_cdr_records_its_session", "cpo"),), "auth_method WHITELIST"),
+    Fault("cdr-authorization-reference-dropped", CdrRules.authorization_reference.id,
+          CdrWithoutAuthorizationReference, (node(CDR_PUSH, "test_cdr_records_its_session", "cpo"),),
+          "AUTH-CDR-0001"),
+    Fault("cdr-period-before-start", CdrRules.dates_ordered.id, CdrPeriodBeforeItsStart,
+          (node(CDR_PUSH, "test_cdr_periods_and_totals_agree", "cpo"),), "start outside"),
+    Fault("cdr-energy-above-periods", CdrRules.energy_consistent.id, CdrEnergyAboveItsPeriods,
+          (node(CDR_PUSH, "test_cdr_periods_and_totals_agree", "cpo"),), "ENERGY dimensions", "finding"),
+    Fault("cdr-other-currency", CdrRules.currency.id, CdrInAnotherCurrency,
+          (node(CDR_PUSH, "test_cdr_costs_follow_its_tariffs", "cpo"),), "USD", "finding"),
+    Fault("cdr-cost-above-tariff", CdrRules.costs.id, CdrCostAboveItsTariff,
+          (node(CDR_PUSH, "test_cdr_costs_follow_its_tariffs", "cpo"),), "the Tariff gives", "finding"),
+    Fault("cdr-credit-not-negated", CdrRules.credit_negated.id, CreditCdrNotNegated,
+          (node(CDR_PUSH, "test_credit_cdr_undoes_a_cdr", "cpo"),), "negated"),
+    Fault("cdr-credit-without-reference", CdrRules.credit_reference.id, CreditCdrWithoutReference,
+          (node(CDR_PUSH, "test_credit_cdr_undoes_a_cdr", "cpo"),), "credit_reference_id"),
+    Fault("cdr-posted-below-endpoint", CdrRules.post_url.id, PostsCdrsBelowTheEndpoint,
+          (_CDR_HELD_CPO,), "POSTed"),
+    Fault("cdr-location-not-published", CdrRules.location_details.id, CdrInAnotherCity,
+          (node(CDR_PUSH, "test_cdr_location_is_the_published_location", "cpo"),), "Atlantis", "finding"),
+    Fault("cdr-of-another-session", CdrRules.session_id.id, CdrOfAnotherSession,
+          (node(CDR_PUSH, "test_cdr_records_its_session", "cpo"), _CDR_HELD_CPO), "session_id"),
+    Fault("cdr-at-another-evse", CdrRules.same_location.id, CdrAtAnotherEvse,
+          (node(CDR_PUSH, "test_cdr_location_is_the_published_location", "cpo"),), "EVSE-ELSEWHERE"),
+    Fault("cdr-start-not-the-sessions", CdrRules.session_times.id, CdrStartedEarlier,
+          (node(CDR_PUSH, "test_cdr_records_its_session", "cpo"),), "start_date_time", "finding"),
+    Fault("cdr-period-of-an-unlisted-tariff", CdrRules.tariff_ids.id, CdrPeriodOfAnUnlistedTariff,
+          (node(CDR_PUSH, "test_cdr_costs_follow_its_tariffs", "cpo"),), "TARIFF-NOWHERE", "finding"),
+    Fault("cdr-list-of-one-object", CdrRules.listed.id, ListsOneCdrAsAnObject,
+          (node(CDR_PULL, "test_listed_cdrs_are_consistent", "cpo"),), "holds no list"),
+    Fault("cdr-ids-in-lower-case", CdrRules.ids_as_sent.id, ServesCdrIdsInLowerCase,
+          (node(CDR_RECEIVER, "test_post_answers_a_location_that_serves_the_cdr", "emsp"),), "another case",
+          "finding"),
+    Fault("cdr-id-reused", CdrRules.unique_id.id, CdrIdReused,
+          (node(CDR_PUSH, "test_each_session_gets_its_own_cdr", "cpo"),), "is held already"),
+    Fault("cdr-id-too-long", CdrRules.id_length.id, CdrIdTooLong, (_CDR_HELD_CPO,), "characters"),
+    Fault("cdr-list-date-to-inclusive", PaginationRules.date_filters.id, ListsCdrsUpToDateToInclusive,
+          (node(CDR_PULL, "test_date_filter_on_last_updated", "cpo", "date_to"),), "date_to"),
+    Fault("cdr-posted-not-listed", CdrRules.listed_pushed.id, ListsNoPostedCdr,
+          (node(CDR_PULL, "test_posted_cdr_and_its_credit_are_listed", "cpo"), _CDR_HELD_CPO), "lacks the CDR",
+          "finding"),
+    Fault("cdr-listed-time-off", CdrRules.total_time.id, ListsCdrsWithTheirTimeOff,
+          (node(CDR_PULL, "test_listed_cdrs_are_consistent", "cpo"),), "total_time"),
+    Fault("cdr-post-without-location", CdrRules.location_header.id, AnswersCdrPostsWithoutLocation,
+          (node(CDR_RECEIVER, "test_post_answers_a_location_that_serves_the_cdr", "emsp"), _CDR_HELD_EMSP),
+          "no Location header"),
+    Fault("cdr-put-replaces", CdrRules.never_changed.id, ReplacesCdrsOnPut,
+          (node(CDR_RECEIVER, "test_a_cdr_is_never_changed", "emsp", "PUT"),), "a PUT of a CDR"),
+    Fault("cdr-patch-applied", CdrRules.never_changed.id, PatchesCdrs,
+          (node(CDR_RECEIVER, "test_a_cdr_is_never_changed", "emsp", "PATCH"),), "a PATCH of a CDR"),
+    Fault("cdr-delete-forgets", CdrRules.never_changed.id, DeletesCdrs,
+          (node(CDR_RECEIVER, "test_a_cdr_is_never_changed", "emsp", "DELETE"),), "a DELETE of a CDR"),
+    Fault("cdr-second-post-replaces", CdrRules.not_replaced.id, ReplacesCdrsOnASecondPost,
+          (node(CDR_RECEIVER, "test_second_post_of_a_cdr_id_does_not_replace_it", "emsp"),), "total_cost"),
+    Fault("cdr-any-url-answered", CdrRules.unknown_refused.id, AnswersAnyCdrUrl,
+          (node(CDR_RECEIVER, "test_get_of_a_cdr_it_never_got_is_refused", "emsp"),), "never got"),
+    Fault("cdr-any-party-taken", CdrRules.party_registered.id, TakesCdrsOfAnyParty,
+          (node(CDR_RECEIVER, "test_cdr_under_another_party_is_refused", "emsp"),), "never declared", "finding"),
+    Fault("cdr-served-without-tariffs", CdrRules.stored.id, ServesCdrsWithoutTariffs,
+          (node(CDR_RECEIVER, "test_post_answers_a_location_that_serves_the_cdr", "emsp"), _CDR_HELD_EMSP,
+           node(CDR_PUSH, "test_cdr_costs_follow_its_tariffs", "emsp")), "tariffs"),
+    Fault("cdr-one-url-for-all", CdrRules.stored.id, GivesEveryCdrOneUrl,
+          (node(CDR_PUSH, "test_each_session_gets_its_own_cdr", "emsp"),), "the SUT holds another"),
+    Fault("cdr-totals-rounded", CdrRules.stored.id, KeepsCdrTotalsRounded,
+          (node(CDR_PUSH, "test_cdr_periods_and_totals_agree", "emsp"),), "total_"),
+    Fault("cdr-credit-overwrites", CdrRules.credit_kept.id, CreditOverwritesItsCdr,
+          (node(CDR_RECEIVER, "test_credit_cdr_is_kept_beside_its_cdr", "emsp"),
+           node(CDR_PUSH, "test_credit_cdr_undoes_a_cdr", "emsp")), "the SUT holds another"),
+    Fault("cdr-fetch-one-page", "OCPI_CDRS_FETCH.every_page", FetchesTheFirstCdrPageOnly,
+          (node(CDR_FETCH, "test_whole_list_is_fetched_page_by_page", "emsp"),), "last page"),
+    Fault("cdr-fetch-without-date", "OCPI_CDRS_FETCH.date_from", FetchesCdrsWithoutItsDate,
+          (node(CDR_FETCH, "test_missed_cdrs_are_fetched_from_a_date", "emsp"),), "date_from"),
+)
+
+
+# the legal readings of the cdrs module
+class _IgnoresASecondPost(CdrsReceiver):
+    def _created(self, cdr):
+        held = self.store.get(cdr["country_code"], cdr["party_id"], cdr["id"]) if isinstance(cdr, dict) else None
+        return Reply(200, build()) if held is not None else super()._created(cdr)
+
+
+class IgnoresASecondCdrPost(OcpiPeer):
+    """The eMSP answers a second POST of a CDR id it holds with success and keeps the first CDR."""
+
+    modules = OcpiPeer.modules.with_handler(_IgnoresASecondPost)
+
+
+def _bare(cdr):
+    return {k: v for k, v in cdr.items() if k not in ("tariffs", "total_energy_cost", "total_parking_cost",
+                                                      "total_parking_time", "invoice_reference_id", "meter_id")}
+
+
+class _BareCdrs(CdrsSender):
+    @classmethod
+    def stock(cls, identity, profile, *, from_profile):
+        return [_bare(cdr) for cdr in super().stock(identity, profile, from_profile=from_profile)]
+
+    async def post(self, cdr):
+        return await super().post(_bare(cdr))
+
+    async def act_send_cdr(self, session_id):
+        exchange = await super().act_send_cdr(session_id)
+        for cdr in self.store.all():   # keep what was posted, as listed
+            for name in [k for k in cdr if k not in _bare(cdr)]:
+                del cdr[name]
+        return exchange
+
+
+class PostsBareCdrs(OcpiPeer):
+    """The CPO's CDRs carry only the required members: no Tariffs, no cost parts, no parking time."""
+
+    modules = OcpiPeer.modules.with_handler(_BareCdrs)
+
+
+def _the_askers(sender, cdr) -> bool:
+    party = sender.peer.peer_party
+    return party is None or party.same_as(hdr.Party(cdr["cdr_token"]["country_code"], cdr["cdr_token"]["party_id"]))
+
+
+class ListsOnlyTheAskersCdrs(OcpiPeer):
+    """The CPO lists to an eMSP only the CDRs of that eMSP's Tokens."""
+
+    modules = OcpiPeer.modules.with_handler(_cdr_listing(_the_askers))
+
+
+VARIANTS = VARIANTS + (
+    Variant("cdrs-second-post-ignored", IgnoresASecondCdrPost, ("suites/ocpi/cdrs",),
+            reading="OCPI 2.2.1 §10.1 (a CDR cannot be changed or replaced: the text does not say a second POST "
+                    "must be refused, only that the CDR stays)"),
+    Variant("cdrs-only-required-members", PostsBareCdrs, ("suites/ocpi/cdrs",),
+            reading="OCPI 2.2.1 §10.3.1 (tariffs *, total_energy_cost, total_parking_cost, total_parking_time, "
+                    "meter_id, invoice_reference_id ?)"),
+    Variant("cdrs-list-only-the-askers", ListsOnlyTheAskersCdrs,
+            (node(CDR_PULL, "test_posted_cdr_and_its_credit_are_listed", "cpo"), f"suites/ocpi/{CDR_PUSH}"),
+            reading="OCPI 2.2.1 §10.1.3 (the CPO may return only the CDRs relevant to the requesting eMSP)"),
 )

@@ -5,9 +5,11 @@ its handlers in a module beside this one, and one ``Module`` line here per role 
 the peer, its routing and its version details are not edited.
 """
 
+from harness.ocpi.cdrs import CdrStore
 from harness.ocpi.locations import LocationStore
 from harness.ocpi.sessions import SessionStore
 from harness.ocpi.tokens import TokenStore
+from harness.reference.ocpi.cdrs import CdrsReceiver, CdrsSender
 from harness.reference.ocpi.commands import CommandsReceiver, CommandsSender, CommandStore
 from harness.reference.ocpi.handler import Module, ModuleRegistry
 from harness.reference.ocpi.chargingprofiles import (
@@ -27,4 +29,6 @@ MODULES = ModuleRegistry([
     Module(CommandsSender, CommandStore),
     Module(ChargingProfilesReceiver, ChargingProfileStore),
     Module(ChargingProfilesSender, ChargingProfileStore),
+    Module(CdrsSender, CdrStore),
+    Module(CdrsReceiver, CdrStore),
 ])

@@ -101,7 +101,7 @@ def test_faulty_variants_replace_a_handler_or_a_store():
     assert [m.handler for m in locations(MODULES.with_handler(Sender).for_role(EMSP))] == [LocationsReceiver]
     assert {m.handler.module for m in MODULES.with_store(LOCATIONS, Lenient).for_role(CPO)} == {LOCATIONS, "sessions",
                                                                                         "tokens", "commands",
-                                                                                        "chargingprofiles"}
+                                                                                        "chargingprofiles", "cdrs"}
     with pytest.raises(HarnessError, match="no module tariffs"):
         MODULES.with_handler(TariffsSender)
 

@@ -59,7 +59,8 @@ async def test_versions_and_details_list_the_modules_by_role():
                                                                           ("sessions", "SENDER"),
                                                                           ("tokens", "RECEIVER"),
                                                                           ("commands", "RECEIVER"),
-                                                                          ("chargingprofiles", "RECEIVER")}
+                                                                          ("chargingprofiles", "RECEIVER"),
+                                                                          ("cdrs", "SENDER")}
     assert {e["role"] for e in emsp.endpoints()} == {"SENDER", "RECEIVER"}
 
 
