@@ -2028,6 +2028,9 @@ VARIANTS += (
                 ("test_changed_active_profile_is_put_after_a_clear", ()))),
             reading="OCPI 2.2.1 §14.6.5 ChargingProfileResponseType (NOT_SUPPORTED: the GET of the "
                     "ActiveChargingProfile is not supported by this CPO)"),
+)
+
+
 # --- cdrs ---
 from datetime import timedelta  # noqa: E402  (the cdrs block keeps its imports to itself)
 
