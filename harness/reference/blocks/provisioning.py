@@ -160,8 +160,11 @@ class ProvisioningStation2x(Block):
 
     def status_payload(self, evse_id: int, connector_id: int, status: str) -> dict:
         """``status`` of the connector as reported: Available is Unavailable while the station, the EVSE or the
-        connector is Inoperative (ChangeAvailability, G03/G04)."""
-        if status == "Available" and not self.connector_operative(evse_id, connector_id):
+        connector is Inoperative (ChangeAvailability, G03/G04), Faulted while the EVSE is (``fault_evse``)."""
+        state = self.evses.get(evse_id)
+        if status in ("Available", "Reserved") and state is not None and state.faulted:
+            status = "Faulted"
+        elif status == "Available" and not self.connector_operative(evse_id, connector_id):
             status = "Unavailable"
         return {"timestamp": now_iso(), "connectorStatus": status, "evseId": evse_id, "connectorId": connector_id}
 

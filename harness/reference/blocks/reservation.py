@@ -145,7 +145,7 @@ def _same_token(a: dict | None, b: dict | None) -> bool:
 
 class ReservationStation2x(Block):
     versions = V2X
-    requires = ("ProvisioningStation2x", "TransactionsStation2x")
+    requires = ("ProvisioningStation2x", "TransactionsStation2x", "AvailabilityStation2x")
     precedes = ("TransactionsStation2x",)   # its reservation hooks replace the transactions block's defaults
     configurable = frozenset({"reservations_refused"})
     reservations_refused = False
@@ -161,9 +161,9 @@ class ReservationStation2x(Block):
         self._end(payload["id"], None)
         asked = [self.evses[evse_id]] if evse_id is not None else list(self.evses.values())
         free = [s for s in asked if s.transaction is None and not s.plugged and s.authorized is None
-                and s.reservation is None]
+                and s.reservation is None and not s.faulted]
         if not free:
-            return {"status": "Occupied"}
+            return {"status": "Faulted" if all(s.faulted for s in asked) else "Occupied"}
         state = free[0]
         state.reservation = reservation = EvseReservation(payload["id"], payload["idToken"],
                                                           payload.get("groupIdToken"),
@@ -174,6 +174,12 @@ class ReservationStation2x(Block):
 
     def on_CancelReservation(self, _: None, payload: dict) -> dict:
         return {"status": "Accepted" if self._end(payload["reservationId"], None) else "Rejected"}
+
+    def evse_faulted(self, state: EvseState) -> None:
+        """TC_H_20: the reservation of an EVSE that became Faulted is removed (ReservationStatusUpdate Removed)."""
+        super().evse_faulted(state)
+        if state.reservation is not None:
+            self._end(state.reservation.id, "Removed")
 
     async def _report_reserved_status(self, state: EvseState, status: str) -> None:
         for connector in state.evse.connectors:
@@ -191,7 +197,7 @@ class ReservationStation2x(Block):
             if update is not None:
                 await self.call("ReservationStatusUpdate", {"reservationId": reservation_id,
                                                             "reservationUpdateStatus": update})
-            if state.transaction is None and not state.plugged:
+            if state.transaction is None and not state.plugged and not state.faulted:
                 await self._report_reserved_status(state, "Available")
 
         self.background.spawn(ended())

@@ -19,6 +19,7 @@ from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import token_with
 from harness.usecases.reservation import reports, reserve
 from harness.usecases.smart_charging import charging
+from harness.verdict import check_equal, require
 
 
 class H01(RuleTable):
@@ -33,6 +34,12 @@ class H01(RuleTable):
                       "the connectors of a reserved EVSE report StatusNotification Reserved", by=CS)
     occupied = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Occupied)",
                       "ReserveNow of an EVSE in a transaction is answered Occupied", by=CS)
+    faulted = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Faulted)",
+                     "ReserveNow of a Faulted EVSE is answered Faulted", by=CS)
+    removed = should("OCPP 2.0.1 part 2 H01; ReservationUpdateStatusEnumType (Removed); tzi-OCTT TC_H_20",
+                     "a reservation whose EVSE becomes Faulted is removed: ReservationStatusUpdate Removed", by=CS)
+    answered = must("OCPP 2.0.1 part 2 ReservationStatusUpdateResponse; RPC framework (every CALL answered)",
+                    "the CSMS answers the ReservationStatusUpdate of a removed reservation", by=CSMS)
 
 
 pytestmark = case("H01", block="Reservation", roles=("csms", "cs"), protocols=OCPP2, requires=["reservations"])
@@ -108,3 +115,29 @@ async def test_rejected_reservation_is_sent_as_asked(ocpp, profile):
     answer."""
     ocpp.configure(reservations_refused=True)
     await reserve(ocpp, H01.request, H01.request, _token(profile), evseId=profile.evses[0].id, expect="Rejected")
+
+
+@checks(H01.request, H01.accepted, H01.removed, H01.answered, csms=TC("TC_H_20_CSMS", "ocpp2.0.1"))
+async def test_reservation_removed_when_the_evse_faults(ocpp, profile):
+    """A reservation of the first EVSE; the EVSE becomes Faulted: ReservationStatusUpdate Removed for it,
+    answered by the CSMS."""
+    evse = profile.evses[0].id
+    reservation_id, _ = await reserve(ocpp, H01.request, H01.accepted, _token(profile), evseId=evse)
+    mark = ocpp.mark()
+    await ocpp.act(CS, "fault_evse", evse_id=evse)
+    update = await ocpp.expect("ReservationStatusUpdate", sender=CS, after=mark, rule=H01.removed,
+                               where=lambda p: p["reservationId"] == reservation_id)
+    if update is not None:   # silence is a finding (SHOULD)
+        check_equal(H01.removed, "ReservationStatusUpdateRequest reservationUpdateStatus", "Removed",
+                    update.request["reservationUpdateStatus"])
+        require(update.error is None, H01.answered, "ReservationStatusUpdate was answered with a CALLERROR",
+                expected="ReservationStatusUpdateResponse", actual=update.error)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(H01.faulted)
+async def test_a_faulted_evse_is_not_reserved(ocpp, profile):
+    """The first EVSE is Faulted: ReserveNow for it is answered Faulted."""
+    evse = profile.evses[0].id
+    await ocpp.act(CS, "fault_evse", evse_id=evse)
+    await reserve(ocpp, H01.request, H01.faulted, _token(profile), evseId=evse, expect="Faulted")

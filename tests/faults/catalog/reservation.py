@@ -91,6 +91,21 @@ class CsmsRefusesReservationUpdates(ReferenceCsms):
         raise NotImplementedError("ReservationStatusUpdate")
 
 
+class StationKeepsFaultedReservations(ReferenceStation):
+    """An EVSE that becomes Faulted keeps its reservation: no ReservationStatusUpdate Removed."""
+
+    def evse_faulted(self, state):
+        return None
+
+
+class StationReservesFaultedEvses(ReferenceStation):
+    """ReserveNow of a Faulted EVSE is answered Occupied, not Faulted."""
+
+    def on_ReserveNow(self, session, payload):
+        answer = super().on_ReserveNow(session, payload)
+        return {"status": "Occupied"} if answer["status"] == "Faulted" else answer
+
+
 H01, H02, H03, H04 = (f"reservation/test_H0{n}.py" for n in (1, 2, 3, 4))
 
 
@@ -103,6 +118,14 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("H01-csms-reserves-the-next-evse", "H01.request", CsmsReservesTheNextEvse,
           (csms_test(H01, "test_reserve_a_specific_evse"),), "ReserveNowRequest"),
+    Fault("H01-station-keeps-faulted-reservations", "H01.removed", StationKeepsFaultedReservations,
+          (cs_test(H01, "test_reservation_removed_when_the_evse_faults"),), "ReservationStatusUpdate",
+          verdict="finding"),
+    Fault("H01-station-reserves-faulted-evses", "H01.faulted", StationReservesFaultedEvses,
+          (cs_test(H01, "test_a_faulted_evse_is_not_reserved"),), "ReserveNowResponse status", verdict="finding"),
+    Fault("H01-csms-refuses-removed-reservation-updates", "H01.answered", CsmsRefusesReservationUpdates,
+          (csms_test(H01, "test_reservation_removed_when_the_evse_faults"),),
+          "ReservationStatusUpdate was answered with a CALLERROR"),
     Fault("H02-station-keeps-cancelled-reservations", "H02.cancelled", StationKeepsCancelledReservations,
           (cs_test(H02, "test_cancel_a_reservation"),), "the SUT did not send StatusNotification", verdict="finding"),
     Fault("H02-station-cancels-anything", "H02.unknown", StationCancelsAnything,
