@@ -23,7 +23,8 @@ a connector it does not have; a transaction running on the connector is stopped 
 UnlockCommand.
 
 CSMS: both and UnlockConnector (2.x and 1.6) as actuator actions; a 2.x remote start carries a fresh
-server-generated Central idToken and a unique remoteStartId (spec 001 Remote start rule 1).
+server-generated Central idToken and a unique remoteStartId (spec 001 Remote start rule 1); 2.1's remote start
+with a limit (F07) leaves the limit to the answer to the transaction's Started event (the transactions block's).
 """
 
 from __future__ import annotations
@@ -145,6 +146,7 @@ class RemoteControlStation16(Block):
 # ----------------------------------------------------------------------------------------- the CSMS
 class RemoteControlCsms2x(Block):
     versions = V2X
+    requires = ("TransactionsCsms2x",)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -172,6 +174,16 @@ class RemoteControlCsms2x(Block):
         ``request_start_transaction``: an adapter written before K05 would drop the key and start without it."""
         self.send(station, "RequestStartTransaction",
                   self._remote_start(evse_id, id_token, remote_start_id) | {"chargingProfile": charging_profile})
+
+    async def act_request_start_transaction_with_limit(self, evse_id: int, transaction_limit: dict,
+                                                       id_token: dict | None = None,
+                                                       remote_start_id: int | None = None,
+                                                       station: str | None = None) -> None:
+        """F07 (2.1): a remote start whose transaction the operator limits (maxCost, maxEnergy, maxTime, maxSoC):
+        the Started event of its token is answered with that transactionLimit."""
+        payload = self._remote_start(evse_id, id_token, remote_start_id)
+        self.limit_transactions_of(payload["idToken"], transaction_limit)
+        self.send(station, "RequestStartTransaction", payload)
 
     async def act_request_stop_transaction(self, transaction_id: str, station: str | None = None) -> None:
         self.send(station, "RequestStopTransaction", {"transactionId": transaction_id})
