@@ -1,4 +1,4 @@
-"""Provisioning faults (B05, B06, B07, B11, B12): stations that answer the device model or a Reset wrongly, and
+"""Provisioning faults (B05, B06, B07, B11, B12, B13): stations that answer the device model or a Reset wrongly, and
 CSMSs that send what their operator did not ask."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 
 from harness.reference import ReferenceCsms, ReferenceStation
 
-from .records import Fault, cs_test, csms_test
+from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
 
 # ---------------------------------------------------------------------------------------------- B01
@@ -264,6 +264,35 @@ class CsmsAnswersRebootsWithAnError(ReferenceCsms):
         return super().on_BootNotification(session, payload)
 
 
+class StationEndsTransactionsOnResumeReset(ReferenceStation):
+    """B13: an ImmediateAndResume reset ends the running transactions as an Immediate one does."""
+
+    def on_Reset(self, session, payload):
+        if payload["type"] == "ImmediateAndResume":
+            payload = {**payload, "type": "Immediate"}
+        return super().on_Reset(session, payload)
+
+
+class StationNeverResumes(ReferenceStation):
+    """B13: after the restart the kept transaction is never reported resumed (no TxResumed event)."""
+
+    async def call(self, action, payload):
+        if action == "TransactionEvent" and payload.get("triggerReason") == "TxResumed":
+            return {}
+        return await super().call(action, payload)
+
+
+class CsmsRefusesResumedTransactions(ReferenceCsms):
+    """B13: the TransactionEvent of a resumed transaction is answered with a CALLERROR."""
+
+    def on_TransactionEvent(self, session, payload):
+        if payload["triggerReason"] == "TxResumed":
+            raise NotImplementedError("TransactionEvent TxResumed")
+        return super().on_TransactionEvent(session, payload)
+
+
+B13 = "provisioning/test_B13.py"
+RESUME = "test_reset_and_resume_keeps_the_transaction"
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
 B04 = "provisioning/test_B04.py"
 B05, B06, B07 = "provisioning/test_B05.py", "provisioning/test_B06.py", "provisioning/test_B07.py"
@@ -343,4 +372,12 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(B12, "test_immediate_reset_ends_the_transaction", "station"),
            cs_test(B12, "test_immediate_reset_ends_the_transaction", "evse")), "stoppedReason of the transaction",
           verdict="finding"),
+    Fault("B13-station-ends-transactions-on-resume-reset", "B13.kept", StationEndsTransactionsOnResumeReset,
+          (cs21_test(B13, RESUME),), "the ImmediateAndResume reset ended the transaction", verdict="finding",
+          version=V21),
+    Fault("B13-station-never-resumes", "B13.resumed", StationNeverResumes, (cs21_test(B13, RESUME),),
+          "TransactionEvent", verdict="finding", version=V21),
+    Fault("B13-csms-refuses-resumed-transactions", "B13.answered", CsmsRefusesResumedTransactions,
+          (csms21_test(B13, RESUME),), "the CSMS answered the resumed transaction's TransactionEvent with a CALLERROR",
+          version=V21),
 )
