@@ -67,6 +67,8 @@ def interval_alias(version: OcppVersion, response: Any) -> dict | None:
 class ProvisioningStation2x(Block):
     versions = V2X
     requires = ("DeviceModelStation2x", "OfflineStation2x")
+    configurable = frozenset({"provisioning_network_profile_status"})
+    provisioning_network_profile_status = "Accepted"   # B09: how a valid SetNetworkProfile is answered (TC_B_44)
     boot_retry = 5   # own wait before the next boot when a Pending or Rejected answer's interval is 0
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -149,7 +151,10 @@ class ProvisioningStation2x(Block):
             await self.boot()
 
     def on_SetNetworkProfile(self, _: None, payload: dict) -> dict:
-        """B09: the profile is stored in its slot (Accepted); the profiles are kept, not used (no B10 migration)."""
+        """B09: the profile is stored in its slot (Accepted; ``provisioning_network_profile_status`` Failed: storing
+        failed, nothing kept); the profiles are kept, not used (no B10 migration)."""
+        if self.provisioning_network_profile_status != "Accepted":
+            return {"status": self.provisioning_network_profile_status}
         self.network_profiles[payload["configurationSlot"]] = payload["connectionData"]
         return {"status": "Accepted"}
 

@@ -1,7 +1,7 @@
 """Remote control: the CSMS starts and stops a transaction at the station.
 
-Station 2.x (spec 001 Remote start): RequestStartTransaction is Accepted on a free, known EVSE (or
-any free one) not reserved for another token, then TransactionEvent Started with triggerReason RemoteStart
+Station 2.x (spec 001 Remote start): RequestStartTransaction is Accepted on a free, known, operative and
+not faulted EVSE (or any such one) not reserved for another token, then TransactionEvent Started with triggerReason RemoteStart
 and the same remoteStartId (a cable plugged in before starts no transaction: the reference's TxStartPoint
 is Authorized); Rejected otherwise (rule 2: the station refuses what it cannot do). With
 AuthCtrlr.AuthorizeRemoteStart true a token other than Central or NoAuthorization is authorized first
@@ -46,9 +46,9 @@ class RemoteControlStation2x(Block):
     def on_RequestStartTransaction(self, _: None, payload: dict) -> dict:
         evse_id = payload.get("evseId")
         state = self.evses.get(evse_id) if evse_id is not None else \
-            next((s for s in self.evses.values() if not s.busy), None)
-        if state is None or state.busy or self.reserved_for_another(state, payload["idToken"],
-                                                                    payload.get("groupIdToken")):
+            next((s for s in self.evses.values() if not s.busy and self._remote_start_usable(s)), None)
+        if state is None or state.busy or not self._remote_start_usable(state) or self.reserved_for_another(
+                state, payload["idToken"], payload.get("groupIdToken")):
             return {"status": "Rejected"}
         if "chargingProfile" in payload:
             refusal = self.remote_start_refusal(state.evse.id, payload["chargingProfile"])
@@ -56,6 +56,10 @@ class RemoteControlStation2x(Block):
                 return refusal
         self.background.spawn(self._remote_start2x(state, payload["idToken"], payload["remoteStartId"]))
         return {"status": "Accepted"}
+
+    def _remote_start_usable(self, state: EvseState) -> bool:
+        """An EVSE made Inoperative (G03/G04) or Faulted starts no transaction (spec 001 Remote start rule 2)."""
+        return not state.faulted and self.connector_operative(state.evse.id, state.evse.connectors[0])
 
     async def _remote_start2x(self, state: EvseState, id_token: dict, remote_start_id: int) -> None:
         """With AuthCtrlr.AuthorizeRemoteStart true a token that is neither Central nor NoAuthorization is

@@ -9,6 +9,7 @@ OCPP20, 2.1 OCPP21), for slot 9 (one a station does not connect with: the test l
 with the security profile of the run; a station may still answer Failed (it could not store it); Rejected of a
 valid profile is a finding (B09.FR.01, whose condition "valid" the harness can only read from the schema)."""
 
+import pytest
 
 from harness.ocpp.versions import OcppVersion
 from harness.roles import CS, CSMS
@@ -45,3 +46,13 @@ async def test_network_profile_is_stored(ocpp):
                              B09.request)
     check_in(B09.stored, "SetNetworkProfileResponse status of a valid profile", ("Accepted", "Failed"),
              exchange.result["status"])
+
+
+@pytest.mark.sut_roles("csms")
+@checks(B09.request, csms=TC("TC_B_44_CSMS", "ocpp2.0.1"))
+async def test_failed_profile_is_sent_as_asked(ocpp):
+    """A station that cannot store the profile (Failed): the CSMS sends what its operator asked and takes the
+    answer."""
+    ocpp.configure(provisioning_network_profile_status="Failed")
+    await operate(ocpp, "SetNetworkProfile", {"configurationSlot": SLOT, "connectionData": _profile(ocpp)},
+                  B09.request)

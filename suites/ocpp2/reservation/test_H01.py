@@ -17,7 +17,8 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import token_with
-from harness.usecases.reservation import reports, reserve
+from harness.usecases.operations import operate
+from harness.usecases.reservation import HOUR, expiry, reports, reserve
 from harness.usecases.smart_charging import charging
 from harness.verdict import check_equal, require
 
@@ -34,6 +35,11 @@ class H01(RuleTable):
                       "the connectors of a reserved EVSE report StatusNotification Reserved", by=CS)
     occupied = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Occupied)",
                       "ReserveNow of an EVSE in a transaction is answered Occupied", by=CS)
+    replaced = should("OCPP 2.0.1 part 2 H01 (a reservationId the station already holds: the reservation is "
+                      "replaced)", "a ReserveNow with the id of a reservation the station holds replaces it: the EVSE "
+                      "it held reports Available", by=CS)
+    unknown = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Rejected)",
+                     "ReserveNow of an EVSE the station does not have is Rejected", by=CS)
     faulted = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Faulted)",
                      "ReserveNow of a Faulted EVSE is answered Faulted", by=CS)
     removed = should("OCPP 2.0.1 part 2 H01; ReservationUpdateStatusEnumType (Removed); tzi-OCTT TC_H_20",
@@ -141,3 +147,28 @@ async def test_a_faulted_evse_is_not_reserved(ocpp, profile):
     evse = profile.evses[0].id
     await ocpp.act(CS, "fault_evse", evse_id=evse)
     await reserve(ocpp, H01.request, H01.faulted, _token(profile), evseId=evse, expect="Faulted")
+
+
+@checks(H01.request, H01.accepted, H01.reserved, H01.replaced)
+async def test_reservation_id_reused_replaces_the_reservation(ocpp, profile):
+    """The first EVSE reserved, then a ReserveNow with the same id for the last EVSE: Accepted; the first EVSE
+    reports Available, the last Reserved (a station with one EVSE: the same EVSE reserved anew)."""
+    first, last, mark = profile.evses[0].id, profile.evses[-1].id, ocpp.mark()
+    reservation_id, _ = await reserve(ocpp, H01.request, H01.accepted, _token(profile), evseId=first)
+    await reports(ocpp, first, "Reserved", mark, H01.reserved)
+    again = ocpp.mark()
+    payload = {"id": reservation_id, "expiryDateTime": expiry(HOUR), "idToken": _token(profile), "evseId": last}
+    exchange = await operate(ocpp, "ReserveNow", payload, H01.request)
+    check_equal(H01.replaced, "ReserveNowResponse status of a reservation id reused", "Accepted",
+                exchange.result["status"])
+    if last != first:
+        await reports(ocpp, first, "Available", again, H01.replaced)
+    await reports(ocpp, last, "Reserved", again, H01.replaced)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(H01.unknown)
+async def test_unknown_evse_is_rejected(ocpp, profile):
+    """ReserveNow of an EVSE id one above the station's highest: Rejected."""
+    evse = max(e.id for e in profile.evses) + 1
+    await reserve(ocpp, H01.request, H01.unknown, _token(profile), evseId=evse, expect="Rejected")

@@ -57,3 +57,12 @@ async def test_cancel_of_an_unknown_reservation(ocpp, profile):
     _, reservation_id = await _reserved(ocpp, profile)
     exchange = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id + 1}, H02.request)
     check_equal(H02.unknown, "CancelReservationResponse status", "Rejected", exchange.result["status"])
+
+
+@checks(H02.reserve_request, H02.reserved, H02.request, H02.cancelled)
+async def test_cancel_a_reservation_of_any_evse(ocpp, profile):
+    """A reservation without evseId, then CancelReservation of it: Accepted."""
+    reservation_id, _ = await reserve(ocpp, H02.reserve_request, H02.reserved,
+                                      token_with(profile, "Accepted", type="ISO14443").wire())
+    exchange = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H02.request)
+    check_equal(H02.cancelled, "CancelReservationResponse status", "Accepted", exchange.result["status"])

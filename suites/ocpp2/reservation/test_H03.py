@@ -14,7 +14,7 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
 from harness.usecases.authorization import carries, never_starts_with, token_with
-from harness.usecases.remote_control import remote_start
+from harness.usecases.remote_control import remote_start, start_refused
 from harness.usecases.reservation import reports, reserve
 from harness.verdict import check_equal, dig
 
@@ -105,3 +105,14 @@ async def test_remote_start_uses_the_reservation(ocpp, profile):
     if started.result["status"] != "Accepted":
         raise NotApplicable(f"the remote start of the reserved token was answered {started.result['status']}")
     await _used(ocpp, token, evse, reservation_id, mark)
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.requires("remote_start")
+@checks(H03.reserve_request, H03.reserved, H03.start_request, H03.other_refused)
+async def test_reserved_evse_refuses_another_remote_start(ocpp, profile):
+    """The first EVSE reserved for the profile's valid token: a remote start on it for a Central token of the
+    CSMS is Rejected."""
+    token, evse = token_with(profile, "Accepted", type="ISO14443"), profile.evses[0].id
+    await reserve(ocpp, H03.reserve_request, H03.reserved, token.wire(), evseId=evse)
+    await start_refused(ocpp, evse, H03.start_request, H03.other_refused)

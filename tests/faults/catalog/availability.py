@@ -116,6 +116,13 @@ class CsmsRefusesHeartbeats(ReferenceCsms):
         raise ValueError("no time for that")
 
 
+class StationStartsOnInoperativeEvses(ReferenceStation):
+    """G03/G04: an Inoperative EVSE (or station) still accepts a remote start."""
+
+    def _remote_start_usable(self, state):
+        return True
+
+
 G02, G05 = "availability/test_G02.py", "availability/test_G05.py"
 G01, G03, G04 = "availability/test_G01.py", "availability/test_G03.py", "availability/test_G04.py"
 
@@ -152,4 +159,10 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("G04-station-ends-transactions-when-inoperative", "G04.scheduled", StationEndsTransactionsWhenInoperative,
           (cs_test(G04, "test_station_with_a_transaction_is_scheduled"),), "TransactionEvent", verdict="finding"),
+    Fault("G03-station-starts-on-inoperative-evses", "G03.no_start", StationStartsOnInoperativeEvses,
+          (cs_test(G03, "test_inoperative_evse_refuses_a_remote_start"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
+    Fault("G04-station-starts-when-inoperative", "G04.no_start", StationStartsOnInoperativeEvses,
+          (cs_test(G04, "test_inoperative_station_refuses_a_remote_start"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
 )

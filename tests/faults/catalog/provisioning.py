@@ -291,6 +291,15 @@ class CsmsRefusesResumedTransactions(ReferenceCsms):
         return super().on_TransactionEvent(session, payload)
 
 
+class StationAcceptsResetsOfUnknownEvses(ReferenceStation):
+    """B11: a Reset of an EVSE it does not have is Accepted (and nothing happens)."""
+
+    def on_Reset(self, session, payload):
+        if payload.get("evseId") is not None and payload["evseId"] not in self.evses:
+            return {"status": "Accepted"}
+        return super().on_Reset(session, payload)
+
+
 B13 = "provisioning/test_B13.py"
 RESUME = "test_reset_and_resume_keeps_the_transaction"
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
@@ -380,4 +389,6 @@ FAULTS: tuple[Fault, ...] = (
     Fault("B13-csms-refuses-resumed-transactions", "B13.answered", CsmsRefusesResumedTransactions,
           (csms21_test(B13, RESUME),), "the CSMS answered the resumed transaction's TransactionEvent with a CALLERROR",
           version=V21),
+    Fault("B11-station-accepts-resets-of-unknown-evses", "B11.unknown", StationAcceptsResetsOfUnknownEvses,
+          (cs_test(B11, "test_reset_of_an_unknown_evse"),), "ResetResponse status for an EVSE", verdict="finding"),
 )

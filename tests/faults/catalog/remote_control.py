@@ -164,6 +164,15 @@ class CsmsForgetsTransactionLimits(ReferenceCsms):
         return None
 
 
+class StationStartsOnUnknownEvses(ReferenceStation):
+    """F02: a remote start on an EVSE it does not have is Accepted (and nothing starts)."""
+
+    def on_RequestStartTransaction(self, session, payload):
+        if payload.get("evseId") is not None and payload["evseId"] not in self.evses:
+            return {"status": "Accepted"}
+        return super().on_RequestStartTransaction(session, payload)
+
+
 F07 = "remotecontrol/test_F07.py"
 F01, F02, F03 = "remotecontrol/test_F01.py", "remotecontrol/test_F02.py", "remotecontrol/test_F03.py"
 F04, F06 = "remotecontrol/test_F04.py", "remotecontrol/test_F06.py"
@@ -223,4 +232,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("F05-station-unlocks-during-transactions", "F05.ongoing", StationUnlocksDuringTransactions,
           (cs_test(F05, "test_unlock_during_an_authorized_transaction"),),
           "UnlockConnectorResponse status during the transaction is wrong"),
+    Fault("F02-station-starts-on-unknown-evses", "F02.refused", StationStartsOnUnknownEvses,
+          (cs_test(F02, "test_remote_start_on_an_unknown_evse"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
 )

@@ -106,6 +106,24 @@ class StationReservesFaultedEvses(ReferenceStation):
         return {"status": "Occupied"} if answer["status"] == "Faulted" else answer
 
 
+class StationRefusesReusedReservationIds(ReferenceStation):
+    """H01: a ReserveNow with the id of a reservation it holds is answered Occupied, not taken as a replacement."""
+
+    def on_ReserveNow(self, session, payload):
+        if any(s.reservation is not None and s.reservation.id == payload["id"] for s in self.evses.values()):
+            return {"status": "Occupied"}
+        return super().on_ReserveNow(session, payload)
+
+
+class StationReservesUnknownEvses(ReferenceStation):
+    """H01: ReserveNow of an EVSE it does not have is Accepted (and nothing reserved)."""
+
+    def on_ReserveNow(self, session, payload):
+        if payload.get("evseId") is not None and payload["evseId"] not in self.evses:
+            return {"status": "Accepted"}
+        return super().on_ReserveNow(session, payload)
+
+
 H01, H02, H03, H04 = (f"reservation/test_H0{n}.py" for n in (1, 2, 3, 4))
 
 
@@ -145,4 +163,15 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(H04, "test_reservation_expires"),), "ReservationStatusUpdate", verdict="finding"),
     Fault("H04-csms-refuses-reservation-updates", "H04.answered", CsmsRefusesReservationUpdates,
           (csms_test(H04, "test_reservation_expires"),), "ReservationStatusUpdate was answered with a CALLERROR"),
+    Fault("H01-station-refuses-reused-reservation-ids", "H01.replaced", StationRefusesReusedReservationIds,
+          (cs_test(H01, "test_reservation_id_reused_replaces_the_reservation"),),
+          "ReserveNowResponse status of a reservation id reused", verdict="finding"),
+    Fault("H01-station-reserves-unknown-evses", "H01.unknown", StationReservesUnknownEvses,
+          (cs_test(H01, "test_unknown_evse_is_rejected"),), "ReserveNowResponse status", verdict="finding"),
+    Fault("H03-station-ignores-reservations-at-remote-start", "H03.other_refused", StationIgnoresReservations,
+          (cs_test(H03, "test_reserved_evse_refuses_another_remote_start"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
+    Fault("H04-station-keeps-the-evse-after-expiry", "H04.freed", StationKeepsExpiredReservations,
+          (cs_test(H04, "test_expired_reservation_frees_the_evse"),),
+          "RequestStartTransactionResponse status after the reservation expired", verdict="finding"),
 )
