@@ -47,8 +47,8 @@ class F02(RuleTable):
                                 "a remotely started transaction whose cable does not come within EVConnectionTimeOut "
                                 "is reported with triggerReason EVConnectTimeout (Updated or Ended)", by=CS)
     refused = should("spec 001 Remote start rule 2 (Rejected: the station refuses what it cannot do)",
-                     "a remote start on an EVSE the station does not have, or on one where a transaction runs, is "
-                     "Rejected", by=CS)
+                     "a remote start on an EVSE the station does not have, on one where a transaction runs, or "
+                     "on a Faulted one, is Rejected", by=CS)
     one_transaction = should("OCPP 2.0.1 part 2 F02 (the cable completes the remotely started transaction)",
                              "plugging the cable in after the remote start starts no second transaction", by=CS)
 
@@ -139,4 +139,13 @@ async def test_remote_start_on_a_busy_evse(ocpp, profile):
     """A transaction runs on the first EVSE: a second remote start on it is Rejected."""
     evse = profile.evses[0].id
     await charging(ocpp, evse)
+    await start_refused(ocpp, evse, F02.request, F02.refused)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(F02.request, F02.refused)
+async def test_remote_start_on_a_faulted_evse(ocpp, profile):
+    """The first EVSE Faulted (the station's action fault_evse): a remote start on it is Rejected."""
+    evse = profile.evses[0].id
+    await ocpp.act(CS, "fault_evse", evse_id=evse)
     await start_refused(ocpp, evse, F02.request, F02.refused)

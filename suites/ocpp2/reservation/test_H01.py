@@ -40,6 +40,10 @@ class H01(RuleTable):
                       "it held reports Available", by=CS)
     unknown = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Rejected)",
                      "ReserveNow of an EVSE the station does not have is Rejected", by=CS)
+    reserved_twice = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Occupied); H01",
+                            "ReserveNow of an EVSE another reservation holds is answered Occupied", by=CS)
+    other_type = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Rejected); H01 (connectorType)",
+                        "ReserveNow of a connector type the station does not have is Rejected", by=CS)
     faulted = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Faulted)",
                      "ReserveNow of a Faulted EVSE is answered Faulted", by=CS)
     removed = should("OCPP 2.0.1 part 2 H01; ReservationUpdateStatusEnumType (Removed); tzi-OCTT TC_H_20",
@@ -172,3 +176,24 @@ async def test_unknown_evse_is_rejected(ocpp, profile):
     """ReserveNow of an EVSE id one above the station's highest: Rejected."""
     evse = max(e.id for e in profile.evses) + 1
     await reserve(ocpp, H01.request, H01.unknown, _token(profile), evseId=evse, expect="Rejected")
+
+
+@pytest.mark.sut_roles("cs")
+@checks(H01.accepted, H01.reserved_twice)
+async def test_a_reserved_evse_is_occupied(ocpp, profile):
+    """The first EVSE reserved: a second reservation (another id) of it is answered Occupied."""
+    evse = profile.evses[0].id
+    await reserve(ocpp, H01.request, H01.accepted, _token(profile), evseId=evse)
+    await reserve(ocpp, H01.request, H01.reserved_twice, _token(profile), evseId=evse, expect="Occupied")
+
+
+@pytest.mark.sut_roles("cs")
+@checks(H01.other_type)
+async def test_a_connector_type_the_station_lacks_is_rejected(ocpp, profile):
+    """ReserveNow for a pantograph (connectorType Pan) at a station whose profile names another connector type:
+    Rejected."""
+    kind = profile.get("station.connector_type")
+    if kind is None or kind == "Pan":
+        raise NotApplicable("the profile names no connector type of the station other than Pan: "
+                            "[station] connector_type")
+    await reserve(ocpp, H01.request, H01.other_type, _token(profile), connectorType="Pan", expect="Rejected")

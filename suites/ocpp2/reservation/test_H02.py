@@ -66,3 +66,15 @@ async def test_cancel_a_reservation_of_any_evse(ocpp, profile):
                                       token_with(profile, "Accepted", type="ISO14443").wire())
     exchange = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H02.request)
     check_equal(H02.cancelled, "CancelReservationResponse status", "Accepted", exchange.result["status"])
+
+
+@pytest.mark.sut_roles("cs")
+@checks(H02.reserved, H02.cancelled, H02.unknown)
+async def test_a_cancelled_reservation_cannot_be_cancelled_again(ocpp, profile):
+    """A reservation cancelled (Accepted): cancelling it again is Rejected."""
+    _, reservation_id = await _reserved(ocpp, profile)
+    first = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H02.request)
+    check_equal(H02.cancelled, "CancelReservationResponse status", "Accepted", first.result["status"])
+    again = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H02.request)
+    check_equal(H02.unknown, "CancelReservationResponse status of a reservation already cancelled", "Rejected",
+                again.result["status"])

@@ -300,6 +300,17 @@ class StationAcceptsResetsOfUnknownEvses(ReferenceStation):
         return super().on_Reset(session, payload)
 
 
+class StationRejectsTargetReads(ReferenceStation):
+    """B06: a read of an attributeType other than Actual is answered Rejected, not NotSupportedAttributeType."""
+
+    def on_GetVariables(self, session, payload):
+        answer = super().on_GetVariables(session, payload)
+        for result in answer["getVariableResult"]:
+            if result["attributeStatus"] == "NotSupportedAttributeType":
+                result["attributeStatus"] = "Rejected"
+        return answer
+
+
 B13 = "provisioning/test_B13.py"
 RESUME = "test_reset_and_resume_keeps_the_transaction"
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
@@ -391,4 +402,7 @@ FAULTS: tuple[Fault, ...] = (
           version=V21),
     Fault("B11-station-accepts-resets-of-unknown-evses", "B11.unknown", StationAcceptsResetsOfUnknownEvses,
           (cs_test(B11, "test_reset_of_an_unknown_evse"),), "ResetResponse status for an EVSE", verdict="finding"),
+    Fault("B06-station-rejects-target-reads", "B06.other_type", StationRejectsTargetReads,
+          (cs_test(B06, "test_get_a_target_value"),), "GetVariableResult status of HeartbeatInterval's Target",
+          verdict="finding"),
 )

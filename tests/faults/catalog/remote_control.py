@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.reference import ReferenceCsms, ReferenceStation
 
+from .availability import StationStartsOnInoperativeEvses
 from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
 
@@ -234,5 +235,8 @@ FAULTS: tuple[Fault, ...] = (
           "UnlockConnectorResponse status during the transaction is wrong"),
     Fault("F02-station-starts-on-unknown-evses", "F02.refused", StationStartsOnUnknownEvses,
           (cs_test(F02, "test_remote_start_on_an_unknown_evse"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
+    Fault("F02-station-starts-on-faulted-evses", "F02.refused", StationStartsOnInoperativeEvses,
+          (cs_test(F02, "test_remote_start_on_a_faulted_evse"),), "RequestStartTransactionResponse status",
           verdict="finding"),
 )

@@ -124,6 +124,25 @@ class StationReservesUnknownEvses(ReferenceStation):
         return super().on_ReserveNow(session, payload)
 
 
+class StationReservesTwice(ReferenceStation):
+    """H01: ReserveNow of an EVSE another reservation holds is Accepted (the first reservation kept)."""
+
+    def on_ReserveNow(self, session, payload):
+        state = self.evses.get(payload.get("evseId"))
+        if state is not None and state.reservation is not None and state.reservation.id != payload["id"]:
+            return {"status": "Accepted"}
+        return super().on_ReserveNow(session, payload)
+
+
+class StationReservesAnyConnectorType(ReferenceStation):
+    """H01: ReserveNow of a connector type it does not have is Accepted (and nothing reserved)."""
+
+    def on_ReserveNow(self, session, payload):
+        if payload.get("connectorType") not in (None, self.connector_type()):
+            return {"status": "Accepted"}
+        return super().on_ReserveNow(session, payload)
+
+
 H01, H02, H03, H04 = (f"reservation/test_H0{n}.py" for n in (1, 2, 3, 4))
 
 
@@ -174,4 +193,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("H04-station-keeps-the-evse-after-expiry", "H04.freed", StationKeepsExpiredReservations,
           (cs_test(H04, "test_expired_reservation_frees_the_evse"),),
           "RequestStartTransactionResponse status after the reservation expired", verdict="finding"),
+    Fault("H01-station-reserves-twice", "H01.reserved_twice", StationReservesTwice,
+          (cs_test(H01, "test_a_reserved_evse_is_occupied"),), "ReserveNowResponse status", verdict="finding"),
+    Fault("H01-station-reserves-any-connector-type", "H01.other_type", StationReservesAnyConnectorType,
+          (cs_test(H01, "test_a_connector_type_the_station_lacks_is_rejected"),), "ReserveNowResponse status",
+          verdict="finding"),
+    Fault("H02-station-cancels-twice", "H02.unknown", StationCancelsAnything,
+          (cs_test(H02, "test_a_cancelled_reservation_cannot_be_cancelled_again"),),
+          "CancelReservationResponse status of a reservation already cancelled", verdict="finding"),
 )
