@@ -25,6 +25,9 @@ class G03(RuleTable):
                        "where a transaction runs is Scheduled; the connector reports Unavailable once it ended", by=CS)
     unknown = should("OCPP 2.0.1 part 2 ChangeAvailabilityStatusEnumType (Rejected)",
                      "a change of an EVSE the station does not have is Rejected", by=CS)
+    already = should("OCPP 2.0.1 part 2 G03; ChangeAvailabilityStatusEnumType (Accepted)",
+                     "a change to the state the EVSE is already in is Accepted, and its connectors report no "
+                     "other status", by=CS)
     start_request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
                          "the CSMS sends the remote start for the EVSE its operator chose", by=CSMS)
     no_start = should("OCPP 2.0.1 part 2 G03 (Inoperative: not available for charging); spec 001 Remote start "
@@ -102,3 +105,15 @@ async def test_inoperative_evse_refuses_a_remote_start(ocpp, profile):
     check_equal(Availability.accepted, "ChangeAvailabilityResponse status to Inoperative", "Accepted",
                 exchange.result["status"])
     await start_refused(ocpp, evse, G03.start_request, G03.no_start)
+
+
+@checks(Availability.request, G03.already, Availability.status_answered)
+async def test_operative_evse_made_operative(ocpp, profile):
+    """Operative for the first EVSE, operative already: Accepted, and no connector of it reports Unavailable."""
+    evse = profile.evses[0].id
+    mark = ocpp.mark()
+    exchange = await change(ocpp, "Operative", {"id": evse})
+    check_equal(G03.already, "ChangeAvailabilityResponse status to the state the EVSE is in", "Accepted",
+                exchange.result["status"])
+    await ocpp.expect_none("StatusNotification", after=mark, rule=G03.already,
+                           where=lambda p: p["evseId"] == evse and p["connectorStatus"] == "Unavailable")

@@ -17,6 +17,7 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import token_with
+from harness.usecases.availability import change
 from harness.usecases.operations import operate
 from harness.usecases.reservation import HOUR, expiry, reports, reserve
 from harness.usecases.smart_charging import charging
@@ -44,6 +45,9 @@ class H01(RuleTable):
                             "ReserveNow of an EVSE another reservation holds is answered Occupied", by=CS)
     other_type = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Rejected); H01 (connectorType)",
                         "ReserveNow of a connector type the station does not have is Rejected", by=CS)
+    unavailable = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Unavailable); G03, G04 (Inoperative)",
+                         "ReserveNow of an EVSE made Inoperative (or of an Inoperative station) is answered "
+                         "Unavailable", by=CS)
     faulted = should("OCPP 2.0.1 part 2 ReserveNowStatusEnumType (Faulted)",
                      "ReserveNow of a Faulted EVSE is answered Faulted", by=CS)
     removed = should("OCPP 2.0.1 part 2 H01; ReservationUpdateStatusEnumType (Removed); tzi-OCTT TC_H_20",
@@ -197,3 +201,13 @@ async def test_a_connector_type_the_station_lacks_is_rejected(ocpp, profile):
         raise NotApplicable("the profile names no connector type of the station other than Pan: "
                             "[station] connector_type")
     await reserve(ocpp, H01.request, H01.other_type, _token(profile), connectorType="Pan", expect="Rejected")
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("whole", ["evse", "station"])
+@checks(H01.unavailable)
+async def test_an_inoperative_evse_is_unavailable(ocpp, profile, whole):
+    """The first EVSE (the station) made Inoperative: ReserveNow of the first EVSE is answered Unavailable."""
+    evse = profile.evses[0].id
+    await change(ocpp, "Inoperative", {"id": evse} if whole == "evse" else None)
+    await reserve(ocpp, H01.request, H01.unavailable, _token(profile), evseId=evse, expect="Unavailable")

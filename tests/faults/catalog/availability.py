@@ -123,6 +123,14 @@ class StationStartsOnInoperativeEvses(ReferenceStation):
         return True
 
 
+class StationSchedulesNeedlessChanges(ReferenceStation):
+    """G03: Operative for an EVSE already operative is answered Scheduled, though nothing runs."""
+
+    def on_ChangeAvailability(self, session, payload):
+        answer = super().on_ChangeAvailability(session, payload)
+        return {"status": "Scheduled"} if payload["operationalStatus"] == "Operative" else answer
+
+
 G02, G05 = "availability/test_G02.py", "availability/test_G05.py"
 G01, G03, G04 = "availability/test_G01.py", "availability/test_G03.py", "availability/test_G04.py"
 
@@ -164,5 +172,8 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("G04-station-starts-when-inoperative", "G04.no_start", StationStartsOnInoperativeEvses,
           (cs_test(G04, "test_inoperative_station_refuses_a_remote_start"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
+    Fault("G03-station-schedules-needless-changes", "G03.already", StationSchedulesNeedlessChanges,
+          (cs_test(G03, "test_operative_evse_made_operative"),), "ChangeAvailabilityResponse status",
           verdict="finding"),
 )

@@ -143,6 +143,13 @@ class StationReservesAnyConnectorType(ReferenceStation):
         return super().on_ReserveNow(session, payload)
 
 
+class StationReservesInoperativeEvses(ReferenceStation):
+    """H01: an Inoperative EVSE (or station) still takes reservations."""
+
+    def _reservable(self, state):
+        return True
+
+
 H01, H02, H03, H04 = (f"reservation/test_H0{n}.py" for n in (1, 2, 3, 4))
 
 
@@ -201,4 +208,11 @@ FAULTS: tuple[Fault, ...] = (
     Fault("H02-station-cancels-twice", "H02.unknown", StationCancelsAnything,
           (cs_test(H02, "test_a_cancelled_reservation_cannot_be_cancelled_again"),),
           "CancelReservationResponse status of a reservation already cancelled", verdict="finding"),
+    Fault("H01-station-reserves-inoperative-evses", "H01.unavailable", StationReservesInoperativeEvses,
+          (cs_test(H01, "test_an_inoperative_evse_is_unavailable", "evse"),
+           cs_test(H01, "test_an_inoperative_evse_is_unavailable", "station")), "ReserveNowResponse status",
+          verdict="finding"),
+    Fault("H03-station-cancels-used-reservations", "H03.ended", StationCancelsAnything,
+          (cs_test(H03, "test_a_used_reservation_is_over"),), "CancelReservationResponse status of a used reservation",
+          verdict="finding"),
 )
