@@ -13,7 +13,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.availability import Availability, OperatorStop, change, reported, stop
+from harness.usecases.availability import Availability, OperatorStop, already_operative, change, reported, stop
 from harness.usecases.remote_control import start_refused
 from harness.usecases.smart_charging import ChargingProfiles, charging
 from harness.verdict import check_equal, check_in
@@ -110,10 +110,4 @@ async def test_inoperative_evse_refuses_a_remote_start(ocpp, profile):
 @checks(Availability.request, G03.already, Availability.status_answered)
 async def test_operative_evse_made_operative(ocpp, profile):
     """Operative for the first EVSE, operative already: Accepted, and no connector of it reports Unavailable."""
-    evse = profile.evses[0].id
-    mark = ocpp.mark()
-    exchange = await change(ocpp, "Operative", {"id": evse})
-    check_equal(G03.already, "ChangeAvailabilityResponse status to the state the EVSE is in", "Accepted",
-                exchange.result["status"])
-    await ocpp.expect_none("StatusNotification", after=mark, rule=G03.already,
-                           where=lambda p: p["evseId"] == evse and p["connectorStatus"] == "Unavailable")
+    await already_operative(ocpp, {"id": profile.evses[0].id}, G03.already)

@@ -11,7 +11,7 @@ import pytest
 from harness.rules import RuleTable, must, should
 from harness.roles import CS, CSMS
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.availability import Availability, change, reported
+from harness.usecases.availability import Availability, already_operative, change, reported
 from harness.usecases.remote_control import start_refused
 from harness.usecases.smart_charging import ChargingProfiles, charging
 from harness.verdict import check_equal
@@ -21,6 +21,9 @@ class G04(RuleTable):
     """The rules of G04 (OCPP 2.0.1 part 2, G04; the same in 2.1)."""
     scheduled = should("OCPP 2.0.1 part 2 ChangeAvailabilityStatusEnumType (Scheduled)", "Inoperative for the "
                        "station while a transaction runs is Scheduled, and the transaction goes on", by=CS)
+    already = should("OCPP 2.0.1 part 2 G04; ChangeAvailabilityStatusEnumType (Accepted)",
+                     "Operative for a station already operative is Accepted, and no connector reports another "
+                     "status", by=CS)
     start_request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
                          "the CSMS sends the remote start for the EVSE its operator chose", by=CSMS)
     no_start = should("OCPP 2.0.1 part 2 G04 (Inoperative: not available for charging); spec 001 Remote start "
@@ -67,3 +70,9 @@ async def test_inoperative_station_refuses_a_remote_start(ocpp, profile):
     check_equal(Availability.accepted, "ChangeAvailabilityResponse status to Inoperative", "Accepted",
                 exchange.result["status"])
     await start_refused(ocpp, profile.evses[0].id, G04.start_request, G04.no_start)
+
+
+@checks(Availability.request, G04.already)
+async def test_operative_station_made_operative(ocpp):
+    """Operative for the station, operative already: Accepted, and no connector reports Unavailable."""
+    await already_operative(ocpp, None, G04.already)

@@ -40,10 +40,11 @@ async def test_reset_of_the_idle_station(ocpp, kind):
     await rebooted(ocpp, connections, "RemoteReset")
 
 
-@checks(Resets.request, B11.idle, csms=TC("TC_B_25_CSMS", "ocpp2.0.1"))
-async def test_reset_of_an_idle_evse(ocpp, profile):
-    """Reset OnIdle of the first EVSE, idle: Accepted."""
-    accepted(await reset(ocpp, "OnIdle", profile.evses[0].id), "Accepted", B11.idle)
+@pytest.mark.parametrize("kind", ["OnIdle", "Immediate"])
+@checks(Resets.request, B11.idle, csms=TC("TC_B_25_CSMS", "ocpp2.0.1", when="OnIdle"))
+async def test_reset_of_an_idle_evse(ocpp, profile, kind):
+    """Reset (OnIdle, Immediate) of the first EVSE, idle: Accepted."""
+    accepted(await reset(ocpp, kind, profile.evses[0].id), "Accepted", B11.idle)
 
 
 @pytest.mark.sut_roles("cs")

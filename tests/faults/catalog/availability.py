@@ -176,4 +176,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("G03-station-schedules-needless-changes", "G03.already", StationSchedulesNeedlessChanges,
           (cs_test(G03, "test_operative_evse_made_operative"),), "ChangeAvailabilityResponse status",
           verdict="finding"),
+    Fault("G04-station-schedules-needless-changes", "G04.already", StationSchedulesNeedlessChanges,
+          (cs_test(G04, "test_operative_station_made_operative"),), "ChangeAvailabilityResponse status",
+          verdict="finding"),
 )

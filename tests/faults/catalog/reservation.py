@@ -215,4 +215,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("H03-station-cancels-used-reservations", "H03.ended", StationCancelsAnything,
           (cs_test(H03, "test_a_used_reservation_is_over"),), "CancelReservationResponse status of a used reservation",
           verdict="finding"),
+    Fault("H02-station-keeps-the-evse-after-a-cancel", "H02.charges_again", StationKeepsCancelledReservations,
+          (cs_test(H02, "test_a_cancelled_reservation_frees_the_evse"),),
+          "RequestStartTransactionResponse status after the cancel", verdict="finding"),
 )
