@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from harness.reference import ReferenceCsms, ReferenceStation
 
-from .availability import StationStartsOnInoperativeEvses
 from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
 
@@ -174,6 +173,13 @@ class StationStartsOnUnknownEvses(ReferenceStation):
         return super().on_RequestStartTransaction(session, payload)
 
 
+class StationStartsOnFaultedEvses(ReferenceStation):
+    """F02: a Faulted EVSE still accepts a remote start."""
+
+    def _remote_start_usable(self, state):
+        return self.connector_operative(state.evse.id, state.evse.connectors[0])
+
+
 F07 = "remotecontrol/test_F07.py"
 F01, F02, F03 = "remotecontrol/test_F01.py", "remotecontrol/test_F02.py", "remotecontrol/test_F03.py"
 F04, F06 = "remotecontrol/test_F04.py", "remotecontrol/test_F06.py"
@@ -236,7 +242,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("F02-station-starts-on-unknown-evses", "F02.refused", StationStartsOnUnknownEvses,
           (cs_test(F02, "test_remote_start_on_an_unknown_evse"),), "RequestStartTransactionResponse status",
           verdict="finding"),
-    Fault("F02-station-starts-on-faulted-evses", "F02.refused", StationStartsOnInoperativeEvses,
+    Fault("F02-station-starts-on-faulted-evses", "F02.refused", StationStartsOnFaultedEvses,
           (cs_test(F02, "test_remote_start_on_a_faulted_evse"),), "RequestStartTransactionResponse status",
           verdict="finding"),
 )

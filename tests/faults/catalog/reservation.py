@@ -150,6 +150,75 @@ class StationReservesInoperativeEvses(ReferenceStation):
         return True
 
 
+class CsmsRefusesRemovedReservations(ReferenceCsms):
+    """H01: the ReservationStatusUpdate of a removed reservation is answered with a CALLERROR."""
+
+    def on_ReservationStatusUpdate(self, session, payload):
+        if payload["reservationUpdateStatus"] == "Removed":
+            raise NotImplementedError("ReservationStatusUpdate Removed")
+        return super().on_ReservationStatusUpdate(session, payload)
+
+
+class StationIgnoresReservationsAtRemoteStart(ReferenceStation):
+    """H03: a reserved EVSE accepts a remote start for any token (the reservation stays)."""
+
+    def on_RequestStartTransaction(self, session, payload):
+        state = self.evses.get(payload.get("evseId"))
+        held = state.reservation if state is not None else None
+        if held is not None:
+            state.reservation = None
+        try:
+            return super().on_RequestStartTransaction(session, payload)
+        finally:
+            if held is not None:
+                state.reservation = held
+
+
+class StationCancelsTwice(ReferenceStation):
+    """H02: a reservation already cancelled is cancelled again (Accepted)."""
+
+    def on_CancelReservation(self, session, payload):
+        self.cancelled = getattr(self, "cancelled", set())
+        answer = super().on_CancelReservation(session, payload)
+        if payload["reservationId"] in self.cancelled:
+            return {"status": "Accepted"}
+        self.cancelled.add(payload["reservationId"])
+        return answer
+
+
+class StationCancelsUsedReservations(ReferenceStation):
+    """H03: a reservation its transaction used is still cancelled (Accepted)."""
+
+    def claim_reservation(self, state, id_token, group):
+        claimed = super().claim_reservation(state, id_token, group)
+        self.used = getattr(self, "used", set()) | ({claimed} if claimed is not None else set())
+        return claimed
+
+    def on_CancelReservation(self, session, payload):
+        answer = super().on_CancelReservation(session, payload)
+        return {"status": "Accepted"} if payload["reservationId"] in getattr(self, "used", set()) else answer
+
+
+class StationKeepsTheEvseAfterACancel(ReferenceStation):
+    """H02: a cancelled reservation (Accepted, Available reported) keeps holding its EVSE."""
+
+    def on_CancelReservation(self, session, payload):
+        held = [(s, s.reservation) for s in self.evses.values()
+                if s.reservation is not None and s.reservation.id == payload["reservationId"]]
+        answer = super().on_CancelReservation(session, payload)
+        for state, reservation in held:
+            state.reservation = reservation
+        return answer
+
+
+class StationKeepsTheEvseAfterExpiry(ReferenceStation):
+    """H04: at the expiry the station reports Expired but keeps the reservation on its EVSE."""
+
+    async def _expire2x(self, state, reservation):
+        await super()._expire2x(state, reservation)
+        state.reservation = reservation
+
+
 H01, H02, H03, H04 = (f"reservation/test_H0{n}.py" for n in (1, 2, 3, 4))
 
 
@@ -167,7 +236,7 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("H01-station-reserves-faulted-evses", "H01.faulted", StationReservesFaultedEvses,
           (cs_test(H01, "test_a_faulted_evse_is_not_reserved"),), "ReserveNowResponse status", verdict="finding"),
-    Fault("H01-csms-refuses-removed-reservation-updates", "H01.answered", CsmsRefusesReservationUpdates,
+    Fault("H01-csms-refuses-removed-reservation-updates", "H01.answered", CsmsRefusesRemovedReservations,
           (csms_test(H01, "test_reservation_removed_when_the_evse_faults"),),
           "ReservationStatusUpdate was answered with a CALLERROR"),
     Fault("H02-station-keeps-cancelled-reservations", "H02.cancelled", StationKeepsCancelledReservations,
@@ -194,10 +263,10 @@ FAULTS: tuple[Fault, ...] = (
           "ReserveNowResponse status of a reservation id reused", verdict="finding"),
     Fault("H01-station-reserves-unknown-evses", "H01.unknown", StationReservesUnknownEvses,
           (cs_test(H01, "test_unknown_evse_is_rejected"),), "ReserveNowResponse status", verdict="finding"),
-    Fault("H03-station-ignores-reservations-at-remote-start", "H03.other_refused", StationIgnoresReservations,
+    Fault("H03-station-ignores-reservations-at-remote-start", "H03.other_refused", StationIgnoresReservationsAtRemoteStart,
           (cs_test(H03, "test_reserved_evse_refuses_another_remote_start"),), "RequestStartTransactionResponse status",
           verdict="finding"),
-    Fault("H04-station-keeps-the-evse-after-expiry", "H04.freed", StationKeepsExpiredReservations,
+    Fault("H04-station-keeps-the-evse-after-expiry", "H04.freed", StationKeepsTheEvseAfterExpiry,
           (cs_test(H04, "test_expired_reservation_frees_the_evse"),),
           "RequestStartTransactionResponse status after the reservation expired", verdict="finding"),
     Fault("H01-station-reserves-twice", "H01.reserved_twice", StationReservesTwice,
@@ -205,17 +274,17 @@ FAULTS: tuple[Fault, ...] = (
     Fault("H01-station-reserves-any-connector-type", "H01.other_type", StationReservesAnyConnectorType,
           (cs_test(H01, "test_a_connector_type_the_station_lacks_is_rejected"),), "ReserveNowResponse status",
           verdict="finding"),
-    Fault("H02-station-cancels-twice", "H02.unknown", StationCancelsAnything,
+    Fault("H02-station-cancels-twice", "H02.unknown", StationCancelsTwice,
           (cs_test(H02, "test_a_cancelled_reservation_cannot_be_cancelled_again"),),
           "CancelReservationResponse status of a reservation already cancelled", verdict="finding"),
     Fault("H01-station-reserves-inoperative-evses", "H01.unavailable", StationReservesInoperativeEvses,
           (cs_test(H01, "test_an_inoperative_evse_is_unavailable", "evse"),
            cs_test(H01, "test_an_inoperative_evse_is_unavailable", "station")), "ReserveNowResponse status",
           verdict="finding"),
-    Fault("H03-station-cancels-used-reservations", "H03.ended", StationCancelsAnything,
+    Fault("H03-station-cancels-used-reservations", "H03.ended", StationCancelsUsedReservations,
           (cs_test(H03, "test_a_used_reservation_is_over"),), "CancelReservationResponse status of a used reservation",
           verdict="finding"),
-    Fault("H02-station-keeps-the-evse-after-a-cancel", "H02.charges_again", StationKeepsCancelledReservations,
+    Fault("H02-station-keeps-the-evse-after-a-cancel", "H02.charges_again", StationKeepsTheEvseAfterACancel,
           (cs_test(H02, "test_a_cancelled_reservation_frees_the_evse"),),
           "RequestStartTransactionResponse status after the cancel", verdict="finding"),
 )
