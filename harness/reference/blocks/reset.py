@@ -76,7 +76,7 @@ class ResetStation2x(Block):
             return
         self.boot_reason = reason
         await self.connection.close()
-        await self.connect(self.csms_url)
+        await self.connect_by_priority()
         for state in resumed:
             if state.transaction is not None:
                 await self.call("TransactionEvent", self._event(state, "Updated", "TxResumed",

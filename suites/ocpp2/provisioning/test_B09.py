@@ -1,7 +1,7 @@
 """B09 — Set a new network profile: the operator has the CSMS store a network connection profile at the station
 (SetNetworkProfileRequest: a configuration slot and its connection data); the station validates and stores it
 (Accepted), refuses content it finds invalid (Rejected) or answers Failed when storing failed. The profile is
-not used until the CSMS changes NetworkConfigurationPriority (B10, not played). The requirements, in our words:
+not used until the CSMS changes NetworkConfigurationPriority (B10). The requirements, in our words:
 docs/requirements/provisioning.md.
 
 Readings chosen where the texts are silent: the profile sent is valid for the version (2.0.1 names ocppVersion
@@ -11,10 +11,10 @@ valid profile is a finding (B09.FR.01, whose condition "valid" the harness can o
 
 import pytest
 
-from harness.ocpp.versions import OcppVersion
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
+from harness.usecases.device_model import network_profile
 from harness.usecases.operations import operate
 from harness.verdict import check_in
 
@@ -33,10 +33,7 @@ pytestmark = case("B09", block="Provisioning", roles=("csms", "cs"), protocols=O
 
 
 def _profile(ocpp) -> dict:
-    data = {"ocppTransport": "JSON", "ocppCsmsUrl": "wss://csms.example.invalid/ocpp", "messageTimeout": 30,
-            "securityProfile": max(ocpp.security_profile, 1), "ocppInterface": "Wired0"}
-    data["ocppVersion"] = "OCPP20" if ocpp.version is OcppVersion.V201 else "OCPP21"
-    return data
+    return network_profile(ocpp, "wss://csms.example.invalid/ocpp")
 
 
 @checks(B09.request, B09.stored, csms=(TC("TC_B_42_CSMS", "ocpp2.0.1"), ))

@@ -311,6 +311,32 @@ class StationRejectsTargetReads(ReferenceStation):
         return answer
 
 
+class StationIgnoresNetworkPriority(ReferenceStation):
+    """B10: after the reboot the station connects where it first did, whatever NetworkConfigurationPriority says."""
+
+    async def connect_by_priority(self):
+        await self.connect(self.provisioning_home_url)
+
+
+class StationRefusesNetworkPriorities(ReferenceStation):
+    """B10: every NetworkConfigurationPriority but the one it has is Rejected."""
+
+    def variable_fits(self, component, name, value):
+        if (component, name) == ("OCPPCommCtrlr", "NetworkConfigurationPriority"):
+            return value == self.variable(component, name)
+        return super().variable_fits(component, name, value)
+
+
+class CsmsReversesNetworkPriorities(ReferenceCsms):
+    """B10: the operator's NetworkConfigurationPriority is sent in the reverse order."""
+
+    async def act_set_variables(self, set_variable_data, station=None):
+        reversed_data = [d | {"attributeValue": ",".join(reversed(d["attributeValue"].split(",")))}
+                         if d["variable"]["name"] == "NetworkConfigurationPriority" else d for d in set_variable_data]
+        await super().act_set_variables(reversed_data, station)
+
+
+B10 = "provisioning/test_B10.py"
 B13 = "provisioning/test_B13.py"
 RESUME = "test_reset_and_resume_keeps_the_transaction"
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
@@ -405,4 +431,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("B06-station-rejects-target-reads", "B06.other_type", StationRejectsTargetReads,
           (cs_test(B06, "test_get_a_target_value"),), "GetVariableResult status of HeartbeatInterval's Target",
           verdict="finding"),
+    Fault("B10-station-ignores-network-priority", "B10.first_entry", StationIgnoresNetworkPriority,
+          (cs_test(B10, "test_station_connects_with_the_first_profile"),),
+          "did not connect with the first entry of NetworkConfigurationPriority"),
+    Fault("B10-station-refuses-network-priorities", "B10.priority_set", StationRefusesNetworkPriorities,
+          (cs_test(B10, "test_station_connects_with_the_first_profile"),),
+          "SetVariableResult of NetworkConfigurationPriority", verdict="finding"),
+    Fault("B10-csms-reverses-network-priorities", "B10.request", CsmsReversesNetworkPriorities,
+          (csms_test(B10, "test_csms_migrates_the_station"),), "SetVariablesRequest"),
 )
