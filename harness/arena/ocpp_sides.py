@@ -267,6 +267,16 @@ class HarnessCsmsSide:
         was right), oldest first."""
         return list(self._csms.server.handshakes)
 
+    def url_under(self, segment: str) -> str | None:
+        """The URL of this CSMS under the path ``/segment``, as a NetworkConnectionProfile would name it (the
+        station adds its identity), at the address the harness listens on; None when it listens on every address
+        (no one URL a station could be given: [sut] listen names the one)."""
+        host, _ = self._arena.options.listen
+        if host in ("0.0.0.0", "::", ""):
+            return None
+        server = self._csms.server
+        return f"{'ws' if server.tls is None else 'wss'}://{host}:{server.port}/{segment}"
+
     def refused(self) -> list[tuple[str, int]]:
         """The upgrades the CSMS refused, (identity, HTTP status), oldest first."""
         return list(self._csms.server.refused)

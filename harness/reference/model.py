@@ -37,6 +37,7 @@ class EvseState:
     reservation: EvseReservation | None = None
     operative: bool = True            # ChangeAvailability of the EVSE (G03): False once Inoperative
     inoperative: set[int] = field(default_factory=set)   # its connectors made Inoperative one by one (G03)
+    faulted: bool = False             # made Faulted by the fault_evse action (TC_H_20) until clear_evse_fault
 
     @property
     def busy(self) -> bool:

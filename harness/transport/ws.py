@@ -526,6 +526,7 @@ class HandshakeSeen:
     username: str | None                # Basic auth username, None without Basic auth
     password_ok: bool | None            # None when not checked
     extensions: str | None              # Sec-WebSocket-Extensions, as sent
+    path: str = ""                      # the request's path (its last segment is the identity)
 
 
 AcceptIdentity = Callable[[str], bool]
@@ -620,7 +621,7 @@ class OcppServer:
             identity, tuple(request.headers.get_all("Sec-WebSocket-Protocol")),
             credentials[0] if credentials else None,
             None if credentials is None or self.check_password is None else self.check_password(identity, credentials[1]),
-            request.headers.get("Sec-WebSocket-Extensions")))
+            request.headers.get("Sec-WebSocket-Extensions"), request.path))
         if not identity or (self.accept_identity is not None and not self.accept_identity(identity)):
             return self._refuse(connection, identity, HTTPStatus.NOT_FOUND, "unknown charging station identity")
         if self.check_password is not None:

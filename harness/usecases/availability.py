@@ -12,7 +12,7 @@ from harness.roles import CS, CSMS
 from harness.rules import Rule, RuleTable, must, should
 from harness.transport.ws import Exchange
 from harness.usecases.operations import operate
-from harness.verdict import require
+from harness.verdict import check_equal, require
 
 
 class Availability(RuleTable, namespace="availability2"):
@@ -48,6 +48,18 @@ async def reported(arena: OcppArena, evse_id: int, connector_id: int, status: st
         require(report.error is None, Availability.status_answered, "the CSMS answered a StatusNotification with "
                 "a CALLERROR", expected="StatusNotificationResponse", actual=report.error)
     return report
+
+
+async def already_operative(arena: OcppArena, evse: dict[str, int] | None, rule: Rule) -> None:
+    """Operative for a target that already is (``evse``; None: the station): Accepted (``rule``), and no connector
+    of it reports Unavailable."""
+    mark = arena.mark()
+    exchange = await change(arena, "Operative", evse)
+    check_equal(rule, "ChangeAvailabilityResponse status to the state the target is in", "Accepted",
+                exchange.result["status"])
+    await arena.expect_none("StatusNotification", after=mark, rule=rule,
+                            where=lambda p: p["connectorStatus"] == "Unavailable"
+                            and (evse is None or p["evseId"] == evse["id"]))
 
 
 class OperatorStop(RuleTable, namespace="operator_stop"):

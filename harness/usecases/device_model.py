@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.arena.ocpp import OcppArena
+from harness.ocpp.versions import OcppVersion
 from harness.roles import CS, CSMS
 from harness.rules import Rule, RuleTable, must, should
 from harness.transport.ws import Exchange
@@ -19,6 +20,16 @@ HEARTBEAT = {"component": {"name": "OCPPCommCtrlr"}, "variable": {"name": "Heart
 AVAILABILITY_STATE = {"component": {"name": "ChargingStation"}, "variable": {"name": "AvailabilityState"}}
 UNKNOWN = {"component": {"name": "NoSuchCtrlr"}, "variable": {"name": "HeartbeatInterval"}}
 UNKNOWN_VARIABLE = {"component": {"name": "OCPPCommCtrlr"}, "variable": {"name": "NoSuchVariable"}}
+# where a station keeps the order of its network connection profiles (B10)
+PRIORITY = {"component": {"name": "OCPPCommCtrlr"}, "variable": {"name": "NetworkConfigurationPriority"}}
+
+
+def network_profile(arena: OcppArena, url: str) -> dict:
+    """A valid NetworkConnectionProfile (B09, B10) for ``url``: JSON over the wired interface, the run's security
+    profile, the running version."""
+    return {"ocppTransport": "JSON", "ocppCsmsUrl": url, "messageTimeout": 30,
+            "securityProfile": max(arena.security_profile, 1), "ocppInterface": "Wired0",
+            "ocppVersion": "OCPP20" if arena.version is OcppVersion.V201 else "OCPP21"}
 
 
 class Variables(RuleTable, namespace="variables"):

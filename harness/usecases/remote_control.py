@@ -33,6 +33,16 @@ async def remote_start(arena: OcppArena, evse_id: int, rule: Rule, id_token: dic
     return await operate(arena, "RequestStartTransaction", payload, rule, own=own)
 
 
+async def start_refused(arena: OcppArena, evse_id: int, rule: Rule, refused: Rule) -> Exchange:
+    """The operator's remote start on ``evse_id``, which the station must refuse (``refused``: Rejected; spec 001
+    Remote start rule 2: Rejected is the station's refusal, an unavailable EVSE its example); ``rule`` judges the
+    request."""
+    exchange = await remote_start(arena, evse_id, rule)
+    check_equal(refused, f"RequestStartTransactionResponse status for EVSE {evse_id}", "Rejected",
+                exchange.result["status"])
+    return exchange
+
+
 def carries_remote_start(remote_start_id: int):
     return lambda p: dig(p, "transactionInfo.remoteStartId") == remote_start_id
 

@@ -218,6 +218,27 @@ class StationStartingAtTheCable(ReferenceStation):
         return {"status": "Accepted", "transactionId": tx.id}
 
 
+class StationSuspendingAtTheTimeLimit(ReferenceStation):
+    """F07 (2.1): at its maxTime the transaction is suspended (Updated, triggerReason TimeLimitReached, chargingState
+    SuspendedEVSE) and left to the driver or the CSMS to end, rather than ended by the station."""
+
+    async def _time_limited(self, state, tx, max_time):
+        await asyncio.sleep(max_time)
+        if state.transaction is tx:
+            await self.suspend(state, "TimeLimitReached")
+
+
+class StationResettingWithoutNotice(ReferenceStation):
+    """B13 (2.1): a transaction kept through an ImmediateAndResume reset gets no Updated event before the restart;
+    only its resumption (TxResumed) is reported."""
+
+    async def call(self, action, payload):
+        if action == "TransactionEvent" and payload.get("triggerReason") == "ResetCommand" \
+                and payload.get("eventType") == "Updated":
+            return {}
+        return await super().call(action, payload)
+
+
 @dataclass(frozen=True)
 class LegalVariant:
     name: str
@@ -242,6 +263,16 @@ REFUSED = ("spec 002 Errors (NotSupported: recognised, not supported); OCPP 2.0.
            "an optional profile (spec 002 What the service does 2; OCPP 2.0.1 part 0 Certification profiles)")
 
 VARIANTS: tuple[LegalVariant, ...] = (
+    LegalVariant("station-suspending-at-the-time-limit", StationSuspendingAtTheTimeLimit,
+                 "F07: the transaction whose maxTime has passed is suspended with triggerReason TimeLimitReached "
+                 "instead of ended (TriggerReasonEnumType TimeLimitReached serves an Updated event as well; the F07 "
+                 "texts could not be checked)",
+                 (node("ocpp2/remotecontrol/test_F07.py", "test_remote_start_with_a_time_limit", "cs", V21),)),
+    LegalVariant("station-resetting-without-notice", StationResettingWithoutNotice,
+                 "B13: no TransactionEvent before the ImmediateAndResume restart; the kept transaction is reported "
+                 "once resumed (TxResumed) (the B13 texts could not be checked: which events precede the restart is "
+                 "left open)",
+                 (node("ocpp2/provisioning/test_B13.py", "test_reset_and_resume_keeps_the_transaction", "cs", V21),)),
     LegalVariant("station-starting-at-the-cable", StationStartingAtTheCable,
                  "TxStartPoint EVConnected: the transaction starts when the cable comes in, and a remote start names "
                  "it in RequestStartTransactionResponse.transactionId (its schema description: the transaction the "

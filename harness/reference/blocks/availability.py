@@ -9,7 +9,9 @@ Scheduled: the transaction goes on and its connector reports Unavailable once it
 shows is the provisioning block's (``status_payload``). ``availability_refused``: every request Rejected.
 
 The actions ``fail_lock`` and ``repair_lock`` (G05) report a connector's cable lock failing and mended
-(NotifyEvent of ConnectorPlugRetentionLock.Problem, true / false).
+(NotifyEvent of ConnectorPlugRetentionLock.Problem, true / false). ``fault_evse`` makes an idle EVSE Faulted
+(its connectors report Faulted; a reservation it held is removed: ``evse_faulted``, the reservation block's) and
+``clear_evse_fault`` well again (its connectors report what they show).
 
 Central system 2.x: ChangeAvailability as an actuator action; an Inoperative change is undone with Operative.
 
@@ -35,12 +37,14 @@ from typing import Any
 
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.reference.common import V2X, V16, Block, Undo, now_iso
+from harness.reference.model import EvseState
 
 
 # -------------------------------------------------------------------------------------------- 2.x
 class AvailabilityStation2x(Block):
     versions = V2X
-    undone_by = {"fail_lock": lambda body: ("repair_lock", body)}
+    undone_by = {"fail_lock": lambda body: ("repair_lock", body),
+                 "fault_evse": lambda body: ("clear_evse_fault", body)}
     requires = ("ProvisioningStation2x", "TransactionsStation2x")
     configurable = frozenset({"availability_refused"})
     availability_refused = False
@@ -86,6 +90,23 @@ class AvailabilityStation2x(Block):
 
     async def act_repair_lock(self, evse_id: int = 1, connector_id: int | None = None) -> None:
         self.background.spawn(self._lock_problem(evse_id, connector_id, False))
+
+    async def act_fault_evse(self, evse_id: int = 1) -> None:
+        """The idle EVSE becomes Faulted: its connectors report Faulted; what it held is the hook's."""
+        state = self.evses[evse_id]
+        state.faulted = True
+        await self._report([(evse_id, c) for c in state.evse.connectors])
+        self.evse_faulted(state)
+
+    async def act_clear_evse_fault(self, evse_id: int = 1) -> None:
+        state = self.evses[evse_id]
+        state.faulted = False
+        for connector in state.evse.connectors:
+            await self.call("StatusNotification", self.status_payload(evse_id, connector, self.shown_status(
+                evse_id, connector)))
+
+    def evse_faulted(self, state: EvseState) -> None:
+        """The EVSE of ``state`` became Faulted (the reservation block removes its reservation)."""
 
     async def _lock_problem(self, evse_id: int, connector_id: int | None, problem: bool) -> None:
         connector = connector_id or self.evses[evse_id].evse.connectors[0]

@@ -28,7 +28,7 @@ from harness.transport.ws import CallFailed
 
 BOOLEAN = ("true", "false")
 INTEGER = "integer"   # any whole number of seconds from 1 on
-READ_ONLY = {("ChargingStation", "AvailabilityState"), ("OCPPCommCtrlr", "NetworkConfigurationPriority")}
+READ_ONLY = {("ChargingStation", "AvailabilityState")}
 # the variables of a SummaryInventory: the availability of the station (B07)
 SUMMARY = {("ChargingStation", "AvailabilityState")}
 REPORT_BASES = ("ConfigurationInventory", "FullInventory", "SummaryInventory")

@@ -5,7 +5,9 @@ Station 2.x (spec 001 Provisioning): BootNotification with its reason (PowerUp; 
 Reset), then, once Accepted, a StatusNotification Available per connector (Unavailable while inoperative:
 ChangeAvailability), and a Heartbeat every OCPPCommCtrlr.HeartbeatInterval seconds (the boot's interval until
 the CSMS sets another: G02). A status that changes while it is offline is reported once it is back without
-booting (B04).
+booting (B04); after a reboot it connects with the first entry of
+OCPPCommCtrlr.NetworkConfigurationPriority whose slot holds a profile (SetNetworkProfile, B09/B10; slot 1 is
+where it first connected), the next one when that fails.
 
 Charge point 1.6 (spec 002):
 - connectors numbered 1..N without gaps (``harness.ocpp.v16.connector_ids``); after an Accepted
@@ -67,6 +69,8 @@ def interval_alias(version: OcppVersion, response: Any) -> dict | None:
 class ProvisioningStation2x(Block):
     versions = V2X
     requires = ("DeviceModelStation2x", "OfflineStation2x")
+    configurable = frozenset({"provisioning_network_profile_status"})
+    provisioning_network_profile_status = "Accepted"   # B09: how a valid SetNetworkProfile is answered (TC_B_44)
     boot_retry = 5   # own wait before the next boot when a Pending or Rejected answer's interval is 0
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -75,10 +79,13 @@ class ProvisioningStation2x(Block):
         self.boot_reason = "PowerUp"
         self.station_operative = True   # ChangeAvailability of the whole station (G04)
         self.network_profiles: dict[int, dict] = {}   # B09: configurationSlot → NetworkConnectionProfile
+        self.provisioning_home_url: str | None = None   # B10: where it first connected (the slot 1 it starts with)
         self.unreported: dict[tuple[int, int], dict] = {}   # B04: statuses that changed while offline
 
     async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
         """B04: back from an outage without booting, the connectors whose status changed meanwhile are reported."""
+        if self.provisioning_home_url is None:
+            self.provisioning_home_url = csms_url
         handshake = await super().connect(csms_url, boot=boot, offered=offered)
         if not boot and handshake.connection is not None and self.unreported:
             self.background.spawn(self._report_missed(handshake.connection))
@@ -149,9 +156,46 @@ class ProvisioningStation2x(Block):
             await self.boot()
 
     def on_SetNetworkProfile(self, _: None, payload: dict) -> dict:
-        """B09: the profile is stored in its slot (Accepted); the profiles are kept, not used (no B10 migration)."""
+        """B09: the profile is stored in its slot (Accepted; ``provisioning_network_profile_status`` Failed: storing
+        failed, nothing kept); it is used once NetworkConfigurationPriority names its slot first and the station
+        reboots (B10)."""
+        if self.provisioning_network_profile_status != "Accepted":
+            return {"status": self.provisioning_network_profile_status}
         self.network_profiles[payload["configurationSlot"]] = payload["connectionData"]
         return {"status": "Accepted"}
+
+    def priority_urls(self) -> list[str]:
+        """B10: the CSMS URL of each entry of OCPPCommCtrlr.NetworkConfigurationPriority, in its order: a slot's
+        stored profile (SetNetworkProfile), or for slot 1 without one where the station first connected."""
+        urls = []
+        for entry in self.variable("OCPPCommCtrlr", "NetworkConfigurationPriority").split(","):
+            slot = int(entry) if entry.strip().isdigit() else None
+            if slot in self.network_profiles:
+                urls.append(self.network_profiles[slot]["ocppCsmsUrl"])
+            elif slot == 1 and self.provisioning_home_url is not None:
+                urls.append(self.provisioning_home_url)
+        return urls or [self.csms_url]
+
+    async def connect_by_priority(self) -> None:
+        """B10.FR.03/04: after a reboot the first entry of NetworkConfigurationPriority is tried first, the next
+        when connecting fails."""
+        *first, last = self.priority_urls()
+        for url in first:
+            try:
+                if (await self.connect(url)).connection is not None:
+                    return
+            except HarnessError:
+                continue
+        await self.connect(last)
+
+    def variable_fits(self, component: str, name: str, value: str) -> bool:
+        """NetworkConfigurationPriority: a list of slots, each with a stored profile (or slot 1, where the
+        station first connected)."""
+        if (component, name) == ("OCPPCommCtrlr", "NetworkConfigurationPriority"):
+            slots = [e.strip() for e in value.split(",")]
+            return bool(slots) and all(e.isdigit() and (int(e) in self.network_profiles or int(e) == 1)
+                                       for e in slots)
+        return super().variable_fits(component, name, value)
 
     def boot_payload(self) -> dict:
         return {"chargingStation": {"model": self.profile.get("station.model", "reference"),
@@ -160,8 +204,11 @@ class ProvisioningStation2x(Block):
 
     def status_payload(self, evse_id: int, connector_id: int, status: str) -> dict:
         """``status`` of the connector as reported: Available is Unavailable while the station, the EVSE or the
-        connector is Inoperative (ChangeAvailability, G03/G04)."""
-        if status == "Available" and not self.connector_operative(evse_id, connector_id):
+        connector is Inoperative (ChangeAvailability, G03/G04), Faulted while the EVSE is (``fault_evse``)."""
+        state = self.evses.get(evse_id)
+        if status in ("Available", "Reserved") and state is not None and state.faulted:
+            status = "Faulted"
+        elif status == "Available" and not self.connector_operative(evse_id, connector_id):
             status = "Unavailable"
         return {"timestamp": now_iso(), "connectorStatus": status, "evseId": evse_id, "connectorId": connector_id}
 

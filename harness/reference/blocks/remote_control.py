@@ -1,7 +1,7 @@
 """Remote control: the CSMS starts and stops a transaction at the station.
 
-Station 2.x (spec 001 Remote start): RequestStartTransaction is Accepted on a free, known EVSE (or
-any free one) not reserved for another token, then TransactionEvent Started with triggerReason RemoteStart
+Station 2.x (spec 001 Remote start): RequestStartTransaction is Accepted on a free, known, operative and
+not faulted EVSE (or any such one) not reserved for another token, then TransactionEvent Started with triggerReason RemoteStart
 and the same remoteStartId (a cable plugged in before starts no transaction: the reference's TxStartPoint
 is Authorized); Rejected otherwise (rule 2: the station refuses what it cannot do). With
 AuthCtrlr.AuthorizeRemoteStart true a token other than Central or NoAuthorization is authorized first
@@ -23,7 +23,8 @@ a connector it does not have; a transaction running on the connector is stopped 
 UnlockCommand.
 
 CSMS: both and UnlockConnector (2.x and 1.6) as actuator actions; a 2.x remote start carries a fresh
-server-generated Central idToken and a unique remoteStartId (spec 001 Remote start rule 1).
+server-generated Central idToken and a unique remoteStartId (spec 001 Remote start rule 1); 2.1's remote start
+with a limit (F07) leaves the limit to the answer to the transaction's Started event (the transactions block's).
 """
 
 from __future__ import annotations
@@ -45,9 +46,9 @@ class RemoteControlStation2x(Block):
     def on_RequestStartTransaction(self, _: None, payload: dict) -> dict:
         evse_id = payload.get("evseId")
         state = self.evses.get(evse_id) if evse_id is not None else \
-            next((s for s in self.evses.values() if not s.busy), None)
-        if state is None or state.busy or self.reserved_for_another(state, payload["idToken"],
-                                                                    payload.get("groupIdToken")):
+            next((s for s in self.evses.values() if not s.busy and self._remote_start_usable(s)), None)
+        if state is None or state.busy or not self._remote_start_usable(state) or self.reserved_for_another(
+                state, payload["idToken"], payload.get("groupIdToken")):
             return {"status": "Rejected"}
         if "chargingProfile" in payload:
             refusal = self.remote_start_refusal(state.evse.id, payload["chargingProfile"])
@@ -55,6 +56,10 @@ class RemoteControlStation2x(Block):
                 return refusal
         self.background.spawn(self._remote_start2x(state, payload["idToken"], payload["remoteStartId"]))
         return {"status": "Accepted"}
+
+    def _remote_start_usable(self, state: EvseState) -> bool:
+        """An EVSE made Inoperative (G03/G04) or Faulted starts no transaction (spec 001 Remote start rule 2)."""
+        return not state.faulted and self.connector_operative(state.evse.id, state.evse.connectors[0])
 
     async def _remote_start2x(self, state: EvseState, id_token: dict, remote_start_id: int) -> None:
         """With AuthCtrlr.AuthorizeRemoteStart true a token that is neither Central nor NoAuthorization is
@@ -145,6 +150,7 @@ class RemoteControlStation16(Block):
 # ----------------------------------------------------------------------------------------- the CSMS
 class RemoteControlCsms2x(Block):
     versions = V2X
+    requires = ("TransactionsCsms2x",)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -172,6 +178,16 @@ class RemoteControlCsms2x(Block):
         ``request_start_transaction``: an adapter written before K05 would drop the key and start without it."""
         self.send(station, "RequestStartTransaction",
                   self._remote_start(evse_id, id_token, remote_start_id) | {"chargingProfile": charging_profile})
+
+    async def act_request_start_transaction_with_limit(self, evse_id: int, transaction_limit: dict,
+                                                       id_token: dict | None = None,
+                                                       remote_start_id: int | None = None,
+                                                       station: str | None = None) -> None:
+        """F07 (2.1): a remote start whose transaction the operator limits (maxCost, maxEnergy, maxTime, maxSoC):
+        the Started event of its token is answered with that transactionLimit."""
+        payload = self._remote_start(evse_id, id_token, remote_start_id)
+        self.limit_transactions_of(payload["idToken"], transaction_limit)
+        self.send(station, "RequestStartTransaction", payload)
 
     async def act_request_stop_transaction(self, transaction_id: str, station: str | None = None) -> None:
         self.send(station, "RequestStopTransaction", {"transactionId": transaction_id})

@@ -20,8 +20,9 @@ Station 2.x (OCPP 2.0.1 and 2.1 H01-H04): ReserveNowRequest for an EVSE (evseId)
 connector of a type (connectorType: the profile's ``station.connector_type``, cType2 by default) or for any
 EVSE, held on the first free one that fits, which reports its connectors Reserved; until expiryDateTime, for
 an idToken and optionally a groupIdToken; a new reservation with the id of an existing one replaces it.
-Rejected for an EVSE or connector type it does not have, or when ``reservations_refused``; Occupied when
-no EVSE that fits is free (a transaction, a cable or another reservation). A reserved EVSE starts no
+Rejected for an EVSE or connector type it does not have, or when ``reservations_refused``; Faulted when every
+EVSE asked for is Faulted, Unavailable when none is operative (G03, G04), Occupied when no EVSE that fits is free
+(a transaction, a cable or another reservation). A reserved EVSE starts no
 transaction for another token (nor a remote start: Rejected) unless its groupIdToken is the reservation's;
 the reserved token's (or group's) TransactionEvent Started carries reservationId, which ends the
 reservation. At the expiry the reservation ends: ReservationStatusUpdate Expired and the connectors report
@@ -145,7 +146,7 @@ def _same_token(a: dict | None, b: dict | None) -> bool:
 
 class ReservationStation2x(Block):
     versions = V2X
-    requires = ("ProvisioningStation2x", "TransactionsStation2x")
+    requires = ("ProvisioningStation2x", "TransactionsStation2x", "AvailabilityStation2x")
     precedes = ("TransactionsStation2x",)   # its reservation hooks replace the transactions block's defaults
     configurable = frozenset({"reservations_refused"})
     reservations_refused = False
@@ -161,9 +162,10 @@ class ReservationStation2x(Block):
         self._end(payload["id"], None)
         asked = [self.evses[evse_id]] if evse_id is not None else list(self.evses.values())
         free = [s for s in asked if s.transaction is None and not s.plugged and s.authorized is None
-                and s.reservation is None]
+                and s.reservation is None and not s.faulted and self._reservable(s)]
         if not free:
-            return {"status": "Occupied"}
+            return {"status": "Faulted" if all(s.faulted for s in asked) else
+                    "Unavailable" if not any(self._reservable(s) for s in asked) else "Occupied"}
         state = free[0]
         state.reservation = reservation = EvseReservation(payload["id"], payload["idToken"],
                                                           payload.get("groupIdToken"),
@@ -174,6 +176,16 @@ class ReservationStation2x(Block):
 
     def on_CancelReservation(self, _: None, payload: dict) -> dict:
         return {"status": "Accepted" if self._end(payload["reservationId"], None) else "Rejected"}
+
+    def _reservable(self, state: EvseState) -> bool:
+        """An EVSE made Inoperative (or of an Inoperative station: G03, G04) is Unavailable for reservations."""
+        return self.connector_operative(state.evse.id, state.evse.connectors[0])
+
+    def evse_faulted(self, state: EvseState) -> None:
+        """TC_H_20: the reservation of an EVSE that became Faulted is removed (ReservationStatusUpdate Removed)."""
+        super().evse_faulted(state)
+        if state.reservation is not None:
+            self._end(state.reservation.id, "Removed")
 
     async def _report_reserved_status(self, state: EvseState, status: str) -> None:
         for connector in state.evse.connectors:
@@ -191,7 +203,7 @@ class ReservationStation2x(Block):
             if update is not None:
                 await self.call("ReservationStatusUpdate", {"reservationId": reservation_id,
                                                             "reservationUpdateStatus": update})
-            if state.transaction is None and not state.plugged:
+            if state.transaction is None and not state.plugged and not state.faulted:
                 await self._report_reserved_status(state, "Available")
 
         self.background.spawn(ended())

@@ -6,8 +6,10 @@ the connection closes, and the station connects again and boots with reason Remo
 transaction runs is Scheduled (B12.FR.01): the transaction goes on, and once the last one ended the
 station restarts and boots with reason ScheduledReset. With ``evseId`` only that EVSE resets (an EVSE it
 does not have: Rejected): its transaction ends the same way, the station stays connected and reports the
-EVSE's connectors again. 2.1's ImmediateAndResume is Rejected (a legal answer: this station does not resume
-transactions across a restart).
+EVSE's connectors again. 2.1's ImmediateAndResume of the station (B13) is Accepted: each running transaction
+reports the reset (TransactionEvent Updated, triggerReason ResetCommand) and is not ended; the station restarts
+and boots with reason RemoteReset, then resumes each (Updated, triggerReason TxResumed, the same transactionId);
+ImmediateAndResume of a single EVSE is Rejected (a legal answer).
 
 Charge point 1.6 (spec 002 Core, 1.6 section 4.2): Hard and Soft are Accepted; running transactions
 stop with reason HardReset / SoftReset (gracefully for either type, which a Hard reset permits), the
@@ -36,6 +38,9 @@ class ResetStation2x(Block):
 
     def on_Reset(self, _: None, payload: dict) -> dict:
         kind, evse_id = payload["type"], payload.get("evseId")
+        if kind == "ImmediateAndResume" and evse_id is None:   # 2.1 B13: the transactions outlive the restart
+            self.background.spawn(self._restart(None, "RemoteReset", resume=True))
+            return {"status": "Accepted"}
         if kind not in ("Immediate", "OnIdle") or (evse_id is not None and evse_id not in self.evses):
             return {"status": "Rejected"}
         targets = self._reset_targets(evse_id)
@@ -54,10 +59,14 @@ class ResetStation2x(Block):
             (evse_id,), self.scheduled_reset = self.scheduled_reset, None
             self.background.spawn(self._restart(evse_id, "ScheduledReset"))
 
-    async def _restart(self, evse_id: int | None, reason: str) -> None:
+    async def _restart(self, evse_id: int | None, reason: str, resume: bool = False) -> None:
         await asyncio.sleep(0)   # the ResetResponse (or the TransactionEvent Ended) goes out first
+        resumed = [state for state in self._reset_targets(evse_id) if state.busy and resume]
         for state in self._reset_targets(evse_id):
-            if state.busy:
+            if state in resumed:
+                await self.call("TransactionEvent", self._event(state, "Updated", "ResetCommand",
+                                                                chargingState=self._reset_charging_state(state)))
+            elif state.busy:
                 await self.end_transaction(state, "ResetCommand", "ImmediateReset")
         await self._settled()
         if evse_id is not None:   # the EVSE restarts; the station stays connected and shows it again
@@ -67,7 +76,15 @@ class ResetStation2x(Block):
             return
         self.boot_reason = reason
         await self.connection.close()
-        await self.connect(self.csms_url)
+        await self.connect_by_priority()
+        for state in resumed:
+            if state.transaction is not None:
+                await self.call("TransactionEvent", self._event(state, "Updated", "TxResumed",
+                                                                chargingState=self._reset_charging_state(state)))
+
+    @staticmethod
+    def _reset_charging_state(state: Any) -> str:
+        return "Charging" if state.plugged else "Idle"
 
     async def _settled(self) -> None:
         """What the station sent before the restart is answered (or the call timeout passed)."""

@@ -27,7 +27,9 @@ CSMS 2.x: a token carried in a TransactionEvent is checked again and answered wi
 (spec 001 Authorization rule 7, rule 9 for offline events), ConcurrentTx when a Started event carries
 a token already in another running transaction, except a Central token it issued in a
 RequestStartTransaction on this connection; in 2.1 the Started event of a prepaid token is answered
-with transactionLimit.maxCost equal to its balance (spec 001 moves "Prepaid transaction").
+with transactionLimit.maxCost equal to its balance (spec 001 moves "Prepaid transaction"), the Started event of
+a remote start its operator limited (F07) with that limit; a 2.1 station ends a transaction whose Started event
+was answered with transactionLimit.maxTime that many seconds after its start (TimeLimitReached).
 Central system 1.6: StartTransaction gets a fresh integer
 transactionId and IdTagInfo, ConcurrentTx for an idTag that already charges (AuthorizationStatus);
 StopTransaction ends it, answered with IdTagInfo when it carries an idTag.
@@ -198,8 +200,18 @@ class TransactionsStation2x(Block):
         response = await self.call("TransactionEvent", payload)
         if state.transaction is not None:   # used for this transaction only (spec 001 rule 11, K03)
             state.transaction.charging_priority = response.get("chargingPriority", 0)
+            max_time = (response.get("transactionLimit") or {}).get("maxTime")
+            if max_time is not None:   # 2.1 F07: the CSMS limits the transaction's duration
+                self.background.spawn(self._time_limited(state, state.transaction, int(max_time)))
         self._answered(payload, response)
         await self._after_event(state, response)
+
+    async def _time_limited(self, state: EvseState, tx: StationTransaction, max_time: int) -> None:
+        """F07 (2.1): maxTime seconds after its start the transaction ends, triggerReason and stoppedReason
+        TimeLimitReached."""
+        await asyncio.sleep(max_time)
+        if state.transaction is tx:
+            await self.end_transaction(state, "TimeLimitReached", "TimeLimitReached")
 
     def claim_reservation(self, state: EvseState, id_token: dict, group: dict | None) -> int | None:
         """The id of the reservation a transaction of ``id_token`` at ``state`` ends (released); None: none
@@ -585,6 +597,14 @@ class TransactionsCsms2x(Block):
     configurable = frozenset({"charging_priority"})
     charging_priority: int | None = None   # K03: the chargingPriority each transaction that starts is given
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.transactions_limits: dict[tuple[str, str], dict] = {}   # F07: by token_key, the limit an operator asked
+
+    def limit_transactions_of(self, id_token: dict, limit: dict) -> None:
+        """F07 (2.1): the transaction ``id_token`` starts next is answered with ``limit`` as its transactionLimit."""
+        self.transactions_limits[token_key(id_token)] = limit
+
     def transaction_of(self, exchange: Exchange) -> tuple[Any, Any]:
         if exchange.action != "TransactionEvent":
             return super().transaction_of(exchange)
@@ -633,6 +653,8 @@ class TransactionsCsms2x(Block):
     def transaction_limit(self, id_token: dict) -> dict | None:
         """The transactionLimit of a transaction ``id_token`` starts (2.1): a prepaid token's balance as
         maxCost (spec 001 moves "Prepaid transaction"); the payment block adds what a payment authorized."""
+        if token_key(id_token) in self.transactions_limits:
+            return self.transactions_limits[token_key(id_token)]
         record = self.tokens.lookup(id_token)
         return {"maxCost": record.balance} if record is not None and record.balance is not None else None
 

@@ -11,9 +11,10 @@ numbering could not be checked, so the station's answers and reports are SHOULD 
 import pytest
 
 from harness.roles import CS, CSMS
-from harness.rules import RuleTable, should
+from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.availability import Availability, OperatorStop, change, reported, stop
+from harness.usecases.availability import Availability, OperatorStop, already_operative, change, reported, stop
+from harness.usecases.remote_control import start_refused
 from harness.usecases.smart_charging import ChargingProfiles, charging
 from harness.verdict import check_equal, check_in
 
@@ -24,6 +25,14 @@ class G03(RuleTable):
                        "where a transaction runs is Scheduled; the connector reports Unavailable once it ended", by=CS)
     unknown = should("OCPP 2.0.1 part 2 ChangeAvailabilityStatusEnumType (Rejected)",
                      "a change of an EVSE the station does not have is Rejected", by=CS)
+    already = should("OCPP 2.0.1 part 2 G03; ChangeAvailabilityStatusEnumType (Accepted)",
+                     "a change to the state the EVSE is already in is Accepted, and its connectors report no "
+                     "other status", by=CS)
+    start_request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
+                         "the CSMS sends the remote start for the EVSE its operator chose", by=CSMS)
+    no_start = should("OCPP 2.0.1 part 2 G03 (Inoperative: not available for charging); spec 001 Remote start "
+                      "rule 2 (Rejected, for example for an unavailable EVSE)",
+                      "an EVSE made Inoperative starts no transaction: a remote start on it is Rejected", by=CS)
 
 
 pytestmark = case("G03", block="Availability", roles=("csms", "cs"), protocols=OCPP2)
@@ -85,3 +94,20 @@ async def test_unknown_evse_is_rejected(ocpp, profile):
                                                                 "evse": {"id": unknown}}, rule=Availability.request)
     check_in(G03.unknown, f"ChangeAvailabilityResponse status for EVSE {unknown}", ("Rejected",),
              exchange.result["status"])
+
+
+@pytest.mark.requires("remote_start")
+@checks(Availability.request, Availability.accepted, G03.start_request, G03.no_start)
+async def test_inoperative_evse_refuses_a_remote_start(ocpp, profile):
+    """The first EVSE Inoperative (Accepted): a remote start on it is Rejected."""
+    evse = profile.evses[0].id
+    exchange = await change(ocpp, "Inoperative", {"id": evse})
+    check_equal(Availability.accepted, "ChangeAvailabilityResponse status to Inoperative", "Accepted",
+                exchange.result["status"])
+    await start_refused(ocpp, evse, G03.start_request, G03.no_start)
+
+
+@checks(Availability.request, G03.already, Availability.status_answered)
+async def test_operative_evse_made_operative(ocpp, profile):
+    """Operative for the first EVSE, operative already: Accepted, and no connector of it reports Unavailable."""
+    await already_operative(ocpp, {"id": profile.evses[0].id}, G03.already)

@@ -8,10 +8,11 @@ during a transaction only the answer Scheduled and the transaction going on are 
 
 import pytest
 
-from harness.rules import RuleTable, should
-from harness.roles import CS
+from harness.rules import RuleTable, must, should
+from harness.roles import CS, CSMS
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.availability import Availability, change, reported
+from harness.usecases.availability import Availability, already_operative, change, reported
+from harness.usecases.remote_control import start_refused
 from harness.usecases.smart_charging import ChargingProfiles, charging
 from harness.verdict import check_equal
 
@@ -20,6 +21,15 @@ class G04(RuleTable):
     """The rules of G04 (OCPP 2.0.1 part 2, G04; the same in 2.1)."""
     scheduled = should("OCPP 2.0.1 part 2 ChangeAvailabilityStatusEnumType (Scheduled)", "Inoperative for the "
                        "station while a transaction runs is Scheduled, and the transaction goes on", by=CS)
+    already = should("OCPP 2.0.1 part 2 G04; ChangeAvailabilityStatusEnumType (Accepted)",
+                     "Operative for a station already operative is Accepted, and no connector reports another "
+                     "status", by=CS)
+    start_request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
+                         "the CSMS sends the remote start for the EVSE its operator chose", by=CSMS)
+    no_start = should("OCPP 2.0.1 part 2 G04 (Inoperative: not available for charging); spec 001 Remote start "
+                      "rule 2 (Rejected, for example for an unavailable EVSE)",
+                      "a station made Inoperative starts no transaction: a remote start on an EVSE is Rejected",
+                      by=CS)
 
 
 pytestmark = case("G04", block="Availability", roles=("csms", "cs"), protocols=OCPP2)
@@ -50,3 +60,19 @@ async def test_station_with_a_transaction_is_scheduled(ocpp, profile):
                 exchange.result["status"])
     await ocpp.expect_none("TransactionEvent", after=mark, rule=G04.scheduled,
                            where=lambda p: p["eventType"] == "Ended")
+
+
+@pytest.mark.requires("remote_start")
+@checks(Availability.request, Availability.accepted, G04.start_request, G04.no_start)
+async def test_inoperative_station_refuses_a_remote_start(ocpp, profile):
+    """The station Inoperative (Accepted): a remote start on its first EVSE is Rejected."""
+    exchange = await change(ocpp, "Inoperative")
+    check_equal(Availability.accepted, "ChangeAvailabilityResponse status to Inoperative", "Accepted",
+                exchange.result["status"])
+    await start_refused(ocpp, profile.evses[0].id, G04.start_request, G04.no_start)
+
+
+@checks(Availability.request, G04.already)
+async def test_operative_station_made_operative(ocpp):
+    """Operative for the station, operative already: Accepted, and no connector reports Unavailable."""
+    await already_operative(ocpp, None, G04.already)

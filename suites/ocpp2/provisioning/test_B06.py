@@ -14,7 +14,7 @@ from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.device_model import (AVAILABILITY_STATE, HEARTBEAT, UNKNOWN, UNKNOWN_VARIABLE, Variables,
                                            get_variables, status_of_variable)
-from harness.verdict import check_equal
+from harness.verdict import check_equal, check_in
 
 
 class B06(RuleTable):
@@ -23,6 +23,8 @@ class B06(RuleTable):
                    "the CSMS reads exactly the variables its operator asked for", by=CSMS)
     unknown = should("OCPP 2.0.1 part 2 GetVariableStatusEnumType", "a component the station does not have is "
                      "answered UnknownComponent, a variable it does not have UnknownVariable", by=CS)
+    other_type = should("OCPP 2.0.1 part 2 GetVariableStatusEnumType (NotSupportedAttributeType)",
+                        "an attributeType the variable does not have is answered NotSupportedAttributeType", by=CS)
 
 
 pytestmark = case("B06", block="Provisioning", roles=("csms", "cs"), protocols=OCPP2)
@@ -52,3 +54,13 @@ async def test_get_unknown_variable(ocpp, unknown):
     expected = "UnknownComponent" if unknown == "component" else "UnknownVariable"
     check_equal(B06.unknown, f"GetVariableResult status for an unknown {unknown}", expected,
                 status_of_variable(results, item))
+
+
+@checks(B06.request, Variables.get_results, Variables.get_type, Variables.get_value, B06.other_type)
+async def test_get_a_target_value(ocpp):
+    """OCPPCommCtrlr.HeartbeatInterval read with attributeType Target: one result naming Target, Accepted with a
+    value (a station that keeps a target for it) or NotSupportedAttributeType."""
+    item = HEARTBEAT | {"attributeType": "Target"}
+    results = await get_variables(ocpp, [item], B06.request)
+    check_in(B06.other_type, "GetVariableResult status of HeartbeatInterval's Target",
+             ("Accepted", "NotSupportedAttributeType", "UnknownVariable"), status_of_variable(results, item))

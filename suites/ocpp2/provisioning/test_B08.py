@@ -6,7 +6,7 @@ none of them. The requirements, in our words: docs/requirements/provisioning.md.
 Readings chosen where the texts are silent: a station without OCPPCommCtrlr.HeartbeatInterval answers
 EmptyResultSet (the test of the report is then not applicable); NotSupported and Rejected likewise; the report
 holds only what was asked (SHOULD: the numbering of B08's requirements for it could not be checked);
-componentCriteria are not asked for (a station may support none of them)."""
+componentCriteria are asked for only of a CSMS under test (a station may support none of them: TC_B_18)."""
 
 import secrets
 
@@ -15,7 +15,7 @@ import pytest
 from harness.errors import NotApplicable
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.device_model import HEARTBEAT, UNKNOWN, key_of, report_parts
 from harness.usecases.operations import operate
 from harness.verdict import check_in, require
@@ -36,8 +36,9 @@ class B08(RuleTable):
 pytestmark = case("B08", block="Provisioning", roles=("csms", "cs"), protocols=OCPP2)
 
 
-async def _get_report(ocpp, asked: list[dict]):
-    payload = {"requestId": secrets.randbelow(10**6) + 1, "componentVariable": asked}
+async def _get_report(ocpp, asked: list[dict], criteria: list[str] | None = None):
+    payload = {"requestId": secrets.randbelow(10**6) + 1, "componentVariable": asked} | (
+        {"componentCriteria": criteria} if criteria else {})
     return await operate(ocpp, "GetReport", payload, B08.request, own=("requestId",))
 
 
@@ -63,3 +64,12 @@ async def test_report_of_an_unknown_component(ocpp):
     exchange = await _get_report(ocpp, [UNKNOWN])
     check_in(B08.empty, "GetReportResponse status for an unknown component", ("EmptyResultSet",),
              exchange.result["status"])
+
+
+@pytest.mark.sut_roles("csms")
+@checks(B08.request, csms=TC("TC_B_18_CSMS", "ocpp2.0.1"))
+async def test_report_with_component_criteria(ocpp, profile):
+    """The operator asks for EVSE #1's AvailabilityState among the Available components (componentCriteria):
+    the CSMS sends both, as asked, and takes the station's answer."""
+    evse = {"component": {"name": "EVSE", "evse": {"id": profile.evses[0].id}}, "variable": {"name": "AvailabilityState"}}
+    await _get_report(ocpp, [evse], ["Available"])

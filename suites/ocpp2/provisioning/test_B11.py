@@ -12,9 +12,10 @@ import pytest
 
 from harness.arena.ocpp_sides import Restart
 from harness.roles import CS
-from harness.rules import RuleTable, must
+from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.reset import Resets, accepted, rebooted, reset
+from harness.verdict import check_equal
 
 
 class B11(RuleTable):
@@ -22,6 +23,8 @@ class B11(RuleTable):
     idle = must("OCPP 2.0.1 part 2 ResetStatusEnumType (Scheduled: the reset waits for transactions to end); "
                 "B12.FR.01", "an idle station (or EVSE) does not answer a Reset Scheduled: nothing runs to wait for",
                 by=CS)
+    unknown = should("OCPP 2.0.1 part 2 ResetStatusEnumType (Rejected: the station cannot perform the reset)",
+                     "a Reset of an EVSE the station does not have is Rejected", by=CS)
 
 
 pytestmark = case("B11", block="Provisioning", roles=("csms", "cs"), protocols=OCPP2)
@@ -37,7 +40,19 @@ async def test_reset_of_the_idle_station(ocpp, kind):
     await rebooted(ocpp, connections, "RemoteReset")
 
 
-@checks(Resets.request, B11.idle, csms=TC("TC_B_25_CSMS", "ocpp2.0.1"))
-async def test_reset_of_an_idle_evse(ocpp, profile):
-    """Reset OnIdle of the first EVSE, idle: Accepted."""
-    accepted(await reset(ocpp, "OnIdle", profile.evses[0].id), "Accepted", B11.idle)
+@pytest.mark.parametrize("kind", ["OnIdle", "Immediate"])
+@checks(Resets.request, B11.idle, csms=TC("TC_B_25_CSMS", "ocpp2.0.1", when="OnIdle"))
+async def test_reset_of_an_idle_evse(ocpp, profile, kind):
+    """Reset (OnIdle, Immediate) of the first EVSE, idle: Accepted."""
+    accepted(await reset(ocpp, kind, profile.evses[0].id), "Accepted", B11.idle)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(Resets.request, B11.unknown)
+async def test_reset_of_an_unknown_evse(ocpp, profile):
+    """Reset OnIdle of an EVSE id one above the station's highest: Rejected, and the station stays connected."""
+    connections = ocpp.connections()
+    exchange = await reset(ocpp, "OnIdle", max(e.id for e in profile.evses) + 1)
+    check_equal(B11.unknown, "ResetResponse status for an EVSE the station does not have", "Rejected",
+                exchange.result["status"])
+    check_equal(B11.unknown, "connections after the refused Reset", connections, ocpp.connections())

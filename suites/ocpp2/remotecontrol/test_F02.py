@@ -20,7 +20,8 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import station_variable, token_with
-from harness.usecases.remote_control import authorizes, carries_remote_start, central_token, remote_start
+from harness.usecases.smart_charging import ChargingProfiles, charging
+from harness.usecases.remote_control import authorizes, carries_remote_start, central_token, remote_start, start_refused
 from harness.verdict import check_equal, dig, require
 
 
@@ -45,6 +46,9 @@ class F02(RuleTable):
                                 "(EVConnectTimeout); TC_F_04",
                                 "a remotely started transaction whose cable does not come within EVConnectionTimeOut "
                                 "is reported with triggerReason EVConnectTimeout (Updated or Ended)", by=CS)
+    refused = should("spec 001 Remote start rule 2 (Rejected: the station refuses what it cannot do)",
+                     "a remote start on an EVSE the station does not have, on one where a transaction runs, or "
+                     "on a Faulted one, is Rejected", by=CS)
     one_transaction = should("OCPP 2.0.1 part 2 F02 (the cable completes the remotely started transaction)",
                              "plugging the cable in after the remote start starts no second transaction", by=CS)
 
@@ -120,3 +124,28 @@ async def test_no_cable_within_the_connection_timeout(ocpp, profile):
     await ocpp.expect("TransactionEvent", sender=CS, after=mark, rule=F02.ev_connect_timeout,
                       timeout=TIMEOUT + ocpp.timeouts.action,
                       where=lambda p: p["triggerReason"] == "EVConnectTimeout" and dig(p, "evse.id", evse) == evse)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(F02.request, F02.refused)
+async def test_remote_start_on_an_unknown_evse(ocpp, profile):
+    """A remote start on an EVSE id one above the station's highest: Rejected."""
+    await start_refused(ocpp, max(e.id for e in profile.evses) + 1, F02.request, F02.refused)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(ChargingProfiles.transaction, F02.request, F02.refused)
+async def test_remote_start_on_a_busy_evse(ocpp, profile):
+    """A transaction runs on the first EVSE: a second remote start on it is Rejected."""
+    evse = profile.evses[0].id
+    await charging(ocpp, evse)
+    await start_refused(ocpp, evse, F02.request, F02.refused)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(F02.request, F02.refused)
+async def test_remote_start_on_a_faulted_evse(ocpp, profile):
+    """The first EVSE Faulted (the station's action fault_evse): a remote start on it is Rejected."""
+    evse = profile.evses[0].id
+    await ocpp.act(CS, "fault_evse", evse_id=evse)
+    await start_refused(ocpp, evse, F02.request, F02.refused)

@@ -10,6 +10,7 @@ from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import token_with
 from harness.usecases.operations import operate
+from harness.usecases.remote_control import remote_start
 from harness.usecases.reservation import reports, reserve
 from harness.verdict import check_equal
 
@@ -24,6 +25,11 @@ class H02(RuleTable):
                       "a free EVSE is reserved (Accepted, its connectors Reserved)", by=CS)
     cancelled = should("OCPP 2.0.1 part 2 H02; CancelReservationStatusEnumType (Accepted)",
                        "CancelReservation of an active reservation is Accepted and the EVSE reports Available", by=CS)
+    start_request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
+                         "the CSMS sends the remote start for the EVSE its operator chose", by=CSMS)
+    charges_again = should("OCPP 2.0.1 part 2 H02; OCA errata of 2025-06 to H02 (H02.FR.03: after a cancel the "
+                           "EVSE allows charging again)", "once its reservation is cancelled the EVSE takes a "
+                           "remote start for any token (Accepted)", by=CS)
     unknown = should("OCPP 2.0.1 part 2 H02; CancelReservationStatusEnumType (Rejected: no reservation of that id)",
                      "CancelReservation of a reservationId the station does not hold is Rejected", by=CS)
 
@@ -57,3 +63,37 @@ async def test_cancel_of_an_unknown_reservation(ocpp, profile):
     _, reservation_id = await _reserved(ocpp, profile)
     exchange = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id + 1}, H02.request)
     check_equal(H02.unknown, "CancelReservationResponse status", "Rejected", exchange.result["status"])
+
+
+@checks(H02.reserve_request, H02.reserved, H02.request, H02.cancelled)
+async def test_cancel_a_reservation_of_any_evse(ocpp, profile):
+    """A reservation without evseId, then CancelReservation of it: Accepted."""
+    reservation_id, _ = await reserve(ocpp, H02.reserve_request, H02.reserved,
+                                      token_with(profile, "Accepted", type="ISO14443").wire())
+    exchange = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H02.request)
+    check_equal(H02.cancelled, "CancelReservationResponse status", "Accepted", exchange.result["status"])
+
+
+@pytest.mark.sut_roles("cs")
+@checks(H02.reserved, H02.cancelled, H02.unknown)
+async def test_a_cancelled_reservation_cannot_be_cancelled_again(ocpp, profile):
+    """A reservation cancelled (Accepted): cancelling it again is Rejected."""
+    _, reservation_id = await _reserved(ocpp, profile)
+    first = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H02.request)
+    check_equal(H02.cancelled, "CancelReservationResponse status", "Accepted", first.result["status"])
+    again = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H02.request)
+    check_equal(H02.unknown, "CancelReservationResponse status of a reservation already cancelled", "Rejected",
+                again.result["status"])
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.requires("remote_start")
+@checks(H02.reserved, H02.cancelled, H02.start_request, H02.charges_again)
+async def test_a_cancelled_reservation_frees_the_evse(ocpp, profile):
+    """The first EVSE's reservation cancelled (Accepted): a remote start on it for a Central token is Accepted."""
+    evse, reservation_id = await _reserved(ocpp, profile)
+    exchange = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H02.request)
+    check_equal(H02.cancelled, "CancelReservationResponse status", "Accepted", exchange.result["status"])
+    started = await remote_start(ocpp, evse, H02.start_request)
+    check_equal(H02.charges_again, "RequestStartTransactionResponse status after the cancel", "Accepted",
+                started.result["status"])

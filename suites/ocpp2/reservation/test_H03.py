@@ -14,7 +14,8 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
 from harness.usecases.authorization import carries, never_starts_with, token_with
-from harness.usecases.remote_control import remote_start
+from harness.usecases.operations import operate
+from harness.usecases.remote_control import remote_start, start_refused
 from harness.usecases.reservation import reports, reserve
 from harness.verdict import check_equal, dig
 
@@ -31,6 +32,10 @@ class H03(RuleTable):
     used = should("OCPP 2.0.1 part 2 H03; E03.FR.04; TransactionEventRequest reservationId",
                   "the reserved token's (or a group member's) transaction starts on the EVSE and its Started "
                   "TransactionEvent carries the reservationId", by=CS)
+    ended = should("OCPP 2.0.1 part 2 H03 (the reservation ends when its token starts); CancelReservationStatusEnumType",
+                   "a reservation its transaction used is over: CancelReservation of it is Rejected", by=CS)
+    cancel_request = must("OCPP 2.0.1 part 2 CancelReservationRequest (reservationId required)",
+                          "the CSMS sends CancelReservation naming the reservation its operator chose", by=CSMS)
     start_request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
                          "the CSMS sends RequestStartTransaction for the EVSE and token its operator chose", by=CSMS)
     answered = must("spec 001 Authorization rule 7 (TransactionEvent idTokenInfo)",
@@ -105,3 +110,32 @@ async def test_remote_start_uses_the_reservation(ocpp, profile):
     if started.result["status"] != "Accepted":
         raise NotApplicable(f"the remote start of the reserved token was answered {started.result['status']}")
     await _used(ocpp, token, evse, reservation_id, mark)
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.requires("remote_start")
+@checks(H03.reserve_request, H03.reserved, H03.start_request, H03.other_refused)
+async def test_reserved_evse_refuses_another_remote_start(ocpp, profile):
+    """The first EVSE reserved for the profile's valid token: a remote start on it for a Central token of the
+    CSMS is Rejected."""
+    token, evse = token_with(profile, "Accepted", type="ISO14443"), profile.evses[0].id
+    await reserve(ocpp, H03.reserve_request, H03.reserved, token.wire(), evseId=evse)
+    await start_refused(ocpp, evse, H03.start_request, H03.other_refused)
+
+
+@pytest.mark.sut_roles("cs")
+@pytest.mark.requires("remote_start")
+@checks(H03.reserve_request, H03.reserved, H03.start_request, H03.used, H03.cancel_request, H03.ended)
+async def test_a_used_reservation_is_over(ocpp, profile):
+    """The reserved token started remotely on its EVSE (the reservation used): CancelReservation of it is then
+    Rejected."""
+    token, evse = token_with(profile, "Accepted", type="ISO14443"), profile.evses[0].id
+    reservation_id, _ = await reserve(ocpp, H03.reserve_request, H03.reserved, token.wire(), evseId=evse)
+    mark = ocpp.mark()
+    started = await remote_start(ocpp, evse, H03.start_request, id_token=token.wire())
+    if started.result["status"] != "Accepted":
+        raise NotApplicable(f"the remote start of the reserved token was answered {started.result['status']}")
+    await _used(ocpp, token, evse, reservation_id, mark)
+    exchange = await operate(ocpp, "CancelReservation", {"reservationId": reservation_id}, H03.cancel_request)
+    check_equal(H03.ended, "CancelReservationResponse status of a used reservation", "Rejected",
+                exchange.result["status"])

@@ -116,6 +116,37 @@ class CsmsRefusesHeartbeats(ReferenceCsms):
         raise ValueError("no time for that")
 
 
+class StationStartsOnInoperativeEvses(ReferenceStation):
+    """G03/G04: an Inoperative EVSE (or station) still accepts a remote start."""
+
+    def _remote_start_usable(self, state):
+        return True
+
+
+class StationSchedulesNeedlessChanges(ReferenceStation):
+    """G03: Operative for an EVSE already operative is answered Scheduled, though nothing runs."""
+
+    def on_ChangeAvailability(self, session, payload):
+        answer = super().on_ChangeAvailability(session, payload)
+        return {"status": "Scheduled"} if payload["operationalStatus"] == "Operative" else answer
+
+
+class StationStartsWhenInoperative(ReferenceStation):
+    """G04: a station made Inoperative still accepts remote starts on its EVSEs."""
+
+    def _remote_start_usable(self, state):
+        return not state.faulted and (state.operative or not self.station_operative)
+
+
+class StationSchedulesOperativeStations(ReferenceStation):
+    """G04: Operative for a station already operative is answered Scheduled, though nothing runs."""
+
+    def on_ChangeAvailability(self, session, payload):
+        idle = self.station_operative and payload["operationalStatus"] == "Operative" and "evse" not in payload
+        answer = super().on_ChangeAvailability(session, payload)
+        return {"status": "Scheduled"} if idle else answer
+
+
 G02, G05 = "availability/test_G02.py", "availability/test_G05.py"
 G01, G03, G04 = "availability/test_G01.py", "availability/test_G03.py", "availability/test_G04.py"
 
@@ -152,4 +183,16 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("G04-station-ends-transactions-when-inoperative", "G04.scheduled", StationEndsTransactionsWhenInoperative,
           (cs_test(G04, "test_station_with_a_transaction_is_scheduled"),), "TransactionEvent", verdict="finding"),
+    Fault("G03-station-starts-on-inoperative-evses", "G03.no_start", StationStartsOnInoperativeEvses,
+          (cs_test(G03, "test_inoperative_evse_refuses_a_remote_start"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
+    Fault("G04-station-starts-when-inoperative", "G04.no_start", StationStartsWhenInoperative,
+          (cs_test(G04, "test_inoperative_station_refuses_a_remote_start"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
+    Fault("G03-station-schedules-needless-changes", "G03.already", StationSchedulesNeedlessChanges,
+          (cs_test(G03, "test_operative_evse_made_operative"),), "ChangeAvailabilityResponse status",
+          verdict="finding"),
+    Fault("G04-station-schedules-needless-changes", "G04.already", StationSchedulesOperativeStations,
+          (cs_test(G04, "test_operative_station_made_operative"),), "ChangeAvailabilityResponse status",
+          verdict="finding"),
 )

@@ -1,4 +1,4 @@
-"""Provisioning faults (B05, B06, B07, B11, B12): stations that answer the device model or a Reset wrongly, and
+"""Provisioning faults (B05, B06, B07, B11, B12, B13): stations that answer the device model or a Reset wrongly, and
 CSMSs that send what their operator did not ask."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 
 from harness.reference import ReferenceCsms, ReferenceStation
 
-from .records import Fault, cs_test, csms_test
+from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
 
 # ---------------------------------------------------------------------------------------------- B01
@@ -264,6 +264,81 @@ class CsmsAnswersRebootsWithAnError(ReferenceCsms):
         return super().on_BootNotification(session, payload)
 
 
+class StationEndsTransactionsOnResumeReset(ReferenceStation):
+    """B13: an ImmediateAndResume reset ends the running transactions as an Immediate one does."""
+
+    def on_Reset(self, session, payload):
+        if payload["type"] == "ImmediateAndResume":
+            payload = {**payload, "type": "Immediate"}
+        return super().on_Reset(session, payload)
+
+
+class StationNeverResumes(ReferenceStation):
+    """B13: after the restart the kept transaction is never reported resumed (no TxResumed event)."""
+
+    async def call(self, action, payload):
+        if action == "TransactionEvent" and payload.get("triggerReason") == "TxResumed":
+            return {}
+        return await super().call(action, payload)
+
+
+class CsmsRefusesResumedTransactions(ReferenceCsms):
+    """B13: the TransactionEvent of a resumed transaction is answered with a CALLERROR."""
+
+    def on_TransactionEvent(self, session, payload):
+        if payload["triggerReason"] == "TxResumed":
+            raise NotImplementedError("TransactionEvent TxResumed")
+        return super().on_TransactionEvent(session, payload)
+
+
+class StationAcceptsResetsOfUnknownEvses(ReferenceStation):
+    """B11: a Reset of an EVSE it does not have is Accepted (and nothing happens)."""
+
+    def on_Reset(self, session, payload):
+        if payload.get("evseId") is not None and payload["evseId"] not in self.evses:
+            return {"status": "Accepted"}
+        return super().on_Reset(session, payload)
+
+
+class StationRejectsTargetReads(ReferenceStation):
+    """B06: a read of an attributeType other than Actual is answered Rejected, not NotSupportedAttributeType."""
+
+    def on_GetVariables(self, session, payload):
+        answer = super().on_GetVariables(session, payload)
+        for result in answer["getVariableResult"]:
+            if result["attributeStatus"] == "NotSupportedAttributeType":
+                result["attributeStatus"] = "Rejected"
+        return answer
+
+
+class StationIgnoresNetworkPriority(ReferenceStation):
+    """B10: after the reboot the station connects where it first did, whatever NetworkConfigurationPriority says."""
+
+    async def connect_by_priority(self):
+        await self.connect(self.provisioning_home_url)
+
+
+class StationRefusesNetworkPriorities(ReferenceStation):
+    """B10: every NetworkConfigurationPriority but the one it has is Rejected."""
+
+    def variable_fits(self, component, name, value):
+        if (component, name) == ("OCPPCommCtrlr", "NetworkConfigurationPriority"):
+            return value == self.variable(component, name)
+        return super().variable_fits(component, name, value)
+
+
+class CsmsReversesNetworkPriorities(ReferenceCsms):
+    """B10: the operator's NetworkConfigurationPriority is sent in the reverse order."""
+
+    async def act_set_variables(self, set_variable_data, station=None):
+        reversed_data = [d | {"attributeValue": ",".join(reversed(d["attributeValue"].split(",")))}
+                         if d["variable"]["name"] == "NetworkConfigurationPriority" else d for d in set_variable_data]
+        await super().act_set_variables(reversed_data, station)
+
+
+B10 = "provisioning/test_B10.py"
+B13 = "provisioning/test_B13.py"
+RESUME = "test_reset_and_resume_keeps_the_transaction"
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
 B04 = "provisioning/test_B04.py"
 B05, B06, B07 = "provisioning/test_B05.py", "provisioning/test_B06.py", "provisioning/test_B07.py"
@@ -343,4 +418,25 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(B12, "test_immediate_reset_ends_the_transaction", "station"),
            cs_test(B12, "test_immediate_reset_ends_the_transaction", "evse")), "stoppedReason of the transaction",
           verdict="finding"),
+    Fault("B13-station-ends-transactions-on-resume-reset", "B13.kept", StationEndsTransactionsOnResumeReset,
+          (cs21_test(B13, RESUME),), "the ImmediateAndResume reset ended the transaction", verdict="finding",
+          version=V21),
+    Fault("B13-station-never-resumes", "B13.resumed", StationNeverResumes, (cs21_test(B13, RESUME),),
+          "TransactionEvent", verdict="finding", version=V21),
+    Fault("B13-csms-refuses-resumed-transactions", "B13.answered", CsmsRefusesResumedTransactions,
+          (csms21_test(B13, RESUME),), "the CSMS answered the resumed transaction's TransactionEvent with a CALLERROR",
+          version=V21),
+    Fault("B11-station-accepts-resets-of-unknown-evses", "B11.unknown", StationAcceptsResetsOfUnknownEvses,
+          (cs_test(B11, "test_reset_of_an_unknown_evse"),), "ResetResponse status for an EVSE", verdict="finding"),
+    Fault("B06-station-rejects-target-reads", "B06.other_type", StationRejectsTargetReads,
+          (cs_test(B06, "test_get_a_target_value"),), "GetVariableResult status of HeartbeatInterval's Target",
+          verdict="finding"),
+    Fault("B10-station-ignores-network-priority", "B10.first_entry", StationIgnoresNetworkPriority,
+          (cs_test(B10, "test_station_connects_with_the_first_profile"),),
+          "did not connect with the first entry of NetworkConfigurationPriority"),
+    Fault("B10-station-refuses-network-priorities", "B10.priority_set", StationRefusesNetworkPriorities,
+          (cs_test(B10, "test_station_connects_with_the_first_profile"),),
+          "SetVariableResult of NetworkConfigurationPriority", verdict="finding"),
+    Fault("B10-csms-reverses-network-priorities", "B10.request", CsmsReversesNetworkPriorities,
+          (csms_test(B10, "test_csms_migrates_the_station"),), "SetVariablesRequest"),
 )

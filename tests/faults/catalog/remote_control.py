@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.reference import ReferenceCsms, ReferenceStation
 
-from .records import Fault, cs_test, csms_test
+from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
 
 class StationUnlocksUnknownConnectors(ReferenceStation):
@@ -142,6 +142,45 @@ class CsmsTriggersHeartbeats(ReferenceCsms):
         await super().act_trigger_message("Heartbeat", None, None, station)
 
 
+class StationIgnoresTimeLimits(ReferenceStation):
+    """F07: a transaction whose Started event was answered with transactionLimit.maxTime runs on past it."""
+
+    async def _time_limited(self, state, tx, max_time):
+        return None
+
+
+class StationEndsTimeLimitedAsLocal(ReferenceStation):
+    """F07: the transaction its time limit ends says stoppedReason Local, not TimeLimitReached."""
+
+    async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
+        reason = "Local" if stopped_reason == "TimeLimitReached" else stopped_reason
+        return await super().end_transaction(state, trigger, reason, id_token)
+
+
+class CsmsForgetsTransactionLimits(ReferenceCsms):
+    """F07: the operator's limit of a remote start never reaches the answer to the Started event."""
+
+    def limit_transactions_of(self, id_token, limit):
+        return None
+
+
+class StationStartsOnUnknownEvses(ReferenceStation):
+    """F02: a remote start on an EVSE it does not have is Accepted (and nothing starts)."""
+
+    def on_RequestStartTransaction(self, session, payload):
+        if payload.get("evseId") is not None and payload["evseId"] not in self.evses:
+            return {"status": "Accepted"}
+        return super().on_RequestStartTransaction(session, payload)
+
+
+class StationStartsOnFaultedEvses(ReferenceStation):
+    """F02: a Faulted EVSE still accepts a remote start."""
+
+    def _remote_start_usable(self, state):
+        return self.connector_operative(state.evse.id, state.evse.connectors[0])
+
+
+F07 = "remotecontrol/test_F07.py"
 F01, F02, F03 = "remotecontrol/test_F01.py", "remotecontrol/test_F02.py", "remotecontrol/test_F03.py"
 F04, F06 = "remotecontrol/test_F04.py", "remotecontrol/test_F06.py"
 START_FIRST, CABLE_FIRST = "test_remote_start_before_the_cable", "test_remote_start_after_the_cable"
@@ -188,7 +227,22 @@ FAULTS: tuple[Fault, ...] = (
     Fault("F05-station-unlocks-unknown-connectors", "F05.unknown_connector", StationUnlocksUnknownConnectors,
           (cs_test(F05, "test_unlock_of_an_unknown_connector", "connector"),
            cs_test(F05, "test_unlock_of_an_unknown_connector", "evse")), "UnlockConnectorResponse status for EVSE"),
+    Fault("F07-station-ignores-time-limits", "F07.time_limit", StationIgnoresTimeLimits,
+          (cs21_test(F07, "test_remote_start_with_a_time_limit"),), "TransactionEvent", verdict="finding",
+          version=V21),
+    Fault("F07-station-ends-time-limited-as-local", "F07.time_limit", StationEndsTimeLimitedAsLocal,
+          (cs21_test(F07, "test_remote_start_with_a_time_limit"),),
+          "stoppedReason of the transaction its time limit ended", verdict="finding", version=V21),
+    Fault("F07-csms-forgets-transaction-limits", "F07.limit", CsmsForgetsTransactionLimits,
+          (csms21_test(F07, "test_remote_start_with_a_time_limit"),),
+          "TransactionEventResponse transactionLimit of the Started event", verdict="finding", version=V21),
     Fault("F05-station-unlocks-during-transactions", "F05.ongoing", StationUnlocksDuringTransactions,
           (cs_test(F05, "test_unlock_during_an_authorized_transaction"),),
           "UnlockConnectorResponse status during the transaction is wrong"),
+    Fault("F02-station-starts-on-unknown-evses", "F02.refused", StationStartsOnUnknownEvses,
+          (cs_test(F02, "test_remote_start_on_an_unknown_evse"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
+    Fault("F02-station-starts-on-faulted-evses", "F02.refused", StationStartsOnFaultedEvses,
+          (cs_test(F02, "test_remote_start_on_a_faulted_evse"),), "RequestStartTransactionResponse status",
+          verdict="finding"),
 )
