@@ -17,6 +17,15 @@ the path): a WebSocket path without the slash gets it, as a reverse proxy in fro
 RequestStartTransaction without remoteStartId gets one as its own ``Charger.start`` picks it; one without an
 idToken (the harness leaves the token to the CSMS) gets the one its operator would type, the profile's first
 Accepted card (a SHOULD finding: not a fresh token of type Central).
+
+Actions: every request of its outbound table for the version (``apps.ocpp.protocol.v16/v201.outbound``) is an
+action named like it, its fields as the body gives them, checked by its own validator before it is sent (a request
+its validator refuses is one it cannot send: 501). Its 2.0.1 validators name two fields as 1.6 does: ReserveNow
+wants ``expiryDate`` and SendLocalList ``version``; its operator must give them so, beside the 2.0.1 fields, and the
+request then carries both (the station judges it). A 2.0.1 request whose requestId the CSMS picks (GetBaseReport,
+GetReport, GetLog, ...) gets one as its operator would type it: it picks none. What its tables lack is 501: 1.6
+ClearCache; 2.0.1 ClearCache, GetChargingProfiles, GetTransactionStatus, SetNetworkProfile; the rotation of a
+station's password (it has no operator action for it).
 """
 
 from __future__ import annotations
@@ -69,20 +78,12 @@ def camel(body: dict) -> dict:
 
 
 class Arthexis:
-    V16 = ("remote_start_transaction", "remote_stop_transaction", "get_configuration",
-           "change_configuration", "reset", "data_transfer", "change_availability", "unlock_connector",
-           "clear_cache", "get_local_list_version", "send_local_list", "reserve_now", "cancel_reservation",
-           "trigger_message", "update_firmware", "get_diagnostics", "set_charging_profile",
-           "get_composite_schedule", "clear_charging_profile")
-    V201 = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
-            "unlock_connector", "data_transfer", "set_charging_profile", "get_composite_schedule", "clear_cache",
-            "get_charging_profiles", "clear_charging_profile", "get_local_list_version", "send_local_list")
+    """What both versions share: its database provisioned, its ASGI application served, an operator request
+    emitted through its own outbound table."""
 
     def __init__(self, profile: dict):
         self.profile = profile
         self.identity = profile["station"]["identity"]
-        self.v16 = profile["sut"]["protocol"] == "ocpp1.6"
-        self.ACTIONS = self.V16 if self.v16 else self.V201
         # its SQLite database in memory-backed storage where there is one: it writes on every message
         shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
         self.data_dir = tempfile.mkdtemp(prefix="arthexis-", dir=shm)
@@ -98,25 +99,170 @@ class Arthexis:
         finally:
             shutil.rmtree(self.data_dir, ignore_errors=True)   # its database: nothing outlives the run
 
+    def outbound(self) -> dict:
+        """Its outbound table of this version: message → its validator (what its operator may ask it to send)."""
+        raise NotImplementedError
+
+    def emitter(self):
+        raise NotImplementedError
+
     def emit(self, action: str, payload: dict, station: str | None = None) -> None:
+        """Its operator asks it to send ``action``: checked by its own validator now (a body it refuses is one it
+        cannot send: 501), sent in the background through its in-process delivery."""
         from apps.ocpp.models import Charger
-        from apps.ocpp.protocol.v16.outbound import VALIDATORS as V16
-        from apps.ocpp.protocol.v201.outbound import VALIDATORS as V201
-        from apps.ocpp.transport.operations import emit_v16_operation, emit_v201_operation
-        if action not in (V16 if self.v16 else V201):
+        validator = self.outbound().get(action)
+        if validator is None:
             raise NotImplementedError(f"it has no outbound {action} in this version")
+        try:
+            validator(dict(payload))
+        except ValueError as refused:
+            raise NotImplementedError(f"its outbound {action} refuses this request: {refused}") from None
+        emitter = self.emitter()
 
         async def send() -> None:
             from asgiref.sync import sync_to_async
             charger = await sync_to_async(Charger.objects.get)(identity=station or self.identity)
-            emitter = emit_v16_operation if self.v16 else emit_v201_operation
             await emitter(charger=charger, action=action, payload=payload, timeout=30)
 
         self.tasks.spawn(send())
 
-    # ---- 1.6 and 2.0.1 actions: the message named like the action, its fields from the body
+    async def data_transfer(self, vendor_id: str, message_id: str | None = None, data=None, station=None) -> None:
+        self.emit("DataTransfer", camel({"vendor_id": vendor_id, "message_id": message_id, "data": data}), station)
+
+    async def get_local_list_version(self, station=None) -> None:
+        self.emit("GetLocalListVersion", {}, station)
+
+
+class Arthexis16(Arthexis):
+    ACTIONS = ("remote_start_transaction", "remote_stop_transaction", "get_configuration",
+               "change_configuration", "reset", "data_transfer", "change_availability", "unlock_connector",
+               "clear_cache", "get_local_list_version", "send_local_list", "reserve_now", "cancel_reservation",
+               "trigger_message", "update_firmware", "get_diagnostics", "set_charging_profile",
+               "get_composite_schedule", "clear_charging_profile")
+
+    def outbound(self) -> dict:
+        from apps.ocpp.protocol.v16.outbound import VALIDATORS
+        return VALIDATORS
+
+    def emitter(self):
+        from apps.ocpp.transport.operations import emit_v16_operation
+        return emit_v16_operation
+
+    # ---- the message named like the action, its fields from the body
     async def remote_start_transaction(self, id_tag: str, connector_id: int | None = None, station=None) -> None:
         self.emit("RemoteStartTransaction", camel({"id_tag": id_tag, "connector_id": connector_id}), station)
+
+    async def remote_stop_transaction(self, transaction_id: int, station=None) -> None:
+        self.emit("RemoteStopTransaction", {"transactionId": transaction_id}, station)
+
+    async def get_configuration(self, keys: list[str] | None = None, station=None) -> None:
+        self.emit("GetConfiguration", camel({"key": keys}), station)
+
+    async def change_configuration(self, key: str, value: str, station=None) -> None:
+        self.emit("ChangeConfiguration", {"key": key, "value": value}, station)
+
+    async def reset(self, type: str, station=None) -> None:
+        self.emit("Reset", {"type": type}, station)
+
+    async def change_availability(self, connector_id: int, type: str, station=None) -> None:
+        self.emit("ChangeAvailability", {"connectorId": connector_id, "type": type}, station)
+
+    async def unlock_connector(self, connector_id: int, station=None) -> None:
+        self.emit("UnlockConnector", {"connectorId": connector_id}, station)
+
+    async def clear_cache(self, station=None) -> None:
+        self.emit("ClearCache", {}, station)
+
+    async def send_local_list(self, update_type: str, list_version: int | None = None,
+                              local_authorization_list=None, station=None) -> None:
+        self.emit("SendLocalList", camel({"list_version": list_version, "update_type": update_type,
+                                          "local_authorization_list": local_authorization_list}), station)
+
+    async def reserve_now(self, connector_id: int, expiry_date: str, id_tag: str, reservation_id: int,
+                          parent_id_tag: str | None = None, station=None) -> None:
+        self.emit("ReserveNow", camel({"connector_id": connector_id, "expiry_date": expiry_date, "id_tag": id_tag,
+                                       "reservation_id": reservation_id, "parent_id_tag": parent_id_tag}), station)
+
+    async def cancel_reservation(self, reservation_id: int, station=None) -> None:
+        self.emit("CancelReservation", {"reservationId": reservation_id}, station)
+
+    async def trigger_message(self, requested_message: str, connector_id: int | None = None, station=None) -> None:
+        self.emit("TriggerMessage", camel({"requested_message": requested_message, "connector_id": connector_id}),
+                  station)
+
+    async def update_firmware(self, location: str, retrieve_date: str, retries: int | None = None,
+                              retry_interval: int | None = None, station=None) -> None:
+        self.emit("UpdateFirmware", camel({"location": location, "retrieve_date": retrieve_date, "retries": retries,
+                                           "retry_interval": retry_interval}), station)
+
+    async def get_diagnostics(self, location: str, retries: int | None = None, retry_interval: int | None = None,
+                              start_time: str | None = None, stop_time: str | None = None, station=None) -> None:
+        self.emit("GetDiagnostics", camel({"location": location, "retries": retries, "retry_interval": retry_interval,
+                                           "start_time": start_time, "stop_time": stop_time}), station)
+
+    async def set_charging_profile(self, connector_id: int, cs_charging_profiles: dict, station=None) -> None:
+        self.emit("SetChargingProfile", {"connectorId": connector_id, "csChargingProfiles": cs_charging_profiles},
+                  station)
+
+    async def get_composite_schedule(self, duration: int, connector_id: int | None = None,
+                                     charging_rate_unit: str | None = None, station=None) -> None:
+        self.emit("GetCompositeSchedule", camel({"connector_id": connector_id, "duration": duration,
+                                                 "charging_rate_unit": charging_rate_unit}), station)
+
+    async def clear_charging_profile(self, id: int | None = None, connector_id: int | None = None,
+                                     charging_profile_purpose: str | None = None, stack_level: int | None = None,
+                                     station=None) -> None:
+        self.emit("ClearChargingProfile", camel({"id": id, "connector_id": connector_id, "stack_level": stack_level,
+                                                 "charging_profile_purpose": charging_profile_purpose}), station)
+
+
+# 2.0.1 requests whose requestId the CSMS picks (docs/actuators.md: "a requestId of the CSMS's own"): it picks none,
+# its operator types one, as the adapter does here
+OPERATOR_REQUEST_ID = ("GetBaseReport", "GetReport", "GetLog", "CustomerInformation", "GetDisplayMessages",
+                       "UpdateFirmware", "PublishFirmware")
+
+
+def message_of(action: str) -> str:
+    """``get_base_report`` → ``GetBaseReport``: the action is named like the message (docs/actuators.md)."""
+    return "".join(word.capitalize() for word in action.split("_"))
+
+
+def action_of(message: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in message).lstrip("_")
+
+
+class Arthexis201(Arthexis):
+    """Every request of its 2.0.1 outbound table is an action named like it (``Reset`` → ``reset``), the body's
+    fields camelCased into the payload as the contract gives them; what it has no outbound for (ClearCache,
+    GetChargingProfiles, GetTransactionStatus, SetNetworkProfile) is 501. The few whose contract differs from its
+    table are written out below."""
+
+    def __init__(self, profile: dict):
+        super().__init__(profile)
+        self.ACTIONS = tuple(sorted({action_of(m) for m in self.outbound()}
+                                    | {"request_start_transaction_with_profile"}))
+
+    def outbound(self) -> dict:
+        from apps.ocpp.protocol.v201.outbound import VALIDATORS
+        return VALIDATORS
+
+    def emitter(self):
+        from apps.ocpp.transport.operations import emit_v201_operation
+        return emit_v201_operation
+
+    def __getattr__(self, action: str):
+        """An action of its outbound table without a method of its own below: the message named like it."""
+        if action.startswith("_") or action not in self.__dict__.get("ACTIONS", ()):
+            raise AttributeError(action)
+        message = message_of(action)
+
+        async def operate(station=None, **body) -> None:
+            payload = camel(body)
+            if message in OPERATOR_REQUEST_ID and "requestId" not in payload:
+                payload["requestId"] = secrets.randbelow(2**31 - 1) + 1
+            self.emit(message, payload, station)
+
+        return operate
 
     async def request_start_transaction(self, evse_id: int | None = None, id_token: dict | None = None,
                                         remote_start_id: int | None = None, station=None) -> None:
@@ -142,97 +288,29 @@ class Arthexis:
         token = next(t for t in self.profile["tokens"].values() if t["status"] == "Accepted")
         return {"idToken": token["id"], "type": token["type"]}
 
-    async def remote_stop_transaction(self, transaction_id: int, station=None) -> None:
-        self.emit("RemoteStopTransaction", {"transactionId": transaction_id}, station)
+    async def reserve_now(self, id: int, expiry_date_time: str, id_token: dict, evse_id: int | None = None,
+                          connector_type: str | None = None, group_id_token: dict | None = None,
+                          station=None) -> None:
+        """Its 2.0.1 ReserveNow validator demands ``expiryDate``, the 1.6 name, beside what 2.0.1 names
+        ``expiryDateTime``: its operator gives the expiry under both, and the station judges the request."""
+        self.emit("ReserveNow", camel({"id": id, "expiry_date_time": expiry_date_time, "id_token": id_token,
+                                       "evse_id": evse_id, "connector_type": connector_type,
+                                       "group_id_token": group_id_token, "expiry_date": expiry_date_time}), station)
 
-    async def request_stop_transaction(self, transaction_id: str, station=None) -> None:
-        self.emit("RequestStopTransaction", {"transactionId": transaction_id}, station)
-
-    async def get_configuration(self, keys: list[str] | None = None, station=None) -> None:
-        self.emit("GetConfiguration", camel({"key": keys}), station)
-
-    async def change_configuration(self, key: str, value: str, station=None) -> None:
-        self.emit("ChangeConfiguration", {"key": key, "value": value}, station)
-
-    async def reset(self, type: str, station=None) -> None:
-        self.emit("Reset", {"type": type}, station)
-
-    async def data_transfer(self, vendor_id: str, message_id: str | None = None, data=None, station=None) -> None:
-        self.emit("DataTransfer", camel({"vendor_id": vendor_id, "message_id": message_id, "data": data}), station)
-
-    async def change_availability(self, connector_id: int, type: str, station=None) -> None:
-        self.emit("ChangeAvailability", {"connectorId": connector_id, "type": type}, station)
-
-    async def unlock_connector(self, connector_id: int, evse_id: int | None = None, station=None) -> None:
-        self.emit("UnlockConnector", camel({"connector_id": connector_id, "evse_id": evse_id}), station)
-
-    async def clear_cache(self, station=None) -> None:
-        self.emit("ClearCache", {}, station)
-
-    async def get_local_list_version(self, station=None) -> None:
-        self.emit("GetLocalListVersion", {}, station)
-
-    async def send_local_list(self, update_type: str, list_version: int | None = None,
-                              local_authorization_list=None, entries=None, version_number: int | None = None,
+    async def send_local_list(self, update_type: str, entries=None, version_number: int | None = None,
                               station=None) -> None:
-        if self.v16:
-            self.emit("SendLocalList", camel({"list_version": list_version, "update_type": update_type,
-                                              "local_authorization_list": local_authorization_list}), station)
-        else:
-            if version_number is None:
-                raise NotImplementedError("it sends SendLocalList with the versionNumber it is given only")
-            self.emit("SendLocalList", camel({"version_number": version_number, "update_type": update_type,
-                                              "local_authorization_list": [camel(e) for e in entries or []]}),
-                      station)
+        """Its 2.0.1 SendLocalList validator demands ``version`` beside 2.0.1's ``versionNumber``: given under both.
+        It picks no version of its own: without one, 501."""
+        if version_number is None:
+            raise NotImplementedError("it sends SendLocalList with the version it is given only")
+        self.emit("SendLocalList", camel({"version_number": version_number, "version": version_number,
+                                          "update_type": update_type,
+                                          "local_authorization_list": [camel(e) for e in entries or []]}), station)
 
-    async def reserve_now(self, connector_id: int, expiry_date: str, id_tag: str, reservation_id: int,
-                          parent_id_tag: str | None = None, station=None) -> None:
-        self.emit("ReserveNow", camel({"connector_id": connector_id, "expiry_date": expiry_date, "id_tag": id_tag,
-                                       "reservation_id": reservation_id, "parent_id_tag": parent_id_tag}), station)
 
-    async def cancel_reservation(self, reservation_id: int, station=None) -> None:
-        self.emit("CancelReservation", {"reservationId": reservation_id}, station)
-
-    async def trigger_message(self, requested_message: str, connector_id: int | None = None, station=None) -> None:
-        self.emit("TriggerMessage", camel({"requested_message": requested_message, "connector_id": connector_id}),
-                  station)
-
-    async def update_firmware(self, location: str, retrieve_date: str, retries: int | None = None,
-                              retry_interval: int | None = None, station=None) -> None:
-        self.emit("UpdateFirmware", camel({"location": location, "retrieve_date": retrieve_date, "retries": retries,
-                                           "retry_interval": retry_interval}), station)
-
-    async def get_diagnostics(self, location: str, retries: int | None = None, retry_interval: int | None = None,
-                              start_time: str | None = None, stop_time: str | None = None, station=None) -> None:
-        self.emit("GetDiagnostics", camel({"location": location, "retries": retries, "retry_interval": retry_interval,
-                                           "start_time": start_time, "stop_time": stop_time}), station)
-
-    async def set_charging_profile(self, charging_profile: dict | None = None, evse_id: int | None = None,
-                                   connector_id: int | None = None, cs_charging_profiles: dict | None = None,
-                                   station=None) -> None:
-        self.emit("SetChargingProfile", camel({"connector_id": connector_id, "cs_charging_profiles": cs_charging_profiles,
-                                               "evse_id": evse_id, "charging_profile": charging_profile}), station)
-
-    async def get_composite_schedule(self, duration: int, connector_id: int | None = None, evse_id: int | None = None,
-                                     charging_rate_unit: str | None = None, station=None) -> None:
-        self.emit("GetCompositeSchedule", camel({"connector_id": connector_id, "evse_id": evse_id, "duration": duration,
-                                                 "charging_rate_unit": charging_rate_unit}), station)
-
-    async def get_charging_profiles(self, charging_profile: dict, evse_id: int | None = None, station=None) -> None:
-        self.emit("GetChargingProfiles", camel({"request_id": secrets.randbelow(2**31 - 1) + 1, "evse_id": evse_id,
-                                                "charging_profile": charging_profile}), station)
-
-    async def clear_charging_profile(self, id: int | None = None, connector_id: int | None = None,
-                                     charging_profile_purpose: str | None = None, stack_level: int | None = None,
-                                     charging_profile_id: int | None = None,
-                                     charging_profile_criteria: dict | None = None, station=None) -> None:
-        if self.v16:
-            body = {"id": id, "connector_id": connector_id, "charging_profile_purpose": charging_profile_purpose,
-                    "stack_level": stack_level}
-        else:
-            body = {"charging_profile_id": charging_profile_id, "charging_profile_criteria": charging_profile_criteria}
-        self.emit("ClearChargingProfile", camel(body), station)
+def arthexis(profile: dict) -> Arthexis:
+    return (Arthexis16 if profile["sut"]["protocol"] == "ocpp1.6" else Arthexis201)(profile)
 
 
 if __name__ == "__main__":
-    run(Arthexis, __doc__)
+    run(arthexis, __doc__)

@@ -168,13 +168,17 @@ class Arena:
 
     # ------------------------------------------------------------------ verdicts on what the SUT sent
     @staticmethod
-    def silent(rule: Rule, what: str, waited: float, why: str = "", *, ended: tuple[str, str] | None = None) -> None:
+    def silent(rule: Rule, what: str, waited: float, why: str = "", *, ended: tuple[str, str] | None = None,
+               refused: str | None = None) -> None:
         """The SUT did not send ``what`` within ``waited`` seconds: ``rule`` is broken. When the link ``ended``
         meanwhile (who ended it: "peer", "limit" or "harness"; and how) the verdict says so, not that time ran
-        out: the SUT's close breaks ``rule``, a close of the harness's or a limit of its own is broken."""
+        out: the SUT's close breaks ``rule``, a close of the harness's or a limit of its own is broken. When it
+        sent ``what`` only in a form the harness refused (``refused``: why, as that violation says), the verdict
+        says that, not "nothing"."""
         if ended is None:
-            violated(rule, f"the SUT did not send {what} within {waited:g} s {why}".rstrip(), expected=what,
-                     actual="nothing")
+            said = f"the SUT did not send {what} within {waited:g} s {why}".rstrip()
+            violated(rule, f"{said}; it sent one that was refused: {refused}" if refused else said, expected=what,
+                     actual=f"refused: {refused}" if refused else "nothing")
             return
         who, how = ended
         if who != "peer":

@@ -310,8 +310,15 @@ class OcppArena(Arena, TlsVerbs):
             ended = self.link.ended or (hung_up[0] if hung_up else None)
             if ended is not None and not self.link.closed:   # it opened another connection and stayed silent there
                 why = f"{why} (nor on the connection it opened next, within {wait:g} s)".strip()
-            self.silent(rule, action, wait, why, ended=ended)
+            self.silent(rule, action, wait, why, ended=ended, refused=self._refused(action))
         return exchange
+
+    def _refused(self, action: str) -> str | None:
+        """Why the SUT's ``action`` CALL on this link was refused for its schema (the rpc.schema violation the
+        link recorded), when it sent one: its silence is then not what happened."""
+        prefix = f"{action} request breaks its schema"
+        return next((f"[{v.rule.id}] {v.args[0]}" for v in reversed(self.link.violations)
+                     if str(v.args[0]).startswith(prefix)), None)
 
     async def expect_none(self, action: str, *, after: int, rule: Rule, within: float | None = None,
                           where=None) -> None:
