@@ -66,7 +66,10 @@ TX_POINTS_MODELLED = frozenset({"EVConnected", "Authorized"}) | BOTH_NEEDED
 # the variables this block reads (the 2.0.1 device model's names): component, variable -> default
 TX_VARIABLES = {("TxCtrlr", "TxStartPoint"): "PowerPathClosed", ("TxCtrlr", "TxStopPoint"): "EVConnected,Authorized",
                 ("SampledDataCtrlr", "TxUpdatedInterval"): "0", ("AlignedDataCtrlr", "Interval"): "0",
-                ("SampledDataCtrlr", "TxStartedMeasurands"): "", ("SampledDataCtrlr", "TxEndedMeasurands"): ""}
+                ("SampledDataCtrlr", "TxStartedMeasurands"): "", ("SampledDataCtrlr", "TxEndedMeasurands"): "",
+                ("TxCtrlr", "StopTxOnEVSideDisconnect"): "true"}
+# the variables of TX_VARIABLES that take true or false
+TX_FLAGS = frozenset({("TxCtrlr", "StopTxOnEVSideDisconnect")})
 MEASURANDS = frozenset({ENERGY})   # the measurands the reference's meter gives
 
 
@@ -136,6 +139,8 @@ class TransactionsStation2x(Block):
         """TxStartPoint and TxStopPoint take only the points the reference senses (a parking-bay detector
         and a signing meter it has not: Rejected, as a station without them answers); TxUpdatedInterval a
         number of seconds."""
+        if (component, name) in TX_FLAGS:
+            return value.strip().lower() in ("true", "false")
         if name in ("TxUpdatedInterval", "Interval") and (component, name) in TX_VARIABLES:
             return value.isdigit()
         if name.endswith("Measurands") and (component, name) in TX_VARIABLES:
@@ -335,6 +340,25 @@ class TransactionsStation2x(Block):
                 evse_id, connector_id or state.evse.connectors[0], "Available"))
 
         self.background.spawn(unplug())
+
+    async def act_unplug_ev(self, evse_id: int = 1, connector_id: int | None = None) -> None:
+        """The cable is pulled out of the EV; it stays in the station's socket (E09, E10). With
+        TxCtrlr.StopTxOnEVSideDisconnect true the transaction ends (Ended, triggerReason EVCommunicationLost,
+        stoppedReason EVDisconnected); with false it is suspended (Updated, EVCommunicationLost, chargingState
+        Idle) and goes on when the EV is plugged in again or ends when the driver stops it."""
+        state = self.evses[evse_id]
+
+        async def unplug_ev() -> None:
+            state.plugged = False
+            if state.transaction is None:
+                return
+            if self.variable("TxCtrlr", "StopTxOnEVSideDisconnect").strip().lower() == "true":
+                await self.end_transaction(state, "EVCommunicationLost", "EVDisconnected")
+            else:
+                await self.call("TransactionEvent", self._event(state, "Updated", "EVCommunicationLost",
+                                                                chargingState="Idle"))
+
+        self.background.spawn(unplug_ev())
 
     async def stop_authorized(self, state: EvseState, id_token: dict) -> None:
         """The driver ends the authorization (presents the token again, E07): the transaction ends when

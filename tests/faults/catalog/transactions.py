@@ -1,4 +1,4 @@
-"""Transaction faults (E01-E03, E06, E07, E14): stations that start or stop at the wrong point, number or
+"""Transaction faults (E01-E03, E06, E07, E09, E10, E13, E14): stations that start or stop at the wrong point, number or
 word their TransactionEvents wrongly, or misreport a transaction's status; CSMSs that leave a token
 unchecked or ask about another transaction."""
 
@@ -160,6 +160,43 @@ class CsmsRefusesTransactionEvents(ReferenceCsms):
         return super().on_TransactionEvent(session, payload)
 
 
+class StationIgnoresEvSideDisconnect(ReferenceStation):
+    """E09: the cable pulled out of the EV is reported (Updated, EVCommunicationLost) but never ends the
+    transaction, whatever StopTxOnEVSideDisconnect and TxStopPoint say."""
+
+    def variable(self, component, name):
+        if (component, name) == ("TxCtrlr", "StopTxOnEVSideDisconnect"):
+            return "false"
+        return super().variable(component, name)
+
+
+class StationEndsEvSideStopsAsLocal(ReferenceStation):
+    """E09: a transaction the EV's cable ended names triggerReason StopAuthorized and stoppedReason Local."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if trigger == "EVCommunicationLost" and event_type == "Ended":
+            trigger, info = "StopAuthorized", info | {"stoppedReason": "Local"}
+        return super()._event(state, event_type, trigger, **info)
+
+
+class StationAlwaysStopsOnEvSideDisconnect(ReferenceStation):
+    """E10: the cable pulled out of the EV ends the transaction, StopTxOnEVSideDisconnect false or not."""
+
+    def variable(self, component, name):
+        if (component, name) == ("TxCtrlr", "StopTxOnEVSideDisconnect"):
+            return "true"
+        return super().variable(component, name)
+
+
+class StationForgetsTheEvComingBack(ReferenceStation):
+    """E10: the EV plugged back into a suspended transaction is reported with triggerReason ChargingStateChanged."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if trigger == "CablePluggedIn" and event_type == "Updated":
+            trigger = "ChargingStateChanged"
+        return super()._event(state, event_type, trigger, **info)
+
+
 def _drop(station, payload):
     """What a station that drops its offline TransactionEvents answers the block that made one."""
     return {}
@@ -249,6 +286,7 @@ E04, E05 = "transactions/test_E04.py", "transactions/test_E05.py"
 E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
+E09, E10 = "transactions/test_E09.py", "transactions/test_E10.py"
 STARTS = "test_transaction_starts_at_the_start_point"
 ENDS = "test_transaction_ends_at_the_stop_point"
 
@@ -330,4 +368,21 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E01-csms-refuses-transaction-events", "tx.answered", CsmsRefusesTransactionEvents,
           (csms_test(E01, "test_seq_no_of_a_second_transaction"),),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
+    Fault("E09-station-ignores-ev-side-disconnect", "E09.ended", StationIgnoresEvSideDisconnect,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "Authorized"),),
+          "the SUT did not send TransactionEvent within", verdict="finding"),
+    Fault("E09-station-ignores-ev-side-disconnect-at-ev-connected", "E09.ev_connected",
+          StationIgnoresEvSideDisconnect,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "EVConnected"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E09-station-ends-ev-side-stops-as-local", "E09.reason", StationEndsEvSideStopsAsLocal,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "Authorized"),),
+          "stoppedReason of a stop by the EV's cable is not one of the accepted", verdict="finding"),
+    Fault("E10-station-always-stops-on-ev-side-disconnect", "E10.suspended", StationAlwaysStopsOnEvSideDisconnect,
+          (cs_test(E10, "test_transaction_suspended_when_the_ev_side_is_unplugged"),
+           cs_test(E10, "test_transaction_goes_on_when_the_ev_is_back")),
+          "ended the transaction although StopTxOnEVSideDisconnect is false", verdict="finding"),
+    Fault("E10-station-forgets-the-ev-coming-back", "E10.resumed", StationForgetsTheEvComingBack,
+          (cs_test(E10, "test_transaction_goes_on_when_the_ev_is_back"),),
+          "triggerReason of the EV plugged in again is not one of the accepted", verdict="finding"),
 )
