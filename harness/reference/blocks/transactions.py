@@ -51,7 +51,7 @@ from harness.reference.model import ChargeTransaction, Connector, EvseState, Sta
 from harness.reference.tokens import token_key
 from harness.reference.v16.meter import measurand_list
 from harness.reference.v16.queue import Queued, TransactionQueue
-from harness.transport.ws import Exchange
+from harness.transport.ws import CallFailed, Exchange
 
 
 # TxStopPoint values with which a deauthorized transaction ends rather than pauses (spec 001 moves)
@@ -67,7 +67,10 @@ TX_POINTS_MODELLED = frozenset({"EVConnected", "Authorized"}) | BOTH_NEEDED
 TX_VARIABLES = {("TxCtrlr", "TxStartPoint"): "PowerPathClosed", ("TxCtrlr", "TxStopPoint"): "EVConnected,Authorized",
                 ("SampledDataCtrlr", "TxUpdatedInterval"): "0", ("AlignedDataCtrlr", "Interval"): "0",
                 ("SampledDataCtrlr", "TxStartedMeasurands"): "", ("SampledDataCtrlr", "TxEndedMeasurands"): "",
-                ("TxCtrlr", "StopTxOnEVSideDisconnect"): "true"}
+                ("TxCtrlr", "StopTxOnEVSideDisconnect"): "true",
+                # E13: transmissions of a TransactionEvent the CSMS answers with a CALLERROR, and the seconds
+                # before retry n (times n); the 2.0.1 device model's instance TransactionEvent of each
+                ("OCPPCommCtrlr", "MessageAttempts"): "3", ("OCPPCommCtrlr", "MessageAttemptInterval"): "10"}
 # the variables of TX_VARIABLES that take true or false
 TX_FLAGS = frozenset({("TxCtrlr", "StopTxOnEVSideDisconnect")})
 MEASURANDS = frozenset({ENERGY})   # the measurands the reference's meter gives
@@ -141,13 +144,30 @@ class TransactionsStation2x(Block):
         number of seconds."""
         if (component, name) in TX_FLAGS:
             return value.strip().lower() in ("true", "false")
-        if name in ("TxUpdatedInterval", "Interval") and (component, name) in TX_VARIABLES:
+        if name in ("TxUpdatedInterval", "Interval", "MessageAttempts", "MessageAttemptInterval") \
+                and (component, name) in TX_VARIABLES:
             return value.isdigit()
         if name.endswith("Measurands") and (component, name) in TX_VARIABLES:
             return points(value) <= MEASURANDS
         if (component, name) in TX_VARIABLES:
             return bool(points(value)) and points(value) <= TX_POINTS_MODELLED
         return super().variable_fits(component, name, value)
+
+    async def call(self, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """E13: a TransactionEvent the CSMS answers with a CALLERROR is sent again after
+        MessageAttemptInterval seconds times the transmissions before it, up to MessageAttempts
+        transmissions in all; after the last it is discarded (the sender gets an empty answer)."""
+        if action != "TransactionEvent":
+            return await super().call(action, payload)
+        transmissions = 0
+        while True:
+            try:
+                return await super().call(action, payload)
+            except CallFailed:
+                transmissions += 1
+                if transmissions >= max(1, int(self.variable("OCPPCommCtrlr", "MessageAttempts"))):
+                    return {}
+                await asyncio.sleep(int(self.variable("OCPPCommCtrlr", "MessageAttemptInterval")) * transmissions)
 
     def starts_now(self, state: EvseState) -> bool:
         """Whether TxStartPoint says a transaction starts on ``state`` as it is now (E01.FR.02, FR.03, FR.05,

@@ -197,6 +197,32 @@ class StationForgetsTheEvComingBack(ReferenceStation):
         return super()._event(state, event_type, trigger, **info)
 
 
+class StationNeverRetriesTransactionEvents(ReferenceStation):
+    """E13.FR.02: a TransactionEvent answered with a CALLERROR is dropped at once, MessageAttempts or not."""
+
+    def variable(self, component, name):
+        if (component, name) == ("OCPPCommCtrlr", "MessageAttempts"):
+            return "1"
+        return super().variable(component, name)
+
+
+class StationRetriesAtOnce(ReferenceStation):
+    """E13.FR.03: a refused TransactionEvent is sent again without waiting MessageAttemptInterval."""
+
+    def variable(self, component, name):
+        if (component, name) == ("OCPPCommCtrlr", "MessageAttemptInterval"):
+            return "0"
+        return super().variable(component, name)
+
+
+class StationRetriesForEver(ReferenceStation):
+    """E13.FR.04: a refused TransactionEvent is sent again one more time than MessageAttempts allows."""
+
+    def variable(self, component, name):
+        value = super().variable(component, name)
+        return str(int(value) + 1) if (component, name) == ("OCPPCommCtrlr", "MessageAttempts") else value
+
+
 def _drop(station, payload):
     """What a station that drops its offline TransactionEvents answers the block that made one."""
     return {}
@@ -286,7 +312,7 @@ E04, E05 = "transactions/test_E04.py", "transactions/test_E05.py"
 E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
-E09, E10 = "transactions/test_E09.py", "transactions/test_E10.py"
+E09, E10, E13 = "transactions/test_E09.py", "transactions/test_E10.py", "transactions/test_E13.py"
 STARTS = "test_transaction_starts_at_the_start_point"
 ENDS = "test_transaction_ends_at_the_stop_point"
 
@@ -385,4 +411,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E10-station-forgets-the-ev-coming-back", "E10.resumed", StationForgetsTheEvComingBack,
           (cs_test(E10, "test_transaction_goes_on_when_the_ev_is_back"),),
           "triggerReason of the EV plugged in again is not one of the accepted", verdict="finding"),
+    Fault("E13-station-never-retries-transaction-events", "E13.retried", StationNeverRetriesTransactionEvents,
+          (cs_test(E13, "test_refused_event_is_sent_again"), cs_test(E13, "test_event_discarded_after_the_last_attempt")),
+          "transmission 2 of 3 of the refused Ended event did not come", verdict="finding"),
+    Fault("E13-station-retries-at-once", "E13.retry_wait", StationRetriesAtOnce,
+          (cs_test(E13, "test_refused_event_is_sent_again"), cs_test(E13, "test_event_discarded_after_the_last_attempt")),
+          "retry 1 came"),
+    Fault("E13-station-retries-for-ever", "E13.discarded", StationRetriesForEver,
+          (cs_test(E13, "test_event_discarded_after_the_last_attempt"),),
+          "a transmission after 3 failed attempts", verdict="finding"),
 )
