@@ -44,6 +44,7 @@ from typing import Any
 from harness import clock
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.meter16 import ENERGY
+from harness.ocpp.ocmf import SigningMeter
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
@@ -70,9 +71,12 @@ TX_VARIABLES = {("TxCtrlr", "TxStartPoint"): "PowerPathClosed", ("TxCtrlr", "TxS
                 ("TxCtrlr", "StopTxOnEVSideDisconnect"): "true",
                 # E13: transmissions of a TransactionEvent the CSMS answers with a CALLERROR, and the seconds
                 # before retry n (times n); the 2.0.1 device model's instance TransactionEvent of each
-                ("OCPPCommCtrlr", "MessageAttempts"): "3", ("OCPPCommCtrlr", "MessageAttemptInterval"): "10"}
+                ("OCPPCommCtrlr", "MessageAttempts"): "3", ("OCPPCommCtrlr", "MessageAttemptInterval"): "10",
+                # J01.FR.21, J02.FR.21: the samples of each kind signed by the meter (signedMeterValue, OCMF)
+                ("SampledDataCtrlr", "SignReadings"): "false", ("AlignedDataCtrlr", "SignReadings"): "false"}
 # the variables of TX_VARIABLES that take true or false
-TX_FLAGS = frozenset({("TxCtrlr", "StopTxOnEVSideDisconnect")})
+TX_FLAGS = frozenset({("TxCtrlr", "StopTxOnEVSideDisconnect"), ("SampledDataCtrlr", "SignReadings"),
+                      ("AlignedDataCtrlr", "SignReadings")})
 MEASURANDS = frozenset({ENERGY})   # the measurands the reference's meter gives
 
 
@@ -102,6 +106,7 @@ class TransactionsStation2x(Block):
         super().__init__(*args, **kwargs)
         self.variables.update(TX_VARIABLES)
         self._aligned: asyncio.Task | None = None
+        self.transactions_signing_meter: SigningMeter | None = None   # made when a reading is first signed
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
@@ -121,7 +126,7 @@ class TransactionsStation2x(Block):
             if not interval or not self.online:
                 continue
             for state in self.evses.values():
-                value = reading(state.meter.wh, "Sample.Clock", now_iso())
+                value = self._meter_value(state, state.meter.wh, "Sample.Clock", now_iso())
                 if state.transaction is None:
                     await self.call("MeterValues", {"evseId": state.evse.id, "meterValue": [value]})
                 else:
@@ -246,7 +251,8 @@ class TransactionsStation2x(Block):
             if not interval:
                 continue
             payload = self._event(state, "Updated", "MeterValuePeriodic", chargingState="Charging")
-            payload["meterValue"] = [reading(state.meter.advance(), "Sample.Periodic", payload["timestamp"])]
+            payload["meterValue"] = [self._meter_value(state, state.meter.advance(), "Sample.Periodic",
+                                                       payload["timestamp"])]
             await self.call("TransactionEvent", payload)
             if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit:
                 tx.energy_limit = None
@@ -271,7 +277,21 @@ class TransactionsStation2x(Block):
         """The register in the Started or Ended event when SampledDataCtrlr.TxStartedMeasurands /
         TxEndedMeasurands lists it (E02.FR.02)."""
         if ENERGY in points(self.variable("SampledDataCtrlr", variable)):
-            payload["meterValue"] = [reading(state.meter.wh, context, payload["timestamp"])]
+            payload["meterValue"] = [self._meter_value(state, state.meter.wh, context, payload["timestamp"])]
+
+    def _meter_value(self, state: EvseState, wh: int, context: str, at: str) -> dict[str, Any]:
+        """A MeterValue of the energy register, signed by the meter (signedMeterValue, OCMF) when
+        AlignedDataCtrlr.SignReadings (clock-aligned samples) or SampledDataCtrlr.SignReadings (the others)
+        is true (J01.FR.21, J02.FR.21)."""
+        value = reading(wh, context, at)
+        component = "AlignedDataCtrlr" if context == "Sample.Clock" else "SampledDataCtrlr"
+        if self.variable(component, "SignReadings").strip().lower() == "true":
+            if self.transactions_signing_meter is None:
+                self.transactions_signing_meter = SigningMeter()
+            tx = state.transaction
+            value["sampledValue"][0]["signedMeterValue"] = self.transactions_signing_meter.sign(
+                wh, context, at, tx.id if tx is not None else None)
+        return value
 
     def _answered(self, payload: dict, response: dict) -> None:
         """The idTokenInfo of a TransactionEventResponse goes where the station keeps what it knows of

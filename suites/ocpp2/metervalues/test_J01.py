@@ -6,12 +6,15 @@ MeterValues (context Sample.Clock); the CSMS answers every MeterValues with a Me
 Readings chosen where the texts are silent: no public SHALL of J01 on the station's clock-aligned reports
 could be checked, so they are SHOULDs; which EVSE (or the main meter, evseId 0) a report names and which
 measurands it carries are the station's; a station that refuses AlignedDataCtrlr.Interval is not
-applicable. Signed values (J01.FR.21) are not played: the reference has no signing meter."""
+applicable. Signed values (J01.FR.21): a station whose meters cannot sign does not know (or refuses)
+AlignedDataCtrlr.SignReadings and is not applicable; an OCMF record signed with ECDSA is verified, any other
+encoding is judged by its form only."""
 
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import station_variable
+from harness.usecases.meter_values import Signed, check_signed
 from harness.usecases.transactions import Transaction, check_answers, events_of, local_start, of, transaction_id
 from harness.verdict import check_equal, dig, require
 
@@ -30,6 +33,9 @@ class J01(RuleTable):
                                     "a TransactionEvent Updated with triggerReason MeterValueClock", by=CS)
     context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Sample.Clock)",
                      "clock-aligned samples carry context Sample.Clock", by=CS)
+    signed = must("OCPP 2.0.1 part 2 J01.FR.21 (as tzi-OCTT's requirement list quotes it)",
+                  "with AlignedDataCtrlr.SignReadings true, the clock-aligned samples carry the meter's signed "
+                  "value in signedMeterValue", by=CS)
 
 
 pytestmark = case("J01", block="Meter values", roles=("csms", "cs"), protocols=OCPP2)
@@ -72,3 +78,20 @@ async def test_clock_aligned_meter_values_during_a_transaction(ocpp, profile):
         check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"},
                     _contexts(report))
     check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+@checks(J01.signed, J01.aligned, J01.answered, Signed.form, Signed.signature)
+async def test_signed_clock_aligned_meter_values(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s and AlignedDataCtrlr.SignReadings true, no transaction: each
+    clock-aligned sampledValue carries a signedMeterValue whose OCMF signature verifies; a CSMS answers."""
+    await station_variable(ocpp, "AlignedDataCtrlr", "SignReadings", "true")
+    await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
+    mark = ocpp.mark()
+    await ocpp.elapse(INTERVAL)
+    report = await ocpp.expect("MeterValues", sender=CS, after=mark, rule=J01.aligned)
+    if report is None:
+        return
+    if ocpp.is_sut(CSMS):
+        require(report.error is None, J01.answered, "the CSMS answered MeterValues with a CALLERROR",
+                expected="MeterValuesResponse", actual=report.error)
+    check_signed([report], J01.signed)

@@ -5,13 +5,15 @@ every SampledDataCtrlr.TxUpdatedInterval seconds and sends the samples in Transa
 
 Readings chosen where the texts are silent: no public SHALL of J02 on the station's periodic events could be
 checked, so they are SHOULDs; the measurands sent are the station's (any SampledDataCtrlr.TxUpdatedMeasurands);
-a station that refuses TxUpdatedInterval is not applicable. Signed values (J02.FR.21) are not played: the
-reference has no signing meter."""
+a station that refuses TxUpdatedInterval is not applicable. Signed values (J02.FR.21): a station whose meters
+cannot sign does not know (or refuses) SampledDataCtrlr.SignReadings and is not applicable; an OCMF record
+signed with ECDSA is verified, any other encoding is judged by its form only."""
 
 from harness.roles import CS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import station_variable
+from harness.usecases.meter_values import Signed, check_signed
 from harness.usecases.transactions import (Transaction, check_answers, check_seq_no, events_of, local_start, of,
                                            transaction_id, tx_points)
 from harness.verdict import check_equal, dig, require
@@ -30,6 +32,9 @@ class J02(RuleTable):
                    "the Ended event carries the meter values SampledDataCtrlr.TxEndedMeasurands lists", by=CS)
     context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Sample.Periodic)",
                      "the periodic samples carry context Sample.Periodic", by=CS)
+    signed = must("OCPP 2.0.1 part 2 J02.FR.21 (as tzi-OCTT's requirement list quotes it)",
+                  "with SampledDataCtrlr.SignReadings true, the transaction's samples carry the meter's signed "
+                  "value in signedMeterValue", by=CS)
 
 
 pytestmark = case("J02", block="Meter values", roles=("csms", "cs"), protocols=OCPP2)
@@ -86,4 +91,22 @@ async def test_started_and_ended_carry_the_configured_measurands(ocpp, profile):
     if ended is not None:
         require(ENERGY in _measurands(ended), J02.ended, "the Ended event carries no " + ENERGY,
                 expected=ENERGY, actual=ended.request.get("meterValue"))
+    check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+@checks(J02.signed, J02.periodic, Signed.form, Signed.signature, Transaction.answered)
+async def test_signed_periodic_samples(ocpp, profile):
+    """TxUpdatedInterval 10 s and SampledDataCtrlr.SignReadings true; a driver's transaction runs for two
+    intervals: each periodic sampledValue carries a signedMeterValue whose OCMF signature verifies; a CSMS
+    answers every event."""
+    evse = profile.evses[0].id
+    await station_variable(ocpp, "SampledDataCtrlr", "SignReadings", "true")
+    await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, evse, J02.periodic)
+    tx = transaction_id(started)
+    await ocpp.elapse(2 * INTERVAL)
+    sample = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_periodic(tx), rule=J02.periodic)
+    if sample is not None:
+        check_signed(ocpp.sent("TransactionEvent", sender=CS, after=mark, where=_periodic(tx)), J02.signed)
     check_answers(ocpp, events_of(ocpp, tx, mark))

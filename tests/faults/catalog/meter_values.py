@@ -1,10 +1,11 @@
 """Meter value faults (J01, J02): stations that do not sample as their device model says or name the wrong
-reading context; CSMSs that refuse meter values."""
+reading context, or sign their readings wrongly; CSMSs that refuse meter values."""
 
 from __future__ import annotations
 
 import asyncio
 
+from harness.ocpp.ocmf import SigningMeter
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.transport.ws import CallErrorReply
 
@@ -87,6 +88,39 @@ class StationWithoutEndedMeasurands(ReferenceStation):
             super()._measured(payload, variable, state, context)
 
 
+
+class StationSignsNothing(ReferenceStation):
+    """J01.FR.21, J02.FR.21: SignReadings is taken, but no reading carries a signedMeterValue."""
+
+    def _meter_value(self, state, wh, context, at):
+        value = super()._meter_value(state, wh, context, at)
+        for sample in value["sampledValue"]:
+            sample.pop("signedMeterValue", None)
+        return value
+
+
+class StationSendsAnotherMetersKey(ReferenceStation):
+    """J01/J02 signed values: the publicKey sent is not the one of the key that signs."""
+
+    def _meter_value(self, state, wh, context, at):
+        value = super()._meter_value(state, wh, context, at)
+        for sample in value["sampledValue"]:
+            if "signedMeterValue" in sample:
+                sample["signedMeterValue"]["publicKey"] = SigningMeter().public_key
+        return value
+
+
+class StationSendsUnencodedSignedData(ReferenceStation):
+    """J01/J02 signed values: signedMeterData is the OCMF record itself, not its Base64."""
+
+    def _meter_value(self, state, wh, context, at):
+        value = super()._meter_value(state, wh, context, at)
+        for sample in value["sampledValue"]:
+            if "signedMeterValue" in sample:
+                sample["signedMeterValue"]["signedMeterData"] = "OCMF|{}|{}"
+        return value
+
+
 J01, J02 = "metervalues/test_J01.py", "metervalues/test_J02.py"
 ALIGNED = "test_clock_aligned_meter_values_without_a_transaction"
 PERIODIC = "test_periodic_samples_during_a_transaction"
@@ -113,4 +147,14 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(J02, MEASURANDS),), "the Ended event carries no Energy.Active.Import.Register", verdict="finding"),
     Fault("J02-csms-refuses-periodic-events", "tx.answered", CsmsRefusesPeriodicEvents, (csms_test(J02, PERIODIC),),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
+    Fault("J02-station-signs-nothing", "J02.signed", StationSignsNothing,
+          (cs_test(J02, "test_signed_periodic_samples"),), "carries no signedMeterValue"),
+    Fault("J01-station-signs-nothing", "J01.signed", StationSignsNothing,
+          (cs_test(J01, "test_signed_clock_aligned_meter_values"),), "carries no signedMeterValue"),
+    Fault("J02-station-sends-another-meters-key", "signed.signature", StationSendsAnotherMetersKey,
+          (cs_test(J02, "test_signed_periodic_samples"), cs_test(J01, "test_signed_clock_aligned_meter_values")),
+          "the signed meter value does not verify", verdict="finding"),
+    Fault("J01-station-sends-unencoded-signed-data", "signed.form", StationSendsUnencodedSignedData,
+          (cs_test(J01, "test_signed_clock_aligned_meter_values"), cs_test(J02, "test_signed_periodic_samples")),
+          "the signedMeterValue is malformed", verdict="finding"),
 )
