@@ -54,6 +54,13 @@ async def tx_points(arena: OcppArena, start: str | None = None, stop: str | None
         await station_variable(arena, "TxCtrlr", "TxStopPoint", stop)
 
 
+async def message_attempts(arena: OcppArena, attempts: int, interval: int) -> None:
+    """The station's OCPPCommCtrlr.MessageAttempts and MessageAttemptInterval of instance TransactionEvent
+    (E13) for this test; not applicable when it refuses either."""
+    await station_variable(arena, "OCPPCommCtrlr", "MessageAttempts", str(attempts), "TransactionEvent")
+    await station_variable(arena, "OCPPCommCtrlr", "MessageAttemptInterval", str(interval), "TransactionEvent")
+
+
 def driver(arena: OcppArena) -> Token:
     """A token the CSMS accepts (the profile's); not applicable when it declares none."""
     return token_with(arena.profile, "Accepted")

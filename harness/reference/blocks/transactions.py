@@ -107,6 +107,7 @@ class TransactionsStation2x(Block):
         self.variables.update(TX_VARIABLES)
         self._aligned: asyncio.Task | None = None
         self.transactions_signing_meter: SigningMeter | None = None   # made when a reading is first signed
+        self.transactions_retrying: list[str] = []   # E13: the transactions of the events waiting to be sent again
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
@@ -172,7 +173,17 @@ class TransactionsStation2x(Block):
                 transmissions += 1
                 if transmissions >= max(1, int(self.variable("OCPPCommCtrlr", "MessageAttempts"))):
                     return {}
-                await asyncio.sleep(int(self.variable("OCPPCommCtrlr", "MessageAttemptInterval")) * transmissions)
+                waiting = payload["transactionInfo"]["transactionId"]
+                self.transactions_retrying.append(waiting)
+                try:
+                    await asyncio.sleep(int(self.variable("OCPPCommCtrlr", "MessageAttemptInterval")) * transmissions)
+                finally:
+                    self.transactions_retrying.remove(waiting)
+
+    def events_waiting(self, transaction_id: str | None = None) -> bool:
+        """E14: an event waiting to be sent again counts as one still to deliver."""
+        return any(transaction_id in (None, waiting) for waiting in self.transactions_retrying) \
+            or super().events_waiting(transaction_id)
 
     def starts_now(self, state: EvseState) -> bool:
         """Whether TxStartPoint says a transaction starts on ``state`` as it is now (E01.FR.02, FR.03, FR.05,

@@ -13,9 +13,8 @@ from harness import clock
 from harness.roles import CS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
-from harness.usecases.authorization import station_variable
-from harness.usecases.transactions import (driver, local_start, of, plug, present, started_on,
-                                           transaction_id)
+from harness.usecases.transactions import (driver, local_start, message_attempts, of, plug, present, started_on,
+                                           transaction_id, tx_points)
 from harness.usecases.transport import failing
 from harness.verdict import require
 
@@ -56,9 +55,8 @@ async def refused_ended_event(ocpp, profile, refusals: int) -> tuple[list[float]
     harness answers its Ended event with a CALLERROR ``refusals`` times (then as usual). Returns when each
     transmission came and the mark after the last one seen."""
     evse = profile.evses[0].id
-    await station_variable(ocpp, "OCPPCommCtrlr", "MessageAttempts", str(ATTEMPTS), "TransactionEvent")
-    await station_variable(ocpp, "OCPPCommCtrlr", "MessageAttemptInterval", str(INTERVAL), "TransactionEvent")
-    await station_variable(ocpp, "TxCtrlr", "TxStopPoint", "EVConnected")
+    await message_attempts(ocpp, ATTEMPTS, INTERVAL)
+    await tx_points(ocpp, stop="EVConnected")
     _, started = await local_start(ocpp, evse, E13.started)
     tx = transaction_id(started)
     ocpp.hold("TransactionEvent")

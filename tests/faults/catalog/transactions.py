@@ -223,6 +223,13 @@ class StationRetriesForEver(ReferenceStation):
         return str(int(value) + 1) if (component, name) == ("OCPPCommCtrlr", "MessageAttempts") else value
 
 
+class StationForgetsEventsWaitingForRetry(ReferenceStation):
+    """E14.FR.04, FR.07: an event waiting to be sent again is not counted as a message still to deliver."""
+
+    def events_waiting(self, transaction_id=None):
+        return False
+
+
 def _drop(station, payload):
     """What a station that drops its offline TransactionEvents answers the block that made one."""
     return {}
@@ -420,4 +427,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E13-station-retries-for-ever", "E13.discarded", StationRetriesForEver,
           (cs_test(E13, "test_event_discarded_after_the_last_attempt"),),
           "a transmission after 3 failed attempts", verdict="finding"),
+    Fault("E14-station-forgets-events-waiting-for-retry", "E14.queued", StationForgetsEventsWaitingForRetry,
+          (cs_test(E14, "test_status_of_an_ended_transaction_with_its_event_queued"),),
+          "messagesInQueue while the Ended event waits is wrong"),
+    Fault("E14-station-forgets-any-event-waiting-for-retry", "E14.any_queued", StationForgetsEventsWaitingForRetry,
+          (cs_test(E14, "test_status_without_a_transaction_id_with_an_event_queued"),),
+          "messagesInQueue while an Ended event waits is wrong"),
 )
