@@ -42,7 +42,8 @@ OCPI = ("ocpi2.2.1",)
 # The use cases that not every version of their block defines, and the versions that do: OCPP 2.0.1's C block
 # ends at C16; the prepaid card (C17), the payments at a station terminal (C18 to C23) and the ad hoc payments
 # (C24, C25) came with 2.1 (spec 001 "What the service does": authorization at generation 2.1).
-DEFINED_IN: dict[str, tuple[str, ...]] = {f"C{n}": ("ocpp2.1",) for n in range(17, 26)}
+DEFINED_IN: dict[str, tuple[str, ...]] = {f"C{n}": ("ocpp2.1",) for n in range(17, 26)} | {
+    "E16": ("ocpp2.1",), "E17": ("ocpp2.1",)}
 
 
 @dataclass(frozen=True)

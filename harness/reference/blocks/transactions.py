@@ -108,6 +108,8 @@ class TransactionsStation2x(Block):
         self._aligned: asyncio.Task | None = None
         self.transactions_signing_meter: SigningMeter | None = None   # made when a reading is first signed
         self.transactions_retrying: list[str] = []   # E13: the transactions of the events waiting to be sent again
+        self.transactions_start_wh: dict[str, int] = {}   # E16: the register when each transaction started
+        self.transactions_limited: set[str] = set()   # E16: transactions whose energy limit the CSMS set
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
@@ -224,6 +226,7 @@ class TransactionsStation2x(Block):
     async def start_transaction(self, state: EvseState, trigger: str, id_token: dict | None,
                                 remote_start_id: int | None = None) -> None:
         state.transaction = StationTransaction(self.new_transaction_id(), id_token, state.group)
+        self.transactions_start_wh[state.transaction.id] = state.meter.wh
         self.transaction_started(state.evse.id, state.transaction.id)
         info: dict[str, Any] = {"chargingState": "Charging" if state.plugged else "Idle"}
         if remote_start_id is not None:
@@ -264,10 +267,35 @@ class TransactionsStation2x(Block):
             payload = self._event(state, "Updated", "MeterValuePeriodic", chargingState="Charging")
             payload["meterValue"] = [self._meter_value(state, state.meter.advance(), "Sample.Periodic",
                                                        payload["timestamp"])]
-            await self.call("TransactionEvent", payload)
+            response = await self.call("TransactionEvent", payload)
             if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit:
-                tx.energy_limit = None
-                await self.suspend(state, "EnergyLimitReached")
+                await self._energy_limit_reached(state, tx)
+            await self._limit_answered(state, response)
+
+    async def _energy_limit_reached(self, state: EvseState, tx: StationTransaction) -> None:
+        """The register reached the transaction's energy limit: energy stops (Updated, EnergyLimitReached,
+        SuspendedEVSE); a limit the CSMS set (E16) ends the transaction instead when TxStopPoint holds
+        EnergyTransfer (stoppedReason EnergyLimitReached)."""
+        tx.energy_limit = None
+        if tx.id in self.transactions_limited and "EnergyTransfer" in self.tx_stop_point:
+            await self.end_transaction(state, "EnergyLimitReached", "EnergyLimitReached")
+        else:
+            await self.suspend(state, "EnergyLimitReached")
+
+    async def _limit_answered(self, state: EvseState, response: dict) -> None:
+        """E16 (2.1): a transactionLimit with maxEnergy in the CSMS's answer is confirmed (Updated, triggerReason
+        LimitSet, the limit in force in transactionInfo.transactionLimit) and holds from the energy the
+        transaction counted since it started; one already reached binds at once."""
+        limit = response.get("transactionLimit") or {}
+        tx = state.transaction
+        if "maxEnergy" not in limit or tx is None or self.version is not OcppVersion.V21:
+            return
+        tx.energy_limit = self.transactions_start_wh.get(tx.id, 0) + int(limit["maxEnergy"])
+        self.transactions_limited.add(tx.id)
+        await self.call("TransactionEvent", self._event(state, "Updated", "LimitSet", chargingState="Charging",
+                                                        transactionLimit={"maxEnergy": limit["maxEnergy"]}))
+        if state.meter.wh >= tx.energy_limit and state.transaction is tx:
+            await self._energy_limit_reached(state, tx)
 
     async def end_transaction(self, state: EvseState, trigger: str, stopped_reason: str,
                               id_token: dict | None = None) -> dict | None:
@@ -669,12 +697,25 @@ class TransactionsCsms2x(Block):
     def remote_stop(self, transaction_id: Any) -> tuple[str, dict[str, Any]]:
         return "RequestStopTransaction", {"transactionId": transaction_id}
 
+    async def act_set_transaction_limit(self, transaction_id: str, max_energy: float,
+                                        station: str | None = None) -> None:
+        """E16 (2.1): the operator limits the energy of a running transaction; the CSMS sends
+        transactionLimit.maxEnergy in its answer to that transaction's next TransactionEvent."""
+        self.transactions_limits[transaction_id] = {"maxEnergy": max_energy}
+
     async def act_get_transaction_status(self, transaction_id: str | None = None, station: str | None = None) -> None:
         """E14: the operator asks whether the station still holds messages (of ``transaction_id``, or of any)."""
         self.send(station, "GetTransactionStatus", {"transactionId": transaction_id} if transaction_id else {})
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.transactions_limits: dict[str, dict] = {}   # E16: the limit to send in each transaction's next answer
+
     def on_TransactionEvent(self, session: StationSession, payload: dict) -> dict:
         answer = self.transaction_answer(session, payload)
+        limit = self.transactions_limits.pop(payload["transactionInfo"]["transactionId"], None)
+        if limit is not None and payload["eventType"] != "Ended" and session.version is OcppVersion.V21:
+            answer["transactionLimit"] = answer.get("transactionLimit", {}) | limit
         if payload["eventType"] == "Started" and self.charging_priority is not None:
             answer["chargingPriority"] = self.charging_priority
         return answer

@@ -7,7 +7,7 @@ from __future__ import annotations
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.transport.ws import CallErrorReply
 
-from .records import Fault, csms_test, cs_test
+from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
 
 class StationIgnoresTxStartPoint(ReferenceStation):
@@ -230,6 +230,37 @@ class StationForgetsEventsWaitingForRetry(ReferenceStation):
         return False
 
 
+class CsmsIgnoresTransactionLimits(ReferenceCsms):
+    """E16: the operator's energy limit never reaches the station (no transactionLimit in any answer)."""
+
+    async def act_set_transaction_limit(self, transaction_id, max_energy, station=None):
+        return None
+
+
+class StationNeverConfirmsLimits(ReferenceStation):
+    """E16.FR.03: a limit the CSMS set is enforced but never confirmed with LimitSet."""
+
+    async def call(self, action, payload):
+        if action == "TransactionEvent" and payload.get("triggerReason") == "LimitSet":
+            return {}
+        return await super().call(action, payload)
+
+
+class StationChargesPastTheLimit(ReferenceStation):
+    """E16.FR.05: a limit the CSMS set is confirmed, then never enforced."""
+
+    async def _energy_limit_reached(self, state, tx):
+        tx.energy_limit = None
+
+
+class StationSuspendsAtTheLimit(ReferenceStation):
+    """E16.FR.06: with TxStopPoint EnergyTransfer the limit reached only suspends the transaction."""
+
+    async def _energy_limit_reached(self, state, tx):
+        tx.energy_limit = None
+        await self.suspend(state, "EnergyLimitReached")
+
+
 def _drop(station, payload):
     """What a station that drops its offline TransactionEvents answers the block that made one."""
     return {}
@@ -320,6 +351,7 @@ E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
 E09, E10, E13 = "transactions/test_E09.py", "transactions/test_E10.py", "transactions/test_E13.py"
+E16 = "transactions/test_E16.py"
 STARTS = "test_transaction_starts_at_the_start_point"
 ENDS = "test_transaction_ends_at_the_stop_point"
 
@@ -433,4 +465,16 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E14-station-forgets-any-event-waiting-for-retry", "E14.any_queued", StationForgetsEventsWaitingForRetry,
           (cs_test(E14, "test_status_without_a_transaction_id_with_an_event_queued"),),
           "messagesInQueue while an Ended event waits is wrong"),
+    Fault("E16-csms-ignores-transaction-limits", "E16.limit_sent", CsmsIgnoresTransactionLimits,
+          (csms21_test(E16, "test_energy_limit_stops_the_energy"), csms21_test(E16, "test_energy_limit_ends_the_transaction")),
+          "transactionLimit.maxEnergy of the answer to the transaction's next event is wrong", version=V21),
+    Fault("E16-station-never-confirms-limits", "E16.confirmed", StationNeverConfirmsLimits,
+          (cs21_test(E16, "test_energy_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
+    Fault("E16-station-charges-past-the-limit", "E16.reached", StationChargesPastTheLimit,
+          (cs21_test(E16, "test_energy_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
+    Fault("E16-station-suspends-at-the-limit", "E16.ended", StationSuspendsAtTheLimit,
+          (cs21_test(E16, "test_energy_limit_ends_the_transaction"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
 )
