@@ -422,8 +422,9 @@ class TransactionsStation2x(Block):
 
     async def act_unplug_ev(self, evse_id: int = 1, connector_id: int | None = None) -> None:
         """The cable is pulled out of the EV; it stays in the station's socket (E09, E10). With
-        TxCtrlr.StopTxOnEVSideDisconnect true the transaction ends (Ended, triggerReason EVCommunicationLost,
-        stoppedReason EVDisconnected); with false it is suspended (Updated, EVCommunicationLost, chargingState
+        TxCtrlr.StopTxOnEVSideDisconnect true, or a TxStopPoint the EV's leaving meets (EVConnected,
+        PowerPathClosed, EnergyTransfer: E06.FR.02, FR.06, FR.07), the transaction ends (Ended, triggerReason
+        EVCommunicationLost, stoppedReason EVDisconnected); otherwise it is suspended (Updated, EVCommunicationLost, chargingState
         Idle) and goes on when the EV is plugged in again or ends when the driver stops it."""
         state = self.evses[evse_id]
 
@@ -431,7 +432,8 @@ class TransactionsStation2x(Block):
             state.plugged = False
             if state.transaction is None:
                 return
-            if self.variable("TxCtrlr", "StopTxOnEVSideDisconnect").strip().lower() == "true":
+            if self.variable("TxCtrlr", "StopTxOnEVSideDisconnect").strip().lower() == "true" \
+                    or STOPPED_WHEN_UNPLUGGED & set(self.tx_stop_point):
                 await self.end_transaction(state, "EVCommunicationLost", "EVDisconnected")
             else:
                 await self.call("TransactionEvent", self._event(state, "Updated", "EVCommunicationLost",

@@ -3,10 +3,11 @@ true, a cable pulled out of the EV (it stays in the station's socket) ends the r
 TransactionEvent Ended, with a stoppedReason. The requirements, in our words: docs/requirements/E.md.
 
 Readings chosen where the texts are silent: the stop itself is a SHOULD where only StopTxOnEVSideDisconnect
-asks for it (no public text quotes an E09 SHALL with its id); with TxStopPoint EVConnected the EV's
-connection lost is E06.FR.02's SHALL, whichever end the cable left (tzi-OCTT's TC_E_20 plays it at the EV
-side). triggerReason EVCommunicationLost and stoppedReason EVDisconnected are SHOULDs. A station that
-refuses the variable, or an actuator without `unplug_ev`, is not applicable."""
+asks for it (no public text quotes an E09 SHALL with its id); with TxStopPoint EVConnected, PowerPathClosed or
+EnergyTransfer the EV's connection lost is E06.FR.02's, FR.06's or FR.07's SHALL, whichever end the cable left
+(tzi-OCTT's TC_E_20 plays EVConnected at the EV side). triggerReason EVCommunicationLost and stoppedReason
+EVDisconnected are SHOULDs. A station that refuses the variable, or an actuator without `unplug_ev`, is not
+applicable."""
 
 import pytest
 
@@ -29,6 +30,10 @@ class E09(RuleTable):
     ev_connected = must("OCPP 2.0.1 part 2 E06.FR.02 (as tzi-OCTT's TC_E_20 plays it at the EV side)",
                         "with TxStopPoint EVConnected, the EV's connection lost at the EV side ends the transaction: "
                         "TransactionEvent Ended", by=CS)
+    power_path = must("OCPP 2.0.1 part 2 E06.FR.06", "with TxStopPoint PowerPathClosed, the EV's connection lost "
+                      "at the EV side ends the transaction: TransactionEvent Ended", by=CS)
+    energy = must("OCPP 2.0.1 part 2 E06.FR.07", "with TxStopPoint EnergyTransfer, the energy stopping because the "
+                  "EV left ends the transaction: TransactionEvent Ended", by=CS)
     trigger = should("OCPP 2.0.1 part 2 TriggerReasonEnumType EVCommunicationLost",
                      "that Ended event names triggerReason EVCommunicationLost", by=CS)
     reason = should("OCPP 2.0.1 part 2 ReasonEnumType EVDisconnected",
@@ -37,11 +42,12 @@ class E09(RuleTable):
 
 pytestmark = case("E09", block="Transactions", roles=("csms", "cs"), protocols=OCPP2)
 
-RULE = {"Authorized": E09.ended, "EVConnected": E09.ev_connected}
+RULE = {"Authorized": E09.ended, "EVConnected": E09.ev_connected, "PowerPathClosed": E09.power_path,
+        "EnergyTransfer": E09.energy}
 
 
 @pytest.mark.parametrize("point", list(RULE))
-@checks(E09.started, E09.ended, E09.ev_connected, E09.trigger, E09.reason, Transaction.stopped_reason, Transaction.seq_no,
+@checks(E09.started, E09.ended, E09.ev_connected, E09.power_path, E09.energy, E09.trigger, E09.reason, Transaction.stopped_reason, Transaction.seq_no,
         Transaction.answered, csms=TC("TC_E_20_CSMS", "ocpp2.0.1", when="EVConnected"))
 async def test_transaction_stops_when_the_ev_side_is_unplugged(ocpp, profile, point):
     """StopTxOnEVSideDisconnect true and TxStopPoint ``point``; a driver's transaction runs; the cable is

@@ -9,12 +9,13 @@ events' triggerReason and chargingState (Idle while the EV is away) are SHOULDs,
 itself (no public text quotes its SHALL); the chargingState after the EV is back may be EVConnected or
 Charging. A station that refuses the variable, or an actuator without `unplug_ev`, is not applicable."""
 
+from harness.profile import Token
 from harness.roles import CS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import station_variable
 from harness.usecases.transactions import (Transaction, check_answers, check_seq_no, events_of, local_start, of,
-                                           plug, transaction_id, tx_points)
+                                           plug, present, transaction_id, tx_points)
 from harness.verdict import check_in, dig, require
 
 
@@ -27,6 +28,10 @@ class E10(RuleTable):
                        "EV does not end the transaction: an Updated event, no Ended", by=CS)
     trigger = should("OCPP 2.0.1 part 2 TriggerReasonEnumType EVCommunicationLost; ChargingStateEnumType Idle",
                      "that Updated event names triggerReason EVCommunicationLost and chargingState Idle", by=CS)
+    driver_stop = must("OCPP 2.0.1 part 2 E06.FR.03 (TxStopPoint Authorized, set by the test); E10.FR.01",
+                       "the driver presenting the token ends the transaction suspended without the EV: Ended", by=CS)
+    driver_reason = should("OCPP 2.0.1 part 2 ReasonEnumType Local; E03.FR.05",
+                           "that Ended event names stoppedReason Local, or none", by=CS)
     resumed = should("OCPP 2.0.1 part 2 E10 (the EV reconnected); TriggerReasonEnumType CablePluggedIn",
                      "the EV plugged in again is reported in the same transaction: Updated, triggerReason "
                      "CablePluggedIn, chargingState EVConnected or Charging", by=CS)
@@ -35,37 +40,38 @@ class E10(RuleTable):
 pytestmark = case("E10", block="Transactions", roles=("csms", "cs"), protocols=OCPP2)
 
 
-async def suspended_transaction(ocpp, evse: int) -> tuple[str, int, bool]:
+async def suspended_transaction(ocpp, evse: int) -> tuple[str, int, bool, Token]:
     """StopTxOnEVSideDisconnect false, TxStopPoint Authorized; a driver's transaction runs and the cable is
     pulled out of the EV: the transaction's Updated event is awaited (E10.suspended). Returns the transaction
-    id, the mark taken before it started and whether it was suspended (else a finding is recorded)."""
+    id, the mark taken before it started, whether it was suspended (else a finding is recorded) and the driver's
+    token."""
     await tx_points(ocpp, start="PowerPathClosed", stop="Authorized")
     await station_variable(ocpp, "TxCtrlr", "StopTxOnEVSideDisconnect", "false")
     mark = ocpp.mark()
-    _, started = await local_start(ocpp, evse, E10.started)
+    token, started = await local_start(ocpp, evse, E10.started)
     tx = transaction_id(started)
     away = ocpp.mark()
     await ocpp.act(CS, "unplug_ev", evse_id=evse)
     lost = await ocpp.expect("TransactionEvent", sender=CS, after=away, where=of(tx), rule=E10.suspended)
     if lost is None:
-        return tx, mark, False
+        return tx, mark, False, token
     if lost.request["eventType"] != "Updated":
         require(False, E10.suspended,
                 "the cable pulled out of the EV ended the transaction although StopTxOnEVSideDisconnect is false",
                 expected="TransactionEvent Updated", actual=lost.request)
-        return tx, mark, False
+        return tx, mark, False, token
     check_in(E10.trigger, "triggerReason of the event of the EV's cable pulled out", ("EVCommunicationLost",),
              lost.request.get("triggerReason"))
     check_in(E10.trigger, "chargingState while the EV is away", ("Idle",),
              dig(lost.request, "transactionInfo.chargingState"))
-    return tx, mark, True
+    return tx, mark, True, token
 
 
 @checks(E10.started, E10.suspended, E10.trigger, Transaction.seq_no, Transaction.answered)
 async def test_transaction_suspended_when_the_ev_side_is_unplugged(ocpp, profile):
     """The cable pulled out of the EV: an Updated event (EVCommunicationLost, Idle), and no Ended."""
     evse = profile.evses[0].id
-    tx, mark, suspended = await suspended_transaction(ocpp, evse)
+    tx, mark, suspended, _ = await suspended_transaction(ocpp, evse)
     if suspended and ocpp.is_sut(CS):   # the harness's own station is not watched for what it must not send
         await ocpp.expect_none("TransactionEvent", after=mark, where=of(tx, "Ended"), rule=E10.suspended)
     events = events_of(ocpp, tx, mark)
@@ -79,7 +85,7 @@ async def test_transaction_goes_on_when_the_ev_is_back(ocpp, profile):
     """The cable pulled out of the EV, then the EV plugged in again: the same transaction goes on (Updated,
     CablePluggedIn), never Ended in between."""
     evse = profile.evses[0].id
-    tx, mark, suspended = await suspended_transaction(ocpp, evse)
+    tx, mark, suspended, _ = await suspended_transaction(ocpp, evse)
     if not suspended:   # the finding is recorded; nothing to come back to
         return
     back = ocpp.mark()
@@ -94,6 +100,24 @@ async def test_transaction_goes_on_when_the_ev_is_back(ocpp, profile):
              event.request.get("triggerReason"))
     check_in(E10.resumed, "chargingState once the EV is back", ("EVConnected", "Charging"),
              dig(event.request, "transactionInfo.chargingState"))
+    events = events_of(ocpp, tx, mark)
+    check_seq_no(events)
+    check_answers(ocpp, events)
+
+
+@checks(E10.started, E10.suspended, E10.driver_stop, E10.driver_reason, Transaction.seq_no, Transaction.answered)
+async def test_driver_ends_the_suspended_transaction(ocpp, profile):
+    """The cable pulled out of the EV, the transaction suspended; the driver presents the token: the transaction
+    ends (Ended, stoppedReason Local or none)."""
+    evse = profile.evses[0].id
+    tx, mark, suspended, token = await suspended_transaction(ocpp, evse)
+    if not suspended:
+        return
+    stop = ocpp.mark()
+    await present(ocpp, token, evse)
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=E10.driver_stop)
+    reason = dig(ended.request, "transactionInfo.stoppedReason")
+    check_in(E10.driver_reason, "stoppedReason of the driver's stop (Local, or left out)", (None, "Local"), reason)
     events = events_of(ocpp, tx, mark)
     check_seq_no(events)
     check_answers(ocpp, events)

@@ -164,10 +164,12 @@ class StationIgnoresEvSideDisconnect(ReferenceStation):
     """E09: the cable pulled out of the EV is reported (Updated, EVCommunicationLost) but never ends the
     transaction, whatever StopTxOnEVSideDisconnect and TxStopPoint say."""
 
-    def variable(self, component, name):
-        if (component, name) == ("TxCtrlr", "StopTxOnEVSideDisconnect"):
-            return "false"
-        return super().variable(component, name)
+    async def act_unplug_ev(self, evse_id=1, connector_id=None):
+        state = self.evses[evse_id]
+        state.plugged = False
+        if state.transaction is not None:
+            self.background.spawn(self.call("TransactionEvent", self._event(
+                state, "Updated", "EVCommunicationLost", chargingState="Idle")))
 
 
 class StationEndsEvSideStopsAsLocal(ReferenceStation):
@@ -440,6 +442,14 @@ FAULTS: tuple[Fault, ...] = (
           StationIgnoresEvSideDisconnect,
           (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "EVConnected"),),
           "the SUT did not send TransactionEvent within"),
+    Fault("E09-station-ignores-ev-side-disconnect-at-power-path", "E09.power_path", StationIgnoresEvSideDisconnect,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "PowerPathClosed"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E09-station-ignores-ev-side-disconnect-at-energy-transfer", "E09.energy", StationIgnoresEvSideDisconnect,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "EnergyTransfer"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E10-station-keeps-the-suspended-transaction", "E10.driver_stop", StationSuspendsOnTheDriversStop,
+          (cs_test(E10, "test_driver_ends_the_suspended_transaction"),), "the SUT did not send TransactionEvent within"),
     Fault("E09-station-ends-ev-side-stops-as-local", "E09.reason", StationEndsEvSideStopsAsLocal,
           (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "Authorized"),),
           "stoppedReason of a stop by the EV's cable is not one of the accepted", verdict="finding"),
