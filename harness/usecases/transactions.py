@@ -91,8 +91,14 @@ def events_of(arena: OcppArena, tx: str, after: int) -> list[Exchange]:
 
 
 def check_seq_no(events: list[Exchange]) -> None:
-    """E01.FR.07: seqNo rises with every event of the transaction."""
-    numbers = [e.request["seqNo"] for e in events]
+    """E01.FR.07: seqNo rises with every event of the transaction; an event sent again after the CSMS refused it
+    (E13: the same seqNo, eventType, triggerReason and timestamp) is one event."""
+    sent = []
+    for event in events:
+        key = tuple(event.request.get(k) for k in ("seqNo", "eventType", "triggerReason", "timestamp"))
+        if key not in sent:
+            sent.append(key)
+    numbers = [key[0] for key in sent]
     require(all(a < b for a, b in zip(numbers, numbers[1:])), Transaction.seq_no,
             "the seqNo of the transaction's TransactionEvents does not rise in the order they were sent",
             expected="strictly increasing", actual=numbers)

@@ -57,6 +57,11 @@ async def test_clock_aligned_meter_values_without_a_transaction(ocpp, profile):
     check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"}, _contexts(report))
 
 
+def _clocked(tx: str):
+    """An Updated event of ``tx`` carrying its clock-aligned samples."""
+    return lambda p: of(tx, "Updated")(p) and p.get("triggerReason") == "MeterValueClock" and p.get("meterValue")
+
+
 def _contexts(report) -> set:
     """The reading contexts of a report's samples (an absent one reads as Sample.Periodic)."""
     return {dig(v, "context", "Sample.Periodic") for m in report.request["meterValue"] for v in m["sampledValue"]}
@@ -71,8 +76,7 @@ async def test_clock_aligned_meter_values_during_a_transaction(ocpp, profile):
     _, started = await local_start(ocpp, profile.evses[0].id, J01.aligned_in_transaction)
     tx = transaction_id(started)
     await ocpp.elapse(INTERVAL)
-    clocked = lambda p: of(tx, "Updated")(p) and p.get("triggerReason") == "MeterValueClock" and p.get("meterValue")
-    report = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=clocked,
+    report = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_clocked(tx),
                                rule=J01.aligned_in_transaction)
     if report is not None:
         check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"},
@@ -95,3 +99,20 @@ async def test_signed_clock_aligned_meter_values(ocpp, profile):
         require(report.error is None, J01.answered, "the CSMS answered MeterValues with a CALLERROR",
                 expected="MeterValuesResponse", actual=report.error)
     check_signed([report], J01.signed)
+
+
+@checks(J01.signed, J01.aligned_in_transaction, Signed.form, Signed.signature, Transaction.answered)
+async def test_signed_clock_aligned_values_during_a_transaction(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s and SignReadings true, a driver's transaction: the clock-aligned samples of
+    its MeterValueClock event carry a signedMeterValue whose OCMF signature verifies; a CSMS answers."""
+    await station_variable(ocpp, "AlignedDataCtrlr", "SignReadings", "true")
+    await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, profile.evses[0].id, J01.aligned_in_transaction)
+    tx = transaction_id(started)
+    await ocpp.elapse(INTERVAL)
+    report = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_clocked(tx),
+                               rule=J01.aligned_in_transaction)
+    if report is not None:
+        check_signed([report], J01.signed)
+    check_answers(ocpp, events_of(ocpp, tx, mark))

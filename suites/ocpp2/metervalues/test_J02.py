@@ -110,3 +110,25 @@ async def test_signed_periodic_samples(ocpp, profile):
     if sample is not None:
         check_signed(ocpp.sent("TransactionEvent", sender=CS, after=mark, where=_periodic(tx)), J02.signed)
     check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+@checks(J02.signed, J02.started, J02.ended, Signed.form, Signed.signature, Transaction.answered)
+async def test_signed_started_and_ended_values(ocpp, profile):
+    """SampledDataCtrlr.SignReadings true, TxStartedMeasurands and TxEndedMeasurands the energy register; a
+    driver's transaction starts and ends with the cable: the readings of its Started and Ended events carry a
+    signedMeterValue whose OCMF signature verifies."""
+    evse = profile.evses[0].id
+    await tx_points(ocpp, stop="EVConnected")
+    await station_variable(ocpp, "SampledDataCtrlr", "SignReadings", "true")
+    for variable in ("TxStartedMeasurands", "TxEndedMeasurands"):
+        await station_variable(ocpp, "SampledDataCtrlr", variable, ENERGY)
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, evse, J02.started)
+    tx = transaction_id(started)
+    require(bool(started.request.get("meterValue")), J02.started, "the Started event carries no meter value",
+            expected=ENERGY, actual=None)
+    stop = ocpp.mark()
+    await ocpp.act(CS, "unplug", evse_id=evse)
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.ended)
+    check_signed([started] + ([ended] if ended is not None and ended.request.get("meterValue") else []), J02.signed)
+    check_answers(ocpp, events_of(ocpp, tx, mark))
