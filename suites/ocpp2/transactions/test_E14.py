@@ -12,8 +12,8 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.operations import operate
-from harness.usecases.transactions import (Transaction, local_start, message_attempts, of, transaction_id,
-                                           tx_points)
+from harness.usecases.transactions import (Transaction, driver, local_start, message_attempts, of, plug, present,
+                                           started_on, transaction_id, tx_points)
 from harness.usecases.transport import failing
 from harness.verdict import check_equal, require
 
@@ -97,17 +97,21 @@ async def _ended_event_waiting(ocpp, profile):
                                  answered=False, where=of(tx, "Ended"))
     require(ended is not None, Transaction.stopped_reason, "no TransactionEvent Ended after the cable was pulled out",
             expected="TransactionEvent Ended", actual=None)
-    await ocpp.answer_held(ended, error=failing("harness: failing on purpose (E13, so that E14 finds it queued)"))
+    await _refused(ocpp, ended)
     return tx, ended
 
 
-async def _delivered(ocpp, ended) -> None:
-    """The refused Ended event, sent again, is answered as usual (E13.FR.02: a station that keeps it must send
+async def _refused(ocpp, event) -> None:
+    await ocpp.answer_held(event, error=failing("harness: failing on purpose (E13, so that E14 finds it queued)"))
+
+
+async def _delivered(ocpp, event) -> None:
+    """The refused event, sent again, is answered as usual (E13.FR.02: a station that keeps it must send
     it again; one that never does was not holding it)."""
     again = await ocpp.next_call("TransactionEvent", sender=CS, within=RETRY_INTERVAL + ocpp.timeouts.action,
-                                 after=ocpp.mark_after(ended), answered=False,
-                                 where=lambda p: p.get("seqNo") == ended.request["seqNo"] and of(
-                                     ended.request["transactionInfo"]["transactionId"], "Ended")(p))
+                                 after=ocpp.mark_after(event), answered=False,
+                                 where=lambda p: p.get("seqNo") == event.request["seqNo"] and of(
+                                     event.request["transactionInfo"]["transactionId"], event.request["eventType"])(p))
     if again is not None:
         await ocpp.answer_held(again)
 
@@ -138,3 +142,31 @@ async def test_status_without_a_transaction_id_with_an_event_queued(ocpp, profil
     check_equal(E14.any_queued, "GetTransactionStatusResponse messagesInQueue while an Ended event waits", True,
                 answer["messagesInQueue"])
     await _delivered(ocpp, ended)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(E14.request, E14.ongoing, E14.queued)
+async def test_status_of_an_ongoing_transaction_with_an_event_queued(ocpp, profile):
+    """TxStartPoint Authorized: the driver's token starts the transaction; the cable plugged in then is reported
+    in an Updated event, which the harness refuses: asked about the transaction while that event waits to be
+    sent again, ongoingIndicator true, messagesInQueue true."""
+    evse = profile.evses[0].id
+    await message_attempts(ocpp, 2, RETRY_INTERVAL)
+    await tx_points(ocpp, start="Authorized", stop="EVConnected")
+    start = ocpp.mark()
+    await present(ocpp, driver(ocpp), evse)
+    started = await ocpp.expect("TransactionEvent", sender=CS, after=start, where=started_on(evse), rule=E14.ongoing)
+    tx = transaction_id(started)
+    ocpp.hold("TransactionEvent")
+    cable = ocpp.mark()
+    await plug(ocpp, evse)
+    updated = await ocpp.next_call("TransactionEvent", sender=CS, within=ocpp.timeouts.action, after=cable,
+                                   answered=False, where=of(tx, "Updated"))
+    require(updated is not None, E14.ongoing, "no TransactionEvent Updated after the cable was plugged into the "
+            "running transaction", expected="TransactionEvent Updated", actual=None)
+    await _refused(ocpp, updated)
+    answer = await _status(ocpp, tx)
+    check_equal(E14.ongoing, "GetTransactionStatusResponse ongoingIndicator", True, answer.get("ongoingIndicator"))
+    check_equal(E14.queued, "GetTransactionStatusResponse messagesInQueue while the Updated event waits", True,
+                answer["messagesInQueue"])
+    await _delivered(ocpp, updated)
