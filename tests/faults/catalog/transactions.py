@@ -296,6 +296,16 @@ class StationMarksNothingOffline(ReferenceStation):
         super()._send_waiting()
 
 
+class StationMarksNoEndOffline(ReferenceStation):
+    """E12.FR.02: of the events made while offline, the Ended ones are delivered without offline true."""
+
+    def _send_waiting(self):
+        for payload, _ in self._waiting:
+            if payload["eventType"] == "Ended":
+                payload.pop("offline", None)
+        super()._send_waiting()
+
+
 class StationMarksNoSampleOffline(ReferenceStation):
     """E11.FR.02: the samples made while offline are delivered without offline true."""
 
@@ -490,4 +500,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E16-station-suspends-at-the-limit", "E16.ended", StationSuspendsAtTheLimit,
           (cs21_test(E16, "test_energy_limit_ends_the_transaction"),), "the SUT did not send TransactionEvent within",
           verdict="finding", version=V21),
+    Fault("E04-station-marks-no-end-offline", "E04.ended_offline", StationMarksNoEndOffline,
+          (cs_test(E04, "test_transaction_started_and_ended_offline"),),
+          "offline of the Ended event made during the outage is wrong"),
+    Fault("E04-station-drops-offline-transactions", "E04.reported", StationDropsOfflineEvents,
+          (cs_test(E04, "test_transaction_started_and_ended_offline"),), "the SUT did not send TransactionEvent within"),
 )
