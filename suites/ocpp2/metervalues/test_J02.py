@@ -32,6 +32,9 @@ class J02(RuleTable):
                    "the Ended event carries the meter values SampledDataCtrlr.TxEndedMeasurands lists", by=CS)
     context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Sample.Periodic)",
                      "the periodic samples carry context Sample.Periodic", by=CS)
+    edge_context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Transaction.Begin, Transaction.End)",
+                          "the Started event's readings carry context Transaction.Begin, the Ended event's "
+                          "Transaction.End", by=CS)
     signed = must("OCPP 2.0.1 part 2 J02.FR.21 (as tzi-OCTT's requirement list quotes it)",
                   "with SampledDataCtrlr.SignReadings true, the transaction's samples carry the meter's signed "
                   "value in signedMeterValue", by=CS)
@@ -131,4 +134,27 @@ async def test_signed_started_and_ended_values(ocpp, profile):
     await ocpp.act(CS, "unplug", evse_id=evse)
     ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.ended)
     check_signed([started] + ([ended] if ended is not None and ended.request.get("meterValue") else []), J02.signed)
+    check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+@checks(J02.started, J02.ended, J02.edge_context, Transaction.answered)
+async def test_started_and_ended_values_name_their_context(ocpp, profile):
+    """TxStartedMeasurands and TxEndedMeasurands list the energy register; a driver's transaction starts and
+    ends with the cable: the Started event's readings say Transaction.Begin, the Ended event's Transaction.End."""
+    evse = profile.evses[0].id
+    await tx_points(ocpp, stop="EVConnected")
+    for variable in ("TxStartedMeasurands", "TxEndedMeasurands"):
+        await station_variable(ocpp, "SampledDataCtrlr", variable, ENERGY)
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, evse, J02.started)
+    tx = transaction_id(started)
+    stop = ocpp.mark()
+    await ocpp.act(CS, "unplug", evse_id=evse)
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.ended)
+    for event, context in ((started, "Transaction.Begin"), (ended, "Transaction.End")):
+        if event is not None and event.request.get("meterValue"):
+            contexts = {dig(v, "context", "Sample.Periodic") for m in event.request["meterValue"]
+                        for v in m["sampledValue"]}
+            check_equal(J02.edge_context, f"the contexts of the {event.request['eventType']} event's readings",
+                        {context}, contexts)
     check_answers(ocpp, events_of(ocpp, tx, mark))

@@ -121,6 +121,14 @@ class StationSendsUnencodedSignedData(ReferenceStation):
         return value
 
 
+
+class StationNamesEdgeReadingsPeriodic(ReferenceStation):
+    """J02: the readings of the Started and Ended events say Sample.Periodic."""
+
+    def _meter_value(self, state, wh, context, at):
+        return super()._meter_value(state, wh, "Sample.Periodic" if context.startswith("Transaction.") else context, at)
+
+
 J01, J02 = "metervalues/test_J01.py", "metervalues/test_J02.py"
 ALIGNED = "test_clock_aligned_meter_values_without_a_transaction"
 PERIODIC = "test_periodic_samples_during_a_transaction"
@@ -159,4 +167,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("J01-station-sends-unencoded-signed-data", "signed.form", StationSendsUnencodedSignedData,
           (cs_test(J01, "test_signed_clock_aligned_meter_values"), cs_test(J02, "test_signed_periodic_samples")),
           "the signedMeterValue is malformed", verdict="finding"),
+    Fault("J02-station-names-edge-readings-periodic", "J02.edge_context", StationNamesEdgeReadingsPeriodic,
+          (cs_test(J02, "test_started_and_ended_values_name_their_context"),),
+          "the contexts of the Started event's readings is wrong", verdict="finding"),
 )
