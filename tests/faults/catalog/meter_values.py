@@ -89,13 +89,23 @@ class StationWithoutEndedMeasurands(ReferenceStation):
 
 
 
-class StationSignsNothing(ReferenceStation):
-    """J01.FR.21, J02.FR.21: SignReadings is taken, but no reading carries a signedMeterValue."""
+class StationSignsNoSampledReading(ReferenceStation):
+    """J02.FR.21: SampledDataCtrlr.SignReadings is taken, but no transaction reading carries a signedMeterValue."""
 
     def _meter_value(self, state, wh, context, at):
         value = super()._meter_value(state, wh, context, at)
-        for sample in value["sampledValue"]:
-            sample.pop("signedMeterValue", None)
+        if context != "Sample.Clock":
+            value["sampledValue"][0].pop("signedMeterValue", None)
+        return value
+
+
+class StationSignsNoClockAlignedReading(ReferenceStation):
+    """J01.FR.21: AlignedDataCtrlr.SignReadings is taken, but no clock-aligned reading carries a signedMeterValue."""
+
+    def _meter_value(self, state, wh, context, at):
+        value = super()._meter_value(state, wh, context, at)
+        if context == "Sample.Clock":
+            value["sampledValue"][0].pop("signedMeterValue", None)
         return value
 
 
@@ -155,10 +165,10 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(J02, MEASURANDS),), "the Ended event carries no Energy.Active.Import.Register", verdict="finding"),
     Fault("J02-csms-refuses-periodic-events", "tx.answered", CsmsRefusesPeriodicEvents, (csms_test(J02, PERIODIC),),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
-    Fault("J02-station-signs-nothing", "J02.signed", StationSignsNothing,
+    Fault("J02-station-signs-nothing", "J02.signed", StationSignsNoSampledReading,
           (cs_test(J02, "test_signed_periodic_samples"), cs_test(J02, "test_signed_started_and_ended_values")),
           "carries no signedMeterValue"),
-    Fault("J01-station-signs-nothing", "J01.signed", StationSignsNothing,
+    Fault("J01-station-signs-nothing", "J01.signed", StationSignsNoClockAlignedReading,
           (cs_test(J01, "test_signed_clock_aligned_meter_values"),
            cs_test(J01, "test_signed_clock_aligned_values_during_a_transaction")), "carries no signedMeterValue"),
     Fault("J02-station-sends-another-meters-key", "signed.signature", StationSendsAnotherMetersKey,
