@@ -41,19 +41,26 @@ class J01(RuleTable):
 pytestmark = case("J01", block="Meter values", roles=("csms", "cs"), protocols=OCPP2)
 
 
-@checks(J01.aligned, J01.context, J01.answered, csms=TC("TC_J_01_CSMS", "ocpp2.0.1"))
-async def test_clock_aligned_meter_values_without_a_transaction(ocpp, profile):
-    """AlignedDataCtrlr.Interval 30 s, no transaction: MeterValues with Sample.Clock samples follow; a CSMS
-    answers them."""
+async def _aligned_report(ocpp):
+    """AlignedDataCtrlr.Interval 30 s, no transaction: the station's MeterValues after one interval (None: none,
+    a finding of J01.aligned), which a CSMS under test answered (J01.answered)."""
     await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
     mark = ocpp.mark()
     await ocpp.elapse(INTERVAL)
     report = await ocpp.expect("MeterValues", sender=CS, after=mark, rule=J01.aligned)
-    if report is None:
-        return
-    if ocpp.is_sut(CSMS):
+    if report is not None and ocpp.is_sut(CSMS):
         require(report.error is None, J01.answered, "the CSMS answered MeterValues with a CALLERROR",
                 expected="MeterValuesResponse", actual=report.error)
+    return report
+
+
+@checks(J01.aligned, J01.context, J01.answered, csms=TC("TC_J_01_CSMS", "ocpp2.0.1"))
+async def test_clock_aligned_meter_values_without_a_transaction(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s, no transaction: MeterValues with Sample.Clock samples follow; a CSMS
+    answers them."""
+    report = await _aligned_report(ocpp)
+    if report is None:
+        return
     check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"}, _contexts(report))
 
 
@@ -67,10 +74,9 @@ def _contexts(report) -> set:
     return {dig(v, "context", "Sample.Periodic") for m in report.request["meterValue"] for v in m["sampledValue"]}
 
 
-@checks(J01.aligned_in_transaction, J01.context, Transaction.answered, csms=TC("TC_J_02_CSMS", "ocpp2.0.1"))
-async def test_clock_aligned_meter_values_during_a_transaction(ocpp, profile):
-    """AlignedDataCtrlr.Interval 30 s and a driver's transaction: its clock-aligned samples come in a
-    TransactionEvent Updated with triggerReason MeterValueClock and Sample.Clock; a CSMS answers it."""
+async def _clocked_report(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s and a driver's transaction for one interval: its id, the mark before it
+    started and its MeterValueClock event (None: none, a finding of J01.aligned_in_transaction)."""
     await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
     mark = ocpp.mark()
     _, started = await local_start(ocpp, profile.evses[0].id, J01.aligned_in_transaction)
@@ -78,6 +84,14 @@ async def test_clock_aligned_meter_values_during_a_transaction(ocpp, profile):
     await ocpp.elapse(INTERVAL)
     report = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_clocked(tx),
                                rule=J01.aligned_in_transaction)
+    return tx, mark, report
+
+
+@checks(J01.aligned_in_transaction, J01.context, Transaction.answered, csms=TC("TC_J_02_CSMS", "ocpp2.0.1"))
+async def test_clock_aligned_meter_values_during_a_transaction(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s and a driver's transaction: its clock-aligned samples come in a
+    TransactionEvent Updated with triggerReason MeterValueClock and Sample.Clock; a CSMS answers it."""
+    tx, mark, report = await _clocked_report(ocpp, profile)
     if report is not None:
         check_equal(J01.context, "the contexts of the clock-aligned sampledValues", {"Sample.Clock"},
                     _contexts(report))
@@ -89,16 +103,9 @@ async def test_signed_clock_aligned_meter_values(ocpp, profile):
     """AlignedDataCtrlr.Interval 30 s and AlignedDataCtrlr.SignReadings true, no transaction: each
     clock-aligned sampledValue carries a signedMeterValue whose OCMF signature verifies; a CSMS answers."""
     await station_variable(ocpp, "AlignedDataCtrlr", "SignReadings", "true")
-    await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
-    mark = ocpp.mark()
-    await ocpp.elapse(INTERVAL)
-    report = await ocpp.expect("MeterValues", sender=CS, after=mark, rule=J01.aligned)
-    if report is None:
-        return
-    if ocpp.is_sut(CSMS):
-        require(report.error is None, J01.answered, "the CSMS answered MeterValues with a CALLERROR",
-                expected="MeterValuesResponse", actual=report.error)
-    check_signed([report], J01.signed)
+    report = await _aligned_report(ocpp)
+    if report is not None:
+        check_signed([report], J01.signed)
 
 
 @checks(J01.signed, J01.aligned_in_transaction, Signed.form, Signed.signature, Transaction.answered)
@@ -106,13 +113,7 @@ async def test_signed_clock_aligned_values_during_a_transaction(ocpp, profile):
     """AlignedDataCtrlr.Interval 30 s and SignReadings true, a driver's transaction: the clock-aligned samples of
     its MeterValueClock event carry a signedMeterValue whose OCMF signature verifies; a CSMS answers."""
     await station_variable(ocpp, "AlignedDataCtrlr", "SignReadings", "true")
-    await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
-    mark = ocpp.mark()
-    _, started = await local_start(ocpp, profile.evses[0].id, J01.aligned_in_transaction)
-    tx = transaction_id(started)
-    await ocpp.elapse(INTERVAL)
-    report = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_clocked(tx),
-                               rule=J01.aligned_in_transaction)
+    tx, mark, report = await _clocked_report(ocpp, profile)
     if report is not None:
         check_signed([report], J01.signed)
     check_answers(ocpp, events_of(ocpp, tx, mark))

@@ -47,18 +47,24 @@ def _periodic(tx):
     return lambda p: of(tx, "Updated")(p) and p.get("triggerReason") == "MeterValuePeriodic" and p.get("meterValue")
 
 
+async def _sampled_transaction(ocpp, profile):
+    """TxUpdatedInterval 10 s; a driver's transaction runs for two intervals: its id, the mark before it
+    started and its first periodic sample (None: none, a finding of J02.periodic)."""
+    await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, profile.evses[0].id, J02.periodic)
+    tx = transaction_id(started)
+    await ocpp.elapse(2 * INTERVAL)
+    sample = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_periodic(tx), rule=J02.periodic)
+    return tx, mark, sample
+
+
 @checks(J02.periodic, J02.context, Transaction.seq_no, Transaction.answered,
         csms=TC("TC_J_09_CSMS", "ocpp2.0.1"))
 async def test_periodic_samples_during_a_transaction(ocpp, profile):
     """TxUpdatedInterval 10 s; a driver's transaction runs for two intervals: Updated events with
     MeterValuePeriodic and Sample.Periodic samples follow; a CSMS answers each."""
-    evse = profile.evses[0].id
-    await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
-    mark = ocpp.mark()
-    _, started = await local_start(ocpp, evse, J02.periodic)
-    tx = transaction_id(started)
-    await ocpp.elapse(2 * INTERVAL)
-    sample = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_periodic(tx), rule=J02.periodic)
+    tx, mark, sample = await _sampled_transaction(ocpp, profile)
     if sample is not None:
         contexts = {dig(v, "context", "Sample.Periodic") for m in sample.request["meterValue"]
                     for v in m["sampledValue"]}
@@ -75,10 +81,10 @@ def _measurands(event) -> set:
     return {dig(v, "measurand", ENERGY) for m in event.request.get("meterValue", []) for v in m["sampledValue"]}
 
 
-@checks(J02.started, J02.ended, Transaction.answered)
-async def test_started_and_ended_carry_the_configured_measurands(ocpp, profile):
-    """TxStartedMeasurands and TxEndedMeasurands list the energy register; a driver's transaction starts and
-    ends with the cable: the Started and the Ended events carry it; a CSMS answers both."""
+async def _edge_events(ocpp, profile):
+    """TxStartedMeasurands and TxEndedMeasurands list the energy register, TxStopPoint EVConnected; a driver's
+    transaction starts and ends with the cable: its id, the mark before it started, its Started event and its
+    Ended event (None: none, a finding of J02.ended)."""
     evse = profile.evses[0].id
     await tx_points(ocpp, stop="EVConnected")
     for variable in ("TxStartedMeasurands", "TxEndedMeasurands"):
@@ -86,11 +92,19 @@ async def test_started_and_ended_carry_the_configured_measurands(ocpp, profile):
     mark = ocpp.mark()
     _, started = await local_start(ocpp, evse, J02.started)
     tx = transaction_id(started)
-    require(ENERGY in _measurands(started), J02.started, "the Started event carries no " + ENERGY,
-            expected=ENERGY, actual=started.request.get("meterValue"))
     stop = ocpp.mark()
     await ocpp.act(CS, "unplug", evse_id=evse)
     ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.ended)
+    return tx, mark, started, ended
+
+
+@checks(J02.started, J02.ended, Transaction.answered)
+async def test_started_and_ended_carry_the_configured_measurands(ocpp, profile):
+    """TxStartedMeasurands and TxEndedMeasurands list the energy register; a driver's transaction starts and
+    ends with the cable: the Started and the Ended events carry it; a CSMS answers both."""
+    tx, mark, started, ended = await _edge_events(ocpp, profile)
+    require(ENERGY in _measurands(started), J02.started, "the Started event carries no " + ENERGY,
+            expected=ENERGY, actual=started.request.get("meterValue"))
     if ended is not None:
         require(ENERGY in _measurands(ended), J02.ended, "the Ended event carries no " + ENERGY,
                 expected=ENERGY, actual=ended.request.get("meterValue"))
@@ -102,14 +116,8 @@ async def test_signed_periodic_samples(ocpp, profile):
     """TxUpdatedInterval 10 s and SampledDataCtrlr.SignReadings true; a driver's transaction runs for two
     intervals: each periodic sampledValue carries a signedMeterValue whose OCMF signature verifies; a CSMS
     answers every event."""
-    evse = profile.evses[0].id
     await station_variable(ocpp, "SampledDataCtrlr", "SignReadings", "true")
-    await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
-    mark = ocpp.mark()
-    _, started = await local_start(ocpp, evse, J02.periodic)
-    tx = transaction_id(started)
-    await ocpp.elapse(2 * INTERVAL)
-    sample = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_periodic(tx), rule=J02.periodic)
+    tx, mark, sample = await _sampled_transaction(ocpp, profile)
     if sample is not None:
         check_signed(ocpp.sent("TransactionEvent", sender=CS, after=mark, where=_periodic(tx)), J02.signed)
     check_answers(ocpp, events_of(ocpp, tx, mark))
@@ -120,19 +128,10 @@ async def test_signed_started_and_ended_values(ocpp, profile):
     """SampledDataCtrlr.SignReadings true, TxStartedMeasurands and TxEndedMeasurands the energy register; a
     driver's transaction starts and ends with the cable: the readings of its Started and Ended events carry a
     signedMeterValue whose OCMF signature verifies."""
-    evse = profile.evses[0].id
-    await tx_points(ocpp, stop="EVConnected")
     await station_variable(ocpp, "SampledDataCtrlr", "SignReadings", "true")
-    for variable in ("TxStartedMeasurands", "TxEndedMeasurands"):
-        await station_variable(ocpp, "SampledDataCtrlr", variable, ENERGY)
-    mark = ocpp.mark()
-    _, started = await local_start(ocpp, evse, J02.started)
-    tx = transaction_id(started)
+    tx, mark, started, ended = await _edge_events(ocpp, profile)
     require(bool(started.request.get("meterValue")), J02.started, "the Started event carries no meter value",
             expected=ENERGY, actual=None)
-    stop = ocpp.mark()
-    await ocpp.act(CS, "unplug", evse_id=evse)
-    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.ended)
     check_signed([started] + ([ended] if ended is not None and ended.request.get("meterValue") else []), J02.signed)
     check_answers(ocpp, events_of(ocpp, tx, mark))
 
@@ -141,16 +140,7 @@ async def test_signed_started_and_ended_values(ocpp, profile):
 async def test_started_and_ended_values_name_their_context(ocpp, profile):
     """TxStartedMeasurands and TxEndedMeasurands list the energy register; a driver's transaction starts and
     ends with the cable: the Started event's readings say Transaction.Begin, the Ended event's Transaction.End."""
-    evse = profile.evses[0].id
-    await tx_points(ocpp, stop="EVConnected")
-    for variable in ("TxStartedMeasurands", "TxEndedMeasurands"):
-        await station_variable(ocpp, "SampledDataCtrlr", variable, ENERGY)
-    mark = ocpp.mark()
-    _, started = await local_start(ocpp, evse, J02.started)
-    tx = transaction_id(started)
-    stop = ocpp.mark()
-    await ocpp.act(CS, "unplug", evse_id=evse)
-    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.ended)
+    tx, mark, started, ended = await _edge_events(ocpp, profile)
     for event, context in ((started, "Transaction.Begin"), (ended, "Transaction.End")):
         if event is not None and event.request.get("meterValue"):
             contexts = {dig(v, "context", "Sample.Periodic") for m in event.request["meterValue"]

@@ -22,8 +22,6 @@ from harness.verdict import check_in, dig, require
 
 class E09(RuleTable):
     """The rules of E09 (OCPP 2.0.1 part 2 E09, E06.FR.02; the same in 2.1)."""
-    started = must("OCPP 2.0.1 part 2 E01.FR.05 (the test's precondition)", "with TxStartPoint PowerPathClosed, the "
-                   "driver authorized and the EV connected start a transaction: TransactionEvent Started", by=CS)
     ended = should("OCPP 2.0.1 part 2 E09 (StopTxOnEVSideDisconnect true); device model TxCtrlr."
                    "StopTxOnEVSideDisconnect", "with StopTxOnEVSideDisconnect true, the cable pulled out of the EV "
                    "ends the transaction: TransactionEvent Ended", by=CS)
@@ -47,7 +45,7 @@ RULE = {"Authorized": E09.ended, "EVConnected": E09.ev_connected, "PowerPathClos
 
 
 @pytest.mark.parametrize("point", list(RULE))
-@checks(E09.started, E09.ended, E09.ev_connected, E09.power_path, E09.energy, E09.trigger, E09.reason,
+@checks(Transaction.started, E09.ended, E09.ev_connected, E09.power_path, E09.energy, E09.trigger, E09.reason,
         Transaction.stopped_reason, Transaction.seq_no,
         Transaction.answered, csms=TC("TC_E_20_CSMS", "ocpp2.0.1", when="EVConnected"))
 async def test_transaction_stops_when_the_ev_side_is_unplugged(ocpp, profile, point):
@@ -57,7 +55,7 @@ async def test_transaction_stops_when_the_ev_side_is_unplugged(ocpp, profile, po
     await tx_points(ocpp, start="PowerPathClosed", stop=point)
     await station_variable(ocpp, "TxCtrlr", "StopTxOnEVSideDisconnect", "true")
     mark = ocpp.mark()
-    _, started = await local_start(ocpp, evse, E09.started)
+    _, started = await local_start(ocpp, evse, Transaction.started)
     tx = transaction_id(started)
     stop = ocpp.mark()
     await ocpp.act(CS, "unplug_ev", evse_id=evse)

@@ -21,8 +21,6 @@ from harness.verdict import check_in, dig, require
 
 class E10(RuleTable):
     """The rules of E10 (OCPP 2.0.1 part 2 E10; the same in 2.1)."""
-    started = must("OCPP 2.0.1 part 2 E01.FR.05 (the test's precondition)", "with TxStartPoint PowerPathClosed, the "
-                   "driver authorized and the EV connected start a transaction: TransactionEvent Started", by=CS)
     suspended = should("OCPP 2.0.1 part 2 E10 (StopTxOnEVSideDisconnect false); device model TxCtrlr."
                        "StopTxOnEVSideDisconnect", "with StopTxOnEVSideDisconnect false, the cable pulled out of the "
                        "EV does not end the transaction: an Updated event, no Ended", by=CS)
@@ -48,7 +46,7 @@ async def suspended_transaction(ocpp, evse: int) -> tuple[str, int, bool, Token]
     await tx_points(ocpp, start="PowerPathClosed", stop="Authorized")
     await station_variable(ocpp, "TxCtrlr", "StopTxOnEVSideDisconnect", "false")
     mark = ocpp.mark()
-    token, started = await local_start(ocpp, evse, E10.started)
+    token, started = await local_start(ocpp, evse, Transaction.started)
     tx = transaction_id(started)
     away = ocpp.mark()
     await ocpp.act(CS, "unplug_ev", evse_id=evse)
@@ -67,7 +65,7 @@ async def suspended_transaction(ocpp, evse: int) -> tuple[str, int, bool, Token]
     return tx, mark, True, token
 
 
-@checks(E10.started, E10.suspended, E10.trigger, Transaction.seq_no, Transaction.answered)
+@checks(Transaction.started, E10.suspended, E10.trigger, Transaction.seq_no, Transaction.answered)
 async def test_transaction_suspended_when_the_ev_side_is_unplugged(ocpp, profile):
     """The cable pulled out of the EV: an Updated event (EVCommunicationLost, Idle), and no Ended."""
     evse = profile.evses[0].id
@@ -79,7 +77,7 @@ async def test_transaction_suspended_when_the_ev_side_is_unplugged(ocpp, profile
     check_answers(ocpp, events)
 
 
-@checks(E10.started, E10.suspended, E10.trigger, E10.resumed, Transaction.seq_no, Transaction.answered,
+@checks(Transaction.started, E10.suspended, E10.trigger, E10.resumed, Transaction.seq_no, Transaction.answered,
         csms=TC("TC_E_26_CSMS", "ocpp2.0.1"))
 async def test_transaction_goes_on_when_the_ev_is_back(ocpp, profile):
     """The cable pulled out of the EV, then the EV plugged in again: the same transaction goes on (Updated,
@@ -105,7 +103,7 @@ async def test_transaction_goes_on_when_the_ev_is_back(ocpp, profile):
     check_answers(ocpp, events)
 
 
-@checks(E10.started, E10.suspended, E10.driver_stop, E10.driver_reason, Transaction.seq_no, Transaction.answered)
+@checks(Transaction.started, E10.suspended, E10.driver_stop, E10.driver_reason, Transaction.seq_no, Transaction.answered)
 async def test_driver_ends_the_suspended_transaction(ocpp, profile):
     """The cable pulled out of the EV, the transaction suspended; the driver presents the token: the transaction
     ends (Ended, stoppedReason Local or none)."""

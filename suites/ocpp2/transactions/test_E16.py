@@ -27,8 +27,6 @@ PATIENCE = 6    # periodic intervals the station is given to count the energy
 
 class E16(RuleTable):
     """The rules of E16 (OCPP 2.1 part 2 E16: FR.02, FR.03, FR.05, FR.06 as public implementations cite them)."""
-    started = must("OCPP 2.1 part 2 E01.FR.05 (the test's precondition)", "with TxStartPoint PowerPathClosed, the "
-                   "driver authorized and the EV connected start a transaction: TransactionEvent Started", by=CS)
     limit_sent = must("OCPP 2.1 TransactionEventResponse transactionLimit; E16.FR.02 (as public implementations "
                       "cite it)", "the CSMS answers the transaction's next TransactionEvent with the "
                       "transactionLimit.maxEnergy its operator asked for", by=CSMS)
@@ -54,7 +52,7 @@ async def limited(ocpp, profile, stop: str) -> tuple[str, int] | None:
     await tx_points(ocpp, start="PowerPathClosed", stop=stop)
     await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
     mark = ocpp.mark()
-    _, started = await local_start(ocpp, evse, E16.started)
+    _, started = await local_start(ocpp, evse, Transaction.started)
     tx = transaction_id(started)
     asked = ocpp.mark()
     await ocpp.act(CSMS, "set_transaction_limit", transaction_id=tx, max_energy=LIMIT)
@@ -79,7 +77,7 @@ def _limit_reached(tx: str):
     return lambda p: of(tx)(p) and p.get("triggerReason") == "EnergyLimitReached"
 
 
-@checks(E16.started, E16.limit_sent, E16.confirmed, E16.reached, Transaction.seq_no, Transaction.answered)
+@checks(Transaction.started, E16.limit_sent, E16.confirmed, E16.reached, Transaction.seq_no, Transaction.answered)
 async def test_energy_limit_stops_the_energy(ocpp, profile):
     """TxStopPoint EVConnected,Authorized; the operator limits the running transaction to 200 Wh: the CSMS
     sends the limit, the station confirms it and, once 200 Wh have flowed, suspends the energy."""
@@ -97,7 +95,7 @@ async def test_energy_limit_stops_the_energy(ocpp, profile):
     check_answers(ocpp, events)
 
 
-@checks(E16.started, E16.limit_sent, E16.confirmed, E16.reached, E16.ended, Transaction.stopped_reason,
+@checks(Transaction.started, E16.limit_sent, E16.confirmed, E16.reached, E16.ended, Transaction.stopped_reason,
         Transaction.seq_no, Transaction.answered)
 async def test_energy_limit_ends_the_transaction(ocpp, profile):
     """TxStopPoint EnergyTransfer; the operator limits the running transaction to 200 Wh: once 200 Wh have

@@ -176,34 +176,29 @@ class StationIgnoresEvSideDisconnect(ReferenceStation):
         _ignore_ev_side(self, evse_id)
 
 
-class StationIgnoresEvSideDisconnectAtEvConnected(ReferenceStation):
-    """E06.FR.02 at the EV side: with TxStopPoint EVConnected the EV leaving keeps the transaction running."""
-
+def _ignoring_ev_side_at(point):
+    """An act_unplug_ev that keeps the transaction running while TxStopPoint holds ``point``."""
     async def act_unplug_ev(self, evse_id=1, connector_id=None):
-        if "EVConnected" in self.tx_stop_point:
+        if point in self.tx_stop_point:
             _ignore_ev_side(self, evse_id)
         else:
-            await super().act_unplug_ev(evse_id, connector_id)
+            await ReferenceStation.act_unplug_ev(self, evse_id, connector_id)
+    return act_unplug_ev
+
+
+class StationIgnoresEvSideDisconnectAtEvConnected(ReferenceStation):
+    """E06.FR.02 at the EV side: with TxStopPoint EVConnected the EV leaving keeps the transaction running."""
+    act_unplug_ev = _ignoring_ev_side_at("EVConnected")
 
 
 class StationIgnoresEvSideDisconnectAtPowerPath(ReferenceStation):
     """E06.FR.06 at the EV side: with TxStopPoint PowerPathClosed the EV leaving keeps the transaction running."""
-
-    async def act_unplug_ev(self, evse_id=1, connector_id=None):
-        if "PowerPathClosed" in self.tx_stop_point:
-            _ignore_ev_side(self, evse_id)
-        else:
-            await super().act_unplug_ev(evse_id, connector_id)
+    act_unplug_ev = _ignoring_ev_side_at("PowerPathClosed")
 
 
 class StationIgnoresEvSideDisconnectAtEnergyTransfer(ReferenceStation):
     """E06.FR.07 at the EV side: with TxStopPoint EnergyTransfer the EV leaving keeps the transaction running."""
-
-    async def act_unplug_ev(self, evse_id=1, connector_id=None):
-        if "EnergyTransfer" in self.tx_stop_point:
-            _ignore_ev_side(self, evse_id)
-        else:
-            await super().act_unplug_ev(evse_id, connector_id)
+    act_unplug_ev = _ignoring_ev_side_at("EnergyTransfer")
 
 
 class StationKeepsTransactionsWithoutTheEv(ReferenceStation):
