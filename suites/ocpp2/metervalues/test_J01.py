@@ -10,6 +10,7 @@ applicable. Signed values (J01.FR.21): a station whose meters cannot sign does n
 AlignedDataCtrlr.SignReadings and is not applicable; an OCMF record signed with ECDSA is verified, any other
 encoding is judged by its form only."""
 
+from harness.ocpp.meter16 import parse_time
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
@@ -33,6 +34,9 @@ class J01(RuleTable):
                                     "a TransactionEvent Updated with triggerReason MeterValueClock", by=CS)
     context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Sample.Clock)",
                      "clock-aligned samples carry context Sample.Clock", by=CS)
+    on_the_clock = should("OCPP 2.0.1 part 2 J01 (AlignedDataCtrlr.Interval: samples at the times aligned to the "
+                          "clock)", "the timestamp of a clock-aligned sample is a multiple of Interval seconds from "
+                          "midnight (a second either way)", by=CS)
     signed = must("OCPP 2.0.1 part 2 J01.FR.21 (as tzi-OCTT's requirement list quotes it)",
                   "with AlignedDataCtrlr.SignReadings true, the clock-aligned samples carry the meter's signed "
                   "value in signedMeterValue", by=CS)
@@ -117,3 +121,17 @@ async def test_signed_clock_aligned_values_during_a_transaction(ocpp, profile):
     if report is not None:
         check_signed([report], J01.signed)
     check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+@checks(J01.aligned, J01.on_the_clock, J01.answered)
+async def test_clock_aligned_values_are_on_the_clock(ocpp, profile):
+    """AlignedDataCtrlr.Interval 30 s, no transaction: each MeterValue's timestamp falls on a multiple of 30 s
+    of the clock (a second either way)."""
+    report = await _aligned_report(ocpp)
+    if report is None:
+        return
+    for value in report.request["meterValue"]:
+        at = parse_time(value["timestamp"])
+        off = at.timestamp() % INTERVAL
+        require(min(off, INTERVAL - off) <= 1, J01.on_the_clock, "a clock-aligned sample is not on the clock",
+                expected=f"a multiple of {INTERVAL} s", actual=value["timestamp"])

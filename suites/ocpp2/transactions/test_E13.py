@@ -64,8 +64,16 @@ async def refused_ended_event(ocpp, profile, refusals: int) -> tuple[list[float]
                                  answered=False, where=of(tx, "Ended"))
     require(first is not None, E13.ended, "no TransactionEvent Ended after the cable was pulled out",
             expected="TransactionEvent Ended", actual=None)
+    return await refused(ocpp, first, refusals)
+
+
+async def refused(ocpp, first, refusals: int) -> tuple[list[float], int]:
+    """The held TransactionEvent ``first`` answered with a CALLERROR ``refusals`` times (each transmission
+    awaited within the interval it must wait, plus the action timeout), then as usual. Returns when each
+    transmission came and the mark after the last one seen."""
     seen, sent = [clock.now()], first
     where = same_event(first.request)
+    kind = first.request["eventType"]
     for transmission in range(1, refusals + 1):
         await ocpp.answer_held(sent, error=failing("harness: failing on purpose (E13)"))
         mark = ocpp.mark_after(sent)
@@ -75,7 +83,7 @@ async def refused_ended_event(ocpp, profile, refusals: int) -> tuple[list[float]
         sent = await ocpp.next_call("TransactionEvent", sender=CS, within=wait, after=mark, answered=False,
                                     where=where)
         require(sent is not None, E13.retried, f"transmission {transmission + 1} of {ATTEMPTS} of the refused "
-                f"Ended event did not come within {wait:g} s", expected=f"{ATTEMPTS} transmissions",
+                f"{kind} event did not come within {wait:g} s", expected=f"{ATTEMPTS} transmissions",
                 actual=transmission)
         if sent is None:
             return seen, mark
@@ -126,3 +134,22 @@ async def test_event_discarded_after_the_last_attempt(ocpp, profile):
             "discarded event", expected="TransactionEvent Started", actual=None)
     if started is not None:
         await ocpp.answer_held(started)
+
+
+@checks(Transaction.started, E13.retried, E13.retry_wait)
+async def test_refused_started_event_is_sent_again(ocpp, profile):
+    """The Started event of a driver's transaction refused once is sent again, MessageAttemptInterval seconds
+    later, and then answered."""
+    evse = profile.evses[0].id
+    await message_attempts(ocpp, ATTEMPTS, INTERVAL)
+    await tx_points(ocpp, start="PowerPathClosed")
+    ocpp.hold("TransactionEvent")
+    mark = ocpp.mark()
+    await plug(ocpp, evse)
+    await present(ocpp, driver(ocpp), evse)
+    first = await ocpp.next_call("TransactionEvent", sender=CS, within=ocpp.timeouts.action, after=mark,
+                                 answered=False, where=started_on(evse))
+    require(first is not None, Transaction.started, "no TransactionEvent Started after the cable went in and the "
+            "driver was authorized", expected="TransactionEvent Started", actual=None)
+    seen, _ = await refused(ocpp, first, 1)
+    check_waits(seen)

@@ -4,6 +4,7 @@ reading context, or sign their readings wrongly; CSMSs that refuse meter values.
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timedelta
 
 from harness.ocpp.ocmf import SigningMeter
 from harness.reference import ReferenceCsms, ReferenceStation
@@ -139,6 +140,16 @@ class StationNamesEdgeReadingsPeriodic(ReferenceStation):
         return super()._meter_value(state, wh, "Sample.Periodic" if context.startswith("Transaction.") else context, at)
 
 
+
+class StationSamplesOffTheClock(ReferenceStation):
+    """J01: the clock-aligned samples are stamped 7 s after the aligned time."""
+
+    def _meter_value(self, state, wh, context, at):
+        if context == "Sample.Clock":
+            at = (datetime.fromisoformat(at.replace("Z", "+00:00")) + timedelta(seconds=7)).isoformat()
+        return super()._meter_value(state, wh, context, at)
+
+
 J01, J02 = "metervalues/test_J01.py", "metervalues/test_J02.py"
 ALIGNED = "test_clock_aligned_meter_values_without_a_transaction"
 PERIODIC = "test_periodic_samples_during_a_transaction"
@@ -180,4 +191,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("J02-station-names-edge-readings-periodic", "J02.edge_context", StationNamesEdgeReadingsPeriodic,
           (cs_test(J02, "test_started_and_ended_values_name_their_context"),),
           "the contexts of the Started event's readings is wrong", verdict="finding"),
+    Fault("J01-station-samples-off-the-clock", "J01.on_the_clock", StationSamplesOffTheClock,
+          (cs_test(J01, "test_clock_aligned_values_are_on_the_clock"),), "a clock-aligned sample is not on the clock",
+          verdict="finding"),
 )
