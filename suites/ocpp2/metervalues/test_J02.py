@@ -35,6 +35,10 @@ class J02(RuleTable):
     edge_context = should("OCPP 2.0.1 part 2 ReadingContextEnumType (Transaction.Begin, Transaction.End)",
                           "the Started event's readings carry context Transaction.Begin, the Ended event's "
                           "Transaction.End", by=CS)
+    register = should("OCPP 2.0.1 MeasurandEnumType Energy.Active.Import.Register (a register: it counts up)",
+                      "the energy register a transaction's samples carry never goes down", by=CS)
+    after_end = should("OCPP 2.0.1 TransactionEventEnumType Ended (the last event of a transaction); J02",
+                       "no TransactionEvent of a transaction follows its Ended event: its samples stop", by=CS)
     signed = must("OCPP 2.0.1 part 2 J02.FR.21 (as tzi-OCTT's requirement list quotes it)",
                   "with SampledDataCtrlr.SignReadings true, the transaction's samples carry the meter's signed "
                   "value in signedMeterValue", by=CS)
@@ -147,4 +151,41 @@ async def test_started_and_ended_values_name_their_context(ocpp, profile):
                         for v in m["sampledValue"]}
             check_equal(J02.edge_context, f"the contexts of the {event.request['eventType']} event's readings",
                         {context}, contexts)
+    check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+def _registers(events) -> list[float]:
+    """The energy register readings of ``events``, in the order sent (a value without measurand is the register)."""
+    return [float(v["value"]) for e in events for m in e.request.get("meterValue", []) for v in m["sampledValue"]
+            if dig(v, "measurand", ENERGY) == ENERGY and dig(v, "phase") is None]
+
+
+@checks(J02.periodic, J02.register, Transaction.answered)
+async def test_the_register_never_goes_down(ocpp, profile):
+    """TxUpdatedInterval 10 s; a driver's transaction runs for four intervals: the energy register its periodic
+    samples carry rises or stays, never falls."""
+    tx, mark, sample = await _sampled_transaction(ocpp, profile)
+    if sample is None:
+        return
+    await ocpp.elapse(2 * INTERVAL)
+    values = _registers(ocpp.sent("TransactionEvent", sender=CS, after=mark, where=_periodic(tx)))
+    require(all(a <= b for a, b in zip(values, values[1:])), J02.register,
+            "the energy register of the transaction's samples went down", expected="non-decreasing", actual=values)
+    check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+@checks(J02.periodic, J02.after_end, Transaction.answered)
+async def test_samples_stop_with_the_transaction(ocpp, profile):
+    """TxUpdatedInterval 10 s, TxStopPoint EVConnected; a driver's transaction samples, then the cable is pulled:
+    after its Ended event no event of that transaction follows for two intervals."""
+    await tx_points(ocpp, stop="EVConnected")
+    tx, mark, sample = await _sampled_transaction(ocpp, profile)
+    if sample is None:
+        return
+    stop = ocpp.mark()
+    await ocpp.act(CS, "unplug", evse_id=profile.evses[0].id)
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=J02.after_end)
+    if ended is not None and ocpp.is_sut(CS):   # the harness's own station is not watched for what it must not send
+        await ocpp.expect_none("TransactionEvent", after=ocpp.mark_after(ended), where=of(tx), rule=J02.after_end,
+                               within=2 * INTERVAL)
     check_answers(ocpp, events_of(ocpp, tx, mark))

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from harness.ocpp.ocmf import SigningMeter
 from harness.reference import ReferenceCsms, ReferenceStation
+from harness.reference.common import now_iso
 from harness.transport.ws import CallErrorReply
 
 from .records import Fault, csms_test, cs_test
@@ -150,6 +151,28 @@ class StationSamplesOffTheClock(ReferenceStation):
         return super()._meter_value(state, wh, context, at)
 
 
+
+class StationRegisterRunsBackwards(ReferenceStation):
+    """J02: the energy register of the periodic samples counts down."""
+
+    def _meter_value(self, state, wh, context, at):
+        return super()._meter_value(state, 1_000_000 - wh if context == "Sample.Periodic" else wh, context, at)
+
+
+class StationSamplesAfterTheEnd(ReferenceStation):
+    """J02: one more sample of a transaction follows its Ended event."""
+
+    async def end_transaction(self, state, trigger, stopped_reason, id_token=None):
+        tx = state.transaction
+        response = await super().end_transaction(state, trigger, stopped_reason, id_token)
+        if tx is not None:
+            await self.call("TransactionEvent", {
+                "eventType": "Updated", "timestamp": now_iso(), "triggerReason": "MeterValuePeriodic",
+                "seqNo": tx.seq_no, "transactionInfo": {"transactionId": tx.id},
+                "evse": {"id": state.evse.id, "connectorId": state.evse.connectors[0]}})
+        return response
+
+
 J01, J02 = "metervalues/test_J01.py", "metervalues/test_J02.py"
 ALIGNED = "test_clock_aligned_meter_values_without_a_transaction"
 PERIODIC = "test_periodic_samples_during_a_transaction"
@@ -193,5 +216,11 @@ FAULTS: tuple[Fault, ...] = (
           "the contexts of the Started event's readings is wrong", verdict="finding"),
     Fault("J01-station-samples-off-the-clock", "J01.on_the_clock", StationSamplesOffTheClock,
           (cs_test(J01, "test_clock_aligned_values_are_on_the_clock"),), "a clock-aligned sample is not on the clock",
+          verdict="finding"),
+    Fault("J02-station-register-runs-backwards", "J02.register", StationRegisterRunsBackwards,
+          (cs_test(J02, "test_the_register_never_goes_down"),),
+          "the energy register of the transaction's samples went down", verdict="finding"),
+    Fault("J02-station-samples-after-the-end", "J02.after_end", StationSamplesAfterTheEnd,
+          (cs_test(J02, "test_samples_stop_with_the_transaction"),), "the SUT sent TransactionEvent when it must not",
           verdict="finding"),
 )
