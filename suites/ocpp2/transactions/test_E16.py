@@ -36,6 +36,10 @@ class E16(RuleTable):
     reached = should("OCPP 2.1 part 2 E16.FR.05 (as public implementations cite it); TriggerReasonEnumType "
                      "EnergyLimitReached", "the transaction that counted its maxEnergy stops the energy: "
                      "triggerReason EnergyLimitReached (Updated with SuspendedEVSE, or Ended)", by=CS)
+    at_once = should("OCPP 2.1 part 2 E16.FR.10 (as public implementations cite it)", "a limit below the energy "
+                     "the transaction already counted binds at once: EnergyLimitReached right after LimitSet (within the "
+                     "action timeout, before the next sample)",
+                     by=CS)
     ended = should("OCPP 2.1 part 2 E16.FR.06 (as public implementations cite it); ReasonEnumType "
                    "EnergyLimitReached", "with TxStopPoint EnergyTransfer, the limit reached ends the transaction, "
                    "stoppedReason EnergyLimitReached", by=CS)
@@ -44,31 +48,33 @@ class E16(RuleTable):
 pytestmark = case("E16", block="Transactions", roles=("csms", "cs"), protocols=("ocpp2.1",))
 
 
-async def limited(ocpp, profile, stop: str) -> tuple[str, int] | None:
-    """TxStopPoint ``stop`` and samples every INTERVAL s; a driver's transaction runs and the CSMS's operator
-    limits it to LIMIT Wh: the CSMS's answer to the next event carries the limit, the station confirms it.
-    Returns the transaction and the mark before it started (None: the station confirmed nothing)."""
+async def limited(ocpp, profile, stop: str, limit: int = LIMIT, first: int = 0) -> tuple[str, int] | None:
+    """TxStopPoint ``stop`` and samples every INTERVAL s; a driver's transaction runs (for ``first`` intervals)
+    and the CSMS's operator limits it to ``limit`` Wh: the CSMS's answer to the next event carries the limit, the
+    station confirms it. Returns the transaction and the mark before it started (None: the station confirmed
+    nothing)."""
     evse = profile.evses[0].id
     await tx_points(ocpp, start="PowerPathClosed", stop=stop)
     await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
     mark = ocpp.mark()
     _, started = await local_start(ocpp, evse, Transaction.started)
     tx = transaction_id(started)
+    await ocpp.elapse(first * INTERVAL)
     asked = ocpp.mark()
-    await ocpp.act(CSMS, "set_transaction_limit", transaction_id=tx, max_energy=LIMIT)
+    await ocpp.act(CSMS, "set_transaction_limit", transaction_id=tx, max_energy=limit)
     nxt = await ocpp.expect("TransactionEvent", sender=CS, after=asked, where=of(tx), timeout=2 * INTERVAL,
                             rule=E16.confirmed)
     if nxt is None:
         return None
     if ocpp.is_sut(CSMS):
         check_equal(E16.limit_sent, "transactionLimit.maxEnergy of the answer to the transaction's next event",
-                    LIMIT, dig(nxt.result, "transactionLimit.maxEnergy"), same=same("ocpp2.1"))
+                    limit, dig(nxt.result, "transactionLimit.maxEnergy"), same=same("ocpp2.1"))
     confirm = await ocpp.expect("TransactionEvent", sender=CS, after=asked, timeout=2 * INTERVAL,
                                 where=lambda p: of(tx, "Updated")(p) and p.get("triggerReason") == "LimitSet",
                                 rule=E16.confirmed)
     if confirm is None:
         return None
-    check_equal(E16.confirmed, "transactionInfo.transactionLimit.maxEnergy of the LimitSet event", LIMIT,
+    check_equal(E16.confirmed, "transactionInfo.transactionLimit.maxEnergy of the LimitSet event", limit,
                 dig(confirm.request, "transactionInfo.transactionLimit.maxEnergy"), same=same("ocpp2.1"))
     return tx, mark
 
@@ -117,3 +123,20 @@ async def test_energy_limit_ends_the_transaction(ocpp, profile):
     events = events_of(ocpp, tx, mark)
     check_seq_no(events)
     check_answers(ocpp, events)
+
+
+@checks(Transaction.started, E16.limit_sent, E16.confirmed, E16.at_once, Transaction.answered)
+async def test_limit_below_the_counted_energy_binds_at_once(ocpp, profile):
+    """A driver's transaction samples for three intervals; then the operator limits it to 1 Wh, less than it
+    counted: the station confirms the limit and stops the energy (EnergyLimitReached) at once, not at its next
+    sample."""
+    found = await limited(ocpp, profile, "EVConnected,Authorized", limit=1, first=3)
+    if found is None:
+        return
+    tx, mark = found
+    confirmed = ocpp.sent("TransactionEvent", sender=CS, after=mark,
+                          where=lambda p: of(tx)(p) and p.get("triggerReason") == "LimitSet")
+    after = ocpp.mark_after(confirmed[-1])
+    await ocpp.expect("TransactionEvent", sender=CS, after=after, where=_limit_reached(tx),
+                      timeout=ocpp.timeouts.action, rule=E16.at_once)
+    check_answers(ocpp, events_of(ocpp, tx, mark))

@@ -323,6 +323,15 @@ class StationSuspendsAtTheLimit(ReferenceStation):
         await self.suspend(state, "EnergyLimitReached")
 
 
+class StationCountsTheLimitFromNow(ReferenceStation):
+    """E16.FR.10: a limit counts from when it was set, so one below the energy counted waits for more."""
+
+    async def _limit_answered(self, state, response):
+        if state.transaction is not None and "maxEnergy" in (response.get("transactionLimit") or {}):
+            self.transactions_start_wh[state.transaction.id] = state.meter.wh
+        await super()._limit_answered(state, response)
+
+
 def _drop(station, payload):
     """What a station that drops its offline TransactionEvents answers the block that made one."""
     return {}
@@ -576,4 +585,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E06-station-suspends-on-the-drivers-stop-at-a-listed-stop-point", "E06.authorized",
           StationStopsOnlyAtItsFirstStopPoint, (cs_test(E06, "test_either_stop_point_ends_the_transaction", "driver"),),
           "the SUT did not send TransactionEvent within"),
+    Fault("E16-station-counts-the-limit-from-now", "E16.at_once", StationCountsTheLimitFromNow,
+          (cs21_test(E16, "test_limit_below_the_counted_energy_binds_at_once"),),
+          "the SUT did not send TransactionEvent within", verdict="finding", version=V21),
 )
