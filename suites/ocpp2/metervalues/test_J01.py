@@ -58,7 +58,7 @@ async def _aligned_report(ocpp):
     return report
 
 
-@checks(J01.aligned, J01.context, J01.answered, csms=TC("TC_J_01_CSMS", "ocpp2.0.1"))
+@checks(J01.aligned, J01.context, J01.answered, csms=TC("TC_J_01_CSMS", "ocpp2.0.1"), cs=TC("TC_J_01_CS", "ocpp2.0.1"))
 async def test_clock_aligned_meter_values_without_a_transaction(ocpp, profile):
     """AlignedDataCtrlr.Interval 30 s, no transaction: MeterValues with Sample.Clock samples follow; a CSMS
     answers them."""

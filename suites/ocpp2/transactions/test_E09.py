@@ -47,7 +47,8 @@ RULE = {"Authorized": E09.ended, "EVConnected": E09.ev_connected, "PowerPathClos
 @pytest.mark.parametrize("point", list(RULE))
 @checks(Transaction.started, E09.ended, E09.ev_connected, E09.power_path, E09.energy, E09.trigger, E09.reason,
         Transaction.stopped_reason, Transaction.seq_no,
-        Transaction.answered, csms=TC("TC_E_20_CSMS", "ocpp2.0.1", when="EVConnected"))
+        Transaction.answered, csms=(TC("TC_E_20_CSMS", "ocpp2.0.1", when="EVConnected"),
+                                   TC("TC_E_17_CSMS", "ocpp2.0.1", when="Authorized")))
 async def test_transaction_stops_when_the_ev_side_is_unplugged(ocpp, profile, point):
     """StopTxOnEVSideDisconnect true and TxStopPoint ``point``; a driver's transaction runs; the cable is
     pulled out of the EV: the transaction ends (Ended, EVCommunicationLost, EVDisconnected)."""

@@ -78,7 +78,7 @@ async def test_transaction_suspended_when_the_ev_side_is_unplugged(ocpp, profile
 
 
 @checks(Transaction.started, E10.suspended, E10.trigger, E10.resumed, Transaction.seq_no, Transaction.answered,
-        csms=TC("TC_E_26_CSMS", "ocpp2.0.1"))
+        csms=TC("TC_E_26_CSMS", "ocpp2.0.1"), cs=TC("TC_E_26_CS", "ocpp2.0.1"))
 async def test_transaction_goes_on_when_the_ev_is_back(ocpp, profile):
     """The cable pulled out of the EV, then the EV plugged in again: the same transaction goes on (Updated,
     CablePluggedIn), never Ended in between."""
