@@ -12,7 +12,7 @@ so a CSMS under test has no part here. A station that refuses either variable is
 from harness import clock
 from harness.roles import CS
 from harness.rules import RuleTable, must, should
-from harness.suite import OCPP2, case, checks
+from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.transactions import (Transaction, driver, local_start, message_attempts, of, plug, present, started_on,
                                            transaction_id, tx_points)
 from harness.usecases.transport import failing
@@ -108,7 +108,8 @@ async def test_refused_event_is_sent_again(ocpp, profile):
     check_waits(seen)
 
 
-@checks(Transaction.started, E13.ended, E13.retried, E13.retry_wait, E13.discarded, E13.next_sent)
+@checks(Transaction.started, E13.ended, E13.retried, E13.retry_wait, E13.discarded, E13.next_sent,
+        cs=TC("TC_E_50_CS", "ocpp2.0.1"))
 async def test_event_discarded_after_the_last_attempt(ocpp, profile):
     """The Ended event refused at each of its MessageAttempts transmissions (waiting 1x, 2x the interval) is
     not sent again; the next transaction's Started event still goes out."""
@@ -136,7 +137,7 @@ async def test_event_discarded_after_the_last_attempt(ocpp, profile):
         await ocpp.answer_held(started)
 
 
-@checks(Transaction.started, E13.retried, E13.retry_wait)
+@checks(Transaction.started, E13.retried, E13.retry_wait, cs=TC("TC_E_51_CS", "ocpp2.0.1"))
 async def test_refused_started_event_is_sent_again(ocpp, profile):
     """The Started event of a driver's transaction refused once is sent again, MessageAttemptInterval seconds
     later, and then answered."""
