@@ -10,6 +10,8 @@ applicable. Signed values (J01.FR.21): a station whose meters cannot sign does n
 AlignedDataCtrlr.SignReadings and is not applicable; an OCMF record signed with ECDSA is verified, any other
 encoding is judged by its form only."""
 
+import pytest
+
 from harness.ocpp.meter16 import parse_time
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
@@ -37,6 +39,8 @@ class J01(RuleTable):
     on_the_clock = should("OCPP 2.0.1 part 2 J01 (AlignedDataCtrlr.Interval: samples at the times aligned to the "
                           "clock)", "the timestamp of a clock-aligned sample is a multiple of Interval seconds from "
                           "midnight (a second either way)", by=CS)
+    none_at_zero = should("OCPP 2.0.1 device model AlignedDataCtrlr.Interval (0: no clock-aligned data)",
+                          "with AlignedDataCtrlr.Interval 0 the station sends no clock-aligned samples", by=CS)
     signed = must("OCPP 2.0.1 part 2 J01.FR.21 (as tzi-OCTT's requirement list quotes it)",
                   "with AlignedDataCtrlr.SignReadings true, the clock-aligned samples carry the meter's signed "
                   "value in signedMeterValue", by=CS)
@@ -135,3 +139,15 @@ async def test_clock_aligned_values_are_on_the_clock(ocpp, profile):
         off = at.timestamp() % INTERVAL
         require(min(off, INTERVAL - off) <= 1, J01.on_the_clock, "a clock-aligned sample is not on the clock",
                 expected=f"a multiple of {INTERVAL} s", actual=value["timestamp"])
+
+
+@pytest.mark.sut_roles("cs")
+@checks(J01.none_at_zero)
+async def test_no_clock_aligned_values_at_interval_zero(ocpp, profile):
+    """AlignedDataCtrlr.Interval 0, no transaction: no MeterValues with Sample.Clock samples for two of the
+    intervals the other tests use."""
+    await station_variable(ocpp, "AlignedDataCtrlr", "Interval", "0")
+    mark = ocpp.mark()
+    await ocpp.expect_none("MeterValues", after=mark, rule=J01.none_at_zero, within=2 * INTERVAL,
+                           where=lambda p: "Sample.Clock" in {dig(v, "context", "Sample.Periodic")
+                                                              for m in p["meterValue"] for v in m["sampledValue"]})

@@ -9,6 +9,8 @@ a station that refuses TxUpdatedInterval is not applicable. Signed values (J02.F
 cannot sign does not know (or refuses) SampledDataCtrlr.SignReadings and is not applicable; an OCMF record
 signed with ECDSA is verified, any other encoding is judged by its form only."""
 
+import pytest
+
 from harness.roles import CS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
@@ -39,6 +41,8 @@ class J02(RuleTable):
                       "the energy register a transaction's samples carry never goes down", by=CS)
     after_end = should("OCPP 2.0.1 TransactionEventEnumType Ended (the last event of a transaction); J02",
                        "no TransactionEvent of a transaction follows its Ended event: its samples stop", by=CS)
+    none_at_zero = should("OCPP 2.0.1 device model SampledDataCtrlr.TxUpdatedInterval (0: no sampled data)",
+                          "with TxUpdatedInterval 0 a running transaction sends no periodic samples", by=CS)
     signed = must("OCPP 2.0.1 part 2 J02.FR.21 (as tzi-OCTT's requirement list quotes it)",
                   "with SampledDataCtrlr.SignReadings true, the transaction's samples carry the meter's signed "
                   "value in signedMeterValue", by=CS)
@@ -189,3 +193,15 @@ async def test_samples_stop_with_the_transaction(ocpp, profile):
         await ocpp.expect_none("TransactionEvent", after=ocpp.mark_after(ended), where=of(tx), rule=J02.after_end,
                                within=2 * INTERVAL)
     check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+@pytest.mark.sut_roles("cs")
+@checks(J02.none_at_zero)
+async def test_no_periodic_samples_at_interval_zero(ocpp, profile):
+    """SampledDataCtrlr.TxUpdatedInterval 0; a driver's transaction runs for three of the intervals the other
+    tests use: no Updated event with MeterValuePeriodic."""
+    await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", "0")
+    mark = ocpp.mark()
+    _, started = await local_start(ocpp, profile.evses[0].id, Transaction.started)
+    await ocpp.expect_none("TransactionEvent", after=mark, rule=J02.none_at_zero, within=3 * INTERVAL,
+                           where=_periodic(transaction_id(started)))

@@ -173,6 +173,31 @@ class StationSamplesAfterTheEnd(ReferenceStation):
         return response
 
 
+
+def _zero_as(station, component, name, value):
+    """A variable read as ``value`` where it holds 0 (a station that takes 0 for a default interval)."""
+    held = ReferenceStation.variable(station, component, name)
+    return value if held.strip() == "0" else held
+
+
+class StationAlignsAtZero(ReferenceStation):
+    """J01: AlignedDataCtrlr.Interval 0 is taken for 30 s: clock-aligned samples keep coming."""
+
+    def variable(self, component, name):
+        if (component, name) == ("AlignedDataCtrlr", "Interval"):
+            return _zero_as(self, component, name, "30")
+        return super().variable(component, name)
+
+
+class StationSamplesAtZero(ReferenceStation):
+    """J02: SampledDataCtrlr.TxUpdatedInterval 0 is taken for 10 s: periodic samples keep coming."""
+
+    def variable(self, component, name):
+        if (component, name) == ("SampledDataCtrlr", "TxUpdatedInterval"):
+            return _zero_as(self, component, name, "10")
+        return super().variable(component, name)
+
+
 J01, J02 = "metervalues/test_J01.py", "metervalues/test_J02.py"
 ALIGNED = "test_clock_aligned_meter_values_without_a_transaction"
 PERIODIC = "test_periodic_samples_during_a_transaction"
@@ -223,4 +248,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("J02-station-samples-after-the-end", "J02.after_end", StationSamplesAfterTheEnd,
           (cs_test(J02, "test_samples_stop_with_the_transaction"),), "the SUT sent TransactionEvent when it must not",
           verdict="finding"),
+    Fault("J01-station-aligns-at-zero", "J01.none_at_zero", StationAlignsAtZero,
+          (cs_test(J01, "test_no_clock_aligned_values_at_interval_zero"),),
+          "the SUT sent MeterValues when it must not", verdict="finding"),
+    Fault("J02-station-samples-at-zero", "J02.none_at_zero", StationSamplesAtZero,
+          (cs_test(J02, "test_no_periodic_samples_at_interval_zero"),),
+          "the SUT sent TransactionEvent when it must not", verdict="finding"),
 )
