@@ -109,6 +109,7 @@ class TransactionsStation2x(Block):
         self.transactions_signing_meter: SigningMeter | None = None   # made when a reading is first signed
         self.transactions_retrying: list[str] = []   # E13: the transactions of the events waiting to be sent again
         self.transactions_start_wh: dict[str, int] = {}   # E16: the register when each transaction started
+        self.transactions_started_at: dict[str, float] = {}   # E16: the clock when each transaction started
         self.transactions_limited: set[str] = set()   # E16: transactions whose energy limit the CSMS set
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
@@ -227,6 +228,7 @@ class TransactionsStation2x(Block):
                                 remote_start_id: int | None = None) -> None:
         state.transaction = StationTransaction(self.new_transaction_id(), id_token, state.group)
         self.transactions_start_wh[state.transaction.id] = state.meter.wh
+        self.transactions_started_at[state.transaction.id] = clock.now()
         self.transaction_started(state.evse.id, state.transaction.id)
         info: dict[str, Any] = {"chargingState": "Charging" if state.plugged else "Idle"}
         if remote_start_id is not None:
@@ -277,24 +279,38 @@ class TransactionsStation2x(Block):
         SuspendedEVSE); a limit the CSMS set (E16) ends the transaction instead when TxStopPoint holds
         EnergyTransfer (stoppedReason EnergyLimitReached)."""
         tx.energy_limit = None
+        await self._limit_reached(state, tx, "EnergyLimitReached")
+
+    async def _limit_reached(self, state: EvseState, tx: StationTransaction, reason: str) -> None:
+        """A limit of ``tx`` reached (``reason``: EnergyLimitReached, TimeLimitReached, as trigger and stoppedReason)."""
         if tx.id in self.transactions_limited and "EnergyTransfer" in self.tx_stop_point:
-            await self.end_transaction(state, "EnergyLimitReached", "EnergyLimitReached")
+            await self.end_transaction(state, reason, reason)
         else:
-            await self.suspend(state, "EnergyLimitReached")
+            await self.suspend(state, reason)
+
+    async def _time_limit(self, state: EvseState, tx: StationTransaction, deadline: float) -> None:
+        """E16: the transaction's maxTime runs out at ``deadline`` (the clock's seconds)."""
+        await asyncio.sleep(max(0.0, deadline - clock.now()))
+        if state.transaction is tx:
+            await self._limit_reached(state, tx, "TimeLimitReached")
 
     async def _limit_answered(self, state: EvseState, response: dict) -> None:
-        """E16 (2.1): a transactionLimit with maxEnergy in the CSMS's answer is confirmed (Updated, triggerReason
-        LimitSet, the limit in force in transactionInfo.transactionLimit) and holds from the energy the
-        transaction counted since it started; one already reached binds at once."""
-        limit = response.get("transactionLimit") or {}
+        """E16 (2.1): a transactionLimit with maxEnergy or maxTime in the CSMS's answer is confirmed (Updated,
+        triggerReason LimitSet, the limits in force in transactionInfo.transactionLimit) and holds from the
+        transaction's start: the energy it counted, the time since it started; one already reached binds at once."""
+        limit = {k: v for k, v in (response.get("transactionLimit") or {}).items() if k in ("maxEnergy", "maxTime")}
         tx = state.transaction
-        if "maxEnergy" not in limit or tx is None or self.version is not OcppVersion.V21:
+        if not limit or tx is None or self.version is not OcppVersion.V21:
             return
-        tx.energy_limit = self.transactions_start_wh.get(tx.id, 0) + int(limit["maxEnergy"])
+        if "maxEnergy" in limit:
+            tx.energy_limit = self.transactions_start_wh.get(tx.id, 0) + int(limit["maxEnergy"])
         self.transactions_limited.add(tx.id)
         await self.call("TransactionEvent", self._event(state, "Updated", "LimitSet", chargingState="Charging",
-                                                        transactionLimit={"maxEnergy": limit["maxEnergy"]}))
-        if state.meter.wh >= tx.energy_limit and state.transaction is tx:
+                                                        transactionLimit=limit))
+        if "maxTime" in limit:
+            deadline = self.transactions_started_at.get(tx.id, clock.now()) + int(limit["maxTime"])
+            self.background.spawn(self._time_limit(state, tx, deadline))
+        if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit and state.transaction is tx:
             await self._energy_limit_reached(state, tx)
 
     async def end_transaction(self, state: EvseState, trigger: str, stopped_reason: str,
@@ -699,11 +715,13 @@ class TransactionsCsms2x(Block):
     def remote_stop(self, transaction_id: Any) -> tuple[str, dict[str, Any]]:
         return "RequestStopTransaction", {"transactionId": transaction_id}
 
-    async def act_set_transaction_limit(self, transaction_id: str, max_energy: float,
-                                        station: str | None = None) -> None:
-        """E16 (2.1): the operator limits the energy of a running transaction; the CSMS sends
-        transactionLimit.maxEnergy in its answer to that transaction's next TransactionEvent."""
-        self.transactions_limits[transaction_id] = {"maxEnergy": max_energy}
+    async def act_set_transaction_limit(self, transaction_id: str, max_energy: float | None = None,
+                                        max_time: int | None = None, station: str | None = None) -> None:
+        """E16 (2.1): the operator limits the energy (Wh) or the duration (s) of a running transaction; the CSMS
+        sends them in transactionLimit (maxEnergy, maxTime) in its answer to that transaction's next
+        TransactionEvent."""
+        limit = {"maxEnergy": max_energy, "maxTime": max_time}
+        self.transactions_limits[transaction_id] = {k: v for k, v in limit.items() if v is not None}
 
     async def act_get_transaction_status(self, transaction_id: str | None = None, station: str | None = None) -> None:
         """E14: the operator asks whether the station still holds messages (of ``transaction_id``, or of any)."""

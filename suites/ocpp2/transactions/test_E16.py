@@ -36,6 +36,9 @@ class E16(RuleTable):
     reached = should("OCPP 2.1 part 2 E16.FR.05 (as public implementations cite it); TriggerReasonEnumType "
                      "EnergyLimitReached", "the transaction that counted its maxEnergy stops the energy: "
                      "triggerReason EnergyLimitReached (Updated with SuspendedEVSE, or Ended)", by=CS)
+    time_reached = should("OCPP 2.1 part 2 E16.FR.05 (as public implementations cite it); TriggerReasonEnumType "
+                          "TimeLimitReached", "the transaction that ran its maxTime stops the energy: triggerReason "
+                          "TimeLimitReached (Updated with SuspendedEVSE, or Ended)", by=CS)
     at_once = should("OCPP 2.1 part 2 E16.FR.10 (as public implementations cite it)", "a limit below the energy "
                      "the transaction already counted binds at once: EnergyLimitReached right after LimitSet (within the "
                      "action timeout, before the next sample)",
@@ -48,11 +51,14 @@ class E16(RuleTable):
 pytestmark = case("E16", block="Transactions", roles=("csms", "cs"), protocols=("ocpp2.1",))
 
 
-async def limited(ocpp, profile, stop: str, limit: int = LIMIT, first: int = 0) -> tuple[str, int] | None:
+WIRE = {"max_energy": "maxEnergy", "max_time": "maxTime"}
+
+
+async def limited(ocpp, profile, stop: str, first: int = 0, **limit: int) -> tuple[str, int] | None:
     """TxStopPoint ``stop`` and samples every INTERVAL s; a driver's transaction runs (for ``first`` intervals)
-    and the CSMS's operator limits it to ``limit`` Wh: the CSMS's answer to the next event carries the limit, the
-    station confirms it. Returns the transaction and the mark before it started (None: the station confirmed
-    nothing)."""
+    and the CSMS's operator limits it (``max_energy`` Wh, ``max_time`` s): the CSMS's answer to the next event
+    carries the limit, the station confirms it. Returns the transaction and the mark before it started (None:
+    the station confirmed nothing)."""
     evse = profile.evses[0].id
     await tx_points(ocpp, start="PowerPathClosed", stop=stop)
     await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
@@ -61,21 +67,23 @@ async def limited(ocpp, profile, stop: str, limit: int = LIMIT, first: int = 0) 
     tx = transaction_id(started)
     await ocpp.elapse(first * INTERVAL)
     asked = ocpp.mark()
-    await ocpp.act(CSMS, "set_transaction_limit", transaction_id=tx, max_energy=limit)
+    await ocpp.act(CSMS, "set_transaction_limit", transaction_id=tx, **limit)
     nxt = await ocpp.expect("TransactionEvent", sender=CS, after=asked, where=of(tx), timeout=2 * INTERVAL,
                             rule=E16.confirmed)
     if nxt is None:
         return None
-    if ocpp.is_sut(CSMS):
-        check_equal(E16.limit_sent, "transactionLimit.maxEnergy of the answer to the transaction's next event",
-                    limit, dig(nxt.result, "transactionLimit.maxEnergy"), same=same("ocpp2.1"))
+    for name, value in limit.items():
+        if ocpp.is_sut(CSMS):
+            check_equal(E16.limit_sent, f"transactionLimit.{WIRE[name]} of the answer to the transaction's next "
+                        f"event", value, dig(nxt.result, f"transactionLimit.{WIRE[name]}"), same=same("ocpp2.1"))
     confirm = await ocpp.expect("TransactionEvent", sender=CS, after=asked, timeout=2 * INTERVAL,
                                 where=lambda p: of(tx, "Updated")(p) and p.get("triggerReason") == "LimitSet",
                                 rule=E16.confirmed)
     if confirm is None:
         return None
-    check_equal(E16.confirmed, "transactionInfo.transactionLimit.maxEnergy of the LimitSet event", limit,
-                dig(confirm.request, "transactionInfo.transactionLimit.maxEnergy"), same=same("ocpp2.1"))
+    for name, value in limit.items():
+        check_equal(E16.confirmed, f"transactionInfo.transactionLimit.{WIRE[name]} of the LimitSet event", value,
+                    dig(confirm.request, f"transactionInfo.transactionLimit.{WIRE[name]}"), same=same("ocpp2.1"))
     return tx, mark
 
 
@@ -87,7 +95,7 @@ def _limit_reached(tx: str):
 async def test_energy_limit_stops_the_energy(ocpp, profile):
     """TxStopPoint EVConnected,Authorized; the operator limits the running transaction to 200 Wh: the CSMS
     sends the limit, the station confirms it and, once 200 Wh have flowed, suspends the energy."""
-    found = await limited(ocpp, profile, "EVConnected,Authorized")
+    found = await limited(ocpp, profile, "EVConnected,Authorized", max_energy=LIMIT)
     if found is None:
         return
     tx, mark = found
@@ -106,7 +114,7 @@ async def test_energy_limit_stops_the_energy(ocpp, profile):
 async def test_energy_limit_ends_the_transaction(ocpp, profile):
     """TxStopPoint EnergyTransfer; the operator limits the running transaction to 200 Wh: once 200 Wh have
     flowed the station ends it, stoppedReason EnergyLimitReached."""
-    found = await limited(ocpp, profile, "EnergyTransfer")
+    found = await limited(ocpp, profile, "EnergyTransfer", max_energy=LIMIT)
     if found is None:
         return
     tx, mark = found
@@ -130,7 +138,7 @@ async def test_limit_below_the_counted_energy_binds_at_once(ocpp, profile):
     """A driver's transaction samples for three intervals; then the operator limits it to 1 Wh, less than it
     counted: the station confirms the limit and stops the energy (EnergyLimitReached) at once, not at its next
     sample."""
-    found = await limited(ocpp, profile, "EVConnected,Authorized", limit=1, first=3)
+    found = await limited(ocpp, profile, "EVConnected,Authorized", first=3, max_energy=1)
     if found is None:
         return
     tx, mark = found
@@ -139,4 +147,21 @@ async def test_limit_below_the_counted_energy_binds_at_once(ocpp, profile):
     after = ocpp.mark_after(confirmed[-1])
     await ocpp.expect("TransactionEvent", sender=CS, after=after, where=_limit_reached(tx),
                       timeout=ocpp.timeouts.action, rule=E16.at_once)
+    check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+MAX_TIME = 60   # seconds the operator allows the transaction
+
+
+@checks(Transaction.started, E16.limit_sent, E16.confirmed, E16.time_reached, Transaction.answered)
+async def test_time_limit_stops_the_energy(ocpp, profile):
+    """The operator limits the running transaction to 60 s: the CSMS sends maxTime, the station confirms it and,
+    60 s after the transaction started, stops the energy (TimeLimitReached)."""
+    found = await limited(ocpp, profile, "EVConnected,Authorized", max_time=MAX_TIME)
+    if found is None:
+        return
+    tx, mark = found
+    await ocpp.expect("TransactionEvent", sender=CS, after=mark, timeout=MAX_TIME + 2 * INTERVAL,
+                      where=lambda p: of(tx)(p) and p.get("triggerReason") == "TimeLimitReached",
+                      rule=E16.time_reached)
     check_answers(ocpp, events_of(ocpp, tx, mark))

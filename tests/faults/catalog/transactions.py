@@ -332,6 +332,13 @@ class StationCountsTheLimitFromNow(ReferenceStation):
         await super()._limit_answered(state, response)
 
 
+class StationIgnoresTimeLimits(ReferenceStation):
+    """E16.FR.05: a maxTime the CSMS set is confirmed, then never enforced."""
+
+    async def _time_limit(self, state, tx, deadline):
+        return None
+
+
 def _drop(station, payload):
     """What a station that drops its offline TransactionEvents answers the block that made one."""
     return {}
@@ -588,4 +595,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E16-station-counts-the-limit-from-now", "E16.at_once", StationCountsTheLimitFromNow,
           (cs21_test(E16, "test_limit_below_the_counted_energy_binds_at_once"),),
           "the SUT did not send TransactionEvent within", verdict="finding", version=V21),
+    Fault("E16-station-ignores-time-limits", "E16.time_reached", StationIgnoresTimeLimits,
+          (cs21_test(E16, "test_time_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
 )
