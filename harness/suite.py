@@ -43,7 +43,7 @@ OCPI = ("ocpi2.2.1",)
 # ends at C16; the prepaid card (C17), the payments at a station terminal (C18 to C23) and the ad hoc payments
 # (C24, C25) came with 2.1 (spec 001 "What the service does": authorization at generation 2.1).
 DEFINED_IN: dict[str, tuple[str, ...]] = {f"C{n}": ("ocpp2.1",) for n in range(17, 26)} | {
-    "F07": ("ocpp2.1",), "B13": ("ocpp2.1",)}
+    "F07": ("ocpp2.1",), "B13": ("ocpp2.1",), "E16": ("ocpp2.1",), "E17": ("ocpp2.1",)}
 
 
 @dataclass(frozen=True)

@@ -78,24 +78,28 @@ async def never_starts_with(arena: OcppArena, token: Token, after: int, rule: Ru
     await arena.expect_none("TransactionEvent", after=after, where=carries(token), rule=rule)
 
 
-async def set_station_variable(arena: OcppArena, component: str, variable: str, value: str) -> str:
+async def set_station_variable(arena: OcppArena, component: str, variable: str, value: str,
+                               instance: str | None = None) -> str:
     """The station's device-model variable (its Actual attribute) for this test: sent in SetVariables to a
     station under test, whose attributeStatus is returned and whose old value is set again when the test ends
     (``undo_SetVariables``); set directly in the harness's own station ("Accepted")."""
     if not arena.is_sut(CS):
         arena.harness_station.set_variable(component, variable, value)
         return "Accepted"
+    named = {"name": variable} | ({"instance": instance} if instance else {})
     answer = await arena.call_sut("SetVariables", {"setVariableData": [
-        {"component": {"name": component}, "variable": {"name": variable}, "attributeValue": value}]})
+        {"component": {"name": component}, "variable": named, "attributeValue": value}]})
     return answer.result["setVariableResult"][0]["attributeStatus"]
 
 
-async def station_variable(arena: OcppArena, component: str, variable: str, value: str) -> None:
-    """The station's device-model variable set for this test (put back afterwards); not applicable when the
-    station refuses it."""
-    status = await set_station_variable(arena, component, variable, value)
+async def station_variable(arena: OcppArena, component: str, variable: str, value: str,
+                           instance: str | None = None) -> None:
+    """The station's device-model variable (of ``instance``, when given) set for this test (put back
+    afterwards); not applicable when the station refuses it."""
+    status = await set_station_variable(arena, component, variable, value, instance)
     if status != "Accepted":
-        raise NotApplicable(f"the station answered SetVariables {component}.{variable}={value} {status}: "
+        raise NotApplicable(f"the station answered SetVariables {component}.{variable}"
+                            f"{f'[{instance}]' if instance else ''}={value} {status}: "
                             f"the test needs that setting")
 
 

@@ -25,6 +25,8 @@ class Transaction(RuleTable, namespace="tx"):
                       by=CS)
     stopped_reason = must("OCPP 2.0.1 part 2 E03.FR.05",
                           "the Ended event carries stoppedReason, which only a Local stop may leave out", by=CS)
+    started = must("OCPP 2.0.1 part 2 E01.FR.05 (a test's precondition)", "with TxStartPoint PowerPathClosed, the "
+                   "driver authorized and the EV connected start a transaction: TransactionEvent Started", by=CS)
     answered = must("OCPP 2.0.1 part 2 J02.FR.19",
                     "the CSMS answers every TransactionEvent with a TransactionEventResponse", by=CSMS)
     token_checked = must("OCPP 2.0.1 part 2 E01.FR.11, E01.FR.12; spec 001 Authorization rule 7",
@@ -52,6 +54,13 @@ async def tx_points(arena: OcppArena, start: str | None = None, stop: str | None
         await station_variable(arena, "TxCtrlr", "TxStartPoint", start)
     if stop is not None:
         await station_variable(arena, "TxCtrlr", "TxStopPoint", stop)
+
+
+async def message_attempts(arena: OcppArena, attempts: int, interval: int) -> None:
+    """The station's OCPPCommCtrlr.MessageAttempts and MessageAttemptInterval of instance TransactionEvent
+    (E13) for this test; not applicable when it refuses either."""
+    await station_variable(arena, "OCPPCommCtrlr", "MessageAttempts", str(attempts), "TransactionEvent")
+    await station_variable(arena, "OCPPCommCtrlr", "MessageAttemptInterval", str(interval), "TransactionEvent")
 
 
 def driver(arena: OcppArena) -> Token:
@@ -84,8 +93,14 @@ def events_of(arena: OcppArena, tx: str, after: int) -> list[Exchange]:
 
 
 def check_seq_no(events: list[Exchange]) -> None:
-    """E01.FR.07: seqNo rises with every event of the transaction."""
-    numbers = [e.request["seqNo"] for e in events]
+    """E01.FR.07: seqNo rises with every event of the transaction; an event sent again after the CSMS refused it
+    (E13: the same seqNo, eventType, triggerReason and timestamp) is one event."""
+    sent = []
+    for event in events:
+        key = tuple(event.request.get(k) for k in ("seqNo", "eventType", "triggerReason", "timestamp"))
+        if key not in sent:
+            sent.append(key)
+    numbers = [key[0] for key in sent]
     require(all(a < b for a, b in zip(numbers, numbers[1:])), Transaction.seq_no,
             "the seqNo of the transaction's TransactionEvents does not rise in the order they were sent",
             expected="strictly increasing", actual=numbers)

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
 from harness.reference.common import V2X, Block, until_done
-from harness.transport.ws import OcppConnection
+from harness.transport.ws import CallFailed, OcppConnection
 
 NOT_SENT_OFFLINE = frozenset({"StatusNotification"})
 
@@ -92,9 +92,9 @@ class OfflineStation2x(Block):
                 self._waiting.pop(0)
                 future.set_exception(error)
                 continue
-            except PeerViolation as violation:   # an answer breaking its schema: the connection records it
-                self._waiting.pop(0)
-                future.set_exception(violation)
+            except (PeerViolation, CallFailed) as refused:   # an answer breaking its schema (the connection
+                self._waiting.pop(0)                         # records it) or a CALLERROR: its sender decides
+                future.set_exception(refused)
                 continue
             self._waiting.pop(0)
             future.set_result(response)

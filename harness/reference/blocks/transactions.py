@@ -46,6 +46,7 @@ from typing import Any
 from harness import clock
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.meter16 import ENERGY
+from harness.ocpp.ocmf import SigningMeter
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, V16, Block, now_iso, woken
@@ -53,7 +54,7 @@ from harness.reference.model import ChargeTransaction, Connector, EvseState, Sta
 from harness.reference.tokens import token_key
 from harness.reference.v16.meter import measurand_list
 from harness.reference.v16.queue import Queued, TransactionQueue
-from harness.transport.ws import Exchange
+from harness.transport.ws import CallFailed, Exchange
 
 
 # TxStopPoint values with which a deauthorized transaction ends rather than pauses (spec 001 moves)
@@ -68,7 +69,16 @@ TX_POINTS_MODELLED = frozenset({"EVConnected", "Authorized"}) | BOTH_NEEDED
 # the variables this block reads (the 2.0.1 device model's names): component, variable -> default
 TX_VARIABLES = {("TxCtrlr", "TxStartPoint"): "PowerPathClosed", ("TxCtrlr", "TxStopPoint"): "EVConnected,Authorized",
                 ("SampledDataCtrlr", "TxUpdatedInterval"): "0", ("AlignedDataCtrlr", "Interval"): "0",
-                ("SampledDataCtrlr", "TxStartedMeasurands"): "", ("SampledDataCtrlr", "TxEndedMeasurands"): ""}
+                ("SampledDataCtrlr", "TxStartedMeasurands"): "", ("SampledDataCtrlr", "TxEndedMeasurands"): "",
+                ("TxCtrlr", "StopTxOnEVSideDisconnect"): "true",
+                # E13: transmissions of a TransactionEvent the CSMS answers with a CALLERROR, and the seconds
+                # before retry n (times n); the 2.0.1 device model's instance TransactionEvent of each
+                ("OCPPCommCtrlr", "MessageAttempts"): "3", ("OCPPCommCtrlr", "MessageAttemptInterval"): "10",
+                # J01.FR.21, J02.FR.21: the samples of each kind signed by the meter (signedMeterValue, OCMF)
+                ("SampledDataCtrlr", "SignReadings"): "false", ("AlignedDataCtrlr", "SignReadings"): "false"}
+# the variables of TX_VARIABLES that take true or false
+TX_FLAGS = frozenset({("TxCtrlr", "StopTxOnEVSideDisconnect"), ("SampledDataCtrlr", "SignReadings"),
+                      ("AlignedDataCtrlr", "SignReadings")})
 MEASURANDS = frozenset({ENERGY})   # the measurands the reference's meter gives
 
 
@@ -98,6 +108,11 @@ class TransactionsStation2x(Block):
         super().__init__(*args, **kwargs)
         self.variables.update(TX_VARIABLES)
         self._aligned: asyncio.Task | None = None
+        self.transactions_signing_meter: SigningMeter | None = None   # made when a reading is first signed
+        self.transactions_retrying: list[str] = []   # E13: the transactions of the events waiting to be sent again
+        self.transactions_start_wh: dict[str, int] = {}   # E16: the register when each transaction started
+        self.transactions_started_at: dict[str, float] = {}   # E16: the clock when each transaction started
+        self.transactions_limited: set[str] = set()   # E16: transactions whose energy limit the CSMS set
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
@@ -117,7 +132,7 @@ class TransactionsStation2x(Block):
             if not interval or not self.online:
                 continue
             for state in self.evses.values():
-                value = reading(state.meter.wh, "Sample.Clock", now_iso())
+                value = self._meter_value(state, state.meter.wh, "Sample.Clock", now_iso())
                 if state.transaction is None:
                     await self.call("MeterValues", {"evseId": state.evse.id, "meterValue": [value]})
                 else:
@@ -138,13 +153,42 @@ class TransactionsStation2x(Block):
         """TxStartPoint and TxStopPoint take only the points the reference senses (a parking-bay detector
         and a signing meter it has not: Rejected, as a station without them answers); TxUpdatedInterval a
         number of seconds."""
-        if name in ("TxUpdatedInterval", "Interval") and (component, name) in TX_VARIABLES:
+        if (component, name) in TX_FLAGS:
+            return value.strip().lower() in ("true", "false")
+        if name in ("TxUpdatedInterval", "Interval", "MessageAttempts", "MessageAttemptInterval") \
+                and (component, name) in TX_VARIABLES:
             return value.isdigit()
         if name.endswith("Measurands") and (component, name) in TX_VARIABLES:
             return points(value) <= MEASURANDS
         if (component, name) in TX_VARIABLES:
             return bool(points(value)) and points(value) <= TX_POINTS_MODELLED
         return super().variable_fits(component, name, value)
+
+    async def call(self, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """E13: a TransactionEvent the CSMS answers with a CALLERROR is sent again after
+        MessageAttemptInterval seconds times the transmissions before it, up to MessageAttempts
+        transmissions in all; after the last it is discarded (the sender gets an empty answer)."""
+        if action != "TransactionEvent":
+            return await super().call(action, payload)
+        transmissions = 0
+        while True:
+            try:
+                return await super().call(action, payload)
+            except CallFailed:
+                transmissions += 1
+                if transmissions >= max(1, int(self.variable("OCPPCommCtrlr", "MessageAttempts"))):
+                    return {}
+                waiting = payload["transactionInfo"]["transactionId"]
+                self.transactions_retrying.append(waiting)
+                try:
+                    await asyncio.sleep(int(self.variable("OCPPCommCtrlr", "MessageAttemptInterval")) * transmissions)
+                finally:
+                    self.transactions_retrying.remove(waiting)
+
+    def events_waiting(self, transaction_id: str | None = None) -> bool:
+        """E14: an event waiting to be sent again counts as one still to deliver."""
+        return any(transaction_id in (None, waiting) for waiting in self.transactions_retrying) \
+            or super().events_waiting(transaction_id)
 
     def starts_now(self, state: EvseState) -> bool:
         """Whether TxStartPoint says a transaction starts on ``state`` as it is now (E01.FR.02, FR.03, FR.05,
@@ -185,6 +229,8 @@ class TransactionsStation2x(Block):
     async def start_transaction(self, state: EvseState, trigger: str, id_token: dict | None,
                                 remote_start_id: int | None = None) -> None:
         state.transaction = StationTransaction(self.new_transaction_id(), id_token, state.group)
+        self.transactions_start_wh[state.transaction.id] = state.meter.wh
+        self.transactions_started_at[state.transaction.id] = clock.now()
         self.transaction_started(state.evse.id, state.transaction.id)
         info: dict[str, Any] = {"chargingState": "Charging" if state.plugged else "Idle"}
         if remote_start_id is not None:
@@ -233,11 +279,51 @@ class TransactionsStation2x(Block):
             if not interval:
                 continue
             payload = self._event(state, "Updated", "MeterValuePeriodic", chargingState="Charging")
-            payload["meterValue"] = [reading(state.meter.advance(), "Sample.Periodic", payload["timestamp"])]
-            await self.call("TransactionEvent", payload)
+            payload["meterValue"] = [self._meter_value(state, state.meter.advance(), "Sample.Periodic",
+                                                       payload["timestamp"])]
+            response = await self.call("TransactionEvent", payload)
             if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit:
-                tx.energy_limit = None
-                await self.suspend(state, "EnergyLimitReached")
+                await self._energy_limit_reached(state, tx)
+            await self._limit_answered(state, response)
+
+    async def _energy_limit_reached(self, state: EvseState, tx: StationTransaction) -> None:
+        """The register reached the transaction's energy limit: energy stops (Updated, EnergyLimitReached,
+        SuspendedEVSE); a limit the CSMS set (E16) ends the transaction instead when TxStopPoint holds
+        EnergyTransfer (stoppedReason EnergyLimitReached)."""
+        tx.energy_limit = None
+        await self._limit_reached(state, tx, "EnergyLimitReached")
+
+    async def _limit_reached(self, state: EvseState, tx: StationTransaction, reason: str) -> None:
+        """A limit of ``tx`` reached (``reason``: EnergyLimitReached, TimeLimitReached, as trigger and stoppedReason)."""
+        if tx.id in self.transactions_limited and "EnergyTransfer" in self.tx_stop_point:
+            await self.end_transaction(state, reason, reason)
+        else:
+            await self.suspend(state, reason)
+
+    async def _time_limit(self, state: EvseState, tx: StationTransaction, deadline: float) -> None:
+        """E16: the transaction's maxTime runs out at ``deadline`` (the clock's seconds)."""
+        await asyncio.sleep(max(0.0, deadline - clock.now()))
+        if state.transaction is tx:
+            await self._limit_reached(state, tx, "TimeLimitReached")
+
+    async def _limit_answered(self, state: EvseState, response: dict) -> None:
+        """E16 (2.1): a transactionLimit with maxEnergy or maxTime in the CSMS's answer is confirmed (Updated,
+        triggerReason LimitSet, the limits in force in transactionInfo.transactionLimit) and holds from the
+        transaction's start: the energy it counted, the time since it started; one already reached binds at once."""
+        limit = {k: v for k, v in (response.get("transactionLimit") or {}).items() if k in ("maxEnergy", "maxTime")}
+        tx = state.transaction
+        if not limit or tx is None or self.version is not OcppVersion.V21:
+            return
+        if "maxEnergy" in limit:
+            tx.energy_limit = self.transactions_start_wh.get(tx.id, 0) + int(limit["maxEnergy"])
+        self.transactions_limited.add(tx.id)
+        await self.call("TransactionEvent", self._event(state, "Updated", "LimitSet", chargingState="Charging",
+                                                        transactionLimit=limit))
+        if "maxTime" in limit:
+            deadline = self.transactions_started_at.get(tx.id, clock.now()) + int(limit["maxTime"])
+            self.background.spawn(self._time_limit(state, tx, deadline))
+        if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit and state.transaction is tx:
+            await self._energy_limit_reached(state, tx)
 
     async def end_transaction(self, state: EvseState, trigger: str, stopped_reason: str,
                               id_token: dict | None = None) -> dict | None:
@@ -258,7 +344,21 @@ class TransactionsStation2x(Block):
         """The register in the Started or Ended event when SampledDataCtrlr.TxStartedMeasurands /
         TxEndedMeasurands lists it (E02.FR.02)."""
         if ENERGY in points(self.variable("SampledDataCtrlr", variable)):
-            payload["meterValue"] = [reading(state.meter.wh, context, payload["timestamp"])]
+            payload["meterValue"] = [self._meter_value(state, state.meter.wh, context, payload["timestamp"])]
+
+    def _meter_value(self, state: EvseState, wh: int, context: str, at: str) -> dict[str, Any]:
+        """A MeterValue of the energy register, signed by the meter (signedMeterValue, OCMF) when
+        AlignedDataCtrlr.SignReadings (clock-aligned samples) or SampledDataCtrlr.SignReadings (the others)
+        is true (J01.FR.21, J02.FR.21)."""
+        value = reading(wh, context, at)
+        component = "AlignedDataCtrlr" if context == "Sample.Clock" else "SampledDataCtrlr"
+        if self.variable(component, "SignReadings").strip().lower() == "true":
+            if self.transactions_signing_meter is None:
+                self.transactions_signing_meter = SigningMeter()
+            tx = state.transaction
+            value["sampledValue"][0]["signedMeterValue"] = self.transactions_signing_meter.sign(
+                wh, context, at, tx.id if tx is not None else None)
+        return value
 
     def _answered(self, payload: dict, response: dict) -> None:
         """The idTokenInfo of a TransactionEventResponse goes where the station keeps what it knows of
@@ -347,6 +447,27 @@ class TransactionsStation2x(Block):
                 evse_id, connector_id or state.evse.connectors[0], "Available"))
 
         self.background.spawn(unplug())
+
+    async def act_unplug_ev(self, evse_id: int = 1, connector_id: int | None = None) -> None:
+        """The cable is pulled out of the EV; it stays in the station's socket (E09, E10). With
+        TxCtrlr.StopTxOnEVSideDisconnect true, or a TxStopPoint the EV's leaving meets (EVConnected,
+        PowerPathClosed, EnergyTransfer: E06.FR.02, FR.06, FR.07), the transaction ends (Ended, triggerReason
+        EVCommunicationLost, stoppedReason EVDisconnected); otherwise it is suspended (Updated, EVCommunicationLost, chargingState
+        Idle) and goes on when the EV is plugged in again or ends when the driver stops it."""
+        state = self.evses[evse_id]
+
+        async def unplug_ev() -> None:
+            state.plugged = False
+            if state.transaction is None:
+                return
+            if self.variable("TxCtrlr", "StopTxOnEVSideDisconnect").strip().lower() == "true" \
+                    or STOPPED_WHEN_UNPLUGGED & set(self.tx_stop_point):
+                await self.end_transaction(state, "EVCommunicationLost", "EVDisconnected")
+            else:
+                await self.call("TransactionEvent", self._event(state, "Updated", "EVCommunicationLost",
+                                                                chargingState="Idle"))
+
+        self.background.spawn(unplug_ev())
 
     async def stop_authorized(self, state: EvseState, id_token: dict) -> None:
         """The driver ends the authorization (presents the token again, E07): the transaction ends when
@@ -614,12 +735,27 @@ class TransactionsCsms2x(Block):
     def remote_stop(self, transaction_id: Any) -> tuple[str, dict[str, Any]]:
         return "RequestStopTransaction", {"transactionId": transaction_id}
 
+    async def act_set_transaction_limit(self, transaction_id: str, max_energy: float | None = None,
+                                        max_time: int | None = None, station: str | None = None) -> None:
+        """E16 (2.1): the operator limits the energy (Wh) or the duration (s) of a running transaction; the CSMS
+        sends them in transactionLimit (maxEnergy, maxTime) in its answer to that transaction's next
+        TransactionEvent."""
+        limit = {"maxEnergy": max_energy, "maxTime": max_time}
+        self.transactions_limits[transaction_id] = {k: v for k, v in limit.items() if v is not None}
+
     async def act_get_transaction_status(self, transaction_id: str | None = None, station: str | None = None) -> None:
         """E14: the operator asks whether the station still holds messages (of ``transaction_id``, or of any)."""
         self.send(station, "GetTransactionStatus", {"transactionId": transaction_id} if transaction_id else {})
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.transactions_limits: dict[str, dict] = {}   # E16: the limit to send in each transaction's next answer
+
     def on_TransactionEvent(self, session: StationSession, payload: dict) -> dict:
         answer = self.transaction_answer(session, payload)
+        limit = self.transactions_limits.pop(payload["transactionInfo"]["transactionId"], None)
+        if limit is not None and payload["eventType"] != "Ended" and session.version is OcppVersion.V21:
+            answer["transactionLimit"] = answer.get("transactionLimit", {}) | limit
         if payload["eventType"] == "Started" and self.charging_priority is not None:
             answer["chargingPriority"] = self.charging_priority
         return answer

@@ -98,3 +98,33 @@ async def test_seq_no_of_a_second_transaction(ocpp, profile):
         events = events_of(ocpp, tx, mark)
         check_seq_no(events)
         check_answers(ocpp, events)
+
+
+FIRST = {"cable": "EVConnected", "token": "Authorized"}
+
+
+@pytest.mark.parametrize("first", list(FIRST))
+@checks(E01.ev_connected, E01.authorized, E01.trigger, Transaction.seq_no, Transaction.answered)
+async def test_either_start_point_starts_the_transaction(ocpp, profile, first):
+    """TxStartPoint lists EVConnected and Authorized; the cable goes in first, or the token is presented first:
+    that step alone starts the transaction, its Started event naming it."""
+    evse = profile.evses[0].id
+    await tx_points(ocpp, start="EVConnected,Authorized")
+    mark = ocpp.mark()
+    if first == "cable":
+        await plug(ocpp, evse)
+    else:
+        await present(ocpp, driver(ocpp), evse)
+    point = FIRST[first]
+    started = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=started_on(evse), rule=RULE[point])
+    check_equal(E01.trigger, "TransactionEvent Started triggerReason", TRIGGER[point], started.request["triggerReason"])
+    if first == "cable":
+        await present(ocpp, driver(ocpp), evse)
+    else:
+        await plug(ocpp, evse)
+    tx = transaction_id(started)
+    carrying = lambda p: of(tx)(p) and dig(p, "idToken.idToken") is not None
+    await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=carrying, rule=Transaction.token_once)
+    events = events_of(ocpp, tx, mark)
+    check_seq_no(events)
+    check_answers(ocpp, events)

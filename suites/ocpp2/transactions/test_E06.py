@@ -67,3 +67,32 @@ async def test_transaction_ends_at_the_stop_point(ocpp, profile, point):
     events = events_of(ocpp, tx, mark)
     check_seq_no(events)
     check_answers(ocpp, events)
+
+
+@pytest.mark.parametrize("by", ["cable", "driver"])
+@checks(E06.ev_connected, E06.authorized, E06.reason, Transaction.stopped_reason, Transaction.seq_no,
+        Transaction.answered)
+async def test_either_stop_point_ends_the_transaction(ocpp, profile, by):
+    """TxStopPoint lists EVConnected and Authorized; a driver's transaction runs; the cable is pulled out, or the
+    driver presents the token again: that step alone ends the transaction."""
+    evse = profile.evses[0].id
+    await tx_points(ocpp, start="PowerPathClosed", stop="EVConnected,Authorized")
+    rule = E06.ev_connected if by == "cable" else E06.authorized
+    mark = ocpp.mark()
+    token, started = await local_start(ocpp, evse, rule)
+    tx = transaction_id(started)
+    stop = ocpp.mark()
+    if by == "cable":
+        await ocpp.act(CS, "unplug", evse_id=evse)
+    else:
+        await present(ocpp, token, evse)
+    ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, where=of(tx, "Ended"), rule=rule)
+    reason = dig(ended.request, "transactionInfo.stoppedReason")
+    if by == "cable":
+        require(reason is not None, Transaction.stopped_reason, "the Ended event carries no stoppedReason",
+                expected="EVDisconnected", actual=ended.request["transactionInfo"])
+    check_in(E06.reason, f"stoppedReason of a stop by the {by}", ("EVDisconnected",) if by == "cable" else
+             (None, "Local"), reason)
+    events = events_of(ocpp, tx, mark)
+    check_seq_no(events)
+    check_answers(ocpp, events)

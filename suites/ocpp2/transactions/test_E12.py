@@ -34,16 +34,33 @@ async def test_transaction_stopped_while_offline(ocpp, profile):
     """TxStopPoint EVConnected; a driver's transaction runs; during an outage the cable is pulled: back
     online, the station sends the Ended event with offline true and a seqNo above its earlier events'; a
     CSMS answers it."""
+    await _stopped_offline(ocpp, profile, "EVConnected")
+
+
+async def _stopped_offline(ocpp, profile, stop: str) -> None:
+    """TxStopPoint ``stop``; a driver's transaction runs; during an outage the cable is pulled (EVConnected) or
+    the driver presents the token again (Authorized): back online, the Ended event is delivered with offline
+    true and a seqNo above the earlier events'; a CSMS answers it."""
     evse = profile.evses[0].id
-    await tx_points(ocpp, stop="EVConnected")
+    await tx_points(ocpp, stop=stop)
     mark = ocpp.mark()
-    _, started = await local_start(ocpp, evse, E12.delivered)
+    token, started = await local_start(ocpp, evse, E12.delivered)
     tx = transaction_id(started)
     before = ocpp.sent("TransactionEvent", sender=CS, after=mark, where=of(tx))
-    await outage(ocpp, E12.delivered, ("unplug", {"evse_id": evse}))
+    step = ("unplug", {"evse_id": evse}) if stop == "EVConnected" else \
+        ("present_id_token", {"id_token": token.wire(), "evse_id": evse})
+    await outage(ocpp, E12.delivered, step)
     ended = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=of(tx, "Ended"), rule=E12.delivered)
     check_equal(E12.offline, "offline of the Ended event that happened during the outage", True,
                 ended.request.get("offline", False))
     after = ocpp.sent("TransactionEvent", sender=CS, after=0, where=of(tx))
     check_seq_no(before + after)
     check_answers(ocpp, after)
+
+
+@checks(E12.delivered, E12.offline, Transaction.seq_no, Transaction.answered)
+async def test_transaction_stopped_by_the_driver_while_offline(ocpp, profile):
+    """TxStopPoint Authorized; a driver's transaction runs; during an outage the driver presents the token again
+    (the station knows it started the transaction): back online, the station sends the Ended event with offline
+    true and a seqNo above its earlier events'; a CSMS answers it."""
+    await _stopped_offline(ocpp, profile, "Authorized")

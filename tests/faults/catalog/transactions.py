@@ -1,4 +1,4 @@
-"""Transaction faults (E01-E03, E06, E07, E14): stations that start or stop at the wrong point, number or
+"""Transaction faults (E01-E03, E06, E07, E09, E10, E13, E14): stations that start or stop at the wrong point, number or
 word their TransactionEvents wrongly, or misreport a transaction's status; CSMSs that leave a token
 unchecked or ask about another transaction."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.transport.ws import CallErrorReply
 
-from .records import Fault, csms_test, cs_test
+from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
 
 class StationIgnoresTxStartPoint(ReferenceStation):
@@ -160,6 +160,185 @@ class CsmsRefusesTransactionEvents(ReferenceCsms):
         return super().on_TransactionEvent(session, payload)
 
 
+def _ignore_ev_side(station, evse_id):
+    """The cable pulled out of the EV is reported (Updated, EVCommunicationLost), never ends the transaction."""
+    state = station.evses[evse_id]
+    state.plugged = False
+    if state.transaction is not None:
+        station.background.spawn(station.call("TransactionEvent", station._event(
+            state, "Updated", "EVCommunicationLost", chargingState="Idle")))
+
+
+class StationIgnoresEvSideDisconnect(ReferenceStation):
+    """E09: with StopTxOnEVSideDisconnect true, the cable pulled out of the EV never ends the transaction."""
+
+    async def act_unplug_ev(self, evse_id=1, connector_id=None):
+        _ignore_ev_side(self, evse_id)
+
+
+def _ignoring_ev_side_at(point):
+    """An act_unplug_ev that keeps the transaction running while TxStopPoint holds ``point``."""
+    async def act_unplug_ev(self, evse_id=1, connector_id=None):
+        if point in self.tx_stop_point:
+            _ignore_ev_side(self, evse_id)
+        else:
+            await ReferenceStation.act_unplug_ev(self, evse_id, connector_id)
+    return act_unplug_ev
+
+
+class StationIgnoresEvSideDisconnectAtEvConnected(ReferenceStation):
+    """E06.FR.02 at the EV side: with TxStopPoint EVConnected the EV leaving keeps the transaction running."""
+    act_unplug_ev = _ignoring_ev_side_at("EVConnected")
+
+
+class StationIgnoresEvSideDisconnectAtPowerPath(ReferenceStation):
+    """E06.FR.06 at the EV side: with TxStopPoint PowerPathClosed the EV leaving keeps the transaction running."""
+    act_unplug_ev = _ignoring_ev_side_at("PowerPathClosed")
+
+
+class StationIgnoresEvSideDisconnectAtEnergyTransfer(ReferenceStation):
+    """E06.FR.07 at the EV side: with TxStopPoint EnergyTransfer the EV leaving keeps the transaction running."""
+    act_unplug_ev = _ignoring_ev_side_at("EnergyTransfer")
+
+
+class StationKeepsTransactionsWithoutTheEv(ReferenceStation):
+    """E10 (E06.FR.03): the driver's token presented while the EV is away does not end the transaction."""
+
+    async def stop_authorized(self, state, id_token):
+        if state.plugged:
+            await super().stop_authorized(state, id_token)
+            return
+        state.authorized = None
+        await self.call("TransactionEvent", self._event(state, "Updated", "StopAuthorized",
+                                                        chargingState="SuspendedEVSE"))
+
+
+class StationStopsOnlyAtItsFirstStopPoint(ReferenceStation):
+    """E06.FR.03 with a TxStopPoint list: while EVConnected is listed, the driver's token only suspends."""
+
+    async def stop_authorized(self, state, id_token):
+        if "EVConnected" in self.tx_stop_point:
+            state.authorized = None
+            await self.call("TransactionEvent", self._event(state, "Updated", "StopAuthorized",
+                                                            chargingState="SuspendedEVSE"))
+            return
+        await super().stop_authorized(state, id_token)
+
+
+class StationEndsEvSideStopsAsLocal(ReferenceStation):
+    """E09: a transaction the EV's cable ended names triggerReason StopAuthorized and stoppedReason Local."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if trigger == "EVCommunicationLost" and event_type == "Ended":
+            trigger, info = "StopAuthorized", info | {"stoppedReason": "Local"}
+        return super()._event(state, event_type, trigger, **info)
+
+
+class StationAlwaysStopsOnEvSideDisconnect(ReferenceStation):
+    """E10: the cable pulled out of the EV ends the transaction, StopTxOnEVSideDisconnect false or not."""
+
+    def variable(self, component, name):
+        if (component, name) == ("TxCtrlr", "StopTxOnEVSideDisconnect"):
+            return "true"
+        return super().variable(component, name)
+
+
+class StationForgetsTheEvComingBack(ReferenceStation):
+    """E10: the EV plugged back into a suspended transaction is reported with triggerReason ChargingStateChanged."""
+
+    def _event(self, state, event_type, trigger, **info):
+        if trigger == "CablePluggedIn" and event_type == "Updated":
+            trigger = "ChargingStateChanged"
+        return super()._event(state, event_type, trigger, **info)
+
+
+class StationNeverRetriesTransactionEvents(ReferenceStation):
+    """E13.FR.02: a TransactionEvent answered with a CALLERROR is dropped at once, MessageAttempts or not."""
+
+    def variable(self, component, name):
+        if (component, name) == ("OCPPCommCtrlr", "MessageAttempts"):
+            return "1"
+        return super().variable(component, name)
+
+
+class StationRetriesAtOnce(ReferenceStation):
+    """E13.FR.03: a refused TransactionEvent is sent again without waiting MessageAttemptInterval."""
+
+    def variable(self, component, name):
+        if (component, name) == ("OCPPCommCtrlr", "MessageAttemptInterval"):
+            return "0"
+        return super().variable(component, name)
+
+
+class StationRetriesForEver(ReferenceStation):
+    """E13.FR.04: a refused TransactionEvent is sent again one more time than MessageAttempts allows."""
+
+    def variable(self, component, name):
+        value = super().variable(component, name)
+        return str(int(value) + 1) if (component, name) == ("OCPPCommCtrlr", "MessageAttempts") else value
+
+
+class StationForgetsAnyEventWaiting(ReferenceStation):
+    """E14.FR.07: asked about no transaction, an event waiting to be sent again is not counted."""
+
+    def events_waiting(self, transaction_id=None):
+        return transaction_id is not None and super().events_waiting(transaction_id)
+
+
+class StationForgetsEventsWaitingForRetry(ReferenceStation):
+    """E14.FR.04, FR.07: an event waiting to be sent again is not counted as a message still to deliver."""
+
+    def events_waiting(self, transaction_id=None):
+        return False
+
+
+class CsmsIgnoresTransactionLimits(ReferenceCsms):
+    """E16: the operator's energy limit never reaches the station (no transactionLimit in any answer)."""
+
+    async def act_set_transaction_limit(self, transaction_id, max_energy, station=None):
+        return None
+
+
+class StationNeverConfirmsLimits(ReferenceStation):
+    """E16.FR.03: a limit the CSMS set is enforced but never confirmed with LimitSet."""
+
+    async def call(self, action, payload):
+        if action == "TransactionEvent" and payload.get("triggerReason") == "LimitSet":
+            return {}
+        return await super().call(action, payload)
+
+
+class StationChargesPastTheLimit(ReferenceStation):
+    """E16.FR.05: a limit the CSMS set is confirmed, then never enforced."""
+
+    async def _energy_limit_reached(self, state, tx):
+        tx.energy_limit = None
+
+
+class StationSuspendsAtTheLimit(ReferenceStation):
+    """E16.FR.06: with TxStopPoint EnergyTransfer the limit reached only suspends the transaction."""
+
+    async def _energy_limit_reached(self, state, tx):
+        tx.energy_limit = None
+        await self.suspend(state, "EnergyLimitReached")
+
+
+class StationCountsTheLimitFromNow(ReferenceStation):
+    """E16.FR.10: a limit counts from when it was set, so one below the energy counted waits for more."""
+
+    async def _limit_answered(self, state, response):
+        if state.transaction is not None and "maxEnergy" in (response.get("transactionLimit") or {}):
+            self.transactions_start_wh[state.transaction.id] = state.meter.wh
+        await super()._limit_answered(state, response)
+
+
+class StationIgnoresTimeLimits(ReferenceStation):
+    """E16.FR.05: a maxTime the CSMS set is confirmed, then never enforced."""
+
+    async def _time_limit(self, state, tx, deadline):
+        return None
+
+
 def _drop(station, payload):
     """What a station that drops its offline TransactionEvents answers the block that made one."""
     return {}
@@ -190,6 +369,16 @@ class StationMarksNothingOffline(ReferenceStation):
 
     def _send_waiting(self):
         _unmark(self)
+        super()._send_waiting()
+
+
+class StationMarksNoEndOffline(ReferenceStation):
+    """E12.FR.02: of the events made while offline, the Ended ones are delivered without offline true."""
+
+    def _send_waiting(self):
+        for payload, _ in self._waiting:
+            if payload["eventType"] == "Ended":
+                payload.pop("offline", None)
         super()._send_waiting()
 
 
@@ -249,15 +438,20 @@ E04, E05 = "transactions/test_E04.py", "transactions/test_E05.py"
 E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
+E09, E10, E13 = "transactions/test_E09.py", "transactions/test_E10.py", "transactions/test_E13.py"
+E16 = "transactions/test_E16.py"
 STARTS = "test_transaction_starts_at_the_start_point"
+EITHER = "test_either_start_point_starts_the_transaction"
 ENDS = "test_transaction_ends_at_the_stop_point"
 
 
 FAULTS: tuple[Fault, ...] = (
     Fault("E01-station-ignores-tx-start-point", "E01.ev_connected", StationIgnoresTxStartPoint,
-          (cs_test(E01, STARTS, "EVConnected"),), "the SUT did not send TransactionEvent within"),
+          (cs_test(E01, STARTS, "EVConnected"), cs_test(E01, EITHER, "cable")),
+          "the SUT did not send TransactionEvent within"),
     Fault("E01-station-waits-for-the-cable", "E01.authorized", StationWaitsForTheCable,
-          (cs_test(E01, STARTS, "Authorized"),), "the SUT did not send TransactionEvent within"),
+          (cs_test(E01, STARTS, "Authorized"), cs_test(E01, EITHER, "token")),
+          "the SUT did not send TransactionEvent within"),
     Fault("E01-station-repeats-seq-no", "tx.seq_no", StationRepeatsTransactionSeqNo,
           (cs_test(E01, STARTS, "EVConnected"), cs_test(E01, "test_seq_no_of_a_second_transaction")),
           "the seqNo of the transaction's TransactionEvents does not rise"),
@@ -280,7 +474,8 @@ FAULTS: tuple[Fault, ...] = (
           StationReportsTheCableAsChargingStateChanged, (cs_test(E03, "test_authorization_first_then_cable"),),
           "the SUT did not send TransactionEvent within", verdict="finding"),
     Fault("E06-station-keeps-transactions-when-unplugged", "E06.ev_connected", StationKeepsTransactionsWhenUnplugged,
-          (cs_test(E06, ENDS, "EVConnected"),), "the SUT did not send TransactionEvent within"),
+          (cs_test(E06, ENDS, "EVConnected"), cs_test(E06, "test_either_stop_point_ends_the_transaction", "cable")),
+          "the SUT did not send TransactionEvent within"),
     Fault("E06-station-stops-for-other-reasons", "E06.reason", StationStopsForOtherReasons,
           (cs_test(E06, ENDS, "EVConnected"),), "stoppedReason of a stop by the cable is not one of the accepted",
           verdict="finding"),
@@ -303,9 +498,12 @@ FAULTS: tuple[Fault, ...] = (
           (csms_test(E14, "test_status_of_an_ongoing_transaction"), csms_test(E14, "test_status_of_an_ended_transaction")),
           "GetTransactionStatusRequest"),
     Fault("E12-station-drops-offline-events", "E12.delivered", StationDropsOfflineEvents,
-          (cs_test(E12, "test_transaction_stopped_while_offline"),), "the SUT did not send TransactionEvent within"),
+          (cs_test(E12, "test_transaction_stopped_while_offline"),
+           cs_test(E12, "test_transaction_stopped_by_the_driver_while_offline")),
+          "the SUT did not send TransactionEvent within"),
     Fault("E12-station-marks-nothing-offline", "E12.offline", StationMarksNothingOffline,
-          (cs_test(E12, "test_transaction_stopped_while_offline"),),
+          (cs_test(E12, "test_transaction_stopped_while_offline"),
+           cs_test(E12, "test_transaction_stopped_by_the_driver_while_offline")),
           "offline of the Ended event that happened during the outage is wrong"),
     Fault("E11-station-drops-offline-samples", "E11.delivered", StationDropsOfflineSamples,
           (cs_test(E11, "test_samples_made_offline_are_delivered"),), "the SUT did not send TransactionEvent within"),
@@ -313,7 +511,8 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(E11, "test_samples_made_offline_are_delivered"),),
           "no event of the transaction delivered after the outage carries offline true"),
     Fault("E04-station-starts-nothing-offline", "E04.reported", StationStartsNothingOffline,
-          (cs_test(E04, "test_transaction_started_offline"),), "the SUT did not send TransactionEvent within"),
+          (cs_test(E04, "test_transaction_started_offline"), cs_test(E04, "test_transaction_started_and_ended_offline")),
+          "the SUT did not send TransactionEvent within"),
     Fault("E04-station-marks-no-start-offline", "E04.offline", StationMarksNoStartOffline,
           (cs_test(E04, "test_transaction_started_offline"),),
           "offline of the Started event of a transaction started during the outage is wrong"),
@@ -330,4 +529,73 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E01-csms-refuses-transaction-events", "tx.answered", CsmsRefusesTransactionEvents,
           (csms_test(E01, "test_seq_no_of_a_second_transaction"),),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
+    Fault("E09-station-ignores-ev-side-disconnect", "E09.ended", StationIgnoresEvSideDisconnect,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "Authorized"),),
+          "the SUT did not send TransactionEvent within", verdict="finding"),
+    Fault("E09-station-ignores-ev-side-disconnect-at-ev-connected", "E09.ev_connected",
+          StationIgnoresEvSideDisconnectAtEvConnected,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "EVConnected"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E09-station-ignores-ev-side-disconnect-at-power-path", "E09.power_path",
+          StationIgnoresEvSideDisconnectAtPowerPath,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "PowerPathClosed"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E09-station-ignores-ev-side-disconnect-at-energy-transfer", "E09.energy",
+          StationIgnoresEvSideDisconnectAtEnergyTransfer,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "EnergyTransfer"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E10-station-keeps-the-suspended-transaction", "E10.driver_stop", StationKeepsTransactionsWithoutTheEv,
+          (cs_test(E10, "test_driver_ends_the_suspended_transaction"),), "the SUT did not send TransactionEvent within"),
+    Fault("E09-station-ends-ev-side-stops-as-local", "E09.reason", StationEndsEvSideStopsAsLocal,
+          (cs_test(E09, "test_transaction_stops_when_the_ev_side_is_unplugged", "Authorized"),),
+          "stoppedReason of a stop by the EV's cable is not one of the accepted", verdict="finding"),
+    Fault("E10-station-always-stops-on-ev-side-disconnect", "E10.suspended", StationAlwaysStopsOnEvSideDisconnect,
+          (cs_test(E10, "test_transaction_suspended_when_the_ev_side_is_unplugged"),
+           cs_test(E10, "test_transaction_goes_on_when_the_ev_is_back")),
+          "ended the transaction although StopTxOnEVSideDisconnect is false", verdict="finding"),
+    Fault("E10-station-forgets-the-ev-coming-back", "E10.resumed", StationForgetsTheEvComingBack,
+          (cs_test(E10, "test_transaction_goes_on_when_the_ev_is_back"),),
+          "triggerReason of the EV plugged in again is not one of the accepted", verdict="finding"),
+    Fault("E13-station-never-retries-transaction-events", "E13.retried", StationNeverRetriesTransactionEvents,
+          (cs_test(E13, "test_refused_event_is_sent_again"), cs_test(E13, "test_event_discarded_after_the_last_attempt"),
+           cs_test(E13, "test_refused_started_event_is_sent_again")),
+          "transmission 2 of 3 of the refused", verdict="finding"),
+    Fault("E13-station-retries-at-once", "E13.retry_wait", StationRetriesAtOnce,
+          (cs_test(E13, "test_refused_event_is_sent_again"), cs_test(E13, "test_event_discarded_after_the_last_attempt"),
+           cs_test(E13, "test_refused_started_event_is_sent_again")),
+          "retry 1 came"),
+    Fault("E13-station-retries-for-ever", "E13.discarded", StationRetriesForEver,
+          (cs_test(E13, "test_event_discarded_after_the_last_attempt"),),
+          "a transmission after 3 failed attempts", verdict="finding"),
+    Fault("E14-station-forgets-events-waiting-for-retry", "E14.queued", StationForgetsEventsWaitingForRetry,
+          (cs_test(E14, "test_status_of_an_ended_transaction_with_its_event_queued"),
+           cs_test(E14, "test_status_of_an_ongoing_transaction_with_an_event_queued")),
+          "GetTransactionStatusResponse messagesInQueue while the"),
+    Fault("E14-station-forgets-any-event-waiting-for-retry", "E14.any_queued", StationForgetsAnyEventWaiting,
+          (cs_test(E14, "test_status_without_a_transaction_id_with_an_event_queued"),),
+          "messagesInQueue while an Ended event waits is wrong"),
+    Fault("E16-csms-ignores-transaction-limits", "E16.limit_sent", CsmsIgnoresTransactionLimits,
+          (csms21_test(E16, "test_energy_limit_stops_the_energy"), csms21_test(E16, "test_energy_limit_ends_the_transaction")),
+          "transactionLimit.maxEnergy of the answer to the transaction's next event is wrong", version=V21),
+    Fault("E16-station-never-confirms-limits", "E16.confirmed", StationNeverConfirmsLimits,
+          (cs21_test(E16, "test_energy_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
+    Fault("E16-station-charges-past-the-limit", "E16.reached", StationChargesPastTheLimit,
+          (cs21_test(E16, "test_energy_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
+    Fault("E16-station-suspends-at-the-limit", "E16.ended", StationSuspendsAtTheLimit,
+          (cs21_test(E16, "test_energy_limit_ends_the_transaction"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
+    Fault("E04-station-marks-no-end-offline", "E04.ended_offline", StationMarksNoEndOffline,
+          (cs_test(E04, "test_transaction_started_and_ended_offline"),),
+          "offline of the Ended event made during the outage is wrong"),
+    Fault("E06-station-suspends-on-the-drivers-stop-at-a-listed-stop-point", "E06.authorized",
+          StationStopsOnlyAtItsFirstStopPoint, (cs_test(E06, "test_either_stop_point_ends_the_transaction", "driver"),),
+          "the SUT did not send TransactionEvent within"),
+    Fault("E16-station-counts-the-limit-from-now", "E16.at_once", StationCountsTheLimitFromNow,
+          (cs21_test(E16, "test_limit_below_the_counted_energy_binds_at_once"),),
+          "the SUT did not send TransactionEvent within", verdict="finding", version=V21),
+    Fault("E16-station-ignores-time-limits", "E16.time_reached", StationIgnoresTimeLimits,
+          (cs21_test(E16, "test_time_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
 )
