@@ -721,6 +721,7 @@ class TransactionsCsms2x(Block):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.transactions_limits: dict[tuple[str, str], dict] = {}   # F07: by token_key, the limit an operator asked
+        self.transactions_running_limits: dict[str, dict] = {}   # E16: by transactionId, the limit for its next answer
 
     def limit_transactions_of(self, id_token: dict, limit: dict) -> None:
         """F07 (2.1): the transaction ``id_token`` starts next is answered with ``limit`` as its transactionLimit."""
@@ -741,19 +742,15 @@ class TransactionsCsms2x(Block):
         sends them in transactionLimit (maxEnergy, maxTime) in its answer to that transaction's next
         TransactionEvent."""
         limit = {"maxEnergy": max_energy, "maxTime": max_time}
-        self.transactions_limits[transaction_id] = {k: v for k, v in limit.items() if v is not None}
+        self.transactions_running_limits[transaction_id] = {k: v for k, v in limit.items() if v is not None}
 
     async def act_get_transaction_status(self, transaction_id: str | None = None, station: str | None = None) -> None:
         """E14: the operator asks whether the station still holds messages (of ``transaction_id``, or of any)."""
         self.send(station, "GetTransactionStatus", {"transactionId": transaction_id} if transaction_id else {})
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.transactions_limits: dict[str, dict] = {}   # E16: the limit to send in each transaction's next answer
-
     def on_TransactionEvent(self, session: StationSession, payload: dict) -> dict:
         answer = self.transaction_answer(session, payload)
-        limit = self.transactions_limits.pop(payload["transactionInfo"]["transactionId"], None)
+        limit = self.transactions_running_limits.pop(payload["transactionInfo"]["transactionId"], None)
         if limit is not None and payload["eventType"] != "Ended" and session.version is OcppVersion.V21:
             answer["transactionLimit"] = answer.get("transactionLimit", {}) | limit
         if payload["eventType"] == "Started" and self.charging_priority is not None:
