@@ -7,11 +7,13 @@ the peer, its routing and its version details are not edited.
 
 from harness.ocpi.locations import LocationStore
 from harness.ocpi.sessions import SessionStore
+from harness.ocpi.tariffs import TariffStore
 from harness.ocpi.tokens import TokenStore
 from harness.reference.ocpi.commands import CommandsReceiver, CommandsSender, CommandStore
 from harness.reference.ocpi.handler import Module, ModuleRegistry
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
+from harness.reference.ocpi.tariffs import TariffsReceiver, TariffsSender
 from harness.reference.ocpi.tokens import TokensReceiver, TokensSender
 
 MODULES = ModuleRegistry([
@@ -23,4 +25,6 @@ MODULES = ModuleRegistry([
     Module(TokensReceiver, TokenStore),
     Module(CommandsReceiver, CommandStore),
     Module(CommandsSender, CommandStore),
+    Module(TariffsSender, TariffStore),
+    Module(TariffsReceiver, TariffStore),
 ])
