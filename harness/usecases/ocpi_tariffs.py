@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.cistring import same_id
-from harness.errors import NotApplicable
+from harness.errors import NotApplicable, PeerViolation
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
 from harness.ocpi.locations import LOCATIONS
@@ -145,7 +145,7 @@ async def held_by_sut(arena: OcpiArena, tariff: dict[str, Any]) -> dict[str, Any
 def _success(exchange: HttpExchange) -> bool:
     try:
         expect_success(exchange.status, exchange.response_body)
-    except Exception:   # any error envelope, or none: not held
+    except (PeerViolation, ValueError):   # any error envelope, or none: not held
         return False
     return True
 

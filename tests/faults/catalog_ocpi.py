@@ -1753,7 +1753,7 @@ VARIANTS: tuple[Variant, ...] = (
 # --- tariffs ---
 from harness.ocpi.envelope import expect_success  # noqa: E402
 from harness.ocpi.tariffs import TARIFFS, TariffRules, TariffStore  # noqa: E402
-from harness.reference.ocpi.tariffs import TariffsReceiver, TariffsSender  # noqa: E402
+from harness.reference.ocpi.tariffs import SAMPLE_IDS as SAMPLE_TARIFFS, TariffsReceiver, TariffsSender  # noqa: E402
 
 T_PUSH, T_PULL = "tariffs/test_OCPI_TARIFFS_PUSH.py", "tariffs/test_OCPI_TARIFFS_PULL.py"
 T_RECV, T_FETCH = "tariffs/test_OCPI_TARIFFS_RECEIVER.py", "tariffs/test_OCPI_TARIFFS_FETCH.py"
@@ -2061,6 +2061,59 @@ class AnswersTariffErrorsInHttp200(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_ErrorsInHttp200)
 
 
+class _NeverPushes(TariffsSender):
+    async def push(self, tariff):
+        return None
+
+
+class MakesTariffsWithoutPushing(OcpiPeer):
+    """The CPO makes and lists new Tariffs but never PUTs them to the eMSP."""
+
+    modules = OcpiPeer.modules.with_handler(_NeverPushes)
+
+
+class _PatchesChanges(TariffsSender):
+    async def push(self, tariff):
+        held = self.__dict__.setdefault("sent", {})
+        if tariff["id"] in held:
+            change = {"elements": tariff["elements"], "last_updated": tariff["last_updated"]}
+            return await self.peer.call("PATCH", TARIFFS, (tariff["id"],), change)
+        held[tariff["id"]] = True
+        return await super().push(tariff)
+
+
+class PatchesTariffChanges(OcpiPeer):
+    """The CPO sends a changed Tariff as a PATCH of its elements (PATCH is not defined for Tariffs)."""
+
+    modules = OcpiPeer.modules.with_handler(_PatchesChanges)
+
+
+class _DeletesWithoutParty(TariffsSender):
+    async def act_delete_tariff(self, tariff_id):
+        self.store.delete(*self.owner, tariff_id)
+        endpoint = self.peer.other_url(TARIFFS).rstrip("/").rsplit("/", 2)[0]   # without our party
+        return await self.peer.send("DELETE", f"{endpoint}/{tariff_id}", token=self.peer.peer_token, module=TARIFFS)
+
+
+class DeletesTariffsWithoutTheParty(OcpiPeer):
+    """The CPO DELETEs at {tariffs}/{tariff_id}, without its country_code and party_id."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesWithoutParty)
+
+
+class _ListsSamplesOnly(TariffsSender):
+    async def serve(self, request, rest):
+        self.peer.only(request, "GET")
+        samples = [t for t in self.store.all() if t["id"] in SAMPLE_TARIFFS]
+        return self.peer.list_page(request, samples, "tariff")
+
+
+class ListsOnlyItsFirstTariffs(OcpiPeer):
+    """The CPO's list holds only the Tariffs it started with, none made since."""
+
+    modules = OcpiPeer.modules.with_handler(_ListsSamplesOnly)
+
+
 def _tariff_fault(name, rule, cls, catch, reason, verdict="failed"):
     return Fault(f"tariff-{name}", rule.id, cls, catch, reason, verdict=verdict)
 
@@ -2122,6 +2175,17 @@ FAULTS = FAULTS + (
                   "does not offer"),
     _tariff_fault("pulled-not-kept", TariffRules.pulled_kept, DropsPulledTariffs,
                   (node(T_FETCH, "test_pulled_tariffs_are_held_as_listed", "emsp"),), "does not hold"),
+    _tariff_fault("never-pushed", TariffRules.pushed, MakesTariffsWithoutPushing,
+                  (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),), "did not send"),
+    _tariff_fault("change-patched", TariffRules.put_only, PatchesTariffChanges,
+                  (node(T_PUSH, "test_changed_tariff_is_put_again_with_a_later_last_updated", "cpo"),),
+                  "PATCH is not defined"),
+    _tariff_fault("deleted-without-party", TariffRules.receiver_url, DeletesTariffsWithoutTheParty,
+                  (node(T_PUSH, "test_deleted_tariff_is_gone", "cpo"),), "country_code"),
+    _tariff_fault("list-misses-new-tariffs", TariffRules.listed, ListsOnlyItsFirstTariffs,
+                  (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),
+                   node(T_PUSH, "test_changed_tariff_is_put_again_with_a_later_last_updated", "cpo")),
+                  "does not hold"),
 )
 
 VARIANTS = VARIANTS + (
@@ -2129,3 +2193,4 @@ VARIANTS = VARIANTS + (
             reading="OCPI 2.2.1 §11.2.2 (the answer to a GET of an unknown Tariff and to a PATCH is not given: "
                     "any error status code, whatever the HTTP status)"),
 )
+

@@ -34,7 +34,7 @@ from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply, check_pushing_party
 from harness.reference.ocpi.locations import seeded_faker
-from harness.reference.ocpi.sessions import MAX_PAGES, _json_body
+from harness.reference.ocpi.sessions import MAX_PAGES, _fake, _json_body
 from harness.transport.http import HttpExchange, HttpRequest
 
 SEED = 1111
@@ -118,9 +118,8 @@ class TariffsSender(ModuleHandler):
 
     @functools.cached_property
     def fake(self) -> Faker:
-        fake = Faker()
-        fake.seed_instance(SEED + 1)
-        return fake
+        """This Sender's own faker, made when it first draws."""
+        return _fake(SEED + 1)
 
     @classmethod
     def stock(cls, identity, profile: Profile, *, from_profile: bool) -> list[dict[str, Any]]:
