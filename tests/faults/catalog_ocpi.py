@@ -1716,7 +1716,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("command-token-of-another-emsp", CommandRules.own_token.id, StartsWithAnotherEmspsToken,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "START_SESSION"),
            node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "RESERVE_NOW")),
-          "belongs to DE/"),
+          "belongs to"),
     Fault("command-result-refused", CommandRules.result_answered.id, RefusesCommandResults,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "STOP_SESSION"),),
           "was refused"),
@@ -1959,7 +1959,7 @@ class AnswersUnknownTariffsWithSuccess(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_UnknownAsEmptySuccess)
 
 
-class _AnyParty(TariffsReceiver):
+class _AnyPartysTariffs(TariffsReceiver):
     async def serve(self, request, rest):
         if request.method == "PUT" and len(rest) == 3:
             created = self.store.put(*rest, json.loads(request.body))
@@ -1970,7 +1970,7 @@ class _AnyParty(TariffsReceiver):
 class AcceptsTariffsUnderAnyParty(OcpiPeer):
     """The eMSP stores a Tariff pushed under a party the CPO never declared."""
 
-    modules = OcpiPeer.modules.with_handler(_AnyParty)
+    modules = OcpiPeer.modules.with_handler(_AnyPartysTariffs)
 
 
 class _Mismatch2000(TariffsReceiver):
