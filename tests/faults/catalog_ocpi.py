@@ -2114,6 +2114,23 @@ class ListsOnlyItsFirstTariffs(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_ListsSamplesOnly)
 
 
+class _DeletesWhatItNames(TariffsSender):
+    async def act_delete_tariff(self, tariff_id):
+        locations = self.peer.store(LOCATIONS)
+        location = copy.deepcopy(next(loc for loc in locations.all() if loc.get("evses")))
+        location["evses"][0]["connectors"][0]["tariff_ids"] = [tariff_id]
+        location["last_updated"] = format_datetime(utcnow())
+        await self.peer.call("PUT", LOCATIONS, (location["id"],), location)
+        self.store.delete(*self.owner, tariff_id)
+        return await self.peer.call("DELETE", TARIFFS, (tariff_id,))
+
+
+class DeletesTariffsItsConnectorsName(OcpiPeer):
+    """The CPO DELETEs a Tariff that a Connector it pushed still names in tariff_ids."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesWhatItNames)
+
+
 def _tariff_fault(name, rule, cls, catch, reason, verdict="failed"):
     return Fault(f"tariff-{name}", rule.id, cls, catch, reason, verdict=verdict)
 
@@ -2186,6 +2203,8 @@ FAULTS = FAULTS + (
                   (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),
                    node(T_PUSH, "test_changed_tariff_is_put_again_with_a_later_last_updated", "cpo")),
                   "does not hold"),
+    _tariff_fault("referenced-deleted", TariffRules.unreferenced_deleted, DeletesTariffsItsConnectorsName,
+                  (node(T_PUSH, "test_deleted_tariff_is_gone", "cpo"),), "still name", verdict="finding"),
 )
 
 VARIANTS = VARIANTS + (
