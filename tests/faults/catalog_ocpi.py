@@ -2131,6 +2131,22 @@ class DeletesTariffsItsConnectorsName(OcpiPeer):
     modules = OcpiPeer.modules.with_handler(_DeletesWhatItNames)
 
 
+class _ZeroAsNoPrice(TariffsReceiver):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        data = reply.body.get("data") if request.method == "GET" else None
+        for element in (data or {}).get("elements", []):
+            element["price_components"] = [{k: v for k, v in c.items() if not (k == "price" and v == 0)}
+                                           for c in element["price_components"]]
+        return reply
+
+
+class ServesZeroPricesAsAbsent(OcpiPeer):
+    """The eMSP serves a price of 0.00 as no price at all (a free Tariff loses its price)."""
+
+    modules = OcpiPeer.modules.with_handler(_ZeroAsNoPrice)
+
+
 def _tariff_fault(name, rule, cls, catch, reason, verdict="failed"):
     return Fault(f"tariff-{name}", rule.id, cls, catch, reason, verdict=verdict)
 
@@ -2205,6 +2221,8 @@ FAULTS = FAULTS + (
                   "does not hold"),
     _tariff_fault("referenced-deleted", TariffRules.unreferenced_deleted, DeletesTariffsItsConnectorsName,
                   (node(T_PUSH, "test_deleted_tariff_is_gone", "cpo"),), "still name", verdict="finding"),
+    _tariff_fault("zero-price-served-absent", SchemaRules.valid, ServesZeroPricesAsAbsent,
+                  (node(T_PUSH, "test_free_tariff_is_held_as_free", "emsp"),), "price"),
 )
 
 VARIANTS = VARIANTS + (

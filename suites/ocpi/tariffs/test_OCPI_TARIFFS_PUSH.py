@@ -35,13 +35,25 @@ async def test_new_tariff_is_put_and_held(ocpi):
         tar.check_held(ocpi, field, sent.get(field), held.get(field))
 
 
-@pytest.mark.parametrize("shape", ["AC-NIGHT", "AC-WEEKEND", "DC-RESERVE"])
+@pytest.mark.parametrize("shape", ["AC-NIGHT", "AC-WEEKEND", "DC-RESERVE", "DC-FAST"])
 @checks(Tar.pushed, *OBJECT, *HELD)
 async def test_restricted_elements_are_held_in_order(ocpi, shape):
     """A Tariff with restricted elements (a night time range; weekdays with a time range and a minimum
-    duration; a reservation priced by FLAT and TIME) ahead of their unrestricted fallbacks: held with
-    every restriction and in the order pushed."""
+    duration; a reservation priced by FLAT and TIME; a power threshold with a minimum and maximum price)
+    ahead of their unrestricted fallbacks: held with every restriction and in the order pushed."""
     sent = await tar.push(ocpi, shape=shape)
+    held = await tar.must_hold(ocpi, sent)
+    for field in ("elements", "min_price", "max_price"):
+        tar.check_held(ocpi, field, sent.get(field), held.get(field))
+
+
+@checks(Tar.pushed, *OBJECT, *HELD)
+async def test_free_tariff_is_held_as_free(ocpi):
+    """Free of charge is a FLAT PriceComponent of price 0.00 (§11.3.1): held with that price 0, which is a
+    price, not an absent one."""
+    sent = await tar.push(ocpi, shape="AC-FREE")
+    flat = [c for e in sent["elements"] for c in e["price_components"] if c.get("type") == "FLAT"]
+    check_equal(Tar.pushed, "the FLAT prices of the free Tariff", [0], [c.get("price") for c in flat])
     held = await tar.must_hold(ocpi, sent)
     tar.check_held(ocpi, "elements", sent["elements"], held.get("elements"))
 
