@@ -140,6 +140,7 @@ PROFILES = {p.title: p for p in (
     CertificationProfile("OCPI 2.2.1", "credentials", _OCPI),
     CertificationProfile("OCPI 2.2.1", "locations", _OCPI),
     CertificationProfile("OCPI 2.2.1", "sessions", _OCPI),
+    CertificationProfile("OCPI 2.2.1", "tariffs", _OCPI),
     CertificationProfile("OCPI 2.2.1", "tokens", _OCPI),
     CertificationProfile("OCPI 2.2.1", "transport", _OCPI),
     CertificationProfile("OCPI 2.2.1", "cdrs", _OCPI),
@@ -164,7 +165,7 @@ BY_USECASE: dict[str, tuple[tuple[str, str], ...]] = {
         ("OCPI_CREDENTIALS", "credentials"), ("OCPI_LOCATIONS_*", "locations"),
         ("OCPI_SESSIONS_*", "sessions"), ("OCPI_CHARGING_PREFERENCES", "sessions"), ("OCPI_TOKENS_*", "tokens"),
         ("OCPI_COMMANDS", "commands"), ("OCPI_CHARGINGPROFILES*", "chargingprofiles"),
-        ("OCPI_CDRS_*", "cdrs"),
+        ("OCPI_CDRS_*", "cdrs"), ("OCPI_TARIFFS_*", "tariffs"),
         ("OCPI_AUTH", "transport"), ("OCPI_FORMAT", "transport"),
     ),
 }

@@ -165,7 +165,7 @@ class Requests:
         elif shape == "ocpi":
             path = "/ocpi/" + rng.choice(["1.0", "2.2", "3.0", "versions/x", "2.2.1x", self._word()])
         elif shape == "version":   # a module the reference does not serve
-            path = f"/ocpi/{VERSION}/" + rng.choice(["tariffs", self._word()])
+            path = f"/ocpi/{VERSION}/" + rng.choice(["hubclientinfo", self._word()])
         else:
             path = self._path(self.endpoints["credentials"]) + "/" + self._word()
         method = rng.choice(["GET", "POST", "PUT", "PATCH", "DELETE"])

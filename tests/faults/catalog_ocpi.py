@@ -2524,3 +2524,484 @@ VARIANTS = VARIANTS + (
             (node(CDR_PULL, "test_posted_cdr_and_its_credit_are_listed", "cpo"), f"suites/ocpi/{CDR_PUSH}"),
             reading="OCPI 2.2.1 §10.1.3 (the CPO may return only the CDRs relevant to the requesting eMSP)"),
 )
+# --- tariffs ---
+from harness.ocpi.envelope import expect_success  # noqa: E402
+from harness.ocpi.tariffs import TARIFFS, TariffRules, TariffStore  # noqa: E402
+from harness.reference.ocpi.tariffs import SAMPLE_IDS as SAMPLE_TARIFFS, TariffsReceiver, TariffsSender  # noqa: E402
+
+T_PUSH, T_PULL = "tariffs/test_OCPI_TARIFFS_PUSH.py", "tariffs/test_OCPI_TARIFFS_PULL.py"
+T_RECV, T_FETCH = "tariffs/test_OCPI_TARIFFS_RECEIVER.py", "tariffs/test_OCPI_TARIFFS_FETCH.py"
+
+
+def _tariff_pushing(change):
+    """A CPO whose Tariff PUTs carry ``change(tariff)`` (its own copy stays as it was)."""
+    class Faulty(TariffsSender):
+        async def push(self, tariff):
+            return await super().push(change(copy.deepcopy(tariff)))
+    return Faulty
+
+
+def _first_restricted(tariff, change):
+    for element in tariff["elements"]:
+        if element.get("restrictions"):
+            change(element)
+            break
+    return tariff
+
+
+class PushesATariffWithoutElements(OcpiPeer):
+    """The CPO PUTs a Tariff whose elements list is empty."""
+
+    modules = OcpiPeer.modules.with_handler(_tariff_pushing(lambda t: {**t, "elements": []}))
+
+
+class PushesAnElementWithoutPrices(OcpiPeer):
+    """The CPO PUTs a Tariff with a TariffElement of no PriceComponent (only restrictions)."""
+
+    modules = OcpiPeer.modules.with_handler(_tariff_pushing(lambda t: {**t, "elements": [
+        {"price_components": [], "restrictions": {"day_of_week": ["SUNDAY"]}}, *t["elements"]]}))
+
+
+class PushesALowerCaseCurrency(OcpiPeer):
+    """The CPO writes the currency in lower case ("eur"), no ISO-4217 code."""
+
+    modules = OcpiPeer.modules.with_handler(_tariff_pushing(lambda t: {**t, "currency": t["currency"].lower()}))
+
+
+class WritesTimesWithoutLeadingZeros(OcpiPeer):
+    """The CPO writes restriction times without the leading zero (6:00 for 06:00)."""
+
+    modules = OcpiPeer.modules.with_handler(_tariff_pushing(lambda t: _first_restricted(
+        t, lambda e: e["restrictions"].update(end_time="6:00") if "end_time" in e["restrictions"] else None)))
+
+
+class PricesReservationsByEnergy(OcpiPeer):
+    """The CPO prices a reservation element by ENERGY too (only FLAT and TIME may)."""
+
+    modules = OcpiPeer.modules.with_handler(_tariff_pushing(lambda t: _first_restricted(
+        t, lambda e: e["price_components"].append({"type": "ENERGY", "price": 0.3, "step_size": 1})
+        if e["restrictions"].get("reservation") else None)))
+
+
+class _NoFallback(TariffsSender):
+    async def push(self, tariff):
+        kept = {**tariff, "elements": [e for e in tariff["elements"] if e.get("restrictions")] or tariff["elements"]}
+        self.store.put(*self.owner, kept["id"], kept)
+        return await super().push(kept)
+
+
+class LeavesOutTheFallbackElement(OcpiPeer):
+    """The CPO makes Tariffs of restricted elements only: no unrestricted fallback for their dimension."""
+
+    modules = OcpiPeer.modules.with_handler(_NoFallback)
+
+
+class _KeepsLastUpdated(TariffsSender):
+    async def act_update_tariff(self, tariff_id, price=None, alt_text=True):
+        before = self.store.owned(tariff_id)["last_updated"]
+        held = self.store.owned(tariff_id)
+        tariff = {**held, "elements": copy.deepcopy(held["elements"])}
+        tariff["elements"][0]["price_components"][0]["price"] = 0.77
+        self.store.put(*self.owner, tariff_id, {**tariff, "last_updated": before})
+        return await self.push(self.store.owned(tariff_id))
+
+
+class ChangesTariffsWithoutLastUpdated(OcpiPeer):
+    """The CPO PUTs a changed Tariff with the last_updated it had before."""
+
+    modules = OcpiPeer.modules.with_handler(_KeepsLastUpdated)
+
+
+class _ListsAsFirstPushed(TariffsSender):
+    first: dict
+
+    async def push(self, tariff):
+        firsts = self.__dict__.setdefault("first", {})
+        firsts.setdefault(tariff["id"], copy.deepcopy(tariff))
+        return await super().push(tariff)
+
+    async def serve(self, request, rest):
+        firsts = self.__dict__.get("first", {})
+        held = [{**firsts.get(t["id"], t), "last_updated": t["last_updated"]} for t in self.store.all()]
+        self.peer.only(request, "GET")
+        return self.peer.list_page(request, held, "tariff")
+
+
+class ListsTariffsAsFirstPushed(OcpiPeer):
+    """The CPO's list serves a Tariff's content as first pushed (its last_updated moves), not its later PUT."""
+
+    modules = OcpiPeer.modules.with_handler(_ListsAsFirstPushed)
+
+
+class _DeletesOnlyAtTheEmsp(TariffsSender):
+    async def act_delete_tariff(self, tariff_id):
+        return await self.peer.call("DELETE", TARIFFS, (self.store.owned(tariff_id)["id"],))
+
+
+class ListsDeletedTariffs(OcpiPeer):
+    """The CPO DELETEs a Tariff at the eMSP but still lists it."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesOnlyAtTheEmsp)
+
+
+class _PutsUnderAnotherId(TariffsSender):
+    async def push(self, tariff):
+        return await self.peer.call("PUT", TARIFFS, (f"{tariff['id']}-X",), self.peer.outgoing("tariff", tariff))
+
+
+class PutsTariffsUnderAnotherId(OcpiPeer):
+    """The CPO PUTs a Tariff at a URL whose tariff_id is not the Tariff's id."""
+
+    modules = OcpiPeer.modules.with_handler(_PutsUnderAnotherId)
+
+
+# the eMSP's Receiver
+class _DeleteIgnored(TariffsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "DELETE":
+            return Reply(200, build())
+        return await super().serve(request, rest)
+
+
+class IgnoresTariffDeletes(OcpiPeer):
+    """The eMSP answers a DELETE of a Tariff with success and keeps the Tariff."""
+
+    modules = OcpiPeer.modules.with_handler(_DeleteIgnored)
+
+
+class _MergingTariffs(TariffStore):
+    def put(self, country_code, party_id, tariff_id, tariff):
+        held = self.get(country_code, party_id, tariff_id)
+        return super().put(country_code, party_id, tariff_id, {**(held or {}), **tariff})
+
+
+class MergesTariffPuts(OcpiPeer):
+    """The eMSP merges a PUT into the Tariff it holds: a member left out of the PUT stays."""
+
+    modules = OcpiPeer.modules.with_store(TARIFFS, _MergingTariffs)
+
+
+class _PatchApplied(TariffsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "PATCH":
+            held = self.store.get(*rest)
+            held.update(json.loads(request.body))
+            return Reply(200, build())
+        return await super().serve(request, rest)
+
+
+class AppliesTariffPatches(OcpiPeer):
+    """The eMSP applies a PATCH of a Tariff (PATCH is not defined for Tariffs in 2.2.1)."""
+
+    modules = OcpiPeer.modules.with_handler(_PatchApplied)
+
+
+class _UrlIdsTrusted(TariffStore):
+    def put(self, country_code, party_id, tariff_id, tariff):
+        tariff = {**tariff, "country_code": country_code, "party_id": party_id, "id": tariff_id}
+        return super().put(country_code, party_id, tariff_id, tariff)
+
+
+class StoresTariffsUnderTheUrlIds(OcpiPeer):
+    """The eMSP stores a PUT under the URL's ids, whatever the Tariff's own say."""
+
+    modules = OcpiPeer.modules.with_store(TARIFFS, _UrlIdsTrusted)
+
+
+class _CaseSensitiveTariffs(TariffStore):
+    @staticmethod
+    def _key(country_code, party_id, tariff_id):
+        return country_code, party_id, tariff_id
+
+
+class KeepsTariffIdsCaseSensitive(OcpiPeer):
+    """The eMSP tells Tariff ids apart by case (CiStrings are case-insensitive)."""
+
+    modules = OcpiPeer.modules.with_store(TARIFFS, _CaseSensitiveTariffs)
+
+
+class _UnknownAsEmptySuccess(TariffsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "GET" and len(rest) == 3 and self.store.get(*rest) is None:
+            return Reply(200, build())
+        return await super().serve(request, rest)
+
+
+class AnswersUnknownTariffsWithSuccess(OcpiPeer):
+    """The eMSP answers a GET of a Tariff it does not have with 1000 and no data."""
+
+    modules = OcpiPeer.modules.with_handler(_UnknownAsEmptySuccess)
+
+
+class _AnyPartysTariffs(TariffsReceiver):
+    async def serve(self, request, rest):
+        if request.method == "PUT" and len(rest) == 3:
+            created = self.store.put(*rest, json.loads(request.body))
+            return Reply(201 if created else 200, build())
+        return await super().serve(request, rest)
+
+
+class AcceptsTariffsUnderAnyParty(OcpiPeer):
+    """The eMSP stores a Tariff pushed under a party the CPO never declared."""
+
+    modules = OcpiPeer.modules.with_handler(_AnyPartysTariffs)
+
+
+class _Mismatch2000(TariffsReceiver):
+    async def serve(self, request, rest):
+        try:
+            return await super().serve(request, rest)
+        except StatusError as error:
+            if error.status_code == StatusCode.INVALID_PARAMETERS and error.rule is TariffRules.put_ids:
+                error.status_code = StatusCode.CLIENT_ERROR
+            raise
+
+
+class RefusesMismatchedTariffsWith2000(OcpiPeer):
+    """The eMSP refuses a PUT whose URL ids differ from the Tariff's with 2000, not the advised 2001."""
+
+    modules = OcpiPeer.modules.with_handler(_Mismatch2000)
+
+
+class _ReorderingTariffs(TariffStore):
+    def put(self, country_code, party_id, tariff_id, tariff):
+        if isinstance(tariff, dict) and isinstance(tariff.get("elements"), list):
+            tariff = {**tariff, "elements": sorted(tariff["elements"], key=lambda e: bool(e.get("restrictions")))}
+        return super().put(country_code, party_id, tariff_id, tariff)
+
+
+class ReordersTariffElements(OcpiPeer):
+    """The eMSP keeps a Tariff's elements unrestricted first (the order decides which element counts)."""
+
+    modules = OcpiPeer.modules.with_store(TARIFFS, _ReorderingTariffs)
+
+
+class _FirstPageOnly(TariffsReceiver):
+    async def act_fetch_tariffs(self, date_from=None):
+        exchange = await self.peer.send("GET", self.peer.other_url(TARIFFS), token=self.peer.peer_token,
+                                        module=TARIFFS)
+        for tariff in expect_success(exchange.status, exchange.response_body) or []:
+            self.store.put(tariff["country_code"], tariff["party_id"], tariff["id"], tariff)
+
+
+class PullsTheFirstTariffPageOnly(OcpiPeer):
+    """The eMSP pulls the first page of the CPO's Tariffs and stops."""
+
+    modules = OcpiPeer.modules.with_handler(_FirstPageOnly)
+
+
+class _PullsByObject(TariffsReceiver):
+    async def act_fetch_tariffs(self, date_from=None):
+        await super().act_fetch_tariffs(date_from)
+        for tariff in self.store.all():
+            await self.peer.send("GET", f"{self.peer.other_url(TARIFFS)}/{tariff['id']}", token=self.peer.peer_token,
+                                 module=TARIFFS)
+
+
+class PullsTariffsByObjectUrl(OcpiPeer):
+    """After the list the eMSP GETs each Tariff at an object URL the 2.2.1 Sender does not have."""
+
+    modules = OcpiPeer.modules.with_handler(_PullsByObject)
+
+
+class _PulledNotKept(TariffsReceiver):
+    async def act_fetch_tariffs(self, date_from=None):
+        kept = list(self.store.all())
+        await super().act_fetch_tariffs(date_from)
+        for tariff in self.store.all():
+            if tariff not in kept:
+                self.store.delete(tariff["country_code"], tariff["party_id"], tariff["id"])
+
+
+class DropsPulledTariffs(OcpiPeer):
+    """The eMSP walks the CPO's Tariff list but keeps nothing of it."""
+
+    modules = OcpiPeer.modules.with_handler(_PulledNotKept)
+
+
+class _ErrorsInHttp200(TariffsReceiver):
+    async def serve(self, request, rest):
+        try:
+            return await super().serve(request, rest)
+        except StatusError as error:
+            if error.rule not in (TariffRules.unknown_refused, TariffRules.put_only):
+                raise
+            return Reply(200, build(status_code=StatusCode.INVALID_PARAMETERS, status_message=str(error)))
+
+
+class AnswersTariffErrorsInHttp200(OcpiPeer):
+    """The eMSP answers a GET of an unknown Tariff and a PATCH with HTTP 200 and status 2001."""
+
+    modules = OcpiPeer.modules.with_handler(_ErrorsInHttp200)
+
+
+class _NeverPushes(TariffsSender):
+    async def push(self, tariff):
+        return None
+
+
+class MakesTariffsWithoutPushing(OcpiPeer):
+    """The CPO makes and lists new Tariffs but never PUTs them to the eMSP."""
+
+    modules = OcpiPeer.modules.with_handler(_NeverPushes)
+
+
+class _PatchesChanges(TariffsSender):
+    async def push(self, tariff):
+        held = self.__dict__.setdefault("sent", {})
+        if tariff["id"] in held:
+            change = {"elements": tariff["elements"], "last_updated": tariff["last_updated"]}
+            return await self.peer.call("PATCH", TARIFFS, (tariff["id"],), change)
+        held[tariff["id"]] = True
+        return await super().push(tariff)
+
+
+class PatchesTariffChanges(OcpiPeer):
+    """The CPO sends a changed Tariff as a PATCH of its elements (PATCH is not defined for Tariffs)."""
+
+    modules = OcpiPeer.modules.with_handler(_PatchesChanges)
+
+
+class _DeletesWithoutParty(TariffsSender):
+    async def act_delete_tariff(self, tariff_id):
+        self.store.delete(*self.owner, tariff_id)
+        endpoint = self.peer.other_url(TARIFFS).rstrip("/").rsplit("/", 2)[0]   # without our party
+        return await self.peer.send("DELETE", f"{endpoint}/{tariff_id}", token=self.peer.peer_token, module=TARIFFS)
+
+
+class DeletesTariffsWithoutTheParty(OcpiPeer):
+    """The CPO DELETEs at {tariffs}/{tariff_id}, without its country_code and party_id."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesWithoutParty)
+
+
+class _ListsSamplesOnly(TariffsSender):
+    async def serve(self, request, rest):
+        self.peer.only(request, "GET")
+        samples = [t for t in self.store.all() if t["id"] in SAMPLE_TARIFFS]
+        return self.peer.list_page(request, samples, "tariff")
+
+
+class ListsOnlyItsFirstTariffs(OcpiPeer):
+    """The CPO's list holds only the Tariffs it started with, none made since."""
+
+    modules = OcpiPeer.modules.with_handler(_ListsSamplesOnly)
+
+
+class _DeletesWhatItNames(TariffsSender):
+    async def act_delete_tariff(self, tariff_id):
+        locations = self.peer.store(LOCATIONS)
+        location = copy.deepcopy(next(loc for loc in locations.all() if loc.get("evses")))
+        location["evses"][0]["connectors"][0]["tariff_ids"] = [tariff_id]
+        location["last_updated"] = format_datetime(utcnow())
+        await self.peer.call("PUT", LOCATIONS, (location["id"],), location)
+        self.store.delete(*self.owner, tariff_id)
+        return await self.peer.call("DELETE", TARIFFS, (tariff_id,))
+
+
+class DeletesTariffsItsConnectorsName(OcpiPeer):
+    """The CPO DELETEs a Tariff that a Connector it pushed still names in tariff_ids."""
+
+    modules = OcpiPeer.modules.with_handler(_DeletesWhatItNames)
+
+
+class _ZeroAsNoPrice(TariffsReceiver):
+    async def serve(self, request, rest):
+        reply = await super().serve(request, rest)
+        data = reply.body.get("data") if request.method == "GET" else None
+        for element in (data or {}).get("elements", []):
+            element["price_components"] = [{k: v for k, v in c.items() if not (k == "price" and v == 0)}
+                                           for c in element["price_components"]]
+        return reply
+
+
+class ServesZeroPricesAsAbsent(OcpiPeer):
+    """The eMSP serves a price of 0.00 as no price at all (a free Tariff loses its price)."""
+
+    modules = OcpiPeer.modules.with_handler(_ZeroAsNoPrice)
+
+
+def _tariff_fault(name, rule, cls, catch, reason, verdict="failed"):
+    return Fault(f"tariff-{name}", rule.id, cls, catch, reason, verdict=verdict)
+
+
+FAULTS = FAULTS + (
+    _tariff_fault("pushed-without-elements", TariffRules.elements, PushesATariffWithoutElements,
+                  (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),), "at least one"),
+    _tariff_fault("element-without-prices", TariffRules.price_components, PushesAnElementWithoutPrices,
+                  (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),), "no PriceComponent"),
+    _tariff_fault("currency-lower-case", TariffRules.currency, PushesALowerCaseCurrency,
+                  (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),), "ISO-4217"),
+    _tariff_fault("time-without-leading-zero", TariffRules.restriction_times, WritesTimesWithoutLeadingZeros,
+                  (node(T_PUSH, "test_restricted_elements_are_held_in_order", "cpo", "AC-NIGHT"),), "6:00"),
+    _tariff_fault("reservation-priced-by-energy", TariffRules.reservation_dimensions, PricesReservationsByEnergy,
+                  (node(T_PUSH, "test_restricted_elements_are_held_in_order", "cpo", "DC-RESERVE"),), "ENERGY"),
+    _tariff_fault("no-fallback-element", TariffRules.fallback_element, LeavesOutTheFallbackElement,
+                  (node(T_PUSH, "test_restricted_elements_are_held_in_order", "cpo", "AC-NIGHT"),),
+                  "no unrestricted last element", verdict="finding"),
+    _tariff_fault("change-without-later-last-updated", TariffRules.last_updated_moves,
+                  ChangesTariffsWithoutLastUpdated,
+                  (node(T_PUSH, "test_changed_tariff_is_put_again_with_a_later_last_updated", "cpo"),),
+                  "without a later last_updated"),
+    _tariff_fault("list-as-first-pushed", TariffRules.listed_as_pushed, ListsTariffsAsFirstPushed,
+                  (node(T_PUSH, "test_changed_tariff_is_put_again_with_a_later_last_updated", "cpo"),),
+                  "than was pushed"),
+    _tariff_fault("deleted-still-listed", TariffRules.deleted_unlisted, ListsDeletedTariffs,
+                  (node(T_PUSH, "test_deleted_tariff_is_gone", "cpo"),), "after its DELETE"),
+    _tariff_fault("put-under-another-id", TariffRules.put_ids, PutsTariffsUnderAnotherId,
+                  (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),), "differs from the URL"),
+    _tariff_fault("delete-ignored", TariffRules.deleted, IgnoresTariffDeletes,
+                  (node(T_PUSH, "test_deleted_tariff_is_gone", "emsp"),
+                   node(T_RECV, "test_delete_then_put_again_makes_it_new", "emsp")), "DELETE"),
+    _tariff_fault("put-merged", TariffRules.put_replaces, MergesTariffPuts,
+                  (node(T_PUSH, "test_member_left_out_of_a_put_is_gone", "emsp"),), "tariff_alt_text"),
+    _tariff_fault("patch-applied", TariffRules.patch_refused, AppliesTariffPatches,
+                  (node(T_RECV, "test_patch_is_refused_and_changes_nothing", "emsp"),), "PATCH",
+                  verdict="finding"),
+    _tariff_fault("url-ids-trusted", TariffRules.mismatch_refused, StoresTariffsUnderTheUrlIds,
+                  (node(T_RECV, "test_put_whose_url_differs_from_the_body_is_refused", "emsp", "id"),
+                   node(T_RECV, "test_put_whose_url_differs_from_the_body_is_refused", "emsp", "party_id")),
+                  "differs between URL and body"),
+    _tariff_fault("ids-case-sensitive", TariffRules.ids_case_insensitive, KeepsTariffIdsCaseSensitive,
+                  (node(T_RECV, "test_ids_in_another_case_name_the_same_tariff", "emsp"),), "was refused"),
+    _tariff_fault("unknown-answered-with-success", TariffRules.unknown_refused, AnswersUnknownTariffsWithSuccess,
+                  (node(T_RECV, "test_get_of_an_unknown_tariff_is_refused", "emsp"),), "unknown Tariff"),
+    _tariff_fault("pushed-under-any-party", TariffRules.party_registered, AcceptsTariffsUnderAnyParty,
+                  (node(T_RECV, "test_push_under_another_party_is_refused", "emsp"),), "never declared",
+                  verdict="finding"),
+    _tariff_fault("mismatch-answered-2000", TariffRules.mismatch_2001, RefusesMismatchedTariffsWith2000,
+                  (node(T_RECV, "test_put_whose_url_differs_from_the_body_gets_2001", "emsp"),), "2001",
+                  verdict="finding"),
+    _tariff_fault("elements-reordered", TariffRules.stored, ReordersTariffElements,
+                  (node(T_PUSH, "test_restricted_elements_are_held_in_order", "emsp", "AC-NIGHT"),
+                   node(T_PUSH, "test_restricted_elements_are_held_in_order", "emsp", "AC-WEEKEND")), "elements"),
+    _tariff_fault("pull-first-page-only", TariffRules.pulled_by_list, PullsTheFirstTariffPageOnly,
+                  (node(T_FETCH, "test_tariffs_are_pulled_from_the_list_page_by_page", "emsp"),), "last page"),
+    _tariff_fault("pull-by-object-url", TariffRules.pulled_by_list, PullsTariffsByObjectUrl,
+                  (node(T_FETCH, "test_tariffs_are_pulled_from_the_list_page_by_page", "emsp"),),
+                  "does not offer"),
+    _tariff_fault("pulled-not-kept", TariffRules.pulled_kept, DropsPulledTariffs,
+                  (node(T_FETCH, "test_pulled_tariffs_are_held_as_listed", "emsp"),), "does not hold"),
+    _tariff_fault("never-pushed", TariffRules.pushed, MakesTariffsWithoutPushing,
+                  (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),), "did not send"),
+    _tariff_fault("change-patched", TariffRules.put_only, PatchesTariffChanges,
+                  (node(T_PUSH, "test_changed_tariff_is_put_again_with_a_later_last_updated", "cpo"),),
+                  "PATCH is not defined"),
+    _tariff_fault("deleted-without-party", TariffRules.receiver_url, DeletesTariffsWithoutTheParty,
+                  (node(T_PUSH, "test_deleted_tariff_is_gone", "cpo"),), "country_code"),
+    _tariff_fault("list-misses-new-tariffs", TariffRules.listed, ListsOnlyItsFirstTariffs,
+                  (node(T_PUSH, "test_new_tariff_is_put_and_held", "cpo", "in_process"),
+                   node(T_PUSH, "test_changed_tariff_is_put_again_with_a_later_last_updated", "cpo")),
+                  "does not hold"),
+    _tariff_fault("referenced-deleted", TariffRules.unreferenced_deleted, DeletesTariffsItsConnectorsName,
+                  (node(T_PUSH, "test_deleted_tariff_is_gone", "cpo"),), "still name", verdict="finding"),
+    _tariff_fault("zero-price-served-absent", SchemaRules.valid, ServesZeroPricesAsAbsent,
+                  (node(T_PUSH, "test_free_tariff_is_held_as_free", "emsp"),), "price"),
+)
+
+VARIANTS = VARIANTS + (
+    Variant("tariffs-errors-in-http-200", AnswersTariffErrorsInHttp200, ("suites/ocpi/tariffs",),
+            reading="OCPI 2.2.1 §11.2.2 (the answer to a GET of an unknown Tariff and to a PATCH is not given: "
+                    "any error status code, whatever the HTTP status)"),
+)
+

@@ -8,6 +8,7 @@ the peer, its routing and its version details are not edited.
 from harness.ocpi.cdrs import CdrStore
 from harness.ocpi.locations import LocationStore
 from harness.ocpi.sessions import SessionStore
+from harness.ocpi.tariffs import TariffStore
 from harness.ocpi.tokens import TokenStore
 from harness.reference.ocpi.cdrs import CdrsReceiver, CdrsSender
 from harness.reference.ocpi.commands import CommandsReceiver, CommandsSender, CommandStore
@@ -16,6 +17,7 @@ from harness.reference.ocpi.chargingprofiles import (
     ChargingProfilesReceiver, ChargingProfilesSender, ChargingProfileStore)
 from harness.reference.ocpi.locations import LocationsReceiver, LocationsSender
 from harness.reference.ocpi.sessions import SessionsReceiver, SessionsSender
+from harness.reference.ocpi.tariffs import TariffsReceiver, TariffsSender
 from harness.reference.ocpi.tokens import TokensReceiver, TokensSender
 
 MODULES = ModuleRegistry([
@@ -31,4 +33,6 @@ MODULES = ModuleRegistry([
     Module(ChargingProfilesSender, ChargingProfileStore),
     Module(CdrsSender, CdrStore),
     Module(CdrsReceiver, CdrStore),
+    Module(TariffsSender, TariffStore),
+    Module(TariffsReceiver, TariffStore),
 ])

@@ -101,9 +101,10 @@ def test_faulty_variants_replace_a_handler_or_a_store():
     assert [m.handler for m in locations(MODULES.with_handler(Sender).for_role(EMSP))] == [LocationsReceiver]
     assert {m.handler.module for m in MODULES.with_store(LOCATIONS, Lenient).for_role(CPO)} == {LOCATIONS, "sessions",
                                                                                         "tokens", "commands",
-                                                                                        "chargingprofiles", "cdrs"}
-    with pytest.raises(HarnessError, match="no module tariffs"):
-        MODULES.with_handler(TariffsSender)
+                                                                                        "chargingprofiles", "cdrs",
+                                                                                        "tariffs"}
+    with pytest.raises(HarnessError, match="no module hubclientinfo"):
+        MODULES.with_handler(type("HubSender", (TariffsSender,), {"module": "hubclientinfo"}))
 
 
 async def test_a_push_asked_for_right_after_register_waits_for_the_registration():

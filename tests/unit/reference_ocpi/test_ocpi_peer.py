@@ -60,7 +60,8 @@ async def test_versions_and_details_list_the_modules_by_role():
                                                                           ("tokens", "RECEIVER"),
                                                                           ("commands", "RECEIVER"),
                                                                           ("chargingprofiles", "RECEIVER"),
-                                                                          ("cdrs", "SENDER")}
+                                                                          ("cdrs", "SENDER"),
+                                                                          ("tariffs", "SENDER")}
     assert {e["role"] for e in emsp.endpoints()} == {"SENDER", "RECEIVER"}
 
 
@@ -183,7 +184,7 @@ async def test_raw_token_is_401_under_base64():
 
 
 # ------------------------------------------------------------------------------ envelope and headers
-@pytest.mark.parametrize("path", ["/nothing", "/ocpi/2.2.1/credentials/extra", "/ocpi/2.2.1/tariffs"])
+@pytest.mark.parametrize("path", ["/nothing", "/ocpi/2.2.1/credentials/extra", "/ocpi/2.2.1/hubclientinfo"])
 async def test_unknown_endpoint_is_404_with_an_envelope(path):
     cpo, emsp = peers()
     answer = await emsp.send("GET", cpo.base_url + path, token=TOKEN_A)
