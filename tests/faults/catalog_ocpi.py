@@ -1716,7 +1716,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("command-token-of-another-emsp", CommandRules.own_token.id, StartsWithAnotherEmspsToken,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "START_SESSION"),
            node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "RESERVE_NOW")),
-          "belongs to"),
+          "belongs to DE/"),
     Fault("command-result-refused", CommandRules.result_answered.id, RefusesCommandResults,
           (node(C_CMD, "test_command_is_answered_then_its_result_posted", "emsp", "STOP_SESSION"),),
           "was refused"),
