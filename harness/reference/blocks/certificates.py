@@ -9,24 +9,31 @@ O the operator's name). It takes a signed certificate only for that key, valid n
 chain it came with; any other it refuses and reports (InvalidChargingStationCertificate; 1.6
 InvalidChargePointCertificate). It reports the security events it is told happened (``security_event``). Its CA
 certificates: installed when valid CA certificates, listed with their SHA256 hash data (2.x: a chain per type
-asked; 1.6: one type, a flat list), deleted by hash data in the algorithm given.
+asked; 1.6: one type, a flat list), deleted by hash data in the algorithm given. An EV's ISO 15118 certificate request is
+forwarded in Get15118EVCertificate (``ev_certificate``: M01 Install, M02 Update; stand-in EXI bytes, base64); the
+status of its V2G certificate asked with GetCertificateStatus (``certificate_status``: M06; a certificate of the
+run's contract PKI stands for it).
 
 CSMS: a SignCertificate whose CSR is well formed and signed by its own key is Accepted and signed with the run's
 root, the chain sent in CertificateSigned (2.x: its certificateType echoed); ``signed_certificate`` makes it send
 one a station must refuse instead (``expired``, ``other_root``, ``other_key``). Security events are answered and
-kept. Its operator's actions: InstallCertificate, GetInstalledCertificateIds, DeleteCertificate (and the triggers
+kept. Get15118EVCertificate: it stands in for the contract certificate pool (opaque base64 bytes back; Failed for
+an exiRequest that is not base64). GetCertificateStatus: the OCSP answer of the run's own responder, relayed; any
+other responderURL, or no answer, Failed. Its operator's actions: InstallCertificate, GetInstalledCertificateIds, DeleteCertificate (and the triggers
 of the remote trigger block); a certificate installed at a station under test is deleted when the test ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 from typing import Any
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 
-from harness import clock, pki
+from harness import clock, contract_pki, pki
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
@@ -37,6 +44,9 @@ from harness.transport.ws import CallFailed, Handshake
 SIGN_REQUESTS = {"SignChargingStationCertificate": "ChargingStationCertificate", "SignV2GCertificate": "V2GCertificate",
                  "SignV2G20Certificate": "V2G20Certificate",
                  "SignCombinedCertificate": None, "SignChargePointCertificate": None}
+ISO15118_2_SCHEMA = "urn:iso:15118:2:2013:MsgDef"
+EXI_STAND_IN = b"\x80\x98\x02 stand-in EXI, "   # opaque bytes for an EV's EXI message (nothing parses them)
+STATUS_SUBJECT = "V2G-STATUS-CERT"   # the certificate M06 asks about (issued by the run's contract PKI)
 TECH_INFO = 255   # SecurityEventNotification techInfo maxLength
 
 
@@ -156,6 +166,21 @@ class CertificatesStation(Block):
         """A04: a security event happens at the station (its clock set, by default)."""
         self.background.spawn(self.security_event(type, tech_info))
 
+    # ------------------------------------------------------------ M01, M02, M06: ISO 15118 certificates
+    async def act_ev_certificate(self, certificate_action: str = "Install",
+                                 iso15118_schema_version: str = ISO15118_2_SCHEMA) -> None:
+        """M01 (Install), M02 (Update): an EV's CertificateInstallationReq/CertificateUpdateReq arrives; the station
+        forwards it, opaque, base64-encoded (the harness's EV sends stand-in bytes: nothing parses EXI here)."""
+        self.background.spawn(self.call("Get15118EVCertificate", {
+            "iso15118SchemaVersion": iso15118_schema_version, "action": certificate_action,
+            "exiRequest": base64.b64encode(EXI_STAND_IN + certificate_action.encode()).decode()}))
+
+    async def act_certificate_status(self, kind: str = "valid") -> None:
+        """M06: the station asks the status of its V2G certificate (the run's contract PKI issues the certificate
+        of ``kind`` standing for it, which names the run's OCSP responder)."""
+        data = contract_pki.for_run(self.profile).contract(STATUS_SUBJECT, kind).hash_data()
+        self.background.spawn(self.call("GetCertificateStatus", {"ocspRequestData": data}))
+
     # ------------------------------------------------------------ M03-M05: the CA certificates
     def _issuer_key(self, certificate: x509.Certificate):
         issuer = next((c for _, c in self.installed if c.subject == certificate.issuer), certificate)
@@ -229,6 +254,34 @@ class CertificatesCsms(Block):
     def on_SecurityEventNotification(self, session: StationSession, payload: dict) -> dict:
         self.security_events.append(payload)
         return {}
+
+    def on_Get15118EVCertificate(self, _: StationSession, payload: dict) -> dict:
+        """The harness stands in for the secondary actor (a contract certificate pool): a base64 exiRequest is
+        answered Accepted with opaque base64 bytes for the EV; one that is not base64 Failed."""
+        try:
+            base64.b64decode(payload["exiRequest"], validate=True)
+        except (binascii.Error, ValueError):
+            return {"status": "Failed", "exiResponse": "", "statusInfo": {"reasonCode": "InvalidExiRequest"}}
+        return {"status": "Accepted",
+                "exiResponse": base64.b64encode(EXI_STAND_IN + payload["action"].encode()).decode()}
+
+    async def on_GetCertificateStatus(self, _: StationSession, payload: dict) -> dict:
+        """M06: the OCSP answer of the item's responderURL, relayed (DER, base64); only the run's own responder
+        is asked (nothing is fetched from outside the run); no answer: Failed."""
+        item = payload["ocspRequestData"]
+        run = contract_pki.for_run(self.profile)
+        answer = None
+        if item["responderURL"] == run.responder_url:
+            try:
+                request = contract_pki.ocsp_request(item)
+            except (ValueError, KeyError):
+                request = None
+            if request is not None:
+                from harness.transport import ocsp   # httpx when a station asks, not for every simulated one
+                answer = await ocsp.ask(item["responderURL"], request)
+        if answer is None:
+            return {"status": "Failed", "statusInfo": {"reasonCode": "NoOcspAnswer"}}
+        return {"status": "Accepted", "ocspResult": base64.b64encode(answer).decode()}
 
     async def act_install_certificate(self, certificate_type: str, certificate: str, station: str | None = None) -> None:
         self.send(station, "InstallCertificate", {"certificateType": certificate_type, "certificate": certificate})
