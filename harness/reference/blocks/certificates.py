@@ -19,7 +19,8 @@ root, the chain sent in CertificateSigned (2.x: its certificateType echoed); ``s
 one a station must refuse instead (``expired``, ``other_root``, ``other_key``). Security events are answered and
 kept. Get15118EVCertificate: it stands in for the contract certificate pool (opaque base64 bytes back; Failed for
 an exiRequest that is not base64). GetCertificateStatus: the OCSP answer of the run's own responder, relayed; any
-other responderURL, or no answer, Failed. Its operator's actions: InstallCertificate, GetInstalledCertificateIds, DeleteCertificate (and the triggers
+other responderURL, or no answer, Failed.
+Its operator's actions: InstallCertificate, GetInstalledCertificateIds, DeleteCertificate (and the triggers
 of the remote trigger block); a certificate installed at a station under test is deleted when the test ends.
 """
 
