@@ -38,7 +38,7 @@ from harness import clock, contract_pki, pki
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, Block, Undo, now_iso
+from harness.reference.common import EVERY_VERSION, V2X, Block, Undo, now_iso
 from harness.transport.ws import CallFailed, Handshake
 
 # a trigger → the SignCertificate's certificateType (None: none sent)
@@ -167,21 +167,6 @@ class CertificatesStation(Block):
         """A04: a security event happens at the station (its clock set, by default)."""
         self.background.spawn(self.security_event(type, tech_info))
 
-    # ------------------------------------------------------------ M01, M02, M06: ISO 15118 certificates
-    async def act_ev_certificate(self, certificate_action: str = "Install",
-                                 iso15118_schema_version: str = ISO15118_2_SCHEMA) -> None:
-        """M01 (Install), M02 (Update): an EV's CertificateInstallationReq/CertificateUpdateReq arrives; the station
-        forwards it, opaque, base64-encoded (the harness's EV sends stand-in bytes: nothing parses EXI here)."""
-        self.background.spawn(self.call("Get15118EVCertificate", {
-            "iso15118SchemaVersion": iso15118_schema_version, "action": certificate_action,
-            "exiRequest": base64.b64encode(EXI_STAND_IN + certificate_action.encode()).decode()}))
-
-    async def act_certificate_status(self, kind: str = "valid") -> None:
-        """M06: the station asks the status of its V2G certificate (the run's contract PKI issues the certificate
-        of ``kind`` standing for it, which names the run's OCSP responder)."""
-        data = contract_pki.for_run(self.profile).contract(STATUS_SUBJECT, kind).hash_data()
-        self.background.spawn(self.call("GetCertificateStatus", {"ocspRequestData": data}))
-
     # ------------------------------------------------------------ M03-M05: the CA certificates
     def _issuer_key(self, certificate: x509.Certificate):
         issuer = next((c for _, c in self.installed if c.subject == certificate.issuer), certificate)
@@ -256,6 +241,53 @@ class CertificatesCsms(Block):
         self.security_events.append(payload)
         return {}
 
+    async def act_install_certificate(self, certificate_type: str, certificate: str, station: str | None = None) -> None:
+        self.send(station, "InstallCertificate", {"certificateType": certificate_type, "certificate": certificate})
+
+    async def act_get_installed_certificate_ids(self, certificate_type: str | list[str] | None = None,
+                                                station: str | None = None) -> None:
+        self.send(station, "GetInstalledCertificateIds",
+                  {"certificateType": certificate_type} if certificate_type else {})
+
+    async def act_delete_certificate(self, certificate_hash_data: dict, station: str | None = None) -> None:
+        self.send(station, "DeleteCertificate", {"certificateHashData": certificate_hash_data})
+
+    async def undo_InstallCertificate(self, payload: dict, link: Any) -> Undo | None:
+        """The certificate installed is deleted again (named by its SHA256 hash data; a root's issuer key is its
+        own)."""
+        try:
+            certificate = pki.load_chain(payload["certificate"])[0]
+        except ValueError:
+            return None
+        data = pki.hash_data(certificate, certificate.public_key())
+        return Undo(f"delete the {payload['certificateType']} {data['serialNumber']} installed",
+                    lambda now: now.call_exchange("DeleteCertificate", {"certificateHashData": data}))
+
+
+class EvCertificatesStation2x(Block):
+    """M01, M02, M06 (2.x): what an EV's ISO 15118 certificate requests and the station's V2G certificate status
+    make the station send."""
+    versions = V2X
+
+    async def act_ev_certificate(self, certificate_action: str = "Install",
+                                 iso15118_schema_version: str = ISO15118_2_SCHEMA) -> None:
+        """M01 (Install), M02 (Update): an EV's CertificateInstallationReq/CertificateUpdateReq arrives; the station
+        forwards it, opaque, base64-encoded (the harness's EV sends stand-in bytes: nothing parses EXI here)."""
+        self.background.spawn(self.call("Get15118EVCertificate", {
+            "iso15118SchemaVersion": iso15118_schema_version, "action": certificate_action,
+            "exiRequest": base64.b64encode(EXI_STAND_IN + certificate_action.encode()).decode()}))
+
+    async def act_certificate_status(self, kind: str = "valid") -> None:
+        """M06: the station asks the status of its V2G certificate (the run's contract PKI issues the certificate
+        of ``kind`` standing for it, which names the run's OCSP responder)."""
+        data = contract_pki.for_run(self.profile).contract(STATUS_SUBJECT, kind).hash_data()
+        self.background.spawn(self.call("GetCertificateStatus", {"ocspRequestData": data}))
+
+
+class EvCertificatesCsms2x(Block):
+    """M01, M02, M06 (2.x): the CSMS's answers."""
+    versions = V2X
+
     def on_Get15118EVCertificate(self, _: StationSession, payload: dict) -> dict:
         """The harness stands in for the secondary actor (a contract certificate pool): a base64 exiRequest is
         answered Accepted with opaque base64 bytes for the EV; one that is not base64 Failed."""
@@ -283,25 +315,3 @@ class CertificatesCsms(Block):
         if answer is None:
             return {"status": "Failed", "statusInfo": {"reasonCode": "NoOcspAnswer"}}
         return {"status": "Accepted", "ocspResult": base64.b64encode(answer).decode()}
-
-    async def act_install_certificate(self, certificate_type: str, certificate: str, station: str | None = None) -> None:
-        self.send(station, "InstallCertificate", {"certificateType": certificate_type, "certificate": certificate})
-
-    async def act_get_installed_certificate_ids(self, certificate_type: str | list[str] | None = None,
-                                                station: str | None = None) -> None:
-        self.send(station, "GetInstalledCertificateIds",
-                  {"certificateType": certificate_type} if certificate_type else {})
-
-    async def act_delete_certificate(self, certificate_hash_data: dict, station: str | None = None) -> None:
-        self.send(station, "DeleteCertificate", {"certificateHashData": certificate_hash_data})
-
-    async def undo_InstallCertificate(self, payload: dict, link: Any) -> Undo | None:
-        """The certificate installed is deleted again (named by its SHA256 hash data; a root's issuer key is its
-        own)."""
-        try:
-            certificate = pki.load_chain(payload["certificate"])[0]
-        except ValueError:
-            return None
-        data = pki.hash_data(certificate, certificate.public_key())
-        return Undo(f"delete the {payload['certificateType']} {data['serialNumber']} installed",
-                    lambda now: now.call_exchange("DeleteCertificate", {"certificateHashData": data}))

@@ -149,9 +149,20 @@ class ProvisioningStation2x(Block):
             await self.boot()
 
     def on_SetNetworkProfile(self, _: None, payload: dict) -> dict:
-        """B09: the profile is stored in its slot (Accepted); the profiles are kept, not used (no B10 migration)."""
+        """B09: the profile is stored in its slot (Accepted); the profiles are kept, not used (no B10 migration).
+        One of a lower security profile than the connection's is Rejected (B09.FR.04; no
+        AllowSecurityProfileDowngrade here)."""
+        if payload["connectionData"]["securityProfile"] < self.current_security_profile():
+            return {"status": "Rejected", "statusInfo": {"reasonCode": "NoSecurityDowngrade"}}
         self.network_profiles[payload["configurationSlot"]] = payload["connectionData"]
         return {"status": "Accepted"}
+
+    def current_security_profile(self) -> int:
+        """The security profile of the station's connection: 1 without TLS, 3 with a client certificate in place
+        of Basic auth, else 2."""
+        if self.tls is None:
+            return 1
+        return 3 if self.password is None else 2
 
     def boot_payload(self) -> dict:
         return {"chargingStation": {"model": self.profile.get("station.model", "reference"),

@@ -16,6 +16,7 @@ from .records import Fault, cs_test, csms_test
 A01 = "security/test_A01.py"
 A02, A03, A04 = "security/test_A02.py", "security/test_A03.py", "security/test_A04.py"
 M03, M04, M05 = "security/test_M03.py", "security/test_M04.py", "security/test_M05.py"
+A05 = "security/test_A05.py"
 M01, M02, M06 = "security/test_M01.py", "security/test_M02.py", "security/test_M06.py"
 INSTALLED_EV, UPDATED_EV = "test_ev_certificate_installation_forwarded", "test_ev_certificate_update_forwarded"
 LISTED_CS = cs_test(M03, "test_installed_certificate_is_listed", "ManufacturerRootCertificate")
@@ -288,6 +289,31 @@ class StationSendsBase64Hashes(ReferenceStation):
         self.background.spawn(self.call("GetCertificateStatus", {"ocspRequestData": data | {"issuerKeyHash": key_hash}}))
 
 
+# ---------------------------------------------------------------------------- A05
+class StationTakesLowerProfiles(ReferenceStation):
+    """A05: a network profile of any security profile is stored, a lower one too."""
+
+    def on_SetNetworkProfile(self, session, payload):
+        self.network_profiles[payload["configurationSlot"]] = payload["connectionData"]
+        return {"status": "Accepted"}
+
+
+class StationKeepsItsPriority(ReferenceStation):
+    """A05: NetworkConfigurationPriority cannot be set (Rejected)."""
+
+    def variable_written(self, component, name, value):
+        if name == "NetworkConfigurationPriority":
+            return "Rejected"
+        return super().variable_written(component, name, value)
+
+
+class CsmsKeepsTheProfile(ReferenceCsms):
+    """A05: asked for a higher security profile, the CSMS sends the network profile at profile 1."""
+
+    async def act_set_network_profile(self, configuration_slot, connection_data, station=None):
+        await super().act_set_network_profile(configuration_slot, connection_data | {"securityProfile": 1}, station)
+
+
 StationForwardsAnUpdate = fault_class(StationForwardsAs, ReferenceStation, "StationForwardsAnUpdate", __name__)
 StationForwardsAnInstall = fault_class(StationForwardsAs, ReferenceStation, "StationForwardsAnInstall", __name__)
 
@@ -365,4 +391,10 @@ FAULTS: tuple[Fault, ...] = (
           "the relayed OCSP response's status"),
     Fault("M06-station-sends-base64-hashes", "certstatus.request_data", StationSendsBase64Hashes,
           (cs_test(M06, "test_certificate_status_relayed"),), "issuerKeyHash is not a SHA256 digest in hex"),
+    Fault("A05-station-takes-lower-profiles", "A05.lower_refused", StationTakesLowerProfiles,
+          (cs_test(A05, "test_lower_profile_refused"),), "SetNetworkProfileResponse status"),
+    Fault("A05-station-keeps-its-priority", "A05.priority_accepted", StationKeepsItsPriority,
+          (cs_test(A05, "test_higher_profile_stored_and_prioritized"),), "NetworkConfigurationPriority"),
+    Fault("A05-csms-keeps-the-profile", "A05.profile_request", CsmsKeepsTheProfile,
+          (csms_test(A05, "test_higher_profile_stored_and_prioritized"),), "SetNetworkProfileRequest"),
 )
