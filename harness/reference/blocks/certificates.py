@@ -93,6 +93,7 @@ class CertificatesStation(Block):
         self.renewal_key: Any = None
         self.client_certificate: x509.Certificate | None = None
         self.security_events_waiting: list[tuple[str, str]] = []   # security events waiting for an accepted connection
+        self.security_events_offline: list[dict] = []   # A04.FR.02: events that happened while not connected
 
     async def connect(self, csms_url: str, **options: Any) -> Handshake:
         handshake = await super().connect(csms_url, **options)
@@ -159,9 +160,24 @@ class CertificatesStation(Block):
 
     # ------------------------------------------------------------ A04: security events
     async def security_event(self, kind: str, tech_info: str | None = None) -> None:
+        """A04.FR.02: an event while there is no connection waits (its timestamp when it happened) and goes out
+        once the station is connected again."""
         await asyncio.sleep(0)
-        await self.call("SecurityEventNotification", {"type": kind, "timestamp": now_iso()}
-                        | ({"techInfo": tech_info[:TECH_INFO]} if tech_info else {}))
+        payload = {"type": kind, "timestamp": now_iso()} | ({"techInfo": tech_info[:TECH_INFO]} if tech_info else {})
+        if self.connection is None or self.connection.closed:
+            self.security_events_offline.append(payload)
+            return
+        await self.call("SecurityEventNotification", payload)
+
+    async def connected(self, connection: Any) -> None:
+        await super().connected(connection)
+        if self.security_events_offline and (self.boot_response or {}).get("status") == "Accepted":
+            waiting, self.security_events_offline = self.security_events_offline, []
+            self.background.spawn(self._deliver_offline_events(waiting))
+
+    async def _deliver_offline_events(self, waiting: list[dict]) -> None:
+        for payload in waiting:
+            await self.call("SecurityEventNotification", payload)
 
     async def act_security_event(self, type: str = "SettingSystemTime", tech_info: str | None = None) -> None:
         """A04: a security event happens at the station (its clock set, by default)."""

@@ -314,6 +314,25 @@ class CsmsKeepsTheProfile(ReferenceCsms):
         await super().act_set_network_profile(configuration_slot, connection_data | {"securityProfile": 1}, station)
 
 
+# ---------------------------------------------------------------------------- A04
+class StationDropsOfflineEvents(ReferenceStation):
+    """A04: a security event that happens while the station has no connection is lost."""
+
+    async def security_event(self, kind, tech_info=None):
+        if self.connection is None or self.connection.closed:
+            return
+        await super().security_event(kind, tech_info)
+
+
+class CsmsRefusesTechInfo(ReferenceCsms):
+    """A04: a SecurityEventNotification with techInfo is answered with a CALLERROR FormatViolation."""
+
+    def on_SecurityEventNotification(self, session, payload):
+        if "techInfo" in payload:
+            raise CallErrorReply("FormatViolation", "techInfo not expected")
+        return super().on_SecurityEventNotification(session, payload)
+
+
 StationForwardsAnUpdate = fault_class(StationForwardsAs, ReferenceStation, "StationForwardsAnUpdate", __name__)
 StationForwardsAnInstall = fault_class(StationForwardsAs, ReferenceStation, "StationForwardsAnInstall", __name__)
 
@@ -397,4 +416,9 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(A05, "test_higher_profile_stored_and_prioritized"),), "NetworkConfigurationPriority"),
     Fault("A05-csms-keeps-the-profile", "A05.profile_request", CsmsKeepsTheProfile,
           (csms_test(A05, "test_higher_profile_stored_and_prioritized"),), "SetNetworkProfileRequest"),
+    Fault("A04-station-drops-offline-events", "secevent.queued", StationDropsOfflineEvents,
+          (cs_test(A04, "test_security_event_while_offline_delivered"),), "did not send SecurityEventNotification"),
+    Fault("A04-csms-refuses-tech-info", "secevent.confirmed", CsmsRefusesTechInfo,
+          tuple(csms_test(A04, "test_security_event_of_each_kind_confirmed", kind)
+                for kind in ("StartupOfTheDevice", "TamperDetectionActivated")), "FormatViolation"),
 )
