@@ -117,6 +117,11 @@ class DeletesByAnotherAlgorithm:
 
 
 # ---------------------------------------------------------------------------- station under test
+class StationTakesLongPasswords(ReferenceStation):
+    """A01: a BasicAuthPassword of any length from 16 on is taken (a SHOULD: a finding)."""
+    password_lengths = (16, 1000)
+
+
 class StationTakesShortPasswords(ReferenceStation):
     """A01: a BasicAuthPassword of any length is taken (a SHOULD: a finding)."""
     password_lengths = (1, 1000)
@@ -421,4 +426,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("A04-csms-refuses-tech-info", "secevent.confirmed", CsmsRefusesTechInfo,
           tuple(csms_test(A04, "test_security_event_of_each_kind_confirmed", kind)
                 for kind in ("StartupOfTheDevice", "TamperDetectionActivated")), "FormatViolation"),
+    Fault("A01-station-takes-long-passwords", "A01.long_refused", StationTakesLongPasswords,
+          (cs_test(A01, "test_a_password_too_long_is_not_taken"),), "accepted a password of 65 characters",
+          verdict="finding"),
 )
