@@ -38,7 +38,7 @@ from harness import clock, contract_pki, pki
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V2X, Block, Undo, now_iso
+from harness.reference.common import EVERY_VERSION, V16, V2X, Block, Undo, now_iso
 from harness.transport.ws import CallFailed, Handshake
 
 # a trigger → the SignCertificate's certificateType (None: none sent)
@@ -331,3 +331,52 @@ class EvCertificatesCsms2x(Block):
         if answer is None:
             return {"status": "Failed", "statusInfo": {"reasonCode": "NoOcspAnswer"}}
         return {"status": "Accepted", "ocspResult": base64.b64encode(answer).decode()}
+
+
+class SecurityLogStation16(Block):
+    """The 1.6 security extension's GetLog (the white paper's N01): Accepted with the file name it will upload; the
+    log (a line about the charge point) is PUT to log.remoteLocation + that name, reported by LogStatusNotification
+    Uploading, then Uploaded or UploadFailure, each with the requestId."""
+    versions = V16
+
+    def on_GetLog(self, _: None, payload: dict) -> dict:
+        name = f"{payload['logType'].lower()}-{self.identity}.log"
+        url = payload["log"]["remoteLocation"].rstrip("/") + "/" + name
+        self.background.spawn(self._upload_log(url, payload["requestId"]))
+        return {"status": "Accepted", "filename": name}
+
+    async def _upload_log(self, url: str, request_id: int) -> None:
+        await asyncio.sleep(0)   # the GetLog.conf goes out first
+        await self._log_status("Uploading", request_id)
+        from harness.transport.http import HttpClient, NoAnswer   # httpx when a charge point uploads
+        client = HttpClient(wirelog=self.wirelog, channel="files")
+        try:
+            answer = await client.request("PUT", url, body=f"reference charge point {self.identity}: log\n".encode())
+            uploaded = 200 <= answer.status < 300
+        except NoAnswer:
+            uploaded = False
+        finally:
+            await client.close()
+        await self._log_status("Uploaded" if uploaded else "UploadFailure", request_id)
+
+    async def _log_status(self, status: str, request_id: int) -> None:
+        """A refused notification is the test's to judge; the upload goes on."""
+        try:
+            await self.call("LogStatusNotification", {"status": status, "requestId": request_id})
+        except CallFailed:
+            pass
+
+
+class SecurityLogCsms16(Block):
+    """The central system's side of GetLog (1.6 security extension): its operator's action, the notifications
+    answered."""
+    versions = V16
+
+    def on_LogStatusNotification(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    async def act_get_log(self, log_type: str, request_id: int, log: dict, retries: int | None = None,
+                          retry_interval: int | None = None, station: str | None = None) -> None:
+        optional = {"retries": retries, "retryInterval": retry_interval}
+        self.send(station, "GetLog", {"logType": log_type, "requestId": request_id, "log": log}
+                  | {k: v for k, v in optional.items() if v is not None})
