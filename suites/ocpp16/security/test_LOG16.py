@@ -10,7 +10,6 @@ central system must send GetLog as asked (the general 1.6 rows) and is expected 
 docs/requirements/security.md."""
 
 import pytest
-import pytest_asyncio
 
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, should
@@ -39,12 +38,11 @@ pytestmark = case("LOG16", block="Security (1.6)", roles=("csms", "cs"), protoco
                   requires=["advanced_security"])
 
 
-@pytest_asyncio.fixture
-async def depot(ocpp):
-    """The harness's file server on loopback, for this test."""
+async def upload_location(ocpp) -> FileDepot:
+    """The harness's file server on loopback, stopped when the test ends."""
     files = await FileDepot(ocpp.wirelog).start()
-    yield files
-    await files.stop()
+    ocpp.undo("stop the file server", files.stop)
+    return files
 
 
 async def _statuses(ocpp, after: int) -> list:
@@ -66,9 +64,9 @@ def _get_log(location: str, log_type: str = "SecurityLog") -> dict:
 
 @pytest.mark.parametrize("log_type", ["SecurityLog", "DiagnosticsLog"])
 @checks(*ASKED16, LOG16.uploaded, LOG16.request_id, LOG16.answered)
-async def test_log_is_uploaded(ocpp, depot, log_type):
+async def test_log_is_uploaded(ocpp, log_type):
     """GetLog to the harness's upload location: Accepted with a filename, Uploading, Uploaded, the file there."""
-    mark = ocpp.mark()
+    depot, mark = await upload_location(ocpp), ocpp.mark()
     exchange = await operate(ocpp, "GetLog", _get_log(depot.upload_url, log_type))
     name = (exchange.result or {}).get("filename")
     seen = await _statuses(ocpp, mark)
@@ -85,9 +83,9 @@ async def test_log_is_uploaded(ocpp, depot, log_type):
 
 @pytest.mark.sut_roles("cs")
 @checks(*ASKED16, LOG16.upload_failed)
-async def test_log_upload_that_is_refused_fails(ocpp, depot):
+async def test_log_upload_that_is_refused_fails(ocpp):
     """GetLog to a location that refuses uploads (the harness's download directory): UploadFailure."""
-    mark = ocpp.mark()
+    depot, mark = await upload_location(ocpp), ocpp.mark()
     await operate(ocpp, "GetLog", _get_log(depot.url_of("") + "read-only"))
     seen = await _statuses(ocpp, mark)
     check_equal(LOG16.upload_failed, "the last LogStatusNotification status", "UploadFailure",
