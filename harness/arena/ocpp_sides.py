@@ -184,6 +184,11 @@ class HarnessCsmsSide:
     def _csms(self) -> CsmsBase:
         return self._arena.harness
 
+    @property
+    def url(self) -> str:
+        """Where the harness's CSMS listens (what a station is told to connect to)."""
+        return self._csms.url
+
     async def await_station(self) -> None:
         """The station under test connects (the stand-in is told to; a real station is awaited for the connect
         timeout): its connection becomes the link. None that connects breaks the test with the fix: why the

@@ -43,6 +43,7 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     firmware.FirmwareStation16,
     plug_and_charge.PlugAndChargeStation2x,
     display_message.DisplayMessageStation2x,
+    certificates.EvCertificatesStation2x, certificates.SecurityLogStation16,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -53,7 +54,8 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     remote_control.RemoteControlCsms2x, remote_control.RemoteControlCsms16,
     reset.ResetCsms2x, reset.ResetCsms16,
     configuration.ConfigurationCsms16,
-    security.SecurityCsms16, security.SecurityCsms2x, certificates.CertificatesCsms,
+    security.SecurityCsms16, security.SecurityCsms2x, certificates.CertificatesCsms, certificates.EvCertificatesCsms2x,
+    certificates.SecurityLogCsms16,
     data_transfer.DataTransferCsms,
     smart_charging.SmartChargingCsms2x, smart_charging.SmartChargingCsms16,
     availability.AvailabilityCsms2x, availability.AvailabilityCsms16,

@@ -195,16 +195,39 @@ class SecurityEvents(RuleTable, namespace="secevent"):
                     "with SecurityEventNotification naming the event's type", by=CS)
     confirmed = must(f"{WHITEPAPER} A04.FR.03 (A04 of OCPP 2.0.1)", "the CSMS confirms a SecurityEventNotification "
                      "with its answer", by=CSMS)
+    queued = must(f"{WHITEPAPER} A04.FR.02 (A04 of OCPP 2.0.1)", "a critical security event that happens while the "
+                  "station has no connection is queued and reported once it is connected again", by=CS)
 
 
-async def security_event(arena: OcppArena, kind: str = "SettingSystemTime") -> None:
+async def security_event_offline(arena: OcppArena, kind: str = "TamperDetectionActivated") -> None:
+    """A04.FR.02 (SUT = station): the connection is lost, the event happens, the connection is back: the station
+    reports it then, on the new connection."""
+    connections, mark = arena.connections(), arena.mark()
+    await arena.cut()
+    cut_at = arena.link_number()
+    await arena.act(CS, "security_event", type=kind)
+    await arena.restore()
+    if await arena.reconnected(connections) is None:
+        arena.silent(SecurityEvents.queued, "a new connection", arena.timeouts.connect, "after the outage ended")
+    exchange = await arena.expect("SecurityEventNotification", sender=CS, after=0, rule=SecurityEvents.queued,
+                                  where=lambda payload: payload.get("type") == kind)
+    require(not arena.sent("SecurityEventNotification", sender=CS, after=mark, on=cut_at), SecurityEvents.queued,
+            "the station sent the event on the connection that was cut", expected="a report once connected again",
+            actual="a report on the cut connection")
+    check_equal(SecurityEvents.queued, "SecurityEventNotification type (reported after the outage)", kind,
+                exchange.request.get("type"))
+
+
+async def security_event(arena: OcppArena, kind: str = "SettingSystemTime", tech_info: str | None = None) -> None:
     """A04 (and its 1.6 counterpart): a security event of ``kind`` happens at the station (the actuator action
     security_event: its clock set, by default), the station reports it, the CSMS confirms it (a CALLERROR other
     than a refusal of the message breaks that; a refusal makes the test not applicable)."""
     reported, confirmed = SecurityEvents.reported, SecurityEvents.confirmed
     now = clock.utcnow().isoformat(timespec="seconds").replace("+00:00", "Z")
-    exchange = await arena.exchange(CS, "SecurityEventNotification", {"type": kind, "timestamp": now},
-                                    trigger=("security_event", {"type": kind}), rule=reported)
+    extra = {"techInfo": tech_info} if tech_info else {}
+    exchange = await arena.exchange(CS, "SecurityEventNotification", {"type": kind, "timestamp": now} | extra,
+                                    trigger=("security_event", {"type": kind} | ({"tech_info": tech_info} if tech_info
+                                                                                 else {})), rule=reported)
     if arena.is_sut(CS):
         check_equal(reported, "SecurityEventNotification type", kind, exchange.request.get("type"))
         return

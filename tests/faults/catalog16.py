@@ -1000,3 +1000,42 @@ FAULTS += (
     Fault("cs-deletes-by-another-algorithm", "ops16.sent_as_asked", CentralSystemDeletesByAnotherAlgorithm,
           (node(CERTS16, "test_installed_certificate_is_deleted", "csms"),), "DeleteCertificate.req"),
 )
+
+
+class ChargePointDropsTheRequestId(ReferenceStation16):
+    """LOG16: the LogStatusNotifications carry no requestId (a SHOULD: a finding)."""
+
+    async def call(self, action, payload):
+        if action == "LogStatusNotification":
+            payload = {k: v for k, v in payload.items() if k != "requestId"}
+        return await super().call(action, payload)
+
+
+class ChargePointClaimsEveryUpload(ReferenceStation16):
+    """LOG16: an upload the location refused is reported Uploaded (a SHOULD: a finding)."""
+
+    async def call(self, action, payload):
+        if action == "LogStatusNotification" and payload["status"] == "UploadFailure":
+            payload = payload | {"status": "Uploaded"}
+        return await super().call(action, payload)
+
+
+class CentralSystemRefusesLogStatus(ReferenceCsms16):
+    """LOG16: LogStatusNotification is answered with a CALLERROR InternalError (a SHOULD: a finding)."""
+
+    def on_LogStatusNotification(self, session, payload):
+        raise CallErrorReply("InternalError", "log status not kept")
+
+
+LOG16 = "security/test_LOG16.py"
+FAULTS += (
+    Fault("cp-drops-the-log-request-id", "LOG16.request_id", ChargePointDropsTheRequestId,
+          (node(LOG16, "test_log_is_uploaded", "cs", "SecurityLog"),), "LogStatusNotification requestIds",
+          verdict="finding"),
+    Fault("cp-claims-every-log-upload", "LOG16.upload_failed", ChargePointClaimsEveryUpload,
+          (node(LOG16, "test_log_upload_that_is_refused_fails", "cs"),), "the last LogStatusNotification status",
+          verdict="finding"),
+    Fault("cs-refuses-log-status", "LOG16.answered", CentralSystemRefusesLogStatus,
+          (node(LOG16, "test_log_is_uploaded", "csms", "DiagnosticsLog"),), "LogStatusNotification was refused",
+          verdict="finding"),
+)

@@ -9,34 +9,45 @@ O the operator's name). It takes a signed certificate only for that key, valid n
 chain it came with; any other it refuses and reports (InvalidChargingStationCertificate; 1.6
 InvalidChargePointCertificate). It reports the security events it is told happened (``security_event``). Its CA
 certificates: installed when valid CA certificates, listed with their SHA256 hash data (2.x: a chain per type
-asked; 1.6: one type, a flat list), deleted by hash data in the algorithm given.
+asked; 1.6: one type, a flat list), deleted by hash data in the algorithm given. An EV's ISO 15118 certificate request is
+forwarded in Get15118EVCertificate (``ev_certificate``: M01 Install, M02 Update; stand-in EXI bytes, base64); the
+status of its V2G certificate asked with GetCertificateStatus (``certificate_status``: M06; a certificate of the
+run's contract PKI stands for it).
 
 CSMS: a SignCertificate whose CSR is well formed and signed by its own key is Accepted and signed with the run's
 root, the chain sent in CertificateSigned (2.x: its certificateType echoed); ``signed_certificate`` makes it send
 one a station must refuse instead (``expired``, ``other_root``, ``other_key``). Security events are answered and
-kept. Its operator's actions: InstallCertificate, GetInstalledCertificateIds, DeleteCertificate (and the triggers
+kept. Get15118EVCertificate: it stands in for the contract certificate pool (opaque base64 bytes back; Failed for
+an exiRequest that is not base64). GetCertificateStatus: the OCSP answer of the run's own responder, relayed; any
+other responderURL, or no answer, Failed.
+Its operator's actions: InstallCertificate, GetInstalledCertificateIds, DeleteCertificate (and the triggers
 of the remote trigger block); a certificate installed at a station under test is deleted when the test ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 from typing import Any
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 
-from harness import clock, pki
+from harness import clock, contract_pki, pki
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, Block, Undo, now_iso
+from harness.reference.common import EVERY_VERSION, V16, V2X, Block, Undo, now_iso
 from harness.transport.ws import CallFailed, Handshake
 
 # a trigger → the SignCertificate's certificateType (None: none sent)
 SIGN_REQUESTS = {"SignChargingStationCertificate": "ChargingStationCertificate", "SignV2GCertificate": "V2GCertificate",
                  "SignV2G20Certificate": "V2G20Certificate",
                  "SignCombinedCertificate": None, "SignChargePointCertificate": None}
+ISO15118_2_SCHEMA = "urn:iso:15118:2:2013:MsgDef"
+EXI_STAND_IN = b"\x80\x98\x02 stand-in EXI, "   # opaque bytes for an EV's EXI message (nothing parses them)
+STATUS_SUBJECT = "V2G-STATUS-CERT"   # the certificate M06 asks about (issued by the run's contract PKI)
 TECH_INFO = 255   # SecurityEventNotification techInfo maxLength
 
 
@@ -82,6 +93,7 @@ class CertificatesStation(Block):
         self.renewal_key: Any = None
         self.client_certificate: x509.Certificate | None = None
         self.security_events_waiting: list[tuple[str, str]] = []   # security events waiting for an accepted connection
+        self.security_events_offline: list[dict] = []   # A04.FR.02: events that happened while not connected
 
     async def connect(self, csms_url: str, **options: Any) -> Handshake:
         handshake = await super().connect(csms_url, **options)
@@ -148,9 +160,24 @@ class CertificatesStation(Block):
 
     # ------------------------------------------------------------ A04: security events
     async def security_event(self, kind: str, tech_info: str | None = None) -> None:
+        """A04.FR.02: an event while there is no connection waits (its timestamp when it happened) and goes out
+        once the station is connected again."""
         await asyncio.sleep(0)
-        await self.call("SecurityEventNotification", {"type": kind, "timestamp": now_iso()}
-                        | ({"techInfo": tech_info[:TECH_INFO]} if tech_info else {}))
+        payload = {"type": kind, "timestamp": now_iso()} | ({"techInfo": tech_info[:TECH_INFO]} if tech_info else {})
+        if self.connection is None or self.connection.closed:
+            self.security_events_offline.append(payload)
+            return
+        await self.call("SecurityEventNotification", payload)
+
+    async def connected(self, connection: Any) -> None:
+        await super().connected(connection)
+        if self.security_events_offline and (self.boot_response or {}).get("status") == "Accepted":
+            waiting, self.security_events_offline = self.security_events_offline, []
+            self.background.spawn(self._deliver_offline_events(waiting))
+
+    async def _deliver_offline_events(self, waiting: list[dict]) -> None:
+        for payload in waiting:
+            await self.call("SecurityEventNotification", payload)
 
     async def act_security_event(self, type: str = "SettingSystemTime", tech_info: str | None = None) -> None:
         """A04: a security event happens at the station (its clock set, by default)."""
@@ -251,3 +278,105 @@ class CertificatesCsms(Block):
         data = pki.hash_data(certificate, certificate.public_key())
         return Undo(f"delete the {payload['certificateType']} {data['serialNumber']} installed",
                     lambda now: now.call_exchange("DeleteCertificate", {"certificateHashData": data}))
+
+
+class EvCertificatesStation2x(Block):
+    """M01, M02, M06 (2.x): what an EV's ISO 15118 certificate requests and the station's V2G certificate status
+    make the station send."""
+    versions = V2X
+
+    async def act_ev_certificate(self, certificate_action: str = "Install",
+                                 iso15118_schema_version: str = ISO15118_2_SCHEMA) -> None:
+        """M01 (Install), M02 (Update): an EV's CertificateInstallationReq/CertificateUpdateReq arrives; the station
+        forwards it, opaque, base64-encoded (the harness's EV sends stand-in bytes: nothing parses EXI here)."""
+        self.background.spawn(self.call("Get15118EVCertificate", {
+            "iso15118SchemaVersion": iso15118_schema_version, "action": certificate_action,
+            "exiRequest": base64.b64encode(EXI_STAND_IN + certificate_action.encode()).decode()}))
+
+    async def act_certificate_status(self, kind: str = "valid") -> None:
+        """M06: the station asks the status of its V2G certificate (the run's contract PKI issues the certificate
+        of ``kind`` standing for it, which names the run's OCSP responder)."""
+        data = contract_pki.for_run(self.profile).contract(STATUS_SUBJECT, kind).hash_data()
+        self.background.spawn(self.call("GetCertificateStatus", {"ocspRequestData": data}))
+
+
+class EvCertificatesCsms2x(Block):
+    """M01, M02, M06 (2.x): the CSMS's answers."""
+    versions = V2X
+
+    def on_Get15118EVCertificate(self, _: StationSession, payload: dict) -> dict:
+        """The harness stands in for the secondary actor (a contract certificate pool): a base64 exiRequest is
+        answered Accepted with opaque base64 bytes for the EV; one that is not base64 Failed."""
+        try:
+            base64.b64decode(payload["exiRequest"], validate=True)
+        except (binascii.Error, ValueError):
+            return {"status": "Failed", "exiResponse": "", "statusInfo": {"reasonCode": "InvalidExiRequest"}}
+        return {"status": "Accepted",
+                "exiResponse": base64.b64encode(EXI_STAND_IN + payload["action"].encode()).decode()}
+
+    async def on_GetCertificateStatus(self, _: StationSession, payload: dict) -> dict:
+        """M06: the OCSP answer of the item's responderURL, relayed (DER, base64); only the run's own responder
+        is asked (nothing is fetched from outside the run); no answer: Failed."""
+        item = payload["ocspRequestData"]
+        run = contract_pki.for_run(self.profile)
+        answer = None
+        if item["responderURL"] == run.responder_url:
+            try:
+                request = contract_pki.ocsp_request(item)
+            except (ValueError, KeyError):
+                request = None
+            if request is not None:
+                from harness.transport import ocsp   # httpx when a station asks, not for every simulated one
+                answer = await ocsp.ask(item["responderURL"], request)
+        if answer is None:
+            return {"status": "Failed", "statusInfo": {"reasonCode": "NoOcspAnswer"}}
+        return {"status": "Accepted", "ocspResult": base64.b64encode(answer).decode()}
+
+
+class SecurityLogStation16(Block):
+    """The 1.6 security extension's GetLog (the white paper's N01): Accepted with the file name it will upload; the
+    log (a line about the charge point) is PUT to log.remoteLocation + that name, reported by LogStatusNotification
+    Uploading, then Uploaded or UploadFailure, each with the requestId."""
+    versions = V16
+
+    def on_GetLog(self, _: None, payload: dict) -> dict:
+        name = f"{payload['logType'].lower()}-{self.identity}.log"
+        url = payload["log"]["remoteLocation"].rstrip("/") + "/" + name
+        self.background.spawn(self._upload_log(url, payload["requestId"]))
+        return {"status": "Accepted", "filename": name}
+
+    async def _upload_log(self, url: str, request_id: int) -> None:
+        await asyncio.sleep(0)   # the GetLog.conf goes out first
+        await self._log_status("Uploading", request_id)
+        from harness.transport.http import HttpClient, NoAnswer   # httpx when a charge point uploads
+        client = HttpClient(wirelog=self.wirelog, channel="files")
+        try:
+            answer = await client.request("PUT", url, body=f"reference charge point {self.identity}: log\n".encode())
+            uploaded = 200 <= answer.status < 300
+        except NoAnswer:
+            uploaded = False
+        finally:
+            await client.close()
+        await self._log_status("Uploaded" if uploaded else "UploadFailure", request_id)
+
+    async def _log_status(self, status: str, request_id: int) -> None:
+        """A refused notification is the test's to judge; the upload goes on."""
+        try:
+            await self.call("LogStatusNotification", {"status": status, "requestId": request_id})
+        except CallFailed:
+            pass
+
+
+class SecurityLogCsms16(Block):
+    """The central system's side of GetLog (1.6 security extension): its operator's action, the notifications
+    answered."""
+    versions = V16
+
+    def on_LogStatusNotification(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+    async def act_get_log(self, log_type: str, request_id: int, log: dict, retries: int | None = None,
+                          retry_interval: int | None = None, station: str | None = None) -> None:
+        optional = {"retries": retries, "retryInterval": retry_interval}
+        self.send(station, "GetLog", {"logType": log_type, "requestId": request_id, "log": log}
+                  | {k: v for k, v in optional.items() if v is not None})

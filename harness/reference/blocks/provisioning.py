@@ -158,9 +158,12 @@ class ProvisioningStation2x(Block):
     def on_SetNetworkProfile(self, _: None, payload: dict) -> dict:
         """B09: the profile is stored in its slot (Accepted; ``provisioning_network_profile_status`` Failed: storing
         failed, nothing kept); it is used once NetworkConfigurationPriority names its slot first and the station
-        reboots (B10)."""
+        reboots (B10). One of a lower security profile than the connection's is Rejected (B09.FR.04; no
+        AllowSecurityProfileDowngrade here)."""
         if self.provisioning_network_profile_status != "Accepted":
             return {"status": self.provisioning_network_profile_status}
+        if payload["connectionData"]["securityProfile"] < self.current_security_profile():
+            return {"status": "Rejected", "statusInfo": {"reasonCode": "NoSecurityDowngrade"}}
         self.network_profiles[payload["configurationSlot"]] = payload["connectionData"]
         return {"status": "Accepted"}
 
@@ -196,6 +199,13 @@ class ProvisioningStation2x(Block):
             return bool(slots) and all(e.isdigit() and (int(e) in self.network_profiles or int(e) == 1)
                                        for e in slots)
         return super().variable_fits(component, name, value)
+
+    def current_security_profile(self) -> int:
+        """The security profile of the station's connection: 1 without TLS, 3 with a client certificate in place
+        of Basic auth, else 2."""
+        if self.tls is None:
+            return 1
+        return 3 if self.password is None else 2
 
     def boot_payload(self) -> dict:
         return {"chargingStation": {"model": self.profile.get("station.model", "reference"),

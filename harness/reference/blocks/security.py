@@ -89,6 +89,8 @@ class SecurityCsms16(Block):
 
 PASSWORD_LENGTH = (16, 64)   # facts ocpp-j.md: 16-40 characters, up to the configured maximum (40-64) by errata
 PASSWORD = ("SecurityCtrlr", "BasicAuthPassword")
+PRIORITY = ("OCPPCommCtrlr", "NetworkConfigurationPriority")
+OWN_SLOTS = ("1",)   # the slot of the connection the station was set up with (the device model's default)
 
 
 def new_password(identity: str, length: int = 32) -> str:
@@ -109,6 +111,8 @@ class SecurityStation2x(Block):
 
     # ------------------------------------------------------------ A01: the password
     def variable_written(self, component: str, name: str, value: str) -> str | None:
+        if (component, name) == PRIORITY:
+            return self._priority_written(value)
         if (component, name) != PASSWORD:
             return super().variable_written(component, name, value)
         REDACTOR.register(value, identity=self.identity)
@@ -118,6 +122,23 @@ class SecurityStation2x(Block):
         if self.identity == self.profile.identity:
             self.profile.password_rotated(value)
         self.background.spawn(self._reconnect_with_new_password())
+        return "Accepted"
+
+    # ------------------------------------------------------------ A05: the security profile's upgrade
+    def _priority_written(self, value: str) -> str:
+        """A05.FR.04: a NetworkConfigurationPriority whose slots are the station's own (those it was set up with)
+        or stored profiles of an equal or higher security profile than its connection's is Accepted (used from
+        the next reboot, B10); any other Rejected."""
+        try:
+            slots = [int(slot) for slot in value.split(",")]
+        except ValueError:
+            return "Rejected"
+        current = self.current_security_profile()
+        for slot in slots:
+            stored = self.network_profiles.get(slot)
+            if stored is None and str(slot) not in OWN_SLOTS or stored is not None and stored["securityProfile"] < current:
+                return "Rejected"
+        self.variables[PRIORITY] = ",".join(map(str, slots))
         return "Accepted"
 
     async def _reconnect_with_new_password(self) -> None:

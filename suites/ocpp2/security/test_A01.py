@@ -8,6 +8,8 @@ old one back at a CSMS under test that chose the new one. It is masked in every 
 the wire (harness.wire: the attributeValue of a BasicAuthPassword item), and registered as a secret once read.
 """
 
+import secrets
+
 import pytest
 
 from harness.errors import NotApplicable
@@ -31,6 +33,8 @@ class A01(RuleTable):
     accepted = should(f"{FACTS}; tzi-OCTT TC_A_09_CSMS step 2", "a station accepts a password of 16 to 64 "
                       "characters: attributeStatus Accepted", by=CS)
     short_refused = should(FACTS, "a station does not take a password shorter than 16 characters", by=CS)
+    long_refused = should(FACTS, "a station does not take a password longer than 64 characters (above any "
+                          "configured maximum)", by=CS)
     reconnects = should(f"{WHITEPAPER} A01 scenario 3-4 (the station disconnects and connects with the new "
                         "password)", "a station that accepted the password reconnects with it", by=CS)
     new_admitted = must(f"OCPP 2.0.1 A01.FR.03 (tzi-OCTT TC_A_09_CSMS step 4); {WHITEPAPER} A01.FR.03",
@@ -87,17 +91,29 @@ async def test_password_updated(ocpp, profile):
                          rule=A01.old_refused)
 
 
+async def not_taken(ocpp, profile, password: str, rule) -> None:
+    """SetVariables BasicAuthPassword ``password``: the station does not answer Accepted. One that does has that
+    password from now on: it becomes the profile's, so that the run goes on."""
+    REDACTOR.register(password, identity=profile.identity)
+    exchange = await ocpp.exchange(CSMS, "SetVariables", {"setVariableData": [PASSWORD | {"attributeValue": password}]})
+    status = exchange.result["setVariableResult"][0]["attributeStatus"]
+    if status == "Accepted":
+        profile.password_rotated(password)
+    require(status != "Accepted", rule, f"the station accepted a password of {len(password)} characters",
+            expected="Rejected", actual=status)
+
+
 @pytest.mark.sut_roles("cs")
 @checks(A01.short_refused)
 @needs(_with_a_password)
 async def test_a_password_too_short_is_not_taken(ocpp, profile):
-    """A password of 8 characters (below the 16 the texts name): the station does not answer Accepted. One that
-    does has that password from now on: it becomes the profile's, so that the run goes on."""
-    short = "short-pw"
-    REDACTOR.register(short, identity=profile.identity)
-    exchange = await ocpp.exchange(CSMS, "SetVariables", {"setVariableData": [PASSWORD | {"attributeValue": short}]})
-    status = exchange.result["setVariableResult"][0]["attributeStatus"]
-    if status == "Accepted":
-        profile.password_rotated(short)
-    require(status != "Accepted", A01.short_refused, "the station accepted a password of 8 characters",
-            expected="Rejected", actual=status)
+    """A password of 8 characters (below the 16 the texts name): not Accepted."""
+    await not_taken(ocpp, profile, "short-pw", A01.short_refused)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(A01.long_refused)
+@needs(_with_a_password)
+async def test_a_password_too_long_is_not_taken(ocpp, profile):
+    """A password of 65 characters (above the 64 the errata allow at most): not Accepted."""
+    await not_taken(ocpp, profile, secrets.token_urlsafe(64)[:65], A01.long_refused)

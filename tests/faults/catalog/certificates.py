@@ -4,9 +4,10 @@ events (A04) and the station's CA certificates (M03-M05)."""
 from __future__ import annotations
 
 
+import base64
 import secrets
 
-from harness import pki
+from harness import contract_pki, pki
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.transport.ws import CallErrorReply
 
@@ -15,6 +16,9 @@ from .records import Fault, cs_test, csms_test
 A01 = "security/test_A01.py"
 A02, A03, A04 = "security/test_A02.py", "security/test_A03.py", "security/test_A04.py"
 M03, M04, M05 = "security/test_M03.py", "security/test_M04.py", "security/test_M05.py"
+A05 = "security/test_A05.py"
+M01, M02, M06 = "security/test_M01.py", "security/test_M02.py", "security/test_M06.py"
+INSTALLED_EV, UPDATED_EV = "test_ev_certificate_installation_forwarded", "test_ev_certificate_update_forwarded"
 LISTED_CS = cs_test(M03, "test_installed_certificate_is_listed", "ManufacturerRootCertificate")
 RENEWED_ON_REQUEST, RENEWS = "test_certificate_renewed_on_request", "test_station_renews_its_certificate"
 INVALID = "test_an_invalid_certificate_is_refused_and_reported"
@@ -113,6 +117,11 @@ class DeletesByAnotherAlgorithm:
 
 
 # ---------------------------------------------------------------------------- station under test
+class StationTakesLongPasswords(ReferenceStation):
+    """A01: a BasicAuthPassword of any length from 16 on is taken (a SHOULD: a finding)."""
+    password_lengths = (16, 1000)
+
+
 class StationTakesShortPasswords(ReferenceStation):
     """A01: a BasicAuthPassword of any length is taken (a SHOULD: a finding)."""
     password_lengths = (1, 1000)
@@ -229,6 +238,110 @@ def _renewal(role: str) -> tuple[str, ...]:
             node(A03, RENEWS, "ChargingStationCertificate"))
 
 
+# ---------------------------------------------------------------------------- M01, M02, M06
+class CsmsFailsEveryEvCertificate(ReferenceCsms):
+    """M01/M02: every Get15118EVCertificate is answered Failed (a SHOULD: a finding)."""
+
+    def on_Get15118EVCertificate(self, session, payload):
+        return {"status": "Failed", "exiResponse": ""}
+
+
+class CsmsAnswersRawExi(ReferenceCsms):
+    """M01/M02: the EV's answer is sent as raw bytes in hex, not base64 (a SHOULD: a finding)."""
+
+    def on_Get15118EVCertificate(self, session, payload):
+        return {"status": "Accepted", "exiResponse": "<80980230>"}
+
+
+class StationForwardsAs:
+    """M01/M02: the station forwards the EV's request with the other action."""
+    other = {"Install": "Update", "Update": "Install"}
+
+    async def act_ev_certificate(self, certificate_action="Install", **options):
+        await super(type(self), self).act_ev_certificate(self.other[certificate_action], **options)
+
+
+class StationForwardsHex(ReferenceStation):
+    """M01: the EV's message is forwarded in hex, not base64 (a SHOULD: a finding)."""
+
+    async def act_ev_certificate(self, certificate_action="Install", **options):
+        self.background.spawn(self.call("Get15118EVCertificate", {
+            "iso15118SchemaVersion": "urn:iso:15118:2:2013:MsgDef", "action": certificate_action,
+            "exiRequest": "<80980230>"}))
+
+
+class CsmsAcceptsWithoutResult(ReferenceCsms):
+    """M06: GetCertificateStatus is Accepted with no ocspResult."""
+
+    async def on_GetCertificateStatus(self, session, payload):
+        return {"status": "Accepted"}
+
+
+class CsmsAsksAboutAnotherSerial(ReferenceCsms):
+    """M06: the CSMS asks its responder about serial 1 whatever the station named, and relays that answer."""
+
+    async def on_GetCertificateStatus(self, session, payload):
+        item = payload["ocspRequestData"] | {"serialNumber": "1"}
+        return await super().on_GetCertificateStatus(session, {"ocspRequestData": item})
+
+
+class StationSendsBase64Hashes(ReferenceStation):
+    """M06: ocspRequestData.issuerKeyHash is base64, not hex."""
+
+    async def act_certificate_status(self, kind="valid"):
+        data = contract_pki.for_run(self.profile).contract("V2G-STATUS-CERT", kind).hash_data()
+        key_hash = base64.b64encode(bytes.fromhex(data["issuerKeyHash"])).decode()
+        self.background.spawn(self.call("GetCertificateStatus", {"ocspRequestData": data | {"issuerKeyHash": key_hash}}))
+
+
+# ---------------------------------------------------------------------------- A05
+class StationTakesLowerProfiles(ReferenceStation):
+    """A05: a network profile of any security profile is stored, a lower one too."""
+
+    def on_SetNetworkProfile(self, session, payload):
+        self.network_profiles[payload["configurationSlot"]] = payload["connectionData"]
+        return {"status": "Accepted"}
+
+
+class StationKeepsItsPriority(ReferenceStation):
+    """A05: NetworkConfigurationPriority cannot be set (Rejected)."""
+
+    def variable_written(self, component, name, value):
+        if name == "NetworkConfigurationPriority":
+            return "Rejected"
+        return super().variable_written(component, name, value)
+
+
+class CsmsKeepsTheProfile(ReferenceCsms):
+    """A05: asked for a higher security profile, the CSMS sends the network profile at profile 1."""
+
+    async def act_set_network_profile(self, configuration_slot, connection_data, station=None):
+        await super().act_set_network_profile(configuration_slot, connection_data | {"securityProfile": 1}, station)
+
+
+# ---------------------------------------------------------------------------- A04
+class StationDropsOfflineEvents(ReferenceStation):
+    """A04: a security event that happens while the station has no connection is lost."""
+
+    async def security_event(self, kind, tech_info=None):
+        if self.connection is None or self.connection.closed:
+            return
+        await super().security_event(kind, tech_info)
+
+
+class CsmsRefusesTechInfo(ReferenceCsms):
+    """A04: a SecurityEventNotification with techInfo is answered with a CALLERROR FormatViolation."""
+
+    def on_SecurityEventNotification(self, session, payload):
+        if "techInfo" in payload:
+            raise CallErrorReply("FormatViolation", "techInfo not expected")
+        return super().on_SecurityEventNotification(session, payload)
+
+
+StationForwardsAnUpdate = fault_class(StationForwardsAs, ReferenceStation, "StationForwardsAnUpdate", __name__)
+StationForwardsAnInstall = fault_class(StationForwardsAs, ReferenceStation, "StationForwardsAnInstall", __name__)
+
+
 FAULTS: tuple[Fault, ...] = (
     Fault("A01-csms-keeps-the-old-password", "A01.old_refused", CsmsKeepsTheOldPassword,
           (csms_test(A01, "test_password_updated"),), "the server upgraded the old BasicAuthPassword"),
@@ -283,4 +396,37 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(M04, "test_installed_certificate_is_deleted"),), "still listed"),
     Fault("M04-station-finds-what-it-never-had", "M04.not_found", StationFindsWhatItNeverHad,
           (cs_test(M04, "test_unknown_certificate_not_found"),), "DeleteCertificate answer status"),
+    Fault("M01-csms-fails-every-ev-certificate", "evcert.answered", CsmsFailsEveryEvCertificate,
+          (csms_test(M01, INSTALLED_EV),), "Get15118EVCertificateResponse status", verdict="finding"),
+    Fault("M01-station-forwards-an-update", "evcert.install_forwarded",
+          StationForwardsAnUpdate,
+          (cs_test(M01, INSTALLED_EV),), "Get15118EVCertificateRequest action"),
+    Fault("M01-station-forwards-hex", "evcert.exi_request", StationForwardsHex,
+          (cs_test(M01, INSTALLED_EV),), "exiRequest is not base64", verdict="finding"),
+    Fault("M02-csms-answers-raw-exi", "evcert.exi_response", CsmsAnswersRawExi,
+          (csms_test(M02, UPDATED_EV),), "exiResponse is not a non-empty base64 text", verdict="finding"),
+    Fault("M02-station-forwards-an-install", "evcert.update_forwarded",
+          StationForwardsAnInstall,
+          (cs_test(M02, UPDATED_EV),), "Get15118EVCertificateRequest action"),
+    Fault("M06-csms-accepts-without-result", "certstatus.der", CsmsAcceptsWithoutResult,
+          (csms_test(M06, "test_certificate_status_relayed"),), "ocspResult is missing"),
+    Fault("M06-csms-asks-about-another-serial", "certstatus.relayed", CsmsAsksAboutAnotherSerial,
+          (csms_test(M06, "test_certificate_status_relayed"), csms_test(M06, "test_revoked_status_relayed")),
+          "the relayed OCSP response's status"),
+    Fault("M06-station-sends-base64-hashes", "certstatus.request_data", StationSendsBase64Hashes,
+          (cs_test(M06, "test_certificate_status_relayed"),), "issuerKeyHash is not a SHA256 digest in hex"),
+    Fault("A05-station-takes-lower-profiles", "A05.lower_refused", StationTakesLowerProfiles,
+          (cs_test(A05, "test_lower_profile_refused"),), "SetNetworkProfileResponse status"),
+    Fault("A05-station-keeps-its-priority", "A05.priority_accepted", StationKeepsItsPriority,
+          (cs_test(A05, "test_higher_profile_stored_and_prioritized"),), "NetworkConfigurationPriority"),
+    Fault("A05-csms-keeps-the-profile", "A05.profile_request", CsmsKeepsTheProfile,
+          (csms_test(A05, "test_higher_profile_stored_and_prioritized"),), "SetNetworkProfileRequest"),
+    Fault("A04-station-drops-offline-events", "secevent.queued", StationDropsOfflineEvents,
+          (cs_test(A04, "test_security_event_while_offline_delivered"),), "did not send SecurityEventNotification"),
+    Fault("A04-csms-refuses-tech-info", "secevent.confirmed", CsmsRefusesTechInfo,
+          tuple(csms_test(A04, "test_security_event_of_each_kind_confirmed", kind)
+                for kind in ("StartupOfTheDevice", "TamperDetectionActivated")), "FormatViolation"),
+    Fault("A01-station-takes-long-passwords", "A01.long_refused", StationTakesLongPasswords,
+          (cs_test(A01, "test_a_password_too_long_is_not_taken"),), "accepted a password of 65 characters",
+          verdict="finding"),
 )
