@@ -90,7 +90,6 @@ class SecurityCsms16(Block):
 PASSWORD_LENGTH = (16, 64)   # facts ocpp-j.md: 16-40 characters, up to the configured maximum (40-64) by errata
 PASSWORD = ("SecurityCtrlr", "BasicAuthPassword")
 PRIORITY = ("OCPPCommCtrlr", "NetworkConfigurationPriority")
-OWN_SLOTS = ("1",)   # the slot of the connection the station was set up with (the device model's default)
 
 
 def new_password(identity: str, length: int = 32) -> str:
@@ -125,21 +124,19 @@ class SecurityStation2x(Block):
         return "Accepted"
 
     # ------------------------------------------------------------ A05: the security profile's upgrade
-    def _priority_written(self, value: str) -> str:
-        """A05.FR.04: a NetworkConfigurationPriority whose slots are the station's own (those it was set up with)
-        or stored profiles of an equal or higher security profile than its connection's is Accepted (used from
-        the next reboot, B10); any other Rejected."""
+    def _priority_written(self, value: str) -> str | None:
+        """A05.FR.04: a NetworkConfigurationPriority naming a stored profile of a lower security profile than the
+        connection's is Rejected; any other is left to the device model, whose check (the provisioning block's
+        ``variable_fits``: each slot stored, or slot 1) and store it goes through like every variable."""
         try:
             slots = [int(slot) for slot in value.split(",")]
         except ValueError:
             return "Rejected"
         current = self.current_security_profile()
-        for slot in slots:
-            stored = self.network_profiles.get(slot)
-            if stored is None and str(slot) not in OWN_SLOTS or stored is not None and stored["securityProfile"] < current:
-                return "Rejected"
-        self.variables[PRIORITY] = ",".join(map(str, slots))
-        return "Accepted"
+        if any((stored := self.network_profiles.get(slot)) is not None and stored["securityProfile"] < current
+               for slot in slots):
+            return "Rejected"
+        return super().variable_written(PRIORITY[0], PRIORITY[1], value)
 
     async def _reconnect_with_new_password(self) -> None:
         await asyncio.sleep(0)   # the SetVariablesResponse goes out first
