@@ -4,6 +4,9 @@
     python -m harness.load run --url ws://127.0.0.1:9300/ocpp --stations 1000 --ramp 200 --hold 60
     python -m harness.load roster --stations 1000 > roster.csv                 # provision a CSMS under test
     python -m harness.load locust --master ...  /  --worker ...                  # Locust, see the README
+    python -m harness.load ocpi-platform --peers 200 --port 9400                 # the reference OCPI platform (CPO)
+    python -m harness.load ocpi-run --url http://127.0.0.1:9400/ocpi/versions --peers 200 --rate 500 --hold 30
+    python -m harness.load ocpi-roster --peers 200 > parties.csv                 # provision an OCPI platform
 """
 
 from __future__ import annotations
@@ -59,11 +62,19 @@ def main(argv: list[str] | None = None) -> int:
     roster.add_argument("--stations", type=int, required=True)
     roster.add_argument("--seed", type=int, default=1)
 
+    _ocpi_commands(commands)
+
     args = parser.parse_args(argv)
+    if args.command == "ocpi-roster":
+        from harness.load.ocpi_roster import OcpiRoster
+        sys.stdout.write(OcpiRoster(args.seed, args.peers).csv())
+        return 0
     if args.command == "roster":
         sys.stdout.write(Roster(args.seed, args.stations).csv())
         return 0
     try:
+        if args.command.startswith("ocpi-"):
+            return asyncio.run(ocpi_load(args) if args.command == "ocpi-run" else ocpi_serve(args))
         return asyncio.run(load(args) if args.command == "run" else serve(args))
     except ValueError as error:   # a setting out of range: the message says which and what to give
         parser.error(str(error))
@@ -101,6 +112,61 @@ def _verdict(written: dict, stations: int) -> int:
           f"{written['summary']['connections_held']['peak']:,})" + (f": {causes}" if causes else "")
           + "; check --url, and that the CSMS knows the roster (python -m harness.load roster)", file=sys.stderr)
     return 1
+
+
+def _ocpi_commands(commands) -> None:
+    """The OCPI load's commands: its platform, the run, the roster (their modules load only when used)."""
+    run = commands.add_parser("ocpi-run", help="register many eMSP peers with an OCPI platform (a storm), then "
+                                               "pull its locations and sessions at a rate; write the report")
+    run.add_argument("--url", required=True, help="the platform's versions URL")
+    run.add_argument("--peers", type=int, required=True, help="how many eMSP peers (the roster's first N)")
+    run.add_argument("--seed", type=int, default=1, help="the roster's seed: the same seed, the same parties")
+    run.add_argument("--storm", type=int, default=50, help="registrations at once (default 50)")
+    run.add_argument("--rate", type=float, default=200.0, help="list GETs per second after the storm (default 200)")
+    run.add_argument("--hold", type=float, default=30.0, help="seconds of pulling after the storm (default 30)")
+    run.add_argument("--page-limit", type=int, default=2, help="the limit each list GET asks for (default 2)")
+    run.add_argument("--in-flight", type=int, default=100,
+                     help="requests unanswered at most (the pool's connections, default 100); a request the "
+                          "rate wants beyond it is an error")
+    run.add_argument("--call-timeout", type=float, default=30.0, help="seconds a request waits for its answer")
+    run.add_argument("--interval", type=float, default=5.0, help="the report's time resolution in seconds")
+    run.add_argument("--report", default="reports/load-ocpi", help="where load.json and load.png go")
+    run.add_argument("--watch", action="append", default=[], metavar="NAME=PID",
+                     help="also record this process's CPU and memory under NAME (platform=PID); repeatable")
+
+    platform = commands.add_parser("ocpi-platform", help="serve the reference OCPI platform (a CPO) that every "
+                                                         "party of the roster may register with, on 127.0.0.1")
+    platform.add_argument("--peers", type=int, required=True, help="the roster's size")
+    platform.add_argument("--seed", type=int, default=1)
+    platform.add_argument("--port", type=int, default=9400)
+    platform.add_argument("--page-limit", type=int, default=50, help="the most objects a list page holds")
+    platform.add_argument("--seconds", type=float, default=600.0, help="stop after this many seconds (default 600)")
+
+    roster = commands.add_parser("ocpi-roster", help="print the OCPI roster as CSV: country code, party id, token A")
+    roster.add_argument("--peers", type=int, required=True)
+    roster.add_argument("--seed", type=int, default=1)
+
+
+async def ocpi_load(args) -> int:
+    from harness.load.ocpi import OcpiLoad, OcpiSettings, verdict
+    settings = OcpiSettings(url=args.url, peers=args.peers, seed=args.seed, storm=args.storm, rate=args.rate,
+                            hold=args.hold, page_limit=args.page_limit, in_flight=args.in_flight,
+                            call_timeout=args.call_timeout, interval=args.interval)
+    recorder = Recorder(args.interval)
+    run = OcpiLoad(settings, recorder, watch=watched(args.watch))
+    print(f"{settings.peers:,} eMSP peers → {settings.url}: storm, then {settings.rate:,.0f} requests/s for "
+          f"{settings.hold:,.0f} s", file=sys.stderr)
+    await run.run()
+    written = recorder.report({**settings.describe(), "rss_mb_at_start": run.rss_mb_at_start})
+    data, picture = report.write(written, args.report)
+    print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
+    return verdict(written, settings.peers)
+
+
+async def ocpi_serve(args) -> int:
+    from harness.load.ocpi_platform import serve as serve_platform
+    raise_file_limit(1024)
+    return await serve_platform(args.peers, args.seed, args.port, args.seconds, args.page_limit)
 
 
 def watched(pairs: list[str]) -> dict[str, int]:

@@ -1,0 +1,345 @@
+"""OCPI load: many eMSP peers against one CPO platform (``python -m harness.load ocpi-run``).
+
+1. **Registration storm**: every peer of the roster (``ocpi_roster``) registers with its own token A:
+   GET versions, GET the 2.2.1 details, POST credentials. The platform connects back to the peer's own
+   versions URL (served by this process, one HTTP server for every peer, each under ``/peers/<i>/``) with
+   the peer's token B, and answers the peer's own token C. At most ``--storm`` registrations run at once.
+2. **Pull at a set rate**: ``--rate`` requests a second, over every peer in turn, each a GET of one page of
+   the platform's locations or sessions list (alternately), following each list's ``Link`` page by page
+   with the peer's token C and its routing headers. A request that finds ``--in-flight`` requests still
+   unanswered, or that this process reaches more than ``LATE`` seconds after its time, is not sent and
+   counted as an error (``rate not sustained``): 0 errors means the rate asked was applied and answered.
+
+Every round trip goes to the load report (``recorder``, ``report``): p50/p99 per request kind, errors by
+kind, this process's CPU and memory (and the platform's with ``--watch platform=PID``). Tokens never go
+into the report or the output; an error names the request kind and the HTTP or OCPI status only.
+
+The client is httpx's ``AsyncClient`` with one connection pool for the process (see the README's "OCPI load").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import json
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import httpx
+import psutil
+
+from harness.load.ocpi_roster import OcpiParty, OcpiRoster
+from harness.load.recorder import Recorder
+
+VERSION = "2.2.1"
+MODULES = ("locations", "sessions")
+DATE_FROM = "2000-01-01T00:00:00Z"   # sessions' list asks for date_from
+SAMPLE_EVERY = 1.0
+LATE = 1.0           # seconds behind its time at which a request of the rate counts as not sent
+
+
+@dataclass
+class OcpiSettings:
+    url: str                 # the platform's versions URL
+    peers: int
+    seed: int = 1
+    storm: int = 50          # registrations at once
+    rate: float = 200.0      # pull requests a second, all peers together
+    hold: float = 30.0       # seconds of pulling after the storm
+    page_limit: int = 2      # the limit each list GET asks for: small, so lists are walked page by page
+    in_flight: int = 100     # requests unanswered at most: the pool's connections
+    call_timeout: float = 30.0
+    interval: float = 5.0
+
+    def __post_init__(self) -> None:
+        for name in ("peers", "storm", "in_flight", "page_limit"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} is {getattr(self, name)}: give 1 or more")
+        for name in ("rate", "call_timeout", "interval"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"--{name.replace('_', '-')} is {getattr(self, name)}: give a number above 0")
+        if self.hold < 0:
+            raise ValueError(f"--hold is {self.hold}: give 0 or more seconds")
+
+    def describe(self) -> dict[str, Any]:
+        return {"protocol": "ocpi2.2.1", "url": self.url, "peers": self.peers, "stations": self.peers,
+                "seed": self.seed, "storm": self.storm, "rate": self.rate, "hold": self.hold,
+                "page_limit": self.page_limit, "in_flight": self.in_flight}
+
+
+def _token(token: str) -> str:
+    return "Token " + base64.b64encode(token.encode()).decode()
+
+
+def envelope(data: Any) -> bytes:
+    return json.dumps({"data": data, "status_code": 1000,
+                       "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}).encode()
+
+
+@dataclass
+class Peer:
+    """One simulated eMSP: its party, its token B (offered) and C (received), where its lists stand."""
+    party: OcpiParty
+    token_b: str = field(default_factory=lambda: uuid.uuid4().hex + uuid.uuid4().hex)
+    token_c: str | None = None
+    endpoints: dict[str, str] = field(default_factory=dict)
+    cursor: dict[str, str | None] = field(default_factory=dict)
+    platform_party: tuple[str, str] | None = None
+    connect_backs: int = 0
+
+    def __repr__(self) -> str:
+        return f"Peer({self.party!r})"
+
+
+class Failed(Exception):
+    """A round trip that did not give what the protocol asks: ``kind`` is its name in the report."""
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.kind = kind
+
+
+class OcpiLoad:
+    def __init__(self, settings: OcpiSettings, recorder: Recorder, *, watch: dict[str, int] | None = None,
+                 source: str = "local"):
+        self.settings = settings
+        self.recorder = recorder
+        self.source = source
+        self.roster = OcpiRoster(settings.seed, settings.peers)
+        self.peers = [Peer(party) for party in self.roster.parties]
+        self.process = psutil.Process()
+        self.watched = {name: psutil.Process(pid) for name, pid in (watch or {}).items()}
+        self.registered = 0
+        self.in_flight = 0
+        self.rss_mb_at_start: float | None = None
+        self.http: httpx.AsyncClient | None = None
+        self.base: str | None = None      # where our peers' versions endpoints are served
+
+    @staticmethod
+    def clock() -> float:
+        return time.time()
+
+    # ---------------------------------------------------------------- the peers' own endpoints
+    def app(self):
+        """The ASGI app serving every peer's versions and details, for the platform's connect-back."""
+        async def app(scope, receive, send) -> None:
+            if scope["type"] != "http":
+                return
+            parts = scope["path"].strip("/").split("/")
+            given = dict(scope["headers"])
+            auth = given.get(b"authorization", b"").decode("latin-1")
+            echoed = [(name, given[name]) for name in (b"x-request-id", b"x-correlation-id") if name in given]
+            status, body = 404, b'{"status_code": 2000, "status_message": "no such endpoint"}'
+            if len(parts) == 3 and parts[0] == "peers" and parts[1].isdigit() and int(parts[1]) < len(self.peers):
+                peer = self.peers[int(parts[1])]
+                if auth != _token(peer.token_b):   # the platform must present the token B this peer offered
+                    status, body = 401, b'{"status_code": 2000, "status_message": "unknown token"}'
+                    self.recorder.error("connect-back: not our token B", self.clock(), "connect-back")
+                elif parts[2] == "versions":
+                    status, body = 200, envelope([{"version": VERSION, "url": f"{self._peer_url(peer)}/{VERSION}"}])
+                elif parts[2] == VERSION:
+                    status, body = 200, envelope({"version": VERSION, "endpoints": [
+                        {"identifier": "credentials", "role": "SENDER", "url": f"{self._peer_url(peer)}/credentials"},
+                        *({"identifier": m, "role": "RECEIVER", "url": f"{self._peer_url(peer)}/{m}"}
+                          for m in MODULES)]})
+                if status == 200:
+                    peer.connect_backs += 1
+            await send({"type": "http.response.start", "status": status,
+                        "headers": [(b"content-type", b"application/json"), *echoed]})
+            await send({"type": "http.response.body", "body": body})
+        return app
+
+    def _peer_url(self, peer: Peer) -> str:
+        return f"{self.base}/peers/{peer.party.index}"
+
+    # ---------------------------------------------------------------- one round trip
+    async def _request(self, kind: str, method: str, url: str, token: str, peer: Peer, *,
+                       body: Any = None, routed: bool = False) -> httpx.Response:
+        headers = {"Authorization": _token(token), "X-Request-ID": str(uuid.uuid4()),
+                   "X-Correlation-ID": str(uuid.uuid4())}
+        if routed and peer.platform_party is not None:
+            headers |= {"OCPI-from-country-code": peer.party.country_code, "OCPI-from-party-id": peer.party.party_id,
+                        "OCPI-to-country-code": peer.platform_party[0], "OCPI-to-party-id": peer.platform_party[1]}
+        started = time.perf_counter()
+        try:
+            response = await self.http.request(method, url, headers=headers, json=body,
+                                               timeout=self.settings.call_timeout)
+        except httpx.TimeoutException:
+            raise Failed(f"{kind}: timed out") from None
+        except httpx.HTTPError as error:
+            raise Failed(f"{kind}: {type(error).__name__}") from None
+        elapsed = time.perf_counter() - started
+        if response.status_code != 200:
+            raise Failed(f"{kind}: HTTP {response.status_code}")
+        try:
+            code = response.json().get("status_code")
+        except ValueError:
+            raise Failed(f"{kind}: body is not JSON") from None
+        if code != 1000:
+            raise Failed(f"{kind}: OCPI status {code}")
+        self.recorder.round_trip(kind, elapsed, self.clock())
+        return response
+
+    # ---------------------------------------------------------------- the storm
+    async def register(self, peer: Peer) -> None:
+        token_a = peer.party.token_a
+        versions = (await self._request("GET versions", "GET", self.settings.url, token_a, peer)).json()["data"]
+        details_url = next((v["url"] for v in versions if v.get("version") == VERSION), None)
+        if details_url is None:
+            raise Failed(f"GET versions: no {VERSION}")
+        details = (await self._request("GET version details", "GET", details_url, token_a, peer)).json()["data"]
+        peer.endpoints = {(e["identifier"], e["role"]): e["url"] for e in details["endpoints"]}
+        credentials_url = peer.endpoints.get(("credentials", "SENDER")) or peer.endpoints.get(("credentials",
+                                                                                                "RECEIVER"))
+        if credentials_url is None:
+            raise Failed("GET version details: no credentials endpoint")
+        body = {"token": peer.token_b, "url": f"{self._peer_url(peer)}/versions",
+                "roles": [{"role": "EMSP", "business_details": {"name": f"load peer {peer.party.index}"},
+                           "party_id": peer.party.party_id, "country_code": peer.party.country_code}]}
+        data = (await self._request("POST credentials", "POST", credentials_url, token_a, peer, body=body)).json()["data"]
+        if peer.connect_backs < 2:
+            raise Failed("POST credentials: answered without connecting back")
+        token_c = data.get("token") if isinstance(data, dict) else None
+        if not token_c or token_c in (token_a, peer.token_b):
+            raise Failed("POST credentials: no new token C")
+        cpo = next((r for r in data.get("roles", []) if r.get("role") == "CPO"), None)
+        if cpo is None:
+            raise Failed("POST credentials: no CPO role")
+        peer.token_c, peer.platform_party = token_c, (cpo["country_code"], cpo["party_id"])
+        self.registered += 1
+        if self.registered == len(self.peers):
+            self.recorder.held_from = self.clock()
+
+    async def storm(self) -> None:
+        gate = asyncio.Semaphore(self.settings.storm)
+
+        async def one(peer: Peer) -> None:
+            async with gate:
+                try:
+                    await self.register(peer)
+                except Failed as failure:
+                    self.recorder.error(failure.kind, self.clock(), "registration")
+        await asyncio.gather(*(one(peer) for peer in self.peers))
+
+    # ---------------------------------------------------------------- pulling at a rate
+    async def pull(self, peer: Peer, module: str) -> None:
+        url = peer.cursor.get(module)
+        if url is None:
+            first = peer.endpoints.get((module, "SENDER"))
+            if first is None:
+                raise Failed(f"GET {module}: the platform lists no {module} Sender")
+            query = f"limit={self.settings.page_limit}" + (f"&date_from={DATE_FROM}" if module == "sessions" else "")
+            url = f"{first}?{query}"
+        response = await self._request(f"GET {module}", "GET", url, peer.token_c, peer, routed=True)
+        peer.cursor[module] = _next(response.headers.get("Link"))   # None: the list is done, start again
+
+    async def _pull_counted(self, peer: Peer, module: str) -> None:
+        try:
+            await self.pull(peer, module)
+        except Failed as failure:
+            self.recorder.error(failure.kind, self.clock(), f"GET {module}")
+        finally:
+            self.in_flight -= 1
+
+    async def pull_at_rate(self) -> None:
+        ready = [peer for peer in self.peers if peer.token_c]
+        if not ready or self.settings.hold == 0:
+            return
+        begin, tasks = self.clock(), set()
+        turns = itertools.cycle((peer, module) for module in MODULES for peer in ready)
+        for n in itertools.count():
+            at = begin + n / self.settings.rate
+            if at - begin >= self.settings.hold:
+                break
+            await asyncio.sleep(max(0.0, at - self.clock()))
+            peer, module = next(turns)
+            now = self.clock()
+            if self.in_flight >= self.settings.in_flight:
+                self.recorder.error("rate not sustained: requests in flight at --in-flight", now, f"GET {module}")
+                continue
+            if now - at > LATE:   # this process could not send at the rate (its CPU share, its own requests)
+                self.recorder.error(f"rate not sustained: sent over {LATE:g} s late", now, f"GET {module}")
+                continue
+            self.in_flight += 1
+            task = asyncio.create_task(self._pull_counted(peer, module))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        if tasks:   # each bounded by --call-timeout
+            await asyncio.wait(tasks, timeout=self.settings.call_timeout * 2)
+
+    # ---------------------------------------------------------------- the run
+    async def run(self, progress: TextIO | None = sys.stderr) -> None:
+        from harness.transport.http import HttpServer
+        self.rss_mb_at_start = _usage(self.process)["rss_mb"]
+        limits = httpx.Limits(max_connections=max(self.settings.in_flight, self.settings.storm),
+                              max_keepalive_connections=max(self.settings.in_flight, self.settings.storm))
+        server = await HttpServer(self.app(), "127.0.0.1", 0).start()
+        self.base = server.url
+        sampler = asyncio.create_task(self.sample(progress))
+        try:
+            async with httpx.AsyncClient(limits=limits) as self.http:
+                await self.storm()
+                await self.pull_at_rate()
+        finally:
+            sampler.cancel()
+            self.sample_once(self.clock())
+            await server.stop()
+            if progress is not None:
+                progress.write("\n")
+
+    async def sample(self, progress: TextIO | None) -> None:
+        for process in [self.process, *self.watched.values()]:
+            process.cpu_percent()
+        begin, calls, tick = self.clock(), self.recorder.calls, 0
+        while True:
+            await asyncio.sleep(SAMPLE_EVERY)
+            tick += 1
+            own = self.sample_once(self.clock())
+            rate, calls = (self.recorder.calls - calls) / SAMPLE_EVERY, self.recorder.calls
+            if progress is not None and (progress.isatty() or tick % 10 == 0):
+                line = (f"{self.clock() - begin:6.0f} s  registered {self.registered}/{len(self.peers)}  "
+                        f"requests {rate:,.0f}/s  errors {self.recorder.error_count}  "
+                        f"cpu {own['cpu_percent']:.0f} %  rss {own['rss_mb']:,.0f} MB")
+                progress.write(("\r" + line + "   ") if progress.isatty() else line + "\n")
+                progress.flush()
+
+    def sample_once(self, now: float) -> dict[str, float]:
+        own = _usage(self.process)
+        self.recorder.gauge(now, self.source, connected=self.registered, **own)
+        for name, process in self.watched.items():
+            try:
+                self.recorder.gauge(now, name, **_usage(process))
+            except psutil.Error:
+                pass
+        return own
+
+
+def _next(link: str | None) -> str | None:
+    """The URL of a ``Link: <url>; rel="next"`` header, or None."""
+    if not link:
+        return None
+    for part in link.split(","):
+        url, _, params = part.partition(";")
+        if 'rel="next"' in params.replace(" ", "") or "rel=next" in params.replace(" ", ""):
+            return url.strip().strip("<>")
+    return None
+
+
+def _usage(process: psutil.Process) -> dict[str, float]:
+    with process.oneshot():
+        return {"cpu_percent": process.cpu_percent(), "rss_mb": round(process.memory_info().rss / 2**20, 1)}
+
+
+def verdict(written: dict, peers: int, out: TextIO = sys.stderr) -> int:
+    """1 when peers failed to register, or any error was counted (a refused request, an OCPI status other
+    than 1000, a request the rate could not send); they are named."""
+    registered = written["actions"].get("POST credentials", {}).get("count", 0)
+    failed = ([f"{peers - registered:,} of {peers:,} peers never registered"] if registered < peers else []) + [
+        f"{n:,} × {kind}" for kind, n in written["errors"].items()]
+    if failed:
+        print(f"FAILED: {'; '.join(failed)}", file=out)
+        return 1
+    return 0

@@ -1,0 +1,124 @@
+"""The OCPI load on loopback: a registration storm of a few eMSP peers against the reference platform of
+parties, then list pulls at a rate, and the report. Real HTTP on 127.0.0.1, small N, every wait bounded."""
+
+import base64
+
+import httpx
+import pytest
+
+pytest.importorskip("hdrh", reason="the load mode's dependencies are the [load] extra: pip install -e \".[test,load]\"")
+
+from harness.load import report
+from harness.load.ocpi import OcpiLoad, OcpiSettings, verdict
+from harness.load.ocpi_platform import platform
+from harness.load.ocpi_roster import OcpiRoster
+from harness.load.recorder import Recorder
+from harness.transport.http import HttpServer
+
+TIMEOUT = 10.0
+
+
+async def served(parties: int):
+    platform_ = platform(parties, 1, page_limit=50, call_timeout=5)
+    server = await HttpServer(platform_.app, "127.0.0.1", 0).start()
+    platform_.bind(server.url, (p.token_a for p in OcpiRoster(1, parties).parties))
+    return platform_, server
+
+
+async def play(parties, peers: int, *, hold: float):
+    settings = OcpiSettings(url=parties.versions_url, peers=peers, storm=3, rate=20, hold=hold, page_limit=2,
+                            in_flight=20, call_timeout=TIMEOUT, interval=1)
+    recorder = Recorder(settings.interval)
+    load = OcpiLoad(settings, recorder)
+    await load.run(progress=None)
+    return recorder.report(settings.describe()), load
+
+
+async def run(peers: int, known: int | None = None, *, hold: float = 1.0):
+    """``peers`` eMSPs against a platform that knows the roster's first ``known`` parties (all by default)."""
+    parties, server = await served(known or peers)
+    try:
+        written, load = await play(parties, peers, hold=hold)
+    finally:
+        await server.stop()
+        await parties.stop()
+    return written, load, parties
+
+
+async def test_every_peer_registers_with_its_own_token_and_pulls_both_lists_page_by_page(tmp_path, capsys):
+    written, load, parties = await run(4)
+
+    assert parties.registered == 4, "use case: registration storm; every party of the platform registered"
+    tokens_c = [peer.token_c for peer in load.peers]
+    assert all(tokens_c) and len(set(tokens_c)) == 4, "each peer got a token C of its own"
+    for peer in load.peers:   # the platform keeps each party's credentials under that party's token C
+        party = parties.party_of(peer.token_c)
+        assert party is not None, f"{peer!r}: its token C reaches no party"
+        role = party.server.peer["roles"][0]
+        assert (role["country_code"], role["party_id"]) == (peer.party.country_code, peer.party.party_id)
+        assert party.server.peer_token == peer.token_b, f"{peer!r}: the platform keeps another peer's token B"
+        assert peer.connect_backs == 2, f"{peer!r}: versions and details fetched back with its token B"
+    assert parties.violations() == 0, [str(v) for p in parties.peers for v in p.violations]
+
+    actions = written["actions"]
+    for kind in ("GET versions", "GET version details", "POST credentials"):
+        assert actions[kind]["count"] == 4, f"{kind}: one per peer, got {actions[kind]['count']}"
+    assert actions["GET locations"]["count"] >= 2 and actions["GET sessions"]["count"] >= 2
+    assert written["errors"] == {} and verdict(written, 4) == 0
+    assert written["summary"]["round_trip_ms"]["GET locations"]["p99"] is not None
+    assert written["summary"]["connections_held"]["peak"] == 4, "the report's gauge counts registered peers"
+    assert written["processes"]["local"]["rss_mb_peak"] > 0
+
+    data, picture = report.write(written, tmp_path)
+    text = data.read_text() + report.headline(written) + capsys.readouterr().err
+    secrets = [p.token_a for p in load.roster.parties] + tokens_c + [peer.token_b for peer in load.peers]
+    leaked = [n for n, s in enumerate(secrets) if s in text or base64.b64encode(s.encode()).decode() in text]
+    assert leaked == [], "a token is in the report or the output"
+    assert picture.stat().st_size > 0 and "4 peers" in report.headline(written)
+
+
+async def test_the_lists_are_followed_to_their_last_page_and_started_again():
+    written, load, _ = await run(1, hold=2.0)   # 40 requests over the platform's 5 locations, 2 a page
+    assert written["errors"] == {}
+    assert written["actions"]["GET locations"]["count"] >= 4, "more GETs than the list has pages: it starts again"
+
+
+async def test_credentials_are_kept_per_party_and_a_token_opens_only_its_own():
+    parties, server = await served(3)
+    roster = OcpiRoster(1, 3)
+    try:
+        _, load = await play(parties, 2, hold=0)   # the first two parties register, the third does not
+        async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+            async def status(method, url, token, body=None):
+                headers = {"Authorization": "Token " + base64.b64encode(token.encode()).decode(),
+                           "X-Request-ID": "r", "X-Correlation-ID": "c"}
+                return (await http.request(method, url, headers=headers, json=body)).status_code
+
+            versions, locations = parties.versions_url, parties.peers[0].module_url("locations")
+            credentials = parties.peers[0].module_url("credentials")
+            assert await status("GET", versions, roster[2].token_a) == 200, "an unregistered party's token A opens"
+            assert await status("GET", versions, roster[0].token_a) == 401, "a registered party's token A is spent"
+            assert await status("GET", locations, roster[2].token_a) == 401, "token A opens no functional module"
+            assert await status("GET", versions, "not-a-token-of-any-party") == 401
+            for n, peer in enumerate(load.peers):
+                assert parties.party_of(peer.token_c) is parties.peers[n], f"peer {n}'s token C reaches party {n}"
+                assert await status("GET", locations, peer.token_c) == 200
+                assert await status("POST", credentials, peer.token_c, {}) == 405, "registered: POST is refused"
+            assert parties.party_of(roster[2].token_a) is parties.peers[2]
+            assert [p.server_registered for p in parties.peers] == [True, True, False]
+    finally:
+        await server.stop()
+        await parties.stop()
+
+
+async def test_peers_the_platform_does_not_know_fail_the_run_and_are_named():
+    written, load, parties = await run(3, known=2, hold=0.5)
+    assert parties.registered == 2
+    assert written["errors"] == {"GET versions: HTTP 401": 1}, written["errors"]
+    messages = []
+
+    class Out:
+        def write(self, text):
+            messages.append(text)
+    assert verdict(written, 3, out=Out()) == 1
+    assert "1 of 3 peers never registered" in "".join(messages) and "GET versions: HTTP 401" in "".join(messages)
