@@ -130,6 +130,8 @@ def _ocpi_commands(commands) -> None:
                           "rate wants beyond it is an error")
     run.add_argument("--call-timeout", type=float, default=30.0, help="seconds a request waits for its answer")
     run.add_argument("--interval", type=float, default=5.0, help="the report's time resolution in seconds")
+    run.add_argument("--client", choices=("lean", "httpx"), default="lean",
+                     help="the HTTP client: lean (harness.load.http1, default) or httpx; one pool per process")
     run.add_argument("--report", default="reports/load-ocpi", help="where load.json and load.png go")
     run.add_argument("--watch", action="append", default=[], metavar="NAME=PID",
                      help="also record this process's CPU and memory under NAME (platform=PID); repeatable")
@@ -151,7 +153,7 @@ async def ocpi_load(args) -> int:
     from harness.load.ocpi import OcpiLoad, OcpiSettings, verdict
     settings = OcpiSettings(url=args.url, peers=args.peers, seed=args.seed, storm=args.storm, rate=args.rate,
                             hold=args.hold, page_limit=args.page_limit, in_flight=args.in_flight,
-                            call_timeout=args.call_timeout, interval=args.interval)
+                            call_timeout=args.call_timeout, interval=args.interval, client=args.client)
     recorder = Recorder(args.interval)
     run = OcpiLoad(settings, recorder, watch=watched(args.watch))
     print(f"{settings.peers:,} eMSP peers → {settings.url}: storm, then {settings.rate:,.0f} requests/s for "

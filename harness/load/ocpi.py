@@ -14,7 +14,8 @@ Every round trip goes to the load report (``recorder``, ``report``): p50/p99 per
 kind, this process's CPU and memory (and the platform's with ``--watch platform=PID``). Tokens never go
 into the report or the output; an error names the request kind and the HTTP or OCPI status only.
 
-The client is httpx's ``AsyncClient`` with one connection pool for the process (see the README's "OCPI load").
+The client is one pool of keep-alive connections for the process: ``harness.load.http1`` by default, httpx's
+``AsyncClient`` with ``--client httpx`` (side by side: see bench/LOAD.md and the README's "OCPI load").
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ import json
 import sys
 import time
 import uuid
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import httpx
 import psutil
 
+from harness.load.http1 import HttpFailure, Pool
 from harness.load.ocpi_roster import OcpiParty, OcpiRoster
 from harness.load.recorder import Recorder
 
@@ -54,6 +57,7 @@ class OcpiSettings:
     in_flight: int = 100     # requests unanswered at most: the pool's connections
     call_timeout: float = 30.0
     interval: float = 5.0
+    client: str = "lean"     # "lean": harness.load.http1's pool; "httpx": httpx.AsyncClient (side by side)
 
     def __post_init__(self) -> None:
         for name in ("peers", "storm", "in_flight", "page_limit"):
@@ -62,13 +66,16 @@ class OcpiSettings:
         for name in ("rate", "call_timeout", "interval"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"--{name.replace('_', '-')} is {getattr(self, name)}: give a number above 0")
+        if self.client not in ("lean", "httpx"):
+            raise ValueError(f"--client is {self.client}: give lean or httpx")
         if self.hold < 0:
             raise ValueError(f"--hold is {self.hold}: give 0 or more seconds")
 
     def describe(self) -> dict[str, Any]:
         return {"protocol": "ocpi2.2.1", "url": self.url, "peers": self.peers, "stations": self.peers,
                 "seed": self.seed, "storm": self.storm, "rate": self.rate, "hold": self.hold,
-                "page_limit": self.page_limit, "in_flight": self.in_flight}
+                "page_limit": self.page_limit, "in_flight": self.in_flight,
+                "client": self.client}
 
 
 def _token(token: str) -> str:
@@ -116,6 +123,7 @@ class OcpiLoad:
         self.in_flight = 0
         self.rss_mb_at_start: float | None = None
         self.http: httpx.AsyncClient | None = None
+        self.pool: Pool | None = None
         self.base: str | None = None      # where our peers' versions endpoints are served
 
     @staticmethod
@@ -157,7 +165,7 @@ class OcpiLoad:
 
     # ---------------------------------------------------------------- one round trip
     async def _request(self, kind: str, method: str, url: str, token: str, peer: Peer, *,
-                       body: Any = None, routed: bool = False) -> httpx.Response:
+                       body: Any = None, routed: bool = False) -> tuple[Any, Any]:
         headers = {"Authorization": _token(token), "X-Request-ID": str(uuid.uuid4()),
                    "X-Correlation-ID": str(uuid.uuid4())}
         if routed and peer.platform_party is not None:
@@ -165,32 +173,44 @@ class OcpiLoad:
                         "OCPI-to-country-code": peer.platform_party[0], "OCPI-to-party-id": peer.platform_party[1]}
         started = time.perf_counter()
         try:
-            response = await self.http.request(method, url, headers=headers, json=body,
-                                               timeout=self.settings.call_timeout)
-        except httpx.TimeoutException:
+            if self.pool is not None:
+                parts = urlsplit(url)
+                if f"{parts.hostname}:{parts.port or 80}".encode() != self.pool.authority:
+                    raise Failed(f"{kind}: a URL of another origin")
+                content = json.dumps(body).encode() if body is not None else b""
+                if content:
+                    headers["Content-Type"] = "application/json"
+                status, answer, text = await self.pool.request(
+                    method, parts.path + (f"?{parts.query}" if parts.query else ""), headers, content,
+                    timeout=self.settings.call_timeout)
+            else:
+                response = await self.http.request(method, url, headers=headers, json=body,
+                                                   timeout=self.settings.call_timeout)
+                status, answer, text = response.status_code, response.headers, response.content
+        except (httpx.TimeoutException, TimeoutError):
             raise Failed(f"{kind}: timed out") from None
-        except httpx.HTTPError as error:
+        except (httpx.HTTPError, HttpFailure) as error:
             raise Failed(f"{kind}: {type(error).__name__}") from None
         elapsed = time.perf_counter() - started
-        if response.status_code != 200:
-            raise Failed(f"{kind}: HTTP {response.status_code}")
+        if status != 200:
+            raise Failed(f"{kind}: HTTP {status}")
         try:
-            code = response.json().get("status_code")
+            envelope = json.loads(text)
         except ValueError:
             raise Failed(f"{kind}: body is not JSON") from None
-        if code != 1000:
-            raise Failed(f"{kind}: OCPI status {code}")
+        if not isinstance(envelope, dict) or envelope.get("status_code") != 1000:
+            raise Failed(f"{kind}: OCPI status {envelope.get('status_code') if isinstance(envelope, dict) else None}")
         self.recorder.round_trip(kind, elapsed, self.clock())
-        return response
+        return envelope, answer
 
     # ---------------------------------------------------------------- the storm
     async def register(self, peer: Peer) -> None:
         token_a = peer.party.token_a
-        versions = (await self._request("GET versions", "GET", self.settings.url, token_a, peer)).json()["data"]
+        versions = (await self._request("GET versions", "GET", self.settings.url, token_a, peer))[0]["data"]
         details_url = next((v["url"] for v in versions if v.get("version") == VERSION), None)
         if details_url is None:
             raise Failed(f"GET versions: no {VERSION}")
-        details = (await self._request("GET version details", "GET", details_url, token_a, peer)).json()["data"]
+        details = (await self._request("GET version details", "GET", details_url, token_a, peer))[0]["data"]
         peer.endpoints = {(e["identifier"], e["role"]): e["url"] for e in details["endpoints"]}
         credentials_url = peer.endpoints.get(("credentials", "SENDER")) or peer.endpoints.get(("credentials",
                                                                                                 "RECEIVER"))
@@ -199,7 +219,7 @@ class OcpiLoad:
         body = {"token": peer.token_b, "url": f"{self._peer_url(peer)}/versions",
                 "roles": [{"role": "EMSP", "business_details": {"name": f"load peer {peer.party.index}"},
                            "party_id": peer.party.party_id, "country_code": peer.party.country_code}]}
-        data = (await self._request("POST credentials", "POST", credentials_url, token_a, peer, body=body)).json()["data"]
+        data = (await self._request("POST credentials", "POST", credentials_url, token_a, peer, body=body))[0]["data"]
         if peer.connect_backs < 2:
             raise Failed("POST credentials: answered without connecting back")
         token_c = data.get("token") if isinstance(data, dict) else None
@@ -233,8 +253,8 @@ class OcpiLoad:
                 raise Failed(f"GET {module}: the platform lists no {module} Sender")
             query = f"limit={self.settings.page_limit}" + (f"&date_from={DATE_FROM}" if module == "sessions" else "")
             url = f"{first}?{query}"
-        response = await self._request(f"GET {module}", "GET", url, peer.token_c, peer, routed=True)
-        peer.cursor[module] = _next(response.headers.get("Link"))   # None: the list is done, start again
+        _, headers = await self._request(f"GET {module}", "GET", url, peer.token_c, peer, routed=True)
+        peer.cursor[module] = _next(headers.get("link"))   # None: the list is done, start again
 
     async def _pull_counted(self, peer: Peer, module: str) -> None:
         try:
@@ -280,9 +300,17 @@ class OcpiLoad:
         self.base = server.url
         sampler = asyncio.create_task(self.sample(progress))
         try:
-            async with httpx.AsyncClient(limits=limits) as self.http:
-                await self.storm()
-                await self.pull_at_rate()
+            if self.settings.client == "lean":
+                self.pool = Pool(self.settings.url, limits.max_connections or self.settings.in_flight)
+                try:
+                    await self.storm()
+                    await self.pull_at_rate()
+                finally:
+                    await self.pool.close()
+            else:
+                async with httpx.AsyncClient(limits=limits) as self.http:
+                    await self.storm()
+                    await self.pull_at_rate()
         finally:
             sampler.cancel()
             self.sample_once(self.clock())

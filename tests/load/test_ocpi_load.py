@@ -25,28 +25,29 @@ async def served(parties: int):
     return platform_, server
 
 
-async def play(parties, peers: int, *, hold: float):
+async def play(parties, peers: int, *, hold: float, client: str = "lean"):
     settings = OcpiSettings(url=parties.versions_url, peers=peers, storm=3, rate=20, hold=hold, page_limit=2,
-                            in_flight=20, call_timeout=TIMEOUT, interval=1)
+                            in_flight=20, call_timeout=TIMEOUT, interval=1, client=client)
     recorder = Recorder(settings.interval)
     load = OcpiLoad(settings, recorder)
     await load.run(progress=None)
     return recorder.report(settings.describe()), load
 
 
-async def run(peers: int, known: int | None = None, *, hold: float = 1.0):
+async def run(peers: int, known: int | None = None, *, hold: float = 1.0, client: str = "lean"):
     """``peers`` eMSPs against a platform that knows the roster's first ``known`` parties (all by default)."""
     parties, server = await served(known or peers)
     try:
-        written, load = await play(parties, peers, hold=hold)
+        written, load = await play(parties, peers, hold=hold, client=client)
     finally:
         await server.stop()
         await parties.stop()
     return written, load, parties
 
 
-async def test_every_peer_registers_with_its_own_token_and_pulls_both_lists_page_by_page(tmp_path, capsys):
-    written, load, parties = await run(4)
+@pytest.mark.parametrize("client", ["lean", "httpx"])
+async def test_every_peer_registers_with_its_own_token_and_pulls_both_lists_page_by_page(client, tmp_path, capsys):
+    written, load, parties = await run(4, client=client)
 
     assert parties.registered == 4, "use case: registration storm; every party of the platform registered"
     tokens_c = [peer.token_c for peer in load.peers]
