@@ -268,6 +268,7 @@ def ocpi(args) -> list[str]:
                 directory / "platform.log") as platform:
         command = [PYTHON, "-m", "harness.load", "ocpi-run", "--url", f"http://127.0.0.1:{port}/ocpi/versions",
                    "--peers", str(args.stations), "--rate", str(args.rate), "--hold", str(args.hold),
+                   "--in-flight", str(args.in_flight),
                    "--seed", str(args.seed), "--interval", str(args.interval), "--report", str(directory),
                    "--watch", f"platform={platform.pid}"]
         print("$ " + " ".join(command[1:]), flush=True)
@@ -309,6 +310,7 @@ def main() -> int:
     parser.add_argument("--protocol", default="ocpp2.0.1")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rate", type=float, default=300.0, help="ocpi: list GETs a second after the storm")
+    parser.add_argument("--in-flight", type=int, default=100, help="ocpi: requests unanswered at most")
     args = parser.parse_args()
     limits = subprocess.run(["sh", "-c", "ulimit -Sn; ulimit -Hn"], capture_output=True, text=True).stdout.split()
     print(f"{args.number}: {args.stations:,} stations, ramp {args.ramp:g}/s, hold {args.hold:g} s, "
