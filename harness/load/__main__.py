@@ -89,10 +89,15 @@ async def load(args) -> int:
     print(f"{settings.stations:,} stations → {settings.url} ({settings.version.value}), "
           f"about {settings.seconds:,.0f} s", file=sys.stderr)
     await fleet.run()
-    written = recorder.report({**settings.describe(), "rss_mb_at_start": fleet.rss_mb_at_start})
-    data, picture = report.write(written, args.report)
+    return _verdict(_written(recorder, settings.describe(), fleet.rss_mb_at_start, args.report), settings.stations)
+
+
+def _written(recorder: Recorder, run: dict, rss_mb_at_start: float | None, directory: str) -> dict:
+    """The report of a finished run, on disk and in one line on stderr."""
+    written = recorder.report({**run, "rss_mb_at_start": rss_mb_at_start})
+    data, picture = report.write(written, directory)
     print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
-    return _verdict(written, settings.stations)
+    return written
 
 
 def _verdict(written: dict, stations: int) -> int:
@@ -159,10 +164,7 @@ async def ocpi_load(args) -> int:
     print(f"{settings.peers:,} eMSP peers → {settings.url}: storm, then {settings.rate:,.0f} requests/s for "
           f"{settings.hold:,.0f} s", file=sys.stderr)
     await run.run()
-    written = recorder.report({**settings.describe(), "rss_mb_at_start": run.rss_mb_at_start})
-    data, picture = report.write(written, args.report)
-    print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
-    return verdict(written, settings.peers)
+    return verdict(_written(recorder, settings.describe(), run.rss_mb_at_start, args.report), settings.peers)
 
 
 async def ocpi_serve(args) -> int:

@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import httpx
-import psutil
-
+from harness.load.gauges import Gauges, usage
 from harness.load.http1 import HttpFailure, Pool
 from harness.load.ocpi_roster import OcpiParty, OcpiRoster
 from harness.load.recorder import Recorder
@@ -41,7 +40,6 @@ from harness.load.recorder import Recorder
 VERSION = "2.2.1"
 MODULES = ("locations", "sessions")
 DATE_FROM = "2000-01-01T00:00:00Z"   # sessions' list asks for date_from
-SAMPLE_EVERY = 1.0
 LATE = 1.0           # seconds behind its time at which a request of the rate counts as not sent
 
 
@@ -117,8 +115,7 @@ class OcpiLoad:
         self.source = source
         self.roster = OcpiRoster(settings.seed, settings.peers)
         self.peers = [Peer(party) for party in self.roster.parties]
-        self.process = psutil.Process()
-        self.watched = {name: psutil.Process(pid) for name, pid in (watch or {}).items()}
+        self.gauges = Gauges(recorder, source, watch, lambda: {"connected": self.registered})
         self.registered = 0
         self.in_flight = 0
         self.rss_mb_at_start: float | None = None
@@ -293,12 +290,15 @@ class OcpiLoad:
     # ---------------------------------------------------------------- the run
     async def run(self, progress: TextIO | None = sys.stderr) -> None:
         from harness.transport.http import HttpServer
-        self.rss_mb_at_start = _usage(self.process)["rss_mb"]
+        self.rss_mb_at_start = usage(self.gauges.process)["rss_mb"]
         limits = httpx.Limits(max_connections=max(self.settings.in_flight, self.settings.storm),
                               max_keepalive_connections=max(self.settings.in_flight, self.settings.storm))
         server = await HttpServer(self.app(), "127.0.0.1", 0).start()
         self.base = server.url
-        sampler = asyncio.create_task(self.sample(progress))
+        begin = self.clock()
+        sampler = asyncio.create_task(self.gauges.every_second(self.clock, progress, lambda now, rate, own: (
+            f"{now - begin:6.0f} s  registered {self.registered}/{len(self.peers)}  requests {rate:,.0f}/s  "
+            f"errors {self.recorder.error_count}  cpu {own['cpu_percent']:.0f} %  rss {own['rss_mb']:,.0f} MB")))
         try:
             if self.settings.client == "lean":
                 self.pool = Pool(self.settings.url, limits.max_connections or self.settings.in_flight)
@@ -313,36 +313,10 @@ class OcpiLoad:
                     await self.pull_at_rate()
         finally:
             sampler.cancel()
-            self.sample_once(self.clock())
+            self.gauges.once(self.clock())
             await server.stop()
             if progress is not None:
                 progress.write("\n")
-
-    async def sample(self, progress: TextIO | None) -> None:
-        for process in [self.process, *self.watched.values()]:
-            process.cpu_percent()
-        begin, calls, tick = self.clock(), self.recorder.calls, 0
-        while True:
-            await asyncio.sleep(SAMPLE_EVERY)
-            tick += 1
-            own = self.sample_once(self.clock())
-            rate, calls = (self.recorder.calls - calls) / SAMPLE_EVERY, self.recorder.calls
-            if progress is not None and (progress.isatty() or tick % 10 == 0):
-                line = (f"{self.clock() - begin:6.0f} s  registered {self.registered}/{len(self.peers)}  "
-                        f"requests {rate:,.0f}/s  errors {self.recorder.error_count}  "
-                        f"cpu {own['cpu_percent']:.0f} %  rss {own['rss_mb']:,.0f} MB")
-                progress.write(("\r" + line + "   ") if progress.isatty() else line + "\n")
-                progress.flush()
-
-    def sample_once(self, now: float) -> dict[str, float]:
-        own = _usage(self.process)
-        self.recorder.gauge(now, self.source, connected=self.registered, **own)
-        for name, process in self.watched.items():
-            try:
-                self.recorder.gauge(now, name, **_usage(process))
-            except psutil.Error:
-                pass
-        return own
 
 
 def _next(link: str | None) -> str | None:
@@ -354,11 +328,6 @@ def _next(link: str | None) -> str | None:
         if 'rel="next"' in params.replace(" ", "") or "rel=next" in params.replace(" ", ""):
             return url.strip().strip("<>")
     return None
-
-
-def _usage(process: psutil.Process) -> dict[str, float]:
-    with process.oneshot():
-        return {"cpu_percent": process.cpu_percent(), "rss_mb": round(process.memory_info().rss / 2**20, 1)}
 
 
 def verdict(written: dict, peers: int, out: TextIO = sys.stderr) -> int:
