@@ -135,6 +135,9 @@ def _ocpi_commands(commands) -> None:
                           "rate wants beyond it is an error")
     run.add_argument("--call-timeout", type=float, default=30.0, help="seconds a request waits for its answer")
     run.add_argument("--interval", type=float, default=5.0, help="the report's time resolution in seconds")
+    run.add_argument("--role", choices=("emsp", "cpo"), default="emsp",
+                     help="the peers' role: emsp pulls the platform's locations and sessions lists (default); cpo "
+                          "pushes locations and sessions to its Receivers (start the platform with --role emsp)")
     run.add_argument("--client", choices=("lean", "httpx"), default="lean",
                      help="the HTTP client: lean (harness.load.http1, default) or httpx; one pool per process")
     run.add_argument("--report", default="reports/load-ocpi", help="where load.json and load.png go")
@@ -146,6 +149,8 @@ def _ocpi_commands(commands) -> None:
     platform.add_argument("--peers", type=int, required=True, help="the roster's size")
     platform.add_argument("--seed", type=int, default=1)
     platform.add_argument("--port", type=int, default=9400)
+    platform.add_argument("--role", choices=("cpo", "emsp"), default="cpo",
+                          help="the platform's role (default cpo: eMSP peers pull; emsp: CPO peers push)")
     platform.add_argument("--page-limit", type=int, default=50, help="the most objects a list page holds")
     platform.add_argument("--seconds", type=float, default=600.0, help="stop after this many seconds (default 600)")
 
@@ -158,19 +163,20 @@ async def ocpi_load(args) -> int:
     from harness.load.ocpi import OcpiLoad, OcpiSettings, verdict
     settings = OcpiSettings(url=args.url, peers=args.peers, seed=args.seed, storm=args.storm, rate=args.rate,
                             hold=args.hold, page_limit=args.page_limit, in_flight=args.in_flight,
-                            call_timeout=args.call_timeout, interval=args.interval, client=args.client)
+                            call_timeout=args.call_timeout, interval=args.interval, client=args.client,
+                            role=args.role)
     recorder = Recorder(args.interval)
     run = OcpiLoad(settings, recorder, watch=watched(args.watch))
-    print(f"{settings.peers:,} eMSP peers → {settings.url}: storm, then {settings.rate:,.0f} requests/s for "
+    print(f"{settings.peers:,} {settings.role} peers → {settings.url}: storm, then {settings.rate:,.0f} requests/s for "
           f"{settings.hold:,.0f} s", file=sys.stderr)
     await run.run()
     return verdict(_written(recorder, settings.describe(), run.rss_mb_at_start, args.report), settings.peers)
 
 
 async def ocpi_serve(args) -> int:
-    from harness.load.ocpi_platform import serve as serve_platform
+    from harness.load.ocpi_platform import ROLES, serve as serve_platform
     raise_file_limit(1024)
-    return await serve_platform(args.peers, args.seed, args.port, args.seconds, args.page_limit)
+    return await serve_platform(args.peers, args.seed, args.port, args.seconds, args.page_limit, ROLES[args.role])
 
 
 def watched(pairs: list[str]) -> dict[str, int]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import itertools
 import json
 import sys
@@ -56,6 +57,7 @@ class OcpiSettings:
     call_timeout: float = 30.0
     interval: float = 5.0
     client: str = "lean"     # "lean": harness.load.http1's pool; "httpx": httpx.AsyncClient (side by side)
+    role: str = "emsp"       # the peers': eMSPs pull the platform's lists, CPOs push theirs to its Receivers
 
     def __post_init__(self) -> None:
         for name in ("peers", "storm", "in_flight", "page_limit"):
@@ -64,6 +66,8 @@ class OcpiSettings:
         for name in ("rate", "call_timeout", "interval"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"--{name.replace('_', '-')} is {getattr(self, name)}: give a number above 0")
+        if self.role not in ("emsp", "cpo"):
+            raise ValueError(f"--role is {self.role}: give emsp (pull) or cpo (push)")
         if self.client not in ("lean", "httpx"):
             raise ValueError(f"--client is {self.client}: give lean or httpx")
         if self.hold < 0:
@@ -73,7 +77,7 @@ class OcpiSettings:
         return {"protocol": "ocpi2.2.1", "url": self.url, "peers": self.peers, "stations": self.peers,
                 "seed": self.seed, "storm": self.storm, "rate": self.rate, "hold": self.hold,
                 "page_limit": self.page_limit, "in_flight": self.in_flight,
-                "client": self.client}
+                "client": self.client, "role": self.role}
 
 
 def _token(token: str) -> str:
@@ -95,6 +99,7 @@ class Peer:
     cursor: dict[str, str | None] = field(default_factory=dict)
     platform_party: tuple[str, str] | None = None
     connect_backs: int = 0
+    pushed: dict[str, int] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Peer({self.party!r})"
@@ -189,7 +194,7 @@ class OcpiLoad:
         except (httpx.HTTPError, HttpFailure) as error:
             raise Failed(f"{kind}: {type(error).__name__}") from None
         elapsed = time.perf_counter() - started
-        if status != 200:
+        if status != 200 and not (status == 201 and method == "PUT"):
             raise Failed(f"{kind}: HTTP {status}")
         try:
             envelope = json.loads(text)
@@ -214,7 +219,7 @@ class OcpiLoad:
         if credentials_url is None:
             raise Failed("GET version details: no credentials endpoint")
         body = {"token": peer.token_b, "url": f"{self._peer_url(peer)}/versions",
-                "roles": [{"role": "EMSP", "business_details": {"name": f"load peer {peer.party.index}"},
+                "roles": [{"role": self.settings.role.upper(), "business_details": {"name": f"load peer {peer.party.index}"},
                            "party_id": peer.party.party_id, "country_code": peer.party.country_code}]}
         data = (await self._request("POST credentials", "POST", credentials_url, token_a, peer, body=body))[0]["data"]
         if peer.connect_backs < 2:
@@ -222,15 +227,18 @@ class OcpiLoad:
         token_c = data.get("token") if isinstance(data, dict) else None
         if not token_c or token_c in (token_a, peer.token_b):
             raise Failed("POST credentials: no new token C")
-        cpo = next((r for r in data.get("roles", []) if r.get("role") == "CPO"), None)
-        if cpo is None:
-            raise Failed("POST credentials: no CPO role")
-        peer.token_c, peer.platform_party = token_c, (cpo["country_code"], cpo["party_id"])
+        other = "CPO" if self.settings.role == "emsp" else "EMSP"
+        theirs = next((r for r in data.get("roles", []) if r.get("role") == other), None)
+        if theirs is None:
+            raise Failed(f"POST credentials: no {other} role")
+        peer.token_c, peer.platform_party = token_c, (theirs["country_code"], theirs["party_id"])
         self.registered += 1
         if self.registered == len(self.peers):
             self.recorder.held_from = self.clock()
 
     async def storm(self) -> None:
+        if self.settings.role == "cpo":
+            _ = self.objects   # made before the storm, not in the middle of the pushes
         gate = asyncio.Semaphore(self.settings.storm)
 
         async def one(peer: Peer) -> None:
@@ -253,15 +261,37 @@ class OcpiLoad:
         _, headers = await self._request(f"GET {module}", "GET", url, peer.token_c, peer, routed=True)
         peer.cursor[module] = _next(headers.get("link"))   # None: the list is done, start again
 
+    async def push(self, peer: Peer, module: str) -> None:
+        """PUT the next of our sample objects of ``module`` to the platform's Receiver, under our party."""
+        receiver = peer.endpoints.get((module, "RECEIVER"))
+        if receiver is None:
+            raise Failed(f"PUT {module}: the platform lists no {module} Receiver")
+        objects = self.objects[module]
+        n = peer.pushed[module] = peer.pushed.get(module, -1) + 1
+        body = {**objects[n % len(objects)], "country_code": peer.party.country_code,
+                "party_id": peer.party.party_id}
+        url = f"{receiver.rstrip('/')}/{peer.party.country_code}/{peer.party.party_id}/{body['id']}"
+        await self._request(f"PUT {module}", "PUT", url, peer.token_c, peer, body=body, routed=True)
+
+    @functools.cached_property
+    def objects(self) -> dict[str, list[dict[str, Any]]]:
+        """What CPO peers push: the reference CPO's sample Locations and Sessions (faker loads only for a push run)."""
+        from harness.reference.ocpi.locations import sample_locations
+        from harness.reference.ocpi.sessions import sample_sessions
+        locations = sample_locations("XX", "XXX")
+        return {"locations": locations, "sessions": sample_sessions(("XX", "XXX"), locations)}
+
     async def _pull_counted(self, peer: Peer, module: str) -> None:
+        verb = "GET" if self.settings.role == "emsp" else "PUT"
         try:
-            await self.pull(peer, module)
+            await (self.pull if verb == "GET" else self.push)(peer, module)
         except Failed as failure:
-            self.recorder.error(failure.kind, self.clock(), f"GET {module}")
+            self.recorder.error(failure.kind, self.clock(), f"{verb} {module}")
         finally:
             self.in_flight -= 1
 
     async def pull_at_rate(self) -> None:
+        """Pull (eMSP peers) or push (CPO peers) at ``--rate``, over every registered peer in turn."""
         ready = [peer for peer in self.peers if peer.token_c]
         if not ready or self.settings.hold == 0:
             return

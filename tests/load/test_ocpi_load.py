@@ -13,6 +13,8 @@ from harness.load.ocpi import OcpiLoad, OcpiSettings, verdict
 from harness.load.ocpi_platform import platform
 from harness.load.ocpi_roster import OcpiRoster
 from harness.load.recorder import Recorder
+from harness.ocpi.locations import Target
+from harness.reference.ocpi import EMSP
 from harness.transport.http import HttpServer
 
 TIMEOUT = 10.0
@@ -123,3 +125,30 @@ async def test_peers_the_platform_does_not_know_fail_the_run_and_are_named():
             messages.append(text)
     assert verdict(written, 3, out=Out()) == 1
     assert "1 of 3 peers never registered" in "".join(messages) and "GET versions: HTTP 401" in "".join(messages)
+
+
+async def test_cpo_peers_push_locations_and_sessions_each_under_its_own_party():
+    parties = platform(3, 1, call_timeout=5, role=EMSP)
+    server = await HttpServer(parties.app, "127.0.0.1", 0).start()
+    parties.bind(server.url, (p.token_a for p in OcpiRoster(1, 3).parties))
+    settings = OcpiSettings(url=parties.versions_url, peers=3, storm=3, rate=20, hold=1.0, in_flight=20,
+                            call_timeout=TIMEOUT, interval=1, role="cpo")
+    recorder = Recorder(settings.interval)
+    load = OcpiLoad(settings, recorder)
+    try:
+        await load.run(progress=None)
+    finally:
+        await server.stop()
+        await parties.stop()
+    written = recorder.report(settings.describe())
+    assert written["errors"] == {} and verdict(written, 3) == 0
+    assert written["actions"]["PUT locations"]["count"] >= 3 and written["actions"]["PUT sessions"]["count"] >= 3
+    assert parties.violations() == 0, [str(v) for p in parties.peers for v in p.violations]
+    for n, peer in enumerate(load.peers):   # each party's Receiver holds what its own peer pushed, under its party
+        party = parties.party_of(peer.token_c)
+        assert party is parties.peers[n]
+        stored = party.store("locations").get(peer.party.country_code, peer.party.party_id, Target(("LOC-0001",)))
+        assert stored is not None, f"{peer!r}: its first Location is not in its party's store"
+        others = [p for m, p in enumerate(load.peers) if m != n]
+        assert all(party.store("locations").get(o.party.country_code, o.party.party_id, Target(("LOC-0001",))) is None
+                   for o in others), "a party's store holds another peer's Location"
