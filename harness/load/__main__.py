@@ -168,7 +168,7 @@ async def ocpi_load(args) -> int:
     recorder = Recorder(args.interval)
     run = OcpiLoad(settings, recorder, watch=watched(args.watch))
     print(f"{settings.peers:,} {settings.role} peers → {settings.url}: storm, then {settings.rate:,.0f} requests/s for "
-          f"{settings.hold:,.0f} s", file=sys.stderr)
+          f"{settings.hold:g} s", file=sys.stderr)
     await run.run()
     return verdict(_written(recorder, settings.describe(), run.rss_mb_at_start, args.report), settings.peers)
 

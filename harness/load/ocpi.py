@@ -360,13 +360,13 @@ def _next(link: str | None) -> str | None:
     return None
 
 
-def verdict(written: dict, peers: int, out: TextIO = sys.stderr) -> int:
+def verdict(written: dict, peers: int, out: TextIO | None = None) -> int:
     """1 when peers failed to register, or any error was counted (a refused request, an OCPI status other
     than 1000, a request the rate could not send); they are named."""
     registered = written["actions"].get("POST credentials", {}).get("count", 0)
     failed = ([f"{peers - registered:,} of {peers:,} peers never registered"] if registered < peers else []) + [
         f"{n:,} × {kind}" for kind, n in written["errors"].items()]
     if failed:
-        print(f"FAILED: {'; '.join(failed)}", file=out)
+        print(f"FAILED: {'; '.join(failed)}", file=out or sys.stderr)
         return 1
     return 0

@@ -81,9 +81,12 @@ async def test_every_peer_registers_with_its_own_token_and_pulls_both_lists_page
 
 
 async def test_the_lists_are_followed_to_their_last_page_and_started_again():
-    written, load, _ = await run(1, hold=2.0)   # 40 requests over the platform's 5 locations, 2 a page
+    written, load, parties = await run(1, hold=2.0)   # ~20 GETs of the platform's 5 locations, 2 a page
     assert written["errors"] == {}
-    assert written["actions"]["GET locations"]["count"] >= 4, "more GETs than the list has pages: it starts again"
+    asked = [served.exchange.url for served in parties.peers[0].served if served.module == "locations"]
+    pages = [dict(part.split("=", 1) for part in url.split("?", 1)[1].split("&")).get("offset", "0") for url in asked]
+    assert {"0", "2", "4"} <= set(pages), f"the Link of each page is followed to the last one: {pages}"
+    assert pages.count("0") >= 2, f"after the last page the list starts again: {pages}"
 
 
 async def test_credentials_are_kept_per_party_and_a_token_opens_only_its_own():
@@ -152,3 +155,36 @@ async def test_cpo_peers_push_locations_and_sessions_each_under_its_own_party():
         others = [p for m, p in enumerate(load.peers) if m != n]
         assert all(party.store("locations").get(o.party.country_code, o.party.party_id, Target(("LOC-0001",))) is None
                    for o in others), "a party's store holds another peer's Location"
+
+
+def test_the_command_line_runs_against_the_platform_process_and_exits_1_naming_the_failed_peers(tmp_path, capsys):
+    """``ocpi-platform`` in a process of its own (127.0.0.1, any free port), ``ocpi-run`` with one peer more
+    than it knows: the report is written, the exit status is 1 and the unknown peer is named."""
+    import os
+    import selectors
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from harness.load.__main__ import main
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    platform_process = subprocess.Popen(
+        [sys.executable, "-m", "harness.load", "ocpi-platform", "--peers", "2", "--port", "0", "--seconds", "120"],
+        cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(platform_process.stdout, selectors.EVENT_READ)
+            assert selector.select(timeout=60), "the platform did not start within 60 s"
+        line = platform_process.stdout.readline()
+        assert "versions URL: " in line, line
+        url = line.rsplit("versions URL: ", 1)[1].strip()
+        status = main(["ocpi-run", "--url", url, "--peers", "3", "--rate", "10", "--hold", "0.5", "--interval", "1",
+                       "--storm", "3", "--call-timeout", "10", "--report", str(tmp_path)])
+    finally:
+        platform_process.terminate()
+        platform_process.wait(30)
+    err = capsys.readouterr().err
+    assert status == 1 and "1 of 3 peers never registered" in err and "GET versions: HTTP 401" in err, err
+    assert (tmp_path / "load.json").exists() and (tmp_path / "load.png").exists()
