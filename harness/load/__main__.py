@@ -29,8 +29,8 @@ from harness.load.roster import Roster
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["locust"]:   # a fresh process: Locust patches the standard library before anything loads
-        locustfile = Path(__file__).with_name("locustfile.py")
+    if argv[:1] in (["locust"], ["ocpi-locust"]):   # a fresh process: Locust patches the standard library first
+        locustfile = Path(__file__).with_name("locustfile.py" if argv[0] == "locust" else "ocpi_locustfile.py")
         os.execv(sys.executable, [sys.executable, "-m", "locust", "-f", str(locustfile), *argv[1:]])
     parser = argparse.ArgumentParser(prog="python -m harness.load", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -62,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     roster.add_argument("--stations", type=int, required=True)
     roster.add_argument("--seed", type=int, default=1)
 
+    commands.add_parser("ocpi-locust", add_help=False,
+                        help="the OCPI peers as Locust HTTP users, --master or --worker (every argument goes to "
+                             "Locust; see the README's 'OCPI load')")
     _ocpi_commands(commands)
 
     args = parser.parse_args(argv)
