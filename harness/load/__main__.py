@@ -98,8 +98,7 @@ async def load(args) -> int:
 def _written(recorder: Recorder, run: dict, rss_mb_at_start: float | None, directory: str) -> dict:
     """The report of a finished run, on disk and in one line on stderr."""
     written = recorder.report({**run, "rss_mb_at_start": rss_mb_at_start})
-    data, picture = report.write(written, directory)
-    print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
+    report.publish(written, directory)
     return written
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 import time
 
 import gevent
@@ -134,8 +135,7 @@ class Process:
                "peer_rate": options.peer_rate, "spawn_rate": options.spawn_rate,
                "workers": options.expect_workers if distributed else 0}
         written = self.record().report(run)
-        data, picture = report.write(written, options.load_report)
-        print(f"{report.headline(written)}\nreport: {data}, {picture}", flush=True)
+        report.publish(written, options.load_report, sys.stdout)
 
 
 PROCESS: Process | None = None

@@ -24,6 +24,14 @@ def write(report: dict[str, Any], directory: str | Path) -> tuple[Path, Path]:
     return data, picture
 
 
+def publish(report: dict[str, Any], directory: str | Path, out=None) -> tuple[Path, Path]:
+    """``write``, then the headline and where the files are, on ``out`` (stderr by default)."""
+    import sys
+    data, picture = write(report, directory)
+    print(f"{headline(report)}\nreport: {data}, {picture}", file=out or sys.stderr, flush=True)
+    return data, picture
+
+
 def headline(report: dict[str, Any]) -> str:
     """One line of the numbers a reader asks first."""
     run, summary = report["run"], report["summary"]
