@@ -5,6 +5,8 @@
     python bench/load_numbers.py soak   --stations 1000  --ramp 200 --hold 60  --heartbeat 1   # the issue: --hold 600
     python bench/load_numbers.py locust --stations 200   --ramp 50  --hold 20  --heartbeat 1
     python bench/load_numbers.py client --stations 5000  --ramp 200 --hold 60  --heartbeat 10
+    python bench/load_numbers.py ocpi   --stations 200   --rate 300 --hold 30                   # --stations: peers
+    python bench/load_numbers.py ocpi   --stations 200   --rate 300 --hold 30 --role cpo        # CPO peers push
 
 held    one load process holds N stations against the reference CSMS (python -m harness.load csms, its
         own process): connections held, BootNotification and Heartbeat p50/p99, errors.
@@ -17,6 +19,11 @@ client  the load client's own memory, side by side with a loop of the `ocpp` lib
         (bench/ocpp_lib_stations.py), each against a reference CSMS of its own process: the client's resident
         memory before the first station, per station (the slope over the ramp, and (held − start) / N), and
         the Heartbeat round trips while every station was held.
+ocpi    N eMSP peers (python -m harness.load ocpi-run) against the reference OCPI platform of parties
+        (python -m harness.load ocpi-platform, its own process): the registration storm, then --rate list
+        GETs a second for --hold seconds (--role cpo: CPO peers PUT locations and sessions to an eMSP
+        platform); the requests/s answered after the storm, p50/p99 per request kind, errors, both
+        processes' CPU (and the CPU milliseconds each spent per request: what limits the rate).
 locust  one Locust master and two workers on loopback against the reference CSMS; checks the report the
         master wrote (every station held and booted, both workers measured, no error).
 
@@ -254,6 +261,38 @@ def client(args) -> list[str]:
     return problems
 
 
+def ocpi(args) -> list[str]:
+    port, name = free_port(), "ocpi"
+    directory = REPO / "reports" / "bench-load" / name
+    seconds = SLACK * (args.stations / 10 + args.hold)   # the storm: 10 registrations a second at the least
+    with server([PYTHON, "-m", "harness.load", "ocpi-platform", "--peers", str(args.stations), "--port", str(port),
+                 "--seed", str(args.seed), "--seconds", str(seconds + MARGIN),
+                 "--role", "emsp" if args.role == "cpo" else "cpo"], "versions URL",
+                directory / "platform.log") as platform:
+        command = [PYTHON, "-m", "harness.load", "ocpi-run", "--url", f"http://127.0.0.1:{port}/ocpi/versions",
+                   "--peers", str(args.stations), "--rate", str(args.rate), "--hold", str(args.hold),
+                   "--in-flight", str(args.in_flight), "--role", args.role,
+                   "--seed", str(args.seed), "--interval", str(args.interval), "--report", str(directory),
+                   "--watch", f"platform={platform.pid}"]
+        print("$ " + " ".join(command[1:]), flush=True)
+        subprocess.run(command, cwd=REPO, timeout=seconds + MARGIN)   # exit 1: peers failed; checked below
+    report = json.loads((directory / "load.json").read_text())
+    print(summary(report))
+    kinds = [f"{'GET' if args.role == 'emsp' else 'PUT'} {module}" for module in ("locations", "sessions")]
+    answered = sum(report["actions"].get(kind, {}).get("count", 0) for kind in kinds)
+    if answered:
+        print(f"after the storm: {answered:,} {' and '.join(kinds)} answered over the {args.hold:g} s hold = "
+              f"{answered / args.hold:,.0f} requests/s (asked {args.rate:g}/s); "
+              f"while all registered: {report['summary']['round_trip_ms_while_held']}")
+        for source, usage in report["processes"].items():
+            cpu_ms = (usage["cpu_percent_mean"] or 0) / 100 * report["seconds"] * 1000
+            per = cpu_ms / max(report["summary"]["calls"], 1)
+            print(f"  {source:<10} CPU over the whole run {cpu_ms / 1000:,.1f} s = {per:.2f} ms per request")
+    problems = [] if report["actions"].get("POST credentials", {}).get("count") == args.stations else [
+        f"{report['actions'].get('POST credentials', {}).get('count', 0)} of {args.stations} peers registered"]
+    return problems + ([f"errors: {report['errors']}"] if report["errors"] else [])
+
+
 def client_memory(samples: list[tuple[int, float]], stations: int) -> tuple[float, float, float]:
     """(MB before the first station, KB per station by the slope over the ramp, KB per station by (held − start) / N)."""
     start = samples[0][1]
@@ -264,7 +303,7 @@ def client_memory(samples: list[tuple[int, float]], stations: int) -> tuple[floa
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("number", choices=["held", "memory", "soak", "locust", "client"])
+    parser.add_argument("number", choices=["held", "memory", "soak", "locust", "client", "ocpi"])
     parser.add_argument("--stations", type=int, required=True)
     parser.add_argument("--ramp", type=float, default=200.0, help="stations started per second")
     parser.add_argument("--hold", type=float, default=60.0, help="seconds after the last station started")
@@ -272,12 +311,17 @@ def main() -> int:
     parser.add_argument("--interval", type=float, default=5.0, help="the report's resolution, seconds")
     parser.add_argument("--protocol", default="ocpp2.0.1")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rate", type=float, default=300.0, help="ocpi: list GETs a second after the storm")
+    parser.add_argument("--in-flight", type=int, default=100, help="ocpi: requests unanswered at most")
+    parser.add_argument("--role", choices=("emsp", "cpo"), default="emsp",
+                        help="ocpi: the peers' role, emsp (pull lists from a CPO) or cpo (push to an eMSP)")
     args = parser.parse_args()
     limits = subprocess.run(["sh", "-c", "ulimit -Sn; ulimit -Hn"], capture_output=True, text=True).stdout.split()
     print(f"{args.number}: {args.stations:,} stations, ramp {args.ramp:g}/s, hold {args.hold:g} s, "
           f"heartbeat {args.heartbeat or 'the CSMS interval'}; {os.cpu_count()} CPUs, open files "
           f"{' / '.join(limits)}, load average {os.getloadavg()[0]:.1f}", flush=True)
-    problems = {"held": held, "memory": memory, "soak": soak, "locust": locust, "client": client}[args.number](args)
+    problems = {"held": held, "memory": memory, "soak": soak, "locust": locust, "client": client,
+                "ocpi": ocpi}[args.number](args)
     for problem in problems:
         print(f"CHECK FAILED: {problem}")
     return 1 if problems else 0

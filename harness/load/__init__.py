@@ -7,5 +7,10 @@ Round trips are measured on the wire (``wire``) into HDR histograms per action a
 (``recorder``), which Locust workers ship to the master; ``report`` writes them as JSON and a picture.
 ``csms`` serves the reference CSMS for a roster, the CSMS the load is measured against on this machine.
 
+OCPI: ``ocpi`` plays many eMSP (or CPO) peers of a seeded roster (``ocpi_roster``) against one platform, a
+registration storm then list pulls (or pushes) at a rate, over one keep-alive pool (``http1``); Locust's
+HTTP users in ``ocpi_locustfile``; ``ocpi_platform`` serves the reference platform that keeps credentials per
+party (``harness.reference.ocpi.parties``). ``gauges`` samples CPU and memory for every run.
+
 The layer sits above the references and the transport, beside the arena: nothing below imports it.
 """

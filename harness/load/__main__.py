@@ -4,6 +4,9 @@
     python -m harness.load run --url ws://127.0.0.1:9300/ocpp --stations 1000 --ramp 200 --hold 60
     python -m harness.load roster --stations 1000 > roster.csv                 # provision a CSMS under test
     python -m harness.load locust --master ...  /  --worker ...                  # Locust, see the README
+    python -m harness.load ocpi-platform --peers 200 --port 9400                 # the reference OCPI platform (CPO)
+    python -m harness.load ocpi-run --url http://127.0.0.1:9400/ocpi/versions --peers 200 --rate 500 --hold 30
+    python -m harness.load ocpi-roster --peers 200 > parties.csv                 # provision an OCPI platform
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from harness.load.roster import Roster
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["locust"]:   # a fresh process: Locust patches the standard library before anything loads
-        locustfile = Path(__file__).with_name("locustfile.py")
+    if argv[:1] in (["locust"], ["ocpi-locust"]):   # a fresh process: Locust patches the standard library first
+        locustfile = Path(__file__).with_name("locustfile.py" if argv[0] == "locust" else "ocpi_locustfile.py")
         os.execv(sys.executable, [sys.executable, "-m", "locust", "-f", str(locustfile), *argv[1:]])
     parser = argparse.ArgumentParser(prog="python -m harness.load", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -59,11 +62,22 @@ def main(argv: list[str] | None = None) -> int:
     roster.add_argument("--stations", type=int, required=True)
     roster.add_argument("--seed", type=int, default=1)
 
+    commands.add_parser("ocpi-locust", add_help=False,
+                        help="the OCPI peers as Locust HTTP users, --master or --worker (every argument goes to "
+                             "Locust; see the README's 'OCPI load')")
+    _ocpi_commands(commands)
+
     args = parser.parse_args(argv)
+    if args.command == "ocpi-roster":
+        from harness.load.ocpi_roster import OcpiRoster
+        sys.stdout.write(OcpiRoster(args.seed, args.peers).csv())
+        return 0
     if args.command == "roster":
         sys.stdout.write(Roster(args.seed, args.stations).csv())
         return 0
     try:
+        if args.command.startswith("ocpi-"):
+            return asyncio.run(ocpi_load(args) if args.command == "ocpi-run" else ocpi_serve(args))
         return asyncio.run(load(args) if args.command == "run" else serve(args))
     except ValueError as error:   # a setting out of range: the message says which and what to give
         parser.error(str(error))
@@ -78,10 +92,14 @@ async def load(args) -> int:
     print(f"{settings.stations:,} stations → {settings.url} ({settings.version.value}), "
           f"about {settings.seconds:,.0f} s", file=sys.stderr)
     await fleet.run()
-    written = recorder.report({**settings.describe(), "rss_mb_at_start": fleet.rss_mb_at_start})
-    data, picture = report.write(written, args.report)
-    print(f"{report.headline(written)}\nreport: {data}, {picture}", file=sys.stderr)
-    return _verdict(written, settings.stations)
+    return _verdict(_written(recorder, settings.describe(), fleet.rss_mb_at_start, args.report), settings.stations)
+
+
+def _written(recorder: Recorder, run: dict, rss_mb_at_start: float | None, directory: str) -> dict:
+    """The report of a finished run, on disk and in one line on stderr."""
+    written = recorder.report({**run, "rss_mb_at_start": rss_mb_at_start})
+    report.publish(written, directory)
+    return written
 
 
 def _verdict(written: dict, stations: int) -> int:
@@ -101,6 +119,66 @@ def _verdict(written: dict, stations: int) -> int:
           f"{written['summary']['connections_held']['peak']:,})" + (f": {causes}" if causes else "")
           + "; check --url, and that the CSMS knows the roster (python -m harness.load roster)", file=sys.stderr)
     return 1
+
+
+def _ocpi_commands(commands) -> None:
+    """The OCPI load's commands: its platform, the run, the roster (their modules load only when used)."""
+    run = commands.add_parser("ocpi-run", help="register many eMSP peers with an OCPI platform (a storm), then "
+                                               "pull its locations and sessions at a rate; write the report")
+    run.add_argument("--url", required=True, help="the platform's versions URL")
+    run.add_argument("--peers", type=int, required=True, help="how many eMSP peers (the roster's first N)")
+    run.add_argument("--seed", type=int, default=1, help="the roster's seed: the same seed, the same parties")
+    run.add_argument("--storm", type=int, default=50, help="registrations at once (default 50)")
+    run.add_argument("--rate", type=float, default=200.0, help="list GETs per second after the storm (default 200)")
+    run.add_argument("--hold", type=float, default=30.0, help="seconds of pulling after the storm (default 30)")
+    run.add_argument("--page-limit", type=int, default=2, help="the limit each list GET asks for (default 2)")
+    run.add_argument("--in-flight", type=int, default=100,
+                     help="requests unanswered at most (the pool's connections, default 100); a request the "
+                          "rate wants beyond it is an error")
+    run.add_argument("--call-timeout", type=float, default=30.0, help="seconds a request waits for its answer")
+    run.add_argument("--interval", type=float, default=5.0, help="the report's time resolution in seconds")
+    run.add_argument("--role", choices=("emsp", "cpo"), default="emsp",
+                     help="the peers' role: emsp pulls the platform's locations and sessions lists (default); cpo "
+                          "pushes locations and sessions to its Receivers (start the platform with --role emsp)")
+    run.add_argument("--client", choices=("lean", "httpx"), default="lean",
+                     help="the HTTP client: lean (harness.load.http1, default) or httpx; one pool per process")
+    run.add_argument("--report", default="reports/load-ocpi", help="where load.json and load.png go")
+    run.add_argument("--watch", action="append", default=[], metavar="NAME=PID",
+                     help="also record this process's CPU and memory under NAME (platform=PID); repeatable")
+
+    platform = commands.add_parser("ocpi-platform", help="serve the reference OCPI platform (a CPO) that every "
+                                                         "party of the roster may register with, on 127.0.0.1")
+    platform.add_argument("--peers", type=int, required=True, help="the roster's size")
+    platform.add_argument("--seed", type=int, default=1)
+    platform.add_argument("--port", type=int, default=9400)
+    platform.add_argument("--role", choices=("cpo", "emsp"), default="cpo",
+                          help="the platform's role (default cpo: eMSP peers pull; emsp: CPO peers push)")
+    platform.add_argument("--page-limit", type=int, default=50, help="the most objects a list page holds")
+    platform.add_argument("--seconds", type=float, default=600.0, help="stop after this many seconds (default 600)")
+
+    roster = commands.add_parser("ocpi-roster", help="print the OCPI roster as CSV: country code, party id, token A")
+    roster.add_argument("--peers", type=int, required=True)
+    roster.add_argument("--seed", type=int, default=1)
+
+
+async def ocpi_load(args) -> int:
+    from harness.load.ocpi import OcpiLoad, OcpiSettings, verdict
+    settings = OcpiSettings(url=args.url, peers=args.peers, seed=args.seed, storm=args.storm, rate=args.rate,
+                            hold=args.hold, page_limit=args.page_limit, in_flight=args.in_flight,
+                            call_timeout=args.call_timeout, interval=args.interval, client=args.client,
+                            role=args.role)
+    recorder = Recorder(args.interval)
+    run = OcpiLoad(settings, recorder, watch=watched(args.watch))
+    print(f"{settings.peers:,} {settings.role} peers → {settings.url}: storm, then {settings.rate:,.0f} requests/s for "
+          f"{settings.hold:g} s", file=sys.stderr)
+    await run.run()
+    return verdict(_written(recorder, settings.describe(), run.rss_mb_at_start, args.report), settings.peers)
+
+
+async def ocpi_serve(args) -> int:
+    from harness.load.ocpi_platform import ROLES, serve as serve_platform
+    raise_file_limit(1024)
+    return await serve_platform(args.peers, args.seed, args.port, args.seconds, args.page_limit, ROLES[args.role])
 
 
 def watched(pairs: list[str]) -> dict[str, int]:

@@ -18,16 +18,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
-import psutil
-
 from harness.ocpp.versions import OcppVersion
+from harness.load.gauges import Gauges, usage
 from harness.load.mix import Mix, ramp_start
 from harness.load.recorder import Recorder
 from harness.load.roster import Roster
 from harness.load.station import StationRunner, load_profile
 from harness.load.wire import WireMeter
 
-SAMPLE_EVERY = 1.0      # seconds between gauge samples and progress lines
 STOP_TIMEOUT = 30.0     # seconds the stations get to close their connections at the end
 
 
@@ -78,8 +76,7 @@ class Fleet:
         self.recorder = recorder
         self.roster = roster or Roster(settings.seed, settings.stations)
         self.source = source
-        self.process = psutil.Process()
-        self.watched = {name: psutil.Process(pid) for name, pid in (watch or {}).items()}
+        self.gauges = Gauges(recorder, source, watch, lambda: {"connected": self.connected, "stations": self.started})
         self.profile = load_profile(settings.call_timeout)
         self.connected = 0
         self.started = 0
@@ -126,7 +123,7 @@ class Fleet:
     async def run(self, progress: TextIO | None = sys.stderr) -> None:
         """Ramp up, hold, stop; the gauges sampled and the progress shown every second."""
         raise_file_limit(self.settings.stations + 256)
-        self.rss_mb_at_start = _usage(self.process)["rss_mb"]   # before the first station: what the client starts at
+        self.rss_mb_at_start = usage(self.gauges.process)["rss_mb"]   # before the first station: what the client starts at
         begin = self.clock()
         sampler = asyncio.create_task(self.sample(progress, begin))
         try:
@@ -141,31 +138,15 @@ class Fleet:
                 progress.write("\n")
 
     async def sample(self, progress: TextIO | None, begin: float) -> None:
-        """Gauges every second, and the progress line (in place on a terminal, every 10 s otherwise)."""
-        for process in [self.process, *self.watched.values()]:
-            process.cpu_percent()   # the first reading only starts the measurement
-        calls, tick = self.recorder.calls, 0
-        while True:
-            await asyncio.sleep(SAMPLE_EVERY)
-            now, tick = self.clock(), tick + 1
-            own = self.sample_once(now)
-            rate, calls = (self.recorder.calls - calls) / SAMPLE_EVERY, self.recorder.calls
-            if progress is not None and (progress.isatty() or tick % 10 == 0):
-                line = (f"{now - begin:6.0f} s  stations {self.started}/{self.settings.stations}  connected "
-                        f"{self.connected}  calls {rate:,.0f}/s  errors {self.recorder.error_count}  "
-                        f"cpu {own['cpu_percent']:.0f} %  rss {own['rss_mb']:,.0f} MB")
-                progress.write(("\r" + line + "   ") if progress.isatty() else line + "\n")
-                progress.flush()
+        """Gauges every second, and the progress line."""
+        def line(now: float, rate: float, own: dict[str, float]) -> str:
+            return (f"{now - begin:6.0f} s  stations {self.started}/{self.settings.stations}  connected "
+                    f"{self.connected}  calls {rate:,.0f}/s  errors {self.recorder.error_count}  "
+                    f"cpu {own['cpu_percent']:.0f} %  rss {own['rss_mb']:,.0f} MB")
+        await self.gauges.every_second(self.clock, progress, line)
 
     def sample_once(self, now: float) -> dict[str, float]:
-        own = _usage(self.process)
-        self.recorder.gauge(now, self.source, connected=self.connected, stations=self.started, **own)
-        for name, process in self.watched.items():
-            try:
-                self.recorder.gauge(now, name, **_usage(process))
-            except psutil.Error:
-                pass     # the watched process ended: its line stops
-        return own
+        return self.gauges.once(now)
 
     def _changed(self, delta: int) -> None:
         """A station connected (+1) or lost its connection (-1); the first moment every station of the run
@@ -179,8 +160,3 @@ class Fleet:
         if self._meter is None:
             self._meter = WireMeter(self.recorder, self.clock)
         return self._meter
-
-
-def _usage(process: psutil.Process) -> dict[str, float]:
-    with process.oneshot():
-        return {"cpu_percent": process.cpu_percent(), "rss_mb": round(process.memory_info().rss / 2**20, 1)}

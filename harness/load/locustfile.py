@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import sys
 
 import gevent
 from locust import User, constant, events, task
@@ -136,8 +137,7 @@ class Process:
         for planned_by_locust in ("ramp_per_second", "hold_seconds"):
             del run[planned_by_locust]
         written = self.recorder.report(run)
-        data, picture = report.write(written, options.load_report)
-        print(f"{report.headline(written)}\nreport: {data}, {picture}", flush=True)
+        report.publish(written, options.load_report, sys.stdout)
 
 
 PROCESS: Process | None = None

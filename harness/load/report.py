@@ -24,16 +24,34 @@ def write(report: dict[str, Any], directory: str | Path) -> tuple[Path, Path]:
     return data, picture
 
 
+def publish(report: dict[str, Any], directory: str | Path, out=None) -> tuple[Path, Path]:
+    """``write``, then the headline and where the files are, on ``out`` (stderr by default)."""
+    import sys
+    data, picture = write(report, directory)
+    print(f"{headline(report)}\nreport: {data}, {picture}", file=out or sys.stderr, flush=True)
+    return data, picture
+
+
 def headline(report: dict[str, Any]) -> str:
     """One line of the numbers a reader asks first."""
     run, summary = report["run"], report["summary"]
-    parts = [f"{run['stations']:,} stations ({run['protocol']})",
-             f"held {summary['connections_held']['peak']:,} peak"]
-    for action in ("BootNotification", "Heartbeat"):
+    if "peers" in run:   # an OCPI load: peers registered, not stations connected
+        parts = [f"{run['peers']:,} peers ({run['protocol']})",
+                 f"registered {summary['connections_held']['peak']:,}"]
+    else:
+        parts = [f"{run['stations']:,} stations ({run['protocol']})",
+                 f"held {summary['connections_held']['peak']:,} peak"]
+    for action in ("BootNotification", "Heartbeat", "POST credentials", "GET locations", "GET sessions"):
         if action in summary["round_trip_ms"]:
             p = summary["round_trip_ms"][action]
             parts.append(f"{action} p50 {p['p50']} ms / p99 {p['p99']} ms")
-    parts.append(_while_held(run["stations"], summary["round_trip_ms_while_held"]))
+    if "peers" in run:
+        held = summary["round_trip_ms_while_held"]
+        parts.append("after the storm: " + ", ".join(f"{a} p50 {p['p50']} ms / p99 {p['p99']} ms"
+                                                      for a, p in (held or {}).items())
+                     if held else f"never all {run['peers']:,} peers registered")
+    else:
+        parts.append(_while_held(run["stations"], summary["round_trip_ms_while_held"]))
     parts.append(f"{summary['errors']:,} errors")
     return " · ".join(parts)
 

@@ -94,4 +94,4 @@ def test_help_lists_every_subcommand(capsys):
     with pytest.raises(SystemExit) as done:
         main(["--help"])
     assert done.value.code == 0
-    assert "{run,csms,locust,roster}" in capsys.readouterr().out
+    assert "{run,csms,locust,roster,ocpi-locust,ocpi-run,ocpi-platform,ocpi-roster}" in capsys.readouterr().out
