@@ -442,6 +442,7 @@ class Evse:
     plugged: bool = False
     authorized: dict | None = None        # a token the CSMS accepted, waiting for the cable
     tx: Transaction | None = None
+    faulted: bool = False                 # fault_evse: out of service until clear_evse_fault
 
     def started_by(self, id_token: dict) -> bool:
         return bool(self.tx and self.tx.id_token) and token_key(self.tx.id_token) == token_key(id_token)
@@ -543,14 +544,15 @@ class StationConnection(ExampleChargePoint):
         """B06, which every 2.x station serves: this example keeps no device model, so every component is
         unknown to it."""
         return call_result.GetVariables(get_variable_result=[
-            {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"]}
+            {"attribute_status": "UnknownComponent", "component": d["component"], "variable": d["variable"],
+             "attribute_type": d.get("attribute_type", "Actual")}    # each result names the type asked (B06.FR.02)
             for d in get_variable_data])
 
     @on(Action.request_start_transaction)
     def on_request_start_transaction(self, id_token: dict, remote_start_id: int, evse_id: int | None = None, **_):
         evse = self.evses.get(evse_id) if evse_id is not None else \
             next((e for e in self.evses.values() if e.tx is None), None)
-        if evse is None or evse.tx is not None:
+        if evse is None or evse.tx is not None or evse.faulted:
             return call_result.RequestStartTransaction(status="Rejected")
         evse.tx = Transaction(str(uuid.uuid4()), wire_token(id_token), remote_start_id)
         return call_result.RequestStartTransaction(status="Accepted")
@@ -610,7 +612,7 @@ class StationConnection(ExampleChargePoint):
 class Station:
     """The station process: one StationConnection per connection, reconnecting after every close."""
     ACTIONS = ("present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button", "fail_lock",
-               "repair_lock")
+               "repair_lock", "fault_evse", "clear_evse_fault")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -667,6 +669,18 @@ class Station:
     async def data_transfer(self, vendor_id: str, message_id: str | None = None, data=None) -> None:
         cp = await self.ready()
         cp.spawn(cp.call(call.DataTransfer(vendor_id=vendor_id, message_id=message_id, data=data)))
+
+    async def fault_evse(self, evse_id: int) -> None:
+        """The EVSE is out of order: Faulted, and a remote start on it Rejected (F02)."""
+        cp = await self.ready()
+        cp.evses[evse_id].faulted = True
+        cp.spawn(cp.status(cp.evses[evse_id], "Faulted"))
+
+    async def clear_evse_fault(self, evse_id: int) -> None:
+        cp = await self.ready()
+        evse = cp.evses[evse_id]
+        evse.faulted = False
+        cp.spawn(cp.status(evse, "Occupied" if evse.plugged else "Available"))
 
     async def fail_lock(self, evse_id: int, connector_id: int | None = None) -> None:
         """G05: the cable lock fails: NotifyEvent ConnectorPlugRetentionLock.Problem true."""

@@ -4,6 +4,7 @@ clock moves with it, and the clock never jumps past bytes still on their way ove
 import asyncio
 import contextlib
 import socket
+import threading
 import time
 from datetime import timedelta
 
@@ -107,3 +108,37 @@ def test_the_clock_waits_for_a_thread_of_the_loop():
         return clock.now() - started
 
     assert 0 < play(in_a_thread) < 5
+
+
+def test_the_clock_waits_for_a_connect_on_its_way():
+    """A connect the world outside has not answered yet (no bytes queued: nothing for SIOCOUTQ to show) is
+    answered in real time: the clock must not jump to the next timer meanwhile (M06's OCSP connect, answered
+    late on a busy machine, once lost the station's 5 s call timeout that way). A listener whose accept queue
+    is full drops the SYN; a thread accepts, and the client's retried SYN gets through."""
+    listener = socket.create_server(("127.0.0.1", 0), backlog=0)
+    address = listener.getsockname()
+    waiting = [socket.create_connection(address, timeout=5)]   # the accept queue (backlog 0: one) is full now
+
+    def accept_later():
+        time.sleep(0.05)
+        for _ in range(3):
+            with contextlib.suppress(OSError):
+                listener.accept()[0].close()
+
+    async def connect_while_a_timer_waits():
+        loop = asyncio.get_running_loop()
+        timer = loop.create_future()
+        loop.call_later(5, timer.set_result, "the 5 s timer")
+        client = socket.socket()
+        client.setblocking(False)
+        threading.Thread(target=accept_later, daemon=True).start()
+        connected = asyncio.ensure_future(loop.sock_connect(client, address))
+        done, _ = await asyncio.wait([timer, connected], return_when=asyncio.FIRST_COMPLETED)
+        client.close()
+        return [f is connected for f in done]
+
+    try:
+        assert play(connect_while_a_timer_waits) == [True], "the clock jumped to the timer before the connect"
+    finally:
+        for sock in (*waiting, listener):
+            sock.close()
