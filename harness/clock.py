@@ -14,8 +14,9 @@ clock) and costs no wall time. It never jumps past work in flight: it polls its 
 (bytes a peer in this process sent over loopback are readable at once, and so is a callback a
 thread handed over with ``call_soon_threadsafe``); while a socket of the loop holds bytes its
 peer has not acknowledged (not sent yet: Nagle's algorithm waiting for an ACK; or sent and not
-delivered yet: loopback delivers in a softirq that a busy machine defers), or waits to become writable
-(a connect on its way, which a busy machine answers late), or a thread of its executor runs, it waits in real time and moves its clock by what it waited. An ACK that a peer
+delivered yet: loopback delivers in a softirq that a busy machine defers), or waits to become
+writable (a connect on its way, which a busy machine answers late), or a thread of its executor
+runs, it waits in real time and moves its clock by what it waited. An ACK that a peer
 merely delays (the bytes are delivered: it waits for more to answer with) is asked for at once,
 with TCP_QUICKACK, so only bytes truly on their way cost real time. What it
 cannot see coming is another process or a thread of its own: a test that waits on one runs on the
