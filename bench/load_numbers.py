@@ -4,6 +4,7 @@
     python bench/load_numbers.py memory --stations 5000  --ramp 200 --hold 60  --heartbeat 30
     python bench/load_numbers.py soak   --stations 1000  --ramp 200 --hold 60  --heartbeat 1   # the issue: --hold 600
     python bench/load_numbers.py locust --stations 200   --ramp 50  --hold 20  --heartbeat 1
+    python bench/load_numbers.py locust --stations 50000 --ramp 250 --hold 60 --workers 4 --csms-processes 4  # wide
     python bench/load_numbers.py client --stations 5000  --ramp 200 --hold 60  --heartbeat 10
     python bench/load_numbers.py ocpi   --stations 200   --rate 300 --hold 30                   # --stations: peers
     python bench/load_numbers.py ocpi   --stations 200   --rate 300 --hold 30 --role cpo        # CPO peers push
@@ -24,8 +25,9 @@ ocpi    N eMSP peers (python -m harness.load ocpi-run) against the reference OCP
         GETs a second for --hold seconds (--role cpo: CPO peers PUT locations and sessions to an eMSP
         platform); the requests/s answered after the storm, p50/p99 per request kind, errors, both
         processes' CPU (and the CPU milliseconds each spent per request: what limits the rate).
-locust  one Locust master and two workers on loopback against the reference CSMS; checks the report the
-        master wrote (every station held and booted, both workers measured, no error).
+locust  one Locust master and --workers workers on loopback against the reference CSMS (--csms-processes
+        processes, the stations shared out over their ports); checks the report the master wrote (every
+        station held and booted, every worker measured, no error) and prints each worker's stations and memory.
 
 Every process binds 127.0.0.1 only, is bounded in time (the servers stop themselves after the run's
 length plus a margin) and is stopped when the bench ends. Reports go to reports/bench-load/<name>/.
@@ -51,10 +53,24 @@ MARGIN = 120    # seconds a server outlives the run it serves
 SLACK = 3       # a run may take this many times its planned length on a busy machine before it is stopped
 
 
-def free_port() -> int:
+def free_port(count: int = 1) -> int:
+    """A free port on 127.0.0.1, with the ``count - 1`` ports after it free too (a CSMS of several processes)."""
+    for _ in range(100):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port + count <= 65536 and all(_free(p) for p in range(port + 1, port + count)):
+            return port
+    raise RuntimeError(f"no {count} free ports in a row on 127.0.0.1")
+
+
+def _free(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 @contextmanager
@@ -82,9 +98,10 @@ def server(command: list[str], ready: str, log: Path):
                 process.kill()
 
 
-def reference_csms(args, port: int, seconds: float, name: str):
+def reference_csms(args, port: int, seconds: float, name: str, processes: int = 1):
     return server([PYTHON, "-m", "harness.load", "csms", "--stations", str(args.stations), "--port", str(port),
-                   "--seed", str(args.seed), "--seconds", str(seconds), "--protocol", args.protocol],
+                   "--seed", str(args.seed), "--seconds", str(seconds), "--protocol", args.protocol,
+                   "--processes", str(processes)],
                   "listening", REPO / "reports" / "bench-load" / name / "csms.log")
 
 
@@ -195,26 +212,28 @@ def soak(args) -> list[str]:
 
 
 def locust(args) -> list[str]:
-    port, master_port = free_port(), free_port()
+    workers, processes = args.workers, args.csms_processes
+    port, master_port = free_port(processes), free_port()
+    urls = ",".join(f"ws://127.0.0.1:{port + i}/ocpp" for i in range(processes))
     directory = REPO / "reports" / "bench-load" / "locust"
     base = [PYTHON, "-m", "harness.load", "locust"]
     shared = ["--stations", str(args.stations), "--seed", str(args.seed), "--protocol", args.protocol,
               "--interval", str(args.interval)] + (["--heartbeat", str(args.heartbeat)] if args.heartbeat else [])
     seconds = run_seconds(args)
     directory.mkdir(parents=True, exist_ok=True)
-    with reference_csms(args, port, seconds + MARGIN, "locust"):
+    with reference_csms(args, port, seconds + MARGIN, "locust", processes):
         worker = base + ["--worker", "--master-host", "127.0.0.1", "--master-port", str(master_port)]
-        logs = [open(directory / f"worker-{i}.log", "w") for i in range(2)]
-        workers = [subprocess.Popen(worker, cwd=REPO, stdout=log, stderr=log) for log in logs]
+        logs = [open(directory / f"worker-{i}.log", "w") for i in range(workers)]
+        started = [subprocess.Popen(worker, cwd=REPO, stdout=log, stderr=log) for log in logs]
         master = base + ["--master", "--headless", "--master-bind-host", "127.0.0.1", "--master-bind-port",
-                         str(master_port), "--expect-workers", "2", "--users", str(args.stations), "--spawn-rate",
-                         str(args.ramp), "--run-time", f"{round(seconds)}s", "--host", f"ws://127.0.0.1:{port}/ocpp",
+                         str(master_port), "--expect-workers", str(workers), "--users", str(args.stations),
+                         "--spawn-rate", str(args.ramp), "--run-time", f"{round(seconds)}s", "--host", urls,
                          "--load-report", str(directory), "--only-summary", *shared]
         print("$ " + " ".join(master[1:]), flush=True)
         try:
             subprocess.run(master, cwd=REPO, timeout=seconds + MARGIN)
         finally:
-            for process, log in zip(workers, logs):
+            for process, log in zip(started, logs):
                 try:
                     process.wait(30)
                 except subprocess.TimeoutExpired:
@@ -222,10 +241,16 @@ def locust(args) -> list[str]:
                 log.close()
     report = json.loads((directory / "load.json").read_text())
     print(summary(report))
+    print(f"while all {args.stations:,} held: {report['summary']['round_trip_ms_while_held']}")
     problems = checked(report, args.stations)
-    measured = {s for s in report["processes"] if s.startswith("worker-")}
-    if measured != {"worker-0", "worker-1"}:
-        problems.append(f"the report has the measurements of {sorted(measured)}, not of both workers")
+    measured = {s: v for s, v in report["processes"].items() if s.startswith("worker-")}
+    if set(measured) != {f"worker-{i}" for i in range(workers)}:
+        problems.append(f"the report has the measurements of {sorted(measured)}, not of all {workers} workers")
+    for name, usage in sorted(measured.items()):
+        held = usage.get("connected_peak") or 0
+        per = (usage["rss_mb_peak"] - usage["rss_mb_first"]) * 1024 / held if held else float("nan")
+        print(f"  {name}: {held:,} stations at its peak, memory {usage['rss_mb_first']} → {usage['rss_mb_peak']} MB "
+              f"({per:.1f} KB a station over its first sample), CPU mean {usage['cpu_percent_mean']} %")
     return problems
 
 
@@ -315,6 +340,10 @@ def main() -> int:
     parser.add_argument("--in-flight", type=int, default=100, help="ocpi: requests unanswered at most")
     parser.add_argument("--role", choices=("emsp", "cpo"), default="emsp",
                         help="ocpi: the peers' role, emsp (pull lists from a CPO) or cpo (push to an eMSP)")
+    parser.add_argument("--workers", type=int, default=2, help="locust: the Locust workers (default 2)")
+    parser.add_argument("--csms-processes", type=int, default=1,
+                        help="locust: the reference CSMS's processes, one port each (default 1); one process "
+                             "holds ~19,700 connections under a hard limit of 20,000 open files")
     args = parser.parse_args()
     limits = subprocess.run(["sh", "-c", "ulimit -Sn; ulimit -Hn"], capture_output=True, text=True).stdout.split()
     print(f"{args.number}: {args.stations:,} stations, ramp {args.ramp:g}/s, hold {args.hold:g} s, "

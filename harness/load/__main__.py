@@ -26,6 +26,9 @@ from harness.load.options import add_shared_arguments, mix_of
 from harness.load.recorder import Recorder
 from harness.load.roster import Roster
 
+STARTUP_SECONDS = 60.0   # a further process of the CSMS has this long to listen
+STOP_SECONDS = 30.0      # and this long to close its connections at the end
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -52,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     csms.add_argument("--port", type=int, default=9300)
     csms.add_argument("--seconds", type=float, default=600.0, help="stop after this many seconds (default 600)")
     csms.add_argument("--heartbeat-interval", type=int, default=300, help="the interval its boot answers give")
+    csms.add_argument("--processes", type=int, default=1,
+                      help="serve from this many processes, on --port and the ports after it (default 1): one "
+                           "process holds as many connections as its open-file limit allows (ulimit -Hn)")
     add_shared_arguments(csms)
 
     commands.add_parser("locust", add_help=False,
@@ -192,21 +198,50 @@ def watched(pairs: list[str]) -> dict[str, int]:
 
 
 async def serve(args) -> int:
-    """The reference CSMS for the roster, on 127.0.0.1, until SIGINT/SIGTERM or ``--seconds``."""
+    """The reference CSMS for the roster, on 127.0.0.1, until SIGINT/SIGTERM or ``--seconds``; with
+    ``--processes N``, N processes on N ports, every one knowing the whole roster."""
+    if args.processes < 1:
+        raise ValueError(f"--processes {args.processes}: give 1 or more")
     raise_file_limit(args.stations + 256)
+    others = [await _serving_process(args, args.port + i) for i in range(1, args.processes)]
     csms = roster_csms(OcppVersion.parse(args.protocol), Roster(args.seed, args.stations),
                        call_timeout=args.call_timeout, heartbeat_interval=args.heartbeat_interval)
     await csms.start("127.0.0.1", args.port)
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-    print(f"reference CSMS for {args.stations:,} stations (seed {args.seed}) listening on {csms.url}", flush=True)
+    urls = ",".join([csms.url] + [url for _, url in others])
+    print(f"reference CSMS for {args.stations:,} stations (seed {args.seed}) listening on {urls}", flush=True)
     try:
         await asyncio.wait_for(stop.wait(), args.seconds)
     except TimeoutError:
         pass
     await csms.stop()
+    for process, _ in others:
+        process.terminate()
+    for process, _ in others:
+        try:
+            await asyncio.wait_for(process.wait(), STOP_SECONDS)
+        except TimeoutError:
+            process.kill()
     return 0
+
+
+async def _serving_process(args, port: int) -> tuple[asyncio.subprocess.Process, str]:
+    """One more process of the CSMS, on ``port``, once it listens: (the process, its URL)."""
+    command = [sys.executable, "-m", "harness.load", "csms", "--stations", str(args.stations), "--port", str(port),
+               "--seed", str(args.seed), "--seconds", str(args.seconds), "--protocol", args.protocol,
+               "--heartbeat-interval", str(args.heartbeat_interval), "--call-timeout", str(args.call_timeout)]
+    process = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
+    try:
+        line = (await asyncio.wait_for(process.stdout.readline(), STARTUP_SECONDS)).decode()
+    except TimeoutError:
+        line = ""
+    if " listening on " not in line:
+        process.kill()
+        raise ValueError(f"the CSMS process for port {port} did not start within {STARTUP_SECONDS:g} s "
+                         f"(is the port free?): {line.strip() or 'it printed nothing'}")
+    return process, line.rsplit(" listening on ", 1)[1].strip()
 
 
 if __name__ == "__main__":

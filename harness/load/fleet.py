@@ -31,7 +31,7 @@ STOP_TIMEOUT = 30.0     # seconds the stations get to close their connections at
 
 @dataclass(frozen=True)
 class LoadSettings:
-    url: str
+    url: str                     # one CSMS endpoint, or several separated by commas (station i takes the i-th mod n)
     stations: int
     version: OcppVersion = OcppVersion.V201
     mix: Mix = field(default_factory=Mix)
@@ -44,8 +44,16 @@ class LoadSettings:
     def __post_init__(self) -> None:
         if self.stations < 1 or self.ramp <= 0 or self.hold < 0:
             raise ValueError("give at least 1 station, a ramp above 0 per second and a hold of 0 s or more")
-        if not self.url.startswith(("ws://", "wss://")):
-            raise ValueError(f"{self.url!r} is no WebSocket URL: give the CSMS endpoint, ws://host:port/path")
+        for url in self.urls:
+            if not url.startswith(("ws://", "wss://")):
+                raise ValueError(f"{url!r} is no WebSocket URL: give the CSMS endpoint, ws://host:port/path "
+                                 "(several: separated by commas)")
+
+    @property
+    def urls(self) -> list[str]:
+        """The endpoints the stations share out: a CSMS of several processes listens on several ports, and
+        one client process holds ~28k connections at most to one address and port (the ephemeral ports)."""
+        return [url.strip() for url in self.url.split(",")]
 
     @property
     def seconds(self) -> float:
@@ -98,7 +106,8 @@ class Fleet:
         """Start the roster's station ``index`` (an index beyond the roster is an error of the caller)."""
         if index in self._stations:
             return
-        runner = StationRunner(self.roster[index], url=self.settings.url, version=self.settings.version,
+        urls = self.settings.urls
+        runner = StationRunner(self.roster[index], url=urls[index % len(urls)], version=self.settings.version,
                                mix=self.settings.mix, profile=self.profile, meter=self.meter,
                                recorder=self.recorder, clock=self.clock, seed=self.settings.seed)
         self._stations[index] = asyncio.get_running_loop().create_task(runner.run(self._changed))

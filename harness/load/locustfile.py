@@ -136,7 +136,7 @@ class Process:
             "workers": options.expect_workers if distributed else 0}
         for planned_by_locust in ("ramp_per_second", "hold_seconds"):
             del run[planned_by_locust]
-        written = self.recorder.report(run)
+        written = self.recorder.report(run, stations=options.num_users)
         report.publish(written, options.load_report, sys.stdout)
 
 

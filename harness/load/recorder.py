@@ -92,8 +92,10 @@ class Recorder:
             self.gauges.setdefault((b, source), {}).update(values)
 
     # ---------------------------------------------------------------- the report
-    def report(self, run: dict[str, Any]) -> dict[str, Any]:
-        """The JSON report: the run's settings, a summary, per action, errors, processes, the timeline."""
+    def report(self, run: dict[str, Any], stations: int | None = None) -> dict[str, Any]:
+        """The JSON report: the run's settings, a summary, per action, errors, processes, the timeline.
+        ``stations``: how many make "all held" when no process saw them all (a Locust master: each worker
+        holds its share, so the first interval whose sum reaches ``stations`` starts the steady state)."""
         buckets = sorted({b for b, _ in self.latency} | {b for b, _ in self.errors} | {b for b, _ in self.gauges})
         first = buckets[0] if buckets else 0
         seconds = (buckets[-1] - first + 1) * self.interval if buckets else 0.0
@@ -104,6 +106,10 @@ class Recorder:
         for (_, kind), n in self.errors.items():
             errors[kind] += n
         connected = [m["connected"] for m in timeline if m["connected"] is not None]
+        held_from = self.held_from
+        if held_from is None and stations is not None:
+            held_from = next(((first + 0.5) * self.interval + m["t"] for m in timeline
+                              if (m["connected"] or 0) >= stations), None)
         return {
             "report": "evse-conformance load", "format": 1, "run": run,
             "interval_seconds": self.interval, "seconds": seconds,
@@ -112,7 +118,7 @@ class Recorder:
                 "calls": sum(a["count"] for a in actions.values()),
                 "errors": sum(errors.values()),
                 "round_trip_ms": {a: {"p50": s["p50_ms"], "p99": s["p99_ms"]} for a, s in actions.items()},
-                "round_trip_ms_while_held": self._while_held(),
+                "round_trip_ms_while_held": self._while_held(held_from),
             },
             "actions": actions,
             "errors": dict(errors.most_common()),
@@ -127,12 +133,12 @@ class Recorder:
                 total.add(h)
         return total
 
-    def _while_held(self) -> dict[str, dict[str, float]] | None:
+    def _while_held(self, held_from: float | None) -> dict[str, dict[str, float]] | None:
         """p50 and p99 per action from the interval after every station was first held on (None: they never
         all were)."""
-        if self.held_from is None:
+        if held_from is None:
             return None
-        since = self.bucket(self.held_from) + 1
+        since = self.bucket(held_from) + 1
         totals = {a: self._total(a, since) for a in sorted({a for b, a in self.latency if b >= since})}
         return {a: {"p50": ms(h.get_value_at_percentile(50)), "p99": ms(h.get_value_at_percentile(99))}
                 for a, h in totals.items()}
@@ -145,8 +151,8 @@ class Recorder:
             "connected": sum(held.values()) if held else None,
             "actions": {a: _stats(h, self.interval) for (bb, a), h in sorted(self.latency.items()) if bb == b},
             "errors": sum(n for (bb, _), n in self.errors.items() if bb == b),
-            "processes": {s: {k: v[k] for k in ("cpu_percent", "rss_mb") if k in v} for s, v in sorted(sources.items())
-                          if "rss_mb" in v},
+            "processes": {s: {k: v[k] for k in ("cpu_percent", "rss_mb", "connected") if k in v}
+                          for s, v in sorted(sources.items()) if "rss_mb" in v},
         }
 
     @staticmethod
@@ -162,6 +168,9 @@ class Recorder:
             out[source] = {"cpu_percent_mean": round(sum(cpu) / len(cpu), 1) if cpu else None,
                            "cpu_percent_peak": max(cpu, default=None),
                            "rss_mb_first": rss[0], "rss_mb_peak": max(rss), "rss_mb_last": rss[-1]}
+            held = [s["connected"] for s in samples if "connected" in s]
+            if held:      # a load process: the stations it held
+                out[source]["connected_peak"] = max(held)
         return out
 
 

@@ -58,7 +58,9 @@ def test_connections_held_add_up_over_processes_and_carry_over_a_silent_interval
     assert [m["connected"] for m in report["timeline"]] == [15, 25]
     assert report["summary"]["connections_held"] == {"peak": 25, "end": 25}
     assert report["processes"]["worker-0"] == {"cpu_percent_mean": 60.0, "cpu_percent_peak": 70.0,
-                                               "rss_mb_first": 100.0, "rss_mb_peak": 110.0, "rss_mb_last": 110.0}
+                                               "rss_mb_first": 100.0, "rss_mb_peak": 110.0, "rss_mb_last": 110.0,
+                                               "connected_peak": 20}
+    assert report["processes"]["worker-1"]["connected_peak"] == 5      # each worker's own share
 
 
 def test_what_workers_ship_adds_up_to_what_one_process_would_have_measured():
@@ -97,7 +99,7 @@ def test_the_report_says_what_was_run_and_answers_with_json_only():
                                                                       "p99": pytest.approx(4, rel=0.01)}
     assert set(report["actions"]["Heartbeat"]) == {"count", "per_second", "p50_ms", "p90_ms", "p99_ms", "max_ms"}
     assert set(report["timeline"][1]) == {"t", "connected", "actions", "errors", "processes"}
-    assert report["timeline"][1]["processes"] == {"local": {"cpu_percent": 12.5, "rss_mb": 80.0}}
+    assert report["timeline"][1]["processes"] == {"local": {"cpu_percent": 12.5, "rss_mb": 80.0, "connected": 2}}
 
 
 def test_a_round_trip_beyond_a_minute_counts_as_a_minute():
@@ -114,3 +116,17 @@ def test_round_trips_while_every_station_is_held_leave_the_ramp_out():
     recorder.held_from = 7.0                                 # the last station started; from the next interval on
     held = recorder.report(RUN)["summary"]["round_trip_ms_while_held"]
     assert held["Heartbeat"]["p99"] == pytest.approx(4, rel=0.01)
+
+
+def test_a_master_finds_when_its_workers_held_every_station_from_their_summed_gauges():
+    recorder = Recorder(interval=1)
+    recorder.round_trip("Heartbeat", 1.5, at=100.2)                                  # the ramp
+    recorder.gauge(100.5, "worker-0", connected=3, cpu_percent=1.0, rss_mb=50.0)
+    recorder.gauge(101.5, "worker-0", connected=5, cpu_percent=1.0, rss_mb=50.0)
+    recorder.gauge(101.6, "worker-1", connected=4, cpu_percent=1.0, rss_mb=50.0)   # 9 of 10
+    recorder.gauge(102.5, "worker-1", connected=5, cpu_percent=1.0, rss_mb=50.0)   # 10: all held from here
+    recorder.round_trip("Heartbeat", 0.9, at=102.7)                                  # still that interval
+    recorder.round_trip("Heartbeat", 0.003, at=103.4)
+    held = recorder.report(RUN, stations=10)["summary"]["round_trip_ms_while_held"]
+    assert held["Heartbeat"]["p99"] == pytest.approx(3, rel=0.01)
+    assert recorder.report(RUN, stations=11)["summary"]["round_trip_ms_while_held"] is None
