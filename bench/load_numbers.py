@@ -213,7 +213,8 @@ def soak(args) -> list[str]:
 
 def locust(args) -> list[str]:
     workers, processes = args.workers, args.csms_processes
-    port, master_port = free_port(processes), free_port()
+    port = free_port(processes)
+    master_port = next(p for p in iter(free_port, None) if not port <= p < port + processes)   # the CSMS's are taken
     urls = ",".join(f"ws://127.0.0.1:{port + i}/ocpp" for i in range(processes))
     directory = REPO / "reports" / "bench-load" / "locust"
     base = [PYTHON, "-m", "harness.load", "locust"]

@@ -32,6 +32,7 @@ from harness.load.recorder import Recorder
 
 MESSAGE = "evse-load"     # a worker's measurements, shipped to the master
 SHIP_EVERY = 1.0          # seconds
+YIELD_EVERY = 0.2         # seconds between the event loop's turns to Locust's greenlets (its heartbeat among them)
 WAIT = 60.0               # seconds a greenlet waits for the event loop to start or stop a station
 
 
@@ -98,9 +99,21 @@ class Process:
             gevent.spawn(self._ship)
 
     async def _begin(self) -> None:
-        self._sampler = asyncio.get_running_loop().create_task(self.fleet.sample(None, self.fleet.clock()))
+        loop = asyncio.get_running_loop()
+        self._sampler = loop.create_task(self.fleet.sample(None, self.fleet.clock()))
+        self._yielder = loop.create_task(self._yield_to_locust())
+
+    @staticmethod
+    async def _yield_to_locust() -> None:
+        """A busy event loop never blocks in its selector, so it never hands the greenlet back: Locust's own
+        greenlets starve, the worker's heartbeats stop, and the master takes it for lost and hands its stations
+        to the others. A turn to them every YIELD_EVERY seconds, whatever the load."""
+        while True:
+            await asyncio.sleep(YIELD_EVERY)
+            gevent.sleep(0)
 
     async def _end(self) -> None:
+        self._yielder.cancel()
         self._sampler.cancel()      # its last sample stands for the end of the run
         await self.fleet.stop_all()
 
