@@ -8,6 +8,7 @@
     python bench/load_numbers.py client --stations 5000  --ramp 200 --hold 60  --heartbeat 10
     python bench/load_numbers.py ocpi   --stations 200   --rate 300 --hold 30                   # --stations: peers
     python bench/load_numbers.py ocpi   --stations 200   --rate 300 --hold 30 --role cpo        # CPO peers push
+    python bench/load_numbers.py ocpi-locust --stations 100 --ramp 50 --rate 500 --hold 20       # Locust workers
 
 held    one load process holds N stations against the reference CSMS (python -m harness.load csms, its
         own process): connections held, BootNotification and Heartbeat p50/p99, errors.
@@ -25,6 +26,9 @@ ocpi    N eMSP peers (python -m harness.load ocpi-run) against the reference OCP
         GETs a second for --hold seconds (--role cpo: CPO peers PUT locations and sessions to an eMSP
         platform); the requests/s answered after the storm, p50/p99 per request kind, errors, both
         processes' CPU (and the CPU milliseconds each spent per request: what limits the rate).
+ocpi-locust  N eMSP peers as Locust users over --workers workers (python -m harness.load ocpi-locust) against
+        the reference OCPI platform: every peer registered, --rate list GETs a second in all, each worker's peers
+        and memory, no error.
 locust  one Locust master and --workers workers on loopback against the reference CSMS (--csms-processes
         processes, the stations shared out over their ports); checks the report the master wrote (every
         station held and booted, every worker measured, no error) and prints each worker's stations and memory.
@@ -53,24 +57,10 @@ MARGIN = 120    # seconds a server outlives the run it serves
 SLACK = 3       # a run may take this many times its planned length on a busy machine before it is stopped
 
 
-def free_port(count: int = 1) -> int:
-    """A free port on 127.0.0.1, with the ``count - 1`` ports after it free too (a CSMS of several processes)."""
-    for _ in range(100):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port + count <= 65536 and all(_free(p) for p in range(port + 1, port + count)):
-            return port
-    raise RuntimeError(f"no {count} free ports in a row on 127.0.0.1")
-
-
-def _free(port: int) -> bool:
+def free_port() -> int:
     with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @contextmanager
@@ -84,6 +74,7 @@ def server(command: list[str], ready: str, log: Path):
             for line in process.stdout:
                 out.write(line)
                 if ready in line:
+                    process.ready_line = line       # what it said it serves (a CSMS on ports of its choosing)
                     break
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{command[:4]} did not start: see {log}")
@@ -211,48 +202,82 @@ def soak(args) -> list[str]:
     return checked(report, args.stations)
 
 
-def locust(args) -> list[str]:
-    workers, processes = args.workers, args.csms_processes
-    port = free_port(processes)
-    master_port = next(p for p in iter(free_port, None) if not port <= p < port + processes)   # the CSMS's are taken
-    urls = ",".join(f"ws://127.0.0.1:{port + i}/ocpp" for i in range(processes))
-    directory = REPO / "reports" / "bench-load" / "locust"
-    base = [PYTHON, "-m", "harness.load", "locust"]
-    shared = ["--stations", str(args.stations), "--seed", str(args.seed), "--protocol", args.protocol,
-              "--interval", str(args.interval)] + (["--heartbeat", str(args.heartbeat)] if args.heartbeat else [])
-    seconds = run_seconds(args)
+def locust_run(command: str, name: str, host: str, users: int, rate: float, run_time: float, workers: int,
+               options: list[str], master_port: int, timeout: float) -> dict:
+    """One Locust master and ``workers`` workers of ``python -m harness.load <command>`` on loopback; the report
+    the master wrote."""
+    directory = REPO / "reports" / "bench-load" / name
     directory.mkdir(parents=True, exist_ok=True)
-    with reference_csms(args, port, seconds + MARGIN, "locust", processes):
-        worker = base + ["--worker", "--master-host", "127.0.0.1", "--master-port", str(master_port)]
-        logs = [open(directory / f"worker-{i}.log", "w") for i in range(workers)]
-        started = [subprocess.Popen(worker, cwd=REPO, stdout=log, stderr=log) for log in logs]
-        master = base + ["--master", "--headless", "--master-bind-host", "127.0.0.1", "--master-bind-port",
-                         str(master_port), "--expect-workers", str(workers), "--users", str(args.stations),
-                         "--spawn-rate", str(args.ramp), "--run-time", f"{round(seconds)}s", "--host", urls,
-                         "--load-report", str(directory), "--only-summary", *shared]
-        print("$ " + " ".join(master[1:]), flush=True)
-        try:
-            subprocess.run(master, cwd=REPO, timeout=seconds + MARGIN)
-        finally:
-            for process, log in zip(started, logs):
-                try:
-                    process.wait(30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                log.close()
-    report = json.loads((directory / "load.json").read_text())
-    print(summary(report))
-    print(f"while all {args.stations:,} held: {report['summary']['round_trip_ms_while_held']}")
-    problems = checked(report, args.stations)
+    base = [PYTHON, "-m", "harness.load", command]
+    worker = base + ["--worker", "--master-host", "127.0.0.1", "--master-port", str(master_port)]
+    logs = [open(directory / f"worker-{i}.log", "w") for i in range(workers)]
+    started = [subprocess.Popen(worker, cwd=REPO, stdout=log, stderr=log) for log in logs]
+    master = base + ["--master", "--headless", "--master-bind-host", "127.0.0.1", "--master-bind-port",
+                     str(master_port), "--expect-workers", str(workers), "--users", str(users), "--spawn-rate",
+                     str(rate), "--run-time", f"{round(run_time)}s", "--host", host, "--load-report", str(directory),
+                     "--only-summary", *options]
+    print("$ " + " ".join(master[1:]), flush=True)
+    try:
+        subprocess.run(master, cwd=REPO, timeout=timeout)
+    finally:
+        for process, log in zip(started, logs):
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            log.close()
+    return json.loads((directory / "load.json").read_text())
+
+
+def workers_measured(report: dict, workers: int, what: str) -> list[str]:
+    """Each worker's share and memory, printed; a problem when a worker is missing from the report."""
     measured = {s: v for s, v in report["processes"].items() if s.startswith("worker-")}
-    if set(measured) != {f"worker-{i}" for i in range(workers)}:
-        problems.append(f"the report has the measurements of {sorted(measured)}, not of all {workers} workers")
     for name, usage in sorted(measured.items()):
         held = usage.get("connected_peak") or 0
         per = (usage["rss_mb_peak"] - usage["rss_mb_first"]) * 1024 / held if held else float("nan")
-        print(f"  {name}: {held:,} stations at its peak, memory {usage['rss_mb_first']} → {usage['rss_mb_peak']} MB "
-              f"({per:.1f} KB a station over its first sample), CPU mean {usage['cpu_percent_mean']} %")
-    return problems
+        print(f"  {name}: {held:,} {what} at its peak, memory {usage['rss_mb_first']} → {usage['rss_mb_peak']} MB "
+              f"({per:.1f} KB each over its first sample), CPU mean {usage['cpu_percent_mean']} %")
+    if set(measured) != {f"worker-{i}" for i in range(workers)}:
+        return [f"the report has the measurements of {sorted(measured)}, not of all {workers} workers"]
+    return []
+
+
+def locust(args) -> list[str]:
+    workers = args.workers
+    options = ["--stations", str(args.stations), "--seed", str(args.seed), "--protocol", args.protocol,
+               "--interval", str(args.interval)] + (["--heartbeat", str(args.heartbeat)] if args.heartbeat else [])
+    seconds = run_seconds(args)
+    planned = 2 * args.stations / args.ramp + args.hold    # Locust runs this long: a ramp twice as slow still holds
+    with reference_csms(args, 0, seconds + MARGIN, "locust", args.csms_processes) as csms:
+        urls = csms.ready_line.rsplit(" listening on ", 1)[1].strip()
+        report = locust_run("locust", "locust", urls, args.stations, args.ramp, planned, workers, options,
+                            free_port(), seconds + MARGIN)
+    print(summary(report))
+    print(f"while all {args.stations:,} held: {report['summary']['round_trip_ms_while_held']}")
+    return checked(report, args.stations) + workers_measured(report, workers, "stations")
+
+
+def ocpi_locust(args) -> list[str]:
+    port = free_port()
+    master_port = next(p for p in iter(free_port, None) if p != port)
+    seconds = SLACK * (args.stations / 10 + args.hold)
+    planned = args.stations / args.ramp + args.hold
+    directory = REPO / "reports" / "bench-load" / "ocpi-locust"
+    with server([PYTHON, "-m", "harness.load", "ocpi-platform", "--peers", str(args.stations), "--port", str(port),
+                 "--seed", str(args.seed), "--seconds", str(seconds + MARGIN)], "versions URL",
+                directory / "platform.log"):
+        options = ["--peers", str(args.stations), "--seed", str(args.seed), "--interval", str(args.interval),
+                   "--peer-rate", str(args.rate / args.stations)]
+        report = locust_run("ocpi-locust", "ocpi-locust", f"http://127.0.0.1:{port}/ocpi/versions", args.stations,
+                            args.ramp, planned, args.workers, options, master_port, seconds + MARGIN)
+    print(summary(report))
+    pulls = sum(report["actions"].get(f"GET {module}", {}).get("count", 0) for module in ("locations", "sessions"))
+    print(f"{pulls:,} list GETs answered over the run ({args.rate:g}/s asked once every peer registered); while "
+          f"all registered: {report['summary']['round_trip_ms_while_held']}")
+    registered = report["actions"].get("POST credentials", {}).get("count", 0)
+    problems = [] if registered == args.stations else [f"{registered} of {args.stations} peers registered"]
+    return (problems + ([f"errors: {report['errors']}"] if report["errors"] else [])
+            + workers_measured(report, args.workers, "peers"))
 
 
 def client(args) -> list[str]:
@@ -329,7 +354,7 @@ def client_memory(samples: list[tuple[int, float]], stations: int) -> tuple[floa
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("number", choices=["held", "memory", "soak", "locust", "client", "ocpi"])
+    parser.add_argument("number", choices=["held", "memory", "soak", "locust", "client", "ocpi", "ocpi-locust"])
     parser.add_argument("--stations", type=int, required=True)
     parser.add_argument("--ramp", type=float, default=200.0, help="stations started per second")
     parser.add_argument("--hold", type=float, default=60.0, help="seconds after the last station started")
@@ -351,7 +376,7 @@ def main() -> int:
           f"heartbeat {args.heartbeat or 'the CSMS interval'}; {os.cpu_count()} CPUs, open files "
           f"{' / '.join(limits)}, load average {os.getloadavg()[0]:.1f}", flush=True)
     problems = {"held": held, "memory": memory, "soak": soak, "locust": locust, "client": client,
-                "ocpi": ocpi}[args.number](args)
+                "ocpi": ocpi, "ocpi-locust": ocpi_locust}[args.number](args)
     for problem in problems:
         print(f"CHECK FAILED: {problem}")
     return 1 if problems else 0

@@ -56,8 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     csms.add_argument("--seconds", type=float, default=600.0, help="stop after this many seconds (default 600)")
     csms.add_argument("--heartbeat-interval", type=int, default=300, help="the interval its boot answers give")
     csms.add_argument("--processes", type=int, default=1,
-                      help="serve from this many processes, on --port and the ports after it (default 1): one "
-                           "process holds as many connections as its open-file limit allows (ulimit -Hn)")
+                      help="serve from this many processes, on --port and the ports after it (--port 0: free ports "
+                           "of the system's choosing; default 1): one process holds as many connections as its "
+                           "open-file limit allows (ulimit -Hn)")
     add_shared_arguments(csms)
 
     commands.add_parser("locust", add_help=False,
@@ -203,7 +204,7 @@ async def serve(args) -> int:
     if args.processes < 1:
         raise ValueError(f"--processes {args.processes}: give 1 or more")
     raise_file_limit(args.stations + 256)
-    others = [await _serving_process(args, args.port + i) for i in range(1, args.processes)]
+    others = [await _serving_process(args, args.port and args.port + i) for i in range(1, args.processes)]
     csms = roster_csms(OcppVersion.parse(args.protocol), Roster(args.seed, args.stations),
                        call_timeout=args.call_timeout, heartbeat_interval=args.heartbeat_interval)
     await csms.start("127.0.0.1", args.port)

@@ -20,6 +20,8 @@ import itertools
 import sys
 
 import gevent
+import locust.argument_parser
+import locust.runners
 from locust import User, constant, events, task
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
@@ -33,6 +35,16 @@ from harness.load.recorder import Recorder
 MESSAGE = "evse-load"     # a worker's measurements, shipped to the master
 SHIP_EVERY = 1.0          # seconds
 YIELD_EVERY = 0.2         # seconds between the event loop's turns to Locust's greenlets (its heartbeat among them)
+# Locust's master takes a worker silent for 3 heartbeats (3 s) for lost, stops the test when all are, and hands a
+# lost worker's users to the others. A worker holding ten thousand stations on a loaded machine is silent longer
+# than that now and then (seen: 30 s, two workers of 8,000 stations on 2 shared cores), and a second worker given
+# its stations runs past its open-file limit; the master waits five minutes instead.
+locust.runners.HEARTBEAT_LIVENESS = 300
+# Locust 2.47's worker builds its whole argument parser again for each option of every spawn message
+# (WorkerRunner.handle_message calls argument_parser.default_args_dict() inside a comprehension): at a spawn rate of
+# hundreds a second that was most of a worker's CPU, and starved its heartbeat. The defaults are the same every
+# time in a process, so they are computed once.
+locust.argument_parser.default_args_dict = functools.cache(locust.argument_parser.default_args_dict)
 WAIT = 60.0               # seconds a greenlet waits for the event loop to start or stop a station
 
 
@@ -70,7 +82,7 @@ class Process:
         if index >= self.options.stations:
             raise ValueError(f"user {index + 1} has no station: the roster has {self.options.stations}; "
                              f"give --stations at least --users (and the CSMS the same roster)")
-        self._in_loop(self._start(index))
+        self.loop.call_soon_threadsafe(self.fleet.start, index)   # not awaited: a busy loop must not hold Locust up
         return index
 
     def stop_station(self, index: int) -> None:
@@ -116,9 +128,6 @@ class Process:
         self._yielder.cancel()
         self._sampler.cancel()      # its last sample stands for the end of the run
         await self.fleet.stop_all()
-
-    async def _start(self, index: int) -> None:
-        self.fleet.start(index)
 
     def _in_loop(self, coroutine) -> None:
         asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(WAIT)

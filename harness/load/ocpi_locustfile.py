@@ -53,7 +53,6 @@ class Process:
         self.roster: OcpiRoster | None = None
         self.server: WSGIServer | None = None
         self.registered = 0
-        self.connected: dict[str, float] = {}   # the master: peers registered, by worker
         self.process = psutil.Process()
         self._next = itertools.count()
 
@@ -117,13 +116,8 @@ class Process:
             self.environment.runner.send_message(MESSAGE, self.record().drain())
 
     def received(self, msg, **_) -> None:
-        """A worker's measurements; the first moment every user's peer is registered starts the steady state."""
+        """A worker's measurements (the report finds when every peer was registered from their gauges)."""
         self.record().merge(msg.data)
-        for _, source, values in msg.data["gauges"]:
-            if "connected" in values:
-                self.connected[source] = values["connected"]
-        if self.recorder.held_from is None and sum(self.connected.values()) >= self.options.num_users:
-            self.recorder.held_from = time.time()
 
     def write_report(self) -> None:
         options = self.options
@@ -134,7 +128,7 @@ class Process:
                "stations": options.num_users, "seed": options.seed, "engine": "locust",
                "peer_rate": options.peer_rate, "spawn_rate": options.spawn_rate,
                "workers": options.expect_workers if distributed else 0}
-        written = self.record().report(run)
+        written = self.record().report(run, stations=options.num_users)
         report.publish(written, options.load_report, sys.stdout)
 
 

@@ -1,8 +1,14 @@
 """A small real run: simulated stations against the reference CSMS on loopback, a few seconds each."""
 
 import json
+import os
+import re
+import signal
 import socket
+import subprocess
+import sys
 
+import psutil
 import pytest
 
 pytest.importorskip("hdrh", reason="the load mode's dependencies are the [load] extra: pip install -e \".[test,load]\"")
@@ -95,3 +101,49 @@ def test_help_lists_every_subcommand(capsys):
         main(["--help"])
     assert done.value.code == 0
     assert "{run,csms,locust,roster,ocpi-locust,ocpi-run,ocpi-platform,ocpi-roster}" in capsys.readouterr().out
+
+
+async def test_stations_share_several_urls_out_one_each_in_turn():
+    csms = [await roster_csms(OcppVersion.V201, Roster(1, 6), call_timeout=5).start() for _ in range(2)]
+    settings = LoadSettings(url=f"{csms[0].url}, {csms[1].url}", stations=6, mix=Mix(heartbeat=1), ramp=40,
+                            hold=0.5, call_timeout=5, interval=1)
+    recorder = Recorder(settings.interval)
+    try:
+        await Fleet(settings, recorder).run(progress=None)
+    finally:
+        for one in csms:
+            await one.stop()
+    cards = Roster(1, 6).cards
+    assert recorder.report(settings.describe())["errors"] == {}
+    assert set(csms[0].sessions) == {card.identity for card in cards[0::2]}
+    assert set(csms[1].sessions) == {card.identity for card in cards[1::2]}
+
+
+def test_a_url_in_the_list_that_is_no_websocket_url_is_refused_by_name():
+    with pytest.raises(ValueError, match="'http://127.0.0.1:9/ocpp' is no WebSocket URL"):
+        LoadSettings(url="ws://127.0.0.1:9/ocpp,http://127.0.0.1:9/ocpp", stations=2)
+
+
+def test_a_csms_of_two_processes_serves_both_ports_and_stops_the_other_with_itself(tmp_path):
+    """``csms --processes 2``: one line naming both URLs once both listen; a fleet held over both; SIGTERM to
+    the first process ends the second too."""
+    csms = subprocess.Popen([sys.executable, "-m", "harness.load", "csms", "--stations", "4", "--port", "0",
+                             "--processes", "2", "--seconds", "60"], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.getcwd()})
+    try:
+        line = csms.stdout.readline()
+        urls = line.rsplit(" listening on ", 1)[1].strip()
+        ports = re.fullmatch(r"ws://127\.0\.0\.1:(\d+)/ocpp,ws://127\.0\.0\.1:(\d+)/ocpp", urls).groups()
+        assert len(set(ports)) == 2 and "0" not in ports, line
+        second = psutil.Process(csms.pid).children()
+        assert len(second) == 1
+        code = main(["run", "--url", urls, "--stations", "4", "--ramp", "40", "--hold", "0.5", "--heartbeat", "1",
+                     "--report", str(tmp_path)])
+        assert code == 0
+        csms.send_signal(signal.SIGTERM)
+        assert csms.wait(30) == 0
+        second[0].wait(30)       # psutil: gone, or raises TimeoutExpired
+        assert not second[0].is_running()
+    finally:
+        if csms.poll() is None:
+            csms.kill()
