@@ -245,12 +245,12 @@ def workers_measured(report: dict, workers: int, what: str) -> list[str]:
 def locust(args) -> list[str]:
     workers = args.workers
     options = ["--stations", str(args.stations), "--seed", str(args.seed), "--protocol", args.protocol,
-               "--interval", str(args.interval)] + (["--heartbeat", str(args.heartbeat)] if args.heartbeat else [])
-    seconds = run_seconds(args)
-    planned = 2 * args.stations / args.ramp + args.hold    # Locust runs this long: a ramp twice as slow still holds
+               "--interval", str(args.interval), "--hold", str(args.hold)] + (
+        ["--heartbeat", str(args.heartbeat)] if args.heartbeat else [])
+    seconds = run_seconds(args)     # the master stops --hold after the last start; --run-time only bounds a stuck run
     with reference_csms(args, 0, seconds + MARGIN, "locust", args.csms_processes) as csms:
         urls = csms.ready_line.rsplit(" listening on ", 1)[1].strip()
-        report = locust_run("locust", "locust", urls, args.stations, args.ramp, planned, workers, options,
+        report = locust_run("locust", "locust", urls, args.stations, args.ramp, seconds, workers, options,
                             free_port(), seconds + MARGIN)
     print(summary(report))
     print(f"while all {args.stations:,} held: {report['summary']['round_trip_ms_while_held']}")

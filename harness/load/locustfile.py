@@ -53,6 +53,9 @@ def _arguments(parser) -> None:
     add_shared_arguments(parser)
     parser.add_argument("--stations", type=int, default=1000, help="the roster's size: the stations the CSMS knows")
     parser.add_argument("--load-report", default="reports/load", help="where the master writes load.json and load.png")
+    parser.add_argument("--hold", type=float, default=None,
+                        help="stop this many seconds after the last station was started (default: --run-time "
+                             "alone decides)")
 
 
 class Process:
@@ -171,6 +174,15 @@ def _init(environment: Environment, **_) -> None:
     PROCESS = Process(environment)
     if isinstance(environment.runner, MasterRunner):
         environment.runner.register_message(MESSAGE, PROCESS.received)
+
+
+@events.spawning_complete.add_listener
+def _spawned(**_) -> None:
+    """With --hold, the run ends that long after the last start, however long the ramp took on a busy machine."""
+    environment = PROCESS.environment
+    hold = environment.parsed_options.hold
+    if hold is not None and not isinstance(environment.runner, WorkerRunner):
+        gevent.spawn_later(hold, environment.runner.quit)
 
 
 @events.test_stop.add_listener
