@@ -99,8 +99,9 @@ async def judge_rsa_server(arena: OcppArena, connection: OcppConnection) -> Ocpp
         await connection.close()
         handshake = await arena.harness_station.over_tls(versions=(TLS12, TLS12), ciphers=RSA_AUTHENTICATED)
         if handshake.connection is None:
-            violated(Tls.rsa_server, "the central system presented an ECDSA certificate and refused a station "
-                     "offering only RSA-authenticated suites", expected="an RSA certificate",
+            violated(Tls.rsa_server, "the TLS certificate is not RSA: the central system presented an ECDSA "
+                     "certificate and refused a station offering only RSA-authenticated suites",
+                     expected="an RSA certificate",
                      actual=handshake.tls_refused or f"HTTP {handshake.status}")
         connection = handshake.connection
         certificate = connection.peer_certificate()
