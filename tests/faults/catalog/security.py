@@ -56,7 +56,7 @@ class CsmsServesASelfSignedCertificate(ReferenceCsms):
 
     def csms_tls(self, end):
         certificate, key = _self_signed(server_names=("127.0.0.1", "localhost"))
-        return replace(end, certificate=certificate, key=key)
+        return replace(end, certificate=certificate, key=key, extra=())   # its only certificate
 
 
 class CsmsServesACertificateForAnotherHost(ReferenceCsms):
@@ -65,21 +65,21 @@ class CsmsServesACertificateForAnotherHost(ReferenceCsms):
     def csms_tls(self, end):
         issued = pki.harness_pki(None).root.issue("csms", server_names=(pki.WRONG_HOST_NAME,), kind=pki.RSA)
         certificate, key = issued.write(Path(tempfile.mkdtemp(prefix="fault-pki-")), "other-host")
-        return replace(end, certificate=certificate, key=key)
+        return replace(end, certificate=certificate, key=key, extra=())   # its only certificate
 
 
 class CsmsAcceptsAnExpiredClientCertificate(ReferenceCsms):
     """SP3: the CSMS does not check a client certificate's validity period."""
 
     def csms_tls(self, end):
-        return _NoTimeCheck(end.certificate, end.key, end.trust, end.versions)
+        return _NoTimeCheck(**vars(end))
 
 
 class CsmsRequiresNoClientCertificate(ReferenceCsms):
-    """SP3: the CSMS asks for no client certificate (so any, self-signed or none, gets in)."""
+    """SP3: the CSMS asks for no client certificate (so any, self-signed or none, gets in), nor reads one."""
 
     def csms_tls(self, end):
-        return replace(end, trust=None)
+        return replace(end, trust=None, subject=None)
 
 
 class StationDoesNotCheckTheServerCertificate(ReferenceStation):
@@ -105,7 +105,7 @@ class StationDoesNotCheckTheHost(ReferenceStation):
     """SP2: the station verifies the server's chain but not the host its certificate names."""
 
     def station_tls(self, end):
-        return _NoHostCheck(end.certificate, end.key, end.trust, end.versions)
+        return _NoHostCheck(**vars(end))
 
 
 class StationOffersOnlyTls10(ReferenceStation):
