@@ -248,6 +248,14 @@ class StationOfferingOnlyTheRsaPair(ReferenceStation):
         return dataclasses.replace(end, versions=(TLS12, TLS12), ciphers="AES128-GCM-SHA256:AES256-GCM-SHA384")
 
 
+class StationOnTls12WithOpenSslDefaults(ReferenceStation):
+    """Speaks TLS 1.2 at most and offers OpenSSL's default suites (the mandatory ones among them, and suites a TLS
+    1.0 server can use): a server speaking only TLS 1.0 answers it with a TLS 1.0 ServerHello, which it refuses."""
+
+    def station_tls(self, end):
+        return dataclasses.replace(end, versions=(TLS12, TLS12), ciphers="DEFAULT")
+
+
 class CsmsOnTls12Only(ReferenceCsms):
     """Serves TLS 1.2 and not 1.3."""
 
@@ -381,6 +389,15 @@ VARIANTS: tuple[LegalVariant, ...] = (
                   node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.0"),
                   node(SP2, "test_station_reports_the_old_tls_it_refused", "cs", V201),
                   node(SP3, "test_station_presents_its_client_certificate", "cs", V201),
+                  node(SP3, "test_station_offers_a_mandatory_pair_of_cipher_suites", "cs", V201))),
+    LegalVariant("station-on-tls-1.2-with-openssl-defaults", StationOnTls12WithOpenSslDefaults,
+                 "a station speaks TLS 1.2 or above (OCPP 2.0.1 A00.FR.313) and may offer more suites than the "
+                 "mandatory ones (A00.FR.319): it finds a TLS 1.0 server by the version of its ServerHello rather "
+                 "than by an alert, refuses it and reports InvalidTLSVersion (A00.FR.316)",
+                 (node(SP2, "test_station_offers_a_mandatory_pair_of_cipher_suites", "cs", V201),
+                  node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.0"),
+                  node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.1"),
+                  node(SP2, "test_station_reports_the_old_tls_it_refused", "cs", V201),
                   node(SP3, "test_station_offers_a_mandatory_pair_of_cipher_suites", "cs", V201))),
     LegalVariant("csms-on-tls-1.2-only", CsmsOnTls12Only,
                  "a CSMS speaks TLS 1.2 or above (OCPP 2.0.1 A00.FR.313): TLS 1.2 alone, every mandatory suite "

@@ -24,7 +24,7 @@ import pytest
 from harness.arena.ocpp_sides import Registration
 from harness.roles import CS, CSMS
 from harness.ocpp.versions import OcppVersion
-from harness.pki import BROKEN, EXPIRED
+from harness.pki import BROKEN
 from harness.rules import RuleTable, must
 from harness.suite import OCPP_ALL, TC, case, checks, needs
 from harness.transport.tls import MANDATORY, only
@@ -161,16 +161,18 @@ async def test_station_refuses_a_server_speaking_only_old_tls(ocpp_unlinked, old
 
 
 @pytest.mark.sut_roles("cs")
+@pytest.mark.parametrize("certificate", BROKEN)
 @checks(SP2.server_checked, SP2.station_tls, SP2.refusal_reported)
 @needs(at_security_profile(2, 3))
-async def test_station_reports_the_server_certificate_it_refused(ocpp_unlinked):
-    """Served an expired certificate the station refuses; served a valid one it connects, boots and reports the
-    refusal: SecurityEventNotification InvalidCsmsCertificate (1.6: InvalidCentralSystemCertificate)."""
+async def test_station_reports_the_server_certificate_it_refused(ocpp_unlinked, certificate):
+    """Served a certificate that is expired, for another host, from another root or self-signed the station
+    refuses; served a valid one it connects, boots and reports the refusal: SecurityEventNotification
+    InvalidCsmsCertificate (1.6: InvalidCentralSystemCertificate)."""
     arena = ocpp_unlinked
     await arena.secure(over_tls(arena))
     event = "InvalidCentralSystemCertificate" if arena.version is OcppVersion.V16 else "InvalidCsmsCertificate"
     await reported_after_refusal(arena, (SP2.server_checked, SP2.station_tls, SP2.refusal_reported), event,
-                                 "an expired certificate", certificate=EXPIRED)
+                                 f"a {certificate.replace('_', ' ')} certificate", certificate=certificate)
 
 
 @pytest.mark.sut_roles("cs")

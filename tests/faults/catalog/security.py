@@ -238,7 +238,8 @@ FAULTS: tuple[Fault, ...] = (
           (security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", "wrong_host"),),
           "the station connected to a server with a wrong host certificate"),
     Fault("station-forgets-the-refused-server", "SP2.refusal_reported", StationForgetsTheRefusedServer,
-          (security(SP2, "test_station_reports_the_server_certificate_it_refused", "cs"),),
+          tuple(security(SP2, "test_station_reports_the_server_certificate_it_refused", "cs", broken)
+                for broken in ("expired", "wrong_host")),
           "SecurityEventNotification"),
     Fault("station-offers-only-tls-1.0", "SP2.station_tls", StationOffersOnlyTls10,
           (security(SP2, "test_station_connects_over_tls_with_basic_auth", "cs"),),
