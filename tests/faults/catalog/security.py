@@ -189,6 +189,17 @@ class StationOffersHalfOfEachPair(ReferenceStation):
         return replace(end, ciphers=":".join(MANDATORY[name] for name in (tls.ECDSA_128, tls.RSA_128)))
 
 
+class StationReportsOnlyBrokenChains(ReferenceStation):
+    """SP2.refusal_reported: the station reports a server certificate whose chain it could not verify, not one it
+    refused for naming another host."""
+
+    async def connect(self, csms_url, **options):
+        handshake = await super().connect(csms_url, **options)
+        self.security_events_waiting = [event for event in self.security_events_waiting
+                                        if "mismatch" not in event[1]]
+        return handshake
+
+
 class StationForgetsTheOldTls(ReferenceStation):
     """SP2.old_tls_reported: the station refuses a server speaking only old TLS and never reports it."""
 
@@ -269,6 +280,9 @@ FAULTS: tuple[Fault, ...] = (
           (security(SP2, OFFERED, "cs"),), "the station did not offer a mandatory pair of TLS 1.2 cipher suites"),
     Fault("station-offers-half-of-each-pair", "SP3.suites_offered", StationOffersHalfOfEachPair,
           (security(SP3, OFFERED, "cs"),), "the station did not offer a mandatory pair of TLS 1.2 cipher suites"),
+    Fault("station-reports-only-broken-chains", "SP2.refusal_reported", StationReportsOnlyBrokenChains,
+          (security(SP2, "test_station_reports_the_server_certificate_it_refused", "cs", "wrong_host"),),
+          "SecurityEventNotification"),
     Fault("station-forgets-the-old-tls", "SP2.old_tls_reported", StationForgetsTheOldTls,
           (security(SP2, "test_station_reports_the_old_tls_it_refused", "cs"),), "SecurityEventNotification"),
 )
