@@ -85,8 +85,8 @@ EVTIVITY_16_CS = _ids(
     "CS")
 # The 2.0.1 charging station cases labelled here, each read on its ocpplab.com page (OCPP 2.0.1 part 6, test
 # cases, 2023-06-30).
-OCPPLAB_201_CS = _ids("C_04 C_05 C_07 C_09 C_10 C_11 C_13 C_15 C_16 C_26 C_33 C_36 C_37 C_38 C_39 C_41 C_45 C_47 C_48 "
-                        "C_49 C_56 C_57 E_04 E_26 E_50 E_51 F_06 F_10 J_01 P_01", "CS")
+OCPPLAB_201_CS = _ids("A_04 A_06 A_07 C_04 C_05 C_07 C_09 C_10 C_11 C_13 C_15 C_16 C_26 C_33 C_36 C_37 C_38 C_39 "
+                        "C_41 C_45 C_47 C_48 C_49 C_56 C_57 E_04 E_26 E_50 E_51 F_06 F_10 J_01 P_01", "CS")
 
 LISTINGS = (
     Listing("tzi-OCTT 2.0.1 CSMS", r"TC_[A-P]_\d\d_CSMS", TZI + "/blob/main/{path}", TZI_201_CSMS),

@@ -298,6 +298,10 @@ def same_hash_data(a: dict, b: dict) -> bool:
 VALID, EXPIRED, WRONG_HOST, OTHER_ROOT, SELF_SIGNED = "valid", "expired", "wrong_host", "other_root", "self_signed"
 BROKEN = (EXPIRED, WRONG_HOST, OTHER_ROOT, SELF_SIGNED)
 WRONG_HOST_NAME = "wrong-host.invalid"   # a name no test peer is reached at (RFC 6761 .invalid)
+# client certificates valid in every other way (the trusted root, in date) that name someone else: another
+# operator in O (A00.FR.404), another station's serial number in CN (A00.FR.405)
+OTHER_OPERATOR, OTHER_STATION = "other_operator", "other_station"
+OTHER_OPERATOR_NAME, OTHER_STATION_SERIAL = "Unrelated Operator Ltd", "OTHER-STATION-0002"
 
 
 class HarnessPki:
@@ -305,7 +309,8 @@ class HarnessPki:
     ``root.pem`` is what the SUT installs as trusted, ``root.key`` stays readable by the owner only),
     and every certificate the tests present, issued from it on demand and written there as PEM files.
 
-    RSA keys throughout: OCPP 1.6 allows only RSA (spec 002 Authentication 2), and 2.x accepts them."""
+    RSA keys (OCPP 1.6 allows only RSA, spec 002 Authentication 2, and 2.x accepts them), and an EC server
+    certificate beside the RSA one for the ECDSA cipher suites (``server(kind=EC)``)."""
 
     def __init__(self, directory: Path, *, organization: str = "EVSE Conformance Harness") -> None:
         self.directory = directory
@@ -323,15 +328,26 @@ class HarnessPki:
     def root_path(self) -> Path:
         return self.directory / "root.pem"
 
-    def server(self, variant: str, hosts: tuple[str, ...]) -> tuple[Path, Path]:
-        """(certificate, key) of a TLS server certificate for ``hosts``: ``VALID`` or one of ``BROKEN``."""
-        return self._issued(("server", variant, hosts), lambda: self._make(
-            variant, "harness server", server_names=(WRONG_HOST_NAME,) if variant == WRONG_HOST else hosts))
+    def server(self, variant: str, hosts: tuple[str, ...], kind: str = RSA) -> tuple[Path, Path]:
+        """(certificate, key) of a TLS server certificate for ``hosts``: ``VALID`` or one of ``BROKEN``; an RSA key,
+        or an EC one (``kind=EC``: the certificate of the ECDSA cipher suites a CSMS serves besides)."""
+        return self._issued(("server", variant, hosts, kind), lambda: self._make(
+            variant, "harness server", server_names=(WRONG_HOST_NAME,) if variant == WRONG_HOST else hosts,
+            kind=kind))
 
     def client(self, variant: str, serial: str, operator: str | None = None) -> tuple[Path, Path]:
-        """(certificate, key) of a client certificate, CN the station's serial number, O its operator."""
+        """(certificate, key) of a client certificate, CN the station's serial number, O its operator: ``VALID``,
+        one of ``BROKEN`` but the host, or ``OTHER_OPERATOR``/``OTHER_STATION`` (another O, another CN)."""
         if variant == WRONG_HOST:
             raise ValueError("a client certificate names no host")
+        if variant == OTHER_OPERATOR:
+            if operator is not None and operator in OTHER_OPERATOR_NAME:
+                raise ValueError(f"the operator {operator!r} is part of {OTHER_OPERATOR_NAME!r}: no other operator")
+            variant, operator = VALID, OTHER_OPERATOR_NAME
+        elif variant == OTHER_STATION:
+            if serial in OTHER_STATION_SERIAL:
+                raise ValueError(f"the serial number {serial!r} is part of {OTHER_STATION_SERIAL!r}: no other station")
+            variant, serial = VALID, OTHER_STATION_SERIAL
         return self._issued(("client", variant, serial, operator),
                             lambda: self._make(variant, serial, operator, client=True))
 
@@ -341,11 +357,12 @@ class HarnessPki:
         self._kept += 1
         Issued(self.root.certificate, key).write(self.directory, f"{name}-{os.getpid()}-{self._kept}")
 
-    def _make(self, variant: str, common_name: str, organization: str | None = None, **usage) -> Issued:
+    def _make(self, variant: str, common_name: str, organization: str | None = None, kind: str = RSA,
+              **usage) -> Issued:
         if variant == SELF_SIGNED:
-            return self_signed(common_name, organization, kind=RSA, **usage)
+            return self_signed(common_name, organization, kind=kind, **usage)
         issuer = Authority.root("Unknown Root", "Nobody", kind=RSA) if variant == OTHER_ROOT else self.root
-        return issuer.issue(common_name, organization, expired=variant == EXPIRED, **usage)
+        return issuer.issue(common_name, organization, expired=variant == EXPIRED, kind=kind, **usage)
 
     def _issued(self, key: tuple, make) -> tuple[Path, Path]:
         if key not in self._files:

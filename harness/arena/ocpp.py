@@ -28,11 +28,12 @@ from harness.actuators import Actuator, InProcessActuator
 from harness.arena.base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.arena.ocpp_sides import HarnessCsmsSide, HarnessStationSide
 from harness.errors import ConfigError, HarnessError
-from harness.pki import VALID, HarnessPki, harness_pki
+from harness.pki import EC, VALID, HarnessPki, harness_pki
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference import references_for
 from harness.reference.base import CsmsBase, StationBase
+from harness.reference.standalone import reference_tls
 from harness.transport.tls import TLS12, TlsEnd
 from harness.transport.ws import CallErrorReply, Exchange, OcppConnection
 from harness.roles import CS, CSMS, OCPP_ROLES
@@ -88,18 +89,22 @@ class TlsVerbs:
         return tuple(given) if given else tuple(dict.fromkeys((self.options.listen[0], "localhost", "127.0.0.1")))
 
     def harness_tls(self, *, certificate: str | None = VALID,
-                    versions: tuple[ssl.TLSVersion, ssl.TLSVersion | None] = (TLS12, None)) -> TlsEnd:
-        """The harness's own end at the arena's security profile: its station verifies the CSMS under test
-        and presents the client certificate ``certificate`` in profile 3 (None: none); its CSMS serves the
-        server certificate ``certificate`` and in profile 3 requires a client certificate from the SUT's
-        authority. ``certificate`` is ``VALID`` or one of ``pki.BROKEN``."""
+                    versions: tuple[ssl.TLSVersion, ssl.TLSVersion | None] = (TLS12, None),
+                    ciphers: str | None = None) -> TlsEnd:
+        """The harness's own end at the arena's security profile: its station verifies the CSMS under test,
+        presents the client certificate ``certificate`` in profile 3 (None: none) and offers the TLS 1.2 suites
+        ``ciphers`` (an OpenSSL list; None: its default); its CSMS serves the server certificate ``certificate``,
+        RSA and ECDSA (every mandatory suite, ``tls.SERVED``), and in profile 3 requires a client certificate from
+        the SUT's authority. ``certificate`` is ``VALID``, one of ``pki.BROKEN``, or (a client's)
+        ``pki.OTHER_OPERATOR``/``pki.OTHER_STATION``."""
         pki, mutual = self.pki(), self.security_profile >= 3
         if self.is_sut(CSMS):
             own = pki.client(certificate, self.profile.serial_number, self.profile.get("tls.operator")) \
                 if mutual and certificate is not None else (None, None)
-            return TlsEnd(*own, trust=self.sut_ca(), versions=versions)
-        return TlsEnd(*pki.server(certificate, self.server_names()), trust=self.sut_ca() if mutual else None,
-                      versions=versions)
+            return TlsEnd(*own, trust=self.sut_ca(), versions=versions, ciphers=ciphers)
+        names = self.server_names()
+        return TlsEnd(*pki.server(certificate, names), trust=self.sut_ca() if mutual else None, versions=versions,
+                      extra=(pki.server(certificate, names, kind=EC),))
 
     def link_tls(self) -> TlsEnd | None:
         """The TLS of a connection the harness's station opens to the CSMS under test at the arena's security
@@ -108,14 +113,9 @@ class TlsVerbs:
 
     def _standin_tls(self) -> TlsEnd:
         """The embedded stand-in's end, as a vendor sets a SUT up: certificates from the run's PKI, which
-        it trusts."""
-        pki, mutual = self.pki(), self.security_profile >= 3
-        if self.is_sut(CSMS):
-            return TlsEnd(*pki.server(VALID, ("127.0.0.1", "localhost")), trust=pki.root_path if mutual else None)
-        own = (None, None)
-        if mutual:
-            own = pki.client(VALID, self.profile.serial_number, self.profile.get("tls.operator"))
-        return TlsEnd(*own, trust=pki.root_path)
+        it trusts (``reference_tls``)."""
+        return reference_tls(self.profile, self.security_profile >= 3,
+                             ("127.0.0.1", "localhost") if self.is_sut(CSMS) else ())
 
     async def secure(self, security_profile: int) -> None:
         """The test plays security profile ``security_profile`` (2: TLS and Basic auth; 3: mutual TLS). A real

@@ -126,12 +126,14 @@ class HarnessStationSide:
         return handshake
 
     async def over_tls(self, *, certificate: str | None = VALID, versions: TlsVersions = (TLS12, None),
-                       boot: bool = False) -> Handshake:
+                       ciphers: str | None = None, boot: bool = False) -> Handshake:
         """Opens a connection over wss at the arena's security profile (``harness_tls``; Basic auth in profile
-        2), presenting ``certificate`` in profile 3 and offering ``versions``, booting when ``boot``. Returns the
-        handshake (``tls_refused``: the TLS handshake failed, and why); an upgraded one is the link."""
+        2), presenting ``certificate`` in profile 3 and offering ``versions`` and the TLS 1.2 suites ``ciphers``
+        (None: its default), booting when ``boot``. Returns the handshake (``tls_refused``: the TLS handshake
+        failed, and why); an upgraded one is the link."""
         arena = self._arena
-        self._station.use_tls(arena.harness_tls(certificate=certificate, versions=versions), arena.security_profile)
+        self._station.use_tls(arena.harness_tls(certificate=certificate, versions=versions, ciphers=ciphers),
+                              arena.security_profile)
         return await self.open_connection(boot=boot)
 
     async def boot(self) -> Exchange:

@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
 from harness import profile as profiles
-from harness.pki import VALID, harness_pki
+from harness.pki import EC, VALID, harness_pki
 from harness.transport.tls import TlsEnd
 from harness.errors import HarnessError, NotApplicable
 from harness.reference.common import Actions
@@ -36,13 +36,21 @@ def set_up_tls(reference: Actions, profile: profiles.Profile, *, server_names: t
     security_profile = profile.security_profile
     if security_profile < 2:
         return
-    pki, mutual = harness_pki(profile.tls_path("harness_pki")), security_profile >= 3
+    reference.use_tls(reference_tls(profile, security_profile >= 3, server_names), security_profile)
+
+
+def reference_tls(profile: profiles.Profile, mutual: bool, server_names: tuple[str, ...] = ()) -> TlsEnd:
+    """A reference's TLS end, as a vendor sets a SUT up, certificates from the profile's [tls] harness_pki, which
+    it trusts: a CSMS's (``server_names``) serves an RSA and an ECDSA certificate (every mandatory cipher suite)
+    and in profile 3 (``mutual``) admits a client certificate that names the station's serial number and operator
+    alone (A00.FR.404-405); a station's presents its client certificate in profile 3."""
+    pki = harness_pki(profile.tls_path("harness_pki"))
     if server_names:
-        end = TlsEnd(*pki.server(VALID, server_names), trust=pki.root_path if mutual else None)
-    else:
-        own = pki.client(VALID, profile.serial_number, profile.get("tls.operator")) if mutual else (None, None)
-        end = TlsEnd(*own, trust=pki.root_path)
-    reference.use_tls(end, security_profile)
+        return TlsEnd(*pki.server(VALID, server_names), trust=pki.root_path if mutual else None,
+                      extra=(pki.server(VALID, server_names, kind=EC),),
+                      subject=(profile.serial_number, profile.get("tls.operator")) if mutual else None)
+    own = pki.client(VALID, profile.serial_number, profile.get("tls.operator")) if mutual else (None, None)
+    return TlsEnd(*own, trust=pki.root_path)
 
 
 STANDALONE_PROFILE = profiles.BUILTIN + "standalone"   # what a reference run on its own plays by default

@@ -44,7 +44,7 @@ from harness.ocpp.rpc import (
 from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must, should
 from harness.transport.ledger import Ledger, Violations
-from harness.transport.tls import TlsEnd, tls_failure
+from harness.transport.tls import TlsEnd, offered, subject_problem, tls_failure
 from harness.transport.waiting import first_match
 from harness.variance import Variance
 from harness.wire import REDACTOR, WireLog
@@ -315,6 +315,11 @@ class OcppConnection:
         """The certificate the peer presented (DER); None over plain ws or when it presented none."""
         tls = self.ws.transport.get_extra_info("ssl_object") if self.ws.transport else None
         return tls.getpeercert(binary_form=True) if tls is not None else None
+
+    def offered_suites(self) -> frozenset[str] | None:
+        """The mandatory TLS 1.2 cipher suites (``tls.MANDATORY``) the peer offered, read on the server's end of
+        its handshake; None over plain ws."""
+        return offered(self.ws.transport.get_extra_info("ssl_object") if self.ws.transport else None)
 
     @property
     def reader(self) -> asyncio.Task:
@@ -624,6 +629,11 @@ class OcppServer:
             request.headers.get("Sec-WebSocket-Extensions"), request.path))
         if not identity or (self.accept_identity is not None and not self.accept_identity(identity)):
             return self._refuse(connection, identity, HTTPStatus.NOT_FOUND, "unknown charging station identity")
+        if self.tls is not None and self.tls.subject is not None:   # security profile 3: whose certificate
+            tls = connection.transport.get_extra_info("ssl_object")
+            problem = subject_problem(tls.getpeercert(binary_form=True) if tls else None, *self.tls.subject)
+            if problem is not None:
+                return self._refuse(connection, identity, HTTPStatus.FORBIDDEN, problem)
         if self.check_password is not None:
             if credentials is None or credentials[0] != identity or not self.check_password(identity, credentials[1]):
                 return self._refuse(connection, identity, HTTPStatus.UNAUTHORIZED, "wrong or missing Basic credentials")

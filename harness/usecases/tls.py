@@ -8,6 +8,15 @@ the 2.x rows cite the facts file alone; 1.6 adds spec 002 Authentication 1-2 (ws
 "not greater than 2048" — the file says bytes, the key size reads as bits: a certificate that meets
 either reading passes).
 
+Cipher suites (the 2.0.1 text A00.FR.318/421 for the CSMS, A00.FR.319/422 for the station; the 1.6 security white
+paper A00.FR.317/421 and A00.FR.318/422): the CSMS supports the four mandatory TLS 1.2 suites, two ECDSA and two
+static RSA, which takes an RSA and an ECDSA certificate; the station supports the ECDSA pair or the RSA pair. A CSMS
+is asked one suite at a time (TLS 1.2, that suite alone offered); a station's offer is read off its ClientHello
+by the harness's server, which enables all four. A suite this process's OpenSSL cannot offer is not the SUT's
+fault: not applicable. In 1.6 spec 002's RSA rule meets the white paper's second, ECDSA, certificate: a central
+system that presents its ECDSA certificate is asked again offering only RSA-authenticated suites, and the
+certificate it then presents must be RSA (none is a failure of the rule).
+
 A server's refusal is read at whichever level it happened: a TLS alert, a reset during the handshake, or an
 HTTP refusal of the upgrade are all refusals (a correct server may refuse at either level). A station's check
 of the server is read in the TLS handshake alone: it aborts it, or it took the server's certificate.
@@ -23,6 +32,7 @@ from harness.errors import NotApplicable
 from harness.ocpp.versions import OcppVersion
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
+from harness.transport.tls import MANDATORY, STATION_PAIRS, TLS12, can_offer
 from harness.transport.ws import OcppConnection
 from harness.verdict import check_in, require, violated
 
@@ -49,11 +59,22 @@ def at_security_profile(*numbers: int):
     return condition
 
 
+def operator_named(given) -> None:
+    """A ``needs`` condition: the profile names the station's operator ([tls] operator), which a client certificate
+    of another operator is judged against."""
+    if not given.profile.get("tls.operator"):
+        raise NotApplicable("the profile's [tls] operator is not given: the harness cannot name another operator "
+                            "than the station's")
+
+
 def over_tls(arena: OcppArena) -> int:
     """The security profile a test of the TLS under both profiles (the server's certificate, its TLS version)
     plays: the lowest over TLS the SUT is set up for, so that a station set up for profile 3 alone is asked
     too."""
     return min(number for number in arena.profile.get("tls.security_profiles", ()) if number >= 2)
+
+
+RSA_AUTHENTICATED = "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:AES128-GCM-SHA256:AES256-GCM-SHA384"
 
 
 def judge_rsa(arena: OcppArena, certificate: bytes | None, rule) -> None:
@@ -66,6 +87,71 @@ def judge_rsa(arena: OcppArena, certificate: bytes | None, rule) -> None:
     require(len(certificate) <= RSA_LIMIT or key.key_size <= RSA_LIMIT, rule,
             "the TLS certificate is greater than 2048 in both readings", expected="<= 2048 bytes or bits",
             actual=f"{len(certificate)} bytes, a {key.key_size}-bit key")
+
+
+async def judge_rsa_server(arena: OcppArena, connection: OcppConnection) -> OcppConnection:
+    """SUT = 1.6 central system: its RSA certificate (``Tls.rsa_server``). One that presented an ECDSA certificate
+    (the white paper's second one, A00.FR.317) is asked again over TLS 1.2 offering only RSA-authenticated suites,
+    on a new connection that replaces ``connection``; returns the connection the test goes on with."""
+    certificate = connection.peer_certificate()
+    if arena.version is OcppVersion.V16 and certificate is not None and \
+            not isinstance(x509.load_der_x509_certificate(certificate).public_key(), rsa.RSAPublicKey):
+        await connection.close()
+        handshake = await arena.harness_station.over_tls(versions=(TLS12, TLS12), ciphers=RSA_AUTHENTICATED)
+        if handshake.connection is None:
+            violated(Tls.rsa_server, "the TLS certificate is not RSA: the central system presented an ECDSA "
+                     "certificate and refused a station offering only RSA-authenticated suites",
+                     expected="an RSA certificate",
+                     actual=handshake.tls_refused or f"HTTP {handshake.status}")
+        connection = handshake.connection
+        certificate = connection.peer_certificate()
+    judge_rsa(arena, certificate, Tls.rsa_server)
+    return connection
+
+
+async def suite_accepted(arena: OcppArena, rule, suite: str) -> None:
+    """SUT = CSMS: the harness's station offers TLS 1.2 and the mandatory suite ``suite`` (an IANA name) alone;
+    the CSMS must complete the handshake and upgrade (in 1.6 with an RSA certificate for an RSA suite)."""
+    if not can_offer(suite):
+        raise NotApplicable(f"the harness's OpenSSL cannot offer {suite}: it cannot judge whether the CSMS "
+                            f"supports it")
+    handshake = await arena.harness_station.over_tls(versions=(TLS12, TLS12), ciphers=MANDATORY[suite])
+    require(handshake.tls_refused is None, rule, f"the CSMS refused a TLS 1.2 handshake offering {suite} alone",
+            expected=f"a handshake on {suite}", actual=handshake.tls_refused)
+    require(handshake.connection is not None, rule, f"the CSMS refused the upgrade over {suite}",
+            expected="101", actual=f"HTTP {handshake.status}")
+    if "_RSA_WITH_" in suite:
+        judge_rsa(arena, handshake.connection.peer_certificate(), Tls.rsa_server)
+    await handshake.connection.close()
+
+
+def judge_suites_offered(connection: OcppConnection, rule) -> None:
+    """SUT = station: the connection's ClientHello offered one of the mandatory pairs whole (ECDSA or RSA)."""
+    offered = connection.offered_suites() or frozenset()
+    if not any(set(pair) <= offered for pair in STATION_PAIRS):
+        violated(rule, "the station did not offer a mandatory pair of TLS 1.2 cipher suites",
+                 expected=" or ".join(" and ".join(pair) for pair in STATION_PAIRS),
+                 actual=", ".join(sorted(offered)) or "none of the four")
+
+
+UNANSWERABLE = "NO_SHARED_CIPHER"   # the harness's server refused first, with an alert that names no version
+
+
+async def reported_after_refusal(arena: OcppArena, rules: tuple, event: str, what: str, **setup) -> None:
+    """SUT = station: served ``setup`` it refuses the handshake (``rules[0]``); served a valid certificate it
+    connects (``rules[1]``), boots and reports the security event ``event`` (``rules[2]``), queued until
+    delivered. A station whose ClientHello the harness's old-TLS server could not answer with its version (no
+    suite of the old version offered: a handshake_failure alert, which names no version) had nothing to detect:
+    not applicable."""
+    refused, admitted, reported = rules
+    await server_refused(arena, refused, what, **setup)
+    if "versions" in setup and UNANSWERABLE in arena.harness_csms.tls_refusals():
+        raise NotApplicable(f"the harness's server speaking {what} shares no cipher suite with the station's "
+                            f"ClientHello: it refused with handshake_failure, which names no TLS version, so the "
+                            f"station had no old version to detect (A00.FR.316)")
+    await station_admitted(arena, admitted)
+    await arena.expect("SecurityEventNotification", sender=CS, after=0, rule=reported,
+                       where=lambda payload: payload.get("type") == event)
 
 
 def judge_version(connection: OcppConnection, rule) -> None:

@@ -931,6 +931,14 @@ class ChargePointDoesNotCheckTheServerCertificate(ReferenceStation16):
         return dataclasses.replace(end, trust=None)
 
 
+class CentralSystemWithoutTheStaticRsaSuites(ReferenceCsms16):
+    """White paper A00.FR.317: the central system enables the forward-secret suites alone, not the mandatory
+    TLS_RSA_WITH_AES_*_GCM pair."""
+
+    def csms_tls(self, end):
+        return dataclasses.replace(end, ciphers="ECDHE+AESGCM:ECDHE+CHACHA20")
+
+
 def security(path: str, test: str, role: str, *params: str) -> str:
     return f"suites/ocpp/security/{path}::{test}[{'-'.join((role, VERSION, *params))}]"
 
@@ -939,6 +947,10 @@ FAULTS += (
     Fault("cs-serves-an-ec-certificate", "tls.rsa_server", CentralSystemServesAnEcCertificate,
             (security("test_SP2.py", "test_csms_serves_tls_with_a_valid_certificate", "csms"),),
             "the TLS certificate is not RSA"),
+    Fault("cs-without-the-static-rsa-suites", "SP2.suites_served", CentralSystemWithoutTheStaticRsaSuites,
+            (security("test_SP2.py", "test_csms_supports_each_mandatory_cipher_suite", "csms",
+                      "TLS_RSA_WITH_AES_256_GCM_SHA384"),),
+            "the CSMS refused a TLS 1.2 handshake offering TLS_RSA_WITH_AES_256_GCM_SHA384 alone"),
     Fault("cp-presents-an-ec-certificate", "tls.rsa_client", ChargePointPresentsAnEcCertificate,
             (security("test_SP3.py", "test_station_presents_its_client_certificate", "cs"),),
             "the TLS certificate is not RSA"),

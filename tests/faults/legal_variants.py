@@ -20,6 +20,7 @@ from harness.ocpp.framing import UNKNOWN_ID, Call, CallError, FrameError, parse,
 from harness.ocpp.rpc import RpcEndpoint
 from harness.ocpp.versions import OcppVersion
 from harness.reference import ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16
+from harness.transport.tls import TLS12
 from harness.transport.ws import CallErrorReply
 from verdict_variants import StationThatKeepsItsState   # a 2.x station as real hardware is: state outlives a test
 
@@ -239,6 +240,29 @@ class StationResettingWithoutNotice(ReferenceStation):
         return await super().call(action, payload)
 
 
+# ---------------------------------------------------------------------- TLS: the other mandatory pair, TLS 1.2 alone
+class StationOfferingOnlyTheRsaPair(ReferenceStation):
+    """Speaks TLS 1.2 alone and offers the static-RSA pair of mandatory suites, nothing else."""
+
+    def station_tls(self, end):
+        return dataclasses.replace(end, versions=(TLS12, TLS12), ciphers="AES128-GCM-SHA256:AES256-GCM-SHA384")
+
+
+class StationOnTls12WithOpenSslDefaults(ReferenceStation):
+    """Speaks TLS 1.2 at most and offers OpenSSL's default suites (the mandatory ones among them, and suites a TLS
+    1.0 server can use): a server speaking only TLS 1.0 answers it with a TLS 1.0 ServerHello, which it refuses."""
+
+    def station_tls(self, end):
+        return dataclasses.replace(end, versions=(TLS12, TLS12), ciphers="DEFAULT")
+
+
+class CsmsOnTls12Only(ReferenceCsms):
+    """Serves TLS 1.2 and not 1.3."""
+
+    def csms_tls(self, end):
+        return dataclasses.replace(end, versions=(TLS12, TLS12))
+
+
 @dataclass(frozen=True)
 class LegalVariant:
     name: str
@@ -259,6 +283,9 @@ CRITERIA = ("every-evse", "station-level", "one-evse", "purpose", "stack-level",
             "purpose-at-station-level")
 CLEARED = ("by-id", "station-level", "one-evse", "purpose-everywhere", "stack-level", "station-max")
 SOURCES = ("EMS", "SO", "Other")
+SP2, SP3 = "ocpp/security/test_SP2.py", "ocpp/security/test_SP3.py"
+SUITES = ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+          "TLS_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_AES_256_GCM_SHA384")
 REFUSED = ("spec 002 Errors (NotSupported: recognised, not supported); OCPP 2.0.1 part 4 §4.3; smart charging is "
            "an optional profile (spec 002 What the service does 2; OCPP 2.0.1 part 0 Certification profiles)")
 
@@ -353,4 +380,32 @@ VARIANTS: tuple[LegalVariant, ...] = (
                  "in another transaction when multiple transactions are not allowed (spec 002 Enumerations "
                  "AuthorizationStatus; OCPP 1.6 §7.2), which the central system decides (a SHOULD finding)",
                  (node(AUTH16, "test_charging_tag_is_concurrent_at_start_transaction", "csms", V16),)),
+    LegalVariant("station-offering-only-the-rsa-pair", StationOfferingOnlyTheRsaPair,
+                 "a station supports the ECDSA pair or the static-RSA pair of the mandatory suites (OCPP 2.0.1 "
+                 "A00.FR.319/422; 1.6 white paper A00.FR.318/422) over TLS 1.2 or above (A00.FR.313): the RSA pair "
+                 "over TLS 1.2 alone; a TLS 1.0 server shares no suite with it, so it has no old version to report",
+                 (node(SP2, "test_station_connects_over_tls_with_basic_auth", "cs", V201),
+                  node(SP2, "test_station_offers_a_mandatory_pair_of_cipher_suites", "cs", V201),
+                  node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.0"),
+                  node(SP2, "test_station_reports_the_old_tls_it_refused", "cs", V201),
+                  node(SP3, "test_station_presents_its_client_certificate", "cs", V201),
+                  node(SP3, "test_station_offers_a_mandatory_pair_of_cipher_suites", "cs", V201))),
+    LegalVariant("station-on-tls-1.2-with-openssl-defaults", StationOnTls12WithOpenSslDefaults,
+                 "a station speaks TLS 1.2 or above (OCPP 2.0.1 A00.FR.313) and may offer more suites than the "
+                 "mandatory ones (A00.FR.319): it finds a TLS 1.0 server by the version of its ServerHello rather "
+                 "than by an alert, refuses it and reports InvalidTLSVersion (A00.FR.316)",
+                 (node(SP2, "test_station_offers_a_mandatory_pair_of_cipher_suites", "cs", V201),
+                  node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.0"),
+                  node(SP2, "test_station_refuses_a_server_speaking_only_old_tls", "cs", V201, "TLSv1.1"),
+                  node(SP2, "test_station_reports_the_old_tls_it_refused", "cs", V201),
+                  node(SP3, "test_station_offers_a_mandatory_pair_of_cipher_suites", "cs", V201))),
+    LegalVariant("csms-on-tls-1.2-only", CsmsOnTls12Only,
+                 "a CSMS speaks TLS 1.2 or above (OCPP 2.0.1 A00.FR.313): TLS 1.2 alone, every mandatory suite "
+                 "(A00.FR.318/421) and the client certificate's subject checked",
+                 (node(SP2, "test_csms_serves_tls_with_a_valid_certificate", "csms", V201),
+                  *(node(SP2, "test_csms_supports_each_mandatory_cipher_suite", "csms", V201, suite) for suite in SUITES),
+                  node(SP3, "test_csms_accepts_a_valid_client_certificate", "csms", V201),
+                  *(node(SP3, "test_csms_supports_each_mandatory_cipher_suite", "csms", V201, suite) for suite in SUITES),
+                  node(SP3, "test_csms_refuses_a_client_certificate_of_another_operator", "csms", V201),
+                  node(SP3, "test_csms_refuses_another_station_s_client_certificate", "csms", V201))),
 )

@@ -66,6 +66,10 @@ def invalid_server_event(version: OcppVersion) -> str:
 
 
 UNVERIFIED = "CERTIFICATE_VERIFY_FAILED"   # OpenSSL's reason for a server certificate this end refused
+# OpenSSL's reasons for a server that speaks only an old TLS version: it answered with one (this end refused it),
+# or it refused this end's versions with the protocol_version alert
+OLD_VERSION = ("UNSUPPORTED_PROTOCOL", "WRONG_VERSION_NUMBER", "ALERT_PROTOCOL_VERSION")
+INVALID_TLS_VERSION = "InvalidTLSVersion"   # 2.0.1 A00.FR.316/419, 1.6 white paper A00.FR.315/419
 
 
 def _valid_now(certificate: x509.Certificate) -> bool:
@@ -81,7 +85,8 @@ def _is_ca(certificate: x509.Certificate) -> bool:
 
 class CertificatesStation(Block):
     """A server certificate it refused in a TLS handshake is reported (InvalidCsmsCertificate; 1.6
-    InvalidCentralSystemCertificate) once a connection is open and its boot Accepted: the event waits for it."""
+    InvalidCentralSystemCertificate), and a server that speaks only an old TLS version (InvalidTLSVersion), once a
+    connection is open and its boot Accepted: the event waits for it."""
     versions = EVERY_VERSION
     precedes = ("ProvisioningStation2x", "ProvisioningStation16", "RemoteTriggerStation2x", "RemoteTriggerStation16")
     configurable = frozenset({"hash_algorithm"})   # the algorithm of the hash data it lists
@@ -99,6 +104,8 @@ class CertificatesStation(Block):
         handshake = await super().connect(csms_url, **options)
         if handshake.tls_refused is not None and UNVERIFIED in handshake.tls_refused:
             self.security_events_waiting.append((invalid_server_event(self.version), handshake.tls_refused))
+        elif handshake.tls_refused is not None and any(why in handshake.tls_refused for why in OLD_VERSION):
+            self.security_events_waiting.append((INVALID_TLS_VERSION, handshake.tls_refused))
         return handshake
 
     async def boot(self) -> dict:

@@ -1,5 +1,5 @@
-"""TLS faults (security profiles 2 and 3, SP2 and SP3): the certificates and TLS versions each end
-presents and accepts."""
+"""TLS faults (security profiles 2 and 3, SP2 and SP3): the certificates, TLS versions and cipher suites each end
+presents and accepts, the client certificate's subject the CSMS checks, and the TLS security events."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from pathlib import Path
 
 from harness import pki
 from harness.reference import ReferenceCsms, ReferenceStation
-from harness.transport.tls import TlsEnd, only
+from harness.reference.blocks.certificates import INVALID_TLS_VERSION
+from harness.transport import tls
+from harness.transport.tls import MANDATORY, TlsEnd, only
 
 from .records import VERSION, Fault
 
@@ -54,7 +56,7 @@ class CsmsServesASelfSignedCertificate(ReferenceCsms):
 
     def csms_tls(self, end):
         certificate, key = _self_signed(server_names=("127.0.0.1", "localhost"))
-        return replace(end, certificate=certificate, key=key)
+        return replace(end, certificate=certificate, key=key, extra=())   # its only certificate
 
 
 class CsmsServesACertificateForAnotherHost(ReferenceCsms):
@@ -63,21 +65,21 @@ class CsmsServesACertificateForAnotherHost(ReferenceCsms):
     def csms_tls(self, end):
         issued = pki.harness_pki(None).root.issue("csms", server_names=(pki.WRONG_HOST_NAME,), kind=pki.RSA)
         certificate, key = issued.write(Path(tempfile.mkdtemp(prefix="fault-pki-")), "other-host")
-        return replace(end, certificate=certificate, key=key)
+        return replace(end, certificate=certificate, key=key, extra=())   # its only certificate
 
 
 class CsmsAcceptsAnExpiredClientCertificate(ReferenceCsms):
     """SP3: the CSMS does not check a client certificate's validity period."""
 
     def csms_tls(self, end):
-        return _NoTimeCheck(end.certificate, end.key, end.trust, end.versions)
+        return _NoTimeCheck(**vars(end))
 
 
 class CsmsRequiresNoClientCertificate(ReferenceCsms):
-    """SP3: the CSMS asks for no client certificate (so any, self-signed or none, gets in)."""
+    """SP3: the CSMS asks for no client certificate (so any, self-signed or none, gets in), nor reads one."""
 
     def csms_tls(self, end):
-        return replace(end, trust=None)
+        return replace(end, trust=None, subject=None)
 
 
 class StationDoesNotCheckTheServerCertificate(ReferenceStation):
@@ -103,7 +105,7 @@ class StationDoesNotCheckTheHost(ReferenceStation):
     """SP2: the station verifies the server's chain but not the host its certificate names."""
 
     def station_tls(self, end):
-        return _NoHostCheck(end.certificate, end.key, end.trust, end.versions)
+        return _NoHostCheck(**vars(end))
 
 
 class StationOffersOnlyTls10(ReferenceStation):
@@ -144,7 +146,73 @@ class StationForgetsTheRefusedServer(ReferenceStation):
         return handshake
 
 
+class CsmsWithoutTheStaticRsaSuites(ReferenceCsms):
+    """SP2.suites_served: the CSMS enables the forward-secret suites alone (Python's default), not the mandatory
+    TLS_RSA_WITH_AES_*_GCM pair."""
+
+    def csms_tls(self, end):
+        return replace(end, ciphers="ECDHE+AESGCM:ECDHE+CHACHA20")
+
+
+class CsmsWithoutAnEcdsaCertificate(ReferenceCsms):
+    """SP3.suites_served: the CSMS serves its RSA certificate alone, so no ECDHE_ECDSA suite can be negotiated."""
+
+    def csms_tls(self, end):
+        return replace(end, extra=())
+
+
+class CsmsIgnoresTheOrganization(ReferenceCsms):
+    """SP3.operator_checked: the CSMS checks the client certificate's CN, not its O."""
+
+    def csms_tls(self, end):
+        return replace(end, subject=(end.subject[0], None)) if end.subject else end
+
+
+class CsmsIgnoresTheSerialNumber(ReferenceCsms):
+    """SP3.serial_checked: the CSMS checks the client certificate's O, not that its CN is this station's serial."""
+
+    def csms_tls(self, end):
+        return replace(end, subject=(None, end.subject[1])) if end.subject else end
+
+
+class StationOffersNoMandatorySuite(ReferenceStation):
+    """SP2.suites_offered: the station offers ECDHE-RSA suites alone, none of the four mandatory ones."""
+
+    def station_tls(self, end):
+        return replace(end, ciphers="ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384")
+
+
+class StationOffersHalfOfEachPair(ReferenceStation):
+    """SP3.suites_offered: the station offers the AES-128 suite of each mandatory pair, neither pair whole."""
+
+    def station_tls(self, end):
+        return replace(end, ciphers=":".join(MANDATORY[name] for name in (tls.ECDSA_128, tls.RSA_128)))
+
+
+class StationReportsOnlyBrokenChains(ReferenceStation):
+    """SP2.refusal_reported: the station reports a server certificate whose chain it could not verify, not one it
+    refused for naming another host."""
+
+    async def connect(self, csms_url, **options):
+        handshake = await super().connect(csms_url, **options)
+        self.security_events_waiting = [event for event in self.security_events_waiting
+                                        if "mismatch" not in event[1]]
+        return handshake
+
+
+class StationForgetsTheOldTls(ReferenceStation):
+    """SP2.old_tls_reported: the station refuses a server speaking only old TLS and never reports it."""
+
+    async def connect(self, csms_url, **options):
+        handshake = await super().connect(csms_url, **options)
+        self.security_events_waiting = [event for event in self.security_events_waiting
+                                        if event[0] != INVALID_TLS_VERSION]
+        return handshake
+
+
 SP2, SP3 = "suites/ocpp/security/test_SP2.py", "suites/ocpp/security/test_SP3.py"
+SUITES = "test_csms_supports_each_mandatory_cipher_suite"
+OFFERED = "test_station_offers_a_mandatory_pair_of_cipher_suites"
 
 
 def security(path: str, test: str, role: str, *params: str) -> str:
@@ -181,7 +249,8 @@ FAULTS: tuple[Fault, ...] = (
           (security(SP2, "test_station_refuses_a_server_certificate_it_cannot_verify", "cs", "wrong_host"),),
           "the station connected to a server with a wrong host certificate"),
     Fault("station-forgets-the-refused-server", "SP2.refusal_reported", StationForgetsTheRefusedServer,
-          (security(SP2, "test_station_reports_the_server_certificate_it_refused", "cs"),),
+          tuple(security(SP2, "test_station_reports_the_server_certificate_it_refused", "cs", broken)
+                for broken in ("expired", "wrong_host")),
           "SecurityEventNotification"),
     Fault("station-offers-only-tls-1.0", "SP2.station_tls", StationOffersOnlyTls10,
           (security(SP2, "test_station_connects_over_tls_with_basic_auth", "cs"),),
@@ -195,4 +264,25 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-presents-a-self-signed-certificate", "SP3.client_presented", StationPresentsASelfSignedCertificate,
           (security(SP3, "test_station_presents_its_client_certificate", "cs"),),
           "presented a client certificate the harness could not verify"),
+    Fault("csms-without-the-static-rsa-suites", "SP2.suites_served", CsmsWithoutTheStaticRsaSuites,
+          (security(SP2, SUITES, "csms", tls.RSA_128), security(SP2, SUITES, "csms", tls.RSA_256)),
+          "the CSMS refused a TLS 1.2 handshake offering TLS_RSA_WITH_AES_"),
+    Fault("csms-without-an-ecdsa-certificate", "SP3.suites_served", CsmsWithoutAnEcdsaCertificate,
+          (security(SP3, SUITES, "csms", tls.ECDSA_128), security(SP3, SUITES, "csms", tls.ECDSA_256)),
+          "the CSMS refused a TLS 1.2 handshake offering TLS_ECDHE_ECDSA_WITH_AES_"),
+    Fault("csms-ignores-the-organization", "SP3.operator_checked", CsmsIgnoresTheOrganization,
+          (security(SP3, "test_csms_refuses_a_client_certificate_of_another_operator", "csms"),),
+          "the CSMS opened the connection of a station with a client certificate of another operator"),
+    Fault("csms-ignores-the-serial-number", "SP3.serial_checked", CsmsIgnoresTheSerialNumber,
+          (security(SP3, "test_csms_refuses_another_station_s_client_certificate", "csms"),),
+          "the CSMS opened the connection of a station with another station's client certificate"),
+    Fault("station-offers-no-mandatory-suite", "SP2.suites_offered", StationOffersNoMandatorySuite,
+          (security(SP2, OFFERED, "cs"),), "the station did not offer a mandatory pair of TLS 1.2 cipher suites"),
+    Fault("station-offers-half-of-each-pair", "SP3.suites_offered", StationOffersHalfOfEachPair,
+          (security(SP3, OFFERED, "cs"),), "the station did not offer a mandatory pair of TLS 1.2 cipher suites"),
+    Fault("station-reports-only-broken-chains", "SP2.refusal_reported", StationReportsOnlyBrokenChains,
+          (security(SP2, "test_station_reports_the_server_certificate_it_refused", "cs", "wrong_host"),),
+          "SecurityEventNotification"),
+    Fault("station-forgets-the-old-tls", "SP2.old_tls_reported", StationForgetsTheOldTls,
+          (security(SP2, "test_station_reports_the_old_tls_it_refused", "cs"),), "SecurityEventNotification"),
 )
