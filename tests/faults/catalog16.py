@@ -1003,7 +1003,7 @@ FAULTS += (
 
 
 class ChargePointDropsTheRequestId(ReferenceStation16):
-    """LOG16: the LogStatusNotifications carry no requestId (a SHOULD: a finding)."""
+    """LOG16: the LogStatusNotifications carry no requestId."""
 
     async def call(self, action, payload):
         if action == "LogStatusNotification":
@@ -1012,7 +1012,7 @@ class ChargePointDropsTheRequestId(ReferenceStation16):
 
 
 class ChargePointClaimsEveryUpload(ReferenceStation16):
-    """LOG16: an upload the location refused is reported Uploaded (a SHOULD: a finding)."""
+    """LOG16: an upload the location refused is reported Uploaded."""
 
     async def call(self, action, payload):
         if action == "LogStatusNotification" and payload["status"] == "UploadFailure":
@@ -1030,11 +1030,9 @@ class CentralSystemRefusesLogStatus(ReferenceCsms16):
 LOG16 = "security/test_LOG16.py"
 FAULTS += (
     Fault("cp-drops-the-log-request-id", "LOG16.request_id", ChargePointDropsTheRequestId,
-          (node(LOG16, "test_log_is_uploaded", "cs", "SecurityLog"),), "LogStatusNotification requestIds",
-          verdict="finding"),
+          (node(LOG16, "test_log_is_uploaded", "cs", "SecurityLog"),), "LogStatusNotification requestIds"),
     Fault("cp-claims-every-log-upload", "LOG16.upload_failed", ChargePointClaimsEveryUpload,
-          (node(LOG16, "test_log_upload_that_is_refused_fails", "cs"),), "the last LogStatusNotification status",
-          verdict="finding"),
+          (node(LOG16, "test_log_upload_that_is_refused_fails", "cs"),), "the last LogStatusNotification status"),
     Fault("cs-refuses-log-status", "LOG16.answered", CentralSystemRefusesLogStatus,
           (node(LOG16, "test_log_is_uploaded", "csms", "DiagnosticsLog"),), "LogStatusNotification was refused",
           verdict="finding"),

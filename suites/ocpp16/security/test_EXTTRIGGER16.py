@@ -19,7 +19,7 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, case, checks
 from harness.usecases.core16 import connectors
-from harness.usecases.operations import ASKED16, Operations16, operate, status_of
+from harness.usecases.operations import ASKED16, Operations16, operate, status_of, trigger_refused
 from harness.verdict import check_equal, require
 
 WP = "OCPP 1.6 security whitepaper ed. 3"
@@ -86,16 +86,8 @@ async def test_triggered_message_follows(ocpp, profile, message):
 async def test_trigger_for_an_unknown_connector_is_refused(ocpp, profile):
     """ExtendedTriggerMessage StatusNotification for connector NumberOfConnectors + 1: not Accepted, no
     StatusNotification for it."""
-    unknown = len(connectors(profile)) + 1
-    mark = ocpp.mark()
-    exchange = await ocpp.exchange(CSMS, "ExtendedTriggerMessage",
-                                   {"requestedMessage": "StatusNotification", "connectorId": unknown},
-                                   rule=Operations16.sent_as_asked)
-    require(status_of(exchange) != "Accepted", EXTTRIGGER16.unknown_connector,
-            f"ExtendedTriggerMessage for connector {unknown}, which the charge point does not have, was Accepted",
-            expected="Rejected", actual=status_of(exchange))
-    await ocpp.expect_none("StatusNotification", after=mark, rule=EXTTRIGGER16.unknown_connector,
-                           where=lambda p: p.get("connectorId") == unknown)
+    await trigger_refused(ocpp, "ExtendedTriggerMessage", "StatusNotification", len(connectors(profile)) + 1,
+                          EXTTRIGGER16.unknown_connector)
 
 
 @pytest.mark.sut_roles("csms")
