@@ -1108,6 +1108,22 @@ class ChargePointTriggersABusyLogStatus(ReferenceStation16):
         return await super().call(action, payload)
 
 
+class ChargePointInstallsAtOnce(ReferenceStation16):
+    """SIGNEDFIRMWARE16: installDateTime is ignored: the firmware is installed as soon as it is verified."""
+
+    async def _signed_update(self, payload):
+        firmware = {k: v for k, v in payload["firmware"].items() if k != "installDateTime"}
+        await super()._signed_update(payload | {"firmware": firmware})
+
+
+class ChargePointKeepsUpdatesQuiet(ReferenceStation16):
+    """SIGNEDFIRMWARE16: an installed firmware is not reported as the security event FirmwareUpdated."""
+
+    async def security_event(self, kind, tech_info=None):
+        if kind != "FirmwareUpdated":
+            await super().security_event(kind, tech_info)
+
+
 class CentralSystemRefusesSignedFirmwareStatus(ReferenceCsms16):
     """SIGNEDFIRMWARE16: SignedFirmwareStatusNotification is answered with a CALLERROR InternalError (a SHOULD: a
     finding)."""
@@ -1156,6 +1172,11 @@ FAULTS += (
     Fault("cp-triggers-a-busy-log-status", "EXTTRIGGER16.log_idle", ChargePointTriggersABusyLogStatus,
           (node(EXTTRIGGER, "test_triggered_message_follows", "cs", "LogStatusNotification"),),
           "LogStatusNotification.req status", verdict="finding"),
+    Fault("cp-installs-at-once", "SIGNEDFIRMWARE16.scheduled", ChargePointInstallsAtOnce,
+          (node(SIGNEDFW, "test_installation_waits_for_install_date_time", "cs"),), "InstallScheduled"),
+    Fault("cp-keeps-updates-quiet", "SIGNEDFIRMWARE16.updated_reported", ChargePointKeepsUpdatesQuiet,
+          (node(SIGNEDFW, "test_installed_firmware_is_reported_as_a_security_event", "cs"),),
+          "SecurityEventNotification"),
     Fault("cs-refuses-signed-firmware-status", "SIGNEDFIRMWARE16.answered", CentralSystemRefusesSignedFirmwareStatus,
           (node(SIGNEDFW, "test_signed_firmware_is_installed", "csms"),), "SignedFirmwareStatusNotification was refused",
           verdict="finding"),

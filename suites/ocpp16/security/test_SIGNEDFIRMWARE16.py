@@ -39,6 +39,8 @@ ORDER = ("DownloadScheduled", "Downloading", "DownloadPaused", "Downloaded", "Si
          "Installing", "InstallRebooting", "Installed")
 FAILED = ("DownloadFailed", "InvalidSignature", "InstallationFailed", "InstallVerificationFailed")
 FINAL = frozenset({"Installed", *FAILED})
+SCHEDULED = 20     # seconds from now to the installDateTime of the scheduled installation
+TOLERANCE = 2.0    # seconds a charge point's clock may run ahead of the harness's
 
 
 class SIGNEDFIRMWARE16(RuleTable):
@@ -71,6 +73,11 @@ class SIGNEDFIRMWARE16(RuleTable):
                                 "SignedFirmwareStatusNotification with status Idle", by=CS)
     last_status = must(f"{WP} L01.FR.29", "ExtendedTriggerMessage FirmwareStatusNotification after any other last "
                        "status is followed by a SignedFirmwareStatusNotification with that status", by=CS)
+    scheduled = must(f"{WP} L01.FR.16, L01.FR.17", "a firmware whose installDateTime is in the future is reported "
+                     "InstallScheduled once verified and installed at that time, not before", by=CS)
+    updated_reported = must(f"{WP} A04.FR.01; section 8 (FirmwareUpdated is a critical event)",
+                            "a charge point that installed a firmware reports the security event FirmwareUpdated",
+                            by=CS)
     answered = should(f"OCPP-J (a CALL is answered); {WP} 5.20 SignedFirmwareStatusNotification.conf",
                       "the central system answers SignedFirmwareStatusNotification", by=CSMS)
 
@@ -140,12 +147,13 @@ def _accepted(ocpp, exchange) -> int:
     return exchange.request["requestId"]
 
 
-async def _statuses(ocpp, after: int, rule, request_id: int) -> list[str]:
-    """The statuses of the SignedFirmwareStatusNotifications from ``after`` until a final one, each judged answered
-    and carrying ``request_id``."""
+async def _statuses(ocpp, after: int, rule, request_id: int, timeout: float | None = None) -> list[str]:
+    """The statuses of the SignedFirmwareStatusNotifications from ``after`` until a final one (each within
+    ``timeout``), each judged answered and carrying ``request_id``."""
     seen, start = [], after
     while not seen or seen[-1].request["status"] not in FINAL:
-        sent = await ocpp.expect("SignedFirmwareStatusNotification", sender=CS, after=start, rule=rule)
+        sent = await ocpp.expect("SignedFirmwareStatusNotification", sender=CS, after=start, rule=rule,
+                                 timeout=timeout)
         if ocpp.is_sut(CSMS):
             require(sent.error is None, SIGNEDFIRMWARE16.answered, "SignedFirmwareStatusNotification was refused",
                     expected="SignedFirmwareStatusNotification.conf", actual=sent.error)
@@ -163,10 +171,10 @@ def _in_order(statuses: list[str]) -> bool:
     return ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
 
 
-async def _event(ocpp, kind: str, after: int, rule) -> None:
-    """The security event ``kind`` the charge point reports (in any order with its status notification); the
-    central system under test must confirm it."""
-    sent = await ocpp.expect("SecurityEventNotification", sender=CS, after=after, rule=rule,
+async def _event(ocpp, kind: str, after: int, rule, timeout: float | None = None) -> None:
+    """The security event ``kind`` the charge point reports (in any order with its status notification; within
+    ``timeout``); the central system under test must confirm it."""
+    sent = await ocpp.expect("SecurityEventNotification", sender=CS, after=after, rule=rule, timeout=timeout,
                              where=lambda payload: payload.get("type") == kind)
     if ocpp.is_sut(CSMS):
         require(sent.error is None, SecurityEvents.confirmed, f"SecurityEventNotification {kind} was refused",
@@ -291,3 +299,36 @@ async def test_trigger_after_invalid_signature_reports_it(ocpp):
     check_equal(SIGNEDFIRMWARE16.last_status, "the triggered SignedFirmwareStatusNotification (status, requestId)",
                 {"status": seen[-1], "requestId": request_id},
                 {"status": triggered.get("status"), "requestId": triggered.get("requestId")})
+
+
+@checks(*ASKED16, SIGNEDFIRMWARE16.states, SIGNEDFIRMWARE16.updated_reported, SecurityEvents.confirmed)
+async def test_installed_firmware_is_reported_as_a_security_event(ocpp):
+    """A signed firmware installed: the security event FirmwareUpdated follows (after the reboot, where the charge
+    point reboots), confirmed by the central system."""
+    mark = ocpp.mark()
+    await _installed(ocpp)
+    await _event(ocpp, "FirmwareUpdated", mark, SIGNEDFIRMWARE16.updated_reported,
+                 timeout=ocpp.timeouts.connect + ocpp.timeouts.action)   # a reboot may come first
+
+
+@checks(*ASKED16, SIGNEDFIRMWARE16.valid_accepted, SIGNEDFIRMWARE16.scheduled, SIGNEDFIRMWARE16.request_id,
+        SIGNEDFIRMWARE16.answered)
+async def test_installation_waits_for_install_date_time(ocpp):
+    """installDateTime 20 s ahead: ..., InstallScheduled, then Installing and Installed no sooner than that time."""
+    await _trusted(ocpp)
+    depot = await _depot(ocpp)
+    _, firmware = _firmware(ocpp, depot)
+    install_at = clock.utcnow() + timedelta(seconds=SCHEDULED)
+    firmware["installDateTime"] = install_at.isoformat(timespec="seconds").replace("+00:00", "Z")
+    mark = ocpp.mark()
+    request_id = _accepted(ocpp, await _update(ocpp, firmware))
+    seen = await _statuses(ocpp, mark, SIGNEDFIRMWARE16.scheduled, request_id,
+                           timeout=SCHEDULED + ocpp.timeouts.action)
+    if ocpp.is_sut(CSMS):
+        return
+    early = (install_at - clock.utcnow()).total_seconds()
+    require(seen[-1] == "Installed" and "InstallScheduled" in seen and _in_order(seen), SIGNEDFIRMWARE16.scheduled,
+            "a firmware to install later was not reported InstallScheduled before it was installed",
+            expected="..., InstallScheduled, (Installing,) Installed", actual=seen)
+    require(early <= TOLERANCE, SIGNEDFIRMWARE16.scheduled, "the firmware was installed before its installDateTime",
+            expected=f"Installed at {firmware['installDateTime']} or later", actual=f"{early:.0f} s before it")
