@@ -8,9 +8,12 @@ FirmwareStatusNotification asks for the last state (Idle once Installed).
 
 The harness signs with the run's PKI (``harness.pki``): a manufacturer root, a firmware signing certificate it
 issued directly (the white paper's remarks: no intermediate certificates), RSA-PSS with SHA-256 over the whole file
-(L01.FR.04 allows RSA-PSS or ECSchnorr; the harness takes RSA-PSS). A charge point under test is first given the
-run's manufacturer root with InstallCertificate ManufacturerRootCertificate (deleted again when the test ends); one
-that refuses it cannot play the test (not applicable). A central system under test is asked (actuator
+(L01.FR.04 allows RSA-PSS or ECSchnorr; the harness takes RSA-PSS). A charge point under test installs what it is
+sent: the profile's ``[firmware]`` gives its own image, its manufacturer's signing certificate and the signature
+(the harness serves the image; an invalid signature is the harness's over another file, which that certificate does
+not verify). Without them it is first given the run's manufacturer root with InstallCertificate
+ManufacturerRootCertificate (deleted again when the test ends; one that refuses it cannot play the test: not
+applicable) and a stand-in image signed by the run. A central system under test is asked (actuator
 ``signed_update_firmware``) to send the firmware, certificate and signature the test made, and must send them as
 asked (L01.FR.11: the signing certificate included); the requestId is its own.
 
@@ -25,7 +28,7 @@ from datetime import timedelta
 import pytest
 
 from harness import clock, pki
-from harness.errors import NotApplicable
+from harness.errors import ConfigError, NotApplicable
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks
@@ -96,9 +99,22 @@ async def _depot(ocpp) -> FileDepot:
     return files
 
 
+OWN = ("firmware.signed_file", "firmware.signing_certificate", "firmware.signature")
+
+
+def _own(ocpp) -> bool:
+    """The charge point under test's own signed firmware is given ([firmware]: all three keys, or none)."""
+    given = [key for key in OWN if ocpp.profile.get(key) is not None]
+    if given and len(given) < len(OWN):
+        raise ConfigError(f"[firmware] gives {', '.join(given)}: give signed_file, signing_certificate and "
+                          "signature together (the image, its manufacturer's signing certificate, the signature)")
+    return ocpp.is_sut(CS) and bool(given)
+
+
 async def _trusted(ocpp) -> None:
-    """A charge point under test is given the run's manufacturer root (the prerequisite; deleted at the end)."""
-    if not ocpp.is_sut(CS):
+    """A charge point under test is given the run's manufacturer root (the prerequisite; deleted at the end),
+    unless the profile gives its own signed firmware."""
+    if not ocpp.is_sut(CS) or _own(ocpp):
         return
     root = pki.pem_text(ocpp.pki().manufacturer.certificate)
     exchange = await ocpp.call_sut("InstallCertificate", {"certificateType": "ManufacturerRootCertificate",
@@ -114,8 +130,16 @@ def _firmware(ocpp, depot: FileDepot, *, signature: str = "valid", certificate: 
     certificate ``valid``, of an ``other_root`` or ``expired``; its signature ``valid`` or of another file."""
     name = f"signed-firmware-{secrets.token_hex(4)}.bin"
     content = secrets.token_hex(256).encode()   # text: the wire log stays readable
-    location = depot.offer(name, content) if served else depot.url_of(name)
     run = ocpp.pki()
+    if _own(ocpp):
+        content = ocpp.profile.file_path("firmware.signed_file").read_bytes()
+        if certificate == "valid":
+            own = {"signingCertificate": ocpp.profile.file_path("firmware.signing_certificate").read_text(),
+                   "signature": ocpp.profile.get("firmware.signature") if signature == "valid" else
+                   pki.sign_firmware(run.firmware_signer().key, content + b"\n(another build)")}
+            return name, {"location": depot.offer(name, content) if served else depot.url_of(name),
+                          "retrieveDateTime": _now()} | own
+    location = depot.offer(name, content) if served else depot.url_of(name)
     if certificate == "valid":
         signer = run.firmware_signer()
     else:
