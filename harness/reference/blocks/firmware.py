@@ -10,6 +10,9 @@ Charge point 1.6 (spec 002 What the service does 4; Enumerations FirmwareStatus,
 
 Central system 1.6: both as actuator actions; DiagnosticsStatusNotification and
 FirmwareStatusNotification answered empty.
+
+The security extension's secure update (SignedUpdateFirmware, SignedFirmwareStatusNotification: the white paper's
+L01) is its own pair of blocks below, ``SignedFirmwareStation16`` and ``SignedFirmwareCsms16``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import asyncio
 import itertools
 
 from harness import clock, pki
-from harness.pki import signing_certificate_problem
 from harness.ocpp.meter16 import parse_time
 from harness.reference.base import StationSession
 from harness.reference.blocks.certificates import run_pki
@@ -109,10 +111,6 @@ class FirmwareCsms16(Block):
 
 
 # ---------------------------------------------------------------------------- the 1.6 security extension's L01
-SIGNED_FINAL = frozenset({"Installed", "InstallationFailed", "DownloadFailed", "InvalidSignature",
-                          "InstallVerificationFailed"})
-
-
 class SignedFirmwareStation16(Block):
     """Secure firmware update in 1.6 (the OCA white paper "Improved security for OCPP 1.6-J", L01;
     docs/requirements/security.md): SignedUpdateFirmware's signing certificate is checked first (PEM, valid now,
@@ -137,8 +135,8 @@ class SignedFirmwareStation16(Block):
         """Why the signing certificate ``pem`` is not one to take (L01.FR.23), or None: valid now, issued directly
         by the run's manufacturer root or one installed as ManufacturerRootCertificate."""
         installed = [c for kind, c in self.installed if kind == "ManufacturerRootCertificate"]
-        return signing_certificate_problem(pem, [run_pki(self.profile).manufacturer.certificate, *installed],
-                                           clock.utcnow())
+        return pki.signing_certificate_problem(pem, [run_pki(self.profile).manufacturer.certificate, *installed],
+                                               clock.utcnow())
 
     def firmware_signature_problem(self, pem: str, firmware: bytes, signature: str) -> str | None:
         """Why ``signature`` is not the signing certificate's signature over the whole file (L01.FR.04), or None."""

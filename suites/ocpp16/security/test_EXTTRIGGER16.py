@@ -25,7 +25,8 @@ from harness.verdict import check_equal, require
 WP = "OCPP 1.6 security whitepaper ed. 3"
 MESSAGES = ("BootNotification", "LogStatusNotification", "FirmwareStatusNotification", "Heartbeat", "MeterValues",
             "SignChargePointCertificate", "StatusNotification")
-SENT = {"FirmwareStatusNotification": "SignedFirmwareStatusNotification", "SignChargePointCertificate": "SignCertificate"}
+SENT = {"FirmwareStatusNotification": "SignedFirmwareStatusNotification",   # the message each value brings
+        "SignChargePointCertificate": "SignCertificate"}
 PER_CONNECTOR = ("MeterValues", "StatusNotification")
 CORE = ("BootNotification", "Heartbeat", "MeterValues", "StatusNotification")   # answered as 1.6 core messages
 
