@@ -21,6 +21,7 @@ curve of ISO 15118 and of OCPP 2.x's ECDSA suites). A private key never appears 
 from __future__ import annotations
 
 import atexit
+import base64
 import ipaddress
 import os
 import shutil
@@ -31,7 +32,8 @@ from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 RSA = "rsa2048"
@@ -294,6 +296,52 @@ def same_hash_data(a: dict, b: dict) -> bool:
     return serials and all(a[k].lower() == b[k].lower() for k in ("hashAlgorithm", "issuerNameHash", "issuerKeyHash"))
 
 
+# Firmware signing (the 1.6 security extension's L01, OCPP 2.x L01): RSA-PSS over the SHA-256 of the whole file
+def _pss(salt_length: int) -> padding.PSS:
+    return padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=salt_length)
+
+
+def sign_firmware(key, firmware: bytes) -> str:
+    """The base64 signature of ``firmware`` with ``key`` (RSA-PSS, SHA-256, a salt as long as the digest): a
+    SignedUpdateFirmware's firmware.signature."""
+    return base64.b64encode(key.sign(firmware, _pss(padding.PSS.DIGEST_LENGTH), hashes.SHA256())).decode()
+
+
+def firmware_signature_problem(certificate: x509.Certificate, firmware: bytes, signature: str) -> str | None:
+    """Why ``signature`` (base64) is not ``certificate``'s RSA-PSS SHA-256 signature of ``firmware``, or None
+    (any salt length: the texts fix none)."""
+    try:
+        raw = base64.b64decode(signature, validate=True)
+    except ValueError:
+        return "the signature is not base64"
+    key = certificate.public_key()
+    if not isinstance(key, rsa.RSAPublicKey):
+        return "the signing certificate's key is not RSA (RSA-PSS is the signature checked here)"
+    try:
+        key.verify(raw, firmware, _pss(padding.PSS.AUTO), hashes.SHA256())
+    except InvalidSignature:
+        return "the signature does not verify over the firmware file with the signing certificate's key"
+    return None
+
+
+def signing_certificate_problem(pem: str, roots: list[x509.Certificate], now: datetime) -> str | None:
+    """Why ``pem`` is not a firmware signing certificate issued directly by one of ``roots`` and valid at
+    ``now`` (the white paper's L01 remarks: no intermediate certificates), or None."""
+    try:
+        certificate = load_chain(pem)[0]
+    except ValueError:
+        return "the signing certificate is not PEM X.509"
+    if not certificate.not_valid_before_utc <= now <= certificate.not_valid_after_utc:
+        return "the signing certificate is not valid now"
+    for root in roots:
+        try:
+            certificate.verify_directly_issued_by(root)
+            return None
+        except (ValueError, TypeError, InvalidSignature):
+            continue
+    return "the signing certificate is not issued by a manufacturer root the station trusts"
+
+
 # The certificates a TLS test presents: the valid one and each kind a correct peer must refuse.
 VALID, EXPIRED, WRONG_HOST, OTHER_ROOT, SELF_SIGNED = "valid", "expired", "wrong_host", "other_root", "self_signed"
 BROKEN = (EXPIRED, WRONG_HOST, OTHER_ROOT, SELF_SIGNED)
@@ -323,6 +371,8 @@ class HarnessPki:
             self.root.issued.write(directory, "root")
         self._files: dict[tuple, tuple[Path, Path]] = {}
         self._kept = 0
+        self._manufacturer: Authority | None = None
+        self._signer: Issued | None = None
 
     @property
     def root_path(self) -> Path:
@@ -350,6 +400,27 @@ class HarnessPki:
             variant, serial = VALID, OTHER_STATION_SERIAL
         return self._issued(("client", variant, serial, operator),
                             lambda: self._make(variant, serial, operator, client=True))
+
+    @property
+    def manufacturer(self) -> Authority:
+        """The run's manufacturer root (RSA), kept beside the operator root: it issues the firmware signing
+        certificate; a station trusts it as its ManufacturerRootCertificate."""
+        if self._manufacturer is None:
+            cert_path, key_path = self.directory / "manufacturer.pem", self.directory / "manufacturer.key"
+            if cert_path.exists() and key_path.exists():
+                self._manufacturer = load_authority(cert_path.read_bytes(), key_path.read_bytes())
+            else:
+                self._manufacturer = Authority.root("EVSE Conformance Manufacturer Root", self.organization, kind=RSA)
+                self._manufacturer.issued.write(self.directory, "manufacturer")
+        return self._manufacturer
+
+    def firmware_signer(self) -> Issued:
+        """The firmware signing certificate of this run (RSA, issued directly by the manufacturer root) and its
+        key, made once."""
+        if self._signer is None:
+            self._signer = self.manufacturer.issue("EVSE Conformance Firmware Signing", self.organization)
+            self._signer.write(self.directory, f"firmware-signer-{os.getpid()}")
+        return self._signer
 
     def keep_key(self, name: str, key) -> None:
         """A private key made during the run (a station's renewal key) kept beside the PKI's own, readable by

@@ -195,6 +195,13 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "serial_number": {"type": "string", "minLength": 1, "maxLength": 64},   # client certificate CN
             "operator": {"type": "string", "minLength": 1, "maxLength": 64},        # client certificate O
         }},
+        # a charge point's own signed firmware (SIGNEDFIRMWARE16): the image, its manufacturer's signing
+        # certificate and the signature over it; without them the harness signs a stand-in with its own PKI
+        "firmware": {**_SECTION, "properties": {
+            "signed_file": {"type": "string", "minLength": 1},           # the image, relative to the profile
+            "signing_certificate": {"type": "string", "minLength": 1},   # PEM, relative to the profile
+            "signature": {"type": "string", "minLength": 1, "maxLength": 800},   # base64, SignedUpdateFirmware's
+        }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
             "base_url": {"type": "string", "pattern": "^https?://[^/\\s]",
@@ -370,7 +377,12 @@ class Profile:
 
     def tls_path(self, key: str) -> Path | None:
         """A path of [tls] (``harness_pki``, ``sut_ca``), relative to the profile file's directory."""
-        value = self.get(f"tls.{key}")
+        return self.file_path(f"tls.{key}")
+
+    def file_path(self, dotted: str) -> Path | None:
+        """The path a key gives (``tls.sut_ca``, ``firmware.signed_file``), relative to the profile file's
+        directory."""
+        value = self.get(dotted)
         if value is None:
             return None
         path = Path(value)

@@ -38,12 +38,13 @@ STATION_BLOCKS: tuple[type[Block], ...] = (
     availability.AvailabilityStation2x, availability.AvailabilityStation16,
     local_authorization.LocalAuthorizationStation16,
     reservation.ReservationStation16,
+    firmware.SignedFirmwareStation16, certificates.SecurityLogStation16,   # their triggers decide first
     remote_trigger.RemoteTriggerStation16, remote_trigger.RemoteTriggerStation2x,
     offline.OfflineStation2x,
     firmware.FirmwareStation16,
     plug_and_charge.PlugAndChargeStation2x,
     display_message.DisplayMessageStation2x,
-    certificates.EvCertificatesStation2x, certificates.SecurityLogStation16,
+    certificates.EvCertificatesStation2x,
 )
 
 CSMS_BLOCKS: tuple[type[Block], ...] = (
@@ -64,7 +65,7 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
     remote_trigger.RemoteTriggerCsms16, remote_trigger.RemoteTriggerCsms2x,
     local_list.LocalListCsms2x,
     device_model.DeviceModelCsms2x,
-    firmware.FirmwareCsms16,
+    firmware.FirmwareCsms16, firmware.SignedFirmwareCsms16,
     plug_and_charge.PlugAndChargeCsms2x,
     display_message.DisplayMessageCsms2x,
 )

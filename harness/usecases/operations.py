@@ -71,3 +71,16 @@ async def operate(arena: OcppArena, action: str, payload: dict[str, Any], sent: 
 
 def status_of(exchange: Exchange) -> str | None:
     return (exchange.result or {}).get("status")
+
+
+async def trigger_refused(arena: OcppArena, action: str, message: str, connector: int, rule: Rule) -> None:
+    """A 1.6 trigger (TriggerMessage, or the security extension's ExtendedTriggerMessage) of ``message`` for
+    ``connector``, which the charge point does not have, sent by the harness: not Accepted, and no ``message`` for
+    that connector follows (``rule``)."""
+    mark = arena.mark()
+    exchange = await arena.exchange(CSMS, action, {"requestedMessage": message, "connectorId": connector},
+                                    rule=Operations16.sent_as_asked)
+    require(status_of(exchange) != "Accepted", rule,
+            f"{action} for connector {connector}, which the charge point does not have, was Accepted",
+            expected="Rejected", actual=status_of(exchange))
+    await arena.expect_none(message, after=mark, rule=rule, where=lambda p: p.get("connectorId") == connector)

@@ -1015,7 +1015,7 @@ FAULTS += (
 
 
 class ChargePointDropsTheRequestId(ReferenceStation16):
-    """LOG16: the LogStatusNotifications carry no requestId (a SHOULD: a finding)."""
+    """LOG16: the LogStatusNotifications carry no requestId."""
 
     async def call(self, action, payload):
         if action == "LogStatusNotification":
@@ -1024,7 +1024,7 @@ class ChargePointDropsTheRequestId(ReferenceStation16):
 
 
 class ChargePointClaimsEveryUpload(ReferenceStation16):
-    """LOG16: an upload the location refused is reported Uploaded (a SHOULD: a finding)."""
+    """LOG16: an upload the location refused is reported Uploaded."""
 
     async def call(self, action, payload):
         if action == "LogStatusNotification" and payload["status"] == "UploadFailure":
@@ -1042,12 +1042,158 @@ class CentralSystemRefusesLogStatus(ReferenceCsms16):
 LOG16 = "security/test_LOG16.py"
 FAULTS += (
     Fault("cp-drops-the-log-request-id", "LOG16.request_id", ChargePointDropsTheRequestId,
-          (node(LOG16, "test_log_is_uploaded", "cs", "SecurityLog"),), "LogStatusNotification requestIds",
-          verdict="finding"),
+          (node(LOG16, "test_log_is_uploaded", "cs", "SecurityLog"),), "LogStatusNotification requestIds"),
     Fault("cp-claims-every-log-upload", "LOG16.upload_failed", ChargePointClaimsEveryUpload,
-          (node(LOG16, "test_log_upload_that_is_refused_fails", "cs"),), "the last LogStatusNotification status",
-          verdict="finding"),
+          (node(LOG16, "test_log_upload_that_is_refused_fails", "cs"),), "the last LogStatusNotification status"),
     Fault("cs-refuses-log-status", "LOG16.answered", CentralSystemRefusesLogStatus,
           (node(LOG16, "test_log_is_uploaded", "csms", "DiagnosticsLog"),), "LogStatusNotification was refused",
           verdict="finding"),
+)
+
+
+# ------------------------------------------------------------------ the security extension: signed firmware (L01)
+class ChargePointInstallsUnverifiedFirmware(ReferenceStation16):
+    """SIGNEDFIRMWARE16: the signature is never checked: a firmware signed over another file is installed."""
+
+    def firmware_signature_problem(self, pem, firmware, signature):
+        return None
+
+
+class ChargePointTrustsAnySigningCertificate(ReferenceStation16):
+    """SIGNEDFIRMWARE16: any signing certificate is taken, of whatever authority, expired or not."""
+
+    def firmware_certificate_problem(self, pem):
+        return None
+
+
+class ChargePointDropsTheFirmwareRequestId(ReferenceStation16):
+    """SIGNEDFIRMWARE16: the SignedFirmwareStatusNotifications of an update carry no requestId."""
+
+    async def call(self, action, payload):
+        if action == "SignedFirmwareStatusNotification":
+            payload = {k: v for k, v in payload.items() if k != "requestId"}
+        return await super().call(action, payload)
+
+
+class ChargePointHidesAnInvalidSignature(ReferenceStation16):
+    """SIGNEDFIRMWARE16: a firmware it refused for its signature is not reported as a security event."""
+
+    async def security_event(self, kind, tech_info=None):
+        if kind != "InvalidFirmwareSignature":
+            await super().security_event(kind, tech_info)
+
+
+class ChargePointForgetsItsFirmwareStatus(ReferenceStation16):
+    """SIGNEDFIRMWARE16: a triggered SignedFirmwareStatusNotification is Idle, whatever the last status sent."""
+
+    def triggered(self, message, payload):
+        if message == "FirmwareStatusNotification":
+            self.signed_firmware_sent = None
+        return super().triggered(message, payload)
+
+
+class ChargePointTriggersTheLegacyFirmwareStatus(ReferenceStation16):
+    """EXTTRIGGER16: ExtendedTriggerMessage FirmwareStatusNotification brings 1.6's FirmwareStatusNotification, not
+    the secure update's SignedFirmwareStatusNotification."""
+
+    def triggered(self, message, payload):
+        if message == "FirmwareStatusNotification":
+            return False   # on to TriggerMessage's: FirmwareStatusNotification Idle
+        return super().triggered(message, payload)
+
+
+class ChargePointTriggersForAnyConnector(ReferenceStation16):
+    """EXTTRIGGER16: ExtendedTriggerMessage for a connector it does not have is Accepted (nothing sent)."""
+
+    def on_ExtendedTriggerMessage(self, _, payload):
+        if payload.get("connectorId", 0) > len(self.connectors):
+            return {"status": "Accepted"}
+        return super().on_ExtendedTriggerMessage(_, payload)
+
+
+class ChargePointTriggersABusyLogStatus(ReferenceStation16):
+    """EXTTRIGGER16: a triggered LogStatusNotification while nothing uploads says Uploaded (a SHOULD: a finding)."""
+
+    async def call(self, action, payload):
+        if action == "LogStatusNotification" and payload.get("status") == "Idle":
+            payload = {"status": "Uploaded"}
+        return await super().call(action, payload)
+
+
+class ChargePointInstallsAtOnce(ReferenceStation16):
+    """SIGNEDFIRMWARE16: installDateTime is ignored: the firmware is installed as soon as it is verified."""
+
+    async def _signed_update(self, payload):
+        firmware = {k: v for k, v in payload["firmware"].items() if k != "installDateTime"}
+        await super()._signed_update(payload | {"firmware": firmware})
+
+
+class ChargePointKeepsUpdatesQuiet(ReferenceStation16):
+    """SIGNEDFIRMWARE16: an installed firmware is not reported as the security event FirmwareUpdated."""
+
+    async def security_event(self, kind, tech_info=None):
+        if kind != "FirmwareUpdated":
+            await super().security_event(kind, tech_info)
+
+
+class CentralSystemRefusesSignedFirmwareStatus(ReferenceCsms16):
+    """SIGNEDFIRMWARE16: SignedFirmwareStatusNotification is answered with a CALLERROR InternalError (a SHOULD: a
+    finding)."""
+
+    def on_SignedFirmwareStatusNotification(self, session, payload):
+        raise CallErrorReply("InternalError", "firmware status not kept")
+
+
+class CentralSystemSignsAnotherFile(ReferenceCsms16):
+    """SIGNEDFIRMWARE16: SignedUpdateFirmware carries a signature of its own, not the one its operator gave."""
+
+    async def act_signed_update_firmware(self, firmware, **fields):
+        forged = pki.sign_firmware(pki.new_key(pki.RSA), b"another file")
+        await super().act_signed_update_firmware(firmware | {"signature": forged}, **fields)
+
+
+class CentralSystemRefusesTriggeredHeartbeats(ReferenceCsms16):
+    """EXTTRIGGER16: the Heartbeat it asked for with ExtendedTriggerMessage is answered with a CALLERROR."""
+
+    def on_Heartbeat(self, session, payload):
+        raise CallErrorReply("InternalError", "heartbeat not kept")
+
+
+SIGNEDFW, EXTTRIGGER = "security/test_SIGNEDFIRMWARE16.py", "security/test_EXTTRIGGER16.py"
+FAULTS += (
+    Fault("cp-installs-unverified-firmware", "SIGNEDFIRMWARE16.signature_refused", ChargePointInstallsUnverifiedFirmware,
+          (node(SIGNEDFW, "test_invalid_signature_is_reported_and_not_installed", "cs"),),
+          "was not reported InvalidSignature"),
+    Fault("cp-trusts-any-signing-certificate", "SIGNEDFIRMWARE16.certificate_refused",
+          ChargePointTrustsAnySigningCertificate,
+          tuple(node(SIGNEDFW, "test_invalid_signing_certificate_is_refused", "cs", kind)
+                for kind in ("other_root", "expired")), "SignedUpdateFirmware.conf status"),
+    Fault("cp-drops-the-firmware-request-id", "SIGNEDFIRMWARE16.request_id", ChargePointDropsTheFirmwareRequestId,
+          (node(SIGNEDFW, "test_signed_firmware_is_installed", "cs"),), "SignedFirmwareStatusNotification requestIds"),
+    Fault("cp-hides-an-invalid-signature", "SIGNEDFIRMWARE16.signature_reported", ChargePointHidesAnInvalidSignature,
+          (node(SIGNEDFW, "test_invalid_signature_is_reported_and_not_installed", "cs"),),
+          "SecurityEventNotification"),
+    Fault("cp-forgets-its-firmware-status", "SIGNEDFIRMWARE16.last_status", ChargePointForgetsItsFirmwareStatus,
+          (node(SIGNEDFW, "test_trigger_after_invalid_signature_reports_it", "cs"),),
+          "the triggered SignedFirmwareStatusNotification"),
+    Fault("cp-triggers-the-legacy-firmware-status", "EXTTRIGGER16.follows", ChargePointTriggersTheLegacyFirmwareStatus,
+          (node(EXTTRIGGER, "test_triggered_message_follows", "cs", "FirmwareStatusNotification"),),
+          "SignedFirmwareStatusNotification"),
+    Fault("cp-triggers-for-any-connector", "EXTTRIGGER16.unknown_connector", ChargePointTriggersForAnyConnector,
+          (node(EXTTRIGGER, "test_trigger_for_an_unknown_connector_is_refused", "cs"),), "was Accepted"),
+    Fault("cp-triggers-a-busy-log-status", "EXTTRIGGER16.log_idle", ChargePointTriggersABusyLogStatus,
+          (node(EXTTRIGGER, "test_triggered_message_follows", "cs", "LogStatusNotification"),),
+          "LogStatusNotification.req status", verdict="finding"),
+    Fault("cp-installs-at-once", "SIGNEDFIRMWARE16.scheduled", ChargePointInstallsAtOnce,
+          (node(SIGNEDFW, "test_installation_waits_for_install_date_time", "cs"),), "InstallScheduled"),
+    Fault("cp-keeps-updates-quiet", "SIGNEDFIRMWARE16.updated_reported", ChargePointKeepsUpdatesQuiet,
+          (node(SIGNEDFW, "test_installed_firmware_is_reported_as_a_security_event", "cs"),),
+          "SecurityEventNotification"),
+    Fault("cs-refuses-signed-firmware-status", "SIGNEDFIRMWARE16.answered", CentralSystemRefusesSignedFirmwareStatus,
+          (node(SIGNEDFW, "test_signed_firmware_is_installed", "csms"),), "SignedFirmwareStatusNotification was refused",
+          verdict="finding"),
+    Fault("cs-signs-another-file", "ops16.sent_as_asked", CentralSystemSignsAnotherFile,
+          (node(SIGNEDFW, "test_signed_firmware_is_installed", "csms"),), "SignedUpdateFirmware.req"),
+    Fault("cs-refuses-triggered-heartbeats", "EXTTRIGGER16.answered", CentralSystemRefusesTriggeredHeartbeats,
+          (node(EXTTRIGGER, "test_triggered_message_follows", "csms", "Heartbeat"),), "the triggered Heartbeat was refused"),
 )

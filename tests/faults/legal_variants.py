@@ -36,6 +36,7 @@ K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
 CACHE16 = "ocpp16/authorization/test_CACHE16.py"
 AUTH16 = "ocpp16/authorization/test_AUTH16.py"
 FIRMWARE16 = "ocpp16/firmware/test_FIRMWARE16.py"
+SIGNEDFIRMWARE16 = "ocpp16/security/test_SIGNEDFIRMWARE16.py"
 METER16, RESET16 = "ocpp16/meter/test_METER16.py", "ocpp16/reset/test_RESET16.py"
 RPC, K05 = "ocpp/transport/test_RPC.py", "ocpp2/smartcharging/test_K05.py"
 MALFORMED = "test_malformed_call_is_refused_with_the_code_for_its_fault"
@@ -133,6 +134,27 @@ class ChargePointReportsInstalledAfterItsReboot(ReferenceStation16):
         if self.installed_after_boot:
             self.installed_after_boot = False
             self.background.spawn(super()._notify("FirmwareStatusNotification", "Installed"))
+
+
+class ChargePointWithATerseSecureUpdate(ReferenceStation16):
+    """A 1.6 charge point of the security extension that reports no SignatureVerified and no Installing (its
+    bootloader installs), and reports InvalidFirmwareSignature before the InvalidSignature status."""
+
+    reported_first = False
+
+    async def _signed_status(self, status: str, request_id: int) -> None:
+        if status in ("SignatureVerified", "Installing"):
+            return
+        if status == "InvalidSignature":
+            self.reported_first = True
+            await super().security_event("InvalidFirmwareSignature", "the signature does not verify")
+        await super()._signed_status(status, request_id)
+
+    async def security_event(self, kind: str, tech_info: str | None = None) -> None:
+        if kind == "InvalidFirmwareSignature" and self.reported_first:
+            self.reported_first = False
+            return
+        await super().security_event(kind, tech_info)
 
 
 # ---------------------------------------------------------------------- a CSMS reading frames its own way
@@ -324,6 +346,13 @@ VARIANTS: tuple[LegalVariant, ...] = (
                  "FirmwareStatusNotification Installed sent after the reboot, on the new connection (spec 002 What "
                  "the service does 4 orders the statuses, not the connection they come on)",
                  (node(FIRMWARE16, "test_firmware_is_installed_and_the_charge_point_reboots", "cs", V16),)),
+    LegalVariant("charge-point-with-a-terse-secure-update", ChargePointWithATerseSecureUpdate,
+                 "no SignatureVerified and no Installing reported (the white paper's L01 scenario goes from Downloaded "
+                 "to Installing; L01.FR.22 lets a bootloader omit Installing), and InvalidFirmwareSignature reported "
+                 "before the InvalidSignature status (TC_081_CS: steps 7-10 in any order)",
+                 tuple(node(SIGNEDFIRMWARE16, test, "cs", V16) for test in (
+                     "test_signed_firmware_is_installed", "test_invalid_signature_is_reported_and_not_installed",
+                     "test_trigger_after_invalid_signature_reports_it", "test_trigger_after_installation_reports_idle"))),
     LegalVariant("station-without-web-payment", StationWithoutWebPayment,
                  "NotifyWebPaymentStarted refused with CALLERROR NotSupported: the CSMS 'may' send it (spec 001 "
                  "QR-code payment rule 5), a station need not implement it",

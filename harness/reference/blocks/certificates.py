@@ -343,14 +343,34 @@ class EvCertificatesCsms2x(Block):
 class SecurityLogStation16(Block):
     """The 1.6 security extension's GetLog (the white paper's N01): Accepted with the file name it will upload; the
     log (a line about the charge point) is PUT to log.remoteLocation + that name, reported by LogStatusNotification
-    Uploading, then Uploaded or UploadFailure, each with the requestId."""
+    Uploading, then Uploaded or UploadFailure, each with the requestId. ExtendedTriggerMessage LogStatusNotification:
+    Uploading with the requestId while an upload runs, else Idle (N01.FR.12: no requestId then)."""
     versions = V16
+    requires = ("RemoteTriggerStation16",)
+    precedes = ("RemoteTriggerStation16",)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.log_uploading: int | None = None   # the requestId of the upload running
 
     def on_GetLog(self, _: None, payload: dict) -> dict:
         name = f"{payload['logType'].lower()}-{self.identity}.log"
         url = payload["log"]["remoteLocation"].rstrip("/") + "/" + name
+        self.log_uploading = payload["requestId"]
         self.background.spawn(self._upload_log(url, payload["requestId"]))
         return {"status": "Accepted", "filename": name}
+
+    def triggered(self, message: str, payload: dict) -> bool:
+        if message != "LogStatusNotification":
+            return super().triggered(message, payload)
+        now = {"status": "Idle"} if self.log_uploading is None else \
+            {"status": "Uploading", "requestId": self.log_uploading}
+        self.background.spawn(self._log_status_triggered(now))
+        return True
+
+    async def _log_status_triggered(self, payload: dict) -> None:
+        await asyncio.sleep(0)   # the ExtendedTriggerMessage.conf goes out first
+        await self.call("LogStatusNotification", payload)
 
     async def _upload_log(self, url: str, request_id: int) -> None:
         await asyncio.sleep(0)   # the GetLog.conf goes out first
@@ -364,6 +384,7 @@ class SecurityLogStation16(Block):
             uploaded = False
         finally:
             await client.close()
+        self.log_uploading = None
         await self._log_status("Uploaded" if uploaded else "UploadFailure", request_id)
 
     async def _log_status(self, status: str, request_id: int) -> None:

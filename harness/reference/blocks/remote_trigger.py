@@ -52,12 +52,13 @@ class RemoteTriggerStation16(Block):
         return False
 
     def on_ExtendedTriggerMessage(self, _: None, payload: dict) -> dict:
-        """The 1.6 security extension's trigger: what a block sends on request, else the messages TriggerMessage
-        knows; LogStatusNotification is NotImplemented (no log upload)."""
+        """The 1.6 security extension's trigger: what a block sends on request (the certificates block's
+        SignCertificate, the signed firmware block's SignedFirmwareStatusNotification, the security log's
+        LogStatusNotification), else the messages TriggerMessage knows, for the connector asked."""
+        if self.trigger_answer is not None:
+            return {"status": self.trigger_answer}
         if self.triggered(payload["requestedMessage"], payload):
             return {"status": "Accepted"}
-        if payload["requestedMessage"] == "LogStatusNotification":
-            return {"status": "NotImplemented"}
         return self.on_TriggerMessage(None, payload)
 
     def on_TriggerMessage(self, _: None, payload: dict) -> dict:

@@ -21,7 +21,7 @@ from harness.ocpp.v16 import MESSAGE_TRIGGERS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import connectors
-from harness.usecases.operations import ASKED16, Operations16, operate, status_of
+from harness.usecases.operations import ASKED16, Operations16, operate, status_of, trigger_refused
 from harness.verdict import check_equal, require
 
 PER_CONNECTOR = ("MeterValues", "StatusNotification")   # the triggers sent here with a connectorId
@@ -75,15 +75,8 @@ async def test_triggered_message_follows(ocpp, profile, message):
 @checks(Operations16.sent_as_asked, TRIGGER16.unknown_connector, cs=TC("TC_055_CS"))
 async def test_trigger_for_an_unknown_connector_is_refused(ocpp, profile):
     """TriggerMessage MeterValues for connector NumberOfConnectors + 1: not Accepted, no MeterValues for it."""
-    unknown = len(connectors(profile)) + 1
-    mark = ocpp.mark()
-    exchange = await ocpp.exchange(CSMS, "TriggerMessage", {"requestedMessage": "MeterValues", "connectorId": unknown},
-                                   rule=Operations16.sent_as_asked)
-    require(status_of(exchange) != "Accepted", TRIGGER16.unknown_connector,
-            f"TriggerMessage for connector {unknown}, which the charge point does not have, was Accepted",
-            expected="Rejected", actual=status_of(exchange))
-    await ocpp.expect_none("MeterValues", after=mark, rule=TRIGGER16.unknown_connector,
-                           where=lambda p: p.get("connectorId") == unknown)
+    await trigger_refused(ocpp, "TriggerMessage", "MeterValues", len(connectors(profile)) + 1,
+                          TRIGGER16.unknown_connector)
 
 
 @pytest.mark.sut_roles("csms")

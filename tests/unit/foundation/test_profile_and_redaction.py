@@ -91,7 +91,7 @@ def test_every_problem_is_refused_at_once():
     assert lines[0] == "4 problems stop the run before any test:"
     assert [line.split(": ", 1)[1] for line in lines[1:]] == [
         "unknown key stationn; remove it or fix its spelling (known keys: actuator, authorization, data_transfer, "
-        "features, long_tests, ocpi, payment_terminal, plug_and_charge, qr_code, smart_charging, station, sut, "
+        "features, firmware, long_tests, ocpi, payment_terminal, plug_and_charge, qr_code, smart_charging, station, sut, "
         "timeouts, tls, tokens)",
         "station.identity is too short: write at least 1 character",
         "station.password is too short: write at least 16 characters",
