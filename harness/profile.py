@@ -194,6 +194,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "server_names": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
             "serial_number": {"type": "string", "minLength": 1, "maxLength": 64},   # client certificate CN
             "operator": {"type": "string", "minLength": 1, "maxLength": 64},        # client certificate O
+            # A05: the SUT may be left at the higher security profile an upgrade test moves it to (no message
+            # takes it back); the upgrade's reboot is played only then
+            "upgrade_kept": {"type": "boolean"},
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},

@@ -308,6 +308,24 @@ class HarnessCsmsSide:
             await self.wait_booted()
         return connection
 
+    async def serve_tls_beside(self) -> str | None:
+        """The CSMS also serves wss (``harness_tls`` at the profile one above the test's) on a port of its own
+        at the address it listens on, beside its listener: the URL a network profile of the higher security
+        profile names (A05), whose connections the test follows like any other; None when it listens on every
+        address (no one URL a station could be given: [sut] listen names the one). Closed when the test ends."""
+        arena = self._arena
+        host, _ = arena.options.listen
+        if host in ("0.0.0.0", "::", ""):
+            return None
+        port = await self._csms.server.serve_tls_beside(arena.harness_tls(), host)
+        url = f"wss://{host}:{port}/ocpp"
+        arena.wirelog.event("tls", f"the harness's CSMS also serves {url}")
+        return url
+
+    def link_tls_version(self) -> str | None:
+        """The TLS version of the connection the station under test is on now; None: plain ws."""
+        return self._arena.link.tls_version
+
     def tls_refusals(self) -> list[str]:
         """Why the TLS handshakes the CSMS refused failed (OpenSSL's reasons), oldest first."""
         return self._csms.server.tls_refusals()

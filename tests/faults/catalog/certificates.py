@@ -312,6 +312,31 @@ class StationKeepsItsPriority(ReferenceStation):
         return super().variable_written(component, name, value)
 
 
+class StationSkipsTheRootCheck(ReferenceStation):
+    """A05: a priority naming a profile of security profile 2 is accepted with no CSMS root installed."""
+
+    def _priority_written(self, value):
+        self.installed.append(("CSMSRootCertificate", None))
+        try:
+            return super()._priority_written(value)
+        finally:
+            self.installed.remove(("CSMSRootCertificate", None))
+
+
+class StationRebootsOntoTheOldProfile(ReferenceStation):
+    """A05: after the reboot the station connects through the last entry of its priority, its old profile."""
+
+    def priority_urls(self):
+        return super().priority_urls()[::-1]
+
+
+class StationKeepsLowerSlots(ReferenceStation):
+    """A05: connected at a higher security profile, the station keeps the slots of the lower one."""
+
+    def _drop_lower_slots(self, current):
+        return None
+
+
 class CsmsKeepsTheProfile(ReferenceCsms):
     """A05: asked for a higher security profile, the CSMS sends the network profile at profile 1."""
 
@@ -419,6 +444,12 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(A05, "test_lower_profile_refused"),), "SetNetworkProfileResponse status"),
     Fault("A05-station-keeps-its-priority", "A05.priority_accepted", StationKeepsItsPriority,
           (cs_test(A05, "test_higher_profile_stored_and_prioritized"),), "NetworkConfigurationPriority"),
+    Fault("A05-station-skips-the-root-check", "A05.root_required", StationSkipsTheRootCheck,
+          (cs_test(A05, "test_priority_without_csms_root_refused"),), "no CSMS root"),
+    Fault("A05-station-reboots-onto-the-old-profile", "A05.reconnected", StationRebootsOntoTheOldProfile,
+          (cs_test(A05, "test_upgrade_used_after_reboot"),), "plain ws"),
+    Fault("A05-station-keeps-lower-slots", "A05.lower_dropped", StationKeepsLowerSlots,
+          (cs_test(A05, "test_upgrade_used_after_reboot"),), "still names the slot it connected with"),
     Fault("A05-csms-keeps-the-profile", "A05.profile_request", CsmsKeepsTheProfile,
           (csms_test(A05, "test_higher_profile_stored_and_prioritized"),), "SetNetworkProfileRequest"),
     Fault("A04-station-drops-offline-events", "secevent.queued", StationDropsOfflineEvents,
