@@ -197,6 +197,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
             # A05: the SUT may be left at the higher security profile an upgrade test moves it to (no message
             # takes it back); the upgrade's reboot is played only then
             "upgrade_kept": {"type": "boolean"},
+            # A05, a CSMS under test: where it serves security profile 2 (default: --sut-url over wss)
+            "sut_upgrade_url": {"type": "string", "pattern": "^wss://[^/\\s]"},
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},

@@ -534,6 +534,14 @@ CheckPassword = Callable[[str, bytes], bool]
 OnConnect = Callable[[OcppConnection], Awaitable[None]]
 
 
+def security_profile_of(connection: ServerConnection) -> int:
+    """The security profile a station connects at: 1 over ws, 3 over TLS with a client certificate, else 2."""
+    tls = connection.transport.get_extra_info("ssl_object") if connection.transport else None
+    if tls is None:
+        return 1
+    return 3 if tls.getpeercert(binary_form=True) else 2
+
+
 class OcppServer:
     """The CSMS side's listener: the upgrade (table ``Ws``), then one OcppConnection per accepted station.
 
@@ -556,6 +564,8 @@ class OcppServer:
         self.on_connect = on_connect
         self.accept_identity = accept_identity
         self.check_password = check_password
+        # told (identity, security profile) of each upgrade past the password check; False refuses it (A05)
+        self.accept_profile: Callable[[str, int], bool] | None = None
         self.call_timeout = call_timeout
         self.wirelog = wirelog
         self.history_kept = history_kept
@@ -644,6 +654,9 @@ class OcppServer:
         if self.check_password is not None:
             if credentials is None or credentials[0] != identity or not self.check_password(identity, credentials[1]):
                 return self._refuse(connection, identity, HTTPStatus.UNAUTHORIZED, "wrong or missing Basic credentials")
+        if self.accept_profile is not None and not self.accept_profile(identity, security_profile_of(connection)):
+            return self._refuse(connection, identity, HTTPStatus.FORBIDDEN,
+                                "a lower security profile than the station reached before")
         return None
 
     def _select_subprotocol(self, connection: ServerConnection, offered: Sequence[str]):

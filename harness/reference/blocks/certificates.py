@@ -186,6 +186,13 @@ class CertificatesStation(Block):
         self.background.spawn(self.security_event(type, tech_info))
 
     # ------------------------------------------------------------ M03-M05: the CA certificates
+    def hold_ca(self, kind: str, pem: str) -> None:
+        """Its operator set it up with the CA certificate ``pem`` of ``kind`` (a CSMS's root, before an upgrade
+        to security profile 2)."""
+        entry = (kind, pki.load_chain(pem)[0])
+        if entry not in self.installed:
+            self.installed.append(entry)
+
     def _issuer_key(self, certificate: x509.Certificate):
         issuer = next((c for _, c in self.installed if c.subject == certificate.issuer), certificate)
         return issuer.public_key()

@@ -123,6 +123,7 @@ class SecurityStation2x(Block):
         super().__init__(*args, **kwargs)
         self.home_security_profile: int | None = None   # the profile of the connection it first opened (slot 1)
         self.profile_before = 1   # the security profile before the connection it opens now
+        self.home_tls: TlsEnd | None = None   # the TLS of the connection it first opened
 
     # ------------------------------------------------------------ A01: the password
     def variable_written(self, component: str, name: str, value: str) -> str | None:
@@ -169,11 +170,15 @@ class SecurityStation2x(Block):
         """A slot of security profile 2 is reached over TLS, trusting the CSMS roots installed; connected at a
         higher profile than before, the slots of lower profiles go (A05.FR.06)."""
         if self.home_security_profile is None:
-            self.home_security_profile = self.current_security_profile()
+            self.home_security_profile, self.home_tls = self.current_security_profile(), self.tls
         self.profile_before = self.current_security_profile()
         slot = next((p for p in self.network_profiles.values() if p["ocppCsmsUrl"] == csms_url), None)
-        if slot is not None and slot["securityProfile"] == 2 and self.tls is None and self._csms_roots():
+        if slot is not None and slot["securityProfile"] == 2 and self._csms_roots():
             self.tls = TlsEnd(trust=self._trusted_roots())
+        elif slot is not None and slot["securityProfile"] == 1:
+            self.tls = None
+        elif slot is None and self.network_profiles and csms_url == self.provisioning_home_url:   # B10 fallback
+            self.tls = self.home_tls
         return await super().connect(csms_url, **options)
 
     async def connected(self, connection: Any) -> None:
@@ -205,9 +210,21 @@ class SecurityStation2x(Block):
 
 
 class SecurityCsms2x(Block):
-    """A01, the CSMS's side: the operator's new password, admitted alone once the station accepted it."""
+    """A01, the CSMS's side: the operator's new password, admitted alone once the station accepted it. A05: once a
+    station connected at a security profile, a connection of a lower one is refused (HTTP 403)."""
     versions = V2X
     password_length = 32
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.security_reached: dict[str, int] = {}   # identity → the highest security profile it connected at
+
+    def accepts_profile(self, identity: str, security_profile: int) -> bool:
+        reached = self.security_reached.get(identity, security_profile)
+        if security_profile < reached:
+            return False
+        self.security_reached[identity] = security_profile
+        return super().accepts_profile(identity, security_profile)
 
     async def act_rotate_basic_auth_password(self, station: str | None = None) -> None:
         """A01: the operator sets a new password: SetVariables SecurityCtrlr.BasicAuthPassword; once Accepted

@@ -63,6 +63,13 @@ class A05(RuleTable):
                          "every network profile of a lower one and update the priority (A05.FR.06)",
                          "connected at the new profile, the station no longer lists the slot it connected with "
                          "before in NetworkConfigurationPriority", by=CS)
+    upgraded_admitted = should("tzi-OCTT TC_A_19_CSMS steps 7-8 and 12-13 (the CSMS accepts the connection at the "
+                               "new profile; no SHALL)", "the CSMS admits the station at the security profile it "
+                               "upgraded it to, at the URL it gave", by=CSMS)
+    old_refused = must("tzi-OCTT TC_A_19_CSMS steps 10-11 (the CSMS shall not accept the connection at the old "
+                       "profile); A05.FR.07 as EVSExplorer's public A05 summary restates it (must not allow)",
+                       "once the station connected at the higher profile, the CSMS refuses its connection at the "
+                       "old one", by=CSMS)
     lower_refused = must(f"{ERRATA}; OCPP 2.1 errata B09.FR.31 (a profile 1 refused even where a downgrade is "
                          "allowed)", "a station refuses a network profile of a lower security profile than its "
                          "connection's, here profile 1 over TLS: SetNetworkProfile Rejected", by=CS)
@@ -178,7 +185,7 @@ async def test_upgrade_used_after_reboot(ocpp, harness_csms):
     accepted(await reset(ocpp, "Immediate"), "Accepted", Resets.request)
     await rebooted(ocpp, connections, "RemoteReset")
     check_equal(A05.reconnected, "TLS version of the station's connection after the reboot",
-                "TLSv1.2 or later", "TLSv1.2 or later" if harness_csms.link_tls_version() else "plain ws")
+                "TLSv1.2 or later", "TLSv1.2 or later" if ocpp.link_tls_version() else "plain ws")
     after = await priority(ocpp)
     require(before[0] == str(SLOT) or before[0] not in after, A05.lower_dropped, "the station connected at "
             "security profile 2 still names the slot it connected with at profile 1 in NetworkConfigurationPriority",
@@ -197,3 +204,31 @@ async def test_lower_profile_refused(ocpp_unlinked):
                                                                     "connectionData": connection_data(arena, 1)})
     check_equal(A05.lower_refused, "SetNetworkProfileResponse status (security profile 1 over TLS)", "Rejected",
                 status_of(exchange))
+
+
+@pytest.mark.sut_roles("csms")
+@checks(A05.profile_request, A05.priority_request, Resets.request, Resets.boot_answered, A05.upgraded_admitted,
+        A05.old_refused, csms=TC("TC_A_19_CSMS", "ocpp2.0.1"))
+@needs(upgrade_kept)
+async def test_old_profile_refused_after_reboot(ocpp, harness_station):
+    """TC_A_19_CSMS: the CSMS upgrades the harness's station to profile 2 and resets it; the station reconnects over
+    TLS and boots; then a connection at profile 1 is refused, one at profile 2 admitted again."""
+    if upgrade_target(ocpp) != 2:
+        raise NotApplicable("the test plays an upgrade from security profile 1 to 2")
+    url = await ocpp.sut_tls_url()
+    harness_station.hold_csms_root()
+    await upgrade(ocpp, 2, url)
+    connections = ocpp.connections()
+    await reset(ocpp, "Immediate")
+    await rebooted(ocpp, connections, "RemoteReset")
+    if ocpp.link_tls_version() is None:   # the new profile's connection failed: the station fell back
+        check_equal(A05.upgraded_admitted, f"the station's connection after the reboot (through {url})",
+                    "over TLS", "plain ws (its old profile: the new profile's connection was refused)")
+        return
+    old = await harness_station.try_profile(1, ocpp.sut_url)
+    require(old.connection is None, A05.old_refused, "the CSMS admitted the station at security profile 1 after it "
+            "connected at 2", expected="a refusal (HTTP 4xx or no connection)", actual="a connection over plain ws")
+    again = await harness_station.try_profile(2, url)
+    require(again.connection is not None, A05.upgraded_admitted, "the CSMS refused the station at security "
+            "profile 2 after the reboot", expected="a connection over TLS",
+            actual=f"HTTP {again.status}" if again.status else again.tls_refused)

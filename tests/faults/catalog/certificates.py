@@ -355,6 +355,20 @@ class StationKeepsLowerSlots(ReferenceStation):
         return None
 
 
+class CsmsAdmitsTheOldProfile(ReferenceCsms):
+    """A05: after the station connected at profile 2 the CSMS still admits it at profile 1."""
+
+    def accepts_profile(self, identity, security_profile):
+        return True
+
+
+class CsmsRefusesTheNewProfile(ReferenceCsms):
+    """A05: the CSMS admits the station at no profile above 1, the one it upgraded it to included."""
+
+    def accepts_profile(self, identity, security_profile):
+        return security_profile == 1
+
+
 class CsmsKeepsTheProfile(ReferenceCsms):
     """A05: asked for a higher security profile, the CSMS sends the network profile at profile 1."""
 
@@ -474,6 +488,10 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(A05, "test_upgrade_used_after_reboot"),), "plain ws"),
     Fault("A05-station-keeps-lower-slots", "A05.lower_dropped", StationKeepsLowerSlots,
           (cs_test(A05, "test_upgrade_used_after_reboot"),), "still names the slot it connected with"),
+    Fault("A05-csms-admits-the-old-profile", "A05.old_refused", CsmsAdmitsTheOldProfile,
+          (csms_test(A05, "test_old_profile_refused_after_reboot"),), "admitted the station at security profile 1"),
+    Fault("A05-csms-refuses-the-new-profile", "A05.upgraded_admitted", CsmsRefusesTheNewProfile,
+          (csms_test(A05, "test_old_profile_refused_after_reboot"),), "plain ws (its old profile", verdict="finding"),
     Fault("A05-csms-keeps-the-profile", "A05.profile_request", CsmsKeepsTheProfile,
           (csms_test(A05, "test_higher_profile_stored_and_prioritized"),), "SetNetworkProfileRequest"),
     Fault("A04-station-drops-offline-events", "secevent.queued", StationDropsOfflineEvents,
