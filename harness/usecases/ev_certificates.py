@@ -63,6 +63,11 @@ class EvCertificates(RuleTable, namespace="evcert"):
                           "answer, base64 and non-empty", by=CSMS)
 
 
+# the rows an ISO 15118-20 session's request and its answer are judged by (2.1), besides the action's own
+SESSION_20_ROWS = (EvCertificates.chains_forwarded, EvCertificates.exi_request, EvCertificates.answered,
+                   EvCertificates.exi_response)
+
+
 def is_base64(text: object) -> bool:
     if not isinstance(text, str) or not text:
         return False

@@ -8,10 +8,12 @@ Readings chosen: the upgrade asked is to the profile one above the test's (TC_A_
 harness installs the root of its own TLS certificates as CSMSRootCertificate at a station under test (the
 prerequisite a station checks: a CSMS root to verify the server with; deleted again when the test ends), and an
 upgrade to 3 (which needs a station certificate the operator issued) is not played against a station under test.
-After the upgrade (TC_A_19 steps 5-9) the CSMS resets the station, which reconnects through the new profile, over
-TLS, and boots; the slot it connected with before (the first entry of NetworkConfigurationPriority when the test
-began) is then gone from the priority (A05.FR.06). The harness's CSMS serves that profile's wss on a port of its
-own beside its listener (``serve_tls_beside``), closed when the test ends.
+After the upgrade (TC_A_19 steps 5-13) the CSMS resets the station, which reconnects through the new profile, over
+TLS, and boots. A station under test must then have dropped the slot it connected with before (the first entry of
+NetworkConfigurationPriority when the test began; A05.FR.06); the harness's CSMS serves the new profile's wss on a
+port of its own beside its listener (``serve_tls_beside``), closed when the test ends. A CSMS under test must admit
+the harness's station at the new profile and refuse it at the old one (steps 10-13); the embedded stand-in serves
+wss beside its ws listener (``sut_tls_url``), a real CSMS at [tls] sut_upgrade_url (else --sut-url over wss).
 
 Leaving the SUT as found: no message takes a station back to a lower security profile (B09.FR.04, A05.FR.03; 2.1's
 AllowSecurityProfileDowngrade never to 1), so the upgrade cannot be undone over OCPP. The harness undoes only its
@@ -35,6 +37,7 @@ from harness.verdict import check_equal, dig, require
 
 SLOT = 8   # a slot a station does not connect with
 PRIORITY = {"component": {"name": "OCPPCommCtrlr"}, "variable": {"name": "NetworkConfigurationPriority"}}
+EVSX = "EVSExplorer's public A05 summary"   # restates A05.FR.02, .06, .07 with "must"
 ERRATA = "OCPP 2.1 errata 2025-09 B09.FR.35 (its note: the same as B09.FR.04 for SetNetworkProfileRequest)"
 
 
@@ -51,7 +54,7 @@ class A05(RuleTable):
     priority_accepted = must("OCPP 2.0.1 A05.FR.04 (tzi-OCTT TC_A_19_CSMS)", "a station accepts a "
                              "NetworkConfigurationPriority whose slots hold an equal or higher security profile "
                              "when its prerequisites are met: attributeStatus Accepted", by=CS)
-    root_required = must("EVSExplorer's public A05 summary: a station switching to profile 2 or higher with no valid "
+    root_required = must(f"{EVSX}: a station switching to profile 2 or higher with no valid "
                          "CSMSRootCertificate installed must refuse (A05.FR.02); libocpp status tables (numbering)",
                          "a station refuses a NetworkConfigurationPriority naming a profile of security profile 2 "
                          "while it holds no CSMSRootCertificate: attributeStatus Rejected", by=CS)
@@ -59,7 +62,7 @@ class A05(RuleTable):
                        "Priority SHALL be tried first; its note: the same as A05.FR.05); tzi-OCTT TC_A_19_CSMS step 7",
                        "after the reboot the station connects through the new profile: to its URL, over TLS "
                        "(security profile 2)", by=CS)
-    lower_dropped = must("EVSExplorer's public A05 summary: once connected at a higher profile a station must delete "
+    lower_dropped = must(f"{EVSX}: once connected at a higher profile a station must delete "
                          "every network profile of a lower one and update the priority (A05.FR.06)",
                          "connected at the new profile, the station no longer lists the slot it connected with "
                          "before in NetworkConfigurationPriority", by=CS)
@@ -67,7 +70,7 @@ class A05(RuleTable):
                                "new profile; no SHALL)", "the CSMS admits the station at the security profile it "
                                "upgraded it to, at the URL it gave", by=CSMS)
     old_refused = must("tzi-OCTT TC_A_19_CSMS steps 10-11 (the CSMS shall not accept the connection at the old "
-                       "profile); A05.FR.07 as EVSExplorer's public A05 summary restates it (must not allow)",
+                       f"profile); A05.FR.07 as {EVSX} restates it (must not allow)",
                        "once the station connected at the higher profile, the CSMS refuses its connection at the "
                        "old one", by=CSMS)
     lower_refused = must(f"{ERRATA}; OCPP 2.1 errata B09.FR.31 (a profile 1 refused even where a downgrade is "
@@ -143,8 +146,7 @@ async def priority(arena) -> list[str]:
     return [entry.strip() for entry in value.split(",")]
 
 
-@checks(A05.profile_request, A05.profile_stored, A05.priority_request, A05.priority_accepted,
-        csms=TC("TC_A_19_CSMS", "ocpp2.0.1"))
+@checks(A05.profile_request, A05.profile_stored, A05.priority_request, A05.priority_accepted)
 async def test_higher_profile_stored_and_prioritized(ocpp):
     """The profile one above the test's in slot 8, then NetworkConfigurationPriority "8,1": both Accepted."""
     await upgrade(ocpp, upgrade_target(ocpp))
@@ -168,7 +170,7 @@ async def test_priority_without_csms_root_refused(ocpp):
 
 @pytest.mark.sut_roles("cs")
 @checks(A05.profile_stored, A05.priority_accepted, Resets.request, Restart.boots, Resets.boot_answered,
-        Resets.reason, A05.reconnected, A05.lower_dropped, csms=TC("TC_A_19_CSMS", "ocpp2.0.1"))
+        Resets.reason, A05.reconnected, A05.lower_dropped)
 @needs(upgrade_kept)
 async def test_upgrade_used_after_reboot(ocpp, harness_csms):
     """Upgraded to profile 2 at the harness's wss listener, then Reset: the station reconnects over TLS there,
