@@ -198,7 +198,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
             # takes it back); the upgrade's reboot is played only then
             "upgrade_kept": {"type": "boolean"},
             # A05, a CSMS under test: where it serves security profile 2 (default: --sut-url over wss)
-            "sut_upgrade_url": {"type": "string", "pattern": "^wss://[^/\\s]"},
+            "sut_upgrade_url": {"type": "string", "pattern": "^wss://[^/\\s]",
+                                "hint": "write the wss:// URL the CSMS serves security profile 2 at"},
         }},
         "actuator": {**_SECTION, "properties": {
             "kind": {"enum": ["manual", "http", "python"]},
