@@ -194,6 +194,12 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "server_names": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
             "serial_number": {"type": "string", "minLength": 1, "maxLength": 64},   # client certificate CN
             "operator": {"type": "string", "minLength": 1, "maxLength": 64},        # client certificate O
+            # A05: the SUT may be left at the higher security profile an upgrade test moves it to (no message
+            # takes it back); the upgrade's reboot is played only then
+            "upgrade_kept": {"type": "boolean"},
+            # A05, a CSMS under test: where it serves security profile 2 (default: --sut-url over wss)
+            "sut_upgrade_url": {"type": "string", "pattern": "^wss://[^/\\s]",
+                                "hint": "write the wss:// URL the CSMS serves security profile 2 at"},
         }},
         # a charge point's own signed firmware (SIGNEDFIRMWARE16): the image, its manufacturer's signing
         # certificate and the signature over it; without them the harness signs a stand-in with its own PKI

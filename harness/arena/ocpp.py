@@ -117,6 +117,20 @@ class TlsVerbs:
         return reference_tls(self.profile, self.security_profile >= 3,
                              ("127.0.0.1", "localhost") if self.is_sut(CSMS) else ())
 
+    def link_tls_version(self) -> str | None:
+        """The TLS version of the connection the test plays on now ("TLSv1.2", "TLSv1.3"); None: plain ws."""
+        return self.link.tls_version
+
+    async def sut_tls_url(self) -> str:
+        """Where the CSMS under test serves security profile 2 (wss) beside the test's connection, for a network
+        profile to name (A05): the embedded stand-in opens that listener now, on a port of its own; a real CSMS's
+        is [tls] sut_upgrade_url, else --sut-url over wss."""
+        if self.embedded:
+            server = self.standin.server
+            end = TlsEnd(*self.pki().server(VALID, ("127.0.0.1", "localhost")))
+            return f"wss://127.0.0.1:{await server.serve_tls_beside(self.standin.csms_tls(end), '127.0.0.1')}/ocpp"
+        return self.profile.get("tls.sut_upgrade_url") or self.sut_url.replace("ws://", "wss://", 1)
+
     async def secure(self, security_profile: int) -> None:
         """The test plays security profile ``security_profile`` (2: TLS and Basic auth; 3: mutual TLS). A real
         SUT is set up for it by its vendor; the embedded stand-in is set up here (a CSMS restarts serving wss)."""

@@ -21,7 +21,7 @@ from harness.pki import VALID
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.transport.tls import TLS12, spoken
-from harness.transport.ws import CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection
+from harness.transport.ws import CallFailed, Exchange, Handshake, HandshakeSeen, OcppConnection, open_station
 from harness.verdict import violated
 
 if TYPE_CHECKING:
@@ -135,6 +135,23 @@ class HarnessStationSide:
         self._station.use_tls(arena.harness_tls(certificate=certificate, versions=versions, ciphers=ciphers),
                               arena.security_profile)
         return await self.open_connection(boot=boot)
+
+    def hold_csms_root(self) -> None:
+        """The station holds the CSMS under test's authority ([tls] sut_ca) as its CSMSRootCertificate, as its
+        operator sets it up before an upgrade to security profile 2 (A05's prerequisite)."""
+        self._station.hold_ca("CSMSRootCertificate", self._arena.sut_ca().read_text())
+
+    async def try_profile(self, security_profile: int, url: str) -> Handshake:
+        """A connection of the station at ``security_profile`` (1: ws, 2: wss trusting [tls] sut_ca; Basic auth
+        with its password) to ``url``, beside the link and closed again at once: the handshake to judge."""
+        arena, station = self._arena, self._station
+        tls = arena.harness_tls() if security_profile >= 2 else None
+        handshake = await open_station(url, station.identity, versions=[arena.version], password=station.password,
+                                       handler=None, call_timeout=station.call_timeout, wirelog=arena.wirelog,
+                                       tls=tls, open_timeout=arena.timeouts.connect)
+        if handshake.connection is not None:
+            await handshake.connection.close()
+        return handshake
 
     async def boot(self) -> Exchange:
         """Sends the station's own BootNotification on the link: the exchange, with its answer."""
@@ -309,6 +326,20 @@ class HarnessCsmsSide:
             arena.link = connection
             await self.wait_booted()
         return connection
+
+    async def serve_tls_beside(self) -> str | None:
+        """The CSMS also serves wss (``harness_tls`` at the profile one above the test's) on a port of its own
+        at the address it listens on, beside its listener: the URL a network profile of the higher security
+        profile names (A05), whose connections the test follows like any other; None when it listens on every
+        address (no one URL a station could be given: [sut] listen names the one). Closed when the test ends."""
+        arena = self._arena
+        host, _ = arena.options.listen
+        if host in ("0.0.0.0", "::", ""):
+            return None
+        port = await self._csms.server.serve_tls_beside(arena.harness_tls(), host)
+        url = f"wss://{host}:{port}/ocpp"
+        arena.wirelog.event("tls", f"the harness's CSMS also serves {url}")
+        return url
 
     def tls_refusals(self) -> list[str]:
         """Why the TLS handshakes the CSMS refused failed (OpenSSL's reasons), oldest first."""

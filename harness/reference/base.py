@@ -188,6 +188,7 @@ class CsmsBase(Dispatcher, Actions):
             versions=self.versions, on_connect=self._on_connect, accept_identity=self.accepts_identity,
             check_password=self.check_password if self.basic_auth_required() else None,
             call_timeout=call_timeout or profile.timeouts.call, wirelog=wirelog, open_timeout=profile.timeouts.connect)
+        self.server.accept_profile = self.accepts_profile
 
     # ------------------------------------------------------------ lifecycle
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> "CsmsBase":
@@ -205,6 +206,10 @@ class CsmsBase(Dispatcher, Actions):
     # ------------------------------------------------------------ who may connect
     def accepts_identity(self, identity: str) -> bool:
         return identity not in self.unreachable and identity == self.profile.identity
+
+    def accepts_profile(self, identity: str, security_profile: int) -> bool:
+        """Whether a station that passed the password check may connect at ``security_profile`` (any, here)."""
+        return True
 
     def use_tls(self, end: TlsEnd, security_profile: int) -> None:
         """Serve wss from the next ``start`` on, as ``end`` says (the server certificate; in security

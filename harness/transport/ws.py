@@ -539,6 +539,14 @@ CheckPassword = Callable[[str, bytes], bool]
 OnConnect = Callable[[OcppConnection], Awaitable[None]]
 
 
+def security_profile_of(connection: ServerConnection) -> int:
+    """The security profile a station connects at: 1 over ws, 3 over TLS with a client certificate, else 2."""
+    tls = connection.transport.get_extra_info("ssl_object") if connection.transport else None
+    if tls is None:
+        return 1
+    return 3 if tls.getpeercert(binary_form=True) else 2
+
+
 class OcppServer:
     """The CSMS side's listener: the upgrade (table ``Ws``), then one OcppConnection per accepted station.
 
@@ -561,6 +569,8 @@ class OcppServer:
         self.on_connect = on_connect
         self.accept_identity = accept_identity
         self.check_password = check_password
+        # told (identity, security profile) of each upgrade past the password check; False refuses it (A05)
+        self.accept_profile: Callable[[str, int], bool] | None = None
         self.call_timeout = call_timeout
         self.wirelog = wirelog
         self.history_kept = history_kept
@@ -571,17 +581,31 @@ class OcppServer:
         self.refused: Ledger[tuple[str, int]] = Ledger(HANDSHAKES_KEPT)
         self.handshakes: Ledger[HandshakeSeen] = Ledger(HANDSHAKES_KEPT)
         self._server = None
+        self._beside = None   # a second listener, over wss (serve_tls_beside)
+        self.beside_context = None
         self._connected = asyncio.Event()
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> "OcppServer":
         self.tls_context = self.tls.server_context() if self.tls is not None else None
         if self.tls_context is not None and self.wirelog is not None:
             self.tls_context.on_refusal = lambda why: self.wirelog.event("tls", f"TLS handshake refused: {why}")
-        self._server = await serve(
-            self._serve, host, port, process_request=self._process_request, ssl=self.tls_context,
-            select_subprotocol=self._select_subprotocol, compression=None,
-            open_timeout=self.open_timeout, ping_interval=None, max_size=MAX_FRAME)
+        self._server = await self._listen(host, port, self.tls_context)
         return self
+
+    async def _listen(self, host: str, port: int, context):
+        return await serve(self._serve, host, port, process_request=self._process_request, ssl=context,
+                           select_subprotocol=self._select_subprotocol, compression=None,
+                           open_timeout=self.open_timeout, ping_interval=None, max_size=MAX_FRAME)
+
+    async def serve_tls_beside(self, tls: TlsEnd, host: str = "127.0.0.1") -> int:
+        """Also serve wss with ``tls`` on a port of its own, beside the listener ``start`` opened (a station
+        moving to a network profile of a higher security profile finds both); the connections of both are
+        counted alike. Returns the port."""
+        self.beside_context = tls.server_context()
+        if self.wirelog is not None:
+            self.beside_context.on_refusal = lambda why: self.wirelog.event("tls", f"TLS handshake refused: {why}")
+        self._beside = await self._listen(host, 0, self.beside_context)
+        return self._beside.sockets[0].getsockname()[1]
 
     @property
     def port(self) -> int:
@@ -592,12 +616,14 @@ class OcppServer:
         return f"{'ws' if self.tls is None else 'wss'}://127.0.0.1:{self.port}/ocpp"
 
     def tls_refusals(self) -> list[str]:
-        """Why the TLS handshakes this server refused failed, oldest first (see ``tls.RecordingContext``)."""
-        return list(getattr(self.tls_context, "refusals", ()))
+        """Why the TLS handshakes this server refused failed, oldest first (see ``tls.RecordingContext``), on
+        both its listeners."""
+        return [*getattr(self.tls_context, "refusals", ()), *getattr(self.beside_context, "refusals", ())]
 
     def tls_completed(self) -> int:
-        """How many TLS handshakes with this server completed (the client took its certificate)."""
-        return getattr(self.tls_context, "completed", 0)
+        """How many TLS handshakes with this server completed (the client took its certificate), on both its
+        listeners."""
+        return getattr(self.tls_context, "completed", 0) + getattr(self.beside_context, "completed", 0)
 
     async def wait_connection(self, timeout: float, *, identity: str | None = None, after: int = 0) -> OcppConnection | None:
         return await first_match(self.connections, lambda c: identity is None or c.identity == identity,
@@ -606,9 +632,10 @@ class OcppServer:
     async def stop(self) -> None:
         for connection in self.connections:
             await connection.close()
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
+        for server in (self._server, self._beside):
+            if server is not None:
+                server.close()
+                await server.wait_closed()
 
     def _refuse(self, connection: ServerConnection, identity: str, status: HTTPStatus, why: str):
         self.refused.append((identity, int(status)))
@@ -637,6 +664,9 @@ class OcppServer:
         if self.check_password is not None:
             if credentials is None or credentials[0] != identity or not self.check_password(identity, credentials[1]):
                 return self._refuse(connection, identity, HTTPStatus.UNAUTHORIZED, "wrong or missing Basic credentials")
+        if self.accept_profile is not None and not self.accept_profile(identity, security_profile_of(connection)):
+            return self._refuse(connection, identity, HTTPStatus.FORBIDDEN,
+                                "a lower security profile than the station reached before")
         return None
 
     def _select_subprotocol(self, connection: ServerConnection, offered: Sequence[str]):

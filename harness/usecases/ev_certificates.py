@@ -19,6 +19,7 @@ from cryptography.x509 import ocsp
 
 from harness import contract_pki
 from harness.arena.ocpp import OcppArena
+from harness.ocpp.versions import OcppVersion
 from harness.roles import CS, CSMS
 from harness.rules import Rule, RuleTable, must, should
 from harness.transport.ws import Exchange
@@ -27,6 +28,11 @@ from harness.usecases.plug_and_charge import ocsp_responder
 from harness.verdict import check_equal, require, violated
 
 ISO15118_2 = "urn:iso:15118:2:2013:MsgDef"
+ISO15118_20 = "urn:iso:std:iso:15118:-20:CommonMessages"
+# what an EV of an ISO 15118-20 session asks for besides its EXI message (2.1): how many contract certificate
+# chains it takes, and which contracts (EMAIDs) first when there are more
+EV_20 = {"maximumContractCertificateChains": 2, "prioritizedEMAIDs": ["NLHRXC000000014", "NLHRXC000000023"]}
+SESSION_20 = ("maximumContractCertificateChains", "prioritizedEMAIDs")
 STAND_IN = b"\x80\x98\x02 EXI stand-in of the harness's EV"   # opaque: nothing parses EXI here
 DIGEST_HEX = {"SHA256": 64, "SHA384": 96, "SHA512": 128}
 
@@ -43,9 +49,23 @@ class EvCertificates(RuleTable, namespace="evcert"):
     answered = should("tzi-OCTT TC_M_26_CSMS, TC_M_28_CSMS (tool validation: status Accepted); no SHALL for the "
                       "CSMS's answer was found in the public sources", "a CSMS whose secondary actor answers "
                       "returns Accepted", by=CSMS)
+    chains_forwarded = should("OCPP 2.1 Get15118EVCertificateRequest maximumContractCertificateChains (schema "
+                              "description: required during an ISO 15118-20 session) and prioritizedEMAIDs (optional "
+                              "then, the EMAIDs to request first); no SHALL", "in an ISO 15118-20 session the station "
+                              "forwards the EV's maximum number of contract certificate chains, and its prioritized "
+                              "EMAIDs as the EV listed them", by=CS)
+    absent_in_2 = should("OCPP 2.1 Get15118EVCertificateRequest maximumContractCertificateChains, prioritizedEMAIDs "
+                         "(schema descriptions: absent during an ISO 15118-2 session); no SHALL", "in an ISO 15118-2 "
+                         "session the station sends neither maximumContractCertificateChains nor prioritizedEMAIDs",
+                         by=CS)
     exi_response = should("OCPP 2.0.1/2.1 Get15118EVCertificateResponse exiResponse (schema description: the raw "
                           "response for the EV, base64); tzi-OCTT TC_M_26_CSMS", "an Accepted answer carries the EV's "
                           "answer, base64 and non-empty", by=CSMS)
+
+
+# the rows an ISO 15118-20 session's request and its answer are judged by (2.1), besides the action's own
+SESSION_20_ROWS = (EvCertificates.chains_forwarded, EvCertificates.exi_request, EvCertificates.answered,
+                   EvCertificates.exi_response)
 
 
 def is_base64(text: object) -> bool:
@@ -58,15 +78,28 @@ def is_base64(text: object) -> bool:
     return True
 
 
-async def ev_certificate(arena: OcppArena, action: str, forwarded: Rule) -> Exchange:
-    """The EV asks for a certificate (``action`` Install or Update); the station forwards it, the CSMS answers;
-    each judged on the SUT's side."""
-    payload = {"iso15118SchemaVersion": ISO15118_2, "action": action,
-               "exiRequest": base64.b64encode(STAND_IN).decode()}
-    exchange = await arena.exchange(CS, "Get15118EVCertificate", payload, rule=forwarded,
-                                    trigger=("ev_certificate", {"certificate_action": action}))
+async def ev_certificate(arena: OcppArena, action: str, forwarded: Rule, *, schema: str = ISO15118_2) -> Exchange:
+    """The EV asks for a certificate (``action`` Install or Update) in an ISO 15118 session of ``schema`` (2.1:
+    one of ISO 15118-20 asks for up to ``EV_20`` chains, these EMAIDs first); the station forwards it, the CSMS
+    answers; each judged on the SUT's side."""
+    asked = EV_20 if schema == ISO15118_20 else {}
+    payload = {"iso15118SchemaVersion": schema, "action": action,
+               "exiRequest": base64.b64encode(STAND_IN).decode()} | asked
+    exchange = await arena.exchange(CS, "Get15118EVCertificate", payload, rule=forwarded, trigger=(
+        "ev_certificate", {"certificate_action": action, "iso15118_schema_version": schema}
+        | {"maximum_contract_certificate_chains": asked[SESSION_20[0]], "prioritized_emaids": asked[SESSION_20[1]]}
+        if asked else {"certificate_action": action}))
     if arena.is_sut(CS):
         check_equal(forwarded, "Get15118EVCertificateRequest action", action, exchange.request.get("action"))
+        if asked:
+            check_equal(EvCertificates.chains_forwarded, "Get15118EVCertificateRequest of an ISO 15118-20 session "
+                        "(its schema version, the EV's maximum chains, its EMAIDs in its order)",
+                        {"iso15118SchemaVersion": schema} | asked,
+                        {k: exchange.request.get(k) for k in ("iso15118SchemaVersion", *SESSION_20)})
+        elif arena.version is OcppVersion.V21:
+            sent = {k: exchange.request[k] for k in SESSION_20 if k in exchange.request}
+            require(not sent, EvCertificates.absent_in_2, "the station sent ISO 15118-20 fields in an ISO 15118-2 "
+                    "session", expected="neither field", actual=sent)
         require(is_base64(exchange.request.get("exiRequest")), EvCertificates.exi_request,
                 "exiRequest is not base64", expected="the EV's EXI message, base64", actual=exchange.request.get(
                     "exiRequest", "")[:40])

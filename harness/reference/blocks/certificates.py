@@ -18,7 +18,8 @@ CSMS: a SignCertificate whose CSR is well formed and signed by its own key is Ac
 root, the chain sent in CertificateSigned (2.x: its certificateType echoed); ``signed_certificate`` makes it send
 one a station must refuse instead (``expired``, ``other_root``, ``other_key``). Security events are answered and
 kept. Get15118EVCertificate: it stands in for the contract certificate pool (opaque base64 bytes back; Failed for
-an exiRequest that is not base64). GetCertificateStatus: the OCSP answer of the run's own responder, relayed; any
+an exiRequest that is not base64; to an ISO 15118-20 request the contracts left in its pool of 3, remainingContracts).
+GetCertificateStatus: the OCSP answer of the run's own responder, relayed; any
 other responderURL, or no answer, Failed.
 Its operator's actions: InstallCertificate, GetInstalledCertificateIds, DeleteCertificate (and the triggers
 of the remote trigger block); a certificate installed at a station under test is deleted when the test ends.
@@ -49,6 +50,7 @@ ISO15118_2_SCHEMA = "urn:iso:15118:2:2013:MsgDef"
 EXI_STAND_IN = b"\x80\x98\x02 stand-in EXI, "   # opaque bytes for an EV's EXI message (nothing parses them)
 STATUS_SUBJECT = "V2G-STATUS-CERT"   # the certificate M06 asks about (issued by the run's contract PKI)
 TECH_INFO = 255   # SecurityEventNotification techInfo maxLength
+CONTRACT_POOL = 3   # the contracts the stand-in pool holds for an EV of an ISO 15118-20 session (remainingContracts)
 
 
 def run_pki(profile) -> pki.HarnessPki:
@@ -191,6 +193,13 @@ class CertificatesStation(Block):
         self.background.spawn(self.security_event(type, tech_info))
 
     # ------------------------------------------------------------ M03-M05: the CA certificates
+    def hold_ca(self, kind: str, pem: str) -> None:
+        """Its operator set it up with the CA certificate ``pem`` of ``kind`` (a CSMS's root, before an upgrade
+        to security profile 2)."""
+        entry = (kind, pki.load_chain(pem)[0])
+        if entry not in self.installed:
+            self.installed.append(entry)
+
     def _issuer_key(self, certificate: x509.Certificate):
         issuer = next((c for _, c in self.installed if c.subject == certificate.issuer), certificate)
         return issuer.public_key()
@@ -293,12 +302,19 @@ class EvCertificatesStation2x(Block):
     versions = V2X
 
     async def act_ev_certificate(self, certificate_action: str = "Install",
-                                 iso15118_schema_version: str = ISO15118_2_SCHEMA) -> None:
+                                 iso15118_schema_version: str = ISO15118_2_SCHEMA,
+                                 maximum_contract_certificate_chains: int | None = None,
+                                 prioritized_emaids: list[str] | None = None) -> None:
         """M01 (Install), M02 (Update): an EV's CertificateInstallationReq/CertificateUpdateReq arrives; the station
-        forwards it, opaque, base64-encoded (the harness's EV sends stand-in bytes: nothing parses EXI here)."""
+        forwards it, opaque, base64-encoded (the harness's EV sends stand-in bytes: nothing parses EXI here). In an
+        ISO 15118-20 session (2.1) the EV's maximum of contract certificate chains and its prioritized EMAIDs go
+        with it; in an ISO 15118-2 session neither does."""
+        session_20 = {"maximumContractCertificateChains": maximum_contract_certificate_chains,
+                      "prioritizedEMAIDs": prioritized_emaids}
         self.background.spawn(self.call("Get15118EVCertificate", {
             "iso15118SchemaVersion": iso15118_schema_version, "action": certificate_action,
-            "exiRequest": base64.b64encode(EXI_STAND_IN + certificate_action.encode()).decode()}))
+            "exiRequest": base64.b64encode(EXI_STAND_IN + certificate_action.encode()).decode()}
+            | {k: v for k, v in session_20.items() if v is not None and self.version is not OcppVersion.V201}))
 
     async def act_certificate_status(self, kind: str = "valid") -> None:
         """M06: the station asks the status of its V2G certificate (the run's contract PKI issues the certificate
@@ -318,8 +334,10 @@ class EvCertificatesCsms2x(Block):
             base64.b64decode(payload["exiRequest"], validate=True)
         except (binascii.Error, ValueError):
             return {"status": "Failed", "exiResponse": "", "statusInfo": {"reasonCode": "InvalidExiRequest"}}
+        wanted = payload.get("maximumContractCertificateChains")   # 2.1, an ISO 15118-20 session
+        remaining = {} if wanted is None else {"remainingContracts": max(0, CONTRACT_POOL - wanted)}
         return {"status": "Accepted",
-                "exiResponse": base64.b64encode(EXI_STAND_IN + payload["action"].encode()).decode()}
+                "exiResponse": base64.b64encode(EXI_STAND_IN + payload["action"].encode()).decode()} | remaining
 
     async def on_GetCertificateStatus(self, _: StationSession, payload: dict) -> dict:
         """M06: the OCSP answer of the item's responderURL, relayed (DER, base64); only the run's own responder

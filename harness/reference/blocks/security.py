@@ -11,17 +11,21 @@ password of its next connection; a key the SUT accepted is the profile's key for
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+from pathlib import Path
 from typing import Any
 
-
 from harness.errors import HarnessError, PeerViolation
+from harness.pki import pem_text
+from harness.reference.blocks.certificates import run_pki
+from harness.transport.tls import TlsEnd
 from harness.reference.base import StationSession
 from harness.wire import REDACTOR
 from harness.reference.common import V2X, V16, Block
 from harness.ocpp.v16 import AUTHORIZATION_KEY
 from harness.reference.v16.config import new_authorization_key
-from harness.transport.ws import CallFailed
+from harness.transport.ws import CallFailed, Handshake
 
 
 class SecurityStation16(Block):
@@ -103,10 +107,23 @@ def new_password(identity: str, length: int = 32) -> str:
 class SecurityStation2x(Block):
     """A01: a BasicAuthPassword of 16 to 64 characters set by SetVariables is Accepted, the station closes its
     connection once the answer is out and reconnects with it (the offline block reconnects); any other length is
-    Rejected. (Its certificates are the certificates block's.)"""
+    Rejected. (Its certificates are the certificates block's.)
+
+    A05: a NetworkConfigurationPriority naming a slot of a lower security profile than the connection's is
+    Rejected (A05.FR.03), and one naming a slot of profile 2 or 3 while no CSMSRootCertificate is installed
+    (A05.FR.02). Connecting through a slot of profile 2, it speaks TLS and trusts the CSMSRootCertificates
+    installed; once connected at a higher profile than before, it drops the slots of lower profiles (the one
+    it first connected with among them) from its profiles and its priority (A05.FR.06)."""
     versions = V2X
+    requires = ("CertificatesStation", "ProvisioningStation2x")
     precedes = ("DeviceModelStation2x",)
     password_lengths = PASSWORD_LENGTH
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.home_security_profile: int | None = None   # the profile of the connection it first opened (slot 1)
+        self.profile_before = 1   # the security profile before the connection it opens now
+        self.home_tls: TlsEnd | None = None   # the TLS of the connection it first opened
 
     # ------------------------------------------------------------ A01: the password
     def variable_written(self, component: str, name: str, value: str) -> str | None:
@@ -133,10 +150,58 @@ class SecurityStation2x(Block):
         except ValueError:
             return "Rejected"
         current = self.current_security_profile()
-        if any((stored := self.network_profiles.get(slot)) is not None and stored["securityProfile"] < current
-               for slot in slots):
+        named = [self._slot_profile(slot) for slot in slots if self._slot_profile(slot) is not None]
+        if any(profile < current for profile in named):
+            return "Rejected"
+        if any(profile >= 2 for profile in named) and not self._csms_roots():   # A05.FR.02
             return "Rejected"
         return super().variable_written(PRIORITY[0], PRIORITY[1], value)
+
+    def _slot_profile(self, slot: int) -> int | None:
+        """The security profile of ``slot``: its stored profile's, for slot 1 without one the first connection's."""
+        if slot in self.network_profiles:
+            return self.network_profiles[slot]["securityProfile"]
+        return self.home_security_profile if slot == 1 else None
+
+    def _csms_roots(self) -> list:
+        return [certificate for kind, certificate in self.installed if kind == "CSMSRootCertificate"]
+
+    async def connect(self, csms_url: str, **options: Any) -> Handshake:
+        """A slot of security profile 2 is reached over TLS, trusting the CSMS roots installed; connected at a
+        higher profile than before, the slots of lower profiles go (A05.FR.06)."""
+        if self.home_security_profile is None:
+            self.home_security_profile, self.home_tls = self.current_security_profile(), self.tls
+        self.profile_before = self.current_security_profile()
+        slot = next((p for p in self.network_profiles.values() if p["ocppCsmsUrl"] == csms_url), None)
+        if slot is not None and slot["securityProfile"] == 2 and self._csms_roots():
+            self.tls = TlsEnd(trust=self._trusted_roots())
+        elif slot is not None and slot["securityProfile"] == 1:
+            self.tls = None
+        elif slot is None and self.network_profiles and csms_url == self.provisioning_home_url:   # B10 fallback
+            self.tls = self.home_tls
+        return await super().connect(csms_url, **options)
+
+    async def connected(self, connection: Any) -> None:
+        """Connected (before its boot) at a higher profile than before: the lower slots go."""
+        if self.current_security_profile() > self.profile_before:
+            self._drop_lower_slots(self.current_security_profile())
+        await super().connected(connection)
+
+    def _trusted_roots(self) -> Path:
+        """The CSMS roots installed, in one PEM file of the run's PKI directory (what TLS verifies against)."""
+        path = run_pki(self.profile).directory / f"csms-roots-{os.getpid()}-{id(self)}.pem"
+        path.write_text("".join(pem_text(certificate) for certificate in self._csms_roots()))
+        return path
+
+    def _drop_lower_slots(self, current: int) -> None:
+        """A05.FR.06: the profiles of a lower security profile than ``current`` are removed, and their slots from
+        NetworkConfigurationPriority (slot 1 without a stored profile is the first connection's)."""
+        for slot in [s for s, p in self.network_profiles.items() if p["securityProfile"] < current]:
+            del self.network_profiles[slot]
+        kept = [entry for entry in self.variable(*PRIORITY).split(",")
+                if entry.strip().isdigit() and (self._slot_profile(int(entry)) or 0) >= current]
+        if kept:
+            self.variables[PRIORITY] = ",".join(kept)
 
     async def _reconnect_with_new_password(self) -> None:
         await asyncio.sleep(0)   # the SetVariablesResponse goes out first
@@ -145,9 +210,21 @@ class SecurityStation2x(Block):
 
 
 class SecurityCsms2x(Block):
-    """A01, the CSMS's side: the operator's new password, admitted alone once the station accepted it."""
+    """A01, the CSMS's side: the operator's new password, admitted alone once the station accepted it. A05: once a
+    station connected at a security profile, a connection of a lower one is refused (HTTP 403)."""
     versions = V2X
     password_length = 32
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.security_reached: dict[str, int] = {}   # identity → the highest security profile it connected at
+
+    def accepts_profile(self, identity: str, security_profile: int) -> bool:
+        reached = self.security_reached.get(identity, security_profile)
+        if security_profile < reached:
+            return False
+        self.security_reached[identity] = security_profile
+        return super().accepts_profile(identity, security_profile)
 
     async def act_rotate_basic_auth_password(self, station: str | None = None) -> None:
         """A01: the operator sets a new password: SetVariables SecurityCtrlr.BasicAuthPassword; once Accepted

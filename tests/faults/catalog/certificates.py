@@ -9,9 +9,10 @@ import secrets
 
 from harness import contract_pki, pki
 from harness.reference import ReferenceCsms, ReferenceStation
+from harness.usecases.ev_certificates import ISO15118_2
 from harness.transport.ws import CallErrorReply
 
-from .records import Fault, cs_test, csms_test
+from .records import V21, Fault, cs21_test, cs_test, csms_test
 
 A01 = "security/test_A01.py"
 A02, A03, A04 = "security/test_A02.py", "security/test_A03.py", "security/test_A04.py"
@@ -312,6 +313,62 @@ class StationKeepsItsPriority(ReferenceStation):
         return super().variable_written(component, name, value)
 
 
+class StationDropsSession20Fields(ReferenceStation):
+    """M01/M02 (2.1): an ISO 15118-20 EV's maximum of chains and its EMAIDs are not forwarded."""
+
+    async def act_ev_certificate(self, certificate_action="Install", iso15118_schema_version=ISO15118_2,
+                                 maximum_contract_certificate_chains=None, prioritized_emaids=None):
+        await super().act_ev_certificate(certificate_action, iso15118_schema_version)
+
+
+class StationSendsSession20FieldsAlways(ReferenceStation):
+    """M01/M02 (2.1): an ISO 15118-2 session's request carries maximumContractCertificateChains too."""
+
+    async def act_ev_certificate(self, certificate_action="Install", iso15118_schema_version=ISO15118_2,
+                                 maximum_contract_certificate_chains=None, prioritized_emaids=None):
+        await super().act_ev_certificate(certificate_action, iso15118_schema_version,
+                                         maximum_contract_certificate_chains or 1, prioritized_emaids)
+
+
+class StationSkipsTheRootCheck(ReferenceStation):
+    """A05: a priority naming a profile of security profile 2 is accepted with no CSMS root installed."""
+
+    def _priority_written(self, value):
+        self.installed.append(("CSMSRootCertificate", None))
+        try:
+            return super()._priority_written(value)
+        finally:
+            self.installed.remove(("CSMSRootCertificate", None))
+
+
+class StationRebootsOntoTheOldProfile(ReferenceStation):
+    """A05: after the reboot the station connects through the last entry of its priority, its old profile."""
+
+    def priority_urls(self):
+        return super().priority_urls()[::-1]
+
+
+class StationKeepsLowerSlots(ReferenceStation):
+    """A05: connected at a higher security profile, the station keeps the slots of the lower one."""
+
+    def _drop_lower_slots(self, current):
+        return None
+
+
+class CsmsAdmitsTheOldProfile(ReferenceCsms):
+    """A05: after the station connected at profile 2 the CSMS still admits it at profile 1."""
+
+    def accepts_profile(self, identity, security_profile):
+        return True
+
+
+class CsmsRefusesTheNewProfile(ReferenceCsms):
+    """A05: the CSMS admits the station at no profile above 1, the one it upgraded it to included."""
+
+    def accepts_profile(self, identity, security_profile):
+        return security_profile == 1
+
+
 class CsmsKeepsTheProfile(ReferenceCsms):
     """A05: asked for a higher security profile, the CSMS sends the network profile at profile 1."""
 
@@ -419,6 +476,22 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(A05, "test_lower_profile_refused"),), "SetNetworkProfileResponse status"),
     Fault("A05-station-keeps-its-priority", "A05.priority_accepted", StationKeepsItsPriority,
           (cs_test(A05, "test_higher_profile_stored_and_prioritized"),), "NetworkConfigurationPriority"),
+    Fault("M01-station-drops-session-20-fields", "evcert.chains_forwarded", StationDropsSession20Fields,
+          (cs21_test(M01, "test_iso15118_20_installation_forwarded"),
+           cs21_test(M02, "test_iso15118_20_update_forwarded")), "ISO 15118-20 session", verdict="finding", version=V21),
+    Fault("M01-station-sends-session-20-fields-always", "evcert.absent_in_2", StationSendsSession20FieldsAlways,
+          (cs21_test(M01, INSTALLED_EV), cs21_test(M02, UPDATED_EV)), "ISO 15118-20 fields", verdict="finding",
+          version=V21),
+    Fault("A05-station-skips-the-root-check", "A05.root_required", StationSkipsTheRootCheck,
+          (cs_test(A05, "test_priority_without_csms_root_refused"),), "no CSMS root"),
+    Fault("A05-station-reboots-onto-the-old-profile", "A05.reconnected", StationRebootsOntoTheOldProfile,
+          (cs_test(A05, "test_upgrade_used_after_reboot"),), "plain ws"),
+    Fault("A05-station-keeps-lower-slots", "A05.lower_dropped", StationKeepsLowerSlots,
+          (cs_test(A05, "test_upgrade_used_after_reboot"),), "still names the slot it connected with"),
+    Fault("A05-csms-admits-the-old-profile", "A05.old_refused", CsmsAdmitsTheOldProfile,
+          (csms_test(A05, "test_old_profile_refused_after_reboot"),), "admitted the station at security profile 1"),
+    Fault("A05-csms-refuses-the-new-profile", "A05.upgraded_admitted", CsmsRefusesTheNewProfile,
+          (csms_test(A05, "test_old_profile_refused_after_reboot"),), "plain ws (its old profile", verdict="finding"),
     Fault("A05-csms-keeps-the-profile", "A05.profile_request", CsmsKeepsTheProfile,
           (csms_test(A05, "test_higher_profile_stored_and_prioritized"),), "SetNetworkProfileRequest"),
     Fault("A04-station-drops-offline-events", "secevent.queued", StationDropsOfflineEvents,
