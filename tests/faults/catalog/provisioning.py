@@ -1,11 +1,12 @@
-"""Provisioning faults (B05, B06, B07, B11, B12, B13): stations that answer the device model or a Reset wrongly, and
-CSMSs that send what their operator did not ask."""
+"""Provisioning faults (B01-B13): stations that boot, answer the device model or a Reset wrongly, and CSMSs that
+answer boots otherwise than set or send what their operator did not ask."""
 
 from __future__ import annotations
 
 import asyncio
 
 from harness.reference import ReferenceCsms, ReferenceStation
+from harness.transport.ws import CallErrorReply
 
 from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
@@ -50,6 +51,36 @@ class StationReportsWhilePending(ReferenceStation):
         evse = next(iter(self.evses.values())).evse
         return await _talking(self, await super().boot(), "StatusNotification",
                               self.status_payload(evse.id, evse.connectors[0], "Available"))
+
+
+class StationRefusesQueriesWhilePending(ReferenceStation):
+    """B02: answered Pending, the station refuses the CSMS's GetVariables (SecurityError) until it is accepted."""
+
+    async def dispatch(self, session, call):
+        if call.action == "GetVariables" and (self.boot_response or {}).get("status") == "Pending":
+            raise CallErrorReply("SecurityError", "not accepted yet")
+        return await super().dispatch(session, call)
+
+
+class CsmsIgnoresItsRegistration(ReferenceCsms):
+    """B02, B03: set to answer Pending or Rejected, the CSMS accepts every boot all the same."""
+
+    async def act_set_registration(self, status):
+        return None
+
+
+class CsmsAnswersPendingStations(ReferenceCsms):
+    """B02: a station it answered Pending has its StatusNotification answered as if it were accepted."""
+
+    def registration_answered(self, session, status):
+        super().registration_answered(session, "Accepted" if status == "Pending" else status)
+
+
+class CsmsAnswersRejectedStations(ReferenceCsms):
+    """B03: a station it answered Rejected has its StatusNotification answered as if it were accepted."""
+
+    def registration_answered(self, session, status):
+        super().registration_answered(session, "Accepted" if status == "Rejected" else status)
 
 
 class StationReportsWhileRejected(ReferenceStation):
@@ -358,6 +389,18 @@ FAULTS: tuple[Fault, ...] = (
     Fault("B02-station-reports-while-pending", "B02.silent", StationReportsWhilePending,
           (cs_test(B02, "test_pending_station_boots_again_and_waits"),), "sent other CALLs before it was accepted",
           verdict="finding"),
+    Fault("B02-station-refuses-queries-while-pending", "B02.answers", StationRefusesQueriesWhilePending,
+          (cs_test(B02, "test_pending_station_answers_queries"),), "refused GetVariables"),
+    Fault("B02-csms-ignores-its-registration", "B02.registration", CsmsIgnoresItsRegistration,
+          (csms_test(B02, "test_pending_station_is_queried_then_accepted"),
+           csms_test(B02, "test_pending_station_report_is_refused")), "BootNotificationResponse status"),
+    Fault("B02-csms-answers-pending-stations", "B02.security_error", CsmsAnswersPendingStations,
+          (csms_test(B02, "test_pending_station_report_is_refused"),), "otherwise than with SecurityError"),
+    Fault("B03-csms-ignores-its-registration", "B03.registration", CsmsIgnoresItsRegistration,
+          (csms_test(B03, "test_rejected_station_report_is_refused_then_accepted"),), "BootNotificationResponse status"),
+    Fault("B03-csms-answers-rejected-stations", "B03.security_error", CsmsAnswersRejectedStations,
+          (csms_test(B03, "test_rejected_station_report_is_refused_then_accepted"),),
+          "otherwise than with SecurityError"),
     Fault("B03-station-never-boots-again-when-rejected", "B03.boots_again", StationNeverBootsAgainWhenRejected,
           (cs_test(B03, "test_rejected_station_boots_again_and_waits"),), "did not boot again", verdict="finding"),
     Fault("B03-station-reports-while-rejected", "B03.silent", StationReportsWhileRejected,
