@@ -1,4 +1,4 @@
-"""Transaction faults (E01-E03, E06, E07, E09, E10, E13, E14): stations that start or stop at the wrong point, number or
+"""Transaction faults (E01-E17): stations that start or stop at the wrong point, number or
 word their TransactionEvents wrongly, or misreport a transaction's status; CSMSs that leave a token
 unchecked or ask about another transaction."""
 
@@ -434,12 +434,46 @@ class CsmsAnswersStartedWithoutStatus(ReferenceCsms):
         return answer
 
 
+class StationEndsInterruptedTransactions(ReferenceStation):
+    """E17: back from a power loss, the station ends the transaction whatever TxCtrlr.ResumptionTimeout says."""
+
+    async def act_power_loss(self, off_for=0):
+        self.variables[("TxCtrlr", "ResumptionTimeout")] = "0"
+        await super().act_power_loss(off_for)
+
+
+class StationResumesWithoutEnergy(ReferenceStation):
+    """E17: a resumed transaction is always SuspendedEVSE, even with AllowEnergyTransferResumption true."""
+
+    async def act_power_loss(self, off_for=0):
+        self.variables[("TxCtrlr", "AllowEnergyTransferResumption")] = "false"
+        await super().act_power_loss(off_for)
+
+
+class StationResumesPastTheTimeout(ReferenceStation):
+    """E17: back from a power loss, the station resumes the transaction even with ResumptionTimeout 0 or outlasted."""
+
+    async def act_power_loss(self, off_for=0):
+        self.variables[("TxCtrlr", "ResumptionTimeout")] = "100000"
+        await super().act_power_loss(0)
+
+
+class CsmsRefusesInterruptedTransactions(ReferenceCsms):
+    """E17: the events of a transaction interrupted by a power loss (TxResumed, AbnormalCondition) get a CALLERROR."""
+
+    def on_TransactionEvent(self, session, payload):
+        if payload["triggerReason"] in ("TxResumed", "AbnormalCondition"):
+            raise NotImplementedError(f"TransactionEvent {payload['triggerReason']}")
+        return super().on_TransactionEvent(session, payload)
+
+
 E04, E05 = "transactions/test_E04.py", "transactions/test_E05.py"
 E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
 E09, E10, E13 = "transactions/test_E09.py", "transactions/test_E10.py", "transactions/test_E13.py"
-E16 = "transactions/test_E16.py"
+E16, E17 = "transactions/test_E16.py", "transactions/test_E17.py"
+RESUMES, ENDS17 = "test_power_loss_within_the_timeout_resumes", "test_power_loss_past_the_timeout_ends"
 STARTS = "test_transaction_starts_at_the_start_point"
 EITHER = "test_either_start_point_starts_the_transaction"
 ENDS = "test_transaction_ends_at_the_stop_point"
@@ -598,4 +632,16 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E16-station-ignores-time-limits", "E16.time_reached", StationIgnoresTimeLimits,
           (cs21_test(E16, "test_time_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
           verdict="finding", version=V21),
+    Fault("E17-station-ends-interrupted-transactions", "E17.kept", StationEndsInterruptedTransactions,
+          (cs21_test(E17, RESUMES, "energy"), cs21_test(E17, RESUMES, "no-energy")),
+          "ended the transaction it was to resume", verdict="finding", version=V21),
+    Fault("E17-station-resumes-without-energy", "E17.energy", StationResumesWithoutEnergy,
+          (cs21_test(E17, RESUMES, "energy"),), "chargingState of the resumed transaction", verdict="finding",
+          version=V21),
+    Fault("E17-station-resumes-past-the-timeout", "E17.ended", StationResumesPastTheTimeout,
+          (cs21_test(E17, ENDS17, "timeout-0"), cs21_test(E17, ENDS17, "timeout-expired")),
+          "TransactionEvent", verdict="finding", version=V21),
+    Fault("E17-csms-refuses-interrupted-transactions", "E17.answered", CsmsRefusesInterruptedTransactions,
+          (csms21_test(E17, RESUMES, "energy"), csms21_test(E17, ENDS17, "timeout-0")),
+          "answered the interrupted transaction's event with a CALLERROR", version=V21),
 )
