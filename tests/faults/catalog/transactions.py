@@ -469,6 +469,7 @@ class CsmsRefusesInterruptedTransactions(ReferenceCsms):
 
 E04, E05 = "transactions/test_E04.py", "transactions/test_E05.py"
 E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
+E08, DRIVER_OFFLINE = "transactions/test_E08.py", "test_transaction_stopped_by_the_driver_while_offline"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
 E09, E10, E13 = "transactions/test_E09.py", "transactions/test_E10.py", "transactions/test_E13.py"
@@ -532,13 +533,16 @@ FAULTS: tuple[Fault, ...] = (
           (csms_test(E14, "test_status_of_an_ongoing_transaction"), csms_test(E14, "test_status_of_an_ended_transaction")),
           "GetTransactionStatusRequest"),
     Fault("E12-station-drops-offline-events", "E12.delivered", StationDropsOfflineEvents,
-          (cs_test(E12, "test_transaction_stopped_while_offline"),
-           cs_test(E12, "test_transaction_stopped_by_the_driver_while_offline")),
-          "the SUT did not send TransactionEvent within"),
+          (cs_test(E12, "test_transaction_stopped_while_offline"),), "the SUT did not send TransactionEvent within"),
     Fault("E12-station-marks-nothing-offline", "E12.offline", StationMarksNothingOffline,
-          (cs_test(E12, "test_transaction_stopped_while_offline"),
-           cs_test(E12, "test_transaction_stopped_by_the_driver_while_offline")),
+          (cs_test(E12, "test_transaction_stopped_while_offline"),),
           "offline of the Ended event that happened during the outage is wrong"),
+    Fault("E08-station-drops-offline-events", "E08.delivered", StationDropsOfflineEvents,
+          (cs_test(E08, DRIVER_OFFLINE),), "the SUT did not send TransactionEvent within"),
+    Fault("E08-station-marks-nothing-offline", "E08.offline", StationMarksNothingOffline,
+          (cs_test(E08, DRIVER_OFFLINE),), "offline of the Ended event that happened during the outage is wrong"),
+    Fault("E08-csms-refuses-offline-events", "tx.answered", CsmsRefusesOfflineEvents,
+          (csms_test(E08, DRIVER_OFFLINE),), "the CSMS answered a TransactionEvent with a CALLERROR"),
     Fault("E11-station-drops-offline-samples", "E11.delivered", StationDropsOfflineSamples,
           (cs_test(E11, "test_samples_made_offline_are_delivered"),), "the SUT did not send TransactionEvent within"),
     Fault("E11-station-marks-no-sample-offline", "E11.offline", StationMarksNoSampleOffline,
