@@ -249,6 +249,9 @@ class TransactionsStation2x(Block):
             max_time = (response.get("transactionLimit") or {}).get("maxTime")
             if max_time is not None:   # 2.1 F07: the CSMS limits the transaction's duration
                 self.background.spawn(self._time_limited(state, state.transaction, int(max_time)))
+            max_energy = (response.get("transactionLimit") or {}).get("maxEnergy")
+            if max_energy is not None and self.version is OcppVersion.V21:   # 2.1 F07: and the energy it may take
+                state.transaction.energy_limit = state.meter.wh + int(max_energy)
         self._answered(payload, response)
         await self._after_event(state, response)
 
