@@ -14,7 +14,7 @@ csms  an OCPP 2.0.1 CSMS: a websockets server on 127.0.0.1 whose stations are ``
       whose boot was so answered has its Heartbeat and StatusNotification refused with SecurityError.
 cs    an OCPP 2.0.1 charging station (client) with the profile's identity, password and EVSEs; it keeps
       no device model (GetVariables: every component unknown).
-      Actions: present_id_token, plug_in, unplug, data_transfer.
+      Actions: present_id_token, plug_in, unplug, unplug_ev, data_transfer and the rest of ``Station.ACTIONS``.
       It reconnects 0.2 s after every close, and every connection is a power-up (BootNotification,
       all EVSEs free): the harness opens a fresh CSMS per test, so each test starts clean.
 
@@ -627,11 +627,16 @@ class StationConnection(ExampleChargePoint):
         await self.end_transaction(evse, "EVCommunicationLost", "EVDisconnected")
         await self.status(evse, "Available")
 
+    async def unplug_ev(self, evse: Evse) -> None:
+        """E09: the cable leaves the EV and stays in the socket (still Occupied): the transaction ends (this
+        station keeps no device model, so TxCtrlr.StopTxOnEVSideDisconnect is as if true)."""
+        await self.end_transaction(evse, "EVCommunicationLost", "EVDisconnected")
+
 
 class Station:
     """The station process: one StationConnection per connection, reconnecting after every close."""
-    ACTIONS = ("present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button", "fail_lock",
-               "repair_lock", "fault_evse", "clear_evse_fault")
+    ACTIONS = ("present_id_token", "plug_in", "unplug", "unplug_ev", "data_transfer", "press_start_button",
+               "fail_lock", "repair_lock", "fault_evse", "clear_evse_fault")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -684,6 +689,10 @@ class Station:
     async def unplug(self, evse_id: int, connector_id: int | None = None) -> None:
         cp = await self.ready()
         cp.spawn(cp.unplug(cp.evses[evse_id]))
+
+    async def unplug_ev(self, evse_id: int, connector_id: int | None = None) -> None:
+        cp = await self.ready()
+        cp.spawn(cp.unplug_ev(cp.evses[evse_id]))
 
     async def data_transfer(self, vendor_id: str, message_id: str | None = None, data=None) -> None:
         cp = await self.ready()
