@@ -188,15 +188,18 @@ class ProvisioningStation2x(Block):
         return urls or [self.csms_url]
 
     async def connect_by_priority(self) -> None:
-        """B10.FR.03/04: after a reboot the first entry of NetworkConfigurationPriority is tried first, the next
-        when connecting fails."""
+        """B10.FR.03/04: after a reboot the first entry of NetworkConfigurationPriority is tried first,
+        OCPPCommCtrlr.NetworkProfileConnectionAttempts times, then the next; it boots on the one that connects
+        (B10.FR.10)."""
+        attempts = max(1, int(self.variable("OCPPCommCtrlr", "NetworkProfileConnectionAttempts") or 1))
         *first, last = self.priority_urls()
         for url in first:
-            try:
-                if (await self.connect(url)).connection is not None:
-                    return
-            except HarnessError:
-                continue
+            for _ in range(attempts):
+                try:
+                    if (await self.connect(url)).connection is not None:
+                        return
+                except HarnessError:
+                    continue
         await self.connect(last)
 
     def variable_fits(self, component: str, name: str, value: str) -> bool:

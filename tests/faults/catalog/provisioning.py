@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from harness.errors import HarnessError
 from harness.reference import ReferenceCsms, ReferenceStation
 from harness.transport.ws import CallErrorReply
 
@@ -358,6 +359,35 @@ class StationRefusesNetworkPriorities(ReferenceStation):
         return super().variable_fits(component, name, value)
 
 
+class StationKeepsTryingTheFirstProfile(ReferenceStation):
+    """B10.FR.03: after a reboot the station tries the first entry of NetworkConfigurationPriority for ever, never the
+    next one."""
+
+    async def connect_by_priority(self):
+        self.reconnects = False
+        while True:
+            try:
+                if (await self.connect(self.priority_urls()[0])).connection is not None:
+                    return
+            except HarnessError:
+                await asyncio.sleep(1)
+
+
+class StationSkipsTheBootOnFallback(ReferenceStation):
+    """B10.FR.10: connected with the next entry of NetworkConfigurationPriority, the station sends no
+    BootNotification."""
+
+    async def connect_by_priority(self):
+        *first, last = self.priority_urls()
+        for url in first:
+            try:
+                if (await self.connect(url)).connection is not None:
+                    return
+            except HarnessError:
+                continue
+        await self.connect(last, boot=False)
+
+
 class CsmsReversesNetworkPriorities(ReferenceCsms):
     """B10: the operator's NetworkConfigurationPriority is sent in the reverse order."""
 
@@ -367,7 +397,7 @@ class CsmsReversesNetworkPriorities(ReferenceCsms):
         await super().act_set_variables(reversed_data, station)
 
 
-B10 = "provisioning/test_B10.py"
+B10, FALLBACK = "provisioning/test_B10.py", "test_station_falls_back_to_the_next_profile"
 B13 = "provisioning/test_B13.py"
 RESUME = "test_reset_and_resume_keeps_the_transaction"
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
@@ -444,6 +474,10 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("B09-csms-stores-in-another-slot", "B09.request", CsmsStoresInAnotherSlot,
           (csms_test(B09, "test_network_profile_is_stored"),), "SetNetworkProfileRequest"),
+    Fault("B10-station-keeps-trying-the-first-profile", "B10.next_entry", StationKeepsTryingTheFirstProfile,
+          (cs_test(B10, FALLBACK),), "did not connect with the next entry"),
+    Fault("B10-station-skips-the-boot-on-fallback", "B10.boots", StationSkipsTheBootOnFallback,
+          (cs_test(B10, FALLBACK),), "BootNotification"),
     Fault("B11-station-schedules-idle-resets", "B11.idle", StationSchedulesIdleResets,
           (cs_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "ResetResponse status to"),
     Fault("B11-station-accepts-resets-and-stays", "restart.boots", StationAcceptsResetsAndStays,
