@@ -332,6 +332,27 @@ class StationCountsTheLimitFromNow(ReferenceStation):
         await super()._limit_answered(state, response)
 
 
+class StationStaysSuspendedAfterARaise(ReferenceStation):
+    """E16.FR.14: a limit raised above what the suspended transaction counted is confirmed, and the energy stays off."""
+
+    async def call(self, action, payload):
+        if action == "TransactionEvent" and payload.get("triggerReason") == "ChargingStateChanged" \
+                and payload["transactionInfo"].get("chargingState") == "Charging":
+            self.transactions_suspended.add(payload["transactionInfo"]["transactionId"])
+            return {}
+        return await super().call(action, payload)
+
+
+class CsmsKeepsTheFirstLimit(ReferenceCsms):
+    """E16: once a transaction is limited, the operator's later limits of it never reach the station."""
+
+    async def act_set_transaction_limit(self, transaction_id, max_energy=None, max_time=None, station=None):
+        if transaction_id in getattr(self, "limited_once", set()):
+            return None
+        self.limited_once = getattr(self, "limited_once", set()) | {transaction_id}
+        await super().act_set_transaction_limit(transaction_id, max_energy, max_time, station)
+
+
 class StationIgnoresTimeLimits(ReferenceStation):
     """E16.FR.05: a maxTime the CSMS set is confirmed, then never enforced."""
 
@@ -633,6 +654,12 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E16-station-counts-the-limit-from-now", "E16.at_once", StationCountsTheLimitFromNow,
           (cs21_test(E16, "test_limit_below_the_counted_energy_binds_at_once"),),
           "the SUT did not send TransactionEvent within", verdict="finding", version=V21),
+    Fault("E16-station-stays-suspended-after-a-raise", "E16.raised", StationStaysSuspendedAfterARaise,
+          (cs21_test(E16, "test_raised_limit_resumes_the_energy"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
+    Fault("E16-csms-keeps-the-first-limit", "E16.limit_sent", CsmsKeepsTheFirstLimit,
+          (csms21_test(E16, "test_raised_limit_resumes_the_energy"),),
+          "transactionLimit.maxEnergy of the answer to the transaction's next event is wrong", version=V21),
     Fault("E16-station-ignores-time-limits", "E16.time_reached", StationIgnoresTimeLimits,
           (cs21_test(E16, "test_time_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
           verdict="finding", version=V21),
