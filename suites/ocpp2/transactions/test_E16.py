@@ -102,16 +102,27 @@ def _limit_reached(tx: str):
     return lambda p: of(tx)(p) and p.get("triggerReason") == "EnergyLimitReached"
 
 
+async def _limit_hit(ocpp, profile) -> tuple[str, int, Exchange | None] | None:
+    """TxStopPoint EVConnected,Authorized; a driver's transaction limited to LIMIT Wh by the operator: the
+    transaction, the mark before it and the event saying the limit was reached (None: silence, a finding); None
+    when the station confirmed no limit."""
+    found = await limited(ocpp, profile, "EVConnected,Authorized", max_energy=LIMIT)
+    if found is None:
+        return None
+    tx, mark = found
+    reached = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_limit_reached(tx),
+                                timeout=PATIENCE * INTERVAL, rule=E16.reached)
+    return tx, mark, reached
+
+
 @checks(Transaction.started, E16.limit_sent, E16.confirmed, E16.reached, Transaction.seq_no, Transaction.answered)
 async def test_energy_limit_stops_the_energy(ocpp, profile):
     """TxStopPoint EVConnected,Authorized; the operator limits the running transaction to 200 Wh: the CSMS
     sends the limit, the station confirms it and, once 200 Wh have flowed, suspends the energy."""
-    found = await limited(ocpp, profile, "EVConnected,Authorized", max_energy=LIMIT)
+    found = await _limit_hit(ocpp, profile)
     if found is None:
         return
-    tx, mark = found
-    reached = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_limit_reached(tx),
-                                timeout=PATIENCE * INTERVAL, rule=E16.reached)
+    tx, mark, reached = found
     if reached is not None and reached.request["eventType"] == "Updated":
         check_in(E16.reached, "chargingState once the energy limit is reached", ("SuspendedEVSE",),
                  dig(reached.request, "transactionInfo.chargingState"))
@@ -184,12 +195,10 @@ async def test_raised_limit_resumes_the_energy(ocpp, profile):
     """TxStopPoint EVConnected,Authorized; the operator limits the running transaction to 200 Wh and, once the
     station stopped the energy there, raises the limit to 2000 Wh: the station confirms it and charges again
     (chargingState Charging)."""
-    found = await limited(ocpp, profile, "EVConnected,Authorized", max_energy=LIMIT)
+    found = await _limit_hit(ocpp, profile)
     if found is None:
         return
-    tx, mark = found
-    reached = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_limit_reached(tx),
-                                timeout=PATIENCE * INTERVAL, rule=E16.reached)
+    tx, mark, reached = found
     if reached is None or reached.request["eventType"] != "Updated":
         return   # nothing suspended (a finding, or the transaction ended): nothing to resume
     confirm = await limit_set(ocpp, tx, max_energy=10 * LIMIT)
