@@ -63,11 +63,20 @@ class StationRefusesQueriesWhilePending(ReferenceStation):
         return await super().dispatch(session, call)
 
 
-class CsmsIgnoresItsRegistration(ReferenceCsms):
-    """B02, B03: set to answer Pending or Rejected, the CSMS accepts every boot all the same."""
+class CsmsIgnoresAPendingRegistration(ReferenceCsms):
+    """B02: set to answer Pending, the CSMS accepts every boot all the same."""
 
     async def act_set_registration(self, status):
-        return None
+        if status != "Pending":
+            await super().act_set_registration(status)
+
+
+class CsmsIgnoresARejectedRegistration(ReferenceCsms):
+    """B03: set to answer Rejected, the CSMS accepts every boot all the same."""
+
+    async def act_set_registration(self, status):
+        if status != "Rejected":
+            await super().act_set_registration(status)
 
 
 class CsmsAnswersPendingStations(ReferenceCsms):
@@ -421,12 +430,12 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("B02-station-refuses-queries-while-pending", "B02.answers", StationRefusesQueriesWhilePending,
           (cs_test(B02, "test_pending_station_answers_queries"),), "refused GetVariables"),
-    Fault("B02-csms-ignores-its-registration", "B02.registration", CsmsIgnoresItsRegistration,
+    Fault("B02-csms-ignores-a-pending-registration", "B02.registration", CsmsIgnoresAPendingRegistration,
           (csms_test(B02, "test_pending_station_is_queried_then_accepted"),
            csms_test(B02, "test_pending_station_report_is_refused")), "BootNotificationResponse status"),
     Fault("B02-csms-answers-pending-stations", "B02.security_error", CsmsAnswersPendingStations,
           (csms_test(B02, "test_pending_station_report_is_refused"),), "otherwise than with SecurityError"),
-    Fault("B03-csms-ignores-its-registration", "B03.registration", CsmsIgnoresItsRegistration,
+    Fault("B03-csms-ignores-a-rejected-registration", "B03.registration", CsmsIgnoresARejectedRegistration,
           (csms_test(B03, "test_rejected_station_report_is_refused_then_accepted"),), "BootNotificationResponse status"),
     Fault("B03-csms-answers-rejected-stations", "B03.security_error", CsmsAnswersRejectedStations,
           (csms_test(B03, "test_rejected_station_report_is_refused_then_accepted"),),

@@ -393,6 +393,28 @@ class StationMarksNothingOffline(ReferenceStation):
         super()._send_waiting()
 
 
+def _driver_stop(payload):
+    """The Ended event of a transaction the driver stopped with the token (E08)."""
+    return payload["eventType"] == "Ended" and payload.get("triggerReason") == "StopAuthorized"
+
+
+class StationDropsOfflineStops(ReferenceStation):
+    """E08: the Ended event of a transaction the driver stopped while offline is dropped, never delivered."""
+
+    async def _queued(self, payload):
+        return _drop(self, payload) if _driver_stop(payload) else await super()._queued(payload)
+
+
+class StationMarksNoOfflineStop(ReferenceStation):
+    """E08: the Ended event of a transaction the driver stopped while offline is delivered without offline true."""
+
+    def _send_waiting(self):
+        for payload, _ in self._waiting:
+            if _driver_stop(payload):
+                payload.pop("offline", None)
+        super()._send_waiting()
+
+
 class StationMarksNoEndOffline(ReferenceStation):
     """E12.FR.02: of the events made while offline, the Ended ones are delivered without offline true."""
 
@@ -558,12 +580,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E12-station-marks-nothing-offline", "E12.offline", StationMarksNothingOffline,
           (cs_test(E12, "test_transaction_stopped_while_offline"),),
           "offline of the Ended event that happened during the outage is wrong"),
-    Fault("E08-station-drops-offline-events", "E08.delivered", StationDropsOfflineEvents,
+    Fault("E08-station-drops-offline-stops", "E08.delivered", StationDropsOfflineStops,
           (cs_test(E08, DRIVER_OFFLINE),), "the SUT did not send TransactionEvent within"),
-    Fault("E08-station-marks-nothing-offline", "E08.offline", StationMarksNothingOffline,
+    Fault("E08-station-marks-no-offline-stop", "E08.offline", StationMarksNoOfflineStop,
           (cs_test(E08, DRIVER_OFFLINE),), "offline of the Ended event that happened during the outage is wrong"),
-    Fault("E08-csms-refuses-offline-events", "tx.answered", CsmsRefusesOfflineEvents,
-          (csms_test(E08, DRIVER_OFFLINE),), "the CSMS answered a TransactionEvent with a CALLERROR"),
     Fault("E11-station-drops-offline-samples", "E11.delivered", StationDropsOfflineSamples,
           (cs_test(E11, "test_samples_made_offline_are_delivered"),), "the SUT did not send TransactionEvent within"),
     Fault("E11-station-marks-no-sample-offline", "E11.offline", StationMarksNoSampleOffline,
@@ -576,7 +596,8 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(E04, "test_transaction_started_offline"),),
           "offline of the Started event of a transaction started during the outage is wrong"),
     Fault("E12-csms-refuses-offline-events", "tx.answered", CsmsRefusesOfflineEvents,
-          (csms_test(E12, "test_transaction_stopped_while_offline"), csms_test(E11, "test_samples_made_offline_are_delivered")),
+          (csms_test(E12, "test_transaction_stopped_while_offline"), csms_test(E11, "test_samples_made_offline_are_delivered"),
+           csms_test(E08, DRIVER_OFFLINE)),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
     Fault("E05-csms-accepts-started-tokens", "E05.refused", CsmsAcceptsStartedTokens,
           (csms_test(E05, "test_token_accepted_locally_is_refused", "Invalid"),
