@@ -10,10 +10,11 @@ csms  an OCPP 2.0.1 CSMS: a websockets server on 127.0.0.1 whose stations are ``
       objects answering BootNotification, Heartbeat, StatusNotification, Authorize,
       TransactionEvent and DataTransfer from the profile's [station], [tokens], [data_transfer].
       Actions: request_start_transaction, request_start_transaction_with_profile, request_stop_transaction,
-      data_transfer.
+      data_transfer and the rest of ``Csms.ACTIONS``; after set_registration Pending or Rejected a station
+      whose boot was so answered has its Heartbeat and StatusNotification refused with SecurityError.
 cs    an OCPP 2.0.1 charging station (client) with the profile's identity, password and EVSEs; it keeps
       no device model (GetVariables: every component unknown).
-      Actions: present_id_token, plug_in, unplug, data_transfer.
+      Actions: present_id_token, plug_in, unplug, unplug_ev, data_transfer and the rest of ``Station.ACTIONS``.
       It reconnects 0.2 s after every close, and every connection is a power-up (BootNotification,
       all EVSEs free): the harness opens a fresh CSMS per test, so each test starts clean.
 
@@ -44,6 +45,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 import uvicorn
+from ocpp.exceptions import SecurityError
 from ocpp.routing import after, on
 from ocpp.v201 import ChargePoint, call, call_result
 from ocpp.v201.enums import Action
@@ -157,17 +159,28 @@ class CsmsStation(ExampleChargePoint):
         super().__init__(identity, ws, csms.profile)
         self.csms = csms
 
+    registration = "Accepted"   # how its last boot was answered
+
     @on(Action.boot_notification)
     def on_boot_notification(self, charging_station, reason, **_):
         self.csms.booted(self)
-        return call_result.BootNotification(current_time=now(), interval=300, status="Accepted")
+        self.registration = self.csms.registration
+        interval = 300 if self.registration == "Accepted" else 2
+        return call_result.BootNotification(current_time=now(), interval=interval, status=self.registration)
+
+    def admitted(self) -> None:
+        """B02.FR.09, B03.FR.07: a station not Accepted may send nothing but its boot (and what it was asked for)."""
+        if self.registration != "Accepted":
+            raise SecurityError(description=f"the station's boot was answered {self.registration}")
 
     @on(Action.heartbeat)
     def on_heartbeat(self, **_):
+        self.admitted()
         return call_result.Heartbeat(current_time=now())
 
     @on(Action.status_notification)
     def on_status_notification(self, **_):
+        self.admitted()
         return call_result.StatusNotification()
 
     @on(Action.meter_values)
@@ -213,10 +226,11 @@ class Csms:
     ACTIONS = ("request_start_transaction", "request_start_transaction_with_profile", "request_stop_transaction",
                "data_transfer", "unlock_connector", "get_transaction_status", "trigger_message", "reserve_now",
                "cancel_reservation", "reset", "change_availability", "set_variables", "get_variables",
-               "get_base_report", "get_report", "set_network_profile")
+               "get_base_report", "get_report", "set_network_profile", "set_registration")
 
     def __init__(self, profile: dict):
         self.profile = profile
+        self.registration = "Accepted"   # how the next BootNotifications are answered (set_registration)
         self.identity = profile["station"]["identity"]
         self.password = profile["station"].get("password")
         self.tokens = {token_key({"idToken": t["id"], "type": t["type"]}): t
@@ -368,6 +382,11 @@ class Csms:
         rid = next(self.remote_start_ids) if request_id is None else request_id
         cp.spawn(cp.call(call.GetReport(request_id=rid, component_variable=component_variable,
                                         component_criteria=component_criteria)))
+
+    async def set_registration(self, status: str) -> None:
+        if status not in ("Accepted", "Pending", "Rejected"):
+            raise ValueError(f"no registration status {status!r}")
+        self.registration = status
 
     async def set_network_profile(self, configuration_slot: int, connection_data: dict,
                                   station: str | None = None) -> None:
@@ -608,11 +627,16 @@ class StationConnection(ExampleChargePoint):
         await self.end_transaction(evse, "EVCommunicationLost", "EVDisconnected")
         await self.status(evse, "Available")
 
+    async def unplug_ev(self, evse: Evse) -> None:
+        """E09: the cable leaves the EV and stays in the socket (still Occupied): the transaction ends (this
+        station keeps no device model, so TxCtrlr.StopTxOnEVSideDisconnect is as if true)."""
+        await self.end_transaction(evse, "EVCommunicationLost", "EVDisconnected")
+
 
 class Station:
     """The station process: one StationConnection per connection, reconnecting after every close."""
-    ACTIONS = ("present_id_token", "plug_in", "unplug", "data_transfer", "press_start_button", "fail_lock",
-               "repair_lock", "fault_evse", "clear_evse_fault")
+    ACTIONS = ("present_id_token", "plug_in", "unplug", "unplug_ev", "data_transfer", "press_start_button",
+               "fail_lock", "repair_lock", "fault_evse", "clear_evse_fault")
 
     def __init__(self, profile: dict):
         self.profile = profile
@@ -665,6 +689,10 @@ class Station:
     async def unplug(self, evse_id: int, connector_id: int | None = None) -> None:
         cp = await self.ready()
         cp.spawn(cp.unplug(cp.evses[evse_id]))
+
+    async def unplug_ev(self, evse_id: int, connector_id: int | None = None) -> None:
+        cp = await self.ready()
+        cp.spawn(cp.unplug_ev(cp.evses[evse_id]))
 
     async def data_transfer(self, vendor_id: str, message_id: str | None = None, data=None) -> None:
         cp = await self.ready()

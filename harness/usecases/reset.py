@@ -42,15 +42,17 @@ def accepted(exchange: Exchange, expected: str, rule: Rule) -> None:
     check_equal(rule, f"ResetResponse status to {exchange.request}", expected, status)
 
 
-async def rebooted(arena: OcppArena, connections: int, reason: str) -> Exchange:
+async def rebooted(arena: OcppArena, connections: int, reason: str, reason_rule: Rule = Resets.reason, *,
+                   after: str = "the accepted Reset") -> Exchange:
     """The BootNotification of the restarted station on the connection it opened after its first ``connections``:
-    answered by the CSMS (``reset2.boot_answered``), with ``reason`` (``reset2.reason``)."""
+    answered by the CSMS (``reset2.boot_answered``), with ``reason`` (``reason_rule``: by default
+    ``reset2.reason``); ``after`` names what restarted it."""
     if await arena.reconnected(connections) is None:
-        arena.silent(Restart.boots, "BootNotification", arena.timeouts.connect, "after the accepted Reset: the "
+        arena.silent(Restart.boots, "BootNotification", arena.timeouts.connect, f"after {after}: the "
                      "station opened no new connection")
     boot = await arena.expect("BootNotification", sender=CS, after=0, rule=Restart.boots)
     if arena.is_sut(CSMS):
         require(boot.error is None, Resets.boot_answered, "the CSMS answered the restarted station's "
                 "BootNotification with a CALLERROR", expected="BootNotificationResponse", actual=boot.error)
-    check_equal(Resets.reason, "BootNotificationRequest reason after the Reset", reason, boot.request["reason"])
+    check_equal(reason_rule, f"BootNotificationRequest reason after {after}", reason, boot.request["reason"])
     return boot

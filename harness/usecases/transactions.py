@@ -12,6 +12,7 @@ from harness.roles import CS, CSMS
 from harness.rules import Rule, RuleTable, must
 from harness.transport.ws import Exchange
 from harness.usecases.authorization import station_variable, token_with
+from harness.usecases.local_list import outage
 from harness.verdict import check_equal, dig, require
 
 
@@ -125,3 +126,24 @@ def check_answers(arena: OcppArena, events: list[Exchange], token: Token | None 
         if token is not None and same_id(dig(event.request, "idToken.idToken", ""), token.id):
             check_equal(Transaction.token_checked, "TransactionEventResponse idTokenInfo.status", "Accepted",
                         dig(event.result, "idTokenInfo.status"))
+
+
+async def stopped_offline(arena: OcppArena, evse: int, stop: str, delivered: Rule, offline: Rule) -> None:
+    """TxStopPoint ``stop``; a driver's transaction runs on ``evse``; during an outage the cable is pulled
+    (EVConnected) or the driver presents the token again (Authorized): back online, the Ended event is delivered
+    (``delivered``) with offline true (``offline``) and a seqNo above the earlier events'; a CSMS answers it
+    (E08, E12)."""
+    await tx_points(arena, stop=stop)
+    mark = arena.mark()
+    token, started = await local_start(arena, evse, delivered)
+    tx = transaction_id(started)
+    before = arena.sent("TransactionEvent", sender=CS, after=mark, where=of(tx))
+    step = ("unplug", {"evse_id": evse}) if stop == "EVConnected" else \
+        ("present_id_token", {"id_token": token.wire(), "evse_id": evse})
+    await outage(arena, delivered, step)
+    ended = await arena.expect("TransactionEvent", sender=CS, after=0, where=of(tx, "Ended"), rule=delivered)
+    check_equal(offline, "offline of the Ended event that happened during the outage", True,
+                ended.request.get("offline", False))
+    after = arena.sent("TransactionEvent", sender=CS, after=0, where=of(tx))
+    check_seq_no(before + after)
+    check_answers(arena, after)

@@ -46,6 +46,7 @@ VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | str | None]] = {
     ("PaymentCtrlr", "SettlementByCSMS"): ("false", BOOLEAN),
     ("OCPPCommCtrlr", "HeartbeatInterval"): ("300", INTEGER),
     ("OCPPCommCtrlr", "NetworkConfigurationPriority"): ("1", None),
+    ("OCPPCommCtrlr", "NetworkProfileConnectionAttempts"): ("3", INTEGER),   # B10.FR.03: per priority entry
     ("ChargingStation", "AvailabilityState"): ("Available", None),
 }
 

@@ -24,7 +24,8 @@ is set up here, for every block of the station.
 
 CSMS 2.x: every boot Accepted with the heartbeat interval, or as ``registration`` says (Pending, Rejected: with
 ``retry_interval``); NotifyEvent answered empty. A 2.x station answered Pending or Rejected sends nothing but its
-next BootNotification, after the interval (B02, B03). Central system
+next BootNotification, after the interval (B02, B03); the CSMS answers anything else such a station sends
+CALLERROR SecurityError (B02.FR.09, B03.FR.07; a Pending station's reports it asked for aside). Central system
 1.6: the registration status set for the station (Accepted by default; ``registration``), with the
 heartbeat interval when Accepted and ``retry_interval`` otherwise (1.6 section 4.2); Pending is where
 the central system may query and configure the charge point (spec 002 moves). A charge point's
@@ -42,10 +43,11 @@ from harness.ocpp import schemas
 from harness.ocpp.v16 import connector_ids, interval_of
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import V2X, V16, Block, now_iso, woken
+from harness.reference.common import EVERY_VERSION, V2X, V16, Block, now_iso, woken
 from harness.reference.model import Connector, EvseState
 from harness.rules import RuleTable, should
-from harness.transport.ws import CallFailed, Handshake, OcppConnection
+from harness.ocpp.framing import Call
+from harness.transport.ws import CallErrorReply, CallFailed, Handshake, OcppConnection
 
 MAIN_CONTROLLER = 0
 REGISTRATION_STATUSES = ("Accepted", "Pending", "Rejected")
@@ -146,7 +148,8 @@ class ProvisioningStation2x(Block):
             reports = [(state.evse.id, connector) for state in self.evses.values() for connector in state.evse.connectors]
             for evse_id, connector in self.in_any_order(reports):
                 try:   # a refused report is the test's to judge (B01); the station goes on
-                    await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))
+                    await self.call("StatusNotification", self.status_payload(
+                        evse_id, connector, self.shown_status(evse_id, connector)))   # Occupied with a cable in
                 except CallFailed:
                     pass
         return self.boot_response
@@ -154,6 +157,12 @@ class ProvisioningStation2x(Block):
     async def _boot_again(self, connection: OcppConnection, interval: int) -> None:
         if not await connection.wait_closed(interval or self.boot_retry) and connection is self.connection:
             await self.boot()
+
+    async def boot_once(self) -> dict:
+        """One BootNotification and nothing after it, whatever the answer: the harness's station booting by hand
+        at a CSMS under test (B02, B03)."""
+        self.boot_response = await self.call("BootNotification", self.boot_payload())
+        return self.boot_response
 
     def on_SetNetworkProfile(self, _: None, payload: dict) -> dict:
         """B09: the profile is stored in its slot (Accepted; ``provisioning_network_profile_status`` Failed: storing
@@ -180,15 +189,18 @@ class ProvisioningStation2x(Block):
         return urls or [self.csms_url]
 
     async def connect_by_priority(self) -> None:
-        """B10.FR.03/04: after a reboot the first entry of NetworkConfigurationPriority is tried first, the next
-        when connecting fails."""
+        """B10.FR.03/04: after a reboot the first entry of NetworkConfigurationPriority is tried first,
+        OCPPCommCtrlr.NetworkProfileConnectionAttempts times, then the next; it boots on the one that connects
+        (B10.FR.10)."""
+        attempts = max(1, int(self.variable("OCPPCommCtrlr", "NetworkProfileConnectionAttempts") or 1))
         *first, last = self.priority_urls()
         for url in first:
-            try:
-                if (await self.connect(url)).connection is not None:
-                    return
-            except HarnessError:
-                continue
+            for _ in range(attempts):
+                try:
+                    if (await self.connect(url)).connection is not None:
+                        return
+                except HarnessError:
+                    continue
         await self.connect(last)
 
     def variable_fits(self, component: str, name: str, value: str) -> bool:
@@ -376,39 +388,64 @@ class ProvisioningStation16(Block):
 
 
 # ----------------------------------------------------------------------------------------- the CSMS
-class ProvisioningCsms2x(Block):
-    versions = V2X
+class RegistrationCsms(Block):
+    """What both versions' CSMS do alike at a boot: answer it with the registration status set for the station
+    (``registration``: configured, or ``set_registration`` at a CSMS under test, undone by Accepted), with the
+    heartbeat interval when Accepted and ``retry_interval`` otherwise. Composed through its versions' subclasses."""
+    versions = EVERY_VERSION
+    undone_by = {"set_registration": lambda body: ("set_registration", {"status": "Accepted"})}
     configurable = frozenset({"registration", "retry_interval"})
-    registration = "Accepted"   # how BootNotifications are answered (B02 Pending, B03 Rejected)
+    registration = "Accepted"   # how BootNotifications are answered (B02/BOOT16 Pending, B03 Rejected)
     retry_interval = 1          # the interval of a Pending or Rejected answer: the wait before the next boot
 
     def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
         status = self.boot_status(session, self.registration)
+        self.registration_answered(session, status)
         interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
         return {"currentTime": now_iso(), "interval": interval, "status": status}
 
-    def on_NotifyEvent(self, session: StationSession, payload: dict) -> dict:
-        return {}
-
-
-class ProvisioningCsms16(Block):
-    versions = V16
-    undone_by = {"set_registration": lambda body: ("set_registration", {"status": "Accepted"})}
-    configurable = frozenset({"registration", "retry_interval"})
-    retry_interval = 1   # BootNotification.conf interval when not Accepted: the wait before the next boot
-    resumes_sessions = True
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.registration = "Accepted"
-
-    def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
-        status = self.boot_status(session, self.registration)
-        interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
-        return {"currentTime": now_iso(), "interval": interval, "status": status}
+    def registration_answered(self, session: StationSession, status: str) -> None:
+        """The station's boot was answered ``status`` (a hook: 2.x keeps it to refuse what may not follow)."""
 
     async def act_set_registration(self, status: str) -> None:
         """How the next BootNotifications are answered: Accepted, Pending or Rejected."""
         if status not in REGISTRATION_STATUSES:
             raise HarnessError(f"registration status {status!r} is not one of {REGISTRATION_STATUSES}")
         self.registration = status
+
+
+# What a station answered Pending may send besides BootNotification (B02.FR.09): what the CSMS asked it for. The
+# reference CSMS asks a Pending station only for reports (GetBaseReport, GetReport), never with TriggerMessage.
+ASKED_WHILE_PENDING = frozenset({"BootNotification", "NotifyReport"})
+
+
+class ProvisioningCsms2x(RegistrationCsms):
+    """B02.FR.09, B03.FR.07: a CALL from a station whose last boot was answered Pending (but a report it was asked
+    for) or Rejected (but its next boot) is answered CALLERROR SecurityError."""
+    versions = V2X
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.not_accepted: dict[str, str] = {}   # identity → Pending or Rejected: how its last boot was answered
+
+    def registration_answered(self, session: StationSession, status: str) -> None:
+        if status == "Accepted":
+            self.not_accepted.pop(session.identity, None)
+        else:
+            self.not_accepted[session.identity] = status
+        super().registration_answered(session, status)
+
+    async def dispatch(self, session: StationSession, call: Call) -> dict[str, Any]:
+        status = self.not_accepted.get(session.identity)
+        allowed = ASKED_WHILE_PENDING if status == "Pending" else {"BootNotification"}
+        if status is not None and call.action not in allowed:
+            raise CallErrorReply("SecurityError", f"{call.action} from a station whose boot was answered {status}")
+        return await super().dispatch(session, call)
+
+    def on_NotifyEvent(self, session: StationSession, payload: dict) -> dict:
+        return {}
+
+
+class ProvisioningCsms16(RegistrationCsms):
+    versions = V16
+    resumes_sessions = True

@@ -9,7 +9,12 @@ does not have: Rejected): its transaction ends the same way, the station stays c
 EVSE's connectors again. 2.1's ImmediateAndResume of the station (B13) is Accepted: each running transaction
 reports the reset (TransactionEvent Updated, triggerReason ResetCommand) and is not ended; the station restarts
 and boots with reason RemoteReset, then resumes each (Updated, triggerReason TxResumed, the same transactionId);
-ImmediateAndResume of a single EVSE is Rejected (a legal answer).
+ImmediateAndResume of a single EVSE is Rejected (a legal answer). A power loss (the ``power_loss`` action, E17) drops
+the connection without a word; back after ``off_for`` seconds the station boots with reason PowerUp, then resumes
+each transaction that ran (2.1 E17: Updated, triggerReason TxResumed, chargingState Charging when
+TxCtrlr.AllowEnergyTransferResumption is true, else SuspendedEVSE) when TxCtrlr.ResumptionTimeout is above the
+outage, or ends it (Ended, triggerReason AbnormalCondition, stoppedReason PowerLoss): with a timeout of 0, one
+the outage outlasted, and always in 2.0.1, which has neither variable.
 
 Charge point 1.6 (spec 002 Core, 1.6 section 4.2): Hard and Soft are Accepted; running transactions
 stop with reason HardReset / SoftReset (gracefully for either type, which a Hard reset permits), the
@@ -24,7 +29,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from harness.ocpp.versions import OcppVersion
 from harness.reference.common import V2X, V16, Block
+
+# E17 (2.1): TxCtrlr.ResumptionTimeout, the seconds within which a transaction cut by a power loss is resumed (0:
+# never), and TxCtrlr.AllowEnergyTransferResumption, whether energy flows again once it is; the reference resumes
+RESUMPTION = {("TxCtrlr", "ResumptionTimeout"): "600", ("TxCtrlr", "AllowEnergyTransferResumption"): "true"}
 
 
 class ResetStation2x(Block):
@@ -35,6 +45,15 @@ class ResetStation2x(Block):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.scheduled_reset: tuple[int | None] | None = None   # (evseId or None): an OnIdle reset waiting
+        if self.version is OcppVersion.V21:
+            self.variables.update(RESUMPTION)
+
+    def variable_fits(self, component: str, name: str, value: str) -> bool:
+        if (component, name) == ("TxCtrlr", "ResumptionTimeout"):
+            return value.strip().isdigit()
+        if (component, name) == ("TxCtrlr", "AllowEnergyTransferResumption"):
+            return value.strip().lower() in ("true", "false")
+        return super().variable_fits(component, name, value)
 
     def on_Reset(self, _: None, payload: dict) -> dict:
         kind, evse_id = payload["type"], payload.get("evseId")
@@ -85,6 +104,33 @@ class ResetStation2x(Block):
     @staticmethod
     def _reset_charging_state(state: Any) -> str:
         return "Charging" if state.plugged else "Idle"
+
+    async def act_power_loss(self, off_for: float = 0) -> None:
+        """The power fails for ``off_for`` seconds and comes back (E17): see the module's docstring."""
+        self.background.spawn(self._power_cycle(off_for))
+
+    async def _power_cycle(self, off_for: float) -> None:
+        await asyncio.sleep(0)   # the actuator's answer goes out first
+        running = [state for state in self.evses.values() if state.busy]
+        timeout = int(self.variables.get(("TxCtrlr", "ResumptionTimeout"), "0") or 0)
+        resume = self.version is OcppVersion.V21 and off_for < timeout
+        energy = self.variables.get(("TxCtrlr", "AllowEnergyTransferResumption"), "false") == "true"
+        reconnects, self.reconnects = self.reconnects, False   # unpowered: no attempt to connect meanwhile
+        self.boot_reason = "PowerUp"
+        if self.connection is not None:
+            await self.connection.close()
+        if off_for:
+            await asyncio.sleep(off_for)
+        self.reconnects = reconnects
+        await self.connect_by_priority()
+        for state in running:
+            if state.transaction is None:
+                continue
+            if resume:
+                charging = ("Charging" if energy else "SuspendedEVSE") if state.plugged else "Idle"
+                await self.call("TransactionEvent", self._event(state, "Updated", "TxResumed", chargingState=charging))
+            else:
+                await self.end_transaction(state, "AbnormalCondition", "PowerLoss")
 
     async def _settled(self) -> None:
         """What the station sent before the restart is answered (or the call timeout passed)."""

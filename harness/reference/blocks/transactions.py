@@ -113,6 +113,7 @@ class TransactionsStation2x(Block):
         self.transactions_start_wh: dict[str, int] = {}   # E16: the register when each transaction started
         self.transactions_started_at: dict[str, float] = {}   # E16: the clock when each transaction started
         self.transactions_limited: set[str] = set()   # E16: transactions whose energy limit the CSMS set
+        self.transactions_suspended: set[str] = set()   # E16: transactions whose energy a limit reached stopped
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
@@ -249,6 +250,9 @@ class TransactionsStation2x(Block):
             max_time = (response.get("transactionLimit") or {}).get("maxTime")
             if max_time is not None:   # 2.1 F07: the CSMS limits the transaction's duration
                 self.background.spawn(self._time_limited(state, state.transaction, int(max_time)))
+            max_energy = (response.get("transactionLimit") or {}).get("maxEnergy")
+            if max_energy is not None and self.version is OcppVersion.V21:   # 2.1 F07: and the energy it may take
+                state.transaction.energy_limit = state.meter.wh + int(max_energy)
         self._answered(payload, response)
         await self._after_event(state, response)
 
@@ -278,9 +282,11 @@ class TransactionsStation2x(Block):
                 return
             if not interval:
                 continue
-            payload = self._event(state, "Updated", "MeterValuePeriodic", chargingState="Charging")
-            payload["meterValue"] = [self._meter_value(state, state.meter.advance(), "Sample.Periodic",
-                                                       payload["timestamp"])]
+            suspended = tx.id in self.transactions_suspended   # no energy flows: the register stands still
+            payload = self._event(state, "Updated", "MeterValuePeriodic",
+                                  chargingState="SuspendedEVSE" if suspended else "Charging")
+            payload["meterValue"] = [self._meter_value(state, state.meter.wh if suspended else state.meter.advance(),
+                                                       "Sample.Periodic", payload["timestamp"])]
             response = await self.call("TransactionEvent", payload)
             if tx.energy_limit is not None and state.meter.wh >= tx.energy_limit:
                 await self._energy_limit_reached(state, tx)
@@ -291,6 +297,8 @@ class TransactionsStation2x(Block):
         SuspendedEVSE); a limit the CSMS set (E16) ends the transaction instead when TxStopPoint holds
         EnergyTransfer (stoppedReason EnergyLimitReached)."""
         tx.energy_limit = None
+        if not (tx.id in self.transactions_limited and "EnergyTransfer" in self.tx_stop_point):
+            self.transactions_suspended.add(tx.id)
         await self._limit_reached(state, tx, "EnergyLimitReached")
 
     async def _limit_reached(self, state: EvseState, tx: StationTransaction, reason: str) -> None:
@@ -309,7 +317,9 @@ class TransactionsStation2x(Block):
     async def _limit_answered(self, state: EvseState, response: dict) -> None:
         """E16 (2.1): a transactionLimit with maxEnergy or maxTime in the CSMS's answer is confirmed (Updated,
         triggerReason LimitSet, the limits in force in transactionInfo.transactionLimit) and holds from the
-        transaction's start: the energy it counted, the time since it started; one already reached binds at once."""
+        transaction's start: the energy it counted, the time since it started; one already reached binds at once; a
+        maxEnergy raised above what a transaction its limit suspended counted lets the energy flow again (E16.FR.14:
+        Updated, ChargingStateChanged, Charging)."""
         limit = {k: v for k, v in (response.get("transactionLimit") or {}).items() if k in ("maxEnergy", "maxTime")}
         tx = state.transaction
         if not limit or tx is None or self.version is not OcppVersion.V21:
@@ -317,8 +327,15 @@ class TransactionsStation2x(Block):
         if "maxEnergy" in limit:
             tx.energy_limit = self.transactions_start_wh.get(tx.id, 0) + int(limit["maxEnergy"])
         self.transactions_limited.add(tx.id)
-        await self.call("TransactionEvent", self._event(state, "Updated", "LimitSet", chargingState="Charging",
+        suspended = tx.id in self.transactions_suspended
+        await self.call("TransactionEvent", self._event(state, "Updated", "LimitSet",
+                                                        chargingState="SuspendedEVSE" if suspended else "Charging",
                                                         transactionLimit=limit))
+        if suspended and tx.energy_limit is not None and state.meter.wh < tx.energy_limit \
+                and state.transaction is tx:   # E16.FR.14: a limit raised above what was counted: energy again
+            self.transactions_suspended.discard(tx.id)
+            await self.call("TransactionEvent", self._event(state, "Updated", "ChargingStateChanged",
+                                                            chargingState="Charging"))
         if "maxTime" in limit:
             deadline = self.transactions_started_at.get(tx.id, clock.now()) + int(limit["maxTime"])
             self.background.spawn(self._time_limit(state, tx, deadline))

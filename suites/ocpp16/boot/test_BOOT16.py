@@ -20,6 +20,7 @@ from harness.ocpp.versions import OcppVersion
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP16, TC, case, checks
 from harness.usecases.core16 import collect, connectors
+from harness.usecases.registration import accepted_after, answered_as
 from harness.verdict import check_equal, check_in, require, violated
 
 
@@ -61,24 +62,6 @@ MAIN_CONTROLLER_STATUSES = {"Available", "Unavailable", "Faulted"}
 TOLERANCE = 0.25   # seconds of scheduling slack when an interval is measured
 HEARTBEAT = 2      # seconds: the heartbeat interval the harness's central system gives
 PENDING_RETRY, REJECTED_RETRY = 1, 2   # seconds: the interval of its Pending and Rejected answers
-
-
-async def _registered_as(arena, station, status):
-    """The central system under test is set to answer ``status``; the harness's charge point connects without
-    booting (a refusal is the profile's to fix: CONN judges the handshake) and boots."""
-    await arena.act(CSMS, "set_registration", status=status)
-    await station.connect(boot=False)
-    response = await station.send_boot()
-    check_equal(BOOT16.registration, "BootNotification.conf status", status, response["status"])
-    return response
-
-
-async def _accepted_after(arena, station, response):
-    """Set to Accepted, the central system accepts the next boot, sent after the interval (cut short at
-    the connect timeout: booting early is then the harness's own deviation from a SHOULD, not the SUT's)."""
-    await arena.act(CSMS, "set_registration", status="Accepted")
-    await arena.elapse(min(interval_of(response), arena.timeouts.connect))
-    check_equal(BOOT16.registration, "BootNotification.conf status", "Accepted", (await station.send_boot())["status"])
 
 
 async def _reports_connectors(arena, boot):
@@ -137,13 +120,13 @@ async def test_accepted_boot_reports_every_connector(ocpp_unlinked, harness_csms
 async def test_pending_charge_point_is_configured_then_accepted(ocpp_unlinked, harness_station):
     """Pending — the central system configures the charge point as its operator asks, then accepts it."""
     arena = ocpp_unlinked
-    response = await _registered_as(arena, harness_station, "Pending")
+    response = await answered_as(arena, harness_station, "Pending", BOOT16.registration)
     change = await arena.exchange(CSMS, "ChangeConfiguration", None,
                                   trigger=("change_configuration", {"key": "HeartbeatInterval", "value": "600"}),
                                   rule=BOOT16.configures_pending)
     check_equal(BOOT16.configures_pending, "ChangeConfiguration.req key", {"key": "HeartbeatInterval"},
                 {"key": change.request["key"]}, same=same(OcppVersion.V16))
-    await _accepted_after(arena, harness_station, response)
+    await accepted_after(arena, harness_station, response, BOOT16.registration)
 
 
 @pytest.mark.sut_roles("cs")
@@ -179,7 +162,8 @@ async def test_boot_pending_then_configured(ocpp_unlinked, harness_csms, profile
 async def test_rejected_charge_point_is_accepted_later(ocpp_unlinked, harness_station):
     """Rejected, then set to Accepted — the central system accepts the boot retried after the interval."""
     arena = ocpp_unlinked
-    await _accepted_after(arena, harness_station, await _registered_as(arena, harness_station, "Rejected"))
+    response = await answered_as(arena, harness_station, "Rejected", BOOT16.registration)
+    await accepted_after(arena, harness_station, response, BOOT16.registration)
 
 
 @pytest.mark.sut_roles("cs")

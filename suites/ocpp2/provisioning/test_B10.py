@@ -6,7 +6,8 @@ requirements, in our words: docs/requirements/provisioning.md.
 The new profile names the harness itself under another path (``/b10-migrated``): the station is judged on the
 path of the upgrade request it sends after the reboot. A station under test thus keeps its CSMS, and the old
 priority comes back when the test ends (the arena restores the variable); its old slot stays second in the list
-meanwhile, so a station that cannot use the new profile falls back to it (B10.FR.03).
+meanwhile, so a station that cannot use the new profile falls back to it (B10.FR.03), which a second test asks of it
+with a profile naming an address where nothing listens (NetworkProfileConnectionAttempts set to 1).
 
 Readings chosen where the texts are silent: the station may refuse the profile (Rejected, Failed), the new
 priority or the reset (the test is then not applicable); Accepting a valid priority list is SHOULD (B10.FR.01's
@@ -21,10 +22,11 @@ from harness.errors import NotApplicable
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
+from harness.usecases.authorization import station_variable
 from harness.usecases.device_model import PRIORITY, get_variables, network_profile, set_variables
 from harness.usecases.operations import operate
 from harness.usecases.reset import Resets, accepted, rebooted, reset
-from harness.verdict import check_equal, require
+from harness.verdict import check_equal, require, violated
 
 MARKER = "b10-migrated"   # the path under which the migrated profile reaches the harness
 
@@ -41,6 +43,12 @@ class B10(RuleTable):
     first_entry = must("OCPP 2.0.1 part 2 B10.FR.04 (as the OCA errata of 2025-06 quote it, SHALL; the same as "
                        "A05.FR.05)", "after the reboot the station connects with the first entry of "
                        "NetworkConfigurationPriority", by=CS)
+    next_entry = must("OCPP 2.0.1 part 2 B10.FR.03 (as the OCA errata of 2025-06 quote it, SHALL: "
+                      "NetworkProfileConnectionAttempts attempts per entry of NetworkConfigurationPriority)",
+                      "after a reboot, once its attempts with the first entry failed, the station connects with the "
+                      "next entry", by=CS)
+    boots = must("OCPP 2.0.1 part 2 B10.FR.10 (added by the OCA errata of 2025-06, SHALL)",
+                 "connected with another network connection profile, the station sends BootNotification", by=CS)
 
 
 pytestmark = case("B10", block="Provisioning", roles=("csms", "cs"), protocols=OCPP2)
@@ -52,10 +60,10 @@ def _slot(priority: str) -> int:
     return next(slot for slot in range(9, 100) if slot not in used)
 
 
-async def _migrate(ocpp, url: str) -> str | None:
+async def _migrate(ocpp, url: str, *, reboot: bool = True) -> str | None:
     """The three steps of the operator: the profile for ``url`` stored in a free slot, that slot put first, an
-    Immediate reset. The station's refusal of any step makes the test not applicable; a refused priority is a
-    finding (None)."""
+    Immediate reset (its reboot awaited unless ``reboot`` is False). The station's refusal of any step makes the test
+    not applicable; a refused priority is a finding (None)."""
     read = await get_variables(ocpp, [PRIORITY], B10.request)
     old = read[0].get("attributeValue") or "1"
     slot = _slot(old)
@@ -70,7 +78,8 @@ async def _migrate(ocpp, url: str) -> str | None:
         return None
     connections = ocpp.connections()
     accepted(await reset(ocpp, "Immediate"), "Accepted", B10.restarts)
-    await rebooted(ocpp, connections, "RemoteReset")
+    if reboot:
+        await rebooted(ocpp, connections, "RemoteReset")
     return url
 
 
@@ -89,6 +98,27 @@ async def test_station_connects_with_the_first_profile(ocpp, harness_csms):
     require(path.startswith(urlsplit(url).path + "/"), B10.first_entry, "after the reboot the station did not "
             "connect with the first entry of NetworkConfigurationPriority", expected=f"{url}/<identity>",
             actual=path)
+
+
+@pytest.mark.sut_roles("cs")
+@checks(B10.request, B10.priority_set, Resets.request, B10.restarts, B10.next_entry, B10.boots)
+async def test_station_falls_back_to_the_next_profile(ocpp, harness_csms):
+    """A profile naming an address where nothing listens (127.0.0.1, port 1) put first, one attempt per entry:
+    after the reset the station gives it up and connects with the next entry, its old profile (back to the
+    harness at its usual path), and boots."""
+    await station_variable(ocpp, "OCPPCommCtrlr", "NetworkProfileConnectionAttempts", "1")
+    scheme = "wss" if ocpp.security_profile >= 2 else "ws"
+    connections = ocpp.connections()
+    if await _migrate(ocpp, f"{scheme}://127.0.0.1:1/{MARKER}", reboot=False) is None:
+        return
+    if await ocpp.reconnected(connections) is None:
+        violated(B10.next_entry, "after the reboot the station did not connect with the next entry of "
+                 "NetworkConfigurationPriority once the first failed", expected="a new connection to the harness",
+                 actual=f"none within {ocpp.timeouts.connect:g} s")
+    path = harness_csms.handshakes()[-1].path
+    require(MARKER not in path, B10.next_entry, "the station connected with another entry than the next one",
+            expected="its old profile's URL", actual=path)
+    await ocpp.expect("BootNotification", sender=CS, after=0, rule=B10.boots)
 
 
 @pytest.mark.sut_roles("csms")

@@ -6,16 +6,21 @@ maxCost, maxEnergy, maxTime, maxSoC), and the station stops the transaction when
 requirements, in our words: docs/requirements/remote_control.md.
 
 Readings chosen where the texts are silent: the F07 requirement texts (F07.FR.01-04) could not be checked, so
-what either side does beyond the schema is SHOULD (a finding). The limit played is maxTime (the one a test can
-reach without a metered EV). The station may end the transaction when the time is up or only suspend it
-(an Updated event): the first TransactionEvent with triggerReason TimeLimitReached is judged, and an Ended
-one should carry stoppedReason TimeLimitReached."""
+what either side does beyond the schema is SHOULD (a finding). The limits played are maxTime and maxEnergy (the
+cable in first, the energy counted by the periodic samples of SampledDataCtrlr.TxUpdatedInterval); maxCost needs
+a tariff the station prices by and maxSoC an EV reporting its state of charge: not played. The station may end
+the transaction when a limit is reached or only suspend it (an Updated event, SuspendedEVSE): the first
+TransactionEvent with triggerReason TimeLimitReached (EnergyLimitReached) is judged, and an Ended one should carry
+the same stoppedReason."""
 
 import secrets
 
+from harness.ocpp.equivalence import same
 from harness.roles import CS, CSMS
-from harness.rules import RuleTable, must, should
+from harness.rules import Rule, RuleTable, must, should
 from harness.suite import case, checks
+from harness.transport.ws import Exchange
+from harness.usecases.authorization import station_variable
 from harness.usecases.smart_charging import ChargingProfiles
 from harness.verdict import check_equal, dig
 
@@ -34,6 +39,11 @@ class F07(RuleTable):
                         "once maxTime seconds have passed since the start the station stops the transaction and "
                         "says so (triggerReason TimeLimitReached; an Ended event with stoppedReason "
                         "TimeLimitReached)", by=CS)
+    energy_limit = should("OCPP 2.1 part 2 F07; TransactionLimitType.maxEnergy; TriggerReasonEnumType and "
+                          "ReasonEnumType (EnergyLimitReached)",
+                          "once the transaction took maxEnergy Wh the station stops the energy and says so "
+                          "(triggerReason EnergyLimitReached: Updated with SuspendedEVSE, or Ended with stoppedReason "
+                          "EnergyLimitReached)", by=CS)
 
 
 pytestmark = case("F07", block="Remote control", roles=("csms", "cs"), protocols=("ocpp2.1",),
@@ -42,11 +52,14 @@ pytestmark = case("F07", block="Remote control", roles=("csms", "cs"), protocols
 MAX_TIME = 2   # seconds: a limit reached within the test
 
 
-@checks(F07.request, F07.accepted, ChargingProfiles.transaction, F07.limit, F07.time_limit)
-async def test_remote_start_with_a_time_limit(ocpp, profile):
-    """The operator starts a transaction on the first EVSE limited to two seconds: the Started event is answered
-    with transactionLimit.maxTime 2, and after two seconds the station reports TimeLimitReached."""
-    evse, limit = profile.evses[0].id, {"maxTime": MAX_TIME}
+MAX_ENERGY = 200   # Wh: a limit the periodic samples reach within the test
+INTERVAL, PATIENCE = 10, 6   # seconds between periodic samples; the intervals the station is given to count it
+
+
+async def limited_start(ocpp, evse: int, limit: dict) -> Exchange | None:
+    """The operator starts a transaction on ``evse`` remotely, limited to ``limit``: the request and its answer
+    judged, the Started event's answer carries the limit (a finding otherwise); returns the Started event (None: the
+    answer carried no limit, so the station has none to keep)."""
     mark = ocpp.mark()
     await ocpp.act(CSMS, "request_start_transaction_with_limit", evse_id=evse, transaction_limit=limit,
                    remote_start_id=secrets.randbelow(10**6) + 1)
@@ -56,14 +69,38 @@ async def test_remote_start_with_a_time_limit(ocpp, profile):
     started = await ocpp.expect("TransactionEvent", sender=CS, after=mark, rule=ChargingProfiles.transaction,
                                 where=lambda p: p["eventType"] == "Started" and dig(p, "evse.id", evse) == evse)
     check_equal(F07.limit, "TransactionEventResponse transactionLimit of the Started event", limit,
-                started.result.get("transactionLimit"))
-    if dig(started.result, "transactionLimit.maxTime") is None:
-        return   # a CSMS under test gave no time limit (the finding above): the station has none to keep
+                started.result.get("transactionLimit"), same=same(ocpp.version))
+    return started if all(dig(started.result, f"transactionLimit.{k}") is not None for k in limit) else None
+
+
+async def reached(ocpp, started: Exchange, trigger: str, within: float, rule: Rule) -> None:
+    """The station says the limit of the transaction ``started`` began was reached (``trigger``) within ``within``
+    seconds; an Ended event carries it as stoppedReason (``rule``; silence is a finding)."""
     transaction_id = started.request["transactionInfo"]["transactionId"]
-    reached = await ocpp.expect("TransactionEvent", sender=CS, after=ocpp.mark_after(started), rule=F07.time_limit,
-                                timeout=MAX_TIME + ocpp.timeouts.action,
-                                where=lambda p: p["transactionInfo"]["transactionId"] == transaction_id
-                                and p["triggerReason"] == "TimeLimitReached")
-    if reached is not None and reached.request["eventType"] == "Ended":   # silence is a finding (SHOULD)
-        check_equal(F07.time_limit, "stoppedReason of the transaction its time limit ended", "TimeLimitReached",
-                    reached.request["transactionInfo"].get("stoppedReason"))
+    event = await ocpp.expect("TransactionEvent", sender=CS, after=ocpp.mark_after(started), rule=rule,
+                              timeout=within, where=lambda p: p["transactionInfo"]["transactionId"] == transaction_id
+                              and p["triggerReason"] == trigger)
+    if event is not None and event.request["eventType"] == "Ended":
+        check_equal(rule, f"stoppedReason of the transaction its limit ended ({trigger})", trigger,
+                    event.request["transactionInfo"].get("stoppedReason"))
+
+
+@checks(F07.request, F07.accepted, ChargingProfiles.transaction, F07.limit, F07.time_limit)
+async def test_remote_start_with_a_time_limit(ocpp, profile):
+    """The operator starts a transaction on the first EVSE limited to two seconds: the Started event is answered
+    with transactionLimit.maxTime 2, and after two seconds the station reports TimeLimitReached."""
+    started = await limited_start(ocpp, profile.evses[0].id, {"maxTime": MAX_TIME})
+    if started is not None:
+        await reached(ocpp, started, "TimeLimitReached", MAX_TIME + ocpp.timeouts.action, F07.time_limit)
+
+
+@checks(F07.request, F07.accepted, ChargingProfiles.transaction, F07.limit, F07.energy_limit)
+async def test_remote_start_with_an_energy_limit(ocpp, profile):
+    """The cable in, the operator starts a transaction on the first EVSE limited to 200 Wh: the Started event is
+    answered with transactionLimit.maxEnergy 200, and once 200 Wh flowed the station reports EnergyLimitReached."""
+    evse = profile.evses[0].id
+    await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
+    await ocpp.act(CS, "plug_in", evse_id=evse)
+    started = await limited_start(ocpp, evse, {"maxEnergy": MAX_ENERGY})
+    if started is not None:
+        await reached(ocpp, started, "EnergyLimitReached", PATIENCE * INTERVAL, F07.energy_limit)

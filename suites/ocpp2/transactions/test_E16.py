@@ -15,6 +15,7 @@ from harness.ocpp.equivalence import same
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import case, checks
+from harness.transport.ws import Exchange
 from harness.usecases.authorization import station_variable
 from harness.usecases.transactions import (Transaction, check_answers, check_seq_no, events_of, local_start, of,
                                            transaction_id, tx_points)
@@ -43,6 +44,9 @@ class E16(RuleTable):
                      "the transaction already counted binds at once: EnergyLimitReached right after LimitSet (within the "
                      "action timeout, before the next sample)",
                      by=CS)
+    raised = should("OCPP 2.1 part 2 E16.FR.14 (as public implementations cite it)", "a limit raised above the "
+                    "energy a suspended transaction counted lets the energy flow again: an event of the transaction "
+                    "with chargingState Charging after the new limit's LimitSet", by=CS)
     ended = should("OCPP 2.1 part 2 E16.FR.06 (as public implementations cite it); ReasonEnumType "
                    "EnergyLimitReached", "with TxStopPoint EnergyTransfer, the limit reached ends the transaction, "
                    "stoppedReason EnergyLimitReached", by=CS)
@@ -66,6 +70,13 @@ async def limited(ocpp, profile, stop: str, first: int = 0, **limit: int) -> tup
     _, started = await local_start(ocpp, evse, Transaction.started)
     tx = transaction_id(started)
     await ocpp.elapse(first * INTERVAL)
+    return (tx, mark) if await limit_set(ocpp, tx, **limit) is not None else None
+
+
+async def limit_set(ocpp, tx: str, **limit: int) -> Exchange | None:
+    """The CSMS's operator limits the running transaction ``tx`` (``max_energy`` Wh, ``max_time`` s): the CSMS's
+    answer to its next event carries the limit, the station confirms it (LimitSet). Returns the confirmation (None:
+    the station confirmed nothing, a finding)."""
     asked = ocpp.mark()
     await ocpp.act(CSMS, "set_transaction_limit", transaction_id=tx, **limit)
     nxt = await ocpp.expect("TransactionEvent", sender=CS, after=asked, where=of(tx), timeout=2 * INTERVAL,
@@ -84,23 +95,34 @@ async def limited(ocpp, profile, stop: str, first: int = 0, **limit: int) -> tup
     for name, value in limit.items():
         check_equal(E16.confirmed, f"transactionInfo.transactionLimit.{WIRE[name]} of the LimitSet event", value,
                     dig(confirm.request, f"transactionInfo.transactionLimit.{WIRE[name]}"), same=same("ocpp2.1"))
-    return tx, mark
+    return confirm
 
 
 def _limit_reached(tx: str):
     return lambda p: of(tx)(p) and p.get("triggerReason") == "EnergyLimitReached"
 
 
+async def _limit_hit(ocpp, profile) -> tuple[str, int, Exchange | None] | None:
+    """TxStopPoint EVConnected,Authorized; a driver's transaction limited to LIMIT Wh by the operator: the
+    transaction, the mark before it and the event saying the limit was reached (None: silence, a finding); None
+    when the station confirmed no limit."""
+    found = await limited(ocpp, profile, "EVConnected,Authorized", max_energy=LIMIT)
+    if found is None:
+        return None
+    tx, mark = found
+    reached = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_limit_reached(tx),
+                                timeout=PATIENCE * INTERVAL, rule=E16.reached)
+    return tx, mark, reached
+
+
 @checks(Transaction.started, E16.limit_sent, E16.confirmed, E16.reached, Transaction.seq_no, Transaction.answered)
 async def test_energy_limit_stops_the_energy(ocpp, profile):
     """TxStopPoint EVConnected,Authorized; the operator limits the running transaction to 200 Wh: the CSMS
     sends the limit, the station confirms it and, once 200 Wh have flowed, suspends the energy."""
-    found = await limited(ocpp, profile, "EVConnected,Authorized", max_energy=LIMIT)
+    found = await _limit_hit(ocpp, profile)
     if found is None:
         return
-    tx, mark = found
-    reached = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_limit_reached(tx),
-                                timeout=PATIENCE * INTERVAL, rule=E16.reached)
+    tx, mark, reached = found
     if reached is not None and reached.request["eventType"] == "Updated":
         check_in(E16.reached, "chargingState once the energy limit is reached", ("SuspendedEVSE",),
                  dig(reached.request, "transactionInfo.chargingState"))
@@ -165,3 +187,26 @@ async def test_time_limit_stops_the_energy(ocpp, profile):
                       where=lambda p: of(tx)(p) and p.get("triggerReason") == "TimeLimitReached",
                       rule=E16.time_reached)
     check_answers(ocpp, events_of(ocpp, tx, mark))
+
+
+@checks(Transaction.started, E16.limit_sent, E16.confirmed, E16.reached, E16.raised, Transaction.seq_no,
+        Transaction.answered)
+async def test_raised_limit_resumes_the_energy(ocpp, profile):
+    """TxStopPoint EVConnected,Authorized; the operator limits the running transaction to 200 Wh and, once the
+    station stopped the energy there, raises the limit to 2000 Wh: the station confirms it and charges again
+    (chargingState Charging)."""
+    found = await _limit_hit(ocpp, profile)
+    if found is None:
+        return
+    tx, mark, reached = found
+    if reached is None or reached.request["eventType"] != "Updated":
+        return   # nothing suspended (a finding, or the transaction ended): nothing to resume
+    confirm = await limit_set(ocpp, tx, max_energy=10 * LIMIT)
+    if confirm is None:
+        return
+    await ocpp.expect("TransactionEvent", sender=CS, after=ocpp.mark_after(reached), timeout=2 * INTERVAL,
+                      where=lambda p: of(tx)(p) and p.get("transactionInfo", {}).get("chargingState") == "Charging",
+                      rule=E16.raised)
+    events = events_of(ocpp, tx, mark)
+    check_seq_no(events)
+    check_answers(ocpp, events)

@@ -1,11 +1,13 @@
-"""Provisioning faults (B05, B06, B07, B11, B12, B13): stations that answer the device model or a Reset wrongly, and
-CSMSs that send what their operator did not ask."""
+"""Provisioning faults (B01-B13): stations that boot, answer the device model or a Reset wrongly, and CSMSs that
+answer boots otherwise than set or send what their operator did not ask."""
 
 from __future__ import annotations
 
 import asyncio
 
+from harness.errors import HarnessError
 from harness.reference import ReferenceCsms, ReferenceStation
+from harness.transport.ws import CallErrorReply
 
 from .records import V21, Fault, cs21_test, cs_test, csms21_test, csms_test
 
@@ -50,6 +52,45 @@ class StationReportsWhilePending(ReferenceStation):
         evse = next(iter(self.evses.values())).evse
         return await _talking(self, await super().boot(), "StatusNotification",
                               self.status_payload(evse.id, evse.connectors[0], "Available"))
+
+
+class StationRefusesQueriesWhilePending(ReferenceStation):
+    """B02: answered Pending, the station refuses the CSMS's GetVariables (SecurityError) until it is accepted."""
+
+    async def dispatch(self, session, call):
+        if call.action == "GetVariables" and (self.boot_response or {}).get("status") == "Pending":
+            raise CallErrorReply("SecurityError", "not accepted yet")
+        return await super().dispatch(session, call)
+
+
+class CsmsIgnoresAPendingRegistration(ReferenceCsms):
+    """B02: set to answer Pending, the CSMS accepts every boot all the same."""
+
+    async def act_set_registration(self, status):
+        if status != "Pending":
+            await super().act_set_registration(status)
+
+
+class CsmsIgnoresARejectedRegistration(ReferenceCsms):
+    """B03: set to answer Rejected, the CSMS accepts every boot all the same."""
+
+    async def act_set_registration(self, status):
+        if status != "Rejected":
+            await super().act_set_registration(status)
+
+
+class CsmsAnswersPendingStations(ReferenceCsms):
+    """B02: a station it answered Pending has its StatusNotification answered as if it were accepted."""
+
+    def registration_answered(self, session, status):
+        super().registration_answered(session, "Accepted" if status == "Pending" else status)
+
+
+class CsmsAnswersRejectedStations(ReferenceCsms):
+    """B03: a station it answered Rejected has its StatusNotification answered as if it were accepted."""
+
+    def registration_answered(self, session, status):
+        super().registration_answered(session, "Accepted" if status == "Rejected" else status)
 
 
 class StationReportsWhileRejected(ReferenceStation):
@@ -327,6 +368,35 @@ class StationRefusesNetworkPriorities(ReferenceStation):
         return super().variable_fits(component, name, value)
 
 
+class StationKeepsTryingTheFirstProfile(ReferenceStation):
+    """B10.FR.03: after a reboot the station tries the first entry of NetworkConfigurationPriority for ever, never the
+    next one."""
+
+    async def connect_by_priority(self):
+        self.reconnects = False
+        while True:
+            try:
+                if (await self.connect(self.priority_urls()[0])).connection is not None:
+                    return
+            except HarnessError:
+                await asyncio.sleep(1)
+
+
+class StationSkipsTheBootOnFallback(ReferenceStation):
+    """B10.FR.10: connected with the next entry of NetworkConfigurationPriority, the station sends no
+    BootNotification."""
+
+    async def connect_by_priority(self):
+        *first, last = self.priority_urls()
+        for url in first:
+            try:
+                if (await self.connect(url)).connection is not None:
+                    return
+            except HarnessError:
+                continue
+        await self.connect(last, boot=False)
+
+
 class CsmsReversesNetworkPriorities(ReferenceCsms):
     """B10: the operator's NetworkConfigurationPriority is sent in the reverse order."""
 
@@ -336,7 +406,7 @@ class CsmsReversesNetworkPriorities(ReferenceCsms):
         await super().act_set_variables(reversed_data, station)
 
 
-B10 = "provisioning/test_B10.py"
+B10, FALLBACK = "provisioning/test_B10.py", "test_station_falls_back_to_the_next_profile"
 B13 = "provisioning/test_B13.py"
 RESUME = "test_reset_and_resume_keeps_the_transaction"
 B01, B02, B03 = "provisioning/test_B01.py", "provisioning/test_B02.py", "provisioning/test_B03.py"
@@ -358,6 +428,18 @@ FAULTS: tuple[Fault, ...] = (
     Fault("B02-station-reports-while-pending", "B02.silent", StationReportsWhilePending,
           (cs_test(B02, "test_pending_station_boots_again_and_waits"),), "sent other CALLs before it was accepted",
           verdict="finding"),
+    Fault("B02-station-refuses-queries-while-pending", "B02.answers", StationRefusesQueriesWhilePending,
+          (cs_test(B02, "test_pending_station_answers_queries"),), "refused GetVariables"),
+    Fault("B02-csms-ignores-a-pending-registration", "B02.registration", CsmsIgnoresAPendingRegistration,
+          (csms_test(B02, "test_pending_station_is_queried_then_accepted"),
+           csms_test(B02, "test_pending_station_report_is_refused")), "BootNotificationResponse status"),
+    Fault("B02-csms-answers-pending-stations", "B02.security_error", CsmsAnswersPendingStations,
+          (csms_test(B02, "test_pending_station_report_is_refused"),), "otherwise than with SecurityError"),
+    Fault("B03-csms-ignores-a-rejected-registration", "B03.registration", CsmsIgnoresARejectedRegistration,
+          (csms_test(B03, "test_rejected_station_report_is_refused_then_accepted"),), "BootNotificationResponse status"),
+    Fault("B03-csms-answers-rejected-stations", "B03.security_error", CsmsAnswersRejectedStations,
+          (csms_test(B03, "test_rejected_station_report_is_refused_then_accepted"),),
+          "otherwise than with SecurityError"),
     Fault("B03-station-never-boots-again-when-rejected", "B03.boots_again", StationNeverBootsAgainWhenRejected,
           (cs_test(B03, "test_rejected_station_boots_again_and_waits"),), "did not boot again", verdict="finding"),
     Fault("B03-station-reports-while-rejected", "B03.silent", StationReportsWhileRejected,
@@ -401,6 +483,10 @@ FAULTS: tuple[Fault, ...] = (
           verdict="finding"),
     Fault("B09-csms-stores-in-another-slot", "B09.request", CsmsStoresInAnotherSlot,
           (csms_test(B09, "test_network_profile_is_stored"),), "SetNetworkProfileRequest"),
+    Fault("B10-station-keeps-trying-the-first-profile", "B10.next_entry", StationKeepsTryingTheFirstProfile,
+          (cs_test(B10, FALLBACK),), "did not connect with the next entry"),
+    Fault("B10-station-skips-the-boot-on-fallback", "B10.boots", StationSkipsTheBootOnFallback,
+          (cs_test(B10, FALLBACK),), "BootNotification"),
     Fault("B11-station-schedules-idle-resets", "B11.idle", StationSchedulesIdleResets,
           (cs_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "ResetResponse status to"),
     Fault("B11-station-accepts-resets-and-stays", "restart.boots", StationAcceptsResetsAndStays,

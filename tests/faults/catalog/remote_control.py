@@ -164,6 +164,21 @@ class CsmsForgetsTransactionLimits(ReferenceCsms):
         return None
 
 
+class StationIgnoresEnergyLimits(ReferenceStation):
+    """F07: a transaction whose Started event was answered with transactionLimit.maxEnergy takes energy past it."""
+
+    async def _energy_limit_reached(self, state, tx):
+        tx.energy_limit = None
+
+
+class CsmsDoublesEnergyLimits(ReferenceCsms):
+    """F07: the operator's maxEnergy of a remote start reaches the answer to the Started event doubled."""
+
+    def limit_transactions_of(self, id_token, limit):
+        doubled = {k: 2 * v if k == "maxEnergy" else v for k, v in limit.items()}
+        return super().limit_transactions_of(id_token, doubled)
+
+
 class StationStartsOnUnknownEvses(ReferenceStation):
     """F02: a remote start on an EVSE it does not have is Accepted (and nothing starts)."""
 
@@ -232,9 +247,15 @@ FAULTS: tuple[Fault, ...] = (
           version=V21),
     Fault("F07-station-ends-time-limited-as-local", "F07.time_limit", StationEndsTimeLimitedAsLocal,
           (cs21_test(F07, "test_remote_start_with_a_time_limit"),),
-          "stoppedReason of the transaction its time limit ended", verdict="finding", version=V21),
+          "stoppedReason of the transaction its limit ended", verdict="finding", version=V21),
     Fault("F07-csms-forgets-transaction-limits", "F07.limit", CsmsForgetsTransactionLimits,
           (csms21_test(F07, "test_remote_start_with_a_time_limit"),),
+          "TransactionEventResponse transactionLimit of the Started event", verdict="finding", version=V21),
+    Fault("F07-station-ignores-energy-limits", "F07.energy_limit", StationIgnoresEnergyLimits,
+          (cs21_test(F07, "test_remote_start_with_an_energy_limit"),), "TransactionEvent", verdict="finding",
+          version=V21),
+    Fault("F07-csms-doubles-energy-limits", "F07.limit", CsmsDoublesEnergyLimits,
+          (csms21_test(F07, "test_remote_start_with_an_energy_limit"),),
           "TransactionEventResponse transactionLimit of the Started event", verdict="finding", version=V21),
     Fault("F05-station-unlocks-during-transactions", "F05.ongoing", StationUnlocksDuringTransactions,
           (cs_test(F05, "test_unlock_during_an_authorized_transaction"),),

@@ -1,4 +1,4 @@
-"""Transaction faults (E01-E03, E06, E07, E09, E10, E13, E14): stations that start or stop at the wrong point, number or
+"""Transaction faults (E01-E17): stations that start or stop at the wrong point, number or
 word their TransactionEvents wrongly, or misreport a transaction's status; CSMSs that leave a token
 unchecked or ask about another transaction."""
 
@@ -332,6 +332,27 @@ class StationCountsTheLimitFromNow(ReferenceStation):
         await super()._limit_answered(state, response)
 
 
+class StationStaysSuspendedAfterARaise(ReferenceStation):
+    """E16.FR.14: a limit raised above what the suspended transaction counted is confirmed, and the energy stays off."""
+
+    async def call(self, action, payload):
+        if action == "TransactionEvent" and payload.get("triggerReason") == "ChargingStateChanged" \
+                and payload["transactionInfo"].get("chargingState") == "Charging":
+            self.transactions_suspended.add(payload["transactionInfo"]["transactionId"])
+            return {}
+        return await super().call(action, payload)
+
+
+class CsmsKeepsTheFirstLimit(ReferenceCsms):
+    """E16: once a transaction is limited, the operator's later limits of it never reach the station."""
+
+    async def act_set_transaction_limit(self, transaction_id, max_energy=None, max_time=None, station=None):
+        if transaction_id in getattr(self, "limited_once", set()):
+            return None
+        self.limited_once = getattr(self, "limited_once", set()) | {transaction_id}
+        await super().act_set_transaction_limit(transaction_id, max_energy, max_time, station)
+
+
 class StationIgnoresTimeLimits(ReferenceStation):
     """E16.FR.05: a maxTime the CSMS set is confirmed, then never enforced."""
 
@@ -369,6 +390,28 @@ class StationMarksNothingOffline(ReferenceStation):
 
     def _send_waiting(self):
         _unmark(self)
+        super()._send_waiting()
+
+
+def _driver_stop(payload):
+    """The Ended event of a transaction the driver stopped with the token (E08)."""
+    return payload["eventType"] == "Ended" and payload.get("triggerReason") == "StopAuthorized"
+
+
+class StationDropsOfflineStops(ReferenceStation):
+    """E08: the Ended event of a transaction the driver stopped while offline is dropped, never delivered."""
+
+    async def _queued(self, payload):
+        return _drop(self, payload) if _driver_stop(payload) else await super()._queued(payload)
+
+
+class StationMarksNoOfflineStop(ReferenceStation):
+    """E08: the Ended event of a transaction the driver stopped while offline is delivered without offline true."""
+
+    def _send_waiting(self):
+        for payload, _ in self._waiting:
+            if _driver_stop(payload):
+                payload.pop("offline", None)
         super()._send_waiting()
 
 
@@ -434,12 +477,47 @@ class CsmsAnswersStartedWithoutStatus(ReferenceCsms):
         return answer
 
 
+class StationEndsInterruptedTransactions(ReferenceStation):
+    """E17: back from a power loss, the station ends the transaction whatever TxCtrlr.ResumptionTimeout says."""
+
+    async def act_power_loss(self, off_for=0):
+        self.variables[("TxCtrlr", "ResumptionTimeout")] = "0"
+        await super().act_power_loss(off_for)
+
+
+class StationResumesWithoutEnergy(ReferenceStation):
+    """E17: a resumed transaction is always SuspendedEVSE, even with AllowEnergyTransferResumption true."""
+
+    async def act_power_loss(self, off_for=0):
+        self.variables[("TxCtrlr", "AllowEnergyTransferResumption")] = "false"
+        await super().act_power_loss(off_for)
+
+
+class StationResumesPastTheTimeout(ReferenceStation):
+    """E17: back from a power loss, the station resumes the transaction even with ResumptionTimeout 0 or outlasted."""
+
+    async def act_power_loss(self, off_for=0):
+        self.variables[("TxCtrlr", "ResumptionTimeout")] = "100000"
+        await super().act_power_loss(0)
+
+
+class CsmsRefusesInterruptedTransactions(ReferenceCsms):
+    """E17: the events of a transaction interrupted by a power loss (TxResumed, AbnormalCondition) get a CALLERROR."""
+
+    def on_TransactionEvent(self, session, payload):
+        if payload["triggerReason"] in ("TxResumed", "AbnormalCondition"):
+            raise NotImplementedError(f"TransactionEvent {payload['triggerReason']}")
+        return super().on_TransactionEvent(session, payload)
+
+
 E04, E05 = "transactions/test_E04.py", "transactions/test_E05.py"
 E11, E12 = "transactions/test_E11.py", "transactions/test_E12.py"
+E08, DRIVER_OFFLINE = "transactions/test_E08.py", "test_transaction_stopped_by_the_driver_while_offline"
 E01, E02, E03 = "transactions/test_E01.py", "transactions/test_E02.py", "transactions/test_E03.py"
 E06, E07, E14 = "transactions/test_E06.py", "transactions/test_E07.py", "transactions/test_E14.py"
 E09, E10, E13 = "transactions/test_E09.py", "transactions/test_E10.py", "transactions/test_E13.py"
-E16 = "transactions/test_E16.py"
+E16, E17 = "transactions/test_E16.py", "transactions/test_E17.py"
+RESUMES, ENDS17 = "test_power_loss_within_the_timeout_resumes", "test_power_loss_past_the_timeout_ends"
 STARTS = "test_transaction_starts_at_the_start_point"
 EITHER = "test_either_start_point_starts_the_transaction"
 ENDS = "test_transaction_ends_at_the_stop_point"
@@ -498,13 +576,14 @@ FAULTS: tuple[Fault, ...] = (
           (csms_test(E14, "test_status_of_an_ongoing_transaction"), csms_test(E14, "test_status_of_an_ended_transaction")),
           "GetTransactionStatusRequest"),
     Fault("E12-station-drops-offline-events", "E12.delivered", StationDropsOfflineEvents,
-          (cs_test(E12, "test_transaction_stopped_while_offline"),
-           cs_test(E12, "test_transaction_stopped_by_the_driver_while_offline")),
-          "the SUT did not send TransactionEvent within"),
+          (cs_test(E12, "test_transaction_stopped_while_offline"),), "the SUT did not send TransactionEvent within"),
     Fault("E12-station-marks-nothing-offline", "E12.offline", StationMarksNothingOffline,
-          (cs_test(E12, "test_transaction_stopped_while_offline"),
-           cs_test(E12, "test_transaction_stopped_by_the_driver_while_offline")),
+          (cs_test(E12, "test_transaction_stopped_while_offline"),),
           "offline of the Ended event that happened during the outage is wrong"),
+    Fault("E08-station-drops-offline-stops", "E08.delivered", StationDropsOfflineStops,
+          (cs_test(E08, DRIVER_OFFLINE),), "the SUT did not send TransactionEvent within"),
+    Fault("E08-station-marks-no-offline-stop", "E08.offline", StationMarksNoOfflineStop,
+          (cs_test(E08, DRIVER_OFFLINE),), "offline of the Ended event that happened during the outage is wrong"),
     Fault("E11-station-drops-offline-samples", "E11.delivered", StationDropsOfflineSamples,
           (cs_test(E11, "test_samples_made_offline_are_delivered"),), "the SUT did not send TransactionEvent within"),
     Fault("E11-station-marks-no-sample-offline", "E11.offline", StationMarksNoSampleOffline,
@@ -517,7 +596,8 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(E04, "test_transaction_started_offline"),),
           "offline of the Started event of a transaction started during the outage is wrong"),
     Fault("E12-csms-refuses-offline-events", "tx.answered", CsmsRefusesOfflineEvents,
-          (csms_test(E12, "test_transaction_stopped_while_offline"), csms_test(E11, "test_samples_made_offline_are_delivered")),
+          (csms_test(E12, "test_transaction_stopped_while_offline"), csms_test(E11, "test_samples_made_offline_are_delivered"),
+           csms_test(E08, DRIVER_OFFLINE)),
           "the CSMS answered a TransactionEvent with a CALLERROR"),
     Fault("E05-csms-accepts-started-tokens", "E05.refused", CsmsAcceptsStartedTokens,
           (csms_test(E05, "test_token_accepted_locally_is_refused", "Invalid"),
@@ -595,7 +675,25 @@ FAULTS: tuple[Fault, ...] = (
     Fault("E16-station-counts-the-limit-from-now", "E16.at_once", StationCountsTheLimitFromNow,
           (cs21_test(E16, "test_limit_below_the_counted_energy_binds_at_once"),),
           "the SUT did not send TransactionEvent within", verdict="finding", version=V21),
+    Fault("E16-station-stays-suspended-after-a-raise", "E16.raised", StationStaysSuspendedAfterARaise,
+          (cs21_test(E16, "test_raised_limit_resumes_the_energy"),), "the SUT did not send TransactionEvent within",
+          verdict="finding", version=V21),
+    Fault("E16-csms-keeps-the-first-limit", "E16.limit_sent", CsmsKeepsTheFirstLimit,
+          (csms21_test(E16, "test_raised_limit_resumes_the_energy"),),
+          "transactionLimit.maxEnergy of the answer to the transaction's next event is wrong", version=V21),
     Fault("E16-station-ignores-time-limits", "E16.time_reached", StationIgnoresTimeLimits,
           (cs21_test(E16, "test_time_limit_stops_the_energy"),), "the SUT did not send TransactionEvent within",
           verdict="finding", version=V21),
+    Fault("E17-station-ends-interrupted-transactions", "E17.kept", StationEndsInterruptedTransactions,
+          (cs21_test(E17, RESUMES, "energy"), cs21_test(E17, RESUMES, "no-energy")),
+          "ended the transaction it was to resume", verdict="finding", version=V21),
+    Fault("E17-station-resumes-without-energy", "E17.energy", StationResumesWithoutEnergy,
+          (cs21_test(E17, RESUMES, "energy"),), "chargingState of the resumed transaction", verdict="finding",
+          version=V21),
+    Fault("E17-station-resumes-past-the-timeout", "E17.ended", StationResumesPastTheTimeout,
+          (cs21_test(E17, ENDS17, "timeout-0"), cs21_test(E17, ENDS17, "timeout-expired")),
+          "TransactionEvent", verdict="finding", version=V21),
+    Fault("E17-csms-refuses-interrupted-transactions", "E17.answered", CsmsRefusesInterruptedTransactions,
+          (csms21_test(E17, RESUMES, "energy"), csms21_test(E17, ENDS17, "timeout-0")),
+          "answered the interrupted transaction's event with a CALLERROR", version=V21),
 )
