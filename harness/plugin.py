@@ -14,7 +14,6 @@ import logging
 import os
 import signal
 import threading
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -741,5 +740,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         rep.user_properties.extend(result.junit_properties())
         report.show_findings(result.findings)
         if result.usecase is not None:
-            rep.conformance = asdict(result)   # collected by report.RunReports, on the xdist controller too
+            # collected by report.RunReports, on the xdist controller too; a shallow copy (no dataclass walk):
+            # every value is plain, and what reads it replaces its members rather than change them
+            rep.conformance = dict(vars(result))
     return rep

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import os
@@ -78,6 +79,7 @@ class CaseResult:
         return [(name, value) for name, value in facts if value]
 
 
+@functools.lru_cache(maxsize=4096)
 def title_of(function: Any) -> str:
     """A test's title for a reader: the first sentence of its docstring, else its name in words."""
     doc = inspect.getdoc(function) if function is not None else None
@@ -87,6 +89,7 @@ def title_of(function: Any) -> str:
     return getattr(function, "__name__", "").removeprefix("test_").replace("_", " ")
 
 
+@functools.lru_cache(maxsize=1024)
 def usecase_title(docstring: str | None) -> str:
     """A use case's title for a reader: its suite file's docstring, after the id, to the end of its first
     clause ("C01 — EV driver authorization using RFID (and the order ...)." → "EV driver authorization using RFID")."""

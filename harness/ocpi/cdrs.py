@@ -23,13 +23,12 @@ Readings where the text is silent (docs/requirements/ocpi-cdrs.md):
 
 from __future__ import annotations
 
-import copy
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from harness.cistring import id_key, same_id
-from harness.ocpi.envelope import StatusCode, StatusError
+from harness.ocpi.envelope import StatusCode, StatusError, json_copy
 from harness.ocpi.locations import checked, invalid
 from harness.ocpi.timestamps import parse_datetime
 from harness.rules import Rule, RuleTable, must, should
@@ -376,7 +375,7 @@ class CdrStore:
         self._cdrs: dict[Key, dict[str, Any]] = {}
         self._paths: dict[str, Key] = {}
         for cdr in cdrs:
-            self._cdrs[self._key(*(cdr[name] for name in IDS))] = copy.deepcopy(dict(cdr))
+            self._cdrs[self._key(*(cdr[name] for name in IDS))] = json_copy(dict(cdr))
 
     @staticmethod
     def _key(country_code: str, party_id: str, cdr_id: str) -> Key:
@@ -403,7 +402,7 @@ class CdrStore:
         if key in self._cdrs:
             raise invalid(CdrRules.unique_id, f"a CDR {cdr['id']} is held already: a CDR is never replaced",
                           actual=cdr["id"])
-        self._cdrs[key] = copy.deepcopy(cdr)
+        self._cdrs[key] = json_copy(cdr)
         return self._cdrs[key]
 
     def post(self, cdr: Any) -> str:

@@ -12,11 +12,12 @@ both build on it.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass
 from datetime import datetime
 from enum import IntEnum
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from harness import clock
 from harness.errors import PeerViolation
@@ -213,3 +214,18 @@ def expect_success(http_status: int, body: str | bytes) -> Any:
                             "where a success was due", expected=StatusCode.SUCCESS.value,
                             actual=envelope.status_code)
     return envelope.data
+
+
+J = TypeVar("J")
+
+
+def json_copy(value: J) -> J:
+    """A deep copy of JSON-shaped data (dicts, lists, text, numbers), several times quicker than ``copy.deepcopy``
+    (the stores copy every object they take); anything else in it is deep-copied as usual."""
+    if type(value) is dict:
+        return cast(J, {key: json_copy(item) for key, item in cast("dict[Any, Any]", value).items()})
+    if type(value) is list:
+        return cast(J, [json_copy(item) for item in cast("list[Any]", value)])
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    return copy.deepcopy(value)

@@ -9,7 +9,6 @@ one; the reference peer serves it over HTTP, the use cases judge a SUT by the sa
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 from harness.cistring import id_key, same_id
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpi import schemas
-from harness.ocpi.envelope import StatusCode, StatusError
+from harness.ocpi.envelope import StatusCode, StatusError, json_copy
 from harness.ocpi.timestamps import parse_datetime
 from harness.rules import Rule, RuleTable, must, should
 
@@ -173,7 +172,7 @@ class LocationStore:
         self._locations: dict[tuple[str, str, str], dict[str, Any]] = {}
         for location in locations:
             self._locations[self._key(location["country_code"], location["party_id"], location["id"])] = \
-                copy.deepcopy(dict(location))
+                json_copy(dict(location))
 
     @staticmethod
     def _key(country_code: str, party_id: str, location_id: str) -> tuple[str, str, str]:
@@ -223,15 +222,15 @@ class LocationStore:
                                   actual={"url": value, "body": obj[name]})
             key = self._key(country_code, party_id, target.ids[0])
             created = key not in self._locations
-            self._locations[key] = copy.deepcopy(obj)
+            self._locations[key] = json_copy(obj)
             return created
         chain = self._parents(country_code, party_id, target)
         children = chain[-1].setdefault("evses" if target.kind == "evse" else "connectors", [])
         index = next((i for i, c in enumerate(children) if same_id(c[id_field], target.ids[-1])), None)
         if index is None:
-            children.append(copy.deepcopy(obj))
+            children.append(json_copy(obj))
         else:
-            children[index] = copy.deepcopy(obj)
+            children[index] = json_copy(obj)
         self._propagate(chain, obj["last_updated"])
         return index is None
 

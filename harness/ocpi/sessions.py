@@ -18,12 +18,11 @@ is accepted, the reference answers 2001 with HTTP 404.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from harness.cistring import id_key, same_id
-from harness.ocpi.envelope import StatusCode, StatusError
+from harness.ocpi.envelope import StatusCode, StatusError, json_copy
 from harness.ocpi.locations import checked, invalid
 from harness.rules import Rule, RuleTable, must, should
 
@@ -164,7 +163,7 @@ class SessionStore:
     def __init__(self, sessions: Iterable[Mapping[str, Any]] = ()):
         self._sessions: dict[tuple[str, str, str], dict[str, Any]] = {}
         for session in sessions:
-            self._sessions[self._key(*(session[name] for name in IDS))] = copy.deepcopy(dict(session))
+            self._sessions[self._key(*(session[name] for name in IDS))] = json_copy(dict(session))
 
     @staticmethod
     def _key(country_code: str, party_id: str, session_id: str) -> tuple[str, str, str]:
@@ -194,7 +193,7 @@ class SessionStore:
         held = self._sessions.get(key)
         if held is not None:
             self._check_change(held, session)
-        self._sessions[key] = copy.deepcopy(session)
+        self._sessions[key] = json_copy(session)
         return held is None
 
     def patch(self, country_code: str, party_id: str, session_id: str, changes: Any) -> dict[str, Any]:

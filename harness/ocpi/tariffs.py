@@ -16,13 +16,12 @@ a Tariff the eMSP does not have is not given; any error passes, the reference an
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from harness.cistring import id_key, same_id
-from harness.ocpi.envelope import StatusCode, StatusError
+from harness.ocpi.envelope import StatusCode, StatusError, json_copy
 from harness.ocpi.locations import checked, invalid
 from harness.rules import Rule, RuleTable, must, should
 
@@ -188,7 +187,7 @@ class TariffStore:
     def __init__(self, tariffs: Iterable[Mapping[str, Any]] = ()):
         self._tariffs: dict[Key, dict[str, Any]] = {}
         for tariff in tariffs:
-            self._tariffs[self._key(*(tariff[name] for name in IDS))] = copy.deepcopy(dict(tariff))
+            self._tariffs[self._key(*(tariff[name] for name in IDS))] = json_copy(dict(tariff))
 
     @staticmethod
     def _key(country_code: str, party_id: str, tariff_id: str) -> Key:
@@ -214,7 +213,7 @@ class TariffStore:
                               actual={"url": value, "body": tariff[name]})
         key = self._key(country_code, party_id, tariff_id)
         new = key not in self._tariffs
-        self._tariffs[key] = copy.deepcopy(tariff)
+        self._tariffs[key] = json_copy(tariff)
         return new
 
     def delete(self, country_code: str, party_id: str, tariff_id: str) -> dict[str, Any]:

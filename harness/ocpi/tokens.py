@@ -16,12 +16,11 @@ PATCH of a Token the CPO does not have is not given; any error passes, the refer
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from harness.cistring import id_key, same_id
-from harness.ocpi.envelope import StatusCode, StatusError
+from harness.ocpi.envelope import StatusCode, StatusError, json_copy
 from harness.ocpi.locations import checked, invalid
 from harness.rules import Rule, RuleTable, must, should
 
@@ -183,7 +182,7 @@ class TokenStore:
         self._tokens: dict[Key, dict[str, Any]] = {}
         for token in tokens:
             self._tokens[self._key(token["country_code"], token["party_id"], token["uid"], token["type"])] = \
-                copy.deepcopy(dict(token))
+                json_copy(dict(token))
 
     @staticmethod
     def _key(country_code: str, party_id: str, uid: str, kind: str) -> Key:
@@ -211,7 +210,7 @@ class TokenStore:
                           actual={"url": kind, "body": token["type"]})
         key = self._key(country_code, party_id, uid, kind)
         new = key not in self._tokens
-        self._tokens[key] = copy.deepcopy(token)
+        self._tokens[key] = json_copy(token)
         return new
 
     def patch(self, country_code: str, party_id: str, uid: str, kind: str, changes: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ declaration the OCPP references are composed of."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -105,6 +106,12 @@ class AtTheSut(Protocol):
                             where: Callable[[dict[str, Any]], bool]) -> Any: ...
 
 
+@functools.cache
+def _class_actions(cls: type) -> frozenset[str]:
+    """The actions ``act_<action>`` of a class and its bases (``dir`` of a composed reference is long: read once)."""
+    return frozenset(name.removeprefix("act_") for name in dir(cls) if name.startswith("act_"))
+
+
 class Actions:
     """The actuator actions an implementation performs on itself (in-process actuator).
 
@@ -155,7 +162,8 @@ class Actions:
             setattr(self, name, value)
 
     def supported_actions(self) -> set[str]:
-        return {name.removeprefix("act_") for name in dir(self) if name.startswith("act_")}
+        own = {name.removeprefix("act_") for name in getattr(self, "__dict__", ()) if name.startswith("act_")}
+        return own | _class_actions(type(self))   # a set the caller may change
 
     async def perform(self, action: str, body: dict[str, Any]) -> None:
         method = getattr(self, f"act_{action}", None)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -32,6 +33,8 @@ from urllib.parse import quote, unquote, urlsplit
 from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+from websockets.proxy import get_proxy
+from websockets.uri import WebSocketURI, parse_uri
 
 from harness import clock
 from harness.errors import HarnessError, LimitExceeded, NoConnection, PeerViolation
@@ -714,6 +717,19 @@ def station_url(base_url: str, identity: str) -> str:
     return base_url.rstrip("/") + "/" + quote(identity, safe="")
 
 
+def _proxy_for(url: str) -> str | None:
+    """The proxy websockets picks for ``url`` (its own ``get_proxy``, from the proxy environment), worked out once
+    a process per scheme, host and port: websockets reads the whole environment again for every connect, a tenth
+    of the embedded run's cost of opening a connection."""
+    uri = parse_uri(url)
+    return _proxy_of(uri.secure, uri.host, uri.port)
+
+
+@functools.lru_cache(maxsize=64)
+def _proxy_of(secure: bool, host: str, port: int) -> str | None:
+    return get_proxy(WebSocketURI(secure, host, port, "/", ""))
+
+
 async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppVersion | str],
                        password: str | bytes | None = None, handler: Handler | None,
                        call_timeout: float = 30.0, wirelog: WireLog | None = None,
@@ -732,6 +748,7 @@ async def open_station(base_url: str, identity: str, *, versions: Iterable[OcppV
         wirelog.event(identity, f"connect {url} offering {offered}" + (" with Basic auth" if password is not None else ""))
     try:
         ws = await ws_connect(url, subprotocols=offered or None,   # none offered: no header at all, not an empty one
+                              proxy=_proxy_for(url),
                               additional_headers=headers, compression=None, ssl=tls and tls.client_context(),
                               open_timeout=open_timeout, ping_interval=None, max_size=MAX_FRAME)
     except InvalidStatus as refused:

@@ -61,3 +61,27 @@ def test_basic_auth_header_parsing():
     assert parse_basic_auth("Basic Q1MwMDE6cMOkc3M=") == ("CS001", "päss".encode())
     assert parse_basic_auth("Basic not-base64!") is None
     assert parse_basic_auth("Bearer abc") is None
+
+
+async def test_the_proxy_websockets_would_take_is_worked_out_once_per_host(monkeypatch):
+    """websockets reads the proxy environment on every connect; open_station asks it once per scheme, host and
+    port, and passes on what it answered."""
+    from harness.transport import ws
+
+    asked = []
+
+    def get_proxy(uri):
+        asked.append((uri.secure, uri.host, uri.port))
+        return None
+
+    monkeypatch.setattr(ws, "get_proxy", get_proxy)
+    ws._proxy_of.cache_clear()
+    server = await OcppServer(versions=[V201], on_connect=lambda identity, version: (None, None)).start()
+    try:
+        for _ in range(3):
+            handshake = await open_station(server.url, "CS001", versions=[V201], handler=None)
+            await handshake.connection.close()
+        assert asked == [(False, "127.0.0.1", server.port)]
+    finally:
+        await server.stop()
+        ws._proxy_of.cache_clear()

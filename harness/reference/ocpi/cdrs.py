@@ -37,7 +37,7 @@ from harness.ocpi.timestamps import format_datetime, parse_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply, check_pushing_party
-from harness.reference.ocpi.locations import LocationsSender
+from harness.reference.ocpi.locations import LocationsSender, drawn_once
 from harness.reference.ocpi.sessions import MAX_PAGES, PRICE_PER_KWH, VAT, SessionsSender, _fake, _json_body
 from harness.transport.http import HttpExchange, HttpRequest
 
@@ -127,6 +127,7 @@ def credit_of(cdr: Mapping[str, Any], created: str) -> dict[str, Any]:
             "total_cost": negated(cdr["total_cost"]), "last_updated": created}
 
 
+@drawn_once
 def sample_cdrs(owner: tuple[str, str], sessions: list[Mapping[str, Any]], locations: list[Mapping[str, Any]]
                 ) -> list[dict[str, Any]]:
     """The CDRs of the COMPLETED sample Sessions, each created a few minutes after its Session ended."""

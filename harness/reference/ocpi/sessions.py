@@ -41,7 +41,7 @@ from harness.ocpi.timestamps import format_datetime, parse_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, check_pushing_party, Reply
-from harness.reference.ocpi.locations import LocationsSender, seeded_faker
+from harness.reference.ocpi.locations import LocationsSender, drawn_once, seeded_faker
 from harness.transport.http import HttpExchange, HttpRequest
 
 SEED = 2211
@@ -91,6 +91,7 @@ def build_session(fake: Faker, owner: tuple[str, str], session_id: str, status: 
     return session
 
 
+@drawn_once
 def sample_sessions(owner: tuple[str, str], locations: list[Mapping[str, Any]], count: int = 6) -> list[dict]:
     """``count`` COMPLETED Sessions a few hours apart at ``locations``, for a Sender's list."""
     fake, sessions = seeded_faker(SEED), []

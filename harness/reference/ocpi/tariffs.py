@@ -33,7 +33,7 @@ from harness.ocpi.timestamps import format_datetime, parse_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply, check_pushing_party
-from harness.reference.ocpi.locations import seeded_faker
+from harness.reference.ocpi.locations import drawn_once, seeded_faker
 from harness.reference.ocpi.sessions import MAX_PAGES, _fake, _json_body
 from harness.transport.http import HttpExchange, HttpRequest
 
@@ -92,6 +92,7 @@ def build_tariff(fake: Faker, owner: tuple[str, str], tariff_id: str, shape: str
     return tariff
 
 
+@drawn_once
 def sample_tariffs(owner: tuple[str, str]) -> list[dict[str, Any]]:
     """The CPO's sample Tariffs, last updated a few hours apart (for the list's date filters)."""
     fake = seeded_faker(SEED)

@@ -40,7 +40,7 @@ from harness.ocpi.tokens import (
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, check_pushing_party, Peer, Reply
-from harness.reference.ocpi.locations import seeded_faker
+from harness.reference.ocpi.locations import drawn_once, seeded_faker
 from harness.reference.ocpi.sessions import _json_body
 from harness.transport.http import HttpExchange, HttpRequest
 
@@ -77,6 +77,7 @@ def new_uid(fake: Faker, kind: str) -> str:
     return f"{kind.split('_')[0]}-{fake.bothify('????').upper()}-{secrets.token_hex(6).upper()}"
 
 
+@drawn_once
 def sample_tokens(owner: tuple[str, str]) -> list[dict[str, Any]]:
     """The eMSP's sample Tokens, last updated a few hours apart (for the list's date filters)."""
     fake, tokens = seeded_faker(SEED), []

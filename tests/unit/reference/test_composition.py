@@ -158,3 +158,19 @@ def test_two_blocks_starting_one_attribute_in_init_are_refused():
     with pytest.raises(HarnessError, match="self.pending is started in the __init__ of both Owner and Rival"):
         blocks_for((Owner, Rival), V2X)
     assert blocks_for((Owner, User), V2X) == (Owner, User)
+
+
+def test_supported_actions_are_the_class_actions_and_an_instance_own():
+    """The actions of a class are read once (``dir`` of a composed reference is long); one an instance is given
+    still counts, and the caller gets a set of its own."""
+    station = ReferenceStation(PROFILE, OcppVersion.V201)
+    actions = station.supported_actions()
+    assert actions == {name.removeprefix("act_") for name in dir(station) if name.startswith("act_")}
+    actions.add("changed by the caller")
+    assert "changed by the caller" not in station.supported_actions()
+
+    async def act_wave(**body):
+        return None
+
+    station.act_wave = act_wave
+    assert station.supported_actions() == actions - {"changed by the caller"} | {"wave"}

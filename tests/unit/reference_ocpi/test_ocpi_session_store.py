@@ -117,3 +117,28 @@ def test_a_null_member_is_kept_as_absent():
     held = sessions.patch("NL", "CPO", "Ses-1", {"charging_periods": [{**PERIOD, "tariff_id": None}],
                                                  "last_updated": T0})
     assert held["charging_periods"] == [PERIOD] and "meter_id" not in held
+
+
+def test_sample_data_is_drawn_once_and_each_caller_gets_its_own_copy():
+    """The samples are drawn once per arguments (faker is slow): what one caller changes, the next never sees, and
+    what is handed out is what a fresh draw gives."""
+    locations = sample_locations("NL", "REF", 2)
+    first = sample_sessions(("NL", "REF"), locations)
+    fresh = sample_sessions.__wrapped__(("NL", "REF"), locations)
+    assert first == fresh
+    first[0]["cdr_token"]["uid"] = "CHANGED"
+    first.append({})
+    assert sample_sessions(("NL", "REF"), sample_locations("NL", "REF", 2)) == fresh
+
+
+def test_json_copy_copies_json_and_deep_copies_the_rest():
+    from datetime import datetime
+
+    from harness.ocpi.envelope import json_copy
+
+    stamp = datetime(2024, 3, 1)
+    value = {"a": [1, 2.5, "x", None, True, {"b": []}], "t": (1, [2]), "d": stamp}
+    copied = json_copy(value)
+    assert copied == value and copied is not value
+    assert copied["a"] is not value["a"] and copied["a"][5]["b"] is not value["a"][5]["b"]
+    assert copied["t"][1] is not value["t"][1]   # a tuple goes through deepcopy, its list copied too
