@@ -35,7 +35,7 @@ from harness import clock
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V16, V2X, Block, Undo, now_iso
+from harness.reference.common import EVERY_VERSION, V16, V2X, Block, Undo, now_iso, store
 from harness.transport.ws import CallFailed, Handshake
 
 if TYPE_CHECKING:
@@ -93,13 +93,11 @@ class CertificatesStation(Block):
     configurable = frozenset({"hash_algorithm"})   # the algorithm of the hash data it lists
     hash_algorithm = "SHA256"
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.installed: list[tuple[str, x509.Certificate]] = []   # (certificateType, CA certificate)
-        self.renewal_key: Any = None
-        self.client_certificate: x509.Certificate | None = None
-        self.security_events_waiting: list[tuple[str, str]] = []   # security events waiting for an accepted connection
-        self.security_events_offline: list[dict] = []   # A04.FR.02: events that happened while not connected
+    installed: list[tuple[str, x509.Certificate]] = store(list)   # (certificateType, CA certificate)
+    renewal_key: Any = store()
+    client_certificate: x509.Certificate | None = store()
+    security_events_waiting: list[tuple[str, str]] = store(list)   # security events waiting for an accepted connection
+    security_events_offline: list[dict] = store(list)   # A04.FR.02: events that happened while not connected
 
     async def connect(self, csms_url: str, **options: Any) -> Handshake:
         handshake = await super().connect(csms_url, **options)

@@ -64,6 +64,12 @@ class DeviceModelStation2x(Block):
             return "Available" if self.station_operative else "Unavailable"
         return self.variables[(component, name)]
 
+    def set_variable(self, component: str, name: str, value: str) -> None:
+        """The variable's Actual value is ``value`` from now on; the blocks that act on it are told
+        (``variable_changed``)."""
+        self.variables[(component, name)] = value
+        self.variable_changed(component, name)
+
     def flag(self, component: str, name: str) -> bool:
         return self.variable(component, name) == "true"
 
@@ -105,9 +111,7 @@ class DeviceModelStation2x(Block):
                 status = "Rejected"
             if status == "Accepted":
                 value = item["attributeValue"]
-                self.variables[(component, name)] = value.lower() if allowed == BOOLEAN else value.strip()
-                if (component, name) == ("OCPPCommCtrlr", "HeartbeatInterval"):
-                    self.heartbeat_changed()
+                self.set_variable(component, name, value.lower() if allowed == BOOLEAN else value.strip())
             results.append(self._result(item, status))
         return {"setVariableResult": results}
 

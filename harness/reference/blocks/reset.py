@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from harness.reference.common import V2X, V16, Block
+from harness.reference.common import V2X, V16, Block, store
 
 
 class ResetStation2x(Block):
@@ -32,9 +32,7 @@ class ResetStation2x(Block):
     requires = ("ProvisioningStation2x", "TransactionsStation2x")
     settle = 0.01   # seconds between looks at the link while what the station sent is still unanswered
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.scheduled_reset: tuple[int | None] | None = None   # (evseId or None): an OnIdle reset waiting
+    scheduled_reset: tuple[int | None] | None = store()   # (evseId or None): an OnIdle reset waiting
 
     def on_Reset(self, _: None, payload: dict) -> dict:
         kind, evse_id = payload["type"], payload.get("evseId")
@@ -110,7 +108,6 @@ class ResetStation16(Block):
         self.registration = None   # the reconnection (provisioning's supervisor) boots again
         if self.connection is not None:
             await self.connection.close()
-
 
     async def act_power_loss(self) -> None:
         """The power fails and comes back (TC_032_1): the connection drops without a word, the charge point
