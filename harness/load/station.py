@@ -4,9 +4,10 @@ Everything the station says is the reference's: its boot (BootNotification, a St
 connector), its Authorize, its transactions through the actuator actions the suites use (``plug_in``,
 ``present_id_token`` / ``present_id_tag``, ``unplug``) with meter values from its own sampler (2.x
 ``tx_updated_interval``, 1.6 MeterValueSampleInterval), and its answers to whatever the CSMS sends. The
-load adds the card's identity, password and serial number, the plan's timing, and Heartbeats where the
-reference has no loop of its own (2.x; the 1.6 charge point beats by itself at HeartbeatInterval, which
-the load sets as an operator would, through ChangeConfiguration).
+load adds the card's identity, password and serial number, the plan's timing, and the 2.x Heartbeats: the
+plan's, at its random phase, instead of the station's own G02 timer (off: ``heartbeats``), so that the fleet
+holds one timer (``harness.load.timers``) and no station beats twice. The 1.6 charge point beats by itself at
+HeartbeatInterval, which the load sets as an operator would, through ChangeConfiguration.
 
 Round trips are measured on the wire (``harness.load.wire``), so the reference's background CALLs count too.
 """
@@ -24,10 +25,10 @@ from harness.profile import Profile
 from harness.profile import from_dict as profile_from_dict
 from harness.reference import references_for
 from harness.reference.base import StationBase
-from harness.reference.common import until_done
 from harness.transport.ws import CallFailed
 from harness.load.mix import Activity, Draws, Mix, Plan
 from harness.load.recorder import Recorder
+from harness.load.timers import Wheel
 from harness.load.roster import Card
 from harness.load.wire import WireMeter, forget_answered
 
@@ -65,8 +66,9 @@ class StationRunner:
     """Connects one station, boots it, and performs its plan until cancelled."""
 
     def __init__(self, card: Card, *, url: str, version: OcppVersion, mix: Mix, profile: Profile,
-                 meter: WireMeter, recorder: Recorder, clock: Callable[[], float], seed: int):
+                 meter: WireMeter, recorder: Recorder, clock: Callable[[], float], seed: int, wheel: Wheel):
         self.card = card
+        self.wheel = wheel
         self.url = url
         self.version = version
         self.mix = mix
@@ -78,8 +80,8 @@ class StationRunner:
                                               password=card.basic_auth(version), wirelog=meter)
         self.station.serial = card.serial
         self.station.configure(reconnects=False)   # the runner reconnects, alike in every version
-        if version.is_2x:
-            self.station.configure(tx_updated_interval=mix.meter_interval)
+        if version.is_2x:   # the plan beats (harness.load.mix), at the CSMS's interval or the one asked
+            self.station.configure(tx_updated_interval=mix.meter_interval, heartbeats=False)
         else:
             self._operator_sets("MeterValueSampleInterval", mix.meter_interval)
         self._booted = False        # a BootNotification went out (1.6: the charge point boots again by itself)
@@ -136,12 +138,12 @@ class StationRunner:
                 if self.version.is_2x or not self._booted:
                     await self._step(self._boot())
                 if not self._accepted():   # the boot interval is the least wait before the next (B02, 1.6 4.2)
-                    await until_done(closed, (self.station.boot_response or {}).get("interval") or RECONNECT_DELAY)
+                    await self.wheel.until(closed, (self.station.boot_response or {}).get("interval") or RECONNECT_DELAY)
                     continue
             if not self._planned:
                 self._settle_heartbeat()
             step = self.plan.next(self.clock())
-            await until_done(closed, None if step is None else max(0.0, step.at - self.clock()))
+            await self.wheel.until(closed, None if step is None else step.at - self.clock())
             if step is not None and not connection.closed:
                 await self._step(self._perform(step.activity))
 

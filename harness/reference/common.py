@@ -53,29 +53,6 @@ async def woken(event: asyncio.Event, timeout: float | None) -> bool:
         return False
 
 
-async def until_done(future: asyncio.Future, timeout: float | None = None) -> None:
-    """Wait until ``future`` is done, at most ``timeout`` seconds (None: no limit); cancelled, ``future`` is left
-    alone. ``asyncio.wait([future], timeout)`` without its set, counter and closures: a simulated station of the
-    load waits so between any two steps, thousands at once."""
-    if future.done():
-        return
-    loop = asyncio.get_running_loop()
-    waiter = loop.create_future()
-
-    def wake(_: object = None) -> None:
-        if not waiter.done():
-            waiter.set_result(None)
-
-    timer = loop.call_later(timeout, wake) if timeout is not None else None
-    future.add_done_callback(wake)
-    try:
-        await waiter
-    finally:
-        if timer is not None:
-            timer.cancel()
-        future.remove_done_callback(wake)
-
-
 class Dispatcher:
     """Answers a CALL with the method ``on_<Action>(session, payload)``; NotSupported otherwise."""
 

@@ -69,8 +69,9 @@ def interval_alias(version: OcppVersion, response: Any) -> dict | None:
 class ProvisioningStation2x(Block):
     versions = V2X
     requires = ("DeviceModelStation2x", "OfflineStation2x")
-    configurable = frozenset({"provisioning_network_profile_status"})
+    configurable = frozenset({"provisioning_network_profile_status", "heartbeats"})
     provisioning_network_profile_status = "Accepted"   # B09: how a valid SetNetworkProfile is answered (TC_B_44)
+    heartbeats = True   # False: no Heartbeat of its own (G02); a load runner beats for it at its plan's times
     boot_retry = 5   # own wait before the next boot when a Pending or Rejected answer's interval is 0
 
     boot_reason: str = store(default="PowerUp")
@@ -133,7 +134,8 @@ class ProvisioningStation2x(Block):
             self._heartbeat_due.cancel()
             self._heartbeat_due = None
         connection = self.connection
-        if connection is None or connection.closed or (self.boot_response or {}).get("status") != "Accepted":
+        if not self.heartbeats or connection is None or connection.closed \
+                or (self.boot_response or {}).get("status") != "Accepted":
             return
         interval = int(self.variable("OCPPCommCtrlr", "HeartbeatInterval"))
         if interval:
