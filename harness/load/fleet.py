@@ -23,7 +23,7 @@ from harness.load.gauges import Gauges, usage
 from harness.load.mix import Mix, ramp_start
 from harness.load.recorder import Recorder
 from harness.load.roster import Roster
-from harness.load.station import StationRunner, load_profile
+from harness.load.station import StationRunner, load_profile, share_connection_keys
 from harness.load.timers import Wheel
 from harness.load.wire import WireMeter
 
@@ -100,6 +100,8 @@ class Fleet:
         """Start the roster's station ``index`` (an index beyond the roster is an error of the caller)."""
         if index in self._stations:
             return
+        if not self._stations and not self.started:
+            share_connection_keys()
         runner = StationRunner(self.roster[index], url=self.settings.url, version=self.settings.version,
                                mix=self.settings.mix, profile=self.profile, meter=self.meter,
                                recorder=self.recorder, clock=self.clock, seed=self.settings.seed, wheel=self.wheel)

@@ -18,6 +18,7 @@ import asyncio
 import collections
 import functools
 from collections.abc import Callable
+from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
@@ -48,7 +49,17 @@ def station_class(version: OcppVersion) -> type[StationBase]:
     reference = references_for(version)[1]
 
     class LoadStation(reference):
-        serial = ""
+        if version.is_2x:   # on the class, not set per station (see below)
+            heartbeats = False   # the plan beats (harness.load.mix)
+            reconnects = False   # the runner reconnects, alike in every version
+
+        def __init__(self, *args: Any, serial: str, meter_interval: float, **kwargs: Any):
+            """Every key a station of the load sets is set here: CPython then shares one key table among all
+            the stations (``common.store``); a key added later, once thousands exist, costs each ~1.6 KB."""
+            super().__init__(*args, **kwargs)
+            self.serial = serial
+            if version.is_2x:
+                self.configure(tx_updated_interval=meter_interval)
 
         def boot_payload(self) -> dict:
             payload = super().boot_payload()
@@ -60,6 +71,20 @@ def station_class(version: OcppVersion) -> type[StationBase]:
 
     LoadStation.__name__ = LoadStation.__qualname__ = f"Load{reference.__name__}"
     return LoadStation
+
+
+def share_connection_keys() -> None:
+    """websockets' client connection gets ``transport`` and ``recv_messages`` when its socket is up, after its
+    ``__init__``: once thousands of connections exist, CPython no longer adds such a key to the class's shared key
+    table, and each connection takes a dictionary of its own (~1.6 KB). One connection made here first, before any
+    station, with those keys set, puts them in the table for all (call it in the running loop, once)."""
+    from websockets.asyncio.client import ClientConnection
+    from websockets.client import ClientProtocol
+    from websockets.uri import parse_uri
+    first = ClientConnection(ClientProtocol(parse_uri("ws://127.0.0.1/")))
+    first.transport = first.recv_messages = None   # type: ignore[assignment]
+    first.connection_lost_waiter.cancel()
+    first.response_rcvd.cancel()
 
 
 class StationRunner:
@@ -77,12 +102,10 @@ class StationRunner:
         self.clock = clock
         self.plan = Plan(mix, Draws(f"{seed}/{card.index}"), clock())
         self.station = station_class(version)(profile, version, identity=card.identity,
-                                              password=card.basic_auth(version), wirelog=meter)
-        self.station.serial = card.serial
-        self.station.configure(reconnects=False)   # the runner reconnects, alike in every version
-        if version.is_2x:   # the plan beats (harness.load.mix), at the CSMS's interval or the one asked
-            self.station.configure(tx_updated_interval=mix.meter_interval, heartbeats=False)
-        else:
+                                              password=card.basic_auth(version), wirelog=meter, serial=card.serial,
+                                              meter_interval=mix.meter_interval)
+        if not version.is_2x:
+            self.station.configure(reconnects=False)   # the runner reconnects, alike in every version
             self._operator_sets("MeterValueSampleInterval", mix.meter_interval)
         self._booted = False        # a BootNotification went out (1.6: the charge point boots again by itself)
         self._planned = False       # accepted, and the plan's heartbeat settled

@@ -37,9 +37,6 @@ class StationBase(Dispatcher, Actions):
     """A charging station (charge point) that connects to a CSMS and answers its CALLs."""
 
     # None until set (on the class: a station of the load keeps no key for what it never sets)
-    connection: OcppConnection | None = None
-    csms_url: str | None = None
-    boot_response: dict | None = None
     tls: TlsEnd | None = None   # security profiles 2 and 3: wss (see use_tls)
     variance: Variance | None = None   # a stand-in's legal variance (see vary)
 
@@ -53,6 +50,9 @@ class StationBase(Dispatcher, Actions):
         self.wirelog = wirelog
         self.call_timeout = call_timeout or profile.timeouts.call
         self.background = Background()
+        self.connection: OcppConnection | None = None
+        self.csms_url: str | None = None
+        self.boot_response: dict | None = None
 
     def basic_auth_password(self) -> str | bytes | None:
         """The Basic-auth password when none is given (security profile 1: the profile's password)."""

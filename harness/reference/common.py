@@ -164,9 +164,13 @@ def store(make: Callable[[], Any] | None = None, *, default: Any = None) -> Any:
     """A block's state, declared on the class instead of started in ``__init__``: ``make`` (``dict``, ``list``,
     ``set``, ...) makes its first value when the attribute is first read, and it is the instance's own from then
     on; without ``make`` it reads ``default`` (immutable: None, a flag, a string) until a value is set. A station
-    of the load holds thousands of these empty, and its instance dictionary stays small (under CPython's 30
-    shared keys). Two blocks declaring one name, or one declaring it and another starting it in ``__init__``,
-    are refused when the references are composed (``compose.blocks_for``), as two ``__init__`` starting it are."""
+    of the load holds thousands of these empty, and its instance dictionary stays small: CPython 3.11 shares one
+    key table among a class's instances for the keys set while its first instances are made (in ``__init__``),
+    up to ~28; an instance given another key later, once many exist, or one past those, takes a dictionary of
+    its own (~1.6 KB). So what every instance sets soon anyway (at its first connect) is better started in
+    ``__init__``, and a store is for what most instances never touch. Two blocks declaring one name, or one
+    declaring it and another starting it in ``__init__``, are refused when the references are composed
+    (``compose.blocks_for``), as two ``__init__`` starting it are."""
     return Store(make, default)
 
 

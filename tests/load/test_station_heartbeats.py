@@ -19,7 +19,8 @@ def beats_in(seconds: float, *, own: bool) -> int:
         roster = Roster(1, 1)
         csms = await roster_csms(V201, roster, heartbeat_interval=10).start()
         card = roster[0]
-        station = station_class(V201)(load_profile(30.0), V201, identity=card.identity, password=card.basic_auth(V201))
+        station = station_class(V201)(load_profile(30.0), V201, identity=card.identity, password=card.basic_auth(V201),
+                                      serial=card.serial, meter_interval=0)
         station.configure(heartbeats=own, reconnects=False)
         try:
             await station.connect(csms.url)

@@ -96,8 +96,11 @@ class CertificatesStation(Block):
     installed: list[tuple[str, x509.Certificate]] = store(list)   # (certificateType, CA certificate)
     renewal_key: Any = store()
     client_certificate: x509.Certificate | None = store()
-    security_events_waiting: list[tuple[str, str]] = store(list)   # security events waiting for an accepted connection
-    security_events_offline: list[dict] = store(list)   # A04.FR.02: events that happened while not connected
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)   # both read at every connect: started here (see common.store)
+        self.security_events_waiting: list[tuple[str, str]] = []   # security events waiting for an accepted connection
+        self.security_events_offline: list[dict] = []   # A04.FR.02: events that happened while not connected
 
     async def connect(self, csms_url: str, **options: Any) -> Handshake:
         handshake = await super().connect(csms_url, **options)

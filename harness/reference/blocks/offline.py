@@ -27,10 +27,13 @@ class OfflineStation2x(Block):
     reconnect_delay = 0.5   # seconds between attempts to connect again
 
     reconnects: bool = store(default=True)
-    links: list[OcppConnection] = store(list)
-    _waiting: list[tuple[dict, asyncio.Future]] = store(list)
     _sender: asyncio.Task | None = store()
     _stopping: bool = store(default=False)   # stop() is closing the link: no reconnecting after it
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)   # both used at every connect: started here (see common.store)
+        self.links: list[OcppConnection] = []
+        self._waiting: list[tuple[dict, asyncio.Future]] = []
 
     @property
     def online(self) -> bool:

@@ -77,13 +77,14 @@ class ProvisioningStation2x(Block):
     boot_reason: str = store(default="PowerUp")
     station_operative: bool = store(default=True)   # ChangeAvailability of the whole station (G04)
     network_profiles: dict[int, dict] = store(dict)   # B09: configurationSlot → NetworkConnectionProfile
-    provisioning_home_url: str | None = store()   # B10: where it first connected (the slot 1 it starts with)
-    unreported: dict[tuple[int, int], dict] = store(dict)   # B04: statuses that changed while offline
     _heartbeat_due: asyncio.TimerHandle | None = store()   # the next Heartbeat (G02), once Accepted
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.evses = {e.id: EvseState(e) for e in self.profile.evses}
+        # both used at every connect: started here (see common.store)
+        self.provisioning_home_url: str | None = None   # B10: where it first connected (the slot 1 it starts with)
+        self.unreported: dict[tuple[int, int], dict] = {}   # B04: statuses that changed while offline
 
     async def connect(self, csms_url: str, *, boot: bool = True, offered: list[str] | None = None) -> Handshake:
         """B04: back from an outage without booting, the connectors whose status changed meanwhile are reported."""

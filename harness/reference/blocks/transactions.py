@@ -115,7 +115,7 @@ class TransactionsStation2x(Block):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.variables.update(TX_VARIABLES)
+        self.variables.with_defaults(TX_VARIABLES)
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
