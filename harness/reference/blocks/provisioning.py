@@ -257,12 +257,12 @@ class ProvisioningStation16(Block):
     configurable = frozenset({"reconnects"})   # False: a closed connection stays closed (the test reconnects)
     reconnect_delay = 0.5   # seconds between reconnection attempts
     boot_retry = 5          # own wait before the next boot when the interval is 0 (1.6 section 4.2)
+    main_operative: bool = store(default=True)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.connectors = {n: Connector(n) for n in connector_ids(self.profile)}
         self.registration: str | None = None
-        self.main_operative = True
         self.reconnects = True
         self.links: list[OcppConnection] = []
         self._beat = asyncio.Event()
