@@ -123,7 +123,11 @@ def server_memory(report: dict) -> list[tuple[float, int, float]]:
 
 
 def slope(points: list[tuple[float, float]]) -> float:
+    """The least-squares slope; NaN with fewer than two distinct x (a ramp shorter than the report's interval:
+    give a smaller --interval)."""
     n = len(points)
+    if len({x for x, _ in points}) < 2:
+        return float("nan")
     mx, my = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
     return sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
 

@@ -175,7 +175,7 @@ class HarnessStationSide:
 
     def set_variable(self, component: str, variable: str, value: str) -> None:
         """The 2.x station's device-model variable (its Actual attribute) is ``value`` for this test."""
-        self._station.variables[(component, variable)] = value
+        self._station.set_variable(component, variable, value)
 
     def transaction_at(self, connector_id: int) -> int | None:
         """The transactionId of the transaction the 1.6 charge point runs at ``connector_id``; None when none

@@ -23,7 +23,8 @@ from harness.load.gauges import Gauges, usage
 from harness.load.mix import Mix, ramp_start
 from harness.load.recorder import Recorder
 from harness.load.roster import Roster
-from harness.load.station import StationRunner, load_profile
+from harness.load.station import StationRunner, load_profile, share_connection_keys
+from harness.load.timers import Wheel
 from harness.load.wire import WireMeter
 
 STOP_TIMEOUT = 30.0     # seconds the stations get to close their connections at the end
@@ -92,6 +93,7 @@ class Fleet:
         self._stations: dict[int, asyncio.Task] = {}
         self._clock: Callable[[], float] | None = None
         self._meter: WireMeter | None = None
+        self.wheel = Wheel()   # the stations' waits between steps: one loop timer for all
 
     def clock(self) -> float:
         """Wall-clock seconds read through the event loop's clock: monotonic, and alike in every process."""
@@ -106,10 +108,12 @@ class Fleet:
         """Start the roster's station ``index`` (an index beyond the roster is an error of the caller)."""
         if index in self._stations:
             return
+        if not self._stations and not self.started:
+            share_connection_keys()
         urls = self.settings.urls
         runner = StationRunner(self.roster[index], url=urls[index % len(urls)], version=self.settings.version,
                                mix=self.settings.mix, profile=self.profile, meter=self.meter,
-                               recorder=self.recorder, clock=self.clock, seed=self.settings.seed)
+                               recorder=self.recorder, clock=self.clock, seed=self.settings.seed, wheel=self.wheel)
         self._stations[index] = asyncio.get_running_loop().create_task(runner.run(self._changed))
         self.started += 1
 

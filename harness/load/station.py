@@ -4,9 +4,10 @@ Everything the station says is the reference's: its boot (BootNotification, a St
 connector), its Authorize, its transactions through the actuator actions the suites use (``plug_in``,
 ``present_id_token`` / ``present_id_tag``, ``unplug``) with meter values from its own sampler (2.x
 ``tx_updated_interval``, 1.6 MeterValueSampleInterval), and its answers to whatever the CSMS sends. The
-load adds the card's identity, password and serial number, the plan's timing, and Heartbeats where the
-reference has no loop of its own (2.x; the 1.6 charge point beats by itself at HeartbeatInterval, which
-the load sets as an operator would, through ChangeConfiguration).
+load adds the card's identity, password and serial number, the plan's timing, and the 2.x Heartbeats: the
+plan's, at its random phase, instead of the station's own G02 timer (off: ``heartbeats``), so that the fleet
+holds one timer (``harness.load.timers``) and no station beats twice. The 1.6 charge point beats by itself at
+HeartbeatInterval, which the load sets as an operator would, through ChangeConfiguration.
 
 Round trips are measured on the wire (``harness.load.wire``), so the reference's background CALLs count too.
 """
@@ -14,8 +15,10 @@ Round trips are measured on the wire (``harness.load.wire``), so the reference's
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 from collections.abc import Callable
+from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
@@ -23,10 +26,10 @@ from harness.profile import Profile
 from harness.profile import from_dict as profile_from_dict
 from harness.reference import references_for
 from harness.reference.base import StationBase
-from harness.reference.common import until_done
 from harness.transport.ws import CallFailed
 from harness.load.mix import Activity, Draws, Mix, Plan
 from harness.load.recorder import Recorder
+from harness.load.timers import Wheel
 from harness.load.roster import Card
 from harness.load.wire import WireMeter, forget_answered
 
@@ -46,7 +49,17 @@ def station_class(version: OcppVersion) -> type[StationBase]:
     reference = references_for(version)[1]
 
     class LoadStation(reference):
-        serial = ""
+        if version.is_2x:   # on the class, not set per station (see below)
+            heartbeats = False   # the plan beats (harness.load.mix)
+            reconnects = False   # the runner reconnects, alike in every version
+
+        def __init__(self, *args: Any, serial: str, meter_interval: float, **kwargs: Any):
+            """Every key a station of the load sets is set here: CPython then shares one key table among all
+            the stations (``common.store``); a key added later, once thousands exist, costs each ~1.6 KB."""
+            super().__init__(*args, **kwargs)
+            self.serial = serial
+            if version.is_2x:
+                self.configure(tx_updated_interval=meter_interval)
 
         def boot_payload(self) -> dict:
             payload = super().boot_payload()
@@ -60,12 +73,27 @@ def station_class(version: OcppVersion) -> type[StationBase]:
     return LoadStation
 
 
+def share_connection_keys() -> None:
+    """websockets' client connection gets ``transport`` and ``recv_messages`` when its socket is up, after its
+    ``__init__``: once thousands of connections exist, CPython no longer adds such a key to the class's shared key
+    table, and each connection takes a dictionary of its own (~1.6 KB). One connection made here first, before any
+    station, with those keys set, puts them in the table for all (call it in the running loop, once)."""
+    from websockets.asyncio.client import ClientConnection
+    from websockets.client import ClientProtocol
+    from websockets.uri import parse_uri
+    first = ClientConnection(ClientProtocol(parse_uri("ws://127.0.0.1/")))
+    first.transport = first.recv_messages = None   # type: ignore[assignment]
+    first.connection_lost_waiter.cancel()
+    first.response_rcvd.cancel()
+
+
 class StationRunner:
     """Connects one station, boots it, and performs its plan until cancelled."""
 
     def __init__(self, card: Card, *, url: str, version: OcppVersion, mix: Mix, profile: Profile,
-                 meter: WireMeter, recorder: Recorder, clock: Callable[[], float], seed: int):
+                 meter: WireMeter, recorder: Recorder, clock: Callable[[], float], seed: int, wheel: Wheel):
         self.card = card
+        self.wheel = wheel
         self.url = url
         self.version = version
         self.mix = mix
@@ -74,11 +102,9 @@ class StationRunner:
         self.clock = clock
         self.plan = Plan(mix, Draws(f"{seed}/{card.index}"), clock())
         self.station = station_class(version)(profile, version, identity=card.identity,
-                                              password=card.basic_auth(version), wirelog=meter)
-        self.station.serial = card.serial
-        if version.is_2x:
-            self.station.configure(tx_updated_interval=mix.meter_interval)
-        else:
+                                              password=card.basic_auth(version), wirelog=meter, serial=card.serial,
+                                              meter_interval=mix.meter_interval)
+        if not version.is_2x:
             self.station.configure(reconnects=False)   # the runner reconnects, alike in every version
             self._operator_sets("MeterValueSampleInterval", mix.meter_interval)
         self._booted = False        # a BootNotification went out (1.6: the charge point boots again by itself)
@@ -123,6 +149,8 @@ class StationRunner:
         ws = handshake.connection.ws   # the handshake's request and headers (~4.6 KB) are read by now: a
         ws.request = None              # station of the load keeps its link (websockets needs a response)
         ws.response.headers.clear()
+        if isinstance(ws.drain_waiters, collections.deque) and not ws.drain_waiters:
+            ws.drain_waiters = []   # appended to, removed from, iterated (~0.6 KB as an empty deque, 56 bytes so)
         return True
 
     async def _live(self) -> None:
@@ -133,12 +161,12 @@ class StationRunner:
                 if self.version.is_2x or not self._booted:
                     await self._step(self._boot())
                 if not self._accepted():   # the boot interval is the least wait before the next (B02, 1.6 4.2)
-                    await until_done(closed, (self.station.boot_response or {}).get("interval") or RECONNECT_DELAY)
+                    await self.wheel.until(closed, (self.station.boot_response or {}).get("interval") or RECONNECT_DELAY)
                     continue
             if not self._planned:
                 self._settle_heartbeat()
             step = self.plan.next(self.clock())
-            await until_done(closed, None if step is None else max(0.0, step.at - self.clock()))
+            await self.wheel.until(closed, None if step is None else step.at - self.clock())
             if step is not None and not connection.closed:
                 await self._step(self._perform(step.activity))
 

@@ -36,6 +36,10 @@ from harness.wire import WireLog
 class StationBase(Dispatcher, Actions):
     """A charging station (charge point) that connects to a CSMS and answers its CALLs."""
 
+    # None until set (on the class: a station of the load keeps no key for what it never sets)
+    tls: TlsEnd | None = None   # security profiles 2 and 3: wss (see use_tls)
+    variance: Variance | None = None   # a stand-in's legal variance (see vary)
+
     def __init__(self, profile: Profile, version: OcppVersion, *, identity: str | None = None,
                  password: str | bytes | None = None, wirelog: WireLog | None = None,
                  call_timeout: float | None = None):
@@ -49,8 +53,6 @@ class StationBase(Dispatcher, Actions):
         self.connection: OcppConnection | None = None
         self.csms_url: str | None = None
         self.boot_response: dict | None = None
-        self.tls: TlsEnd | None = None   # security profiles 2 and 3: wss (see use_tls)
-        self.variance: Variance | None = None   # a stand-in's legal variance (see vary)
 
     def basic_auth_password(self) -> str | bytes | None:
         """The Basic-auth password when none is given (security profile 1: the profile's password)."""
@@ -152,6 +154,9 @@ class StationBase(Dispatcher, Actions):
 
     def configuration_changed(self, key: str, value: str, status: str) -> None:
         """The CSMS asked to set ``key`` to ``value``; ``status`` is the answer it got."""
+
+    def variable_changed(self, component: str, name: str) -> None:
+        """2.x: the device-model variable ``component``.``name`` was set (SetVariables, a boot's interval, a test)."""
 
     def id_tag_info_received(self, id_tag: str, info: dict, action: str) -> None:
         """The 1.6 central system answered ``action`` (Authorize, StartTransaction, StopTransaction) for

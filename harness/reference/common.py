@@ -54,29 +54,6 @@ async def woken(event: asyncio.Event, timeout: float | None) -> bool:
         return False
 
 
-async def until_done(future: asyncio.Future, timeout: float | None = None) -> None:
-    """Wait until ``future`` is done, at most ``timeout`` seconds (None: no limit); cancelled, ``future`` is left
-    alone. ``asyncio.wait([future], timeout)`` without its set, counter and closures: a simulated station of the
-    load waits so between any two steps, thousands at once."""
-    if future.done():
-        return
-    loop = asyncio.get_running_loop()
-    waiter = loop.create_future()
-
-    def wake(_: object = None) -> None:
-        if not waiter.done():
-            waiter.set_result(None)
-
-    timer = loop.call_later(timeout, wake) if timeout is not None else None
-    future.add_done_callback(wake)
-    try:
-        await waiter
-    finally:
-        if timer is not None:
-            timer.cancel()
-        future.remove_done_callback(wake)
-
-
 class Dispatcher:
     """Answers a CALL with the method ``on_<Action>(session, payload)``; NotSupported otherwise."""
 
@@ -172,6 +149,39 @@ class Actions:
         await method(**body)
 
 
+class Store:
+    """A block's piece of state made on first use (see ``store``)."""
+
+    def __init__(self, make: Callable[[], Any] | None, default: Any):
+        self.make, self.default = make, default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        if self.make is None:
+            return self.default   # nothing kept until a value is set
+        value = self.make()
+        setattr(instance, self.name, value)   # from now on the instance's own (this descriptor sets nothing else)
+        return value
+
+
+def store(make: Callable[[], Any] | None = None, *, default: Any = None) -> Any:
+    """A block's state, declared on the class instead of started in ``__init__``: ``make`` (``dict``, ``list``,
+    ``set``, ...) makes its first value when the attribute is first read, and it is the instance's own from then
+    on; without ``make`` it reads ``default`` (immutable: None, a flag, a string) until a value is set. A station
+    of the load holds thousands of these empty, and its instance dictionary stays small: CPython 3.11 shares one
+    key table among a class's instances for the keys set while its first instances are made (in ``__init__``),
+    up to ~28; an instance given another key later, once many exist, or one past those, takes a dictionary of
+    its own (~1.6 KB). So what every instance sets soon anyway (at its first connect) is better started in
+    ``__init__``, and a store is for what most instances never touch. Two blocks declaring one name, or one
+    declaring it and another starting it in ``__init__``, are refused when the references are composed
+    (``compose.blocks_for``), as two ``__init__`` starting it are."""
+    return Store(make, default)
+
+
 class Block:
     """One functional block of an OCPP reference side, mixed into the reference of each version it serves.
 
@@ -180,7 +190,8 @@ class Block:
     (``configurable``), and names the blocks whose methods it calls (``requires``, by class name) and those
     whose hooks and handlers its own must come before (``precedes``: its decision first, by class name).
     Its state is set up in a cooperative ``__init__`` (``super().__init__(*args, **kwargs)`` first)
-    from the profile only, never from another block's state. It reacts to other blocks through the
+    from the profile only, never from another block's state; an empty store or a constant first value is
+    declared on the class with ``store`` instead, made on first use. It reacts to other blocks through the
     hooks of the side's base (``transaction_started``, ...), which every override passes on with super().
     """
 

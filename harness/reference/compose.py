@@ -18,7 +18,7 @@ from harness.reference.blocks import (authorization, availability, certificates,
                                       device_model, display_message, firmware, local_authorization, local_list, offline,
                                       payment, plug_and_charge, provisioning, remote_control, remote_trigger,
                                       reservation, reset, security, smart_charging, transactions)
-from harness.reference.common import V2X, V16, Block
+from harness.reference.common import V2X, V16, Block, Store
 
 STATION_BLOCKS: tuple[type[Block], ...] = (
     certificates.CertificatesStation,   # its boot and connect wrap the provisioning block's
@@ -74,7 +74,8 @@ CSMS_BLOCKS: tuple[type[Block], ...] = (
 def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]) -> tuple[type[Block], ...]:
     """The blocks of ``registry`` that serve every one of ``versions``, checked to fit together: each
     block's ``requires`` are among them, each comes before the blocks it ``precedes``, and no two answer one
-    message, offer one action, undo one CALL, define one private helper or start one attribute in ``__init__``."""
+    message, offer one action, undo one CALL, define one private helper or start one attribute (in ``__init__`` or
+    as a ``store``)."""
     chosen = tuple(block for block in registry if block.versions and versions <= block.versions)
     names = {k.__name__ for block in chosen for k in block.__mro__}
     for block in chosen:
@@ -102,11 +103,11 @@ def blocks_for(registry: Iterable[type[Block]], versions: frozenset[OcppVersion]
                                    f"{first.__name__}'s does not pass on with super(): one would call the other's "
                                    f"by mistake; rename one")
             helpers[name] = block   # the next one of this name must be passed on to by this one
-    started: dict[str, str] = {}   # the block whose __init__ gives an attribute its first value
+    started: dict[str, str] = {}   # the block whose __init__ (or store declared on it) gives an attribute its first value
     for block in chosen:
-        for name in _started_in_init(block):
+        for name in _started_in_init(block) | {n for n, v in vars(block).items() if isinstance(v, Store)}:
             if started.setdefault(name, block.__name__) != block.__name__:
-                raise HarnessError(f"self.{name} is started in the __init__ of both {started[name]} and "
+                raise HarnessError(f"self.{name} is started (in __init__, or as a store) by both {started[name]} and "
                                    f"{block.__name__}: composed into one object, the later one would overwrite the "
                                    f"other's state; rename one, or let one block own it and the other only use it")
     return chosen

@@ -34,7 +34,7 @@ from typing import Any
 
 from harness import clock
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V2X, V16, AtTheSut, Block
+from harness.reference.common import EVERY_VERSION, V2X, V16, AtTheSut, Block, store
 from harness.reference.blocks.plug_and_charge import is_contract_request
 from harness.reference.model import EvseState
 from harness.reference.tokens import TokenStore, token_key
@@ -53,9 +53,7 @@ class AuthorizationStation2x(Block):
     configurable = frozenset({"local_authorization"})
     local_authorization = False
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.cache: dict[tuple[str, str], dict] = {}   # the authorization cache: token key → idTokenInfo
+    cache: dict[tuple[str, str], dict] = store(dict)   # the authorization cache: token key → idTokenInfo
 
     async def authorize(self, id_token: dict) -> dict:
         info = (await self.call("Authorize", {"idToken": id_token}))["idTokenInfo"]

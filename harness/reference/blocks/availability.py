@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V2X, V16, Block, Undo, now_iso
+from harness.reference.common import V2X, V16, Block, Undo, now_iso, store
 from harness.reference.model import EvseState
 
 
@@ -49,9 +49,7 @@ class AvailabilityStation2x(Block):
     configurable = frozenset({"availability_refused"})
     availability_refused = False
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.scheduled_changes: set[int] = set()   # EVSEs whose change waits for their transaction's end
+    scheduled_changes: set[int] = store(set)   # EVSEs whose change waits for their transaction's end
 
     def on_ChangeAvailability(self, _: None, payload: dict) -> dict:
         operative, evse = payload["operationalStatus"] == "Operative", payload.get("evse")

@@ -30,17 +30,22 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cryptography import x509
-from cryptography.exceptions import InvalidSignature
-
-from harness import clock, contract_pki, pki
+from harness import clock
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V16, V2X, Block, Undo, now_iso
+from harness.reference.common import EVERY_VERSION, V16, V2X, Block, Undo, now_iso, store
 from harness.transport.ws import CallFailed, Handshake
+
+if TYPE_CHECKING:
+    from cryptography import x509
+
+    from harness import contract_pki, pki
+else:   # cryptography (~7-15 MB) only once a certificate is handled: a load client never pays it
+    from harness.lazy import lazy_module
+    contract_pki, pki = lazy_module("harness.contract_pki"), lazy_module("harness.pki")
 
 # a trigger → the SignCertificate's certificateType (None: none sent)
 SIGN_REQUESTS = {"SignChargingStationCertificate": "ChargingStationCertificate", "SignV2GCertificate": "V2GCertificate",
@@ -79,6 +84,7 @@ def _valid_now(certificate: x509.Certificate) -> bool:
 
 
 def _is_ca(certificate: x509.Certificate) -> bool:
+    from cryptography import x509
     try:
         return certificate.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
     except x509.ExtensionNotFound:
@@ -94,11 +100,12 @@ class CertificatesStation(Block):
     configurable = frozenset({"hash_algorithm"})   # the algorithm of the hash data it lists
     hash_algorithm = "SHA256"
 
+    installed: list[tuple[str, x509.Certificate]] = store(list)   # (certificateType, CA certificate)
+    renewal_key: Any = store()
+    client_certificate: x509.Certificate | None = store()
+
     def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.installed: list[tuple[str, x509.Certificate]] = []   # (certificateType, CA certificate)
-        self.renewal_key: Any = None
-        self.client_certificate: x509.Certificate | None = None
+        super().__init__(*args, **kwargs)   # both read at every connect: started here (see common.store)
         self.security_events_waiting: list[tuple[str, str]] = []   # security events waiting for an accepted connection
         self.security_events_offline: list[dict] = []   # A04.FR.02: events that happened while not connected
 
@@ -150,6 +157,7 @@ class CertificatesStation(Block):
         if not _valid_now(leaf):
             return "the certificate is not valid now"
         root = run_pki(self.profile).root.certificate
+        from cryptography.exceptions import InvalidSignature
         try:
             for child, parent in zip(chain, [*chain[1:], root]):
                 if child != root:
@@ -256,6 +264,7 @@ class CertificatesCsms(Block):
         if self.signed_certificate == "other_root":
             authority = pki.Authority.root("Unknown Root", "Nobody")
         elif self.signed_certificate == "other_key":
+            from cryptography import x509
             csr = pki.csr_of(x509.load_pem_x509_csr(csr.encode()).subject, pki.new_key(pki.EC))
         return authority.chain_pem(authority.sign_csr(csr.encode(), expired=self.signed_certificate == "expired"))
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 from harness.reference.common import TOOK_EFFECT, V2X, Block, Undo, now_iso
@@ -51,6 +52,45 @@ VARIABLES: dict[tuple[str, str], tuple[str, tuple[str, ...] | str | None]] = {
 }
 
 
+DEFAULTS = {key: default for key, (default, _) in VARIABLES.items()}
+
+
+class Variables(MutableMapping[tuple[str, str], str]):
+    """A station's variables (component, variable → Actual value): the blocks' defaults, one mapping each shared
+    by every station, and under them what was set at this station, its own. A station of the load keeps only
+    what it set (its HeartbeatInterval), not a copy of every default (~1.1 KB)."""
+
+    __slots__ = ("_defaults", "_set")
+
+    def __init__(self, *defaults: Mapping[tuple[str, str], str]):
+        self._defaults = defaults
+        self._set: dict[tuple[str, str], str] = {}
+
+    def with_defaults(self, more: Mapping[tuple[str, str], str]) -> None:
+        """A block's own variables, at their defaults (the mapping is shared, never written)."""
+        self._defaults = (*self._defaults, more)
+
+    def __getitem__(self, key: tuple[str, str]) -> str:
+        if key in self._set:
+            return self._set[key]
+        for defaults in self._defaults:
+            if key in defaults:
+                return defaults[key]
+        raise KeyError(key)
+
+    def __setitem__(self, key: tuple[str, str], value: str) -> None:
+        self._set[key] = value
+
+    def __delitem__(self, key: tuple[str, str]) -> None:
+        del self._set[key]   # a set value goes; a default stays
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(dict.fromkeys(itertools.chain(*self._defaults, self._set)))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys(itertools.chain(*self._defaults, self._set)))
+
+
 class DeviceModelStation2x(Block):
     versions = V2X
     requires = ("ProvisioningStation2x",)
@@ -58,12 +98,18 @@ class DeviceModelStation2x(Block):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.variables = {key: default for key, (default, _) in VARIABLES.items()}
+        self.variables = Variables(DEFAULTS)
 
     def variable(self, component: str, name: str) -> str:
         if (component, name) == ("ChargingStation", "AvailabilityState"):
             return "Available" if self.station_operative else "Unavailable"
         return self.variables[(component, name)]
+
+    def set_variable(self, component: str, name: str, value: str) -> None:
+        """The variable's Actual value is ``value`` from now on; the blocks that act on it are told
+        (``variable_changed``)."""
+        self.variables[(component, name)] = value
+        self.variable_changed(component, name)
 
     def flag(self, component: str, name: str) -> bool:
         return self.variable(component, name) == "true"
@@ -106,9 +152,7 @@ class DeviceModelStation2x(Block):
                 status = "Rejected"
             if status == "Accepted":
                 value = item["attributeValue"]
-                self.variables[(component, name)] = value.lower() if allowed == BOOLEAN else value.strip()
-                if (component, name) == ("OCPPCommCtrlr", "HeartbeatInterval"):
-                    self.heartbeat_changed()
+                self.set_variable(component, name, value.lower() if allowed == BOOLEAN else value.strip())
             results.append(self._result(item, status))
         return {"setVariableResult": results}
 

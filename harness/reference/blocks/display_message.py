@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.reference.common import V2X, Block, Undo
+from harness.reference.common import V2X, Block, Undo, store
 
 SHOWN_FORMATS = frozenset({"ASCII", "HTML", "URI", "UTF8"})
 
@@ -19,9 +19,7 @@ SHOWN_FORMATS = frozenset({"ASCII", "HTML", "URI", "UTF8"})
 class DisplayMessageStation2x(Block):
     versions = V2X
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.display_messages: dict[int, dict] = {}   # message id → MessageInfoType
+    display_messages: dict[int, dict] = store(dict)   # message id → MessageInfoType
 
     def on_SetDisplayMessage(self, _: None, payload: dict) -> dict:
         message = payload["message"]

@@ -26,7 +26,7 @@ from typing import Any
 
 from harness import clock
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
-from harness.reference.common import V16, Block, Undo
+from harness.reference.common import V16, Block, Undo, store
 from harness.transport.ws import CallFailed
 from harness.reference.v16.local_auth import CACHE_ENTRIES, AuthorizationCache, LocalList
 
@@ -38,12 +38,12 @@ class LocalAuthorizationStation16(Block):
     undone_by = {"break_local_list_storage": lambda body: ("repair_local_list_storage", body)}
     requires = ("ConfigurationStation16", "ProvisioningStation16")
     cache_class = AuthorizationCache
+    list_storage_broken: bool = store(default=False)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.cache = self.cache_class(self.profile.authorization("authorization_cache_entries", CACHE_ENTRIES))
         self.local_list = LocalList()
-        self.list_storage_broken = False
 
     def _known(self, id_tag: str) -> dict | None:
         """L2: the local list first, then the cache, each while it is enabled."""

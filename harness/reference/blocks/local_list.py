@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.reference.common import V2X, Block, Undo
+from harness.reference.common import V2X, Block, Undo, store
 from harness.reference.tokens import token_key
 
 
@@ -32,11 +32,12 @@ class LocalListStation2x(Block):
     requires = ("AuthorizationStation2x", "OfflineStation2x")
     configurable = frozenset({"offline_tx_for_unknown_id", "local_list_version"})
 
+    local_list: dict[tuple[str, str], dict] = store(dict)   # by token_key: the entry's idTokenInfo
+    local_list_version: int = store(default=0)
+
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.local_list_enabled = self.profile.feature("local_list")
-        self.local_list: dict[tuple[str, str], dict] = {}   # by token_key: the entry's idTokenInfo
-        self.local_list_version = 0
         self.offline_tx_for_unknown_id = bool(self.profile.authorization("offline_tx_for_unknown_id", False))
 
     def on_GetLocalListVersion(self, _: None, payload: dict) -> dict:

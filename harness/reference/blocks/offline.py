@@ -15,7 +15,7 @@ import asyncio
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
-from harness.reference.common import V2X, Block, until_done
+from harness.reference.common import V2X, Block, store
 from harness.transport.ws import CallFailed, OcppConnection
 
 NOT_SENT_OFFLINE = frozenset({"StatusNotification"})
@@ -26,12 +26,14 @@ class OfflineStation2x(Block):
     configurable = frozenset({"reconnects"})   # False: a closed connection stays closed (the test reconnects)
     reconnect_delay = 0.5   # seconds between attempts to connect again
 
+    reconnects: bool = store(default=True)
+    _sender: asyncio.Task | None = store()
+    _stopping: bool = store(default=False)   # stop() is closing the link: no reconnecting after it
+
     def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.reconnects = True
+        super().__init__(*args, **kwargs)   # both used at every connect: started here (see common.store)
         self.links: list[OcppConnection] = []
         self._waiting: list[tuple[dict, asyncio.Future]] = []
-        self._sender: asyncio.Task | None = None
 
     @property
     def online(self) -> bool:
@@ -40,11 +42,24 @@ class OfflineStation2x(Block):
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)
         self.links.append(connection)
-        self.background.spawn(self._reconnect_after(connection))
+        # told when the link ends (a callback, not a task waiting for it: thousands of stations of the load)
+        connection.reader.add_done_callback(self._link_ended)
         self._send_waiting()
 
-    async def _reconnect_after(self, connection: OcppConnection) -> None:
-        await until_done(connection.reader)
+    async def stop(self) -> None:
+        self._stopping = True   # the link's end is told before stop's close returns
+        try:
+            await super().stop()
+        finally:
+            self._stopping = False
+
+    def _link_ended(self, reader: asyncio.Task) -> None:
+        """The link whose reader is ``reader`` ended: connect again, unless another link replaced it."""
+        connection = self.connection
+        if self.reconnects and not self._stopping and (connection is None or connection.reader is reader):
+            self.background.spawn(self._reconnect_after(connection))
+
+    async def _reconnect_after(self, connection: OcppConnection | None) -> None:
         while self.reconnects and self.connection in (connection, None):
             await asyncio.sleep(self.reconnect_delay)
             if not self.reconnects or self.connection not in (connection, None):

@@ -50,7 +50,7 @@ from harness.ocpp.meter16 import ENERGY
 from harness.ocpp.payment import CANCELED, CANCELLING
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import V2X, Block, now_iso
+from harness.reference.common import V2X, Block, now_iso, store
 from harness.reference.model import EvseState
 from harness.reference.tokens import token_key
 
@@ -84,10 +84,8 @@ class PaymentStation2x(Block):
     requires = ("TransactionsStation2x", "AuthorizationStation2x", "DeviceModelStation2x")
     settlement_status = "Settled"   # what the payment provider makes of the next capture (fail_settlement)
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.web_payment_until: dict[int, float] = {}   # EVSE id → the clock.now() its lock ends
-        self.payments: dict[int, TerminalPayment] = {}   # EVSE id → the terminal payment waiting or charging
+    web_payment_until: dict[int, float] = store(dict)   # EVSE id → the clock.now() its lock ends
+    payments: dict[int, TerminalPayment] = store(dict)   # EVSE id → the terminal payment waiting or charging
 
     def on_NotifyWebPaymentStarted(self, _: None, payload: dict) -> dict:
         self.web_payment_until[payload["evseId"]] = clock.now() + payload["timeout"]

@@ -19,10 +19,17 @@ CertChainError/Invalid.
 
 from __future__ import annotations
 
-from harness import contract_pki
+from typing import TYPE_CHECKING
+
 from harness.reference.base import StationSession
 from harness.reference.common import V2X, Block
 from harness.reference.model import EvseState
+
+if TYPE_CHECKING:
+    from harness import contract_pki
+else:   # cryptography only once a contract certificate is handled (not in a load client)
+    from harness.lazy import lazy_module
+    contract_pki = lazy_module("harness.contract_pki")
 
 # certificateStatus of a certificate that is not valid → idTokenInfo.status (Authorization rule 3)
 REFUSED_CERTIFICATE = {"CertificateExpired": "Expired", "CertificateRevoked": "Invalid", "CertChainError": "Invalid"}

@@ -43,7 +43,7 @@ from harness.ocpp import schemas
 from harness.ocpp.v16 import connector_ids, interval_of
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V2X, V16, Block, now_iso, woken
+from harness.reference.common import EVERY_VERSION, V2X, V16, Block, now_iso, store, woken
 from harness.reference.model import Connector, EvseState
 from harness.rules import RuleTable, should
 from harness.ocpp.framing import Call
@@ -71,16 +71,20 @@ def interval_alias(version: OcppVersion, response: Any) -> dict | None:
 class ProvisioningStation2x(Block):
     versions = V2X
     requires = ("DeviceModelStation2x", "OfflineStation2x")
-    configurable = frozenset({"provisioning_network_profile_status"})
+    configurable = frozenset({"provisioning_network_profile_status", "heartbeats"})
     provisioning_network_profile_status = "Accepted"   # B09: how a valid SetNetworkProfile is answered (TC_B_44)
+    heartbeats = True   # False: no Heartbeat of its own (G02); a load runner beats for it at its plan's times
     boot_retry = 5   # own wait before the next boot when a Pending or Rejected answer's interval is 0
+
+    boot_reason: str = store(default="PowerUp")
+    station_operative: bool = store(default=True)   # ChangeAvailability of the whole station (G04)
+    network_profiles: dict[int, dict] = store(dict)   # B09: configurationSlot → NetworkConnectionProfile
+    _heartbeat_due: asyncio.TimerHandle | None = store()   # the next Heartbeat (G02), once Accepted
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.evses = {e.id: EvseState(e) for e in self.profile.evses}
-        self.boot_reason = "PowerUp"
-        self.station_operative = True   # ChangeAvailability of the whole station (G04)
-        self.network_profiles: dict[int, dict] = {}   # B09: configurationSlot → NetworkConnectionProfile
+        # both used at every connect: started here (see common.store)
         self.provisioning_home_url: str | None = None   # B10: where it first connected (the slot 1 it starts with)
         self.unreported: dict[tuple[int, int], dict] = {}   # B04: statuses that changed while offline
 
@@ -117,34 +121,48 @@ class ProvisioningStation2x(Block):
 
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)
-        self._beat = asyncio.Event()
-        self.background.spawn(self._heartbeat(connection))
+        self._schedule_heartbeat()
 
-    def heartbeat_changed(self) -> None:
+    def variable_changed(self, component: str, name: str) -> None:
         """OCPPCommCtrlr.HeartbeatInterval was set: the wait for the next Heartbeat starts again."""
-        self._beat.set()
+        super().variable_changed(component, name)
+        if (component, name) == ("OCPPCommCtrlr", "HeartbeatInterval"):
+            self._schedule_heartbeat()
+
+    def _schedule_heartbeat(self) -> None:
+        """G02: once Accepted, a Heartbeat every OCPPCommCtrlr.HeartbeatInterval seconds (the boot's interval
+        until the CSMS sets another) on the open connection, counted from the last answer or setting (a timer,
+        not a task: thousands of stations of the load wait so at once)."""
+        if self._heartbeat_due is not None:
+            self._heartbeat_due.cancel()
+            self._heartbeat_due = None
+        connection = self.connection
+        if not self.heartbeats or connection is None or connection.closed \
+                or (self.boot_response or {}).get("status") != "Accepted":
+            return
+        interval = int(self.variable("OCPPCommCtrlr", "HeartbeatInterval"))
+        if interval:
+            self._heartbeat_due = asyncio.get_running_loop().call_later(interval, self._heartbeat_now, connection)
+
+    def _heartbeat_now(self, connection: OcppConnection) -> None:
+        self._heartbeat_due = None
+        if connection is self.connection and not connection.closed:
+            self.background.spawn(self._heartbeat(connection))
 
     async def _heartbeat(self, connection: OcppConnection) -> None:
-        """G02: once Accepted, a Heartbeat every OCPPCommCtrlr.HeartbeatInterval seconds (the boot's interval
-        until the CSMS sets another) on this connection, while it is open."""
-        while not connection.closed:
-            self._beat.clear()
-            accepted = (self.boot_response or {}).get("status") == "Accepted" and connection is self.connection
-            interval = int(self.variable("OCPPCommCtrlr", "HeartbeatInterval")) if accepted else 0
-            if await woken(self._beat, interval or None) or connection.closed:
-                continue
-            try:
-                await connection.call("Heartbeat", {})
-            except (HarnessError, PeerViolation, CallFailed):
-                pass
+        try:
+            await connection.call("Heartbeat", {})
+        except (HarnessError, PeerViolation, CallFailed):
+            pass
+        if self._heartbeat_due is None:   # not set again meanwhile
+            self._schedule_heartbeat()
 
     async def boot(self) -> dict:
         self.boot_response = await self.call("BootNotification", self.boot_payload())
         if self.boot_response.get("status") != "Accepted":   # B02/B03: nothing but the next boot, after the interval
             self.background.spawn(self._boot_again(self.connection, self.boot_response.get("interval", 0)))
         else:
-            self.variables[("OCPPCommCtrlr", "HeartbeatInterval")] = str(self.boot_response["interval"])
-            self.heartbeat_changed()
+            self.set_variable("OCPPCommCtrlr", "HeartbeatInterval", str(self.boot_response["interval"]))
             reports = [(state.evse.id, connector) for state in self.evses.values() for connector in state.evse.connectors]
             for evse_id, connector in self.in_any_order(reports):
                 try:   # a refused report is the test's to judge (B01); the station goes on
@@ -251,12 +269,12 @@ class ProvisioningStation16(Block):
     configurable = frozenset({"reconnects"})   # False: a closed connection stays closed (the test reconnects)
     reconnect_delay = 0.5   # seconds between reconnection attempts
     boot_retry = 5          # own wait before the next boot when the interval is 0 (1.6 section 4.2)
+    main_operative: bool = store(default=True)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.connectors = {n: Connector(n) for n in connector_ids(self.profile)}
         self.registration: str | None = None
-        self.main_operative = True
         self.reconnects = True
         self.links: list[OcppConnection] = []
         self._beat = asyncio.Event()

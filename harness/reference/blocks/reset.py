@@ -30,7 +30,7 @@ import asyncio
 from typing import Any
 
 from harness.ocpp.versions import OcppVersion
-from harness.reference.common import V2X, V16, Block
+from harness.reference.common import V2X, V16, Block, store
 
 # E17 (2.1): TxCtrlr.ResumptionTimeout, the seconds within which a transaction cut by a power loss is resumed (0:
 # never), and TxCtrlr.AllowEnergyTransferResumption, whether energy flows again once it is; the reference resumes
@@ -42,11 +42,12 @@ class ResetStation2x(Block):
     requires = ("ProvisioningStation2x", "TransactionsStation2x")
     settle = 0.01   # seconds between looks at the link while what the station sent is still unanswered
 
+    scheduled_reset: tuple[int | None] | None = store()   # (evseId or None): an OnIdle reset waiting
+
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.scheduled_reset: tuple[int | None] | None = None   # (evseId or None): an OnIdle reset waiting
         if self.version is OcppVersion.V21:
-            self.variables.update(RESUMPTION)
+            self.variables.with_defaults(RESUMPTION)
 
     def variable_fits(self, component: str, name: str, value: str) -> bool:
         if (component, name) == ("TxCtrlr", "ResumptionTimeout"):
@@ -156,7 +157,6 @@ class ResetStation16(Block):
         self.registration = None   # the reconnection (provisioning's supervisor) boots again
         if self.connection is not None:
             await self.connection.close()
-
 
     async def act_power_loss(self) -> None:
         """The power fails and comes back (TC_032_1): the connection drops without a word, the charge point

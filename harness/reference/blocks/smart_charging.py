@@ -26,7 +26,7 @@ from harness.errors import HarnessError
 from harness.ocpp.v16 import connector_ids
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V2X, V16, Block, Undo
+from harness.reference.common import EVERY_VERSION, V2X, V16, Block, Undo, store
 from harness.reference.v16.config import DISCOVERY_KEYS
 from harness.smartcharging.wire import iso
 from harness.transport.ws import CallErrorReply
@@ -80,11 +80,12 @@ class SmartChargingStation2x(ChargingProfiles):
     configurable = frozenset({"profiles_supported"})
     profiles_supported = True   # False: SetChargingProfile is answered with a CALLERROR NotSupported (K_15)
 
+    start_profiles: dict[int, sc.ChargingProfile] = store(dict)   # EVSE: the TxProfile of a remote start
+    iso15118: set[int] = store(set)   # EVSEs whose EV stated its needs (K15) in the running transaction
+
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.start_profiles: dict[int, sc.ChargingProfile] = {}   # EVSE: the TxProfile of a remote start
         self.smart.rate_units = tuple(sc.RateUnit(u) for u in self.profile.charging_rate_units)
-        self.iso15118: set[int] = set()   # EVSEs whose EV stated its needs (K15) in the running transaction
 
     def on_SetChargingProfile(self, session: None, payload: dict) -> dict:
         """As every station; a TxProfile for an EV that stated its needs is negotiated with the EV, which

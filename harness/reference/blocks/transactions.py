@@ -41,20 +41,22 @@ import asyncio
 import itertools
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import clock
 from harness.errors import HarnessError, PeerViolation
 from harness.ocpp.meter16 import ENERGY
-from harness.ocpp.ocmf import SigningMeter
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import V2X, V16, Block, now_iso, woken
+from harness.reference.common import V2X, V16, Block, now_iso, woken, store
 from harness.reference.model import ChargeTransaction, Connector, EvseState, StationTransaction
 from harness.reference.tokens import token_key
 from harness.reference.v16.meter import measurand_list
 from harness.reference.v16.queue import Queued, TransactionQueue
 from harness.transport.ws import CallFailed, Exchange
+
+if TYPE_CHECKING:
+    from harness.ocpp.ocmf import SigningMeter
 
 
 # TxStopPoint values with which a deauthorized transaction ends rather than pauses (spec 001 moves)
@@ -104,33 +106,44 @@ class TransactionsStation2x(Block):
                               "max_energy_on_invalid_id"})
     tx_updated_interval = 0
 
+    _aligned: asyncio.Task | None = store()   # J01's task, while AlignedDataCtrlr.Interval is not 0
+    transactions_signing_meter: SigningMeter | None = store()   # made when a reading is first signed
+    transactions_retrying: list[str] = store(list)   # E13: the transactions of the events waiting to be sent again
+    transactions_start_wh: dict[str, int] = store(dict)   # E16: the register when each transaction started
+    transactions_started_at: dict[str, float] = store(dict)   # E16: the clock when each transaction started
+    transactions_limited: set[str] = store(set)   # E16: transactions whose energy limit the CSMS set
+    transactions_suspended: set[str] = store(set)   # E16: transactions whose energy a limit reached stopped
+
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.variables.update(TX_VARIABLES)
-        self._aligned: asyncio.Task | None = None
-        self.transactions_signing_meter: SigningMeter | None = None   # made when a reading is first signed
-        self.transactions_retrying: list[str] = []   # E13: the transactions of the events waiting to be sent again
-        self.transactions_start_wh: dict[str, int] = {}   # E16: the register when each transaction started
-        self.transactions_started_at: dict[str, float] = {}   # E16: the clock when each transaction started
-        self.transactions_limited: set[str] = set()   # E16: transactions whose energy limit the CSMS set
-        self.transactions_suspended: set[str] = set()   # E16: transactions whose energy a limit reached stopped
+        self.variables.with_defaults(TX_VARIABLES)
         self.stop_tx_on_invalid_id = bool(self.profile.authorization("stop_tx_on_invalid_id", True))
         self.tx_stop_point = tuple(self.profile.authorization("tx_stop_point", ("EVConnected", "Authorized")))
         self.max_energy_on_invalid_id = int(self.profile.authorization("max_energy_on_invalid_id", 0))
 
     async def connected(self, connection: Any) -> None:
         await super().connected(connection)
-        if self._aligned is None:
+        self._align()
+
+    def variable_changed(self, component: str, name: str) -> None:
+        super().variable_changed(component, name)
+        if (component, name) == ("AlignedDataCtrlr", "Interval"):
+            self._align()
+
+    def _align(self) -> None:
+        """The clock-aligned samples' task, while AlignedDataCtrlr.Interval is not 0 (none at 0: a load of
+        thousands of stations keeps no task a station for them)."""
+        if (self._aligned is None or self._aligned.done()) and self.connection is not None \
+                and int(self.variable("AlignedDataCtrlr", "Interval")):
             self._aligned = self.background.spawn(self._clock_aligned())
 
     async def _clock_aligned(self) -> None:
         """J01: at every multiple of AlignedDataCtrlr.Interval seconds of the clock (0: none), each EVSE's
         register: in MeterValues (context Sample.Clock) where no transaction runs, in a TransactionEvent
-        Updated (triggerReason MeterValueClock) where one does."""
-        while True:
-            interval = int(self.variable("AlignedDataCtrlr", "Interval"))
-            await asyncio.sleep(interval - clock.utcnow().timestamp() % interval if interval else 1)
-            if not interval or not self.online:
+        Updated (triggerReason MeterValueClock) where one does. Ends when the interval is set to 0."""
+        while interval := int(self.variable("AlignedDataCtrlr", "Interval")):
+            await asyncio.sleep(interval - clock.utcnow().timestamp() % interval)
+            if not int(self.variable("AlignedDataCtrlr", "Interval")) or not self.online:
                 continue
             for state in self.evses.values():
                 value = self._meter_value(state, state.meter.wh, "Sample.Clock", now_iso())
@@ -371,6 +384,7 @@ class TransactionsStation2x(Block):
         component = "AlignedDataCtrlr" if context == "Sample.Clock" else "SampledDataCtrlr"
         if self.variable(component, "SignReadings").strip().lower() == "true":
             if self.transactions_signing_meter is None:
+                from harness.ocpp.ocmf import SigningMeter   # cryptography: not in a load client that signs nothing
                 self.transactions_signing_meter = SigningMeter()
             tx = state.transaction
             value["sampledValue"][0]["signedMeterValue"] = self.transactions_signing_meter.sign(

@@ -12,7 +12,7 @@ from harness.reference import ReferenceCsms, ReferenceCsms16, ReferenceStation, 
 from harness.ocpp.schemas import schema
 from harness.reference.base import CsmsBase, StationBase
 from harness.reference.blocks import local_list
-from harness.reference.common import V2X, V16, Block
+from harness.reference.common import V2X, V16, Block, store
 from harness.reference.compose import CSMS_BLOCKS, STATION_BLOCKS, blocks_for
 from harness.reference.ocpi.handler import Identity, Peer
 from harness.reference.ocpi.peer import OcpiPeer, PeerIdentity
@@ -155,7 +155,7 @@ def test_two_blocks_starting_one_attribute_in_init_are_refused():
         def record(self):
             self.pending = []
 
-    with pytest.raises(HarnessError, match="self.pending is started in the __init__ of both Owner and Rival"):
+    with pytest.raises(HarnessError, match=r"self.pending is started \(in __init__, or as a store\) by both Owner and Rival"):
         blocks_for((Owner, Rival), V2X)
     assert blocks_for((Owner, User), V2X) == (Owner, User)
 
@@ -174,3 +174,41 @@ def test_supported_actions_are_the_class_actions_and_an_instance_own():
 
     station.act_wave = act_wave
     assert station.supported_actions() == actions - {"changed by the caller"} | {"wave"}
+
+
+def test_a_store_made_on_first_use_counts_as_started_by_its_block():
+    """A store declared on the class (``store``) is the block's state as if started in its ``__init__``: another
+    block declaring it, or starting it in ``__init__``, is refused."""
+    class Lazy(Block):
+        versions = V2X
+        pending = store(list)
+
+    class AlsoLazy(Block):
+        versions = V2X
+        pending = store(dict)
+
+    class Eager(Block):
+        versions = V2X
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.pending = {}
+
+    for pair, first in (((Lazy, AlsoLazy), "Lazy"), ((Eager, Lazy), "Eager")):
+        with pytest.raises(HarnessError, match=rf"self.pending is started .* by both {first} and"):
+            blocks_for(pair, V2X)
+
+
+def test_a_store_is_made_on_first_read_and_is_each_instance_own():
+    class Holder(Block):
+        versions = V2X
+        pending = store(list)
+        url = store(default="none yet")
+
+    one, two = Holder(), Holder()
+    assert vars(one) == {} and one.url == "none yet" and vars(one) == {}
+    one.pending.append(1)
+    assert one.pending == [1] and two.pending == [] and one.pending is not two.pending
+    assert set(vars(one)) == {"pending"}
+    one.url = "ws://x"
+    assert (one.url, two.url) == ("ws://x", "none yet")
