@@ -239,7 +239,8 @@ async def _serving_process(args, port: int) -> tuple[asyncio.subprocess.Process,
     except TimeoutError:
         line = ""
     if " listening on " not in line:
-        process.kill()
+        if process.returncode is None:
+            process.kill()
         raise ValueError(f"the CSMS process for port {port} did not start within {STARTUP_SECONDS:g} s "
                          f"(is the port free?): {line.strip() or 'it printed nothing'}")
     return process, line.rsplit(" listening on ", 1)[1].strip()

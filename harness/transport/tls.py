@@ -28,9 +28,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cryptography import x509
-from cryptography.x509.oid import NameOID
-
 from harness.transport.ledger import Ledger
 
 TLS12 = ssl.TLSVersion.TLSv1_2
@@ -186,6 +183,8 @@ def subject_problem(certificate: bytes | None, serial: str | None, operator: str
     is ``operator`` (its CN and its O contain them: A00.FR.405, A00.FR.404), or None; a None part is not checked."""
     if certificate is None:
         return "no client certificate"
+    from cryptography import x509                 # here: a load client, which checks no certificate, never pays
+    from cryptography.x509.oid import NameOID     # for OpenSSL's bindings (tests/load/test_lean_imports.py)
     subject = x509.load_der_x509_certificate(certificate).subject
     for oid, wanted, what in ((NameOID.COMMON_NAME, serial, "CN (the station's serial number)"),
                               (NameOID.ORGANIZATION_NAME, operator, "O (the operator)")):

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
-from harness.pki import pem_text
-from harness.reference.blocks.certificates import run_pki
+from harness.reference.blocks.certificates import pki, run_pki
 from harness.transport.tls import TlsEnd
 from harness.reference.base import StationSession
 from harness.wire import REDACTOR
@@ -190,7 +189,7 @@ class SecurityStation2x(Block):
     def _trusted_roots(self) -> Path:
         """The CSMS roots installed, in one PEM file of the run's PKI directory (what TLS verifies against)."""
         path = run_pki(self.profile).directory / f"csms-roots-{os.getpid()}-{id(self)}.pem"
-        path.write_text("".join(pem_text(certificate) for certificate in self._csms_roots()))
+        path.write_text("".join(pki.pem_text(certificate) for certificate in self._csms_roots()))
         return path
 
     def _drop_lower_slots(self, current: int) -> None:
