@@ -60,7 +60,8 @@ class RPC(RuleTable):
                     "a receiver keeps serving the connection after a message it refused")
     asked = must("spec 002 Operations by direction; spec 001 Messages sent by the CSMS, DataTransfer",
                  "a side asked through its actuator sends the CALL it was asked for")
-    status_after_boot = must("OCPP 1.6 §4.2 and §4.9; OCPP 2.0.1 B01",
+    status_after_boot = must("OCPP 1.6 errata v4.0 §4.2 (SHALL: connectorId 0 and all connectors, as public test "
+                             "projects quote it) and §4.9; OCPP 2.0.1 B01",
                              "once its boot is Accepted the station reports the status of its connectors", by=CS)
     one_decimal = must("spec 002 Limits (decimal limit and minChargingRate); OCPP 1.6 schema SetChargingProfile",
                        "1.6: a charging limit or minChargingRate has at most one fraction digit, judged on the "

@@ -37,7 +37,9 @@ class BOOT16(RuleTable):
                            "the central system answers a StatusNotification.req with StatusNotification.conf", by=CSMS)
     numbering = must("spec 002 What the service does 8; Limits",
                      "connector ids start at 1 and are sequential without gaps", by=CS)
-    connectors_reported = must("spec 002 States (connectorId 0 is the main controller); TC_001_CS",
+    connectors_reported = must("OCPP 1.6 errata v4.0 §4.2: after an Accepted boot the charge point SHALL send "
+                               "StatusNotification for connectorId 0 and all connectors (as public test projects quote "
+                               "it); spec 002 States (connectorId 0 is the main controller); TC_001_CS",
                                "after an Accepted boot the charge point reports connector 0 and each connector", by=CS)
     main_controller = must("spec 002 States and transitions",
                            "connector 0, the main controller, reports only Available, Unavailable or Faulted", by=CS)
