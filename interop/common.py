@@ -56,6 +56,7 @@ ocpp_lib_sut.actuator_app = actuator_app
 
 def run(sut_class: Callable[[dict], Any], doc: str) -> None:
     """``python interop/<adapter>.py csms|cpo --port P --actuator-port A --profile profiles/interop-….toml``: the
-    example's entry point, whose listening role is called csms (an OCPI platform listens too)."""
+    example's entry point, whose listening role is called csms (an OCPI platform listens too); ``cs --csms-url U``
+    for a station, which connects."""
     argv = ["csms" if arg in ("cpo", "emsp") else arg for arg in sys.argv[1:]]
-    asyncio.run(ocpp_lib_sut.main(argv, csms=sut_class, doc=doc))
+    asyncio.run(ocpp_lib_sut.main(argv, csms=sut_class, station=sut_class, doc=doc))

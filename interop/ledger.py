@@ -144,7 +144,8 @@ def build(results: dict[str, dict], previous: dict | None = None, collected: dic
 def render(ledger: dict) -> str:
     lines = ["# Interop ledger", "",
              "Every suite played against implementations nobody here wrote, installed from PyPI by the `[interop]`",
-             "extra and started by `interop/run.py` (which writes this file and `ledger.json`; do not edit either",
+             "extra and from npm by `interop/npm_install.py` (pins in `interop/npm/`), and started by",
+             "`interop/run.py` (which writes this file and `ledger.json`; do not edit either",
              "by hand). `tests/interop/test_ledger.py` replays `ledger.json`: a verdict that changes fails until the",
              "ledger is regenerated on purpose. Judgements live in `interop/triage.toml`.", "",
              "## Implementations", "",

@@ -1,7 +1,8 @@
 """Play every suite against the independent implementations of interop/targets.py, each started here on
-127.0.0.1 and stopped when its run ends; write each run's conformance.json under --out, then the ledger.
+127.0.0.1 (a station: pointed at the harness's central system) and stopped when its run ends; write each run's
+conformance.json under --out, then the ledger.
 
-    pip install -e ".[interop]"
+    pip install -e ".[interop]"            # the PyPI targets; the npm ones install themselves (node, npm)
     python interop/run.py                 # every target; then interop/LEDGER.md and ledger.json
     python interop/run.py --only arthexis --out /tmp/interop --no-ledger
 
@@ -26,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import npm_install  # noqa: E402
 from targets import TARGETS, Target  # noqa: E402
 
 RUN_LIMIT = 900    # seconds for one target's run, however it goes
@@ -73,19 +75,24 @@ def play(target: Target, out: Path) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     port, actuator, listen = free_ports(3)
     profile = REPO / "profiles" / target.profile
+    station = target.role == "cs"     # it connects to the harness's central system, which listens
+    if station:
+        started, sut = ["--csms-url", f"ws://127.0.0.1:{listen}/"], []
+    else:
+        started = ["--port", str(port)]
+        sut = ["--sut-url", f"{'http' if target.ocpi else 'ws'}://127.0.0.1:{port}{target.path}"]
     with open(folder / "sut.log", "w") as log:
-        process = subprocess.Popen([sys.executable, str(HERE / target.adapter), target.role, "--port", str(port),
+        process = subprocess.Popen([sys.executable, str(HERE / target.adapter), target.role, *started,
                                     "--actuator-port", str(actuator), "--profile", str(profile)],
                                    cwd=folder, stdout=log, stderr=subprocess.STDOUT)
         try:
-            for each in (port, actuator):
+            for each in (actuator,) if station else (port, actuator):
                 wait_for_port(each, process)
             harness = subprocess.run(
                 [sys.executable, "-m", "pytest", *(str(REPO / "suites" / s) for s in target.suites), "-q",
-                 "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=line", "--sut-profile", str(profile),
-                 "--sut-url", f"{'http' if target.ocpi else 'ws'}://127.0.0.1:{port}{target.path}",
-                 *(("--listen", f"127.0.0.1:{listen}") if target.ocpi else ()), "--actuator-url", f"http://127.0.0.1:{actuator}",
-                 "--reports-dir", str(folder / "reports")],
+                 "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=line", "--sut-profile", str(profile), *sut,
+                 *(("--listen", f"127.0.0.1:{listen}") if target.ocpi or station else ()),
+                 "--actuator-url", f"http://127.0.0.1:{actuator}", "--reports-dir", str(folder / "reports")],
                 cwd=REPO, capture_output=True, text=True, timeout=RUN_LIMIT)
         finally:
             stop(process)
@@ -105,6 +112,8 @@ LONGEST_FIRST = ("arthexis ocpp1.6 csms", "arthexis ocpp2.0.1 csms", "ocpp-csms 
 
 def play_all(targets: tuple[Target, ...], out: Path) -> dict[str, dict]:
     """Every target, PARALLEL at a time: key → its conformance.json."""
+    if any(t.registry == "npm" for t in targets):
+        npm_install.install()     # before the runs start: one npm ci (when the pins changed), not one a thread
     order = sorted(targets, key=lambda t: LONGEST_FIRST.index(t.key) if t.key in LONGEST_FIRST else len(LONGEST_FIRST))
     with ThreadPoolExecutor(PARALLEL) as pool:
         runs = {target.key: pool.submit(play, target, out) for target in order}

@@ -1,4 +1,4 @@
-"""The implementations the ledger plays, each version and role of each: its PyPI package, its adapter, its
+"""The implementations the ledger plays, each version and role of each: its package (PyPI or npm), its adapter, its
 profile and the suites its role and version have. Read by interop/run.py (which plays them), interop/ledger.py
 (which writes the ledger) and tests/interop/test_ledger.py (which replays it)."""
 
@@ -13,15 +13,17 @@ OCPI_SUITES = ("ocpi",)
 
 @dataclass(frozen=True)
 class Target:
-    implementation: str      # its name on PyPI
-    version: str             # the version the [interop] extra pins
+    implementation: str      # its name on its registry
+    version: str             # the version the [interop] extra (PyPI) or interop/npm/package.json (npm) pins
     protocol: str
     role: str
     adapter: str             # interop/<adapter>: starts it, with its HTTP actuator
     profile: str             # profiles/<profile>
     suites: tuple[str, ...]  # folders under suites/
-    path: str                # where it serves stations (OCPP) or its versions (OCPI), under 127.0.0.1:<port>
+    path: str                # where it serves stations (OCPP) or its versions (OCPI), under 127.0.0.1:<port>;
+                             # a station (role cs) connects to the harness instead: ""
     why: str                 # why it was chosen (README, LEDGER.md)
+    registry: str = "pypi"   # "pypi" (the [interop] extra) or "npm" (interop/npm_install.py)
 
     @property
     def ocpi(self) -> bool:
@@ -54,4 +56,8 @@ TARGETS = (
                                           "PyPI that installs beside the harness"),
     Target("python-ocpi", "0.3.1", "ocpi2.2.1", "emsp", "python_ocpi_sut.py", "interop-python-ocpi-emsp.toml",
            OCPI_SUITES, "/ocpi/versions", "the same platform as a receiver of Locations, the eMSP's side"),
+    Target("ocppsim", "1.0.1", "ocpp1.6", "cs", "ocppsim_sut.py", "interop-ocppsim-16.toml", OCPP16_SUITES, "",
+           "a 1.6 charge point simulator in TypeScript (npm), the one station a registry offers that runs here: "
+           "it boots, beats, reports status and meter values and honours RemoteStart/Stop, TriggerMessage, "
+           "UnlockConnector and GetConfiguration with frames of its own", registry="npm"),
 )

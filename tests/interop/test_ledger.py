@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "interop"))
 
 import ledger  # noqa: E402
+import npm_install  # noqa: E402
 import run as interop_run  # noqa: E402
 from targets import TARGETS  # noqa: E402
 
@@ -27,10 +28,17 @@ PACKAGES = {"ocpp-csms": "ocpp_csms", "ocpp-broker": "ocpp_broker", "arthexis": 
 
 
 def test_the_implementations_are_installed():
-    """Installed by the project's own files (pip install -e ".[interop]", as .ci/run does): never skipped."""
+    """Installed by the project's own files (pip install -e ".[interop]", as .ci/run does; interop/npm by npm ci,
+    as interop/run.py does): never skipped."""
     missing = sorted(name for name, module in PACKAGES.items() if importlib.util.find_spec(module) is None)
     assert not missing, f"the interop implementations {missing} are not installed: pip install -e \".[interop]\""
-    assert set(PACKAGES) == {t.implementation for t in TARGETS}
+    assert set(PACKAGES) == {t.implementation for t in TARGETS if t.registry == "pypi"}
+    npm_install.install()
+    pinned = json.loads((npm_install.PINS / "package.json").read_text())["dependencies"]
+    for target in TARGETS:
+        if target.registry == "npm":
+            assert pinned.get(target.implementation) == target.version, f"interop/npm pins {target.key} otherwise"
+            npm_install.package_dir(target.implementation)
 
 
 def test_every_target_is_in_the_ledger_and_every_failure_is_judged():
