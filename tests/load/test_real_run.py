@@ -1,5 +1,7 @@
 """A small real run: simulated stations against the reference CSMS on loopback, a few seconds each."""
 
+import asyncio
+import gc
 import json
 import os
 import re
@@ -20,6 +22,7 @@ from harness.load.fleet import Fleet, LoadSettings
 from harness.load.mix import Mix
 from harness.load.recorder import Recorder
 from harness.load.roster import Roster
+from harness.load.station import StationRunner
 from harness.ocpp.versions import OcppVersion
 
 BUSY = Mix(heartbeat=0.5, authorize_per_hour=3600, transactions_per_hour=3600, transaction_seconds=1.5,
@@ -147,3 +150,28 @@ def test_a_csms_of_two_processes_serves_both_ports_and_stops_the_other_with_itse
     finally:
         if csms.poll() is None:
             csms.kill()
+
+
+@pytest.mark.parametrize("version", [OcppVersion.V201, OcppVersion.V21])
+async def test_a_connected_2x_load_station_keeps_its_attributes_in_the_shared_key_table(version):
+    """CPython shares one key table among a class's instances for up to ~30 attributes set in the same order; one
+    more, and every station takes a dictionary of its own (~1.3 KB more, on ~19 KB a station). A block adding
+    state a connected station holds has to fit (``common.store`` for what most stations never touch). 1.6 stations
+    are past it already (bench/LEAN.md)."""
+    csms = await roster_csms(version, Roster(1, 6), call_timeout=5).start()
+    settings = LoadSettings(url=csms.url, stations=6, version=version, mix=Mix(heartbeat=1), ramp=100, hold=3,
+                            call_timeout=5, interval=1)
+    fleet = Fleet(settings, Recorder(settings.interval))
+    run_task = asyncio.create_task(fleet.run(progress=None))
+    try:
+        async with asyncio.timeout(10):
+            while fleet.connected < 6:
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)                 # booted and reported: what a held station has set by now
+        stations = [o.station for o in gc.get_objects() if isinstance(o, StationRunner)]
+        sizes = {len(vars(s)): sys.getsizeof(vars(s)) for s in stations}
+        assert len(stations) == 6 and all(size < 1024 for size in sizes.values()), (
+            f"a station's own dictionary (attributes: bytes): {sizes}")
+    finally:
+        await run_task
+        await csms.stop()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,14 @@ def new_password(identity: str, length: int = 32) -> str:
     return password
 
 
+@dataclass(slots=True)
+class SecurityHome:
+    """A05/B10: what the station's first connection was, and the profile of the one before the connection it opens."""
+    profile: int | None = None    # the security profile of the connection it first opened (slot 1)
+    tls: TlsEnd | None = None     # that connection's TLS
+    before: int = 1               # the security profile before the connection it opens now
+
+
 class SecurityStation2x(Block):
     """A01: a BasicAuthPassword of 16 to 64 characters set by SetVariables is Accepted, the station closes its
     connection once the answer is out and reconnects with it (the offline block reconnects); any other length is
@@ -120,9 +129,7 @@ class SecurityStation2x(Block):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.home_security_profile: int | None = None   # the profile of the connection it first opened (slot 1)
-        self.profile_before = 1   # the security profile before the connection it opens now
-        self.home_tls: TlsEnd | None = None   # the TLS of the connection it first opened
+        self.security_home = SecurityHome()   # one attribute for three: a load station's keys stay shared (common.store)
 
     # ------------------------------------------------------------ A01: the password
     def variable_written(self, component: str, name: str, value: str) -> str | None:
@@ -160,7 +167,7 @@ class SecurityStation2x(Block):
         """The security profile of ``slot``: its stored profile's, for slot 1 without one the first connection's."""
         if slot in self.network_profiles:
             return self.network_profiles[slot]["securityProfile"]
-        return self.home_security_profile if slot == 1 else None
+        return self.security_home.profile if slot == 1 else None
 
     def _csms_roots(self) -> list:
         return [certificate for kind, certificate in self.installed if kind == "CSMSRootCertificate"]
@@ -168,21 +175,22 @@ class SecurityStation2x(Block):
     async def connect(self, csms_url: str, **options: Any) -> Handshake:
         """A slot of security profile 2 is reached over TLS, trusting the CSMS roots installed; connected at a
         higher profile than before, the slots of lower profiles go (A05.FR.06)."""
-        if self.home_security_profile is None:
-            self.home_security_profile, self.home_tls = self.current_security_profile(), self.tls
-        self.profile_before = self.current_security_profile()
+        home = self.security_home
+        if home.profile is None:
+            home.profile, home.tls = self.current_security_profile(), self.tls
+        home.before = self.current_security_profile()
         slot = next((p for p in self.network_profiles.values() if p["ocppCsmsUrl"] == csms_url), None)
         if slot is not None and slot["securityProfile"] == 2 and self._csms_roots():
             self.tls = TlsEnd(trust=self._trusted_roots())
         elif slot is not None and slot["securityProfile"] == 1:
             self.tls = None
         elif slot is None and self.network_profiles and csms_url == self.provisioning_home_url:   # B10 fallback
-            self.tls = self.home_tls
+            self.tls = self.security_home.tls
         return await super().connect(csms_url, **options)
 
     async def connected(self, connection: Any) -> None:
         """Connected (before its boot) at a higher profile than before: the lower slots go."""
-        if self.current_security_profile() > self.profile_before:
+        if self.current_security_profile() > self.security_home.before:
             self._drop_lower_slots(self.current_security_profile())
         await super().connected(connection)
 
