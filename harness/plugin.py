@@ -8,6 +8,7 @@ repository's conftest.py.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import fnmatch
 import importlib
 import logging
@@ -16,12 +17,13 @@ import signal
 import threading
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
 
-from harness import __version__, certification, preflight, report
-from harness.actuators import Actuator
+from harness import __version__, certification, parallel, preflight, report
+from harness.actuators import Actuator, ForStation
 from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena.ocpp import ArenaOptions, OcppArena, Target
@@ -49,6 +51,7 @@ REFUSED_IN_A_ROW = pytest.StashKey[int]()   # the SUT's connections refused sinc
 # A real SUT refused this many times in a row with no connection between: the setting to fix is in the reason, and
 # every test left would break alike, each after waiting for a connection, so the run stops.
 REFUSALS_BEFORE_STOP = 3
+RUN_LOCK = pytest.StashKey[Path]()   # a parallel run against a CSMS: the workers' lock file (harness.parallel)
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
 SUMMARY = pytest.StashKey[report.Summary]()
 # Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
@@ -62,6 +65,8 @@ MARKERS = {
     "protocols(*versions)": "the protocol versions a test applies to",
     "requires(feature)": "the test applies only when the profile declares [features] feature = true",
     "real_clock(why)": "the test waits on another process or thread: it runs on the real clock in the embedded run too",
+    "csms_wide(why)": "the test changes what the CSMS under test does for every station: in a run spread over "
+                      "xdist workers it runs alone (harness.parallel)",
     "needs(*conditions, variant)": "what the test needs of the profile, checked before any connection "
                                    "(harness.suite.needs); variant: left out of an embedded run whose profile "
                                    "does not give it",
@@ -115,6 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{marker}: {text}")
     try:
         settings = resolve(config.getoption, config.getini, interactive=_operator_at_hand(config))
+        settings = _spread(config, settings)
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS] = settings
@@ -128,6 +134,37 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[report.PLAN] = []
     config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
                                   "evse-conformance-reports")
+
+
+def _spread(config: pytest.Config, settings: Settings) -> Settings:
+    """A run against a CSMS spread over xdist workers (-n N): each worker plays a station identity of its own from
+    the profile's [station] identities (refused, with the fix, when it lists fewer than the workers), and the
+    workers share a lock file that lets a csms_wide test run alone (``harness.parallel``)."""
+    workers = parallel.workers_asked(config)
+    if settings.sut != "csms":
+        return settings
+    problem = parallel.identity_problem(settings.profile, workers)
+    if problem:
+        raise ConfigError(problem)
+    if workers > 1 and not hasattr(config, "workerinput"):
+        config.stash[RUN_LOCK] = parallel.new_lock()
+    elif parallel.lock_path(config) is not None:
+        config.stash[RUN_LOCK] = parallel.lock_path(config)
+    return dataclasses.replace(settings, profile=parallel.worker_profile(settings.profile, config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller hands each worker the run's lock file."""
+    lock = node.config.stash.get(RUN_LOCK, None)
+    if lock is not None:
+        node.workerinput[parallel.LOCK] = str(lock)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    lock = config.stash.get(RUN_LOCK, None)
+    if lock is not None and not hasattr(config, "workerinput"):
+        parallel.cleaned(lock)
 
 
 def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
@@ -387,10 +424,13 @@ def sut_actuator(pytestconfig: pytest.Config, sut_settings: Settings) -> Actuato
     """What makes the real SUT act (None in the embedded run, and for a real SUT without one)."""
     if sut_settings.embedded or sut_settings.actuator is None:
         return None
-    return build_actuator(sut_settings.actuator, base_url=sut_settings.actuator_url, spec=sut_settings.actuator_class,
+    actuator = build_actuator(sut_settings.actuator, base_url=sut_settings.actuator_url, spec=sut_settings.actuator_class,
                           terminal=PytestTerminal(pytestconfig), who=_operator_sees(sut_settings),
                           timeout=sut_settings.profile.timeouts.operator,
                           tokens={token.id: token for token in sut_settings.profile.tokens.values()})
+    if sut_settings.sut == "csms" and sut_settings.profile.identities:   # a CSMS serving several of our stations
+        return ForStation(actuator, sut_settings.profile.identity)
+    return actuator
 
 
 def _operator_sees(settings: Settings) -> str:
@@ -512,6 +552,14 @@ class TestTimeLimit(HarnessError):
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """--max-test-time: a real-time alarm over the test's set-up, body and tear-down; at it, what the test was
     waiting on is interrupted with TestTimeLimit (broken), and again after as long if its tear-down hangs too."""
+    lock = item.config.stash.get(RUN_LOCK, None)
+    if lock is None:
+        return (yield from _timed(item))
+    with parallel.held(lock, exclusive=item.get_closest_marker(parallel.MARKER) is not None):
+        return (yield from _timed(item))
+
+
+def _timed(item: pytest.Item):
     limit = item.config.stash[SETTINGS].max_test_time
     if limit is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         try:

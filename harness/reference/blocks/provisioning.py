@@ -401,14 +401,19 @@ class ProvisioningCsms16(Block):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.registration = "Accepted"
+        self.registration_of: dict[str, str] = {}   # a station's own answer (set_registration with "station")
 
     def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
-        status = self.boot_status(session, self.registration)
+        status = self.boot_status(session, self.registration_of.get(session.identity, self.registration))
         interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
         return {"currentTime": now_iso(), "interval": interval, "status": status}
 
-    async def act_set_registration(self, status: str) -> None:
-        """How the next BootNotifications are answered: Accepted, Pending or Rejected."""
+    async def act_set_registration(self, status: str, station: str | None = None) -> None:
+        """How the next BootNotifications are answered: Accepted, Pending or Rejected; those of ``station``
+        alone when given (a CSMS serving several stations), else of every station."""
         if status not in REGISTRATION_STATUSES:
             raise HarnessError(f"registration status {status!r} is not one of {REGISTRATION_STATUSES}")
-        self.registration = status
+        if station is None:
+            self.registration = status
+        else:
+            self.registration_of[station] = status
