@@ -449,8 +449,10 @@ def _arena_options(settings: Settings, actuator: Actuator | None, node: pytest.I
     variance = None
     if settings.variance is not None:
         variance = node.stash[VARIANCE] = Variance(settings.variance, node.nodeid, without=settings.variance_skip)
+    shared = RUN_LOCK in node.config.stash and node.get_closest_marker(parallel.MARKER) is None
     return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None, listen=settings.listen,
-                        actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded, variance=variance)
+                        actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded, variance=variance,
+                        shared=shared)
 
 
 async def _arena(request: pytest.FixtureRequest, target: Target, settings: Settings, actuator: Actuator | None,

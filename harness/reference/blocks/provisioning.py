@@ -395,6 +395,7 @@ class ProvisioningCsms16(Block):
     versions = V16
     undone_by = {"set_registration": lambda body: ("set_registration", {"status": "Accepted"})}
     configurable = frozenset({"registration", "retry_interval"})
+    csms_wide = frozenset({"set_registration"})   # a central system may have one registration answer for all
     retry_interval = 1   # BootNotification.conf interval when not Accepted: the wait before the next boot
     resumes_sessions = True
 

@@ -4,7 +4,7 @@ reference CSMS knows them (no sockets)."""
 import pytest
 
 from harness import profile as profiles
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 from harness.ocpp.versions import OcppVersion
 from harness.parallel import identity_problem
 from harness.reference import references_for
@@ -81,3 +81,28 @@ def test_more_workers_than_identities_is_refused_with_the_fix():
     assert "-n 3 spreads the run over 3 xdist workers" in problem and "lists 2" in problem
     assert 'identities = ["CS001", "CS002", "CS003"] under [station]' in problem and "or run with -n 2" in problem
     assert "or run without -n" in identity_problem(profiles.from_dict(BASE), 2)
+
+
+class _Recorded:
+    def __init__(self):
+        self.actions = []
+
+    async def perform(self, action, body):
+        self.actions.append((action, body))
+
+
+@pytest.mark.parametrize("shared", [True, False])
+async def test_an_action_for_every_station_is_refused_while_other_workers_play_with_the_mark_to_add(shared):
+    from harness.arena.ocpp import ArenaOptions, OcppArena, Target
+    from harness.wire import WireLog
+    actuator = _Recorded()
+    arena = OcppArena(Target("csms", "ocpp1.6"), profiles.load("builtin:standalone"), WireLog(),
+                      ArenaOptions(sut_url="ws://127.0.0.1:1/ocpp", actuator=actuator, embedded=False, shared=shared))
+    if shared:
+        with pytest.raises(HarnessError, match=r'mark the test @pytest\.mark\.csms_wide\("why"\) so that it runs alone'):
+            await arena.act("csms", "set_registration", status="Pending")
+        assert actuator.actions == []
+    else:
+        await arena.act("csms", "set_registration", status="Pending")
+        assert actuator.actions == [("set_registration", {"status": "Pending"})]
+    await arena.act("csms", "data_transfer", vendor_id="x")   # an action about the harness's station alone
