@@ -24,6 +24,17 @@ from harness.profile import Profile
 MARKER = "csms_wide"
 
 
+def scheduling(config: Any) -> None:
+    """A run against a real SUT spread over workers with xdist's default ``load`` scheduling (``-n`` without
+    ``--dist``) is scheduled by ``worksteal`` instead: ``load`` hands a worker a run of consecutive tests, and a
+    use case's real-clock waits (J01's five 30 s clock-aligned tests) then queue on one worker while the others
+    idle; ``worksteal`` hands an idle worker half of the busiest one's tests."""
+    explicit = any(arg == "-d" or arg.startswith("--dist") for arg in config.invocation_params.args)
+    if getattr(config.option, "dist", "no") == "load" and not explicit and (config.getoption("sut", None)
+                                                                            or config.getini("sut")):
+        config.option.dist = "worksteal"
+
+
 def workers_asked(config: Any) -> int:
     """The xdist workers of this run (0 without xdist), as its controller or one of its workers sees it."""
     workerinput = getattr(config, "workerinput", None)
@@ -62,6 +73,10 @@ def worker_profile(profile: Profile, config: Any) -> Profile:
     problem = identity_problem(profile, workers)
     if problem:
         raise ConfigError(problem)
+    if index >= len(profile.identities):   # xdist numbers a worker that replaces a crashed one anew
+        raise ConfigError(f"xdist worker gw{index} has no station identity of its own: the profile lists "
+                          f"{len(profile.identities)}; list more in [station] identities than -n, or run with "
+                          f"--max-worker-restart 0")
     return profile.as_identity(profile.identities[index])
 
 

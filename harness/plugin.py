@@ -96,9 +96,12 @@ def _planning(config: pytest.Config) -> bool:
 
 
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """--plan runs nothing: it collects in this process, not in xdist workers (which would print nothing)."""
+    """--plan runs nothing: it collects in this process, not in xdist workers (which would print nothing). A run
+    against a real SUT over xdist workers is scheduled by work stealing unless --dist says otherwise (see
+    ``parallel.scheduling``)."""
     if _planning(config) and getattr(config.option, "dist", "no") != "no":
         config.option.dist, config.option.numprocesses = "no", 0
+    parallel.scheduling(config)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -121,3 +121,20 @@ def test_a_csms_wide_test_overlaps_no_other_test_of_the_run(pytester, sut_port, 
             running.discard(name)
     assert len(notes) == 12 and not overlapped, notes
     assert together == 2, f"the ordinary tests never ran side by side: {notes}"   # the run was parallel
+
+
+@pytest.mark.parametrize("args, sut, dist, scheduled", [
+    (["-n", "4"], "csms", "load", "worksteal"),             # -n alone against a SUT: work stealing
+    (["-n", "4", "--dist", "load"], "csms", "load", "load"),   # the user's choice stands
+    (["-n", "4", "--dist=loadfile"], "csms", "loadfile", "loadfile"),
+    (["-n", "4"], None, "load", "load"),                     # the embedded run: xdist's default
+    ([], "csms", "no", "no"),
+])
+def test_a_parallel_run_against_a_sut_is_scheduled_by_work_stealing_unless_dist_is_given(args, sut, dist, scheduled):
+    from types import SimpleNamespace
+
+    from harness.parallel import scheduling
+    config = SimpleNamespace(invocation_params=SimpleNamespace(args=args), option=SimpleNamespace(dist=dist),
+                             getoption=lambda name, default=None: sut, getini=lambda name: "")
+    scheduling(config)
+    assert config.option.dist == scheduled

@@ -106,3 +106,19 @@ async def test_an_action_for_every_station_is_refused_while_other_workers_play_w
         await arena.act("csms", "set_registration", status="Pending")
         assert actuator.actions == [("set_registration", {"status": "Pending"})]
     await arena.act("csms", "data_transfer", vendor_id="x")   # an action about the harness's station alone
+
+
+def test_worker_i_plays_the_i_th_identity_and_a_worker_past_them_is_refused():
+    from types import SimpleNamespace
+
+    from harness.parallel import worker_profile
+
+    def worker(number, count=2):
+        return SimpleNamespace(workerinput={"workerid": f"gw{number}", "workercount": count})
+
+    profile = _profile("CS001", {"identity": "CS002", "password": "own-password-0000002"})
+    assert [worker_profile(profile, worker(i)).identity for i in (0, 1)] == ["CS001", "CS002"]
+    assert worker_profile(profile, worker(1)).password == "own-password-0000002"
+    assert worker_profile(profile, SimpleNamespace(option=SimpleNamespace(dist="no"))) is profile   # a serial run
+    with pytest.raises(ConfigError, match="xdist worker gw2 has no station identity of its own"):
+        worker_profile(profile, worker(2))
