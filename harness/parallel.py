@@ -25,14 +25,14 @@ MARKER = "csms_wide"
 
 
 def scheduling(config: Any) -> None:
-    """A run against a real SUT spread over workers with xdist's default ``load`` scheduling (``-n`` without
-    ``--dist``) is scheduled by ``worksteal`` instead: ``load`` hands a worker a run of consecutive tests, and a
-    use case's real-clock waits (J01's five 30 s clock-aligned tests) then queue on one worker while the others
-    idle; ``worksteal`` hands an idle worker half of the busiest one's tests."""
-    explicit = any(arg == "-d" or arg.startswith("--dist") for arg in config.invocation_params.args)
-    if getattr(config.option, "dist", "no") == "load" and not explicit and (config.getoption("sut", None)
-                                                                            or config.getini("sut")):
-        config.option.dist = "worksteal"
+    """A run against a real SUT spread over workers with xdist's ``load`` scheduling hands each worker one test at
+    a time (``--maxschedchunk 1``) unless told otherwise: by default ``load`` hands a worker a run of consecutive
+    tests, and a use case's real-clock waits (J01's five 30 s clock-aligned tests) then queue on one worker while
+    the others idle (``worksteal`` does no better: it starts from contiguous shares and steals their tails)."""
+    if getattr(config.option, "dist", "no") != "load" or getattr(config.option, "maxschedchunk", 0) is not None:
+        return
+    if config.getoption("sut", None) or config.getini("sut"):
+        config.option.maxschedchunk = 1
 
 
 def workers_asked(config: Any) -> int:
@@ -87,6 +87,13 @@ def new_lock() -> Path:
     """The controller's lock file for the workers of one parallel run against a real SUT (in a directory of
     its own, removed by ``cleaned``)."""
     return Path(tempfile.mkdtemp(prefix="evse-conformance-")) / "run.lock"
+
+
+def first(items: list[Any]) -> list[Any]:
+    """The csms_wide tests first, the others in their order: a csms_wide test waits until every test running on
+    another worker has ended, and at the start of the run none waits on the real clock yet (later it could wait
+    out a 30 s clock-aligned test while every worker idles). Stable, so every worker collects the same order."""
+    return sorted(items, key=lambda item: item.get_closest_marker(MARKER) is None)
 
 
 def lock_path(config: Any) -> Path | None:

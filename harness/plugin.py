@@ -97,7 +97,7 @@ def _planning(config: pytest.Config) -> bool:
 
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """--plan runs nothing: it collects in this process, not in xdist workers (which would print nothing). A run
-    against a real SUT over xdist workers is scheduled by work stealing unless --dist says otherwise (see
+    against a real SUT over xdist workers hands each worker one test at a time unless told otherwise (see
     ``parallel.scheduling``)."""
     if _planning(config) and getattr(config.option, "dist", "no") != "no":
         config.option.dist, config.option.numprocesses = "no", 0
@@ -130,6 +130,9 @@ def pytest_configure(config: pytest.Config) -> None:
     sut = {"name": settings.profile.get("sut.name"), "vendor": settings.profile.get("sut.vendor"),
            "version": settings.profile.get("sut.version"), "role": settings.sut, "protocol": settings.protocol,
            "url": settings.sut_url, "identity": settings.profile.identity}
+    workers = parallel.workers_asked(config)
+    if settings.sut == "csms" and workers > 1 and settings.profile.identities:   # the stations the workers played
+        sut["identities"] = ", ".join(settings.profile.identities[:workers])
     summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted(),
                              variance=settings.variance)
     config.stash[SUMMARY] = summary
@@ -310,6 +313,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+    if RUN_LOCK in config.stash:   # a parallel run against a CSMS: its csms_wide tests first (parallel.first)
+        items[:] = parallel.first(items)
     if hasattr(config, "workerinput"):   # the controller collects nothing: it learns the ids from each worker
         config.workeroutput[report.PLANNED] = {k: sorted(v) for k, v in config.stash[SUMMARY].planned.items()}
 

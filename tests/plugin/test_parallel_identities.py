@@ -123,18 +123,29 @@ def test_a_csms_wide_test_overlaps_no_other_test_of_the_run(pytester, sut_port, 
     assert together == 2, f"the ordinary tests never ran side by side: {notes}"   # the run was parallel
 
 
-@pytest.mark.parametrize("args, sut, dist, scheduled", [
-    (["-n", "4"], "csms", "load", "worksteal"),             # -n alone against a SUT: work stealing
-    (["-n", "4", "--dist", "load"], "csms", "load", "load"),   # the user's choice stands
-    (["-n", "4", "--dist=loadfile"], "csms", "loadfile", "loadfile"),
-    (["-n", "4"], None, "load", "load"),                     # the embedded run: xdist's default
-    ([], "csms", "no", "no"),
+@pytest.mark.parametrize("sut, dist, chunk, scheduled", [
+    ("csms", "load", None, 1),         # -n against a SUT: one test at a time to each worker
+    ("csms", "load", 8, 8),            # the user's --maxschedchunk stands
+    ("csms", "worksteal", None, None),   # and so does another --dist
+    (None, "load", None, None),        # the embedded run: xdist's default
 ])
-def test_a_parallel_run_against_a_sut_is_scheduled_by_work_stealing_unless_dist_is_given(args, sut, dist, scheduled):
+def test_a_parallel_run_against_a_sut_hands_each_worker_one_test_at_a_time(sut, dist, chunk, scheduled):
     from types import SimpleNamespace
 
     from harness.parallel import scheduling
-    config = SimpleNamespace(invocation_params=SimpleNamespace(args=args), option=SimpleNamespace(dist=dist),
+    config = SimpleNamespace(option=SimpleNamespace(dist=dist, maxschedchunk=chunk),
                              getoption=lambda name, default=None: sut, getini=lambda name: "")
     scheduling(config)
-    assert config.option.dist == scheduled
+    assert config.option.maxschedchunk == scheduled
+
+
+def test_the_csms_wide_tests_are_played_first_and_the_others_in_their_order():
+    from types import SimpleNamespace
+
+    from harness.parallel import first
+
+    def item(name, wide=False):
+        return SimpleNamespace(name=name, get_closest_marker=lambda marker: marker == "csms_wide" and wide or None)
+
+    items = [item("a"), item("wide1", True), item("b"), item("c"), item("wide2", True)]
+    assert [i.name for i in first(items)] == ["wide1", "wide2", "a", "b", "c"]
