@@ -1,8 +1,9 @@
 """A full run against a real CSMS, serial and spread over xdist workers, each worker one of the profile's
-station identities: the wall time of each and whether their verdicts are the same (README "A real system in
+station identities: the wall time of each and whether their verdicts are the same (README "A real CSMS in
 parallel", bench/PARALLEL.md).
 
     python bench/parallel_real_run.py --version ocpp1.6 --workers 0,2,4
+    python bench/parallel_real_run.py --version ocpp2.0.1 --workers 4,2 --history <serial>/conformance.json
     python bench/parallel_real_run.py --compare serial/conformance.json parallel/conformance.json
 
 Each run gets a reference CSMS of its own (``python -m harness.reference.csms``, the profile
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -57,8 +59,12 @@ def start_csms(version: str) -> tuple[subprocess.Popen, dict[str, str]]:
 SUITES = {"ocpp1.6": "suites/ocpp16 suites/ocpp", "ocpp2.0.1": "suites/ocpp2 suites/ocpp", "ocpp2.1": "suites/ocpp2 suites/ocpp"}
 
 
-def play(version: str, workers: int, suites: str, reports: Path) -> dict:
-    """One run against a fresh reference CSMS: its wall time, counts and verdicts."""
+def play(version: str, workers: int, suites: str, reports: Path, history: Path | None = None) -> dict:
+    """One run against a fresh reference CSMS: its wall time, counts and verdicts. ``history``: an earlier run's
+    conformance.json, put in the reports directory first (a parallel run plays the longest tests it lists first)."""
+    if history is not None and workers:
+        reports.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(history, reports / "conformance.json")
     csms, urls = start_csms(version)
     command = [sys.executable, "-m", "pytest", *suites.split(), "-q", "-p", "no:cacheprovider", "--sut", "csms",
                "--sut-url", urls["OCPP URL"], "--protocol", version, "--sut-profile", PROFILE,
@@ -85,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="0,2,4", help="comma-separated xdist worker counts; 0: serial")
     parser.add_argument("--suites", help="what to play, space-separated (default: every suite of the version)")
     parser.add_argument("--out", default="reports/parallel", help="where each run's reports and summary.json go")
+    parser.add_argument("--history", type=Path, help="an earlier run's conformance.json (of this version), which "
+                                                     "each parallel run finds in its reports directory")
     parser.add_argument("--compare", nargs=2, metavar=("SERIAL", "PARALLEL"),
                         help="only compare two conformance.json files")
     args = parser.parse_args(argv)
@@ -95,11 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     runs = []
     for workers in (int(w) for w in args.workers.split(",")):
-        run = play(args.version, workers, args.suites or SUITES[args.version], out / f"{args.version}-n{workers}")
+        run = play(args.version, workers, args.suites or SUITES[args.version], out / f"{args.version}-n{workers}",
+                   args.history)
         runs.append(run)
         print(f"-n {workers or '0 (serial)'}: {run['wall_s']} s wall, {run['cpu_s']} s CPU, {run['counts']}",
               flush=True)
     serial = runs[0]
+    if serial["workers"]:
+        print("no serial run (--workers 0) to compare with; --compare diffs two runs' verdicts")
+        return 0
     failed = False
     for run in runs[1:]:
         found = differences(verdicts(Path(serial["reports"]) / "conformance.json"),

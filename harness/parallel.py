@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -89,11 +90,27 @@ def new_lock() -> Path:
     return Path(tempfile.mkdtemp(prefix="evse-conformance-")) / "run.lock"
 
 
-def first(items: list[Any]) -> list[Any]:
-    """The csms_wide tests first, the others in their order: a csms_wide test waits until every test running on
+def first(items: list[Any], last_run: Path | None = None, sut: dict[str, Any] | None = None) -> list[Any]:
+    """The order a parallel run plays ``items`` in. The csms_wide tests first: one waits until every test running on
     another worker has ended, and at the start of the run none waits on the real clock yet (later it could wait
-    out a 30 s clock-aligned test while every worker idles). Stable, so every worker collects the same order."""
-    return sorted(items, key=lambda item: item.get_closest_marker(MARKER) is None)
+    out a 30 s clock-aligned test while every worker idles). Then, when ``last_run`` (the reports directory's
+    conformance.json) is a run of the same SUT role and protocol (``sut``), the longest tests of that run first,
+    so that no worker starts a long wait while the others run out of tests; else the collection's order. Stable,
+    and read from the same file, so every worker collects the same order."""
+    took = _durations(last_run, sut or {})
+    return sorted(items, key=lambda item: (item.get_closest_marker(MARKER) is None, -took.get(item.nodeid, 0.0)))
+
+
+def _durations(last_run: Path | None, sut: dict[str, Any]) -> dict[str, float]:
+    """{node id: seconds} of an earlier run against a SUT of the same role and protocol (none: empty)."""
+    try:
+        report = json.loads(last_run.read_text()) if last_run is not None else {}
+    except (OSError, ValueError):
+        return {}
+    earlier = report.get("sut") or {}
+    if not sut.get("role") or (earlier.get("role"), earlier.get("protocol")) != (sut.get("role"), sut.get("protocol")):
+        return {}
+    return {r["nodeid"]: float(r.get("duration") or 0.0) for r in report.get("results", ()) if "nodeid" in r}
 
 
 def lock_path(config: Any) -> Path | None:

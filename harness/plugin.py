@@ -313,8 +313,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
-    if RUN_LOCK in config.stash:   # a parallel run against a CSMS: its csms_wide tests first (parallel.first)
-        items[:] = parallel.first(items)
+    if RUN_LOCK in config.stash:   # a parallel run against a CSMS: csms_wide, then the longest last time, first
+        items[:] = parallel.first(items, settings.reports_dir / "conformance.json",
+                                  {"role": settings.sut, "protocol": settings.protocol})
     if hasattr(config, "workerinput"):   # the controller collects nothing: it learns the ids from each worker
         config.workeroutput[report.PLANNED] = {k: sorted(v) for k, v in config.stash[SUMMARY].planned.items()}
 

@@ -139,13 +139,24 @@ def test_a_parallel_run_against_a_sut_hands_each_worker_one_test_at_a_time(sut, 
     assert config.option.maxschedchunk == scheduled
 
 
-def test_the_csms_wide_tests_are_played_first_and_the_others_in_their_order():
+def test_the_csms_wide_tests_are_played_first_then_the_longest_of_the_last_run_of_the_same_sut(tmp_path):
     from types import SimpleNamespace
 
     from harness.parallel import first
 
     def item(name, wide=False):
-        return SimpleNamespace(name=name, get_closest_marker=lambda marker: marker == "csms_wide" and wide or None)
+        return SimpleNamespace(name=name, nodeid=f"t.py::{name}",
+                               get_closest_marker=lambda marker: marker == "csms_wide" and wide or None)
 
     items = [item("a"), item("wide1", True), item("b"), item("c"), item("wide2", True)]
     assert [i.name for i in first(items)] == ["wide1", "wide2", "a", "b", "c"]
+    last = tmp_path / "conformance.json"
+    last.write_text(json.dumps({"sut": {"role": "csms", "protocol": "ocpp2.0.1"}, "results": [
+        {"nodeid": "t.py::c", "duration": 30.0}, {"nodeid": "t.py::b", "duration": 0.5},
+        {"nodeid": "t.py::wide2", "duration": 3.0}]}))
+    this_sut = {"role": "csms", "protocol": "ocpp2.0.1"}
+    assert [i.name for i in first(items, last, this_sut)] == ["wide2", "wide1", "c", "b", "a"]
+    for other in ({"role": "csms", "protocol": "ocpp1.6"}, {"role": "cs", "protocol": "ocpp2.0.1"}):
+        assert [i.name for i in first(items, last, other)] == ["wide1", "wide2", "a", "b", "c"]
+    last.write_text("{not json")
+    assert [i.name for i in first(items, last, this_sut)] == ["wide1", "wide2", "a", "b", "c"]
