@@ -8,6 +8,7 @@ repository's conftest.py.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import fnmatch
 import importlib
 import logging
@@ -15,12 +16,13 @@ import os
 import signal
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
 
-from harness import __version__, certification, preflight, report
-from harness.actuators import Actuator
+from harness import __version__, certification, parallel, preflight, report
+from harness.actuators import Actuator, ForStation
 from harness.actuators import build as build_actuator
 from harness.actuators.manual import PytestTerminal
 from harness.arena.ocpp import ArenaOptions, OcppArena, Target
@@ -48,6 +50,7 @@ REFUSED_IN_A_ROW = pytest.StashKey[int]()   # the SUT's connections refused sinc
 # A real SUT refused this many times in a row with no connection between: the setting to fix is in the reason, and
 # every test left would break alike, each after waiting for a connection, so the run stops.
 REFUSALS_BEFORE_STOP = 3
+RUN_LOCK = pytest.StashKey[Path]()   # a parallel run against a CSMS: the workers' lock file (harness.parallel)
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
 SUMMARY = pytest.StashKey[report.Summary]()
 # Fixtures that are plumbing, not steps a reader of the Allure report needs (with every "_" fixture;
@@ -61,6 +64,8 @@ MARKERS = {
     "protocols(*versions)": "the protocol versions a test applies to",
     "requires(feature)": "the test applies only when the profile declares [features] feature = true",
     "real_clock(why)": "the test waits on another process or thread: it runs on the real clock in the embedded run too",
+    "csms_wide(why)": "the test changes what the CSMS under test does for every station: in a run spread over "
+                      "xdist workers it runs alone (harness.parallel)",
     "needs(*conditions, variant)": "what the test needs of the profile, checked before any connection "
                                    "(harness.suite.needs); variant: left out of an embedded run whose profile "
                                    "does not give it",
@@ -90,9 +95,12 @@ def _planning(config: pytest.Config) -> bool:
 
 
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """--plan runs nothing: it collects in this process, not in xdist workers (which would print nothing)."""
+    """--plan runs nothing: it collects in this process, not in xdist workers (which would print nothing). A run
+    against a real SUT over xdist workers hands each worker one test at a time unless told otherwise (see
+    ``parallel.scheduling``)."""
     if _planning(config) and getattr(config.option, "dist", "no") != "no":
         config.option.dist, config.option.numprocesses = "no", 0
+    parallel.scheduling(config)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -114,12 +122,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{marker}: {text}")
     try:
         settings = resolve(config.getoption, config.getini, interactive=_operator_at_hand(config))
+        settings = _spread(config, settings)
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS] = settings
     sut = {"name": settings.profile.get("sut.name"), "vendor": settings.profile.get("sut.vendor"),
            "version": settings.profile.get("sut.version"), "role": settings.sut, "protocol": settings.protocol,
            "url": settings.sut_url, "identity": settings.profile.identity}
+    workers = parallel.workers_asked(config)
+    if settings.sut == "csms" and workers > 1 and settings.profile.identities:   # the stations the workers played
+        sut["identities"] = ", ".join(settings.profile.identities[:workers])
     summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted(),
                              variance=settings.variance)
     config.stash[SUMMARY] = summary
@@ -127,6 +139,37 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[report.PLAN] = []
     config.pluginmanager.register(report.RunReports(config, summary, hidden_fixtures=PLUMBING_FIXTURES),
                                   "evse-conformance-reports")
+
+
+def _spread(config: pytest.Config, settings: Settings) -> Settings:
+    """A run against a CSMS spread over xdist workers (-n N): each worker plays a station identity of its own from
+    the profile's [station] identities (refused, with the fix, when it lists fewer than the workers), and the
+    workers share a lock file that lets a csms_wide test run alone (``harness.parallel``)."""
+    workers = parallel.workers_asked(config)
+    if settings.sut != "csms":
+        return settings
+    problem = parallel.identity_problem(settings.profile, workers)
+    if problem:
+        raise ConfigError(problem)
+    if workers > 1 and not hasattr(config, "workerinput"):
+        config.stash[RUN_LOCK] = parallel.new_lock()
+    elif parallel.lock_path(config) is not None:
+        config.stash[RUN_LOCK] = parallel.lock_path(config)
+    return dataclasses.replace(settings, profile=parallel.worker_profile(settings.profile, config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller hands each worker the run's lock file."""
+    lock = node.config.stash.get(RUN_LOCK, None)
+    if lock is not None:
+        node.workerinput[parallel.LOCK] = str(lock)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    lock = config.stash.get(RUN_LOCK, None)
+    if lock is not None and not hasattr(config, "workerinput"):
+        parallel.cleaned(lock)
 
 
 def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
@@ -269,6 +312,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+    if RUN_LOCK in config.stash:   # a parallel run against a CSMS: csms_wide, then the longest last time, first
+        items[:] = parallel.first(items, settings.reports_dir / "conformance.json",
+                                  {"role": settings.sut, "protocol": settings.protocol})
     if hasattr(config, "workerinput"):   # the controller collects nothing: it learns the ids from each worker
         config.workeroutput[report.PLANNED] = {k: sorted(v) for k, v in config.stash[SUMMARY].planned.items()}
 
@@ -386,10 +432,13 @@ def sut_actuator(pytestconfig: pytest.Config, sut_settings: Settings) -> Actuato
     """What makes the real SUT act (None in the embedded run, and for a real SUT without one)."""
     if sut_settings.embedded or sut_settings.actuator is None:
         return None
-    return build_actuator(sut_settings.actuator, base_url=sut_settings.actuator_url, spec=sut_settings.actuator_class,
+    actuator = build_actuator(sut_settings.actuator, base_url=sut_settings.actuator_url, spec=sut_settings.actuator_class,
                           terminal=PytestTerminal(pytestconfig), who=_operator_sees(sut_settings),
                           timeout=sut_settings.profile.timeouts.operator,
                           tokens={token.id: token for token in sut_settings.profile.tokens.values()})
+    if sut_settings.sut == "csms" and sut_settings.profile.identities:   # a CSMS serving several of our stations
+        return ForStation(actuator, sut_settings.profile.identity)
+    return actuator
 
 
 def _operator_sees(settings: Settings) -> str:
@@ -408,8 +457,10 @@ def _arena_options(settings: Settings, actuator: Actuator | None, node: pytest.I
     variance = None
     if settings.variance is not None:
         variance = node.stash[VARIANCE] = Variance(settings.variance, node.nodeid, without=settings.variance_skip)
+    shared = RUN_LOCK in node.config.stash and node.get_closest_marker(parallel.MARKER) is None
     return ArenaOptions(sut_url=settings.sut_url if settings.sut == "csms" else None, listen=settings.listen,
-                        actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded, variance=variance)
+                        actuator=actuator, embedded_cls=embedded_cls, embedded=settings.embedded, variance=variance,
+                        shared=shared)
 
 
 async def _arena(request: pytest.FixtureRequest, target: Target, settings: Settings, actuator: Actuator | None,
@@ -511,6 +562,14 @@ class TestTimeLimit(HarnessError):
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """--max-test-time: a real-time alarm over the test's set-up, body and tear-down; at it, what the test was
     waiting on is interrupted with TestTimeLimit (broken), and again after as long if its tear-down hangs too."""
+    lock = item.config.stash.get(RUN_LOCK, None)
+    if lock is None:
+        return (yield from _timed(item))
+    with parallel.held(lock, exclusive=item.get_closest_marker(parallel.MARKER) is not None):
+        return (yield from _timed(item))
+
+
+def _timed(item: pytest.Item):
     limit = item.config.stash[SETTINGS].max_test_time
     if limit is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         try:

@@ -53,6 +53,21 @@ _EVSE = {
     },
 }
 _SECTION = {"type": "object", "additionalProperties": False}
+# one station identity of a parallel run: what differs from [station] (its password or key, its EVSEs) and the
+# [tokens] it presents instead (by name: a CSMS that refuses a token already charging elsewhere, ConcurrentTx,
+# needs each station's own)
+_IDENTITY = {   # a string (the identity alone) or a table (a string's bounds and a table's keys each apply to its kind)
+    "type": ["string", "object"], "minLength": 1, "maxLength": 48, "additionalProperties": False,
+    "required": ["identity"],
+    "properties": {
+        "identity": {"type": "string", "minLength": 1, "maxLength": 48},
+        "password": {"type": "string", "minLength": 16, "maxLength": 64},
+        "authorization_key": {"type": "string", "pattern": "^[0-9A-Fa-f]{40}$",
+                              "hint": "write the 20-byte key as 40 hex digits"},
+        "evse": {"type": "array", "items": _EVSE, "minItems": 1},
+        "tokens": {"type": "object", "additionalProperties": _TOKEN},
+    },
+}
 _OCPI_LOCATION = {  # a Location the OCPI SUT serves as a CPO (spec 000 Limits: ids of 36 characters)
     "type": "object", "additionalProperties": False, "required": ["id"],
     "properties": {
@@ -91,6 +106,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
             # OCPP 2.x: the type of the station's connectors (ConnectorEnumType), for a reservation by type (H01)
             "connector_type": {"type": "string", "minLength": 1, "maxLength": 20},
             "evse": {"type": "array", "items": _EVSE, "minItems": 1},
+            # a run spread over xdist workers (-n N): worker i plays the i-th of these stations, each known to
+            # the CSMS under test; an identity alone, or a table with what differs from [station] and [tokens]
+            "identities": {"type": "array", "minItems": 1, "uniqueItems": True, "items": _IDENTITY},
         }},
         "tokens": {"type": "object", "additionalProperties": _TOKEN},
         "data_transfer": {**_SECTION, "required": ["vendor_id"], "properties": {
@@ -252,7 +270,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
             missing = [f"{path}.{k}" if path else k for k in bound if k not in error.instance]
             return f"{', '.join(missing)} is missing; add it"
         case "type":
-            return f"{where}: write {_KINDS.get(bound, bound)}, not {_kind(error.instance)}"
+            kinds = " or ".join(_KINDS.get(kind, kind) for kind in ([bound] if isinstance(bound, str) else bound))
+            return f"{where}: write {kinds}, not {_kind(error.instance)}"
         case "enum":
             given = "this value" if secret else repr(error.instance)
             return f"{where}: {given} is not allowed; use one of {', '.join(map(repr, bound))}"
@@ -275,8 +294,15 @@ def problems(data: dict[str, Any], source: str = "<profile>") -> list[str]:
     """Every way ``data`` departs from ``PROFILE_SCHEMA``, each a line that names the key and the fix."""
     import jsonschema
     errors = jsonschema.Draft202012Validator(PROFILE_SCHEMA).iter_errors(data)
-    return [f"profile {source}: {_problem(e)}"
-            for e in sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.validator))]
+    found = [f"profile {source}: {_problem(e)}"
+             for e in sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.validator))]
+    listed = data.get("station", {}).get("identities", []) if isinstance(data.get("station"), dict) else []
+    names = [_entry(e).get("identity") for e in listed if isinstance(e, (str, dict))] if isinstance(listed, list) else []
+    twice = sorted({str(n) for n in names if names.count(n) > 1})
+    if twice:
+        found.append(f"profile {source}: station.identities lists {', '.join(twice)} more than once; give each "
+                     f"station once (each xdist worker plays one of them)")
+    return found
 
 
 def refusal(found: list[str]) -> ConfigError:
@@ -347,6 +373,33 @@ class Profile:
         return self.get("station.identity", "CS001")
 
     @property
+    def identities(self) -> tuple[str, ...]:
+        """[station] identities: the stations of a run spread over xdist workers (worker i plays the i-th);
+        none when the profile lists none."""
+        return tuple(_entry(e)["identity"] for e in self.get("station.identities", ()))
+
+    def _listed(self, identity: str) -> dict[str, Any]:
+        """The [station] identities entry of ``identity`` (an empty table for one it does not list)."""
+        return next((_entry(e) for e in self.get("station.identities", ()) if _entry(e)["identity"] == identity), {})
+
+    def as_identity(self, identity: str) -> Profile:
+        """This profile as its station ``identity`` (one of ``identities``) plays it: that identity, its own
+        password, key and EVSEs where its entry gives them, its tokens in place of those of the same name."""
+        entry = self._listed(identity)
+        station = {**self.data.get("station", {}), **{k: v for k, v in entry.items() if k != "tokens"}}
+        data = {**self.data, "station": station, "tokens": {**self.data.get("tokens", {}), **entry.get("tokens", {})}}
+        return from_dict(data, self.source)
+
+    def known_identities(self) -> tuple[str, ...]:
+        """Every station this profile describes: [station] identity, then [station] identities."""
+        return tuple(dict.fromkeys((self.identity, *self.identities)))
+
+    def all_tokens(self) -> list[Token]:
+        """The tokens of every station this profile describes (a CSMS knows them all)."""
+        overrides = [_tokens(self._listed(i).get("tokens", {})) for i in self.identities]
+        return list({(t.id, t.type): t for ts in (self.tokens, *overrides) for t in ts.values()}.values())
+
+    @property
     def registered(self) -> bool:
         """[station] registered: the CSMS under test knows the station and must accept its boot (without it,
         Pending or Rejected is the CSMS's right, and a test that needs the boot accepted cannot go on)."""
@@ -355,9 +408,13 @@ class Profile:
     @property
     def password(self) -> str | None:
         """The 2.x Basic-auth password; once a BasicAuthPassword update in this run was accepted, the new one."""
-        if self.identity in self.rotated_password:
-            return self.rotated_password[self.identity]
-        return self.get("station.password")
+        return self.password_of(self.identity)
+
+    def password_of(self, identity: str) -> str | None:
+        """The 2.x Basic-auth password of the station ``identity`` of this profile (rotated or configured)."""
+        if identity in self.rotated_password:
+            return self.rotated_password[identity]
+        return self._listed(identity).get("password", self.get("station.password"))
 
     def password_rotated(self, password: str) -> None:
         """The station accepted ``password`` as its BasicAuthPassword (A01): from now on it is the password."""
@@ -367,9 +424,13 @@ class Profile:
     def authorization_key(self) -> bytes | None:
         """OCPP 1.6 Basic-auth password: the 20-byte AuthorizationKey, written as 40 hex digits; once a
         key rotation in this run was accepted, the new key."""
-        if self.identity in self.rotated_key:
-            return self.rotated_key[self.identity]
-        key = self.get("station.authorization_key")
+        return self.authorization_key_of(self.identity)
+
+    def authorization_key_of(self, identity: str) -> bytes | None:
+        """The 1.6 AuthorizationKey of the station ``identity`` of this profile (rotated or configured)."""
+        if identity in self.rotated_key:
+            return self.rotated_key[identity]
+        key = self._listed(identity).get("authorization_key", self.get("station.authorization_key"))
         return bytes.fromhex(key) if key else None
 
     def key_rotated(self, key: bytes) -> None:
@@ -437,29 +498,42 @@ def _mask(value: Any) -> Any:
     return value
 
 
-def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
-    found = problems(data, source)
-    if found:
-        raise refusal(found)
+def _entry(listed: str | dict[str, Any]) -> dict[str, Any]:
+    """A [station] identities entry as a table: an identity alone is ``{"identity": ...}``."""
+    return {"identity": listed} if isinstance(listed, str) else listed
+
+
+def _tokens(tables: dict[str, Any]) -> dict[str, Token]:
+    """[tokens] as Tokens; a secret one's id is registered with the redactor before it can be logged."""
     tokens = {name: Token(name=name, id=t["id"], type=t["type"], status=t["status"], group=t.get("group"),
                           evse_ids=tuple(t.get("evse_ids", ())), current=t.get("current"),
                           stations=tuple(t.get("stations", ())), secret=t.get("secret", t["type"] == "KeyCode"),
                           also=tuple(t.get("also", ())), balance=t.get("balance"))
-              for name, t in data.get("tokens", {}).items()}
+              for name, t in tables.items()}
     for token in tokens.values():
         if token.secret:
             REDACTOR.register(token.id)
+    return tokens
+
+
+def from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
+    found = problems(data, source)
+    if found:
+        raise refusal(found)
+    tokens = _tokens(data.get("tokens", {}))
     REDACTOR.register(data.get("ocpi", {}).get("token_a"))
     REDACTOR.register(data.get("qr_code", {}).get("totp_secret"))
     for card in data.get("payment_terminal", {}).get("card", ()):
         if card.get("secret"):
             REDACTOR.register(card["value"])
-    password = data.get("station", {}).get("password")
-    if password:
-        REDACTOR.register(password, identity=data.get("station", {}).get("identity"))
-    key = data.get("station", {}).get("authorization_key")
-    if key:
-        REDACTOR.register(bytes.fromhex(key), identity=data.get("station", {}).get("identity"))
+    station = data.get("station", {})
+    for entry in (station, *map(_entry, station.get("identities", ()))):
+        _tokens(entry.get("tokens", {}))   # a listed station's own secret tokens: registered
+        identity = entry.get("identity", station.get("identity"))
+        if entry.get("password"):
+            REDACTOR.register(entry["password"], identity=identity)
+        if entry.get("authorization_key"):
+            REDACTOR.register(bytes.fromhex(entry["authorization_key"]), identity=identity)
     evses = tuple(Evse(e["id"], tuple(e.get("connectors", (1,))), e.get("current", "AC"), e.get("phases", 3))
                   for e in data.get("station", {}).get("evse", ({"id": 1},)))
     return Profile(source, data, tokens, evses, Timeouts(**data.get("timeouts", {})))

@@ -73,6 +73,18 @@ class HttpActuator:
             raise ActuatorFailed(f"actuator {url} answered HTTP {response.status_code}: {response.text[:500]}")
 
 
+class ForStation:
+    """A CSMS under test serving several of the harness's stations (a profile's [station] identities): every
+    action's body names the station it is about, ``"station": identity`` (docs/actuators.md)."""
+
+    def __init__(self, actuator: Actuator, identity: str):
+        self.actuator = actuator
+        self.identity = identity
+
+    async def perform(self, action: str, body: dict[str, Any]) -> Any:
+        return await self.actuator.perform(action, {**body, "station": self.identity})
+
+
 class PythonActuator:
     """A vendor's class named ``module:Class`` with one (async or plain) method per action."""
 

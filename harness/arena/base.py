@@ -89,6 +89,10 @@ class Arena:
             raise HarnessError(f"act: {role!r} is none of the roles {', '.join(self.roles)}")
         if not self.is_sut(role):
             return await self.harness.perform(action, body)
+        if action in self.sut_reference.csms_wide and getattr(self.options, "shared", False):
+            raise HarnessError(f"{action} may change what the SUT does for every station, and this run's other "
+                               f"workers play other stations meanwhile: mark the test "
+                               f"@pytest.mark.csms_wide(\"why\") so that it runs alone")
         if self.actuator is None:
             raise ActionUnsupported(f"no actuator performs {action!r} at the SUT in this run (no terminal for an "
                                 f"operator, none configured); give --actuator http --actuator-url URL, or "

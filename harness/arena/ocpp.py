@@ -62,6 +62,9 @@ class ArenaOptions:
     embedded_cls: type | None = None    # testing the harness: a faulty stand-in
     embedded: bool = True               # the SUT is the reference stand-in, not a real system
     variance: Variance | None = None    # the embedded stand-in takes legal freedoms (harness.variance)
+    # the SUT serves other workers' tests meanwhile (a run spread over xdist workers, the test not csms_wide): an
+    # action the SUT's reference declares csms_wide is refused
+    shared: bool = False
 
 
 class TlsVerbs:

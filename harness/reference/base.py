@@ -210,7 +210,8 @@ class CsmsBase(Dispatcher, Actions):
 
     # ------------------------------------------------------------ who may connect
     def accepts_identity(self, identity: str) -> bool:
-        return identity not in self.unreachable and identity == self.profile.identity
+        """The profile's stations: [station] identity and, for a run spread over workers, [station] identities."""
+        return identity not in self.unreachable and identity in self.profile.known_identities()
 
     def accepts_profile(self, identity: str, security_profile: int) -> bool:
         """Whether a station that passed the password check may connect at ``security_profile`` (any, here)."""
@@ -241,7 +242,7 @@ class CsmsBase(Dispatcher, Actions):
         return bool(self.profile.password)
 
     def check_password(self, identity: str, password: bytes) -> bool:
-        return secrets.compare_digest(password, (self.profile.password or "").encode())
+        return secrets.compare_digest(password, (self.profile.password_of(identity) or "").encode())
 
     # ------------------------------------------------------------ what a station under test leaves running
     # Facing a station under test, the harness's CSMS notes each transaction the station starts, on whichever

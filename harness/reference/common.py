@@ -105,10 +105,14 @@ class Actions:
 
     configurable: frozenset[str] = frozenset()
     undone_by: dict[str, Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]] = {}
+    # actuator actions whose effect at a SUT may reach every station it serves, not only the harness's (a
+    # registration answer): a run spread over workers plays their tests alone (harness.parallel)
+    csms_wide: frozenset[str] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.configurable = frozenset().union(*(vars(k).get("configurable", ()) for k in cls.__mro__))
+        cls.csms_wide = frozenset().union(*(vars(k).get("csms_wide", ()) for k in cls.__mro__))
         cls.undone_by = {action: undo for k in reversed(cls.__mro__)
                          for action, undo in vars(k).get("undone_by", {}).items()}
 

@@ -60,8 +60,8 @@ class TokenStore:
 
     @classmethod
     def from_profile(cls, profile: Profile) -> "TokenStore":
-        """Every profile token but the ones that must be unknown (status Invalid)."""
-        return cls([TokenRecord.from_profile(t) for t in profile.tokens.values() if t.status != "Invalid"])
+        """Every profile token, of each station it describes, but the ones that must be unknown (status Invalid)."""
+        return cls([TokenRecord.from_profile(t) for t in profile.all_tokens() if t.status != "Invalid"])
 
     def lookup(self, id_token: dict) -> TokenRecord | None:
         return self.records.get(token_key(id_token))

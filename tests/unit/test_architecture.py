@@ -16,7 +16,7 @@ LAYERS = {  # top-level name under harness → rank; a module may import ranks <
     "arena": 4, "usecases": 4, "suite": 4,
     "load": 4,   # the load mode: references and transport, beside the arena
     "fuzz": 4,   # the fuzzer: the references run on their own as SUTs, beside the arena
-    "plugin": 5, "settings": 5, "report": 5, "preflight": 5, "certification": 5,
+    "plugin": 5, "settings": 5, "report": 5, "preflight": 5, "certification": 5, "parallel": 5,
 }
 SUITES_RANK = 4  # suites may use the composition layer and below, never the plugin layer
 

@@ -413,11 +413,13 @@ class RegistrationCsms(Block):
     versions = EVERY_VERSION
     undone_by = {"set_registration": lambda body: ("set_registration", {"status": "Accepted"})}
     configurable = frozenset({"registration", "retry_interval"})
+    csms_wide = frozenset({"set_registration"})   # a CSMS may have one registration answer for every station
     registration = "Accepted"   # how BootNotifications are answered (B02/BOOT16 Pending, B03 Rejected)
+    registration_of: dict[str, str] = store(dict)   # a station's own answer (set_registration with "station")
     retry_interval = 1          # the interval of a Pending or Rejected answer: the wait before the next boot
 
     def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
-        status = self.boot_status(session, self.registration)
+        status = self.boot_status(session, self.registration_of.get(session.identity, self.registration))
         self.registration_answered(session, status)
         interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
         return {"currentTime": now_iso(), "interval": interval, "status": status}
@@ -425,11 +427,15 @@ class RegistrationCsms(Block):
     def registration_answered(self, session: StationSession, status: str) -> None:
         """The station's boot was answered ``status`` (a hook: 2.x keeps it to refuse what may not follow)."""
 
-    async def act_set_registration(self, status: str) -> None:
-        """How the next BootNotifications are answered: Accepted, Pending or Rejected."""
+    async def act_set_registration(self, status: str, station: str | None = None) -> None:
+        """How the next BootNotifications are answered: Accepted, Pending or Rejected; those of ``station``
+        alone when given (a CSMS serving several stations), else of every station."""
         if status not in REGISTRATION_STATUSES:
             raise HarnessError(f"registration status {status!r} is not one of {REGISTRATION_STATUSES}")
-        self.registration = status
+        if station is None:
+            self.registration = status
+        else:
+            self.registration_of[station] = status
 
 
 # What a station answered Pending may send besides BootNotification (B02.FR.09): what the CSMS asked it for. The

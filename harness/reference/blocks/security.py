@@ -49,9 +49,10 @@ class SecurityCsms16(Block):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.keys: dict[str, bytes] = {self.profile.identity: self.profile.authorization_key} \
-            if self.profile.authorization_key else {}
-        self.rotate_on_boot = False
+        self.keys: dict[str, bytes] = {identity: key for identity in self.profile.known_identities()
+                                       if (key := self.profile.authorization_key_of(identity))}
+        self.rotate_on_boot = False   # the next station to boot gets a new key (the harness's side: its one station)
+        self.rotate_for: set[str] = set()   # these stations do, at their next boot (an actuator's "station")
         self.rotating: set[str] = set()   # the stations whose new key is sent and not yet answered
 
     def basic_auth_required(self) -> bool:
@@ -64,9 +65,10 @@ class SecurityCsms16(Block):
     def boot_status(self, session: StationSession, status: str) -> str:
         if session.identity in self.rotating:   # a boot retried while the new key waits for its answer
             return super().boot_status(session, "Pending")
-        if not self.rotate_on_boot:
+        if not self.rotate_on_boot and session.identity not in self.rotate_for:
             return super().boot_status(session, status)
         self.rotate_on_boot = False
+        self.rotate_for.discard(session.identity)
         self.rotating.add(session.identity)
         self.background.spawn(self.rotate_key(session))
         return super().boot_status(session, "Pending")
@@ -82,13 +84,16 @@ class SecurityCsms16(Block):
             self.rotating.discard(session.identity)
         if answer["status"] == "Accepted":
             self.keys[session.identity] = new
-            if session.identity == self.profile.identity:
-                self.profile.key_rotated(new)
+            if session.identity in self.profile.known_identities():
+                self.profile.rotated_key[session.identity] = new
             await session.connection.close()
 
-    async def act_rotate_authorization_key(self) -> None:
-        """Rotate the station's key at its next boot (Authentication 4)."""
-        self.rotate_on_boot = True
+    async def act_rotate_authorization_key(self, station: str | None = None) -> None:
+        """Rotate the station's key at its next boot (Authentication 4): ``station``'s, else the next to boot."""
+        if station is None:
+            self.rotate_on_boot = True
+        else:
+            self.rotate_for.add(station)
 
 
 PASSWORD_LENGTH = (16, 64)   # facts ocpp-j.md: 16-40 characters, up to the configured maximum (40-64) by errata
@@ -246,5 +251,6 @@ class SecurityCsms2x(Block):
             answer = await session.connection.call("SetVariables", {"setVariableData": [item]})
         except (CallFailed, PeerViolation, HarnessError):
             return
-        if answer["setVariableResult"][0]["attributeStatus"] == "Accepted" and session.identity == self.profile.identity:
-            self.profile.password_rotated(password)
+        if answer["setVariableResult"][0]["attributeStatus"] == "Accepted" \
+                and session.identity in self.profile.known_identities():
+            self.profile.rotated_password[session.identity] = password

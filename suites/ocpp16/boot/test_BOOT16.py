@@ -117,6 +117,7 @@ async def test_accepted_boot_reports_every_connector(ocpp_unlinked, harness_csms
         violated(BOOT16.heartbeat, "no Heartbeat within the interval given in BootNotification.conf")
 
 
+@pytest.mark.csms_wide("a central system's registration answer may be one for every charge point")
 @pytest.mark.sut_roles("csms")
 @checks(BOOT16.registration, BOOT16.configures_pending)
 async def test_pending_charge_point_is_configured_then_accepted(ocpp_unlinked, harness_station):
@@ -159,6 +160,7 @@ async def test_boot_pending_then_configured(ocpp_unlinked, harness_csms, profile
     await _reports_connectors(arena, second)
 
 
+@pytest.mark.csms_wide("a central system's registration answer may be one for every charge point")
 @pytest.mark.sut_roles("csms")
 @checks(BOOT16.registration)
 async def test_rejected_charge_point_is_accepted_later(ocpp_unlinked, harness_station):

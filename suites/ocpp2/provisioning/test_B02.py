@@ -65,6 +65,7 @@ async def test_pending_station_answers_queries(ocpp):
 
 
 @pytest.mark.sut_roles("csms")
+@pytest.mark.csms_wide("a CSMS's registration answer may be one for every station")
 @checks(B02.registration, B02.queries, Availability.status_answered, csms=TC("TC_B_02_CSMS", "ocpp2.0.1"))
 async def test_pending_station_is_queried_then_accepted(ocpp_unlinked, harness_station):
     """Set to answer Pending, the CSMS does; asked to, it reads a variable; set to Accepted, it accepts the boot
@@ -79,6 +80,7 @@ async def test_pending_station_is_queried_then_accepted(ocpp_unlinked, harness_s
 
 
 @pytest.mark.sut_roles("csms")
+@pytest.mark.csms_wide("a CSMS's registration answer may be one for every station")
 @checks(B02.registration, B02.security_error, csms=TC("TC_B_30_CSMS", "ocpp2.0.1"))
 async def test_pending_station_report_is_refused(ocpp_unlinked, harness_station):
     """Answered Pending, the harness's station reports a connector all the same: CALLERROR SecurityError."""

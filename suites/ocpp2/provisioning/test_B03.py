@@ -44,6 +44,7 @@ async def test_rejected_station_boots_again_and_waits(ocpp):
 
 
 @pytest.mark.sut_roles("csms")
+@pytest.mark.csms_wide("a CSMS's registration answer may be one for every station")
 @checks(B03.registration, B03.security_error, csms=TC("TC_B_30_CSMS", "ocpp2.0.1"))
 async def test_rejected_station_report_is_refused_then_accepted(ocpp_unlinked, harness_station):
     """Set to answer Rejected, the CSMS does and refuses the station's report with SecurityError; set to Accepted,

@@ -1,0 +1,130 @@
+"""A full run against a real CSMS, serial and spread over xdist workers, each worker one of the profile's
+station identities: the wall time of each and whether their verdicts are the same (README "A real CSMS in
+parallel", bench/PARALLEL.md).
+
+    python bench/parallel_real_run.py --version ocpp1.6 --workers 0,2,4
+    python bench/parallel_real_run.py --version ocpp2.0.1 --workers 4,2 --history <serial>/conformance.json
+    python bench/parallel_real_run.py --compare serial/conformance.json parallel/conformance.json
+
+Each run gets a reference CSMS of its own (``python -m harness.reference.csms``, the profile
+``builtin:standalone``, which lists four identities), started fresh because a CSMS under test keeps what a run
+left (a rotated AuthorizationKey). ``--workers 0`` is the serial run, the one the others are compared with.
+Exit 1 when a parallel run's verdicts differ from the serial run's (each difference printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PROFILE = "builtin:standalone"
+
+
+def verdicts(path: Path) -> dict[str, str]:
+    """{node id: verdict} of a run's conformance.json."""
+    return {r["nodeid"]: r["verdict"] for r in json.loads(path.read_text())["results"]}
+
+
+def differences(serial: dict[str, str], parallel: dict[str, str]) -> list[str]:
+    """Each test whose verdict differs between two runs, or that only one of them played."""
+    return [f"{nodeid}: {serial.get(nodeid, 'not run')} serially, {parallel.get(nodeid, 'not run')} in parallel"
+            for nodeid in sorted(serial.keys() | parallel.keys()) if serial.get(nodeid) != parallel.get(nodeid)]
+
+
+def start_csms(version: str) -> tuple[subprocess.Popen, dict[str, str]]:
+    """A fresh reference CSMS on free ports, and the URLs it printed."""
+    process = subprocess.Popen([sys.executable, "-m", "harness.reference.csms", "--version", version,
+                                "--profile", PROFILE], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    urls: dict[str, str] = {}
+    assert process.stdout is not None
+    while "actuator URL" not in urls:   # the actuator's line is printed last
+        line = process.stdout.readline()
+        if not line:
+            raise SystemExit(f"the reference CSMS stopped before it listened (exit {process.wait()})")
+        name, _, url = line.strip().partition(": ")
+        urls[name] = url
+    return process, urls
+
+
+# The suites a version's run collects: each xdist worker collects them again, and the others' tests would only be
+# deselected (collecting every suite costs ~6 s of CPU a worker, the 1.6 ones ~3.5 s)
+SUITES = {"ocpp1.6": "suites/ocpp16 suites/ocpp", "ocpp2.0.1": "suites/ocpp2 suites/ocpp", "ocpp2.1": "suites/ocpp2 suites/ocpp"}
+
+
+def play(version: str, workers: int, suites: str, reports: Path, history: Path | None = None) -> dict:
+    """One run against a fresh reference CSMS: its wall time, counts and verdicts. ``history``: an earlier run's
+    conformance.json, put in the reports directory first (a parallel run plays the longest tests it lists first)."""
+    if history is not None and workers:
+        reports.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(history, reports / "conformance.json")
+    csms, urls = start_csms(version)
+    command = [sys.executable, "-m", "pytest", *suites.split(), "-q", "-p", "no:cacheprovider", "--sut", "csms",
+               "--sut-url", urls["OCPP URL"], "--protocol", version, "--sut-profile", PROFILE,
+               "--actuator", "http", "--actuator-url", urls["actuator URL"], "--reports-dir", str(reports)]
+    if workers:
+        command += ["-n", str(workers)]
+    started, cpu = time.monotonic(), os.times()
+    try:
+        completed = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=3600)
+    finally:
+        csms.send_signal(signal.SIGTERM)
+        csms.wait(timeout=30)
+    wall, used = time.monotonic() - started, os.times()
+    report = json.loads((reports / "conformance.json").read_text())
+    return {"workers": workers, "wall_s": round(wall, 1),
+            "cpu_s": round(used.children_user + used.children_system - cpu.children_user - cpu.children_system, 1),
+            "exit": completed.returncode, "counts": report["counts"], "tests": len(report["results"]),
+            "reports": str(reports), "tail": completed.stdout[-600:]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", default="ocpp1.6", choices=("ocpp1.6", "ocpp2.0.1", "ocpp2.1"))
+    parser.add_argument("--workers", default="0,2,4", help="comma-separated xdist worker counts; 0: serial")
+    parser.add_argument("--suites", help="what to play, space-separated (default: every suite of the version)")
+    parser.add_argument("--out", default="reports/parallel", help="where each run's reports and summary.json go")
+    parser.add_argument("--history", type=Path, help="an earlier run's conformance.json (of this version), which "
+                                                     "each parallel run finds in its reports directory")
+    parser.add_argument("--compare", nargs=2, metavar=("SERIAL", "PARALLEL"),
+                        help="only compare two conformance.json files")
+    args = parser.parse_args(argv)
+    if args.compare:
+        found = differences(*(verdicts(Path(p)) for p in args.compare))
+        print("\n".join(found) or "same verdicts")
+        return 1 if found else 0
+    out = Path(args.out)
+    runs = []
+    for workers in (int(w) for w in args.workers.split(",")):
+        run = play(args.version, workers, args.suites or SUITES[args.version], out / f"{args.version}-n{workers}",
+                   args.history)
+        runs.append(run)
+        print(f"-n {workers or '0 (serial)'}: {run['wall_s']} s wall, {run['cpu_s']} s CPU, {run['counts']}",
+              flush=True)
+    serial = runs[0]
+    if serial["workers"]:
+        print("no serial run (--workers 0) to compare with; --compare diffs two runs' verdicts")
+        return 0
+    failed = False
+    for run in runs[1:]:
+        found = differences(verdicts(Path(serial["reports"]) / "conformance.json"),
+                            verdicts(Path(run["reports"]) / "conformance.json"))
+        run["speedup"] = round(serial["wall_s"] / run["wall_s"], 2)
+        run["differences"] = found
+        failed |= bool(found)
+        print(f"-n {run['workers']} against -n {serial['workers']}: {run['speedup']}x, "
+              + (f"{len(found)} verdicts differ:\n  " + "\n  ".join(found) if found else "same verdicts"))
+    (out / f"{args.version}-summary.json").write_text(json.dumps({"version": args.version, "runs": runs,
+                                                                  "load": os.getloadavg()}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""A run against a real SUT spread over pytest-xdist workers (``-n N``).
+
+Each worker plays a station of its own: worker ``gwI`` plays the I-th of the profile's ``[station]
+identities`` (its password, key, EVSEs and tokens where the entry gives them), so the workers' tests meet
+at the CSMS under test only as its stations meet there. A test that changes what the SUT does for every
+station (a 1.6 CSMS set to answer boots Pending, ``@pytest.mark.csms_wide``) runs alone: the workers share
+a lock file, each test holds it shared and a ``csms_wide`` test holds it exclusively, so none of the other
+workers' tests overlaps it. The embedded run (every peer in one process per worker) needs none of this.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.profile import Profile
+
+MARKER = "csms_wide"
+
+
+def scheduling(config: Any) -> None:
+    """A run against a real SUT spread over workers with xdist's ``load`` scheduling hands each worker one test at
+    a time (``--maxschedchunk 1``) unless told otherwise: by default ``load`` hands a worker a run of consecutive
+    tests, and a use case's real-clock waits (J01's five 30 s clock-aligned tests) then queue on one worker while
+    the others idle (``worksteal`` does no better: it starts from contiguous shares and steals their tails)."""
+    if getattr(config.option, "dist", "no") != "load" or getattr(config.option, "maxschedchunk", 0) is not None:
+        return
+    if config.getoption("sut", None) or config.getini("sut"):
+        config.option.maxschedchunk = 1
+
+
+def workers_asked(config: Any) -> int:
+    """The xdist workers of this run (0 without xdist), as its controller or one of its workers sees it."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        return int(workerinput.get("workercount", 1))
+    if getattr(config.option, "dist", "no") == "no":
+        return 0
+    return int(getattr(config.option, "numprocesses", 0) or 0)
+
+
+def worker_index(config: Any) -> int | None:
+    """This process's xdist worker number (gw3 → 3), None in the controller or a run without xdist."""
+    workerinput = getattr(config, "workerinput", None)
+    return None if workerinput is None else int(str(workerinput["workerid"]).removeprefix("gw"))
+
+
+def identity_problem(profile: Profile, workers: int) -> str | None:
+    """Why ``workers`` xdist workers cannot each play a station identity of their own, with the fix."""
+    listed = profile.identities
+    if workers <= 1 or len(listed) >= workers:
+        return None
+    fewer = f"run with -n {len(listed)}" if len(listed) > 1 else "run without -n"
+    return (f"-n {workers} spreads the run over {workers} xdist workers, each playing a station identity of its "
+            f"own, but the profile {profile.source} lists {len(listed)} ([station] identities); list at least "
+            f"{workers} stations the CSMS under test knows, e.g. identities = "
+            f"[{', '.join(repr(f'CS{i:03d}') for i in range(1, workers + 1))}] under [station] (a table per station "
+            f"gives its own password, authorization_key, evse or tokens), or {fewer}").replace("'", '"')
+
+
+def worker_profile(profile: Profile, config: Any) -> Profile:
+    """The profile this process plays: in xdist worker I of a run whose profile lists identities, as its I-th
+    station; otherwise ``profile`` itself (a serial run plays [station] identity)."""
+    index, workers = worker_index(config), workers_asked(config)
+    if index is None or not profile.identities:
+        return profile
+    problem = identity_problem(profile, workers)
+    if problem:
+        raise ConfigError(problem)
+    if index >= len(profile.identities):   # xdist numbers a worker that replaces a crashed one anew
+        raise ConfigError(f"xdist worker gw{index} has no station identity of its own: the profile lists "
+                          f"{len(profile.identities)}; list more in [station] identities than -n, or run with "
+                          f"--max-worker-restart 0")
+    return profile.as_identity(profile.identities[index])
+
+
+LOCK = "evse_conformance_lock"   # the key of the lock file's path in each worker's xdist workerinput
+
+
+def new_lock() -> Path:
+    """The controller's lock file for the workers of one parallel run against a real SUT (in a directory of
+    its own, removed by ``cleaned``)."""
+    return Path(tempfile.mkdtemp(prefix="evse-conformance-")) / "run.lock"
+
+
+def first(items: list[Any], last_run: Path | None = None, sut: dict[str, Any] | None = None) -> list[Any]:
+    """The order a parallel run plays ``items`` in. The csms_wide tests first: one waits until every test running on
+    another worker has ended, and at the start of the run none waits on the real clock yet (later it could wait
+    out a 30 s clock-aligned test while every worker idles). Then, when ``last_run`` (the reports directory's
+    conformance.json) is a run of the same SUT role and protocol (``sut``), the longest tests of that run first,
+    so that no worker starts a long wait while the others run out of tests; else the collection's order. Stable,
+    and read from the same file, so every worker collects the same order."""
+    took = _durations(last_run, sut or {})
+    return sorted(items, key=lambda item: (item.get_closest_marker(MARKER) is None, -took.get(item.nodeid, 0.0)))
+
+
+def _durations(last_run: Path | None, sut: dict[str, Any]) -> dict[str, float]:
+    """{node id: seconds} of an earlier run against a SUT of the same role and protocol (none: empty)."""
+    try:
+        report = json.loads(last_run.read_text()) if last_run is not None else {}
+    except (OSError, ValueError):
+        return {}
+    earlier = report.get("sut") or {}
+    if not sut.get("role") or (earlier.get("role"), earlier.get("protocol")) != (sut.get("role"), sut.get("protocol")):
+        return {}
+    return {r["nodeid"]: float(r.get("duration") or 0.0) for r in report.get("results", ()) if "nodeid" in r}
+
+
+def lock_path(config: Any) -> Path | None:
+    """The lock file this worker shares with the others of its run (None: not a parallel run against a SUT)."""
+    workerinput = getattr(config, "workerinput", None)
+    path = workerinput.get(LOCK) if workerinput is not None else None
+    return Path(path) if path else None
+
+
+@contextlib.contextmanager
+def held(path: Path, *, exclusive: bool) -> Iterator[None]:
+    """The run's lock, shared by every test, exclusive for a ``csms_wide`` one. A turnstile (a second file,
+    taken exclusively only to pass) keeps the workers from starving an exclusive test: once it waits at the
+    turnstile, no test starts before it has run."""
+    turnstile = path.with_suffix(".turnstile")
+    with open(path, "a+b") as lock, open(turnstile, "a+b") as gate:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        finally:
+            if not exclusive:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            if exclusive:
+                fcntl.flock(gate, fcntl.LOCK_UN)   # the others queue on the lock itself, behind this test
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def cleaned(path: Path) -> None:
+    """The lock files of a finished run, removed by the controller."""
+    for name in (path, path.with_suffix(".turnstile"), path.parent):
+        with contextlib.suppress(OSError):
+            os.rmdir(name) if name.is_dir() else os.unlink(name)
