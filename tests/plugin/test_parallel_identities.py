@@ -46,6 +46,7 @@ def _records(path):
 def test_each_worker_plays_its_own_identity_and_a_serial_run_the_station_s(pytester, sut_port, monkeypatch):
     pytester.makepyfile(test_who=WHO)
     monkeypatch.setenv("WHO_LOG", str(pytester.path / "who.jsonl"))
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)   # this test's own xdist worker: not the inner run's
     _run(pytester, sut_port, "-n", "2").assert_outcomes(passed=6)
     seen = {(r["worker"], r["identity"], r["key"], r["station"]) for r in _records(pytester.path / "who.jsonl")}
     assert seen == {("gw0", "ACME-1", "ab" * 20, "ACME-1"), ("gw1", "ACME-2", "cd" * 20, "ACME-2")}, seen
