@@ -11,6 +11,7 @@ runs on this machine), and a progress line shows them.
 from __future__ import annotations
 
 import asyncio
+import functools
 import resource
 import sys
 import time
@@ -50,7 +51,7 @@ class LoadSettings:
                 raise ValueError(f"{url!r} is no WebSocket URL: give the CSMS endpoint, ws://host:port/path "
                                  "(several: separated by commas)")
 
-    @property
+    @functools.cached_property
     def urls(self) -> list[str]:
         """The endpoints the stations share out: a CSMS of several processes listens on several ports, and
         one client process holds ~28k connections at most to one address and port (the ephemeral ports)."""
