@@ -34,6 +34,8 @@ from concurrent.futures import Executor
 from datetime import datetime, timezone
 from typing import Any, TypeVar, TypeVarTuple, Unpack
 
+from harness.loopback import Listeners, pair
+
 try:
     import fcntl
 except ImportError:       # not a POSIX system: no look into the kernel's send queues (see _unacknowledged)
@@ -88,6 +90,8 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         self._real_select = self._selector_of_loop.real_select
         self._selector_of_loop.answer = self._fast_forward
         self._threads: set[asyncio.Future[Any]] = set()
+        self._listeners = Listeners()
+        self.loopback_connections = 0   # connections carried in memory (harness.loopback): for tests and bench/
         self.jumps = 0            # how often the clock jumped, and how far in all: for bench/
         self.skipped = 0.0
 
@@ -103,6 +107,27 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         self._threads.add(future)
         future.add_done_callback(self._threads.discard)
         return future
+
+    async def create_server(self, protocol_factory, host=None, port=None, **kwargs):   # type: ignore[override]
+        """A server as asyncio makes it, on its socket; a plain one is also reached in memory from this loop."""
+        server = await super().create_server(protocol_factory, host, port, **kwargs)
+        if kwargs.get("ssl") is None and kwargs.get("sock") is None:
+            self._listeners.add(server, protocol_factory)
+        return server
+
+    async def create_connection(self, protocol_factory, host=None, port=None, **kwargs):   # type: ignore[override]
+        """A plain connect to a server of this loop is a loopback pair (``harness.loopback``); any other
+        (TLS, another process, a given socket or local address) goes through a socket."""
+        plain = all(value in (None, 0) for key, value in kwargs.items() if key != "server_hostname")
+        serving = self._listeners.find(host, port) if plain else None
+        if serving is None:
+            return await super().create_connection(protocol_factory, host, port, **kwargs)
+        client, server = protocol_factory(), serving()
+        near, far = pair(self, client, server, (host, port))
+        server.connection_made(far)
+        client.connection_made(near)
+        self.loopback_connections += 1
+        return near, client
 
     def close(self) -> None:
         VirtualClockLoop._resume_at = max(VirtualClockLoop._resume_at, self._virtual)
