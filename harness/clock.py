@@ -44,6 +44,7 @@ else:
     HAS_FCNTL = True
 
 _T = TypeVar("_T")
+_P = TypeVar("_P", bound=asyncio.BaseProtocol)
 _Ts = TypeVarTuple("_Ts")
 _Events = list[tuple[selectors.SelectorKey, int]]
 
@@ -108,14 +109,16 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         future.add_done_callback(self._threads.discard)
         return future
 
-    async def create_server(self, protocol_factory, host=None, port=None, **kwargs):   # type: ignore[override]
+    async def create_server(self, protocol_factory: Callable[[], asyncio.BaseProtocol],
+                            host: Any = None, port: Any = None, **kwargs: Any) -> asyncio.Server:
         """A server as asyncio makes it, on its socket; a plain one is also reached in memory from this loop."""
         server = await super().create_server(protocol_factory, host, port, **kwargs)
         if kwargs.get("ssl") is None and kwargs.get("sock") is None:
             self._listeners.add(server, protocol_factory)
         return server
 
-    async def create_connection(self, protocol_factory, host=None, port=None, **kwargs):   # type: ignore[override]
+    async def create_connection(self, protocol_factory: Callable[[], _P], host: Any = None, port: Any = None,
+                                **kwargs: Any) -> tuple[asyncio.Transport, _P]:
         """A plain connect to a server of this loop is a loopback pair (``harness.loopback``); any other
         (TLS, another process, a given socket or local address) goes through a socket."""
         plain = all(value in (None, 0) for key, value in kwargs.items() if key != "server_hostname")
