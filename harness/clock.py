@@ -70,6 +70,16 @@ def wall() -> float:
     return loop.wall() if isinstance(loop, VirtualClockLoop) else time.time()
 
 
+def serves_here(host: str, port: int) -> bool:
+    """A connect to ``host``:``port`` from the running loop is carried in memory: the loop is a
+    ``VirtualClockLoop`` and a plain server of its own listens there."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return isinstance(loop, VirtualClockLoop) and loop.serves(host, port)
+
+
 def utcnow() -> datetime:
     """The current UTC datetime on the same clock as ``now()``: what time stamps on the wire carry."""
     return datetime.fromtimestamp(wall(), timezone.utc)
@@ -116,6 +126,10 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         if kwargs.get("ssl") is None and kwargs.get("sock") is None:
             self._listeners.add(server, protocol_factory)
         return server
+
+    def serves(self, host: str, port: int) -> bool:
+        """A plain server of this loop listens at ``host``:``port``: a connect there is a loopback pair."""
+        return self._listeners.find(host, port) is not None
 
     async def create_connection(self, protocol_factory: Callable[[], _P], host: Any = None, port: Any = None,
                                 **kwargs: Any) -> tuple[asyncio.Transport, _P]:

@@ -210,3 +210,24 @@ def test_tls_keeps_its_socket(tmp_path):
         return answer, tls is not None, loop.loopback_connections
 
     assert play(session) == ("over TLS", True, 0)
+
+
+def test_a_link_to_a_server_of_the_loop_never_takes_the_environment_s_proxy(monkeypatch):
+    """A proxy in the environment applies to a SUT elsewhere, not to a link that never leaves the process."""
+    from harness.transport.ws import _proxy_for
+
+    monkeypatch.setenv("http_proxy", "http://proxy.invalid:3128")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+
+    async def session(loop):
+        server = await loop.create_server(asyncio.Protocol, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        here = _proxy_for(f"ws://127.0.0.1:{port}/ocpp")
+        server.close()
+        await server.wait_closed()
+        return here, _proxy_for(f"ws://127.0.0.1:{port}/ocpp")
+
+    here, once_stopped = play(session)
+    assert here is None
+    assert once_stopped == "http://proxy.invalid:3128"
