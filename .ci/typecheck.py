@@ -15,6 +15,7 @@ from collections import Counter
 # cistring 1). A package brought in later starts at its count and falls to 0.
 CEILING = {
     "harness/clock.py": 0,
+    "harness/loopback.py": 0,
     "harness/cistring.py": 0,
     "harness/errors.py": 0,
     "harness/ocpi": 0,

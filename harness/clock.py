@@ -34,6 +34,8 @@ from concurrent.futures import Executor
 from datetime import datetime, timezone
 from typing import Any, TypeVar, TypeVarTuple, Unpack
 
+from harness.loopback import Listeners, pair
+
 try:
     import fcntl
 except ImportError:       # not a POSIX system: no look into the kernel's send queues (see _unacknowledged)
@@ -42,6 +44,7 @@ else:
     HAS_FCNTL = True
 
 _T = TypeVar("_T")
+_P = TypeVar("_P", bound=asyncio.BaseProtocol)
 _Ts = TypeVarTuple("_Ts")
 _Events = list[tuple[selectors.SelectorKey, int]]
 
@@ -67,6 +70,16 @@ def wall() -> float:
     return loop.wall() if isinstance(loop, VirtualClockLoop) else time.time()
 
 
+def serves_here(host: str, port: int) -> bool:
+    """A connect to ``host``:``port`` from the running loop is carried in memory: the loop is a
+    ``VirtualClockLoop`` and a plain server of its own listens there."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return isinstance(loop, VirtualClockLoop) and loop.serves(host, port)
+
+
 def utcnow() -> datetime:
     """The current UTC datetime on the same clock as ``now()``: what time stamps on the wire carry."""
     return datetime.fromtimestamp(wall(), timezone.utc)
@@ -88,6 +101,8 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         self._real_select = self._selector_of_loop.real_select
         self._selector_of_loop.answer = self._fast_forward
         self._threads: set[asyncio.Future[Any]] = set()
+        self._listeners = Listeners()
+        self.loopback_connections = 0   # connections carried in memory (harness.loopback): for tests and bench/
         self.jumps = 0            # how often the clock jumped, and how far in all: for bench/
         self.skipped = 0.0
 
@@ -103,6 +118,33 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         self._threads.add(future)
         future.add_done_callback(self._threads.discard)
         return future
+
+    async def create_server(self, protocol_factory: Callable[[], asyncio.BaseProtocol],
+                            host: Any = None, port: Any = None, **kwargs: Any) -> asyncio.Server:
+        """A server as asyncio makes it, on its socket; a plain one is also reached in memory from this loop."""
+        server = await super().create_server(protocol_factory, host, port, **kwargs)
+        if kwargs.get("ssl") is None and kwargs.get("sock") is None:
+            self._listeners.add(server, protocol_factory)
+        return server
+
+    def serves(self, host: str, port: int) -> bool:
+        """A plain server of this loop listens at ``host``:``port``: a connect there is a loopback pair."""
+        return self._listeners.find(host, port) is not None
+
+    async def create_connection(self, protocol_factory: Callable[[], _P], host: Any = None, port: Any = None,
+                                **kwargs: Any) -> tuple[asyncio.Transport, _P]:
+        """A plain connect to a server of this loop is a loopback pair (``harness.loopback``); any other
+        (TLS, another process, a given socket or local address) goes through a socket."""
+        plain = all(value in (None, 0) for key, value in kwargs.items() if key != "server_hostname")
+        serving = self._listeners.find(host, port) if plain else None
+        if serving is None:
+            return await super().create_connection(protocol_factory, host, port, **kwargs)
+        client, server = protocol_factory(), serving()
+        near, far = pair(self, client, server, (host, port))
+        server.connection_made(far)
+        client.connection_made(near)
+        self.loopback_connections += 1
+        return near, client
 
     def close(self) -> None:
         VirtualClockLoop._resume_at = max(VirtualClockLoop._resume_at, self._virtual)

@@ -720,8 +720,11 @@ def station_url(base_url: str, identity: str) -> str:
 def _proxy_for(url: str) -> str | None:
     """The proxy websockets picks for ``url`` (its own ``get_proxy``, from the proxy environment), worked out once
     a process per scheme, host and port: websockets reads the whole environment again for every connect, a tenth
-    of the embedded run's cost of opening a connection."""
+    of the embedded run's cost of opening a connection. None for a plain server of the running loop: that link
+    is carried in memory (``harness.loopback``) and never leaves the process."""
     uri = parse_uri(url)
+    if not uri.secure and clock.serves_here(uri.host, uri.port):
+        return None
     return _proxy_of(uri.secure, uri.host, uri.port)
 
 

@@ -63,9 +63,10 @@ def test_basic_auth_header_parsing():
     assert parse_basic_auth("Bearer abc") is None
 
 
+@pytest.mark.real_clock("a SUT's server: on the virtual clock a server of the test's own loop takes no proxy")
 async def test_the_proxy_websockets_would_take_is_worked_out_once_per_host(monkeypatch):
     """websockets reads the proxy environment on every connect; open_station asks it once per scheme, host and
-    port, and passes on what it answered."""
+    port, and passes on what it answered (a real SUT: tests/transport/test_loopback.py has the loop's own)."""
     from harness.transport import ws
 
     asked = []

@@ -9,7 +9,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 LAYERS = {  # top-level name under harness → rank; a module may import ranks <= its own
     "__init__": 0, "clock": 0, "pki": 0, "contract_pki": 0, "errors": 0, "wire": 0, "verdict": 0, "profile": 0, "rules": 0,
-    "cistring": 0, "roles": 0, "lazy": 0,
+    "cistring": 0, "roles": 0, "lazy": 0, "loopback": 0,
     "ocpp": 1, "ocpi": 1, "smartcharging": 1, "variance": 1,
     "transport": 2,
     "reference": 3, "actuators": 3,
