@@ -50,14 +50,16 @@ def station_class(version: OcppVersion) -> type[StationBase]:
 
     class LoadStation(reference):
         if version.is_2x:   # on the class, not set per station (see below)
-            heartbeats = False   # the plan beats (harness.load.mix)
-            reconnects = False   # the runner reconnects, alike in every version
+            heartbeats = False   # the plan beats (harness.load.mix); a 1.6 charge point beats by itself
+            reconnects = False   # the runner reconnects, alike in every version (1.6: set in __init__ below)
 
         def __init__(self, *args: Any, serial: str, meter_interval: float, **kwargs: Any):
             """Every key a station of the load sets is set here: CPython then shares one key table among all
             the stations (``common.store``); a key added later, once thousands exist, costs each ~1.6 KB."""
             super().__init__(*args, **kwargs)
             self.serial = serial
+            if not version.is_2x:
+                self.reconnects = False   # the runner reconnects, alike in every version
             if version.is_2x:
                 self.configure(tx_updated_interval=meter_interval)
 
@@ -105,7 +107,6 @@ class StationRunner:
                                               password=card.basic_auth(version), wirelog=meter, serial=card.serial,
                                               meter_interval=mix.meter_interval)
         if not version.is_2x:
-            self.station.configure(reconnects=False)   # the runner reconnects, alike in every version
             self._operator_sets("MeterValueSampleInterval", mix.meter_interval)
         self._booted = False        # a BootNotification went out (1.6: the charge point boots again by itself)
         self._planned = False       # accepted, and the plan's heartbeat settled

@@ -33,7 +33,7 @@ class _NewestFirst(TransactionQueue):
 
     def push(self, action, payload, owner=None) -> Queued:
         item = Queued(action, payload, owner)
-        self._items.appendleft(item)
+        self._items.insert(0, item)
         return item
 
 
@@ -679,8 +679,8 @@ class ChargePointLeavesHeartbeatsToPings(ReferenceStation16):
     """Behaviour rule 3: the WebSocket's ping/pong keeps the link alive, so no Heartbeat is ever sent (neither
     every HeartbeatInterval nor now and then under legal variance)."""
 
-    async def _heartbeat(self):
-        await asyncio.Event().wait()
+    def _schedule_heartbeat(self):
+        pass
 
     async def _unsolicited_heartbeats(self):
         await asyncio.Event().wait()

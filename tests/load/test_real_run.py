@@ -152,12 +152,11 @@ def test_a_csms_of_two_processes_serves_both_ports_and_stops_the_other_with_itse
             csms.kill()
 
 
-@pytest.mark.parametrize("version", [OcppVersion.V201, OcppVersion.V21])
-async def test_a_connected_2x_load_station_keeps_its_attributes_in_the_shared_key_table(version):
+@pytest.mark.parametrize("version", [OcppVersion.V16, OcppVersion.V201, OcppVersion.V21])
+async def test_a_connected_load_station_keeps_its_attributes_in_the_shared_key_table(version):
     """CPython shares one key table among a class's instances for up to ~30 attributes set in the same order; one
     more, and every station takes a dictionary of its own (~1.3 KB more, on ~19 KB a station). A block adding
-    state a connected station holds has to fit (``common.store`` for what most stations never touch). 1.6 stations
-    are past it already (bench/LEAN.md)."""
+    state a connected station holds has to fit (``common.store`` for what most stations never touch)."""
     csms = await roster_csms(version, Roster(1, 6), call_timeout=5).start()
     settings = LoadSettings(url=csms.url, stations=6, version=version, mix=Mix(heartbeat=1), ramp=100, hold=3,
                             call_timeout=5, interval=1)

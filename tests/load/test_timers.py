@@ -103,3 +103,33 @@ def beats_in(seconds: float, *, own: bool) -> int:
 @pytest.mark.parametrize(("own", "expected"), [(True, 3), (False, 0)])
 def test_the_station_beats_by_itself_only_when_its_own_heartbeats_are_on(own, expected):
     assert beats_in(35.0, own=own) == expected
+
+
+def test_a_16_charge_point_beats_on_a_loop_timer_with_no_task_of_its_own():
+    """The 1.6 charge point beats by itself (the load sets its HeartbeatInterval as an operator would), every
+    interval, on one loop timer; its only task is its link's reader, and stopping it leaves no timer behind."""
+    version = OcppVersion.V16
+
+    async def run():
+        loop, roster = asyncio.get_running_loop(), Roster(1, 1)
+        csms = await roster_csms(version, roster, heartbeat_interval=10).start()
+        card = roster[0]
+        station = station_class(version)(load_profile(30.0), version, identity=card.identity,
+                                         password=card.basic_auth(version), serial=card.serial, meter_interval=0)
+        try:
+            await station.connect(csms.url)
+            await asyncio.sleep(35.0)
+            beats = sum(1 for e in station.connection.history if not e.incoming and e.call.action == "Heartbeat")
+            tasks = sorted(t.get_coro().__qualname__ for t in asyncio.all_tasks()
+                           if t is not asyncio.current_task() and "Station" in t.get_coro().__qualname__)
+            timers = [h for h in loop._scheduled if not h.cancelled() and "heartbeat" in repr(h)]
+        finally:
+            await station.stop()
+            left = [h for h in loop._scheduled if not h.cancelled() and "heartbeat" in repr(h)]
+            await csms.stop()
+        return beats, tasks, len(timers), left
+
+    beats, tasks, timers, left = play(run)
+    assert beats == 3
+    assert tasks == [], f"tasks a held 1.6 charge point keeps: {tasks}"
+    assert timers == 1 and left == []

@@ -43,7 +43,7 @@ from harness.ocpp import schemas
 from harness.ocpp.v16 import connector_ids, interval_of
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V2X, V16, Block, now_iso, store, woken
+from harness.reference.common import EVERY_VERSION, V2X, V16, Block, now_iso, store
 from harness.reference.model import Connector, EvseState
 from harness.rules import RuleTable, should
 from harness.ocpp.framing import Call
@@ -266,10 +266,13 @@ class ProvisioningStation2x(Block):
 class ProvisioningStation16(Block):
     versions = V16
     requires = ("ConfigurationStation16",)
-    configurable = frozenset({"reconnects"})   # False: a closed connection stays closed (the test reconnects)
+    configurable = frozenset({"reconnects", "heartbeats"})   # reconnects False: a closed connection stays closed
+    heartbeats = True       # False: no Heartbeat of its own; a load runner beats for it at its plan's times
     reconnect_delay = 0.5   # seconds between reconnection attempts
     boot_retry = 5          # own wait before the next boot when the interval is 0 (1.6 section 4.2)
     main_operative: bool = store(default=True)
+    _heartbeat_due: asyncio.TimerHandle | None = store()   # the next Heartbeat, once Accepted
+    _stopping: bool = store(default=False)   # stop() is closing the link: no reconnecting after it
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -277,8 +280,6 @@ class ProvisioningStation16(Block):
         self.registration: str | None = None
         self.reconnects = True
         self.links: list[OcppConnection] = []
-        self._beat = asyncio.Event()
-        self._heartbeats: asyncio.Task | None = None
 
     @property
     def online(self) -> bool:
@@ -287,17 +288,31 @@ class ProvisioningStation16(Block):
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)
         self.links.append(connection)
-        self.background.spawn(self._supervise(connection))
-        if self._heartbeats is None:
-            self._heartbeats = self.background.spawn(self._heartbeat())
+        # told when the link ends (a callback, not a task waiting for it: thousands of charge points of the load)
+        connection.reader.add_done_callback(self._link_ended)
+        self._schedule_heartbeat()   # reconnected without a boot (behaviour rule 4): the beat goes on
 
-    async def _supervise(self, connection: OcppConnection) -> None:
-        """Reconnect when the central system closes the connection (with the current key)."""
-        while not await connection.wait_closed(3600):
-            pass
+    async def stop(self) -> None:
+        self._stopping = True   # the link's end is told before stop's close returns
+        try:
+            await super().stop()
+        finally:
+            self._stopping = False
+            if self._heartbeat_due is not None:
+                self._heartbeat_due.cancel()
+                self._heartbeat_due = None
+
+    def _link_ended(self, reader: asyncio.Task) -> None:
+        """The link whose reader is ``reader`` ended (the central system closed it): connect again with the
+        current key, unless another link replaced it or the test turned reconnecting off."""
+        connection = self.connection
+        if self.reconnects and not self._stopping and (connection is None or connection.reader is reader):
+            self.background.spawn(self._reconnect_after(connection))
+
+    async def _reconnect_after(self, connection: OcppConnection | None) -> None:
         while self.reconnects and self.connection in (connection, None):
             await asyncio.sleep(self.reconnect_delay)
-            if self.connection not in (connection, None):
+            if not self.reconnects or self.connection not in (connection, None):
                 return
             try:
                 handshake = await self.connect(self.csms_url, boot=self.registration != "Accepted")
@@ -345,23 +360,37 @@ class ProvisioningStation16(Block):
                 status = self.connector_status(connector.id, connector.status)
             await self.call("StatusNotification", status)
         self.went_online()
-        self._beat.set()
+        self._schedule_heartbeat()
+
+    def _schedule_heartbeat(self) -> None:
+        """Once Accepted, a Heartbeat every HeartbeatInterval seconds (the boot's until the central system sets
+        another; 0: none) on the open connection, counted from the last answer or setting (a timer, not a task:
+        thousands of charge points of the load wait so at once)."""
+        if self._heartbeat_due is not None:
+            self._heartbeat_due.cancel()
+            self._heartbeat_due = None
+        if not self.heartbeats or not self.online:
+            return
+        interval = self.config.integer("HeartbeatInterval")
+        if interval:
+            self._heartbeat_due = asyncio.get_running_loop().call_later(interval, self._heartbeat_now, self.connection)
+
+    def _heartbeat_now(self, connection: OcppConnection) -> None:
+        self._heartbeat_due = None
+        if connection is self.connection and self.online:
+            self.background.spawn(self._heartbeat())
 
     async def _heartbeat(self) -> None:
-        """A Heartbeat every HeartbeatInterval seconds; a new interval restarts the wait."""
-        while True:
-            self._beat.clear()
-            if await woken(self._beat, self.config.integer("HeartbeatInterval") or None):
-                continue
-            if self.online:
-                try:
-                    await self.call("Heartbeat", {})
-                except (HarnessError, PeerViolation):
-                    pass
+        try:
+            await self.call("Heartbeat", {})
+        except (HarnessError, PeerViolation):
+            pass
+        if self._heartbeat_due is None:   # not set again meanwhile
+            self._schedule_heartbeat()
 
     def configuration_changed(self, key: str, value: str, status: str) -> None:
         super().configuration_changed(key, value, status)
-        self._beat.set()   # HeartbeatInterval may have changed: the wait starts again
+        self._schedule_heartbeat()   # HeartbeatInterval may have changed: the wait starts again
 
     async def _handle(self, call):
         if self.registration == "Rejected":   # while Rejected no central-system CALL is answered

@@ -518,30 +518,36 @@ class TransactionsStation16(Block):
     undone_by = {"plug_in": lambda body: ("unplug", body)}   # a cable plugged in at a SUT is unplugged
     requires = ("ProvisioningStation16", "ConfigurationStation16", "ReservationStation16")
     queue_class = TransactionQueue
+    _sender: asyncio.Task | None = store()   # started with the first queued message
+    _wake: asyncio.Event = store(asyncio.Event)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.queue = self.queue_class()
-        self._wake = asyncio.Event()
-        self._sender: asyncio.Task | None = None
 
     async def connected(self, connection) -> None:
         await super().connected(connection)
-        if self._sender is None:
-            self._sender = self.background.spawn(self._send_queue())
-        self._wake.set()
+        self._send_when_queued()
 
     def went_online(self) -> None:
         super().went_online()
-        self._wake.set()
+        self._send_when_queued()
 
     # ------------------------------------------------------------ the transaction-message queue
     def send_transaction_message(self, action: str, payload: dict, tx: ChargeTransaction) -> asyncio.Future:
         """Queue a transaction-related message; the future gives its last Exchange (None: never sent)."""
         future = asyncio.get_running_loop().create_future()
         self.queue.push(action, payload, (tx, future))
-        self._wake.set()
+        self._send_when_queued()
         return future
+
+    def _send_when_queued(self) -> None:
+        """The sender starts with the first queued message (a charge point of the load that never starts a
+        transaction keeps no task for it), and is woken for each."""
+        if self._sender is not None:
+            self._wake.set()
+        elif len(self.queue):
+            self._sender = self.background.spawn(self._send_queue())
 
     async def drained(self, timeout: float) -> None:
         """Returns once every queued transaction message is delivered or dropped, or offline, or after ``timeout`` s."""

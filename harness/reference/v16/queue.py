@@ -15,7 +15,6 @@ Sans-I/O: the time is passed in; the caller transmits and reports the outcome.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +29,7 @@ class Queued:
 
 class TransactionQueue:
     def __init__(self) -> None:
-        self._items: deque[Queued] = deque()
+        self._items: list[Queued] = []   # a few messages at most (an empty deque is ten times an empty list)
         self.discarded: list[Queued] = []
 
     def push(self, action: str, payload: dict[str, Any], owner: Any = None) -> Queued:
@@ -52,14 +51,14 @@ class TransactionQueue:
 
     def delivered(self) -> Queued:
         """The head was processed: the next one may go (Q1)."""
-        return self._items.popleft()
+        return self._items.pop(0)
 
     def failed(self, now: float, *, attempts: int, retry_interval: float) -> bool:
         """The head's transmission failed: schedule its retry (Q3) or discard it (Q4); True when discarded."""
         head = self._items[0]
         head.transmissions += 1
         if head.transmissions >= max(1, attempts):
-            self.discarded.append(self._items.popleft())
+            self.discarded.append(self._items.pop(0))
             return True
         head.not_before = now + retry_interval * head.transmissions
         return False
