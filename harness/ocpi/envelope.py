@@ -162,7 +162,8 @@ def read_json(body: str | bytes) -> Any:
         value = json.loads(body)
     except RecursionError:
         raise ValueError("nested past the JSON parser's depth") from None
-    if deeper_than(value, MAX_DEPTH):
+    opened = body.count("[") + body.count("{") if isinstance(body, str) else body.count(b"[") + body.count(b"{")
+    if opened > MAX_DEPTH and deeper_than(value, MAX_DEPTH):   # fewer brackets than levels: none too deep
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
     return value
 
