@@ -1,6 +1,7 @@
 import json
 
 import pytest
+from jsonschema import Draft202012Validator
 
 import ocpi_examples
 from harness.errors import HarnessError, PeerViolation
@@ -22,6 +23,7 @@ def test_every_schema_file_is_valid_draft_2020_12_with_its_own_id():
     for name in schemas.names():
         schema = json.loads((schema_dir() / f"{name}.json").read_text())
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        Draft202012Validator.check_schema(schema)   # the harness reads them unchecked (schemas._schemas)
         assert schema["$id"].endswith(f"/ocpi/{name}.json")
         assert "$comment" in schema, f"{name}.json says nowhere where its rules come from"
 
