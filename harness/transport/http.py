@@ -240,10 +240,13 @@ class HttpClient:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            verify = default_trust() if self.tls is None else self.tls.client_context()
-            kind = _CookielessClient if isinstance(self.transport, InProcessNetwork) else httpx.AsyncClient
-            self._client = kind(transport=self.transport, timeout=self.timeout, verify=verify,
-                                follow_redirects=False, trust_env=False)
+            if isinstance(self.transport, InProcessNetwork):   # no TLS in-process: no trust store to load
+                self._client = _CookielessClient(transport=self.transport, timeout=self.timeout,
+                                                 follow_redirects=False, trust_env=False)
+            else:
+                verify = default_trust() if self.tls is None else self.tls.client_context()
+                self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout, verify=verify,
+                                                 follow_redirects=False, trust_env=False)
         return self._client
 
     async def request(self, method: str, url: str, *, headers: dict[str, str] | None = None,
