@@ -103,7 +103,7 @@ _Validator: type[Draft202012Validator] = extend(  # type: ignore[no-untyped-call
 @lru_cache(maxsize=None)
 def _schemas() -> dict[str, dict[str, Any]]:
     """The schema files, by name. They ship with the harness; that each is a valid draft 2020-12 schema is checked by
-    tests/unit/ocpi/test_ocpi_schemas.py, not at every run (meta-validating the 50 files was ~0.25 s of CPU in every
+    tests/unit/ocpi/test_ocpi_schemas.py, not at every run (meta-validating the 50 files was ~0.1 s of CPU in every
     process that reads an OCPI body)."""
     loaded = {}
     for entry in sorted(schema_dir().iterdir(), key=lambda e: e.name):

@@ -219,7 +219,8 @@ class _NoCookies(httpx.Cookies):
 class _CookielessClient(httpx.AsyncClient):
     """httpx's client keeping no cookies, for the in-process peers: OCPI uses none and no embedded peer sets one,
     so nothing on the wire changes, and httpx's reading of every answer for them (a urllib request and response
-    made each time) was a sixth of an in-process request's CPU. Against a real SUT the client keeps them."""
+    made each time) was ~30 % of an in-process request's CPU (0.22 ms → 0.15 ms). Against a real SUT the client
+    keeps them."""
 
     def __init__(self, **options: Any):
         super().__init__(**options)

@@ -100,7 +100,7 @@ class _OwnDraws:
 
 def own_faker(seed: int, locale: str | None = None) -> Faker:
     """A faker of one's own, seeded with ``seed``, to draw from for as long as one likes (a handler's ids, a test's
-    values): the draws of a new ``Faker(locale)`` seeded so, without building one (~2 ms of CPU each)."""
+    values): the draws of a new ``Faker(locale)`` seeded so, without building one (0.75 ms of CPU each, against 5 µs)."""
     return cast(Faker, _OwnDraws(seed, locale))
 
 
