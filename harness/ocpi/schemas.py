@@ -199,10 +199,13 @@ def _plain(value: Any) -> bool:
     (a tuple is an array to jsonschema-rs and no array to jsonschema; a Decimal a number, or not)."""
     kind = type(value)
     if kind is dict:
-        return all(type(key) is str and _plain(item) for key, item in value.items())
+        return all(type(key) is str and (type(item) in _ATOMS or _plain(item)) for key, item in value.items())
     if kind is list:
-        return all(map(_plain, value))
-    return kind in (str, int, float, bool, type(None))
+        return all(type(item) in _ATOMS or _plain(item) for item in value)
+    return kind in _ATOMS
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def _path(parts: Iterable[str | int]) -> str:

@@ -142,6 +142,10 @@ def test_json_copy_copies_json_and_deep_copies_the_rest():
     assert copied == value and copied is not value
     assert copied["a"] is not value["a"] and copied["a"][5]["b"] is not value["a"][5]["b"]
     assert copied["t"][1] is not value["t"][1]   # a tuple goes through deepcopy, its list copied too
+    assert copied["d"] == stamp and copied["d"] is not stamp
+    shared = {"excl_vat": 1.0}
+    twice = json_copy({"total_cost": shared, "total_energy_cost": shared, "ids": [shared]})
+    assert twice["total_cost"] is not twice["total_energy_cost"] and twice["ids"][0] is not shared   # no aliasing
 
 
 def test_an_own_faker_draws_what_a_new_seeded_faker_draws_whatever_else_draws_between():
