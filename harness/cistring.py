@@ -40,11 +40,15 @@ def comparable(value: Any, ci_fields: Collection[str] = ()) -> Any:
     """``value`` in the form two equal readings share: object members that are null dropped, the
     strings of members named in ``ci_fields`` (and of their lists) in their shared case; recursively."""
     if isinstance(value, dict):
-        return {name: (_ci(member) if name in ci_fields else comparable(member, ci_fields))
+        return {name: (_ci(member) if name in ci_fields else member if type(member) in _ATOMS
+                       else comparable(member, ci_fields))
                 for name, member in value.items() if member is not None}
     if isinstance(value, list):
-        return [comparable(item, ci_fields) for item in value]
+        return [item if type(item) in _ATOMS else comparable(item, ci_fields) for item in value]
     return value
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})   # what ``comparable`` leaves as it is (no call per member)
 
 
 def _ci(member: Any) -> Any:

@@ -162,7 +162,8 @@ def read_json(body: str | bytes) -> Any:
         value = json.loads(body)
     except RecursionError:
         raise ValueError("nested past the JSON parser's depth") from None
-    if deeper_than(value, MAX_DEPTH):
+    opened = body.count("[") + body.count("{") if isinstance(body, str) else body.count(b"[") + body.count(b"{")
+    if opened > MAX_DEPTH and deeper_than(value, MAX_DEPTH):   # fewer brackets than levels: none too deep
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
     return value
 
@@ -217,15 +218,19 @@ def expect_success(http_status: int, body: str | bytes) -> Any:
 
 
 J = TypeVar("J")
+_ATOMS = frozenset({str, int, float, bool, type(None)})   # kept as they are: immutable
 
 
 def json_copy(value: J) -> J:
     """A deep copy of JSON-shaped data (dicts, lists, text, numbers), several times quicker than ``copy.deepcopy``
-    (the stores copy every object they take); anything else in it is deep-copied as usual."""
-    if type(value) is dict:
-        return cast(J, {key: json_copy(item) for key, item in cast("dict[Any, Any]", value).items()})
-    if type(value) is list:
-        return cast(J, [json_copy(item) for item in cast("list[Any]", value)])
-    if value is None or type(value) in (str, int, float, bool):
+    (the stores copy every object they take); anything else in it is deep-copied as usual. A member or item that is
+    text, a number or null is taken as it is without a call of its own (most of a JSON object's values)."""
+    kind = type(value)
+    if kind is dict:
+        return cast(J, {key: item if type(item) in _ATOMS else json_copy(item)
+                        for key, item in cast("dict[Any, Any]", value).items()})
+    if kind is list:
+        return cast(J, [item if type(item) in _ATOMS else json_copy(item) for item in cast("list[Any]", value)])
+    if kind in _ATOMS:
         return value
     return copy.deepcopy(value)

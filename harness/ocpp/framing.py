@@ -191,16 +191,17 @@ _TOO_DEEP = object()
 
 
 def deeper_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep (iterative: a deep
-    value must not exhaust the stack that judges it)."""
-    stack = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (list, dict)):
-            if level > limit:
-                return True
-            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return False
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep (iterative, a level at a time: a
+    deep value must not exhaust the stack that judges it)."""
+    level, current = 0, [value]
+    while True:
+        nested = [item for item in current if isinstance(item, (list, dict))]
+        if not nested:
+            return False
+        level += 1
+        if level > limit:
+            return True
+        current = [child for item in nested for child in (item.values() if isinstance(item, dict) else item)]
 
 
 _LENGTH = {CALL: 4, SEND: 4, CALLRESULT: 3, CALLERROR: 5, CALLRESULTERROR: 5}

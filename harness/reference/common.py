@@ -84,7 +84,7 @@ class AtTheSut(Protocol):
 
 
 @functools.cache
-def _class_actions(cls: type) -> frozenset[str]:
+def class_actions(cls: type) -> frozenset[str]:
     """The actions ``act_<action>`` of a class and its bases (``dir`` of a composed reference is long: read once)."""
     return frozenset(name.removeprefix("act_") for name in dir(cls) if name.startswith("act_"))
 
@@ -144,7 +144,7 @@ class Actions:
 
     def supported_actions(self) -> set[str]:
         own = {name.removeprefix("act_") for name in getattr(self, "__dict__", ()) if name.startswith("act_")}
-        return own | _class_actions(type(self))   # a set the caller may change
+        return own | class_actions(type(self))   # a set the caller may change
 
     async def perform(self, action: str, body: dict[str, Any]) -> None:
         method = getattr(self, f"act_{action}", None)

@@ -25,6 +25,7 @@ import ssl
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import httpx
@@ -208,6 +209,24 @@ def default_trust() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+class _NoCookies(httpx.Cookies):
+    """A cookie jar that stays empty: no Set-Cookie is kept, so none is sent back."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        return None
+
+
+class _CookielessClient(httpx.AsyncClient):
+    """httpx's client keeping no cookies, for the in-process peers: OCPI uses none and no embedded peer sets one,
+    so nothing on the wire changes, and httpx's reading of every answer for them (a urllib request and response
+    made each time) was ~30 % of an in-process request's CPU (0.22 ms → 0.15 ms). Against a real SUT the client
+    keeps them."""
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self._cookies = _NoCookies()
+
+
 class HttpClient:
     """Sends requests and logs both directions: the request as sent (→), the answer as received (←)."""
 
@@ -222,9 +241,13 @@ class HttpClient:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            verify = default_trust() if self.tls is None else self.tls.client_context()
-            self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout, verify=verify,
-                                             follow_redirects=False, trust_env=False)
+            if isinstance(self.transport, InProcessNetwork):   # no TLS in-process: no trust store to load
+                self._client = _CookielessClient(transport=self.transport, timeout=self.timeout,
+                                                 follow_redirects=False, trust_env=False)
+            else:
+                verify = default_trust() if self.tls is None else self.tls.client_context()
+                self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout, verify=verify,
+                                                 follow_redirects=False, trust_env=False)
         return self._client
 
     async def request(self, method: str, url: str, *, headers: dict[str, str] | None = None,

@@ -9,8 +9,8 @@ was start-up that every run repeated. Imported first in the forkserver, this mod
 - compiles the report templates once (the Jinja environment keeps them);
 - loads the CA bundle the harness's HTTP clients trust (`default_trust`), which every OCPI session used to load;
 - imports hypothesis, which every session's end imports (its pytest plugin's terminal summary);
-- loads and checks the OCPI schemas (the first OCPI exchange of every run did: a fifth of an OCPI fault
-  run's CPU), and builds their validators.
+- loads the OCPI schemas (the first OCPI exchange of every run did: a fifth of an OCPI fault run's CPU, when
+  it also meta-validated them; tests/unit/ocpi/test_ocpi_schemas.py does that now), and builds their validators.
 """
 
 from importlib.metadata import entry_points
@@ -29,5 +29,5 @@ faker.Faker()   # what faker's autouse session fixture builds in every run
 for template in ("conformance.md.j2", "conformance.html.j2"):
     report._TEMPLATES.get_template(template)
 default_trust()   # the CA bundle every OCPI session's HTTP client trusts (~60 ms to load)
-for name in schemas.names():   # the schemas, checked once, and each one's validator (they share a registry)
+for name in schemas.names():   # the schemas, loaded once, and each one's validator (they share a registry)
     schemas.validate(name, {})

@@ -8,10 +8,11 @@ the embedded stand-in then serves), and the harness's own identity facing it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from harness.profile import Profile
-from harness.reference.ocpi.handler import CPO, EMSP
+from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler
 from harness.reference.ocpi.peer import VERSION, OcpiPeer, PeerIdentity, secret_token
 from harness.transport.http import HttpClient
 
@@ -40,6 +41,26 @@ def build_peer(identity: PeerIdentity, profile: Profile, *, http: HttpClient, cl
     """A peer whose modules start with their stock: a CPO described by the profile (``from_profile``)
     serves the profile's ``[[ocpi.locations]]`` (sample ones when it lists none); any other CPO
     serves sample ones."""
-    stock = {module.handler.module: module.handler.stock(identity, profile, from_profile=from_profile)
-             for module in cls.modules.for_role(identity.role)}
+    handlers = [module.handler for module in cls.modules.for_role(identity.role)]
+    stock = Stock(handlers, identity, profile, from_profile=from_profile)
     return cls(identity, http=http, stock=stock, call_timeout=profile.timeouts.call, **options)
+
+
+class Stock(Mapping[str, Any]):
+    """The objects each module of a peer starts with, drawn when that module's store is first made (a test
+    uses one or two modules; drawing and copying every module's samples for both peers was most of a peer's
+    start)."""
+
+    def __init__(self, handlers: Iterable[type[ModuleHandler]], identity: PeerIdentity, profile: Profile, *,
+                 from_profile: bool):
+        self._handlers = {handler.module: handler for handler in handlers}
+        self._identity, self._profile, self._from_profile = identity, profile, from_profile
+
+    def __getitem__(self, module: str) -> Any:
+        return self._handlers[module].stock(self._identity, self._profile, from_profile=self._from_profile)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._handlers)
+
+    def __len__(self) -> int:
+        return len(self._handlers)

@@ -31,6 +31,7 @@ from harness.ocpi.timestamps import format_datetime
 from harness.ocpi.tokens import AD_HOC_USER, NEVER
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply
+from harness.reference.ocpi.locations import own_faker
 from harness.reference.ocpi.sessions import _json_body
 from harness.reference.ocpi.tokens import build_token, new_uid
 from harness.transport.http import HttpExchange, HttpRequest
@@ -114,9 +115,7 @@ class CommandsSender(ModuleHandler):
 
     @functools.cached_property
     def fake(self) -> Faker:
-        fake = Faker()
-        fake.seed_instance(1313)
-        return fake
+        return own_faker(1313)
 
     async def serve(self, request: HttpRequest, rest: list[str]) -> Reply:
         self.peer.only(request, "POST")

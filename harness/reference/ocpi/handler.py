@@ -10,6 +10,7 @@ and routing headers of the relationship.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -20,7 +21,7 @@ from harness.ocpi.headers import Party
 from harness.profile import Profile
 from harness.roles import Role
 from harness.rules import Rule
-from harness.reference.common import Background
+from harness.reference.common import Background, class_actions
 from harness.transport.http import HttpExchange, HttpRequest
 
 CPO, EMSP = Role.CPO.party, Role.EMSP.party   # the platform roles, as OCPI writes them
@@ -76,8 +77,17 @@ def check_pushing_party(peer: Peer, country_code: str, party_id: str, rule: Rule
                           http_status=404)
 
 
+class Later:
+    """A store made when its handler first reads it (``make()``, once): most tests use one or two of a peer's
+    modules, and a module's first objects are drawn and copied only for a store that is used."""
+
+    def __init__(self, make: Callable[[], Any]):
+        self.make = make
+
+
 class ModuleHandler:
-    """One functional module in one platform role; subclasses set the three class attributes."""
+    """One functional module in one platform role; subclasses set the three class attributes. ``store`` is the
+    store itself, or ``Later(make)``: then it is made at its first read."""
 
     module: ClassVar[str]      # the module identifier, as version details list it
     role: ClassVar[str]        # the platform role that plays it: CPO or EMSP
@@ -88,7 +98,15 @@ class ModuleHandler:
 
     def __init__(self, peer: Peer, store: Any):
         self.peer = peer
-        self.store = store
+        if isinstance(store, Later):
+            self._make_store = store.make
+        else:
+            self.store = store
+
+    @functools.cached_property
+    def store(self) -> Any:
+        """Made at the first read when the handler was given ``Later(make)``; set at once otherwise."""
+        return self._make_store()
 
     @classmethod
     def stock(cls, identity: Identity, profile: Profile, *, from_profile: bool) -> list[Mapping[str, Any]]:
@@ -100,8 +118,8 @@ class ModuleHandler:
         raise NotImplementedError(f"{type(self).__name__} serves no request")
 
     def actions(self) -> dict[str, Callable[..., Awaitable[None]]]:
-        """The actuator actions this module offers: its ``act_<action>`` methods."""
-        return {name.removeprefix("act_"): getattr(self, name) for name in dir(self) if name.startswith("act_")}
+        """The actuator actions this module offers: its ``act_<action>`` methods (listed once per class)."""
+        return {name: getattr(self, f"act_{name}") for name in class_actions(type(self))}
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from faker import Faker
 
@@ -71,6 +72,36 @@ def seeded_faker(seed: int, locale: str | None = None) -> Faker:
     fake = _faker(locale)
     fake.seed_instance(seed)
     return fake
+
+
+class _OwnDraws:
+    """What a new ``Faker(locale)`` seeded with ``seed`` draws, on the one shared instance of the locale: its draws
+    come from a generator of this object's own (``random``), put in for the length of each call (a draw never
+    waits, so no other caller draws in between)."""
+
+    def __init__(self, seed: int, locale: str | None):
+        self.random = random.Random(seed)   # what seed_instance(seed) gives a new instance
+        self._shared = _faker(locale)
+
+    def __getattr__(self, name: str) -> Any:
+        provider = getattr(self._shared, name)
+        if not callable(provider):
+            return provider
+
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            shared, own = self._shared, self.random
+            before, shared.random = shared.random, own
+            try:
+                return provider(*args, **kwargs)
+            finally:
+                shared.random = before
+        return draw
+
+
+def own_faker(seed: int, locale: str | None = None) -> Faker:
+    """A faker of one's own, seeded with ``seed``, to draw from for as long as one likes (a handler's ids, a test's
+    values): the draws of a new ``Faker(locale)`` seeded so, without building one (0.75 ms of CPU each, against 5 µs)."""
+    return cast(Faker, _OwnDraws(seed, locale))
 
 
 T = TypeVar("T")

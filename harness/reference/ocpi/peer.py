@@ -30,6 +30,7 @@ plugin turns them into verdicts when this peer plays the harness's side of a tes
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from harness.ocpi.headers import HeaderRules
 from harness.ocpi.pagination import page_headers, paginate, parse_query
 from harness.ocpi.versions import CREDENTIALS, RECEIVER, SENDER, VersionDetails, VersionRules
 from harness.reference.common import Actions, Background
-from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, ModuleRegistry, Reply
+from harness.reference.ocpi.handler import CPO, EMSP, Later, Module, ModuleHandler, ModuleRegistry, Reply
 from harness.reference.ocpi.modules import MODULES
 from harness.transport.http import (
     HttpClient, HttpExchange, HttpRequest, HttpResponse, NoAnswer, Served, asgi_app)
@@ -109,6 +110,11 @@ def _routed(module: str | None) -> bool:
     return module not in (None, "versions", "version_details") and hdr.needs_routing(module, VERSION)
 
 
+def _stocked(module: Module, stock: Mapping[str, Iterable[Any]]) -> Any:
+    """``module``'s store, holding its objects of ``stock`` (none when it has no entry)."""
+    return module.store(stock.get(module.handler.module, ()))
+
+
 class OcpiPeer(Actions):
     """One OCPI platform of role CPO or EMSP; ``bind(base_url)`` once it is served.
 
@@ -124,8 +130,9 @@ class OcpiPeer(Actions):
                  actuator_endpoint: bool = False, call_timeout: float = 10.0):
         self.identity = identity
         self.http = http
-        self.handlers: dict[str, ModuleHandler] = {
-            module.handler.module: module.handler(self, module.store((stock or {}).get(module.handler.module, ())))
+        stock = stock or {}
+        self.handlers: dict[str, ModuleHandler] = {   # each store made, from its stock, when first used
+            module.handler.module: module.handler(self, Later(functools.partial(_stocked, module, stock)))
             for module in self.modules.for_role(identity.role)}
         self.wirelog = wirelog
         self.channel = channel
@@ -645,8 +652,9 @@ class OcpiPeer(Actions):
     async def perform(self, action: str, body: dict[str, Any]) -> Any:
         """What the module's action answers (a handler's push: its exchange)."""
         for handler in self.handlers.values():
-            if action in handler.actions():
-                return await handler.actions()[action](**body)
+            offered = handler.actions()
+            if action in offered:
+                return await offered[action](**body)
         return await super().perform(action, body)
 
     async def _actuate(self, request: HttpRequest, action: str) -> HttpResponse:

@@ -41,7 +41,7 @@ from harness.ocpi.timestamps import format_datetime, parse_datetime
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, check_pushing_party, Reply
-from harness.reference.ocpi.locations import LocationsSender, drawn_once, seeded_faker
+from harness.reference.ocpi.locations import LocationsSender, drawn_once, own_faker, seeded_faker
 from harness.transport.http import HttpExchange, HttpRequest
 
 SEED = 2211
@@ -62,9 +62,7 @@ def _json_body(request: HttpRequest) -> Any:
 
 
 def _fake(seed: int = SEED) -> Faker:
-    fake = Faker()
-    fake.seed_instance(seed)
-    return fake
+    return own_faker(seed)
 
 
 def new_session_id(fake: Faker) -> str:

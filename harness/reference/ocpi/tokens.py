@@ -40,7 +40,7 @@ from harness.ocpi.tokens import (
 from harness.ocpi.versions import RECEIVER, SENDER
 from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, check_pushing_party, Peer, Reply
-from harness.reference.ocpi.locations import drawn_once, seeded_faker
+from harness.reference.ocpi.locations import drawn_once, own_faker, seeded_faker
 from harness.reference.ocpi.sessions import _json_body
 from harness.transport.http import HttpExchange, HttpRequest
 
@@ -112,9 +112,7 @@ class TokensSender(ModuleHandler):
 
     @functools.cached_property
     def fake(self) -> Faker:
-        fake = Faker()
-        fake.seed_instance(SEED + 1)
-        return fake
+        return own_faker(SEED + 1)
 
     @classmethod
     def stock(cls, identity, profile: Profile, *, from_profile: bool) -> list[dict[str, Any]]:

@@ -153,3 +153,29 @@ def test_expect_success_rejects_an_error_code_in_a_200():
 def test_outcome_reads_an_answer_without_judging_it(http_status, text, ok, shown):
     said = outcome(http_status, text)
     assert (said.ok, str(said)) == (ok, shown)
+
+
+def test_a_body_nested_past_the_limit_is_refused_at_the_limit_and_not_before():
+    """read_json refuses JSON nested deeper than MAX_DEPTH levels, in text or bytes (UTF-8 or UTF-16), brackets inside
+    strings aside; a body at the limit passes, whatever it holds."""
+    from harness.ocpi.envelope import read_json
+    from harness.ocpp.framing import MAX_DEPTH, deeper_than
+
+    def nested(levels: int) -> str:
+        return "".join('{"a": ' if n % 2 else "[" for n in range(levels)) + "1" + "".join(
+            "}" if n % 2 else "]" for n in reversed(range(levels)))
+
+    for levels in (MAX_DEPTH, MAX_DEPTH + 1):
+        text = nested(levels)
+        too_deep = levels > MAX_DEPTH
+        assert deeper_than(json.loads(text), MAX_DEPTH) is too_deep
+        for body in (text, text.encode(), text.encode("utf-16")):
+            if too_deep:
+                with pytest.raises(ValueError, match=f"deeper than {MAX_DEPTH}"):
+                    read_json(body)
+            else:
+                assert read_json(body) == json.loads(text)
+    brackets = json.dumps({"data": [{"name": "[" * 200}], "n": [[1], {"k": [2]}]})
+    assert read_json(brackets)["n"] == [[1], {"k": [2]}]
+    wide = [[{"x": [1, 2, {"y": []}]} for _ in range(40)] for _ in range(3)]
+    assert [deeper_than(wide, limit) for limit in (4, 5, 6)] == [True, True, False]

@@ -1,6 +1,7 @@
 import json
 
 import pytest
+from jsonschema import Draft202012Validator
 
 import ocpi_examples
 from harness.errors import HarnessError, PeerViolation
@@ -22,6 +23,7 @@ def test_every_schema_file_is_valid_draft_2020_12_with_its_own_id():
     for name in schemas.names():
         schema = json.loads((schema_dir() / f"{name}.json").read_text())
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        Draft202012Validator.check_schema(schema)   # the harness reads them unchecked (schemas._schemas)
         assert schema["$id"].endswith(f"/ocpi/{name}.json")
         assert "$comment" in schema, f"{name}.json says nowhere where its rules come from"
 
@@ -219,3 +221,13 @@ def test_check_raises_a_peer_violation_naming_the_field():
     assert error.expected == "a valid location (schemas/ocpi/location.json)"
     assert error.violations == [Violation("evses[0].connectors[0].max_voltage", "required"),
                                 Violation("evses[0].uid", "at most 36 characters")]
+
+
+def test_a_value_of_no_json_type_deep_in_an_object_goes_to_the_detailed_validator():
+    """The quick validator reads a tuple as an array and a Decimal as a number; only an object made of JSON's own types
+    is passed on its word (``schemas._plain``), wherever the other type sits: a member, an item, a list in a list."""
+    from decimal import Decimal
+
+    assert schemas._plain({"a": [1, 2.5, "x", None, True, {"b": [[]]}]})
+    for odd in ({"a": (1,)}, {"a": [Decimal("1.5")]}, {"a": [[{"b": (2,)}]]}, {1: "key not text"}, [{"a": b"x"}]):
+        assert not schemas._plain(odd), odd

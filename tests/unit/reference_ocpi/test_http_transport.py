@@ -33,6 +33,29 @@ async def test_in_process_round_trip_is_logged_once_per_direction_by_each_side()
     assert client_log.entries[0].text.startswith(f"PUT {base}/x?a=1&b= {{X-Id: 7")
 
 
+async def cookie_setter(request: HttpRequest) -> HttpResponse:
+    return HttpResponse(200, (request.header("cookie") or "none").encode(), {"Set-Cookie": "sid=1; Path=/"})
+
+
+async def test_in_process_peers_keep_no_cookie_and_a_real_sut_s_cookie_is_sent_back():
+    """In-process the client keeps no cookie (no embedded peer sets one); the answer's Set-Cookie is still on the
+    wire as received. Against a server on a real port httpx's jar keeps it and sends it back, as before."""
+    network = InProcessNetwork()
+    base = network.add("cookies", asgi_app(cookie_setter))
+    client = HttpClient(transport=network)
+    first = await client.request("GET", f"{base}/a")
+    assert first.header("set-cookie") == "sid=1; Path=/"
+    assert (await client.request("GET", f"{base}/b")).response_body == b"none"
+    server = await HttpServer(asgi_app(cookie_setter)).start()
+    try:
+        real = HttpClient(timeout=5)
+        await real.request("GET", f"{server.url}/a")
+        assert (await real.request("GET", f"{server.url}/b")).response_body == b"sid=1"
+        await real.close()
+    finally:
+        await server.stop()
+
+
 async def test_unknown_in_process_host_is_no_answer():
     client = HttpClient(transport=InProcessNetwork(), wirelog=WireLog())
     with pytest.raises(NoAnswer, match="no in-process host nowhere.invalid"):

@@ -142,3 +142,42 @@ def test_json_copy_copies_json_and_deep_copies_the_rest():
     assert copied == value and copied is not value
     assert copied["a"] is not value["a"] and copied["a"][5]["b"] is not value["a"][5]["b"]
     assert copied["t"][1] is not value["t"][1]   # a tuple goes through deepcopy, its list copied too
+    assert copied["d"] == stamp and copied["d"] is not stamp
+    shared = {"excl_vat": 1.0}
+    twice = json_copy({"total_cost": shared, "total_energy_cost": shared, "ids": [shared]})
+    assert twice["total_cost"] is not twice["total_energy_cost"] and twice["ids"][0] is not shared   # no aliasing
+
+
+def test_an_own_faker_draws_what_a_new_seeded_faker_draws_whatever_else_draws_between():
+    """A handler's faker is the shared instance drawing from a generator of its own: the same values, in the same
+    order, as a Faker of its own seeded alike, while another own faker and the seeded shared one draw in between."""
+    from faker import Faker
+
+    from harness.reference.ocpi.locations import own_faker, seeded_faker
+
+    def draws(fake, other=None):
+        values = []
+        for n in range(4):
+            values += [fake.bothify("??##"), fake.numerify("####"), fake.hexify("^^^^", upper=True),
+                       fake.random_int(0, 10 ** 6), fake.pyfloat(min_value=4, max_value=60, right_digits=2),
+                       fake.company(), fake.random_element(("A", "B", "C")), fake.random.random()]
+            if other is not None:
+                other.bothify("??##")
+                seeded_faker(n).company()
+        return values
+
+    new = Faker()
+    new.seed_instance(1313)
+    assert draws(own_faker(1313), other=own_faker(1313)) == draws(new)
+    assert own_faker(7).random_int(0, 10 ** 9) != own_faker(8).random_int(0, 10 ** 9)
+
+
+def test_stores_are_made_when_first_used_from_the_stock_of_their_module():
+    """A peer's module store is made, with its stock, at its first read; a store given at once is kept as it is."""
+    from harness.reference.ocpi.handler import Later, ModuleHandler
+
+    made = []
+    handler = ModuleHandler(None, Later(lambda: made.append("store") or {"kept": True}))
+    assert made == []
+    assert handler.store == {"kept": True} and handler.store is handler.store and made == ["store"]
+    assert ModuleHandler(None, "given").store == "given"
