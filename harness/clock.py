@@ -92,12 +92,13 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     on from where the last one stopped, so the wall clock the run shows never runs backwards."""
 
     _resume_at = 0.0   # where the last closed loop's clock stood
+    elapsed = 0.0      # seconds on the clock of every closed loop, summed: a test's span is the difference
     _wall_offset = time.time() - time.monotonic()   # once per process: every loop's wall clock agrees
 
     def __init__(self) -> None:
         self._selector_of_loop = _AnsweredSelector()
         super().__init__(self._selector_of_loop)
-        self._virtual = max(time.monotonic(), VirtualClockLoop._resume_at)
+        self._virtual = self._started = max(time.monotonic(), VirtualClockLoop._resume_at)
         self._real_select = self._selector_of_loop.real_select
         self._selector_of_loop.answer = self._fast_forward
         self._threads: set[asyncio.Future[Any]] = set()
@@ -147,6 +148,8 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         return near, client
 
     def close(self) -> None:
+        if not self.is_closed():
+            VirtualClockLoop.elapsed += self._virtual - self._started
         VirtualClockLoop._resume_at = max(VirtualClockLoop._resume_at, self._virtual)
         super().close()
 

@@ -23,6 +23,11 @@ from harness.errors import ConfigError
 from harness.profile import Profile
 
 MARKER = "csms_wide"
+# how long each test waits on the clock, as the embedded run measured it on its virtual clock (against a prompt SUT
+# a test takes its waits): the longest first on a first run, before a run of one's own says better (written by
+# ``python -m harness.parallel clock-durations REPORT``; tests/selfcheck/test_embedded_run.py keeps it true)
+CLOCK_DURATIONS = Path(__file__).with_name("clock_durations.json")
+LONG = 5.0   # seconds on the clock from which a test is listed there (the shorter ones barely reorder a run)
 
 
 def scheduling(config: Any) -> None:
@@ -95,10 +100,25 @@ def first(items: list[Any], last_run: Path | None = None, sut: dict[str, Any] | 
     another worker has ended, and at the start of the run none waits on the real clock yet (later it could wait
     out a 30 s clock-aligned test while every worker idles). Then, when ``last_run`` (the reports directory's
     conformance.json) is a run of the same SUT role and protocol (``sut``), the longest tests of that run first,
-    so that no worker starts a long wait while the others run out of tests; else the collection's order. Stable,
-    and read from the same file, so every worker collects the same order."""
-    took = _durations(last_run, sut or {})
+    so that no worker starts a long wait while the others run out of tests; else the longest on the embedded run's
+    clock first (``CLOCK_DURATIONS``), then the collection's order. Stable, and read from the same files, so every
+    worker collects the same order."""
+    took = _durations(last_run, sut or {}) or clock_durations()
     return sorted(items, key=lambda item: (item.get_closest_marker(MARKER) is None, -took.get(item.nodeid, 0.0)))
+
+
+def clock_durations() -> dict[str, float]:
+    """{node id: seconds} the embedded run's tests waited on its clock, those of ``LONG`` seconds or more."""
+    try:
+        return json.loads(CLOCK_DURATIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def measured_on_the_clock(report: dict[str, Any]) -> dict[str, float]:
+    """What ``CLOCK_DURATIONS`` holds, from an embedded run's conformance.json: its tests of ``LONG`` s or more."""
+    return {r["nodeid"]: r["clock_s"] for r in sorted(report.get("results", ()), key=lambda r: r["nodeid"])
+            if (r.get("clock_s") or 0.0) >= LONG}
 
 
 def _durations(last_run: Path | None, sut: dict[str, Any]) -> dict[str, float]:
@@ -146,3 +166,23 @@ def cleaned(path: Path) -> None:
     for name in (path, path.with_suffix(".turnstile"), path.parent):
         with contextlib.suppress(OSError):
             os.rmdir(name) if name.is_dir() else os.unlink(name)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m harness.parallel clock-durations REPORT``: ``CLOCK_DURATIONS`` from an embedded run's
+    conformance.json (``pytest suites``, every suite, no --variance)."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m harness.parallel", description=main.__doc__)
+    parser.add_argument("command", choices=["clock-durations"])
+    parser.add_argument("report", type=Path, help="the embedded run's reports/conformance.json")
+    options = parser.parse_args(argv)
+    report = json.loads(options.report.read_text(encoding="utf-8"))
+    if report.get("sut", {}).get("url") is not None or not report.get("results"):
+        raise SystemExit(f"{options.report} is no embedded run of the suites: run `pytest suites` without --sut")
+    measured = measured_on_the_clock(report)
+    CLOCK_DURATIONS.write_text(json.dumps(measured, indent=1) + "\n", encoding="utf-8")
+    print(f"{CLOCK_DURATIONS}: {len(measured)} tests of {LONG:g} s or more on the clock")
+
+
+if __name__ == "__main__":
+    main()

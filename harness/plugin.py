@@ -46,6 +46,7 @@ CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
 VARIANCE = pytest.StashKey[Variance]()   # the test's stand-in's legal variance (--variance)
+CLOCK_AT = pytest.StashKey[float]()      # the virtual clock's seconds of closed loops when the test began
 REFUSED_IN_A_ROW = pytest.StashKey[int]()   # the SUT's connections refused since one last got through
 # A real SUT refused this many times in a row with no connection between: the setting to fix is in the reason, and
 # every test left would break alike, each after waiting for a connection, so the run stops.
@@ -570,6 +571,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
 
 
 def _timed(item: pytest.Item):
+    item.stash[CLOCK_AT] = VirtualClockLoop.elapsed
     limit = item.config.stash[SETTINGS].max_test_time
     if limit is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         try:
@@ -596,7 +598,7 @@ def _release(item: pytest.Item) -> None:
     """A finished test's wire log (its connections, their loop, every frame parsed), case context, variance and
     verdict are its reports' now: pytest keeps the item to the session's end, so they go, or the run holds every
     test's (tests/selfcheck/test_flat_memory.py)."""
-    for key in (WIRELOG, CONTEXT, VARIANCE, VERDICT):
+    for key in (WIRELOG, CONTEXT, VARIANCE, VERDICT, CLOCK_AT):
         if key in item.stash:
             del item.stash[key]
 
@@ -796,6 +798,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if variance is not None:
         result.freedoms = dict(sorted(variance.taken.items()))
     if rep.when == "teardown":
+        if item.config.stash[SETTINGS].embedded and CLOCK_AT in item.stash:   # its loop closed in the tear-down
+            result.clock_s = round(VirtualClockLoop.elapsed - item.stash[CLOCK_AT], 3)
         rep.user_properties.extend(result.junit_properties())
         report.show_findings(result.findings)
         if result.usecase is not None:

@@ -71,6 +71,9 @@ class CaseResult:
     usecase_title: str = ""           # what the use case is: its suite file's docstring's first clause
     freedoms: dict[str, int] = field(default_factory=dict)   # legal variance the stand-in took (harness.variance)
     certification_profile: str | None = None   # "OCPP 2.x · Core" (harness.certification)
+    # the embedded run: seconds the test took on the virtual clock, its waits against a prompt SUT (what a parallel
+    # run against a real SUT orders its first run by: harness.parallel)
+    clock_s: float | None = None
 
     def junit_properties(self) -> list[tuple[str, str]]:
         """The facts CI keeps per test case (``<property>`` elements of the JUnit XML)."""

@@ -161,3 +161,27 @@ def test_the_csms_wide_tests_are_played_first_then_the_longest_of_the_last_run_o
         assert [i.name for i in first(items, last, other)] == ["wide1", "wide2", "a", "b", "c"]
     last.write_text("{not json")
     assert [i.name for i in first(items, last, this_sut)] == ["wide1", "wide2", "a", "b", "c"]
+
+
+def test_a_first_run_plays_the_longest_on_the_embedded_run_s_clock_first(tmp_path):
+    """No run of one's own yet: the tests that wait longest on the embedded run's clock (harness/clock_durations.json:
+    the 2.x clock-aligned meter values, J01, wait a minute) go first, after the csms_wide ones; a run of one's own
+    then says better."""
+    from types import SimpleNamespace
+
+    from harness.parallel import clock_durations, first
+
+    waits = clock_durations()
+    suite = "suites/ocpp2/metervalues/test_J01.py::test_no_clock_aligned_values_at_interval_zero[cs-ocpp2.0.1]"
+    assert waits[suite] >= 60 and len(waits) > 50
+
+    def item(nodeid, wide=False):
+        return SimpleNamespace(nodeid=nodeid, get_closest_marker=lambda marker: marker == "csms_wide" and wide or None)
+
+    quick, long_, wide = item("t.py::quick"), item(suite), item("t.py::wide", True)
+    assert first([quick, long_, wide], tmp_path / "none.json", {"role": "cs", "protocol": "ocpp2.0.1"}) == \
+        [wide, long_, quick]
+    last = tmp_path / "conformance.json"
+    last.write_text(json.dumps({"sut": {"role": "cs", "protocol": "ocpp2.0.1"}, "results": [
+        {"nodeid": "t.py::quick", "duration": 90.0}, {"nodeid": suite, "duration": 61.0}]}))
+    assert first([quick, long_, wide], last, {"role": "cs", "protocol": "ocpp2.0.1"}) == [wide, quick, long_]

@@ -66,3 +66,22 @@ def test_no_secret_reaches_the_reports(embedded_run):
             assert secret not in text, f"a secret leaked into {path.name}"
         pin_seen_redacted |= '"idToken":"«redacted»","type":"KeyCode"' in text
     assert pin_seen_redacted, "the PIN use case ran but no redacted PIN shows in any wire log"
+
+
+def test_the_clock_durations_a_first_parallel_run_orders_by_are_this_run_s(embedded_run):
+    """harness/clock_durations.json (what a first parallel run against a real SUT plays longest first) is what the
+    embedded run measures on its clock, test for test: a suite whose waits changed fails here until it is written
+    again. The links are in memory, so a test's seconds on the clock are its waits, the same in every run."""
+    from harness.parallel import LONG, clock_durations, measured_on_the_clock
+
+    _, out = embedded_run
+    measured = measured_on_the_clock(json.loads((out / "reports" / "conformance.json").read_text()))
+    shipped = clock_durations()
+    assert len(measured) > 50
+    differ = {test: (shipped.get(test), seconds) for test, seconds in measured.items()
+              if test not in shipped or abs(shipped[test] - seconds) > 0.1 * seconds + 0.5}
+    gone = sorted(set(shipped) - set(measured))
+    assert not differ and not gone, (
+        f"harness/clock_durations.json is not this run's (tests of {LONG:g} s or more on the clock; (listed, "
+        f"measured) seconds: {differ}; listed, no longer measured: {gone}): pytest suites --reports-dir DIR, then "
+        f"python -m harness.parallel clock-durations DIR/conformance.json")
