@@ -98,17 +98,23 @@ def load_chain(pem: str) -> list[x509.Certificate]:
     return x509.load_pem_x509_certificates(pem.encode())
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def _reserved(port: int) -> socket.socket:
+    """The responder's port, held for the run by a bound socket that does not listen: the responder URL is in every
+    contract certificate, and a port let go between two tests could be taken meanwhile by another process of the
+    machine (a variance run beside the embedded run once took it). Nobody listens between the tests (a connect is
+    refused, as to no responder at all); each test's responder listens there beside it (SO_REUSEADDR, both)."""
+    reservation = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    reservation.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    reservation.bind(("127.0.0.1", port))
+    return reservation
 
 
 class ContractPki:
     """The run's contract PKI and the OCSP decisions of its responder."""
 
     def __init__(self, port: int | None = None, root: pki.Authority | None = None) -> None:
-        self.port = port or _free_port()
+        self.reservation = _reserved(port or 0)
+        self.port = self.reservation.getsockname()[1]
         self.responder_url = f"http://127.0.0.1:{self.port}/ocsp"
         self.root = root or pki.Authority.root("V2G Root CA (test)", "evse-conformance")
         sub_ca1 = self.root.sub_ca("MO Sub-CA 1 (test)", "evse-conformance")

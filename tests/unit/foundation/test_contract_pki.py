@@ -2,7 +2,9 @@
 hand, and the OCSP responder's answers (over loopback HTTP) read and verified as a CSMS would."""
 
 import base64
+import errno
 import hashlib
+import socket
 from urllib.parse import quote
 
 import httpx
@@ -67,6 +69,20 @@ async def _asked(run, contract):
         return await ocsp.ask(run.responder_url, contract_pki.ocsp_request(contract.hash_data()))
     finally:
         await responder.stop()
+
+
+async def test_the_responder_port_stays_the_run_s_between_tests(run):
+    """The responder URL is in every contract certificate: between two tests' responders no other process may take
+    the port (a variance run beside the embedded run once did), a connect there is refused as to no responder, and
+    the next test's responder serves there again."""
+    await _asked(run, run.contract(EMAID))   # one test's responder, stopped
+    with socket.socket() as probe, pytest.raises(OSError) as taken:   # what a port probe or an ephemeral port does
+        probe.bind(("127.0.0.1", run.port))
+    assert taken.value.errno == errno.EADDRINUSE
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", run.port), timeout=5).close()
+    answer = await _asked(run, run.contract(EMAID))
+    assert x509_ocsp.load_der_ocsp_response(answer).response_status == x509_ocsp.OCSPResponseStatus.SUCCESSFUL
 
 
 @pytest.mark.parametrize("kind, status", [("valid", "good"), ("revoked", "revoked")])
