@@ -49,17 +49,15 @@ def station_class(version: OcppVersion) -> type[StationBase]:
     reference = references_for(version)[1]
 
     class LoadStation(reference):
-        if version.is_2x:   # on the class, not set per station (see below)
+        reconnects = False   # the runner reconnects, alike in every version; on the class, not set per station
+        if version.is_2x:
             heartbeats = False   # the plan beats (harness.load.mix); a 1.6 charge point beats by itself
-            reconnects = False   # the runner reconnects, alike in every version (1.6: set in __init__ below)
 
         def __init__(self, *args: Any, serial: str, meter_interval: float, **kwargs: Any):
             """Every key a station of the load sets is set here: CPython then shares one key table among all
             the stations (``common.store``); a key added later, once thousands exist, costs each ~1.6 KB."""
             super().__init__(*args, **kwargs)
             self.serial = serial
-            if not version.is_2x:
-                self.reconnects = False   # the runner reconnects, alike in every version
             if version.is_2x:
                 self.configure(tx_updated_interval=meter_interval)
 

@@ -186,6 +186,49 @@ def store(make: Callable[[], Any] | None = None, *, default: Any = None) -> Any:
     return Store(make, default)
 
 
+class ReconnectsOnLinkEnd:
+    """A station block's reconnection, mixed in by the block of each version that owns it: when its link ends the
+    station connects again after ``reconnect_delay``, unless another link replaced it, a test turned ``reconnects``
+    off, or ``stop()`` is closing it. It is told by a callback on the link's reader (``watch_link``), not by a task
+    waiting for the end: thousands of stations of the load hold a link each."""
+
+    reconnect_delay = 0.5   # seconds between attempts to connect again
+    reconnects: bool = store(default=True)
+    _stopping: bool = store(default=False)   # stop() is closing the link: no reconnecting after it
+
+    def watch_link(self, connection: Any) -> None:
+        connection.reader.add_done_callback(self._link_ended)
+
+    def boots_on_reconnect(self) -> bool:
+        """Whether the next connection starts with a BootNotification (a 1.6 charge point not yet Accepted)."""
+        return False
+
+    async def stop(self) -> None:
+        self._stopping = True   # the link's end is told before stop's close returns
+        try:
+            await super().stop()   # type: ignore[misc]
+        finally:
+            self._stopping = False
+
+    def _link_ended(self, reader: asyncio.Task) -> None:
+        connection = self.connection   # type: ignore[attr-defined]
+        if self.reconnects and not self._stopping and (connection is None or connection.reader is reader):
+            self.background.spawn(self._reconnect_after(connection))   # type: ignore[attr-defined]
+
+    async def _reconnect_after(self, connection: Any) -> None:
+        while self.reconnects and self.connection in (connection, None):   # type: ignore[attr-defined]
+            await asyncio.sleep(self.reconnect_delay)
+            if not self.reconnects or self.connection not in (connection, None):   # type: ignore[attr-defined]
+                return
+            try:
+                handshake = await self.connect(self.csms_url,   # type: ignore[attr-defined]
+                                               boot=self.boots_on_reconnect())
+            except HarnessError:
+                continue   # nobody listens: try again
+            if handshake.connection is not None:
+                return
+
+
 class Block:
     """One functional block of an OCPP reference side, mixed into the reference of each version it serves.
 

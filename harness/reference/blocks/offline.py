@@ -15,20 +15,17 @@ import asyncio
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
-from harness.reference.common import V2X, Block, store
+from harness.reference.common import V2X, Block, ReconnectsOnLinkEnd, store
 from harness.transport.ws import CallFailed, OcppConnection
 
 NOT_SENT_OFFLINE = frozenset({"StatusNotification"})
 
 
-class OfflineStation2x(Block):
+class OfflineStation2x(ReconnectsOnLinkEnd, Block):
     versions = V2X
     configurable = frozenset({"reconnects"})   # False: a closed connection stays closed (the test reconnects)
-    reconnect_delay = 0.5   # seconds between attempts to connect again
 
-    reconnects: bool = store(default=True)
     _sender: asyncio.Task | None = store()
-    _stopping: bool = store(default=False)   # stop() is closing the link: no reconnecting after it
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)   # both used at every connect: started here (see common.store)
@@ -42,34 +39,8 @@ class OfflineStation2x(Block):
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)
         self.links.append(connection)
-        # told when the link ends (a callback, not a task waiting for it: thousands of stations of the load)
-        connection.reader.add_done_callback(self._link_ended)
+        self.watch_link(connection)
         self._send_waiting()
-
-    async def stop(self) -> None:
-        self._stopping = True   # the link's end is told before stop's close returns
-        try:
-            await super().stop()
-        finally:
-            self._stopping = False
-
-    def _link_ended(self, reader: asyncio.Task) -> None:
-        """The link whose reader is ``reader`` ended: connect again, unless another link replaced it."""
-        connection = self.connection
-        if self.reconnects and not self._stopping and (connection is None or connection.reader is reader):
-            self.background.spawn(self._reconnect_after(connection))
-
-    async def _reconnect_after(self, connection: OcppConnection | None) -> None:
-        while self.reconnects and self.connection in (connection, None):
-            await asyncio.sleep(self.reconnect_delay)
-            if not self.reconnects or self.connection not in (connection, None):
-                return
-            try:
-                handshake = await self.connect(self.csms_url, boot=False)
-            except HarnessError:
-                continue   # nobody listens: try again
-            if handshake.connection is not None:
-                return
 
     async def call(self, action: str, payload: dict[str, Any]) -> dict[str, Any]:
         if action == "TransactionEvent" and (self._waiting or not self.online):

@@ -43,7 +43,7 @@ from harness.ocpp import schemas
 from harness.ocpp.v16 import connector_ids, interval_of
 from harness.ocpp.versions import OcppVersion
 from harness.reference.base import StationSession
-from harness.reference.common import EVERY_VERSION, V2X, V16, Block, now_iso, store
+from harness.reference.common import EVERY_VERSION, V2X, V16, Block, ReconnectsOnLinkEnd, now_iso, store
 from harness.reference.model import Connector, EvseState
 from harness.rules import RuleTable, should
 from harness.ocpp.framing import Call
@@ -263,22 +263,19 @@ class ProvisioningStation2x(Block):
             "connectorStatus"]
 
 
-class ProvisioningStation16(Block):
+class ProvisioningStation16(ReconnectsOnLinkEnd, Block):
     versions = V16
     requires = ("ConfigurationStation16",)
     configurable = frozenset({"reconnects", "heartbeats"})   # reconnects False: a closed connection stays closed
     heartbeats = True       # False: no Heartbeat of its own; a load runner beats for it at its plan's times
-    reconnect_delay = 0.5   # seconds between reconnection attempts
     boot_retry = 5          # own wait before the next boot when the interval is 0 (1.6 section 4.2)
     main_operative: bool = store(default=True)
     _heartbeat_due: asyncio.TimerHandle | None = store()   # the next Heartbeat, once Accepted
-    _stopping: bool = store(default=False)   # stop() is closing the link: no reconnecting after it
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.connectors = {n: Connector(n) for n in connector_ids(self.profile)}
         self.registration: str | None = None
-        self.reconnects = True
         self.links: list[OcppConnection] = []
 
     @property
@@ -288,38 +285,19 @@ class ProvisioningStation16(Block):
     async def connected(self, connection: OcppConnection) -> None:
         await super().connected(connection)
         self.links.append(connection)
-        # told when the link ends (a callback, not a task waiting for it: thousands of charge points of the load)
-        connection.reader.add_done_callback(self._link_ended)
+        self.watch_link(connection)   # the central system closing it: connect again, with the current key
         self._schedule_heartbeat()   # reconnected without a boot (behaviour rule 4): the beat goes on
 
+    def boots_on_reconnect(self) -> bool:
+        return self.registration != "Accepted"
+
     async def stop(self) -> None:
-        self._stopping = True   # the link's end is told before stop's close returns
         try:
             await super().stop()
         finally:
-            self._stopping = False
             if self._heartbeat_due is not None:
                 self._heartbeat_due.cancel()
                 self._heartbeat_due = None
-
-    def _link_ended(self, reader: asyncio.Task) -> None:
-        """The link whose reader is ``reader`` ended (the central system closed it): connect again with the
-        current key, unless another link replaced it or the test turned reconnecting off."""
-        connection = self.connection
-        if self.reconnects and not self._stopping and (connection is None or connection.reader is reader):
-            self.background.spawn(self._reconnect_after(connection))
-
-    async def _reconnect_after(self, connection: OcppConnection | None) -> None:
-        while self.reconnects and self.connection in (connection, None):
-            await asyncio.sleep(self.reconnect_delay)
-            if not self.reconnects or self.connection not in (connection, None):
-                return
-            try:
-                handshake = await self.connect(self.csms_url, boot=self.registration != "Accepted")
-            except HarnessError:
-                continue
-            if handshake.connection is not None:
-                return
 
     async def boot(self) -> dict:
         response = await self.boot_once()
