@@ -7,12 +7,13 @@ conformance.json under --out, then the ledger.
     python interop/run.py --only arthexis --out /tmp/interop --no-ledger
 
 The harness runs on the real clock (a SUT of its own process): a run mostly waits, so the runs go side by side,
-three at a time.
+each target in shards (SHARDS), six runs at a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import signal
 import socket
@@ -28,7 +29,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import npm_install  # noqa: E402
-from targets import TARGETS, Target  # noqa: E402
+from targets import OCPP2_SUITES, OCPP16_SUITES, TARGETS, Target  # noqa: E402
 
 RUN_LIMIT = 900    # seconds for one target's run, however it goes
 
@@ -68,10 +69,84 @@ def stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
+def by_name(file: str, *names: str) -> tuple[str, ...]:
+    """Some tests of one suite file (below suites/), by their function names: a shard's entries."""
+    return tuple(f"{file}::{name}" for name in names)
+
+
+def played_by(entry: str) -> list[str]:
+    """``file::function`` of each test a shard's entry plays: a folder or a file below suites/, or a test by name."""
+    file, _, name = entry.partition("::")
+    path = REPO / "suites" / file
+    found = [f"{p.relative_to(REPO / 'suites').as_posix()}::{node.name}"
+             for p in ([path] if path.is_file() else sorted(path.rglob("test_*.py")))
+             for node in ast.parse(p.read_text(encoding="utf-8")).body
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")]
+    if not found or (name and entry not in found):
+        raise ValueError(f"the shard entry {entry} plays no test")
+    return [entry] if name else found
+
+
+def uncovered(shards: tuple[tuple[str, ...], ...], suites: tuple[str, ...]) -> dict[str, list[str]]:
+    """What keeps ``shards`` from playing every test of ``suites`` once: tests missing, outside, played twice."""
+    played = [test for shard in shards for entry in shard for test in played_by(entry)]
+    every = {test for folder in suites for test in played_by(folder)}
+    gaps = {"missing": sorted(every - set(played)), "outside the suites": sorted(set(played) - every),
+            "played twice": sorted({test for test in played if played.count(test) > 1})}
+    return {what: tests for what, tests in gaps.items() if tests}
+
+
+# A target's suites in shards played side by side, each against an instance of the target of its own (its own
+# database, its own ports): on the real clock a run takes as long as its waits add up. In one run arthexis 2.0.1
+# took 8.5 minutes (J01 and J02, clock-aligned and periodic meter values, 4 of them: 20-40 s a test), a 1.6 central
+# system 1.5-2.5 (meter values and remote control ~80 s). The shards hold every test of the suites once
+# (tests/interop/test_ledger.py); a target's summary joins its shards' results.
+SHARDS = {
+    OCPP16_SUITES: (("ocpp16/meter", "ocpp16/boot", "ocpp16/firmware", "ocpp16/transactions", "ocpp16/reservation",
+                     "ocpp16/unlock", "ocpp16/security", "ocpp16/smartcharging", "ocpp/security"),
+                    ("ocpp16/remote", "ocpp/transport", "ocpp16/authorization", "ocpp16/availability",
+                     "ocpp16/configuration", "ocpp16/datatransfer", "ocpp16/reset", "ocpp16/trigger")),
+    OCPP2_SUITES: (("ocpp2/reservation", "ocpp2/availability", "ocpp2/datatransfer", "ocpp2/displaymessage"),
+                   ("ocpp2/transactions", "ocpp2/security"),
+                   ("ocpp2/provisioning", "ocpp2/remotecontrol", "ocpp2/authorization", "ocpp2/smartcharging", "ocpp"),
+                   by_name("ocpp2/metervalues/test_J01.py", "test_clock_aligned_meter_values_without_a_transaction",
+                         "test_clock_aligned_meter_values_during_a_transaction",
+                         "test_clock_aligned_values_are_on_the_clock"),
+                   by_name("ocpp2/metervalues/test_J01.py", "test_signed_clock_aligned_meter_values",
+                         "test_signed_clock_aligned_values_during_a_transaction",
+                         "test_no_clock_aligned_values_at_interval_zero"),
+                   by_name("ocpp2/metervalues/test_J02.py", "test_the_register_never_goes_down",
+                         "test_periodic_samples_during_a_transaction", "test_started_and_ended_values_name_their_context"),
+                   by_name("ocpp2/metervalues/test_J02.py", "test_signed_periodic_samples",
+                         "test_samples_stop_with_the_transaction", "test_started_and_ended_carry_the_configured_measurands",
+                         "test_signed_started_and_ended_values", "test_no_periodic_samples_at_interval_zero")),
+}
+
+
+def shards(target: Target) -> tuple[tuple[str, ...], ...]:
+    return SHARDS.get(target.suites, (target.suites,))
+
+
 def play(target: Target, out: Path) -> dict:
-    """Start the target with its adapter, run its suites against it, stop it. Returns its conformance.json,
-    written to out/<slug>/ beside the SUT's log."""
-    folder = out / target.slug
+    """Start the target with its adapter, run its suites against it, stop it; its shards side by side, each against
+    an instance of its own. Returns its conformance.json (the shards' results joined), written to out/<slug>/
+    (a shard's run, with the SUT's log, to out/<slug>/<shard>/)."""
+    return play_all((target,), out)[target.key]
+
+
+def joined(target: Target, played: list[dict], out: Path) -> dict:
+    """A target's summary from its shards' (their results, their counts added up), written to out/<slug>/reports."""
+    if len(played) == 1:
+        return played[0]
+    summary = {**played[0], "results": [r for run in played for r in run["results"]],
+               "counts": {verdict: sum(run["counts"][verdict] for run in played) for verdict in played[0]["counts"]}}
+    (out / target.slug / "reports").mkdir(parents=True, exist_ok=True)
+    (out / target.slug / "reports" / "conformance.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def play_shard(target: Target, suites: tuple[str, ...], folder: Path) -> dict:
+    """One run of ``suites`` against an instance of the target of its own."""
     folder.mkdir(parents=True, exist_ok=True)
     port, actuator, listen = free_ports(3)
     profile = REPO / "profiles" / target.profile
@@ -89,7 +164,7 @@ def play(target: Target, out: Path) -> dict:
             for each in (actuator,) if station else (port, actuator):
                 wait_for_port(each, process)
             harness = subprocess.run(
-                [sys.executable, "-m", "pytest", *(str(REPO / "suites" / s) for s in target.suites), "-q",
+                [sys.executable, "-m", "pytest", *(str(REPO / "suites" / s) for s in suites), "-q",
                  "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=line", "--sut-profile", str(profile), *sut,
                  *(("--listen", f"127.0.0.1:{listen}") if target.ocpi or station else ()),
                  "--actuator-url", f"http://127.0.0.1:{actuator}", "--reports-dir", str(folder / "reports")],
@@ -104,20 +179,23 @@ def play(target: Target, out: Path) -> dict:
     return json.loads(summary.read_text())
 
 
-# Runs at a time: each mostly waits on its SUT, but a SUT and a harness are two processes, and the machine may be
-# running other tests beside them (CI's pytest-xdist); the longest first, so that the others fill in behind it.
-PARALLEL = 3
-LONGEST_FIRST = ("arthexis ocpp1.6 csms", "arthexis ocpp2.0.1 csms", "ocpp-csms ocpp1.6 csms")
+# Runs at a time (a target's shards are runs of their own): each mostly waits on its SUT, but a SUT and a harness
+# are two processes a run, and the machine may be running other tests beside them (CI's pytest-xdist). The longest
+# first (arthexis 2.0.1's shards), so that the others fill in behind them.
+PARALLEL = 6
+LONGEST_FIRST = ("arthexis ocpp2.0.1 csms", "arthexis ocpp1.6 csms", "ocppsim ocpp1.6 cs", "ocpp-csms ocpp1.6 csms")
 
 
 def play_all(targets: tuple[Target, ...], out: Path) -> dict[str, dict]:
-    """Every target, PARALLEL at a time: key → its conformance.json."""
+    """Every target, in its shards, PARALLEL runs at a time: key → its conformance.json."""
     if any(t.registry == "npm" for t in targets):
         npm_install.install()     # before the runs start: one npm ci (when the pins changed), not one a thread
     order = sorted(targets, key=lambda t: LONGEST_FIRST.index(t.key) if t.key in LONGEST_FIRST else len(LONGEST_FIRST))
     with ThreadPoolExecutor(PARALLEL) as pool:
-        runs = {target.key: pool.submit(play, target, out) for target in order}
-        return {target.key: runs[target.key].result() for target in targets}
+        runs = {target.key: [pool.submit(play_shard, target, part, out / target.slug / str(n) if len(shards(target)) > 1
+                                         else out / target.slug)
+                             for n, part in enumerate(shards(target))] for target in order}
+        return {target.key: joined(target, [run.result() for run in runs[target.key]], out) for target in targets}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -21,13 +21,18 @@ import pytest
 # imports hypothesis at its end (its pytest plugin's terminal summary does): a second of CPU per run, spent
 # again in every run. Imported here, by the process that runs them, it stays.
 
-# The modules that take longest, first (the rest keep their order). Under pytest-xdist (``-n``) each is
-# one worker's unit (see pytest_cmdline_main): the interop waits on real clocks while the fault catalogs
-# compute on every core (tests/faults/suite_runner.py), and the short modules fill in behind them.
-LONGEST_FIRST = ("interop/test_ledger.py", "interop/test_ocpp_lib.py", "faults/test_hostile_gallery.py",
-                 "faults/test_fault_catalog.py", "faults/test_faults_ocpi.py", "faults/test_faults16.py",
-                 "selfcheck/test_embedded_run.py", "faults/test_verdict_classes.py", "plugin/test_interrupted_runs.py",
-                 "plugin/test_captured_logs.py", "load/test_real_run.py")
+# The modules that take longest, first (the rest keep their order), as measured (bench/PROJECT_TESTS.md, round 6).
+# Under pytest-xdist (``-n``) each is one worker's unit (see pytest_cmdline_main): the interop waits on real clocks
+# while the fault catalogs compute on every core (tests/faults/suite_runner.py), then the self-checks that replay
+# whole suites or wait on processes of their own; the short modules fill in behind them, so the workers end together.
+LONGEST_FIRST = ("interop/test_ledger.py", "interop/test_ocpp_lib.py", "faults/test_fault_catalog.py",
+                 "faults/test_faults_ocpi.py", "selfcheck/test_variance_run.py", "selfcheck/test_embedded_run.py",
+                 "selfcheck/test_ocpi_two_processes.py", "selfcheck/test_no_secret_leaks.py",
+                 "selfcheck/test_flat_memory.py", "faults/test_hostile_gallery.py", "faults/test_faults16.py",
+                 "plugin/test_real_system.py", "selfcheck/test_packaging.py", "plugin/test_parallel_identities.py",
+                 "plugin/test_plan.py", "selfcheck/test_fuzz.py", "plugin/test_operator.py",
+                 "selfcheck/test_standalone_references.py", "plugin/test_reports.py", "faults/test_verdict_classes.py",
+                 "plugin/test_interrupted_runs.py", "plugin/test_captured_logs.py", "load/test_real_run.py")
 TESTS = Path(__file__).resolve().parent
 
 

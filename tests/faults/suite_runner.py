@@ -55,8 +55,9 @@ TIMED_OUT = 124   # the exit code of a run stopped at its time limit (as coreuti
 VIRTUAL_TIME, REAL_CLOCK = 5, 0
 
 # Runs on the real clock at a time, in a pool of their own: each mostly waits on its SUT's process (the
-# interop's four runs against the example SUTs go side by side), while the runs on virtual time compute.
-REAL_CLOCK_RUNS = 4
+# interop's 18 shards against the example SUTs go side by side, beside the OCPI two-process runs), while the runs
+# on virtual time compute. A process is forked only when a run needs one.
+REAL_CLOCK_RUNS = 24
 
 _lock = threading.Lock()
 _pools: dict[bool, ProcessPoolExecutor] = {}   # by "on the real clock"

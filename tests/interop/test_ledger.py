@@ -5,7 +5,7 @@ changed) fails here until the ledger is regenerated on purpose: ``python interop
 interop/LEDGER.md and judge every new failure in interop/triage.toml.
 
 The targets run side by side on the real clock (each a SUT of its own process, the harness a pytest of its
-own); the replay takes as long as the longest, arthexis 1.6.
+own), each in its shards (interop/run.py SHARDS); the replay takes as long as the longest shard.
 """
 
 import importlib.util
@@ -67,6 +67,12 @@ def changed_verdicts(key: str, summary: dict) -> dict[str, str]:
     changed = {test: f"ledger {recorded.get(test, 'absent')}, now {r['verdict']}: {r['reason'][:300]}"
                for test, r in now.items() if recorded.get(test) != r["verdict"]}
     return changed | {test: f"ledger {verdict}, now absent" for test, verdict in recorded.items() if test not in now}
+
+
+@pytest.mark.parametrize("suites", sorted(interop_run.SHARDS))
+def test_the_shards_play_every_suite_test_once(suites):
+    """A target's shards (interop/run.py SHARDS) hold every test function of its suites, each once."""
+    assert not interop_run.uncovered(interop_run.SHARDS[suites], suites)
 
 
 @pytest.fixture(scope="module")
