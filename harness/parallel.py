@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -96,15 +98,22 @@ def new_lock() -> Path:
 
 
 def first(items: list[Any], last_run: Path | None = None, sut: dict[str, Any] | None = None) -> list[Any]:
-    """The order a parallel run plays ``items`` in. The csms_wide tests first: one waits until every test running on
-    another worker has ended, and at the start of the run none waits on the real clock yet (later it could wait
-    out a 30 s clock-aligned test while every worker idles). Then, when ``last_run`` (the reports directory's
-    conformance.json) is a run of the same SUT role and protocol (``sut``), the longest tests of that run first,
-    so that no worker starts a long wait while the others run out of tests; else the longest on the embedded run's
-    clock first (``CLOCK_DURATIONS``), then the collection's order. Stable, and read from the same files, so every
-    worker collects the same order."""
+    """The order a parallel run plays ``items`` in. The csms_wide tests first: they run alone, before any other test
+    starts (``after_the_wide_ones``). Then, when ``last_run`` (the reports directory's conformance.json) is a run of
+    the same SUT role and protocol (``sut``), the longest tests of that run first, else the longest on the embedded
+    run's clock (``CLOCK_DURATIONS``), so that no worker starts a long wait while the others run out of tests: the
+    longest and the shortest in turn, since xdist hands each worker two consecutive tests to start with, and two long
+    ones given to one worker would wait one after the other (the 1.6 run's 20 s and 11 s did). Stable, and read from
+    the same files, so every worker collects the same order."""
     took = _durations(last_run, sut or {}) or clock_durations()
-    return sorted(items, key=lambda item: (item.get_closest_marker(MARKER) is None, -took.get(item.nodeid, 0.0)))
+    wide = sorted((item for item in items if item.get_closest_marker(MARKER) is not None),
+                  key=lambda item: -took.get(item.nodeid, 0.0))
+    rest = sorted((item for item in items if item.get_closest_marker(MARKER) is None),
+                  key=lambda item: -took.get(item.nodeid, 0.0))
+    if not any(took.get(item.nodeid) for item in rest):
+        return wide + rest   # nothing known of their durations: the collection's order
+    in_turn = [rest[i // 2] if i % 2 == 0 else rest[-1 - i // 2] for i in range(len(rest))]
+    return wide + in_turn
 
 
 def clock_durations() -> dict[str, float]:
@@ -161,8 +170,35 @@ def held(path: Path, *, exclusive: bool) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+WIDE_FIRST_PATIENCE = 120.0   # seconds a test waits for the run's csms_wide tests to be played before it starts
+
+
+def _played_mark(path: Path, nodeid: str) -> Path:
+    return path.with_name("played-" + hashlib.sha1(nodeid.encode()).hexdigest()[:16])
+
+
+def played(path: Path, nodeid: str) -> None:
+    """A csms_wide test of the run ended (whatever its verdict): the other tests may start."""
+    _played_mark(path, nodeid).touch()
+
+
+def after_the_wide_ones(path: Path, wide: frozenset[str], *, patience: float = WIDE_FIRST_PATIENCE) -> None:
+    """A test that is not csms_wide starts once every csms_wide test of the run was played. Without this, a worker's
+    first test may be a long one (40 s of clock-aligned values) that starts as the run begins, a csms_wide test on
+    another worker then waits for it at the lock, holding the turnstile, and every worker idles behind the two (the
+    1.6 run's workers lost ~30 s so). The csms_wide tests come first in every worker's share (``first``: they
+    lead the order, and xdist hands the first tests out a worker in turn), so the wait ends as soon as they have
+    run; after ``patience`` s (another scheduling) the test starts anyway, and the lock alone keeps them apart."""
+    deadline = time.monotonic() + patience
+    while any(not _played_mark(path, nodeid).exists() for nodeid in wide) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def cleaned(path: Path) -> None:
     """The lock files of a finished run, removed by the controller."""
+    for mark in path.parent.glob("played-*"):
+        with contextlib.suppress(OSError):
+            os.unlink(mark)
     for name in (path, path.with_suffix(".turnstile"), path.parent):
         with contextlib.suppress(OSError):
             os.rmdir(name) if name.is_dir() else os.unlink(name)

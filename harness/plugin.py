@@ -51,6 +51,7 @@ REFUSED_IN_A_ROW = pytest.StashKey[int]()   # the SUT's connections refused sinc
 # A real SUT refused this many times in a row with no connection between: the setting to fix is in the reason, and
 # every test left would break alike, each after waiting for a connection, so the run stops.
 REFUSALS_BEFORE_STOP = 3
+WIDE_TESTS = pytest.StashKey[frozenset]()   # the csms_wide tests this worker collected: played before the others
 RUN_LOCK = pytest.StashKey[Path]()   # a parallel run against a CSMS: the workers' lock file (harness.parallel)
 INTERACTIVE = pytest.StashKey[bool]()   # stdin is a terminal: an operator can perform manual actions
 SUMMARY = pytest.StashKey[report.Summary]()
@@ -316,6 +317,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if RUN_LOCK in config.stash:   # a parallel run against a CSMS: csms_wide, then the longest last time, first
         items[:] = parallel.first(items, settings.reports_dir / "conformance.json",
                                   {"role": settings.sut, "protocol": settings.protocol})
+        config.stash[WIDE_TESTS] = frozenset(i.nodeid for i in items if i.get_closest_marker(parallel.MARKER))
     if hasattr(config, "workerinput"):   # the controller collects nothing: it learns the ids from each worker
         config.workeroutput[report.PLANNED] = {k: sorted(v) for k, v in config.stash[SUMMARY].planned.items()}
 
@@ -566,8 +568,15 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     lock = item.config.stash.get(RUN_LOCK, None)
     if lock is None:
         return (yield from _timed(item))
-    with parallel.held(lock, exclusive=item.get_closest_marker(parallel.MARKER) is not None):
-        return (yield from _timed(item))
+    wide = item.get_closest_marker(parallel.MARKER) is not None
+    if not wide:
+        parallel.after_the_wide_ones(lock, item.config.stash[WIDE_TESTS])
+    try:
+        with parallel.held(lock, exclusive=wide):
+            return (yield from _timed(item))
+    finally:
+        if wide:
+            parallel.played(lock, item.nodeid)
 
 
 def _timed(item: pytest.Item):

@@ -156,7 +156,8 @@ def test_the_csms_wide_tests_are_played_first_then_the_longest_of_the_last_run_o
         {"nodeid": "t.py::c", "duration": 30.0}, {"nodeid": "t.py::b", "duration": 0.5},
         {"nodeid": "t.py::wide2", "duration": 3.0}]}))
     this_sut = {"role": "csms", "protocol": "ocpp2.0.1"}
-    assert [i.name for i in first(items, last, this_sut)] == ["wide2", "wide1", "c", "b", "a"]
+    # the longest and the shortest in turn: xdist starts each worker on two consecutive tests
+    assert [i.name for i in first(items, last, this_sut)] == ["wide2", "wide1", "c", "a", "b"]
     for other in ({"role": "csms", "protocol": "ocpp1.6"}, {"role": "cs", "protocol": "ocpp2.0.1"}):
         assert [i.name for i in first(items, last, other)] == ["wide1", "wide2", "a", "b", "c"]
     last.write_text("{not json")
@@ -185,3 +186,46 @@ def test_a_first_run_plays_the_longest_on_the_embedded_run_s_clock_first(tmp_pat
     last.write_text(json.dumps({"sut": {"role": "cs", "protocol": "ocpp2.0.1"}, "results": [
         {"nodeid": "t.py::quick", "duration": 90.0}, {"nodeid": suite, "duration": 61.0}]}))
     assert first([quick, long_, wide], last, {"role": "cs", "protocol": "ocpp2.0.1"}) == [wide, quick, long_]
+
+
+def test_two_long_tests_never_start_one_worker_s_share(monkeypatch):
+    """xdist starts each worker on two consecutive tests of the order: the longest and the shortest go in turn, so
+    that the four longest of a run land on four workers, not two of them on one (the 1.6 run's SIGNEDFIRMWARE16 20 s
+    and METER16 11 s did, one after the other)."""
+    from types import SimpleNamespace
+
+    from harness import parallel
+
+    took = {f"t.py::long{n}": 40.0 - n for n in range(4)}
+    monkeypatch.setattr(parallel, "clock_durations", lambda: took)
+    items = [SimpleNamespace(nodeid=nodeid, get_closest_marker=lambda marker: None)
+             for nodeid in [f"t.py::short{n}" for n in range(8)] + list(took)]
+    order = [item.nodeid for item in parallel.first(items)]
+    starts = [order[i:i + 2] for i in range(0, 8, 2)]   # four workers' first two tests
+    assert sorted(sum(nodeid.startswith("t.py::long") for nodeid in pair) for pair in starts) == [1, 1, 1, 1], starts
+    assert sorted(order) == sorted(item.nodeid for item in items)
+
+
+def test_a_test_starts_once_the_run_s_csms_wide_tests_were_played(tmp_path):
+    """A worker's first test would otherwise start as the run begins and a csms_wide test on another worker wait for
+    it at the lock, every worker idle behind the two: a test that is not csms_wide waits until each was played
+    (whatever its verdict), and past its patience starts anyway (the lock still keeps them apart)."""
+    import threading
+
+    from harness import parallel
+
+    lock = parallel.new_lock()
+    wide = frozenset({"t.py::wide1", "t.py::wide2"})
+    parallel.played(lock, "t.py::wide1")
+    later = threading.Timer(0.2, parallel.played, (lock, "t.py::wide2"))
+    later.start()
+    parallel.after_the_wide_ones(lock, wide, patience=30)
+    assert all(parallel._played_mark(lock, nodeid).exists() for nodeid in wide)
+    later.join()
+
+    other = parallel.new_lock()
+    parallel.after_the_wide_ones(other, wide, patience=0)   # none played on this run: past its patience, it starts
+    assert not any(parallel._played_mark(other, nodeid).exists() for nodeid in wide)
+    for path in (lock, other):
+        parallel.cleaned(path)
+        assert not path.parent.exists()

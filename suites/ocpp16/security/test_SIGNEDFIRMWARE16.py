@@ -43,6 +43,9 @@ ORDER = ("DownloadScheduled", "Downloading", "DownloadPaused", "Downloaded", "Si
 FAILED = ("DownloadFailed", "InvalidSignature", "InstallationFailed", "InstallVerificationFailed")
 FINAL = frozenset({"Installed", *FAILED})
 SCHEDULED = 20     # seconds from now to the installDateTime of the scheduled installation
+# the same, asked of the harness's own charge point by a central system under test: the harness's choice, which
+# costs a real run only time (it held a parallel run's worker 20 s)
+OWN_SCHEDULED = 8
 TOLERANCE = 2.0    # seconds a charge point's clock may run ahead of the harness's
 
 
@@ -338,16 +341,18 @@ async def test_installed_firmware_is_reported_as_a_security_event(ocpp):
 @checks(*ASKED16, SIGNEDFIRMWARE16.valid_accepted, SIGNEDFIRMWARE16.scheduled, SIGNEDFIRMWARE16.request_id,
         SIGNEDFIRMWARE16.answered)
 async def test_installation_waits_for_install_date_time(ocpp):
-    """installDateTime 20 s ahead: ..., InstallScheduled, then Installing and Installed no sooner than that time."""
+    """installDateTime 20 s ahead (8 s for the harness's own charge point): ..., InstallScheduled, then Installing
+    and Installed no sooner than that time."""
     await _trusted(ocpp)
     depot = await _depot(ocpp)
     _, firmware = _firmware(ocpp, depot)
-    install_at = clock.utcnow() + timedelta(seconds=SCHEDULED)
+    scheduled = SCHEDULED if ocpp.is_sut(CS) else OWN_SCHEDULED
+    install_at = clock.utcnow() + timedelta(seconds=scheduled)
     firmware["installDateTime"] = install_at.isoformat(timespec="seconds").replace("+00:00", "Z")
     mark = ocpp.mark()
     request_id = _accepted(ocpp, await _update(ocpp, firmware))
     seen = await _statuses(ocpp, mark, SIGNEDFIRMWARE16.scheduled, request_id,
-                           timeout=SCHEDULED + ocpp.timeouts.action)
+                           timeout=scheduled + ocpp.timeouts.action)
     if ocpp.is_sut(CSMS):
         return
     early = (install_at - clock.utcnow()).total_seconds()
