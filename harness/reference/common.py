@@ -195,6 +195,9 @@ class ReconnectsOnLinkEnd:
     reconnect_delay = 0.5   # seconds between attempts to connect again
     reconnects: bool = store(default=True)
     _stopping: bool = store(default=False)   # stop() is closing the link: no reconnecting after it
+    connection: Any        # the station's, as its base keeps them (annotations only: nothing set here)
+    csms_url: str
+    background: "Background"
 
     def watch_link(self, connection: Any) -> None:
         connection.reader.add_done_callback(self._link_ended)
@@ -211,18 +214,17 @@ class ReconnectsOnLinkEnd:
             self._stopping = False
 
     def _link_ended(self, reader: asyncio.Task) -> None:
-        connection = self.connection   # type: ignore[attr-defined]
+        connection = self.connection
         if self.reconnects and not self._stopping and (connection is None or connection.reader is reader):
-            self.background.spawn(self._reconnect_after(connection))   # type: ignore[attr-defined]
+            self.background.spawn(self._reconnect_after(connection))
 
     async def _reconnect_after(self, connection: Any) -> None:
-        while self.reconnects and self.connection in (connection, None):   # type: ignore[attr-defined]
+        while self.reconnects and self.connection in (connection, None):
             await asyncio.sleep(self.reconnect_delay)
-            if not self.reconnects or self.connection not in (connection, None):   # type: ignore[attr-defined]
+            if not self.reconnects or self.connection not in (connection, None):
                 return
             try:
-                handshake = await self.connect(self.csms_url,   # type: ignore[attr-defined]
-                                               boot=self.boots_on_reconnect())
+                handshake = await self.connect(self.csms_url, boot=self.boots_on_reconnect())   # type: ignore[attr-defined]
             except HarnessError:
                 continue   # nobody listens: try again
             if handshake.connection is not None:
