@@ -29,6 +29,7 @@ import asyncio
 import selectors
 import socket
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Executor
 from datetime import datetime, timezone
@@ -80,6 +81,22 @@ def serves_here(host: str, port: int) -> bool:
     return isinstance(loop, VirtualClockLoop) and loop.serves(host, port)
 
 
+async def leave_nothing_behind(patience: float = 5.0) -> None:
+    """The end of a test on a loop that runs on into the next: what the test started and left running (a task,
+    a timer) is cancelled, as closing a loop of its own would have done, so that nothing of it acts in the next
+    test. Called last in the fixture that opened the test's sides; ``patience``: seconds for the cancelled tasks
+    to finish."""
+    loop = asyncio.get_running_loop()
+    current = asyncio.current_task()
+    left = [task for task in asyncio.all_tasks(loop) if task is not current]
+    for task in left:
+        task.cancel()
+    if left:
+        await asyncio.wait(left, timeout=patience)
+    for timer in list(getattr(loop, "_scheduled", ())):   # asyncio's heap of timers (BaseEventLoop)
+        timer.cancel()
+
+
 def utcnow() -> datetime:
     """The current UTC datetime on the same clock as ``now()``: what time stamps on the wire carry."""
     return datetime.fromtimestamp(wall(), timezone.utc)
@@ -92,7 +109,8 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     on from where the last one stopped, so the wall clock the run shows never runs backwards."""
 
     _resume_at = 0.0   # where the last closed loop's clock stood
-    elapsed = 0.0      # seconds on the clock of every closed loop, summed: a test's span is the difference
+    _closed_spans = 0.0   # seconds on the clock of every closed loop, summed
+    _open: weakref.WeakSet[VirtualClockLoop] = weakref.WeakSet()
     _wall_offset = time.time() - time.monotonic()   # once per process: every loop's wall clock agrees
 
     def __init__(self) -> None:
@@ -106,6 +124,13 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
         self.loopback_connections = 0   # connections carried in memory (harness.loopback): for tests and bench/
         self.jumps = 0            # how often the clock jumped, and how far in all: for bench/
         self.skipped = 0.0
+        VirtualClockLoop._open.add(self)
+
+    @classmethod
+    def elapsed(cls) -> float:
+        """Seconds on the clock of every loop of the process, open or closed, summed: a test's span is the
+        difference between two readings, whether its loop closed at its end or runs on into the next test."""
+        return cls._closed_spans + sum(loop._virtual - loop._started for loop in cls._open)
 
     def time(self) -> float:
         return self._virtual
@@ -149,7 +174,8 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
 
     def close(self) -> None:
         if not self.is_closed():
-            VirtualClockLoop.elapsed += self._virtual - self._started
+            VirtualClockLoop._closed_spans += self._virtual - self._started
+            VirtualClockLoop._open.discard(self)
         VirtualClockLoop._resume_at = max(VirtualClockLoop._resume_at, self._virtual)
         super().close()
 

@@ -225,6 +225,8 @@ class Listeners:
         self._by_address: dict[tuple[str, int], tuple[Callable[[], asyncio.BaseProtocol], asyncio.Server]] = {}
 
     def add(self, server: asyncio.Server, factory: Callable[[], asyncio.BaseProtocol]) -> None:
+        # the servers that stopped go first: a loop that runs on keeps nothing of them (their protocols, logs)
+        self._by_address = {address: found for address, found in self._by_address.items() if found[1].is_serving()}
         for sock in server.sockets:
             host, port = sock.getsockname()[:2]
             hosts = self.LOCAL if host in ("0.0.0.0", "::") else {host} | ({"localhost"} if host in self.LOCAL else set())

@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import fnmatch
 import importlib
+import inspect
 import logging
 import os
 import signal
@@ -29,7 +30,7 @@ from harness.arena.ocpp import ArenaOptions, OcppArena, Target
 from harness.arena.ocpi_sides import HarnessCpoSide, HarnessEmspSide
 from harness.arena.ocpp_sides import HarnessCsmsSide, HarnessStationSide
 from harness.roles import CPO, CS, CSMS, EMSP, OCPP_ROLES
-from harness.clock import VirtualClockLoop
+from harness.clock import VirtualClockLoop, leave_nothing_behind
 from harness.errors import ConfigError, HarnessError, NoConnection, NotApplicable, PeerViolation, Refused, clip
 from harness.arena.ocpi import OcpiArena, OcpiOptions
 from harness.ocpp.answers import judge_error
@@ -46,7 +47,7 @@ CONTEXT = pytest.StashKey[CaseContext]()
 WIRELOG = pytest.StashKey[WireLog]()
 VERDICT = pytest.StashKey[report.CaseResult]()
 VARIANCE = pytest.StashKey[Variance]()   # the test's stand-in's legal variance (--variance)
-CLOCK_AT = pytest.StashKey[float]()      # the virtual clock's seconds of closed loops when the test began
+CLOCK_AT = pytest.StashKey[float]()      # the virtual clock's seconds (every loop's) when the test began
 REFUSED_IN_A_ROW = pytest.StashKey[int]()   # the SUT's connections refused since one last got through
 # A real SUT refused this many times in a row with no connection between: the setting to fix is in the reason, and
 # every test left would break alike, each after waiting for a connection, so the run stops.
@@ -216,6 +217,28 @@ def _marker_args(item_or_func, name: str) -> tuple:
 
 # The fixtures that hand a test the harness's side of one role, and the role the SUT then plays.
 SIDES = {"harness_station": CSMS, "harness_csms": CS, "harness_cpo": EMSP, "harness_emsp": CPO}
+
+
+# The fixtures that open a test's sides on the event loop of the session: their tests play on that loop too
+SESSION_LOOP_FIXTURES = ("ocpp", "ocpp_unlinked", "ocpi")
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_generate_tests")   # (pytest finds hooks by their "pytest_" names)
+def pytest_generate_tests_on_the_session_loop(metafunc: pytest.Metafunc):
+    """A test that plays on an arena runs on the session's event loop, as the arena's fixtures do (a loop per
+    test cost more CPU than most tests' own frames); marked so before pytest-asyncio parametrizes its loop."""
+    if inspect.iscoroutinefunction(metafunc.function) and any(f in metafunc.fixturenames for f in SESSION_LOOP_FIXTURES):
+        marker = metafunc.definition.get_closest_marker("asyncio")
+        scope = marker and (marker.kwargs.get("loop_scope") or marker.kwargs.get("scope"))
+        if scope not in (None, "session"):
+            raise pytest.UsageError(
+                f"{metafunc.definition.nodeid} plays on an arena, whose fixtures run on the session's event loop, "
+                f"but is marked asyncio(loop_scope={scope!r}): drop its loop_scope (or make it \"session\")")
+        if scope is None:
+            session_loop = pytest.mark.asyncio(loop_scope="session")
+            session_loop(metafunc.function)         # the items made from the function
+            metafunc.definition.add_marker(session_loop)   # pytest-asyncio's parametrization of the loop
+    return (yield)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -475,10 +498,13 @@ async def _arena(request: pytest.FixtureRequest, target: Target, settings: Setti
         await arena.open(connect=connect)
         yield arena
     finally:
-        await arena.close()
+        try:
+            await arena.close()
+        finally:
+            await leave_nothing_behind()
 
 
-@pytest_asyncio.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def ocpp(request: pytest.FixtureRequest, target: Target, sut_settings: Settings,
                sut_actuator: Actuator | None, wirelog: WireLog):
     """An arena whose link is up: the station is connected and its boot was accepted."""
@@ -486,7 +512,7 @@ async def ocpp(request: pytest.FixtureRequest, target: Target, sut_settings: Set
         yield arena
 
 
-@pytest_asyncio.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def ocpp_unlinked(request: pytest.FixtureRequest, target: Target, sut_settings: Settings,
                         sut_actuator: Actuator | None, wirelog: WireLog):
     """An arena with both sides ready but no connection yet (for connection tests)."""
@@ -523,7 +549,7 @@ def harness_emsp(ocpi: OcpiArena) -> HarnessEmspSide:
     return ocpi.harness_emsp
 
 
-@pytest_asyncio.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Settings,
                sut_actuator: Actuator | None, wirelog: WireLog):
     """An OCPI arena: the harness's peer serving, the SUT (or its stand-in) reachable, nothing
@@ -540,7 +566,10 @@ async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Set
         await arena.open()
         yield arena
     finally:
-        await arena.close()
+        try:
+            await arena.close()
+        finally:
+            await leave_nothing_behind()
 
 
 @pytest.fixture(autouse=True)
@@ -580,7 +609,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
 
 
 def _timed(item: pytest.Item):
-    item.stash[CLOCK_AT] = VirtualClockLoop.elapsed
+    item.stash[CLOCK_AT] = VirtualClockLoop.elapsed()
     limit = item.config.stash[SETTINGS].max_test_time
     if limit is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         try:
@@ -807,8 +836,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if variance is not None:
         result.freedoms = dict(sorted(variance.taken.items()))
     if rep.when == "teardown":
-        if item.config.stash[SETTINGS].embedded and CLOCK_AT in item.stash:   # its loop closed in the tear-down
-            result.clock_s = round(VirtualClockLoop.elapsed - item.stash[CLOCK_AT], 3)
+        if item.config.stash[SETTINGS].embedded and CLOCK_AT in item.stash:
+            result.clock_s = round(VirtualClockLoop.elapsed() - item.stash[CLOCK_AT], 3)
         rep.user_properties.extend(result.junit_properties())
         report.show_findings(result.findings)
         if result.usecase is not None:

@@ -144,6 +144,14 @@ class ProvisioningStation2x(Block):
         if interval:
             self._heartbeat_due = asyncio.get_running_loop().call_later(interval, self._heartbeat_now, connection)
 
+    async def stop(self) -> None:
+        try:
+            await super().stop()
+        finally:   # a stopped station's timer must not outlive it on a loop that runs on
+            if self._heartbeat_due is not None:
+                self._heartbeat_due.cancel()
+                self._heartbeat_due = None
+
     def _heartbeat_now(self, connection: OcppConnection) -> None:
         self._heartbeat_due = None
         if connection is self.connection and not connection.closed:

@@ -66,7 +66,7 @@ pytestmark = case("FIRMWARE16", block="Firmware Management (1.6)", roles=("csms"
                   requires=["firmware_management"])
 
 
-@pytest_asyncio.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def depot(ocpp):
     """The harness's file server on loopback, for this test."""
     files = await FileDepot(ocpp.wirelog).start()
