@@ -4,11 +4,11 @@ cost a test that does nothing, beside what a suite test costs, measured by ``cpu
     python bench/cpu_floor.py                 # 1,000 tests of each kind, then suites/ocpp2
     python bench/cpu_floor.py --tests 2000 --suite suites/ocpp16
 
-Kinds: a plain test function; an ``async`` one (pytest-asyncio's runner and a fresh loop per test, as every suite
-test has); an ``async`` one with an async generator fixture (as the arena is). The harness's plugin is loaded in
-every run (its entry point): its hooks run for every item, a suite test or not. What a suite test costs above the
-last kind is the harness's own work (the arena's open and close, the frames); below it, nothing the harness writes
-can take away.
+Kinds: a plain test function; an ``async`` one (pytest-asyncio's runner and a fresh loop per test); an ``async`` one
+with an async generator fixture (as the arena is); the same on the session's loop (as every suite test plays now).
+The harness's plugin is loaded in every run (its entry point): its hooks run for every item, a suite test or not.
+What a suite test costs above the last kind is the harness's own work (the arena's open and close, the frames);
+below it, nothing the harness writes can take away.
 """
 
 from __future__ import annotations
@@ -40,10 +40,20 @@ async def thing():
 @pytest.mark.parametrize("n", range({tests}))
 async def test_async_with_a_fixture(n, thing):
     assert thing is not None
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def thing_on_the_session_loop():
+    yield object()
+
+@pytest.mark.asyncio(loop_scope="session")
+@pytest.mark.parametrize("n", range({tests}))
+async def test_session_loop_with_a_fixture(n, thing_on_the_session_loop):
+    assert thing_on_the_session_loop is not None
 '''
 ROW = re.compile(r"^\s*(?P<label>\S.*?)\s+(?P<ms>\d+\.\d+)\s+\(\d+\)$", re.M)   # a cpu_phases row
 KINDS = {"plain test": "test_plain", "async test": "test_async and not fixture",
-         "async test with an async fixture": "test_async_with_a_fixture"}
+         "async test with an async fixture": "test_async_with_a_fixture",
+         "the same on the session's loop (as a suite test)": "test_session_loop"}
 
 
 def phases(args: list[str], cwd: Path) -> dict[str, float]:
