@@ -122,17 +122,19 @@ class BeatTimes(WireMeter):
             self.beats.append(asyncio.get_running_loop().time())
 
 
-def test_a_16_charge_point_beats_at_its_heartbeat_interval_on_the_fleets_timer_and_follows_a_change():
+@pytest.mark.parametrize(("planned", "boot_interval", "period"), [(10, 300, 10.0), (None, 10, 10.0)])
+def test_a_16_charge_point_beats_at_its_heartbeat_interval_on_the_fleets_timer_and_follows_a_change(
+        planned, boot_interval, period):
     """A 1.6 charge point of the load beats at its HeartbeatInterval (set by the load as an operator would, from
-    the plan's period), on the fleet's one timer: no loop timer or task of its own. A ChangeConfiguration of the
-    central system is followed at once (the next beat within the new interval, not after the old one); 0 stops
-    the beats."""
+    the plan's period; else the boot's interval), on the fleet's one timer: no loop timer or task of its own. A
+    ChangeConfiguration of the central system is followed at once (the next beat within the new interval, not
+    after the old one); 0 stops the beats."""
     version = OcppVersion.V16
 
     async def run():
         loop = asyncio.get_running_loop()
-        csms = await roster_csms(version, Roster(1, 1), heartbeat_interval=300).start()
-        settings = LoadSettings(url=csms.url, stations=1, version=version, mix=Mix(heartbeat=10), hold=0,
+        csms = await roster_csms(version, Roster(1, 1), heartbeat_interval=boot_interval).start()
+        settings = LoadSettings(url=csms.url, stations=1, version=version, mix=Mix(heartbeat=planned), hold=0,
                                 call_timeout=5)
         fleet = Fleet(settings, Recorder(5))
         fleet._meter = meter = BeatTimes(fleet.recorder, fleet.clock)
@@ -159,7 +161,7 @@ def test_a_16_charge_point_beats_at_its_heartbeat_interval_on_the_fleets_timer_a
 
     before, timers, tasks, changed_at, after, late = play(run)
     gaps = [round(b - a, 3) for a, b in zip(before, before[1:])]
-    assert len(before) >= 3 and set(gaps) == {10.0}, f"Heartbeats {before}: gaps {gaps}, not HeartbeatInterval 10"
+    assert len(before) >= 3 and set(gaps) == {period}, f"Heartbeats {before}: gaps {gaps}, not HeartbeatInterval"
     assert timers == [] and tasks == ["StationRunner.run"], f"timers {timers}, tasks {tasks} of the charge point"
     assert after and after[0] - changed_at <= 3.0, f"changed to 3 s at {changed_at}: beats {after}"
     assert {round(b - a, 3) for a, b in zip(after, after[1:])} == {3.0}
