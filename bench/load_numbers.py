@@ -18,7 +18,8 @@ memory  the same load against the reference CSMS and against the `ocpp` library'
 soak    N stations beating every --heartbeat seconds for --hold seconds: the server's memory after the
         ramp, its lowest and highest, and the spread (highest − lowest) / lowest.
 client  the load client's own memory, side by side with a loop of the `ocpp` library's ChargePoint clients
-        (bench/ocpp_lib_stations.py), each against a reference CSMS of its own process: the client's resident
+        (bench/ocpp_lib_stations.py; --protocol ocpp1.6: its v16 ChargePoint, against the reference 1.6 CSMS),
+        each against a reference CSMS of its own process: the client's resident
         memory before the first station, per station (the slope over the ramp, and (held − start) / N), and
         the Heartbeat round trips while every station was held.
 ocpi    N eMSP peers (python -m harness.load ocpi-run) against the reference OCPI platform of parties
@@ -300,7 +301,8 @@ def client(args) -> list[str]:
     with reference_csms(args, port, run_seconds(args) + MARGIN, "client-ocpp-lib"):
         command = [PYTHON, "bench/ocpp_lib_stations.py", "--url", f"ws://127.0.0.1:{port}/ocpp", "--stations",
                    str(args.stations), "--ramp", str(args.ramp), "--hold", str(args.hold), "--heartbeat",
-                   str(args.heartbeat or 10), "--seed", str(args.seed), "--out", str(out)]
+                   str(args.heartbeat or 10), "--seed", str(args.seed), "--protocol", args.protocol,
+                   "--out", str(out)]
         print("$ " + " ".join(command[1:]), flush=True)
         code = subprocess.run(command, cwd=REPO, timeout=run_seconds(args) + MARGIN).returncode
     lib = json.loads(out.read_text())

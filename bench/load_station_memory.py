@@ -33,7 +33,8 @@ from harness.load.station import StationRunner  # noqa: E402
 from harness.ocpp.versions import OcppVersion  # noqa: E402
 
 CONNECT_WAIT = 120.0   # seconds the stations get to connect
-SETTLE = 5.0           # seconds after the last connect: boots and StatusNotifications answered
+SETTLE = 5.0           # seconds after the last connect: boots and StatusNotifications answered (--settle 25: and
+                       # each station's first Heartbeats, what a held station keeps between its beats)
 
 
 def free_port() -> int:
@@ -57,7 +58,7 @@ async def measure(args, url: str) -> int:
     deadline = loop.time() + CONNECT_WAIT
     while fleet.connected < args.stations and loop.time() < deadline:
         await asyncio.sleep(0.2)
-    await asyncio.sleep(SETTLE)
+    await asyncio.sleep(args.settle)
     gc.collect()
     after = tracemalloc.take_snapshot()
     tracemalloc.stop()
@@ -66,12 +67,14 @@ async def measure(args, url: str) -> int:
     tasks = collections.Counter(t.get_coro().__qualname__ for t in asyncio.all_tasks())
     timers = collections.Counter(getattr(h._callback, "__qualname__", "?") for h in loop._scheduled
                                  if not h.cancelled())
+    cancelled = sum(1 for h in loop._scheduled if h.cancelled())
     runner = next((o for o in gc.get_objects() if isinstance(o, StationRunner)), None)
     keys = sorted(vars(runner.station)) if runner is not None else []
     print(f"{fleet.connected:,} of {n:,} connected, {fleet.recorder.error_count} errors ({args.protocol})")
     print(f"traced per station: {sum(d.size_diff for d in diff) / n:,.0f} bytes")
     print(f"asyncio tasks: {len(asyncio.all_tasks()) - 1:,} ({dict(tasks.most_common(6))})")
-    print(f"live loop timers: {sum(timers.values()):,} ({dict(timers.most_common(6))})")
+    print(f"live loop timers: {sum(timers.values()):,} ({dict(timers.most_common(6))}); cancelled ones the loop "
+          f"still holds: {cancelled:,} (asyncio drops them once they are half its timers)")
     print(f"a station's instance attributes: {len(keys)} ({', '.join(keys)})")
     for d in diff[:args.top]:
         where = d.traceback.format()[-2 * args.frames:] if args.frames > 1 else [str(d.traceback[0])]
@@ -85,6 +88,7 @@ def main() -> int:
     parser.add_argument("--stations", type=int, default=1000)
     parser.add_argument("--ramp", type=float, default=500.0, help="stations started per second")
     parser.add_argument("--protocol", default="ocpp2.0.1")
+    parser.add_argument("--settle", type=float, default=SETTLE, help="seconds held after the last connect")
     parser.add_argument("--top", type=int, default=25, help="allocation sites listed")
     parser.add_argument("--frames", type=int, default=1, help="frames of each allocation's traceback")
     args = parser.parse_args()

@@ -102,12 +102,18 @@ class Plan:
         if mix.heartbeat is not None:
             self.beat_every(mix.heartbeat, start)
 
-    def beat_every(self, period: float, now: float) -> None:
-        """Heartbeats every ``period`` seconds from ``now`` on, at a random phase (the CSMS's interval, once known)."""
+    def beat_every(self, period: float | None, now: float) -> None:
+        """Heartbeats every ``period`` seconds from ``now`` on, at a random phase (the CSMS's interval, once known);
+        None or 0: none from now on."""
         self._steps = [s for s in self._steps if s.activity is not Activity.HEARTBEAT]
         heapq.heapify(self._steps)
-        self.heartbeat = period
-        self._push(now + self.rng.uniform(0, period), Activity.HEARTBEAT)
+        self.heartbeat = period or None
+        if self.heartbeat is not None:
+            self._push(now + self.rng.uniform(0, self.heartbeat), Activity.HEARTBEAT)
+
+    def peek(self) -> Step | None:
+        """The next step, left in the plan (``next`` takes it); None: nothing planned."""
+        return self._steps[0] if self._steps else None
 
     def next(self, now: float) -> Step | None:
         """The next step (its time may be past: it is due), planning the one that follows it; None: nothing planned."""
@@ -115,7 +121,8 @@ class Plan:
             return None
         step = heapq.heappop(self._steps)
         if step.activity is Activity.HEARTBEAT:
-            self._push(max(step.at, now) + self.heartbeat, Activity.HEARTBEAT)
+            if self.heartbeat is not None:
+                self._push(max(step.at, now) + self.heartbeat, Activity.HEARTBEAT)
         elif step.activity is Activity.AUTHORIZE:
             self._push(step.at + self._gap(self.mix.authorize_per_hour), Activity.AUTHORIZE)
         elif step.activity is Activity.START:

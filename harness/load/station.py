@@ -4,10 +4,11 @@ Everything the station says is the reference's: its boot (BootNotification, a St
 connector), its Authorize, its transactions through the actuator actions the suites use (``plug_in``,
 ``present_id_token`` / ``present_id_tag``, ``unplug``) with meter values from its own sampler (2.x
 ``tx_updated_interval``, 1.6 MeterValueSampleInterval), and its answers to whatever the CSMS sends. The
-load adds the card's identity, password and serial number, the plan's timing, and the 2.x Heartbeats: the
-plan's, at its random phase, instead of the station's own G02 timer (off: ``heartbeats``), so that the fleet
-holds one timer (``harness.load.timers``) and no station beats twice. The 1.6 charge point beats by itself at
-HeartbeatInterval, which the load sets as an operator would, through ChangeConfiguration.
+load adds the card's identity, password and serial number, the plan's timing, and the Heartbeats: the
+plan's, at a random phase, instead of the station's own timer (off: ``heartbeats``), so that the fleet holds
+one timer (``harness.load.timers``) and no station beats twice. A 2.x station beats at the plan's period or
+the boot's interval; a 1.6 charge point at its HeartbeatInterval, which the load sets as an operator would,
+through ChangeConfiguration, and which the central system may change (followed at once).
 
 Round trips are measured on the wire (``harness.load.wire``), so the reference's background CALLs count too.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
@@ -50,16 +51,25 @@ def station_class(version: OcppVersion) -> type[StationBase]:
 
     class LoadStation(reference):
         reconnects = False   # the runner reconnects, alike in every version; on the class, not set per station
-        if version.is_2x:
-            heartbeats = False   # the plan beats (harness.load.mix); a 1.6 charge point beats by itself
+        heartbeats = False   # the plan beats (harness.load.mix), for the fleet on one timer
 
-        def __init__(self, *args: Any, serial: str, meter_interval: float, **kwargs: Any):
+        def __init__(self, *args: Any, serial: str, meter_interval: float, runner: StationRunner | None = None,
+                     **kwargs: Any):
             """Every key a station of the load sets is set here: CPython then shares one key table among all
             the stations (``common.store``); a key added later, once thousands exist, costs each ~1.6 KB."""
             super().__init__(*args, **kwargs)
             self.serial = serial
             if version.is_2x:
                 self.configure(tx_updated_interval=meter_interval)
+            else:
+                self.runner = runner   # told the charge point's HeartbeatInterval
+
+        if not version.is_2x:
+            def _schedule_heartbeat(self) -> None:
+                """1.6: where the charge point would set its own timer (Accepted, reconnected, HeartbeatInterval
+                changed) its runner's plan beats at HeartbeatInterval instead (0: no Heartbeat)."""
+                if self.runner is not None and self.online:
+                    self.runner.heartbeat_interval(self.config.integer("HeartbeatInterval"))
 
         def boot_payload(self) -> dict:
             payload = super().boot_payload()
@@ -87,6 +97,20 @@ def share_connection_keys() -> None:
     first.response_rcvd.cancel()
 
 
+class FrameQueue(list):
+    """websockets' queue of a connection's incoming frames, as a list: what its ``SimpleQueue`` does with its deque
+    (``append``, ``popleft``, ``extendleft``, ``len``), for the few frames a station has unread at once (websockets
+    pauses reading past 16), at 56 bytes empty instead of ~0.7 KB."""
+    __slots__ = ()
+
+    def popleft(self) -> Any:
+        return self.pop(0)
+
+    def extendleft(self, items: Iterable[Any]) -> None:
+        """As a deque's: each item put at the front in turn, so the last one given comes first."""
+        self[0:0] = reversed(list(items))
+
+
 class StationRunner:
     """Connects one station, boots it, and performs its plan until cancelled."""
 
@@ -101,9 +125,10 @@ class StationRunner:
         self.recorder = recorder
         self.clock = clock
         self.plan = Plan(mix, Draws(f"{seed}/{card.index}"), clock())
+        self._waiter: asyncio.Future | None = None   # the wait for the plan's next step, while it lasts
         self.station = station_class(version)(profile, version, identity=card.identity,
                                               password=card.basic_auth(version), wirelog=meter, serial=card.serial,
-                                              meter_interval=mix.meter_interval)
+                                              meter_interval=mix.meter_interval, runner=self)
         if not version.is_2x:
             self._operator_sets("MeterValueSampleInterval", mix.meter_interval)
         self._booted = False        # a BootNotification went out (1.6: the charge point boots again by itself)
@@ -129,6 +154,8 @@ class StationRunner:
                 on_change(-1)
             self.meter.unanswered(self.card.identity, count=False)
             await self.station.stop()
+            if not self.version.is_2x:
+                self.station.runner = None   # no cycle: a stopped station is freed at once
 
     async def _connect(self) -> bool:
         started = self.clock()
@@ -150,6 +177,9 @@ class StationRunner:
         ws.response.headers.clear()
         if isinstance(ws.drain_waiters, collections.deque) and not ws.drain_waiters:
             ws.drain_waiters = []   # appended to, removed from, iterated (~0.6 KB as an empty deque, 56 bytes so)
+        frames = getattr(getattr(ws, "recv_messages", None), "frames", None)   # websockets' incoming frames
+        if isinstance(getattr(frames, "queue", None), collections.deque) and not frames.queue:
+            frames.queue = FrameQueue()   # ~0.7 KB as an empty deque: a station's largest allocation
         return True
 
     async def _live(self) -> None:
@@ -164,10 +194,25 @@ class StationRunner:
                     continue
             if not self._planned:
                 self._settle_heartbeat()
-            step = self.plan.next(self.clock())
-            await self.wheel.until(closed, None if step is None else step.at - self.clock())
-            if step is not None and not connection.closed:
+            step, now = self.plan.peek(), self.clock()
+            self._waiter = waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.wheel.until(closed, None if step is None else step.at - now, waiter=waiter)
+            finally:
+                self._waiter = None
+            # due, unless the plan changed meanwhile (woken early: True; or changed once due): then look again
+            if step is not None and not connection.closed and not waiter.result() and self.plan.peek() is step:
+                self.plan.next(now)
                 await self._step(self._perform(step.activity))
+
+    def heartbeat_interval(self, seconds: int) -> None:
+        """1.6: the charge point's HeartbeatInterval, once Accepted and at each change: the plan beats at it from
+        now on (at a new random phase; 0: no Heartbeat), and a wait for a later step ends to take it."""
+        if seconds == (self.plan.heartbeat or 0):
+            return   # reconnected, or set to what it was: the beat goes on at its phase
+        self.plan.beat_every(seconds, self.clock())
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(True)
 
     def _accepted(self) -> bool:
         if self.version.is_2x:
@@ -182,7 +227,7 @@ class StationRunner:
 
     def _settle_heartbeat(self) -> None:
         """Accepted: 2.x beats at the plan's period or the CSMS's interval; the 1.6 charge point at its
-        HeartbeatInterval, set to the plan's period when one is given."""
+        HeartbeatInterval (``heartbeat_interval``), set to the plan's period when one is given."""
         self._planned = True
         if self.version.is_2x:
             if self.mix.heartbeat is None:
@@ -193,8 +238,7 @@ class StationRunner:
     async def _perform(self, activity: Activity) -> None:
         station, card = self.station, self.card
         if activity is Activity.HEARTBEAT:
-            if self.version.is_2x:   # the 1.6 charge point beats by itself
-                await station.call("Heartbeat", {})
+            await station.call("Heartbeat", {})
         elif activity is Activity.AUTHORIZE:
             await station.authorize(card.token() if self.version.is_2x else card.id_token)
         elif self.version.is_2x:

@@ -32,11 +32,16 @@ class Wheel:
         """The deadlines held (a wait that ended early keeps its entry until its time)."""
         return len(self._due)
 
-    async def until(self, future: asyncio.Future, delay: float | None = None) -> None:
+    async def until(self, future: asyncio.Future, delay: float | None = None, *,
+                    waiter: asyncio.Future | None = None) -> None:
+        """``waiter``: the future this wait is (made here if not given); its owner may end the wait early by
+        setting its result."""
         if future.done():
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
             return
         loop = asyncio.get_running_loop()
-        waiter = loop.create_future()
+        waiter = waiter if waiter is not None else loop.create_future()
         wake = functools.partial(_wake, waiter)
         future.add_done_callback(wake)
         if delay is not None:

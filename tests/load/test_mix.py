@@ -49,6 +49,20 @@ def test_the_csms_interval_replaces_the_heartbeat_once_known():
     assert 12.0 <= beats[0] < 312.0 and beats[1] - beats[0] == beats[2] - beats[1] == 300
 
 
+def test_a_new_interval_replaces_the_beats_planned_and_0_ends_them_leaving_the_other_steps():
+    """A 1.6 charge point's HeartbeatInterval changed (harness.load.station): the beats follow the new period from
+    a new phase; 0 (or None) plans none; what else was planned stays; ``peek`` shows the next step and keeps it."""
+    plan = Plan(Mix(heartbeat=10, authorize_per_hour=1), random.Random(7), start=0.0)
+    authorize = next(s for s in plan._steps if s.activity is Activity.AUTHORIZE)
+    plan.beat_every(3, now=50.0)
+    beats = [s.at for s in plan._steps if s.activity is Activity.HEARTBEAT]
+    assert len(beats) == 1 and 50.0 <= beats[0] < 53.0 and plan.heartbeat == 3
+    plan.beat_every(0, now=60.0)
+    assert plan.heartbeat is None and [s.activity for s in plan._steps] == [Activity.AUTHORIZE]
+    assert plan.peek() is authorize and plan.peek() is authorize
+    assert plan.next(60.0) is authorize and plan.peek().activity is Activity.AUTHORIZE   # the next one, planned
+
+
 def test_authorize_arrives_at_its_rate_per_hour():
     hours = 200
     plan = Plan(Mix(authorize_per_hour=6), random.Random(7), start=0.0)

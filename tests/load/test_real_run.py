@@ -1,6 +1,7 @@
 """A small real run: simulated stations against the reference CSMS on loopback, a few seconds each."""
 
 import asyncio
+import collections
 import gc
 import json
 import os
@@ -22,7 +23,7 @@ from harness.load.fleet import Fleet, LoadSettings
 from harness.load.mix import Mix
 from harness.load.recorder import Recorder
 from harness.load.roster import Roster
-from harness.load.station import StationRunner
+from harness.load.station import FrameQueue, StationRunner
 from harness.ocpp.versions import OcppVersion
 
 BUSY = Mix(heartbeat=0.5, authorize_per_hour=3600, transactions_per_hour=3600, transaction_seconds=1.5,
@@ -171,6 +172,23 @@ async def test_a_connected_load_station_keeps_its_attributes_in_the_shared_key_t
         sizes = {len(vars(s)): sys.getsizeof(vars(s)) for s in stations}
         assert len(stations) == 6 and all(size < 1024 for size in sizes.values()), (
             f"a station's own dictionary (attributes: bytes): {sizes}")
+        queues = {type(s.connection.ws.recv_messages.frames.queue).__name__ for s in stations}
+        assert queues == {"FrameQueue"}, f"websockets' queue of incoming frames is a {queues} (~0.7 KB a deque)"
     finally:
         await run_task
         await csms.stop()
+
+
+@pytest.mark.parametrize("ops", [
+    [("append", 1), ("append", 2), ("popleft",), ("append", 3), ("popleft",), ("popleft",)],
+    [("append", 1), ("extendleft", [7, 8, 9]), ("popleft",), ("append", 2), ("extendleft", (5,)), ("popleft",)],
+    [("extendleft", reversed([1, 2, 3])), ("popleft",), ("extendleft", reversed([4])), ("popleft",), ("popleft",)],
+])
+def test_the_frame_queue_of_a_load_station_is_what_a_deque_is_for_websockets(ops):
+    """websockets' SimpleQueue appends, pops from the left, puts frames back with ``extendleft(reversed(...))``,
+    and reads its length; the list a load station gives it in place of a deque does the same."""
+    ours, theirs = FrameQueue(), collections.deque()
+    for name, *args in ops:
+        copied = [list(a) if not isinstance(a, int) else a for a in args]   # a reversed() iterator is read once
+        assert getattr(ours, name)(*copied) == getattr(theirs, name)(*copied)
+        assert list(ours) == list(theirs) and len(ours) == len(theirs) and bool(ours) == bool(theirs)

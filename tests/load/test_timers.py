@@ -1,7 +1,7 @@
 """The fleet's one timer (harness.load.timers): each station's wait ends at its time or when its link ends, in
-the order of their times, with one loop timer for every station; and a simulated 2.x station beats once per
-period: the plan's Heartbeats replace the reference station's own G02 timer (``heartbeats`` off), which a
-station of the suites keeps. On the virtual clock: no real waiting."""
+the order of their times, with one loop timer for every station; and a simulated station beats once per
+period: the plan's Heartbeats replace the reference station's own timer (``heartbeats`` off; 2.x G02, 1.6 the
+HeartbeatInterval), which a station of the suites keeps. On the virtual clock: no real waiting."""
 
 import asyncio
 
@@ -9,9 +9,13 @@ import pytest
 
 from harness.clock import VirtualClockLoop
 from harness.load.csms import roster_csms
+from harness.load.fleet import Fleet, LoadSettings
+from harness.load.mix import Mix
+from harness.load.recorder import Recorder
 from harness.load.roster import Roster
 from harness.load.station import load_profile, station_class
 from harness.load.timers import Wheel
+from harness.load.wire import WireMeter
 from harness.ocpp.versions import OcppVersion
 
 V201 = OcppVersion.V201
@@ -105,31 +109,60 @@ def test_the_station_beats_by_itself_only_when_its_own_heartbeats_are_on(own, ex
     assert beats_in(35.0, own=own) == expected
 
 
-def test_a_16_charge_point_beats_on_a_loop_timer_with_no_task_of_its_own():
-    """The 1.6 charge point beats by itself (the load sets its HeartbeatInterval as an operator would), every
-    interval, on one loop timer; its only task is its link's reader, and stopping it leaves no timer behind."""
+class BeatTimes(WireMeter):
+    """The wire meter, noting when each Heartbeat left (on the loop's clock)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.beats: list[float] = []
+
+    def sent(self, channel: str, text: str) -> None:
+        super().sent(channel, text)
+        if '"Heartbeat"' in text:
+            self.beats.append(asyncio.get_running_loop().time())
+
+
+@pytest.mark.parametrize(("planned", "boot_interval", "period"), [(10, 300, 10.0), (None, 10, 10.0)])
+def test_a_16_charge_point_beats_at_its_heartbeat_interval_on_the_fleets_timer_and_follows_a_change(
+        planned, boot_interval, period):
+    """A 1.6 charge point of the load beats at its HeartbeatInterval (set by the load as an operator would, from
+    the plan's period; else the boot's interval), on the fleet's one timer: no loop timer or task of its own. A
+    ChangeConfiguration of the central system is followed at once (the next beat within the new interval, not
+    after the old one); 0 stops the beats."""
     version = OcppVersion.V16
 
     async def run():
-        loop, roster = asyncio.get_running_loop(), Roster(1, 1)
-        csms = await roster_csms(version, roster, heartbeat_interval=10).start()
-        card = roster[0]
-        station = station_class(version)(load_profile(30.0), version, identity=card.identity,
-                                         password=card.basic_auth(version), serial=card.serial, meter_interval=0)
+        loop = asyncio.get_running_loop()
+        csms = await roster_csms(version, Roster(1, 1), heartbeat_interval=boot_interval).start()
+        settings = LoadSettings(url=csms.url, stations=1, version=version, mix=Mix(heartbeat=planned), hold=0,
+                                call_timeout=5)
+        fleet = Fleet(settings, Recorder(5))
+        fleet._meter = meter = BeatTimes(fleet.recorder, fleet.clock)
         try:
-            await station.connect(csms.url)
-            await asyncio.sleep(35.0)
-            beats = sum(1 for e in station.connection.history if not e.incoming and e.call.action == "Heartbeat")
+            fleet.start(0)
+            await asyncio.sleep(45.0)
+            timers = [h for h in loop._scheduled if not h.cancelled() and "Wheel" not in repr(h)
+                      and "heartbeat" in repr(h).lower()]
             tasks = sorted(t.get_coro().__qualname__ for t in asyncio.all_tasks()
                            if t is not asyncio.current_task() and "Station" in t.get_coro().__qualname__)
-            timers = [h for h in loop._scheduled if not h.cancelled() and "heartbeat" in repr(h)]
+            before, changed_at = list(meter.beats), loop.time()
+            link = csms.session(Roster(1, 1)[0].identity).connection
+            await link.call("ChangeConfiguration", {"key": "HeartbeatInterval", "value": "3"})
+            await asyncio.sleep(10.0)
+            after = [t for t in meter.beats if t > changed_at]
+            await link.call("ChangeConfiguration", {"key": "HeartbeatInterval", "value": "0"})
+            stopped_at = loop.time()
+            await asyncio.sleep(20.0)
+            late = [t for t in meter.beats if t > stopped_at]
         finally:
-            await station.stop()
-            left = [h for h in loop._scheduled if not h.cancelled() and "heartbeat" in repr(h)]
+            await fleet.stop_all()
             await csms.stop()
-        return beats, tasks, len(timers), left
+        return before, timers, tasks, changed_at, after, late
 
-    beats, tasks, timers, left = play(run)
-    assert beats == 3
-    assert tasks == [], f"tasks a held 1.6 charge point keeps: {tasks}"
-    assert timers == 1 and left == []
+    before, timers, tasks, changed_at, after, late = play(run)
+    gaps = [round(b - a, 3) for a, b in zip(before, before[1:])]
+    assert len(before) >= 3 and set(gaps) == {period}, f"Heartbeats {before}: gaps {gaps}, not HeartbeatInterval"
+    assert timers == [] and tasks == ["StationRunner.run"], f"timers {timers}, tasks {tasks} of the charge point"
+    assert after and after[0] - changed_at <= 3.0, f"changed to 3 s at {changed_at}: beats {after}"
+    assert {round(b - a, 3) for a, b in zip(after, after[1:])} == {3.0}
+    assert late == [], f"HeartbeatInterval 0, and still beating: {late}"

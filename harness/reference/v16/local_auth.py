@@ -17,8 +17,9 @@ Sans-I/O: the time is passed in.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
 
 from harness.ocpp.meter16 import parse_time
 
@@ -33,16 +34,23 @@ def read(info: dict, now: datetime) -> dict:
 
 
 CACHE_ENTRIES = 100   # identifiers the cache holds unless the profile says ([authorization] authorization_cache_entries)
+EMPTY: Mapping[str, dict] = MappingProxyType({})   # every empty cache and list until its first entry: a charge point
+                                                   # of the load holds thousands of them
 
 
 class AuthorizationCache:
+    """Entries oldest first (a dict keeps the order of insertion)."""
+    __slots__ = ("capacity", "_entries")
+
     def __init__(self, capacity: int = CACHE_ENTRIES):
         self.capacity = capacity
-        self._entries: OrderedDict[str, dict] = OrderedDict()
+        self._entries: Mapping[str, dict] = EMPTY
 
     def update(self, id_tag: str, info: dict) -> None:
         """L1: the latest IdTagInfo of ``id_tag``, the newest entry."""
         key = id_tag.casefold()
+        if self._entries is EMPTY:
+            self._entries = {}
         self._entries.pop(key, None)
         if len(self._entries) >= self.capacity:
             self._entries.pop(self.victim())
@@ -58,7 +66,7 @@ class AuthorizationCache:
         return None if info is None else read(info, now)
 
     def clear(self) -> None:
-        self._entries.clear()
+        self._entries = EMPTY
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -68,10 +76,12 @@ MAX_LENGTH = 100   # entries the reference keeps: its LocalAuthListMaxLength and
 
 
 class LocalList:
+    __slots__ = ("max_length", "version", "_entries")
+
     def __init__(self, max_length: int = MAX_LENGTH):
         self.max_length = max_length
         self.version = 0
-        self._entries: dict[str, dict] = {}
+        self._entries: Mapping[str, dict] = EMPTY   # replaced whole by each update
 
     def apply(self, update_type: str, version: int, items: list[dict]) -> str:
         """L3: a SendLocalList.req; returns its UpdateStatus."""

@@ -28,6 +28,8 @@ class Queued:
 
 
 class TransactionQueue:
+    __slots__ = ("_items", "discarded")   # one a charge point, thousands in a load
+
     def __init__(self) -> None:
         self._items: list[Queued] = []   # a few messages at most (an empty deque is ten times an empty list)
         self.discarded: list[Queued] = []
