@@ -16,12 +16,14 @@ This module is sans-I/O: it is handed JSON values and texts and gives back other
 endpoint (``harness.ocpp.rpc``), the WebSocket connection (answer delays, refusals) and the
 references (unsolicited messages, identifiers they make) ask it; the OCPI peer asks it for its
 bodies, URLs and pages. A stand-in's variance is seeded by the run's seed and the test's node id,
-so one test replays alone with the same choices.
+and each call that draws draws from a stream of its own (``_own_draws``), so one test replays alone
+with the same choices whatever the values around them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import random
@@ -167,14 +169,34 @@ REASON_CODES = ("NoError", "Accepted", "OK", "none")
 ID_CHARACTERS = string.ascii_letters + string.digits + "-_.:/+=@!*~"
 
 
+def _own_draws(method):
+    """Each call of ``method`` draws from a stream of its own, made from the seed, the salt, the method's name and
+    how many times it was called before: what one call draws (as many times as its value has characters, members,
+    digits) never shifts what another draws, a call made inside it included, nor does the order in which the
+    stand-in's tasks call them. A test replays alone with the same choices, whatever time stamps or ids the harness
+    made around them."""
+    site = method.__name__
+
+    @functools.wraps(method)
+    def drawing(self: "Variance", *args: Any, **kwargs: Any) -> Any:
+        number = self._calls[site] = self._calls.get(site, 0) + 1
+        outer, self.rng = self.rng, self._stream(f"{site}\x00{number}")
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.rng = outer
+    return drawing
+
+
 class Variance:
     """The freedoms one stand-in takes in one test: seeded by the run's seed and the test's node id."""
 
     def __init__(self, seed: int, salt: str = "", *, chance: float = 0.5, without: Collection[str] = ()):
         self.seed = seed
+        self.salt = salt
         self.without = frozenset(without)   # rows this run leaves alone (--variance-skip)
-        digest = hashlib.sha256(f"{seed}\x00{salt}".encode()).digest()
-        self.rng = random.Random(int.from_bytes(digest[:8], "big"))
+        self._calls: dict[str, int] = {}    # per drawing method: how many times it was called (``_own_draws``)
+        self.rng = self._stream("")
         self.chance = chance
         self._ids: set[str] = set()
         self._counter = self.rng.randrange(0, 10_000)
@@ -186,6 +208,10 @@ class Variance:
         self.taken: Counter[str] = Counter()   # the rows that changed the wire, and how often
 
     # ------------------------------------------------------------ bookkeeping
+    def _stream(self, name: str) -> random.Random:
+        digest = hashlib.sha256(f"{self.seed}\x00{self.salt}\x00{name}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "big"))
+
     def allows(self, row: str) -> bool:
         return ROWS[row].id not in self.without
 
@@ -197,6 +223,7 @@ class Variance:
         self.taken[ROWS[row].id] += 1
 
     # ------------------------------------------------------------ JSON text
+    @_own_draws
     def render(self, value: Any) -> str:
         """``value`` as JSON text in a form chosen at random: member order, whitespace, escapes."""
         style = _Style(self)
@@ -209,6 +236,7 @@ class Variance:
             self.took("json.escapes")
         return text
 
+    @_own_draws
     def call_error(self, error: CallError) -> CallError:
         """A CALLERROR with the freedoms of its free texts and of the occurrence code's spelling."""
         code, description, details = error.code, error.description, error.details
@@ -223,11 +251,13 @@ class Variance:
                 self.took("ocpp.error_text")
         return dataclasses.replace(error, code=code, description=description, details=details)
 
+    @_own_draws
     def frame_text(self, frame: Frame) -> str:
         """An OCPP-J frame's text in a form chosen at random."""
         return self.render(frame.to_list())
 
     # ------------------------------------------------------------ OCPP values
+    @_own_draws
     def ocpp_payload(self, version: OcppVersion, action: str, direction: schemas.Direction,
                      payload: dict[str, Any]) -> dict[str, Any]:
         """``payload`` with the value freedoms its schema admits taken at random (a copy)."""
@@ -288,6 +318,7 @@ class Variance:
             self.took(row)
         return changed
 
+    @_own_draws
     def timestamp(self, value: str) -> str:
         """The same instant in another legal form: Z or +00:00, 0 to 6 fractional digits (never fewer
         than the instant needs)."""
@@ -300,6 +331,7 @@ class Variance:
         return text
 
     # ------------------------------------------------------------ OCPP identifiers and timing
+    @_own_draws
     def message_id(self) -> str:
         """A new CALL id of a legal form, unique for this stand-in."""
         while True:
@@ -320,6 +352,7 @@ class Variance:
                     self.took("ocpp.message_id")
                 return candidate
 
+    @_own_draws
     def transaction_id(self, default: str) -> str:
         """A 2.x transaction id of another legal form (at most 36 characters), unique for this stand-in."""
         if not self.draw():
@@ -338,6 +371,7 @@ class Variance:
                 self.took("ocpp.transaction_id")
                 return candidate
 
+    @_own_draws
     def transaction_number(self, default: int, taken: Collection[int]) -> int:
         """A 1.6 transaction id of another legal value (any integer the schema admits) not in ``taken``."""
         if not self.draw():
@@ -348,6 +382,7 @@ class Variance:
                 self.took("ocpp.transaction_id")
                 return candidate
 
+    @_own_draws
     def answer_delay(self, bound: float) -> float:
         """How long to wait before answering a CALL whose sender waits ``bound`` seconds."""
         if not self.draw(0.3):
@@ -355,6 +390,7 @@ class Variance:
         self.took("ocpp.answer_delay")
         return self.rng.uniform(0.0, bound / 2)
 
+    @_own_draws
     def any_order(self, reports: list[Any]) -> list[Any]:
         """``reports`` in an order chosen at random."""
         shuffled = list(reports)
@@ -364,6 +400,7 @@ class Variance:
                 self.took("ocpp.message_order")
         return shuffled
 
+    @_own_draws
     def offer(self, version: OcppVersion) -> list[str]:
         """The subprotocols a station of ``version`` offers: its own first, others (known or not) after it."""
         offered = [version.subprotocol]
@@ -373,10 +410,12 @@ class Variance:
             self.took("ocpp.subprotocol_offer")
         return offered
 
+    @_own_draws
     def pause(self) -> float:
         """Seconds until the next unsolicited message."""
         return self.rng.uniform(2.0, 90.0)
 
+    @_own_draws
     def refuses_action(self, action: str) -> bool:
         """Whether the stand-in's actuator answers ``action`` as unsupported in this test: decided the first
         time the action is asked for and kept (an adapter does an action or does not), never for an action
@@ -392,6 +431,7 @@ class Variance:
 
 
     # ------------------------------------------------------------ OCPI values
+    @_own_draws
     def ocpi_object(self, name: str, value: Any, *, whole: bool = True, owned: bool = True) -> Any:
         """An OCPI object of schema ``name`` (or a list of them) as the stand-in writes it (a copy).
         ``whole``: a complete object (GET data, PUT body), where null and an empty list mean what absence
@@ -427,6 +467,7 @@ class Variance:
                     self.took("ocpi.null_optional")
         return varied
 
+    @_own_draws
     def ocpi_id(self, value: Any) -> Any:
         """One of the stand-in's own CiString ids as it stores it: the same spelling all test long."""
         if not isinstance(value, str):
@@ -440,6 +481,7 @@ class Variance:
             self.took("ocpi.id_case")
         return spelled
 
+    @_own_draws
     def ocpi_timestamp(self, value: Any) -> Any:
         """An OCPI DateTime in the stand-in's one form (Z or +00:00, 0 to 6 fractional digits, never
         fewer than the instant needs): the same instant."""
@@ -455,12 +497,14 @@ class Variance:
         return text
 
     # ------------------------------------------------------------ OCPI HTTP
+    @_own_draws
     def page_cap(self, limit: int) -> int:
         """The most objects a list page holds: ``limit``, or a smaller cap of this server's, drawn once."""
         if self._page_cap is None:
             self._page_cap = self.rng.randint(1, 3) if self.draw() else 0
         return min(limit, self._page_cap) if self._page_cap else limit
 
+    @_own_draws
     def next_link(self, next_url: str, first_url: str) -> str:
         """The Link header of a page that has a next one, in a legal form chosen at random."""
         plain = f'<{next_url}>; rel="next"'
@@ -482,6 +526,7 @@ class Variance:
             self.took("ocpi.link_form")
         return text
 
+    @_own_draws
     def header_names(self, headers: dict[str, str]) -> dict[str, str]:
         """``headers`` with their names in another case, at random (values as they are)."""
         if not self.draw(0.3):
@@ -493,6 +538,7 @@ class Variance:
         return renamed
 
     @property
+    @_own_draws
     def slashed(self) -> bool:
         """Whether the stand-in publishes its URLs with a trailing slash (drawn once)."""
         if self._slashed is None:

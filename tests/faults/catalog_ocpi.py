@@ -29,7 +29,7 @@ from harness.ocpi.schemas import SchemaRules
 from harness.ocpi.envelope import EnvelopeRules, StatusCode, StatusError, build
 from harness.ocpi.headers import REQUEST_ID, HeaderRules
 from harness.ocpi.locations import LOCATIONS, LocationRules, LocationStore, Target
-from harness.ocpi.pagination import PaginationRules
+from harness.ocpi.pagination import PaginationRules, read_page_headers
 from harness.ocpi.sessions import (
     ACTIVE, COMPLETED, NA, PENDING, RESERVATION, SESSIONS, SessionRules, SessionStore)
 from harness.ocpi.timestamps import format_datetime
@@ -200,8 +200,9 @@ class LowerCasesTheOthersParty(OcpiPeer):
 
 # ------------------------------------------------------------------------------ locations: pull
 def _link_url(reply) -> str | None:
-    link = (reply.headers or {}).get("Link")
-    return link[1:link.index(">")] if link else None
+    """The next page's URL of a reply, whatever form the stand-in's variance gave its Link (a rel="first" link
+    may come before it)."""
+    return read_page_headers(reply.headers or {}).next_url
 
 
 class _DropsTheDateFilter(LocationsSender):

@@ -104,6 +104,23 @@ def test_message_and_transaction_ids_take_every_legal_form_and_stay_unique():
     assert "ocpp.message_id" in variance.taken and "ocpp.transaction_id" in variance.taken
 
 
+def test_a_choice_depends_on_the_seed_the_test_and_its_own_call_only():
+    """What a stand-in draws for one message is the same whatever it drew for others before (their lengths differ
+    with the harness's own ids and time stamps) and in whatever order its tasks asked: a test replays alone."""
+    frame = Call("1f0e", "Authorize", {"idToken": {"idToken": "AbCd0123", "type": "ISO14443"}})
+    one, other = Variance(7, "node"), Variance(7, "node")
+    one.render({"id": "a" * 3, "at": "2026-01-01T10:00:00Z"})
+    other.render({"id": "b" * 40, "at": "2026-01-01T10:00:00.123456Z", "more": ["x", "y"]})
+    one.timestamp("2026-01-01T10:00:00Z")
+    other.timestamp("2026-03-05T11:12:13.987654Z")
+    other.answer_delay(30.0)
+    assert [one.frame_text(frame) for _ in range(20)] == [other.frame_text(frame) for _ in range(20)]
+    assert [one.message_id() for _ in range(5)] == [other.message_id() for _ in range(5)]
+    assert one.timestamp("2026-02-01T10:00:00.5Z") == other.timestamp("2026-02-01T10:00:00.5Z")
+    seeds = {tuple(Variance(seed, "node").frame_text(frame) for _ in range(1)) for seed in range(20)}
+    assert len(seeds) > 5   # and the seed still decides
+
+
 def test_timestamps_keep_their_instant():
     variance = Variance(5)
     forms = {variance.timestamp("2026-01-01T10:00:00.120+00:00") for _ in range(60)}

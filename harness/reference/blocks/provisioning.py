@@ -251,12 +251,12 @@ class ProvisioningStation2x(Block):
                 "reason": self.boot_reason}
 
     def status_payload(self, evse_id: int, connector_id: int, status: str) -> dict:
-        """``status`` of the connector as reported: Available is Unavailable while the station, the EVSE or the
-        connector is Inoperative (ChangeAvailability, G03/G04), Faulted while the EVSE is (``fault_evse``)."""
+        """``status`` of the connector as reported: Available (or Reserved) is Unavailable while the station, the EVSE
+        or the connector is Inoperative (ChangeAvailability, G03/G04), Faulted while the EVSE is (``fault_evse``)."""
         state = self.evses.get(evse_id)
         if status in ("Available", "Reserved") and state is not None and state.faulted:
             status = "Faulted"
-        elif status == "Available" and not self.connector_operative(evse_id, connector_id):
+        elif status in ("Available", "Reserved") and not self.connector_operative(evse_id, connector_id):
             status = "Unavailable"
         return {"timestamp": now_iso(), "connectorStatus": status, "evseId": evse_id, "connectorId": connector_id}
 
@@ -265,10 +265,11 @@ class ProvisioningStation2x(Block):
         return self.station_operative and (state is None or (state.operative and connector_id not in state.inoperative))
 
     def shown_status(self, evse_id: int, connector_id: int) -> str:
-        """What the connector shows now: Occupied while a cable is in, else Available (or Unavailable)."""
+        """What the connector shows now: Occupied while a cable is in, Reserved while the EVSE is (a ReserveNow
+        that came before the boot's reports), else Available (or Unavailable)."""
         state = self.evses[evse_id]
-        return self.status_payload(evse_id, connector_id, "Occupied" if state.plugged else "Available")[
-            "connectorStatus"]
+        free = "Reserved" if state.reservation is not None else "Available"
+        return self.status_payload(evse_id, connector_id, "Occupied" if state.plugged else free)["connectorStatus"]
 
 
 class ProvisioningStation16(ReconnectsOnLinkEnd, Block):
