@@ -30,10 +30,10 @@ import random
 import string
 import uuid
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from harness.ocpp import equivalence, schemas
 from harness.ocpp.errors import OCCURRENCE_SPELLINGS
@@ -169,7 +169,11 @@ REASON_CODES = ("NoError", "Accepted", "OK", "none")
 ID_CHARACTERS = string.ascii_letters + string.digits + "-_.:/+=@!*~"
 
 
-def _own_draws(method):
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _own_draws(method: Callable[Concatenate[Variance, P], R]) -> Callable[Concatenate[Variance, P], R]:
     """Each call of ``method`` draws from a stream of its own, made from the seed, the salt, the method's name and
     how many times it was called before: what one call draws (as many times as its value has characters, members,
     digits) never shifts what another draws, a call made inside it included, nor does the order in which the
@@ -178,7 +182,7 @@ def _own_draws(method):
     site = method.__name__
 
     @functools.wraps(method)
-    def drawing(self: "Variance", *args: Any, **kwargs: Any) -> Any:
+    def drawing(self: Variance, /, *args: P.args, **kwargs: P.kwargs) -> R:
         number = self._calls[site] = self._calls.get(site, 0) + 1
         outer, self.rng = self.rng, self._stream(f"{site}\x00{number}")
         try:
