@@ -238,7 +238,33 @@ def pytest_generate_tests_on_the_session_loop(metafunc: pytest.Metafunc):
             session_loop = pytest.mark.asyncio(loop_scope="session")
             session_loop(metafunc.function)         # the items made from the function
             metafunc.definition.add_marker(session_loop)   # pytest-asyncio's parametrization of the loop
+        _own_fixtures_on_the_session_loop(metafunc)
     return (yield)
+
+
+def _own_fixtures_on_the_session_loop(metafunc: pytest.Metafunc) -> None:
+    """An async fixture of the test's own that plays on the arena must run on the session's loop too: on a loop of
+    its own, what it awaits of the arena would never come, and the silence would be blamed on the SUT."""
+    definitions = metafunc._arg2fixturedefs   # pytest's fixture definitions the test resolves (name → overrides)
+    default = metafunc.config.getini("asyncio_default_fixture_loop_scope")
+
+    def on_the_arena(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        fixture = definitions.get(name, (None,))[-1]
+        return name in SESSION_LOOP_FIXTURES or (fixture is not None and name not in seen and any(
+            on_the_arena(argument, seen | {name}) for argument in fixture.argnames))
+
+    for name in metafunc.fixturenames:
+        fixture = definitions.get(name, (None,))[-1]
+        if fixture is None or name in SESSION_LOOP_FIXTURES or not (
+                inspect.iscoroutinefunction(fixture.func) or inspect.isasyncgenfunction(fixture.func)):
+            continue
+        scope = getattr(fixture.func, "_loop_scope", None) or (default if default != "fixture-scope" else None) \
+            or fixture.scope
+        if scope != "session" and on_the_arena(name):
+            raise pytest.UsageError(
+                f"{metafunc.definition.nodeid}: its async fixture {name!r} plays on the arena, which runs on the "
+                f"session's event loop, but would run on a loop of its own (loop_scope {scope!r}): declare it "
+                f"@pytest_asyncio.fixture(loop_scope=\"session\")")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

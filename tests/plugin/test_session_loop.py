@@ -95,6 +95,39 @@ def test_an_arena_test_marked_for_another_loop_scope_is_refused_with_the_fix(pyt
                                  "loop_scope*"])
 
 
+OWN_FIXTURE = '''
+import pytest_asyncio
+from harness.rules import RuleTable, must
+from harness.suite import case, checks
+
+class LOOP5(RuleTable):
+    value = must("spec 000 demo", "the value is one")
+
+pytestmark = case("LOOP5", block="Demo", roles=("csms",), protocols=("ocpp2.0.1",))
+
+@pytest_asyncio.fixture{scope}
+async def beat(ocpp):
+    yield await ocpp.exchange("cs", "Heartbeat", {{}})
+
+@checks(LOOP5.value)
+async def test_with_a_fixture_of_its_own(beat):
+    assert "currentTime" in beat.result
+'''
+
+
+def test_an_own_async_fixture_on_the_arena_must_be_on_the_session_loop(pytester):
+    """On a loop of its own, what the fixture awaits of the arena never comes: refused with the fix, not blamed on
+    the SUT as silence; declared for the session's loop, it plays."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile(test_own=OWN_FIXTURE.format(scope=""))
+    refused = pytester.runpytest()
+    assert refused.ret != pytest.ExitCode.OK
+    refused.stdout.fnmatch_lines(["*its async fixture 'beat' plays on the arena*loop_scope 'function'*"
+                                  "@pytest_asyncio.fixture(loop_scope=\"session\")*"])
+    pytester.makepyfile(test_own=OWN_FIXTURE.format(scope='(loop_scope="session")'))
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
 def test_leave_nothing_behind_cancels_every_other_task_and_timer():
     loop = VirtualClockLoop()
     fired = []
