@@ -225,8 +225,9 @@ SESSION_LOOP_FIXTURES = ("ocpp", "ocpp_unlinked", "ocpi")
 
 @pytest.hookimpl(wrapper=True, specname="pytest_generate_tests")   # (pytest finds hooks by their "pytest_" names)
 def pytest_generate_tests_on_the_session_loop(metafunc: pytest.Metafunc):
-    """A test that plays on an arena runs on the session's event loop, as the arena's fixtures do (a loop per
-    test cost more CPU than most tests' own frames); marked so before pytest-asyncio parametrizes its loop."""
+    """A test that plays on an arena runs on the session's event loop, as the arena's fixtures do (one loop for
+    the run: what a link kept from one test to the next needs, bench/LEAN.md); marked so before pytest-asyncio
+    parametrizes its loop."""
     if inspect.iscoroutinefunction(metafunc.function) and any(f in metafunc.fixturenames for f in SESSION_LOOP_FIXTURES):
         marker = metafunc.definition.get_closest_marker("asyncio")
         scope = marker and (marker.kwargs.get("loop_scope") or marker.kwargs.get("scope"))

@@ -1,5 +1,5 @@
-"""The tests that play on an arena share the session's event loop (a loop per test cost more CPU than most tests'
-own frames), and each leaves nothing on it for the next: what it started and left running is cancelled when its
+"""The tests that play on an arena share the session's event loop (the one loop a link kept from test to test
+needs, bench/LEAN.md), and each leaves nothing on it for the next: what it started and left running is cancelled when its
 arena closes, as closing a loop of its own did; a test ended by --max-test-time leaves the loop usable; a test
 marked for a loop of another scope is refused with the fix."""
 
