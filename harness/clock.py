@@ -24,9 +24,9 @@ real clock (``real_clock``). A real SUT always runs on asyncio's own loop, on th
 
 The tests that play on an arena share one loop for the session (the plugin marks them so): 0.13 ms of CPU a test
 less than a loop made and closed per test, and the one loop a link kept from test to test needs (bench/LEAN.md).
-Closing a test's loop used to end whatever the test left
-running; ``leave_nothing_behind`` does that now, last in the fixture that opened the test's sides, and a test's
-span on the clock is the difference of two ``VirtualClockLoop.elapsed()`` readings, the running loop's included.
+Closing a test's loop used to end whatever the test left running; ``leave_nothing_behind`` does that now, last in
+the fixture that opened the test's sides, and a test's span on the clock is the difference of two
+``VirtualClockLoop.elapsed()`` readings, the running loop's included.
 """
 
 from __future__ import annotations
