@@ -136,7 +136,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.sut == "csms" and workers > 1 and settings.profile.identities:   # the stations the workers played
         sut["identities"] = ", ".join(settings.profile.identities[:workers])
     summary = report.Summary(settings.reports_dir, sut=sut, profile=settings.profile.redacted(),
-                             variance=settings.variance)
+                             variance=settings.variance, variance_skip=settings.variance_skip)
     config.stash[SUMMARY] = summary
     if _planning(config):
         config.stash[report.PLAN] = []

@@ -388,9 +388,10 @@ def write_plan(directory: Path, plan: list[dict[str, Any]], summary: "Summary") 
 
 class Summary:
     def __init__(self, directory: Path, *, sut: dict[str, Any], profile: dict[str, Any],
-                 variance: int | None = None):
+                 variance: int | None = None, variance_skip: frozenset[str] = frozenset()):
         self.directory = directory
         self.variance = variance
+        self.variance_skip = variance_skip
         self.sut = sut
         self.profile = profile
         self.started = time.time()
@@ -648,6 +649,11 @@ class RunReports:
         terminal.write_line(f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken, "
                             f"{counts['skipped']} not applicable, {_count(summary.findings(), 'finding')}",
                             **{worst: True, "bold": True})
+        if summary.variance is not None and (counts["failed"] or counts["broken"]):
+            first = next(r.nodeid for r in summary.results if r.verdict in ("failed", "broken"))
+            skip = f" --variance-skip {','.join(sorted(summary.variance_skip))}" if summary.variance_skip else ""
+            terminal.write_line(f"replay one alone, with the same freedoms: pytest '{first}' "
+                                f"--variance {summary.variance}{skip}")
         for why, count in summary.deselected.items():
             terminal.write_line(f"{count} deselected: {why}")
         reports = [str(path) for path in summary.paths]
