@@ -43,3 +43,19 @@ def test_the_timeline_has_each_process_s_start_collection_tests_and_exit(pyteste
     assert [event["t"] for event in events] == sorted(event["t"] for event in events)
     table = timeline.summary(pytester.path / "timeline").splitlines()
     assert table[1].split()[0] == "controller" and table[1].split()[-2] == "2"   # its two tests
+
+
+LEFT_TO_THEIR_USERS = ("faker", "jinja2")   # a Faker's builder, the reports' writer: an xdist worker of a 1.6 run is neither
+
+
+def test_a_worker_of_a_1_6_run_against_a_csms_imports_neither_faker_nor_jinja2(pytester):
+    """What each xdist worker of a parallel run against a CSMS does before its first test (start, collect the 1.6
+    suites) imports neither: every worker paid for them at start (~0.1 s of CPU), bench/PARALLEL.md."""
+    pytester.makeconftest("import sys\n\ndef pytest_collection_finish(session):\n"
+                          f"    print('LOADED', sorted(m for m in {LEFT_TO_THEIR_USERS!r} if m in sys.modules))\n")
+    repo = BENCH.parent
+    result = pytester.runpytest_subprocess(
+        str(repo / "suites/ocpp16"), str(repo / "suites/ocpp"), "--co", "-q", "-p", "no:cacheprovider",
+        f"--rootdir={repo}", "--confcutdir", str(pytester.path), "-p", "conftest", "--sut", "csms", "--sut-url",
+        "ws://127.0.0.1:9/ocpp", "--protocol", "ocpp1.6", "--sut-profile", "builtin:standalone")
+    assert "LOADED []" in result.stdout.str(), result.stdout.str()[-3000:] + result.stderr.str()[-2000:]
