@@ -66,22 +66,23 @@ def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
     _event("test end", nodeid=nodeid)
 
 
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_sessionfinish(session: Any) -> Any:
-    _event("session finish")
+def _between(before: str, after: str) -> Any:
+    """A hook wrapper's body: an event before every other implementation of the hook, another after."""
+    _event(before)
     try:
         return (yield)
     finally:
-        _event("session finished")
+        _event(after)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_sessionfinish(session: Any) -> Any:
+    return (yield from _between("session finish", "session finished"))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_unconfigure(config: Any) -> Any:
-    _event("unconfigure")
-    try:
-        return (yield)
-    finally:
-        _event("unconfigured")
+    return (yield from _between("unconfigure", "unconfigured"))
 
 
 def pytest_fixture_post_finalizer(fixturedef: Any, request: Any) -> None:

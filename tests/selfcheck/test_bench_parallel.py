@@ -40,6 +40,7 @@ def test_the_timeline_has_each_process_s_start_collection_tests_and_exit(pyteste
     names = [event["event"] for event in events]
     assert names[:4] == ["process", "plugin imported", "configure", "collected"]
     assert names.count("test start") == names.count("test end") == 2 and names[-1] == "exit"
+    assert names.index("session finish") < names.index("session finished") < names.index("unconfigured")
     assert [event["t"] for event in events] == sorted(event["t"] for event in events)
     table = timeline.summary(pytester.path / "timeline").splitlines()
     assert table[1].split()[0] == "controller" and table[1].split()[-2] == "2"   # its two tests
