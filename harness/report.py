@@ -29,11 +29,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import allure
 import allure_commons
-import jinja2
 import pytest
 from allure_commons.model2 import Label, Status, StatusDetails
 
@@ -42,6 +41,9 @@ from harness.errors import HarnessError, NotApplicable, PeerViolation
 from harness.rules import Rule
 from harness.transport.ws import CallFailed
 from harness.wire import REDACTOR, WireLog
+
+if TYPE_CHECKING:
+    import jinja2
 
 VERDICTS = ("failed", "broken", "passed", "skipped")   # worst first: a use case takes its worst test's verdict
 VERDICT_WORDS = {"passed": "passed", "failed": "failed", "broken": "broken", "skipped": "not applicable"}
@@ -334,14 +336,20 @@ def _counts(results: Iterable[CaseResult]) -> dict[str, int]:
     return counts
 
 
-_TEMPLATES = jinja2.Environment(
-    loader=jinja2.PackageLoader("harness", "templates"), autoescape=jinja2.select_autoescape(["html"]),
-    trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-_TEMPLATES.filters["role"] = lambda role: ROLE_WORDS.get(role, role)
-_TEMPLATES.filters["protocol"] = lambda protocol: protocol[:4].upper() + " " + protocol[4:]   # ocpp2.0.1 → OCPP 2.0.1
-_TEMPLATES.filters["verdict"] = lambda verdict: VERDICT_WORDS.get(verdict, verdict)
-_TEMPLATES.filters["cell"] = lambda text: "; ".join(  # a Markdown table cell: one line, no pipes
-    " ".join(line.split()) for line in str(text).splitlines() if line.strip()).replace("|", "/")
+@functools.cache
+def templates() -> jinja2.Environment:
+    """The reports' templates, loaded by the process that writes the reports (an xdist run's controller: its workers
+    write none and import no jinja2, ~25 ms of CPU a worker)."""
+    import jinja2
+    loaded = jinja2.Environment(
+        loader=jinja2.PackageLoader("harness", "templates"), autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    loaded.filters["role"] = lambda role: ROLE_WORDS.get(role, role)
+    loaded.filters["protocol"] = lambda protocol: protocol[:4].upper() + " " + protocol[4:]   # ocpp2.0.1 → OCPP 2.0.1
+    loaded.filters["verdict"] = lambda verdict: VERDICT_WORDS.get(verdict, verdict)
+    loaded.filters["cell"] = lambda text: "; ".join(  # a Markdown table cell: one line, no pipes
+        " ".join(line.split()) for line in str(text).splitlines() if line.strip()).replace("|", "/")
+    return loaded
 
 
 def _first_screen(document: dict[str, Any]) -> dict[str, Any]:
@@ -487,8 +495,8 @@ class Summary:
         document = self.document(interrupted=interrupted, not_run=not_run)
         context = {**document, "profile_rows": flatten(self.profile), **_first_screen(document)}
         outputs = {"conformance.json": json.dumps(document, indent=2, ensure_ascii=False),
-                   "conformance.md": _TEMPLATES.get_template("conformance.md.j2").render(context),
-                   "conformance.html": _TEMPLATES.get_template("conformance.html.j2").render(context)}
+                   "conformance.md": templates().get_template("conformance.md.j2").render(context),
+                   "conformance.html": templates().get_template("conformance.html.j2").render(context)}
         for name, text in outputs.items():   # whole or not at all: a kill while writing leaves the old file
             partial = self.directory / f".{name}.partial"
             partial.write_text(REDACTOR.redact(text), encoding="utf-8")

@@ -27,7 +27,7 @@ for entry_point in entry_points(group="pytest11"):
     entry_point.load()
 faker.Faker()   # what faker's autouse session fixture builds in every run
 for template in ("conformance.md.j2", "conformance.html.j2"):
-    report._TEMPLATES.get_template(template)
+    report.templates().get_template(template)
 default_trust()   # the CA bundle every OCPI session's HTTP client trusts (~60 ms to load)
 for name in schemas.names():   # the schemas, loaded once, and each one's validator (they share a registry)
     schemas.validate(name, {})

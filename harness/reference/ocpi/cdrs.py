@@ -21,10 +21,9 @@ import functools
 import secrets
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urljoin
 
-from faker import Faker
 
 from harness.cistring import same_id
 from harness.clock import utcnow
@@ -40,6 +39,9 @@ from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply, chec
 from harness.reference.ocpi.locations import LocationsSender, drawn_once
 from harness.reference.ocpi.sessions import MAX_PAGES, PRICE_PER_KWH, VAT, SessionsSender, _fake, _json_body
 from harness.transport.http import HttpExchange, HttpRequest
+
+if TYPE_CHECKING:   # imported where a Faker is built (locations._faker)
+    from faker import Faker
 
 SEED = 1010
 TARIFF_ID = "AC-STANDARD"   # the tariff the reference Locations' connectors name

@@ -15,9 +15,7 @@ from __future__ import annotations
 import functools
 import secrets
 from datetime import timedelta
-from typing import Any
-
-from faker import Faker
+from typing import TYPE_CHECKING, Any
 
 from harness.cistring import id_key
 from harness.clock import utcnow
@@ -35,6 +33,9 @@ from harness.reference.ocpi.locations import own_faker
 from harness.reference.ocpi.sessions import _json_body
 from harness.reference.ocpi.tokens import build_token, new_uid
 from harness.transport.http import HttpExchange, HttpRequest
+
+if TYPE_CHECKING:   # imported where a Faker is built (locations._faker)
+    from faker import Faker
 
 TIMEOUT = 30   # seconds the reference CPO gives its charge points to answer
 

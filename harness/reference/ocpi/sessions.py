@@ -23,10 +23,9 @@ import json
 import secrets
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urljoin
 
-from faker import Faker
 
 from harness.cistring import same_id
 from harness.clock import utcnow
@@ -43,6 +42,9 @@ from harness.profile import Profile
 from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, check_pushing_party, Reply
 from harness.reference.ocpi.locations import LocationsSender, drawn_once, own_faker, seeded_faker
 from harness.transport.http import HttpExchange, HttpRequest
+
+if TYPE_CHECKING:   # imported where a Faker is built (locations._faker)
+    from faker import Faker
 
 SEED = 2211
 SESSION = "session"   # the schema of a Session

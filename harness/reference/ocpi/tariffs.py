@@ -18,10 +18,9 @@ from __future__ import annotations
 import functools
 import secrets
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urljoin
 
-from faker import Faker
 
 from harness.clock import utcnow
 from harness.ocpi.envelope import StatusCode, StatusError, build, expect_success
@@ -36,6 +35,9 @@ from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, Reply, chec
 from harness.reference.ocpi.locations import drawn_once, seeded_faker
 from harness.reference.ocpi.sessions import MAX_PAGES, _fake, _json_body
 from harness.transport.http import HttpExchange, HttpRequest
+
+if TYPE_CHECKING:   # imported where a Faker is built (locations._faker)
+    from faker import Faker
 
 SEED = 1111
 SAMPLE_IDS = ("AC-STANDARD", "DC-FAST", "AC-NIGHT", "AC-WEEKEND", "DC-RESERVE", "AC-FREE")

@@ -23,10 +23,9 @@ import functools
 import secrets
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from faker import Faker
 
 from harness.cistring import same_id
 from harness.clock import utcnow
@@ -43,6 +42,9 @@ from harness.reference.ocpi.handler import CPO, EMSP, ModuleHandler, check_pushi
 from harness.reference.ocpi.locations import drawn_once, own_faker, seeded_faker
 from harness.reference.ocpi.sessions import _json_body
 from harness.transport.http import HttpExchange, HttpRequest
+
+if TYPE_CHECKING:   # imported where a Faker is built (locations._faker)
+    from faker import Faker
 
 SEED = 1212
 TOKEN = "token"   # the schema of a Token

@@ -22,7 +22,6 @@ least recently gives the same verdicts. An expired entry may read Expired or be 
 from datetime import timedelta
 
 import pytest
-from faker import Faker
 
 from harness import clock
 from harness.roles import CS, CSMS
@@ -98,6 +97,7 @@ def cache_entries(given) -> int:
 
 def _tags(count: int) -> list[Token]:
     """``count`` idTags of the test's own (seeded: the same in every run), Accepted by the harness's central system."""
+    from faker import Faker   # here, not at the top: a run that plays no cache test imports no faker (~70 ms of CPU)
     fake = Faker()
     fake.seed_instance(SEED)
     return [Token(f"cache-{n}", fake.unique.bothify("CACHE########"), "ISO14443", "Accepted") for n in range(count)]
