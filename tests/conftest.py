@@ -67,8 +67,8 @@ os.environ["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
 # scanner of selfcheck/ serves the operator tests too; faults/suite_runner.py's warm suite runs serve the
 # self-checks and the interop; the catalogs are the top-level package ``catalog`` and modules ``catalog16``,
 # ``catalog_ocpi`` everywhere, and so in the runs suite_runner.py forks, whose ``--embedded-sut
-# catalog.<block>:<Class>`` resolves.
-for folder in ("selfcheck", "faults"):
+# catalog.<block>:<Class>`` resolves; plugin/demo.py writes the head of the plugin tests' demo suites.
+for folder in ("selfcheck", "faults", "plugin"):
     if str(TESTS / folder) not in sys.path:
         sys.path.insert(0, str(TESTS / folder))
 

@@ -7,20 +7,13 @@ import asyncio
 
 import pytest
 
+from demo import suite_head
+
 from harness.clock import VirtualClockLoop, leave_nothing_behind
 
-SUITE = '''
+SUITE = suite_head("LOOP1", roles=("csms",)) + '''
 import asyncio
 from pathlib import Path
-
-from harness.rules import RuleTable, must
-from harness.suite import case, checks
-from harness.verdict import check_equal
-
-class LOOP1(RuleTable):
-    value = must("spec 000 demo", "the value is one")
-
-pytestmark = case("LOOP1", block="Demo", roles=("csms",), protocols=("ocpp2.0.1",))
 LEFT = {}
 
 @checks(LOOP1.value)
@@ -45,17 +38,11 @@ def test_arena_tests_share_the_session_loop_and_leave_nothing_on_it(pytester):
     result.assert_outcomes(passed=2)
 
 
-HANGS = '''
+HANGS = suite_head("LOOP2", roles=("csms",)) + '''
 import asyncio
+import pytest
 
-from harness.rules import RuleTable, must
-from harness.suite import case, checks
-from harness.verdict import check_equal
-
-class LOOP2(RuleTable):
-    value = must("spec 000 demo", "the value is one")
-
-pytestmark = [*case("LOOP2", block="Demo", roles=("csms",), protocols=("ocpp2.0.1",)), pytest.mark.real_clock]
+pytestmark = [*pytestmark, pytest.mark.real_clock]
 
 @checks(LOOP2.value)
 async def test_a_hangs(ocpp):
@@ -63,13 +50,13 @@ async def test_a_hangs(ocpp):
 
 @checks(LOOP2.value)
 async def test_b_plays_after_it(ocpp):
-    exchange = await ocpp.exchange("cs", "Heartbeat", {{}})
+    exchange = await ocpp.exchange("cs", "Heartbeat", {})
     check_equal(LOOP2.value, "currentTime present", True, "currentTime" in exchange.result)
 '''
 
 
 def test_a_test_ended_by_max_test_time_leaves_the_loop_to_the_next(pytester):
-    pytester.makepyfile(test_hangs="import pytest\n" + HANGS.replace("{{}}", "{}"))
+    pytester.makepyfile(test_hangs=HANGS)
     result = pytester.runpytest("--max-test-time", "2", "-p", "no:randomly", "--reports-dir", "out")
     result.assert_outcomes(passed=1, errors=1)   # broken: an error in pytest's terms
     result.stdout.fnmatch_lines(["*the test ran past --max-test-time 2 s*", "BROKEN *test_a_hangs*"])
@@ -95,19 +82,12 @@ def test_an_arena_test_marked_for_another_loop_scope_is_refused_with_the_fix(pyt
                                  "loop_scope*"])
 
 
-OWN_FIXTURE = '''
+OWN_FIXTURE = suite_head("LOOP5", roles=("csms",)) + '''
 import pytest_asyncio
-from harness.rules import RuleTable, must
-from harness.suite import case, checks
-
-class LOOP5(RuleTable):
-    value = must("spec 000 demo", "the value is one")
-
-pytestmark = case("LOOP5", block="Demo", roles=("csms",), protocols=("ocpp2.0.1",))
 
 @pytest_asyncio.fixture{scope}
 async def beat(ocpp):
-    yield await ocpp.exchange("cs", "Heartbeat", {{}})
+    yield await ocpp.exchange("cs", "Heartbeat", {})
 
 @checks(LOOP5.value)
 async def test_with_a_fixture_of_its_own(beat):
@@ -119,12 +99,12 @@ def test_an_own_async_fixture_on_the_arena_must_be_on_the_session_loop(pytester)
     """On a loop of its own, what the fixture awaits of the arena never comes: refused with the fix, not blamed on
     the SUT as silence; declared for the session's loop, it plays."""
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    pytester.makepyfile(test_own=OWN_FIXTURE.format(scope=""))
+    pytester.makepyfile(test_own=OWN_FIXTURE.replace("{scope}", ""))
     refused = pytester.runpytest()
     assert refused.ret != pytest.ExitCode.OK
     refused.stdout.fnmatch_lines(["*its async fixture 'beat' plays on the arena*loop_scope 'function'*"
                                   "@pytest_asyncio.fixture(loop_scope=\"session\")*"])
-    pytester.makepyfile(test_own=OWN_FIXTURE.format(scope='(loop_scope="session")'))
+    pytester.makepyfile(test_own=OWN_FIXTURE.replace("{scope}", '(loop_scope="session")'))
     pytester.runpytest().assert_outcomes(passed=1)
 
 

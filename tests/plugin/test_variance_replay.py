@@ -4,27 +4,20 @@ time stamps, different in every run, do not change what the test met."""
 
 import json
 
-REPLAYED = '''
-from harness.rules import RuleTable, must
-from harness.suite import case, checks
-from harness.verdict import check_equal
+from demo import suite_head
 
-class REPLAY1(RuleTable):
-    value = must("spec 000 demo", "the value is one")
-
-pytestmark = case("REPLAY1", block="Demo", roles=("cs",), protocols=("ocpp2.0.1",))
-
+REPLAYED = suite_head("REPLAY1", roles=("cs",)) + '''
 @checks(REPLAY1.value)
 async def test_a_plays_first(ocpp):
     for _ in range(3):
-        await ocpp.exchange("csms", "GetVariables", {{"getVariableData": [
-            {{"component": {{"name": "OCPPCommCtrlr"}}, "variable": {{"name": "HeartbeatInterval"}}}}]}})
+        await ocpp.exchange("csms", "GetVariables", {"getVariableData": [
+            {"component": {"name": "OCPPCommCtrlr"}, "variable": {"name": "HeartbeatInterval"}}]})
 
 @checks(REPLAY1.value)
 async def test_b_fails(ocpp):
     for _ in range(4):
-        await ocpp.exchange("csms", "GetVariables", {{"getVariableData": [
-            {{"component": {{"name": "OCPPCommCtrlr"}}, "variable": {{"name": "HeartbeatInterval"}}}}]}})
+        await ocpp.exchange("csms", "GetVariables", {"getVariableData": [
+            {"component": {"name": "OCPPCommCtrlr"}, "variable": {"name": "HeartbeatInterval"}}]})
     check_equal(REPLAY1.value, "value", 1, 2)
 '''
 
@@ -35,7 +28,7 @@ def _freedoms(pytester, reports: str) -> dict[str, dict]:
 
 
 def test_a_failure_under_variance_names_its_replay_which_takes_the_same_freedoms(pytester):
-    pytester.makepyfile(test_replay=REPLAYED.format())
+    pytester.makepyfile(test_replay=REPLAYED)
     whole = pytester.runpytest("--variance", "11", "--reports-dir", "whole", "-p", "no:randomly")
     whole.assert_outcomes(passed=1, failed=1)
     failing = "test_replay.py::test_b_fails[cs-ocpp2.0.1]"
