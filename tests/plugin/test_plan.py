@@ -96,3 +96,16 @@ def test_the_plan_is_what_the_run_then_plays(tmp_path, profile):
     if profile:   # nothing of a profile the SUT does not claim is passed
         assert readiness["OCPP 2.x · Smart Charging"]["cases"]["passed"] == []
         assert readiness["OCPP 2.x · Smart Charging"]["tests"]["passed"] == 0
+
+
+def test_a05_upgrades_are_not_applicable_to_a_csms_set_up_for_security_profile_1_alone(tmp_path):
+    """builtin:standalone (the references on their own, what bench/parallel_real_run.py plays) lists no security
+    profile above 1: the upgrade to profile 2 is not applicable there, not broken on a missing [tls] sut_ca."""
+    options = ["--plan", "--reports-dir", str(tmp_path / "p"), "--sut", "csms", "--sut-url", "ws://127.0.0.1:9/ocpp",
+               "--protocol", "ocpp2.0.1", "--sut-profile", "builtin:standalone"]
+    planning = suite_runner.run(tmp_path / "plan", [*options, str(REPO / "suites/ocpp2/security/test_A05.py")],
+                                timeout=300)
+    plan = {t["nodeid"].split("::")[1]: t for t in json.loads((tmp_path / "p" / "plan.json").read_text())["tests"]}
+    upgrade = plan["test_old_profile_refused_after_reboot[csms-ocpp2.0.1]"]
+    assert not upgrade["plays"], planning.stdout.str()[-2000:]
+    assert "[tls] security_profiles does not list 2" in upgrade["reason"]

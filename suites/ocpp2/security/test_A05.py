@@ -171,7 +171,7 @@ async def test_priority_without_csms_root_refused(ocpp):
 @pytest.mark.sut_roles("cs")
 @checks(A05.profile_stored, A05.priority_accepted, Resets.request, Restart.boots, Resets.boot_answered,
         Resets.reason, A05.reconnected, A05.lower_dropped)
-@needs(upgrade_kept)
+@needs(upgrade_kept, at_security_profile(2))
 async def test_upgrade_used_after_reboot(ocpp, harness_csms):
     """Upgraded to profile 2 at the harness's wss listener, then Reset: the station reconnects over TLS there,
     boots (RemoteReset), and its priority no longer names the slot it connected with before."""
@@ -211,7 +211,7 @@ async def test_lower_profile_refused(ocpp_unlinked):
 @pytest.mark.sut_roles("csms")
 @checks(A05.profile_request, A05.priority_request, Resets.request, Resets.boot_answered, A05.upgraded_admitted,
         A05.old_refused, csms=TC("TC_A_19_CSMS", "ocpp2.0.1"))
-@needs(upgrade_kept)
+@needs(upgrade_kept, at_security_profile(2))
 async def test_old_profile_refused_after_reboot(ocpp, harness_station):
     """TC_A_19_CSMS: the CSMS upgrades the harness's station to profile 2 and resets it; the station reconnects over
     TLS and boots; then a connection at profile 1 is refused, one at profile 2 admitted again."""
