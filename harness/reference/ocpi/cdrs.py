@@ -24,7 +24,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urljoin
 
-
 from harness.cistring import same_id
 from harness.clock import utcnow
 from harness.ocpi.cdrs import CDR, CDRS, CdrRules, CdrStore, negated, never_changed, unknown_cdr

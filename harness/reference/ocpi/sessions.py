@@ -26,7 +26,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urljoin
 
-
 from harness.cistring import same_id
 from harness.clock import utcnow
 from harness.ocpi import schemas

@@ -21,7 +21,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urljoin
 
-
 from harness.clock import utcnow
 from harness.ocpi.envelope import StatusCode, StatusError, build, expect_success
 from harness.ocpi.locations import LOCATIONS

@@ -26,7 +26,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-
 from harness.cistring import same_id
 from harness.clock import utcnow
 from harness.ocpi.envelope import StatusCode, StatusError, build
