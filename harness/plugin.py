@@ -249,13 +249,16 @@ def _own_fixtures_on_the_session_loop(metafunc: pytest.Metafunc) -> None:
     definitions = metafunc._arg2fixturedefs   # pytest's fixture definitions the test resolves (name → overrides)
     default = metafunc.config.getini("asyncio_default_fixture_loop_scope")
 
+    def defined(name: str):   # the definition the test gets (the closest override)
+        return definitions.get(name, (None,))[-1]
+
     def on_the_arena(name: str, seen: frozenset[str] = frozenset()) -> bool:
-        fixture = definitions.get(name, (None,))[-1]
+        fixture = defined(name)
         return name in SESSION_LOOP_FIXTURES or (fixture is not None and name not in seen and any(
             on_the_arena(argument, seen | {name}) for argument in fixture.argnames))
 
     for name in metafunc.fixturenames:
-        fixture = definitions.get(name, (None,))[-1]
+        fixture = defined(name)
         if fixture is None or name in SESSION_LOOP_FIXTURES or not (
                 inspect.iscoroutinefunction(fixture.func) or inspect.isasyncgenfunction(fixture.func)):
             continue
@@ -525,10 +528,16 @@ async def _arena(request: pytest.FixtureRequest, target: Target, settings: Setti
         await arena.open(connect=connect)
         yield arena
     finally:
-        try:
-            await arena.close()
-        finally:
-            await leave_nothing_behind()
+        await _closed(arena)
+
+
+async def _closed(arena: OcppArena | OcpiArena) -> None:
+    """The test's arena closed (its undo run, both sides stopped), then whatever the test left running on the
+    session's loop cancelled."""
+    try:
+        await arena.close()
+    finally:
+        await leave_nothing_behind()
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -593,10 +602,7 @@ async def ocpi(request: pytest.FixtureRequest, target: Target, sut_settings: Set
         await arena.open()
         yield arena
     finally:
-        try:
-            await arena.close()
-        finally:
-            await leave_nothing_behind()
+        await _closed(arena)
 
 
 @pytest.fixture(autouse=True)

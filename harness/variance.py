@@ -184,11 +184,12 @@ def _own_draws(method: Callable[Concatenate[Variance, P], R]) -> Callable[Concat
     @functools.wraps(method)
     def drawing(self: Variance, /, *args: P.args, **kwargs: P.kwargs) -> R:
         number = self._calls[site] = self._calls.get(site, 0) + 1
-        outer, self.rng = self.rng, self._stream(f"{site}\x00{number}")
+        outer = self._site, self._rng
+        self._site, self._rng = f"{site}\x00{number}", None   # made on the call's first draw (``rng``)
         try:
             return method(self, *args, **kwargs)
         finally:
-            self.rng = outer
+            self._site, self._rng = outer
     return drawing
 
 
@@ -200,7 +201,8 @@ class Variance:
         self.salt = salt
         self.without = frozenset(without)   # rows this run leaves alone (--variance-skip)
         self._calls: dict[str, int] = {}    # per drawing method: how many times it was called (``_own_draws``)
-        self.rng = self._stream("")
+        self._site = ""                     # the stream the draws come from now, and that stream once made
+        self._rng: random.Random | None = None
         self.chance = chance
         self._ids: set[str] = set()
         self._counter = self.rng.randrange(0, 10_000)
@@ -212,9 +214,14 @@ class Variance:
         self.taken: Counter[str] = Counter()   # the rows that changed the wire, and how often
 
     # ------------------------------------------------------------ bookkeeping
-    def _stream(self, name: str) -> random.Random:
-        digest = hashlib.sha256(f"{self.seed}\x00{self.salt}\x00{name}".encode()).digest()
-        return random.Random(int.from_bytes(digest[:8], "big"))
+    @property
+    def rng(self) -> random.Random:
+        """The current call's stream, made when it first draws: most calls of a test draw nothing (a time form,
+        a page cap, an id's spelling drawn once before)."""
+        if self._rng is None:
+            digest = hashlib.sha256(f"{self.seed}\x00{self.salt}\x00{self._site}".encode()).digest()
+            self._rng = random.Random(int.from_bytes(digest[:8], "big"))
+        return self._rng
 
     def allows(self, row: str) -> bool:
         return ROWS[row].id not in self.without
