@@ -68,7 +68,7 @@ async def measure(args, url: str) -> int:
     timers = collections.Counter(getattr(h._callback, "__qualname__", "?") for h in loop._scheduled
                                  if not h.cancelled())
     cancelled = sum(1 for h in loop._scheduled if h.cancelled())
-    runner = next((o for o in gc.get_objects() if isinstance(o, StationRunner)), None)
+    runner = next((o for o in gc.get_objects() if issubclass(type(o), StationRunner)), None)
     keys = sorted(vars(runner.station)) if runner is not None else []
     print(f"{fleet.connected:,} of {n:,} connected, {fleet.recorder.error_count} errors ({args.protocol})")
     print(f"traced per station: {sum(d.size_diff for d in diff) / n:,.0f} bytes")
