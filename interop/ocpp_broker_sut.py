@@ -10,6 +10,11 @@ and its DataTransfer vendors and messages.
 What it cannot do, answered 501: set_registration (its BootNotification answer is always Accepted),
 rotate_authorization_key (it checks no charger credentials), a body with a field its command's request model
 lacks (UpdateFirmware has no ``retries``: it would send the CALL without it).
+
+One repair, of its bookkeeping, not of its OCPP: the cleanup of a closed connection pops its charger's id from the
+sessions its command API looks up, whoever holds it by then, so a charger that reconnected first (a Reset, or the
+next test's connection, on a loaded machine) was lost to the command API and a test's verdict hung on the machine's
+load. Here a cleanup leaves a session whose charger is still connected (ReconnectedSessions).
 """
 
 from __future__ import annotations
@@ -40,6 +45,17 @@ def configuration(profile: dict) -> dict:
             "data_transfer": {"known_vendors": [data["vendor_id"]] if data else [], "vendor_messages": vendor_messages}}
 
 
+class ReconnectedSessions(dict):
+    """The broker's sessions by charger id, where a closed connection's cleanup leaves the session of the charger's
+    newer connection in place."""
+
+    def pop(self, charger_id, default=None):
+        session = self.get(charger_id)
+        if session is not None and session._is_charger_connected():
+            return default
+        return super().pop(charger_id, default)
+
+
 class OcppBroker:
     COMMANDS = {   # action → its REST command
         "remote_start_transaction": "RemoteStartTransaction", "remote_stop_transaction": "RemoteStopTransaction",
@@ -67,6 +83,7 @@ class OcppBroker:
         from ocpp_broker.broker import OcppBroker as Broker
         from ocpp_broker.ocpp_command_api import create_ocpp_command_api
         server.broker = Broker()
+        server.broker.sessions = ReconnectedSessions()
         server.broker._cfg_path = str(self.folder / "config.yaml")
         await server.broker.load_config()
         commands = FastAPI()
