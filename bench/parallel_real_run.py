@@ -17,6 +17,9 @@ under which every pytest process (the controller and each xdist worker) compiles
 its plugins' packages and the suites anew, a cost a lab machine does not pay on its second run. ``--bytecode as-is``
 runs in the environment as given, for the figure with that cost (bench/PARALLEL.md gives both).
 ``--timeline`` writes when each pytest process starts, collects, plays each test and exits (bench/timeline.py).
+Each run has a temporary directory of its own (``--basetemp``): without it, pytest ends every run by deleting the
+oldest of its numbered directories under the system's temporary folder, whatever run left it (an interop replay's,
+31,744 files, took 3.6 s of one ``-n 4`` run's end), so a run's wall depended on what this machine ran before it.
 """
 
 from __future__ import annotations
@@ -109,6 +112,15 @@ def warm(suites: str, env: dict[str, str]) -> None:
                    check=True)
 
 
+def pytest_command(version: str, workers: int, suites: str, reports: Path, urls: dict[str, str]) -> list[str]:
+    """The run against the CSMS at ``urls``: its reports in ``reports``, its temporary files beside them."""
+    command = [sys.executable, "-m", "pytest", *suites.split(), "-q", "-p", "no:cacheprovider", "--sut", "csms",
+               "--sut-url", urls["OCPP URL"], "--protocol", version, "--sut-profile", PROFILE,
+               "--actuator", "http", "--actuator-url", urls["actuator URL"], "--reports-dir", str(reports),
+               "--basetemp", str(reports.with_name(f"{reports.name}-tmp"))]
+    return command + (["-n", str(workers)] if workers else [])
+
+
 def play(version: str, workers: int, suites: str, reports: Path, history: Path | None = None,
          bytecode: str = "written", timeline: bool = False) -> dict:
     """One run against a fresh reference CSMS: its wall time, counts and verdicts. ``history``: an earlier run's
@@ -123,14 +135,10 @@ def play(version: str, workers: int, suites: str, reports: Path, history: Path |
     csms_started = time.monotonic()
     csms, urls = start_csms(version, env)
     csms_s = time.monotonic() - csms_started
-    command = [sys.executable, "-m", "pytest", *suites.split(), "-q", "-p", "no:cacheprovider", "--sut", "csms",
-               "--sut-url", urls["OCPP URL"], "--protocol", version, "--sut-profile", PROFILE,
-               "--actuator", "http", "--actuator-url", urls["actuator URL"], "--reports-dir", str(reports)]
-    if workers:
-        command += ["-n", str(workers)]
     started, cpu = time.monotonic(), os.times()
     try:
-        completed = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=3600)
+        completed = subprocess.run(pytest_command(version, workers, suites, reports, urls), cwd=REPO, env=env,
+                                   capture_output=True, text=True, timeout=3600)
     finally:
         wall, csms_cpu = time.monotonic() - started, cpu_of(csms.pid)
         csms.send_signal(signal.SIGTERM)

@@ -23,6 +23,17 @@ def test_the_runs_write_byte_code_to_the_bench_s_cache_unless_told_to_run_as_the
     assert as_is["PYTHONDONTWRITEBYTECODE"] == "1" and "PYTHONPYCACHEPREFIX" not in as_is
 
 
+def test_each_run_has_a_temporary_directory_of_its_own(tmp_path):
+    """Else pytest ends a run by deleting the oldest numbered directory any earlier run left (3.6 s of one run's end
+    went to an interop replay's 31,744 files), and a run's wall depends on what the machine ran before it."""
+    urls = {"OCPP URL": "ws://127.0.0.1:9/ocpp", "actuator URL": "http://127.0.0.1:9/actuator"}
+    serial, parallel = (parallel_real_run.pytest_command("ocpp1.6", workers, "suites/ocpp16", tmp_path / f"n{workers}",
+                                                         urls) for workers in (0, 4))
+    temporary = {command[command.index("--basetemp") + 1] for command in (serial, parallel)}
+    assert temporary == {str(tmp_path / "n0-tmp"), str(tmp_path / "n4-tmp")}
+    assert "-n" not in serial and parallel[-2:] == ["-n", "4"]
+
+
 def test_a_timeline_run_loads_the_plugin_beside_what_the_user_gave(monkeypatch, tmp_path):
     monkeypatch.setenv("PYTEST_ADDOPTS", "-x")
     env = parallel_real_run.environment("written", tmp_path / "timeline")
