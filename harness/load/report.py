@@ -85,13 +85,16 @@ def plot(report: dict[str, Any], path: Path) -> None:
 
     actions = list(report["actions"])
     colors = {a: f"C{i % 10}" for i, a in enumerate(actions)}
+    measured = False
     for action in actions:
         series = [(m["t"], m["actions"][action]) for m in timeline if action in m["actions"]]
         xs = [x for x, _ in series]
         latency.plot(xs, [s["p50_ms"] for _, s in series], color=colors[action], label=f"{action}")
         latency.plot(xs, [s["p99_ms"] for _, s in series], color=colors[action], linestyle="--")
         rate.plot(xs, [s["per_second"] for _, s in series], color=colors[action], label=action)
-    latency.set_yscale("log")
+        measured = measured or any(s["p99_ms"] > 0 for _, s in series)
+    if measured:   # a log scale needs a positive value: a run that timed no answer keeps the linear one
+        latency.set_yscale("log")
     latency.set_ylabel("round trip, ms\n(p50 solid, p99 dashed)")
     rate.set_ylabel("answered calls per second")
     if actions:
