@@ -74,6 +74,8 @@ def test_wheel_contains_the_plugin_profile_templates_schemas_and_suites(wheel):
     assert suites == {str(p.relative_to(REPO / "suites")) for p in (REPO / "suites").rglob("test_*.py")}
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "evse_conformance = harness.plugin" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()
 
 
 @pytest.mark.wheel
