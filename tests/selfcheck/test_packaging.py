@@ -32,9 +32,17 @@ def wheel(tmp_path_factory) -> Path:
     return next(out.glob("evse_conformance-*.whl"))
 
 
-def test_every_harness_package_is_declared():
+def _folders(root: Path, name: str, holding: str) -> set[str]:
+    """The dotted names, under ``name``, of ``root``'s folders with a file matching ``holding``."""
+    return {".".join((name, *p.parent.relative_to(root).parts)) for p in root.rglob(holding)
+            if "__pycache__" not in p.parts}
+
+
+def test_every_folder_the_wheel_carries_is_declared():
+    """setuptools ignores a folder missing from ``packages`` (it warns in every build, and will drop it): a new
+    suite's folder, or a data folder such as the profiles, would then be missing from the wheel."""
     declared = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    present = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "harness").rglob("__init__.py")}
+    present = _folders(REPO / "harness", "harness", "*.*") | _folders(REPO / "suites", "harness.suites", "*.py")
     assert present - declared == set(), "add these packages to [tool.setuptools] packages in pyproject.toml"
 
 
