@@ -3,19 +3,13 @@ a station's too (before, `cs` ran the example's own charge point, whose behaviou
 implementation)."""
 
 import asyncio
-import socket
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "interop"))
 
 import common
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from run import free_ports
 
 
 async def connected(url: str, server: asyncio.Task):
@@ -69,7 +63,7 @@ async def test_ocpp_broker_s_commands_reach_a_charger_that_reconnected_before_it
 
     monkeypatch.setattr(Broker, "handle_charger", handle_charger)
     adapter = OcppBroker({"station": {"identity": "RECONNECTS"}})
-    port, stop = free_port(), asyncio.Event()
+    (port,), stop = free_ports(1), asyncio.Event()
     running = asyncio.create_task(adapter.run(port, stop))
     try:
         url = f"ws://127.0.0.1:{port}/{ORGANIZATION}/RECONNECTS"
