@@ -48,6 +48,9 @@ class ChargingProfiles(RuleTable, namespace="chargingprofile"):
     notified = must("spec 001 Smart charging messages: NotifyChargingLimitRequest; Events",
                     "a station tells the CSMS of an external limit in NotifyChargingLimit, with the limit's source "
                     "(EMS, Other or SO, never CSO) and EVSE", by=CS)
+    needs_schedule = must("spec 001 SetChargingProfile rule 13; Limits",
+                          "after Processing the CSMS sends the EVSE's transaction a TxProfile of at most 3 schedules, "
+                          "each of at most maxScheduleTuples periods, that the rules allow", by=CSMS)
 
 
 def new_id() -> int:

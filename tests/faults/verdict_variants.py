@@ -143,6 +143,14 @@ class CsmsAcceptsBlockedTokensAndSendsAStrayAnswer(CsmsAcceptsBlockedToken):
         return super().on_BootNotification(session, payload)
 
 
+class CsmsProcessingWithoutASchedule(ReferenceCsms):
+    """Every EV's needs are answered Processing and no TxProfile follows (chargingprofile.needs_schedule, rule
+    13): the first negotiation K17 takes as its prerequisite, judged by K15."""
+
+    def on_NotifyEVChargingNeeds(self, session, payload):
+        return {"status": "Processing"}
+
+
 class Answers403AndForgetsTheRequestId(Answers403ForAnUnknownToken, ForgetsTheRequestId):
     """An unknown token gets HTTP 403 (ocpi.auth.header), and no answer repeats the request's X-Request-ID
     (ocpi.headers.echo_ids, a background violation of every exchange)."""

@@ -17,13 +17,11 @@ from harness.verdict import check_equal
 
 
 class K15(RuleTable):
-    """The rules of K15 (spec 001 NotifyEVChargingNeeds; rule 13; Limits)."""
+    """The rules of K15 (spec 001 NotifyEVChargingNeeds); rule 13 is ``ChargingProfiles.needs_schedule``, which K17's
+    first negotiation shares."""
     needs = must("spec 001 Smart charging messages: NotifyEVChargingNeedsRequest; Events",
                  "a station passes the EV's charging needs in NotifyEVChargingNeeds: the EVSE (above 0), the "
                  "requested energy transfer and parameters, maxScheduleTuples", by=CS)
-    schedule = must("spec 001 SetChargingProfile rule 13; Limits",
-                    "after Processing the CSMS sends the EVSE's transaction a TxProfile of at most 3 schedules, each "
-                    "of at most maxScheduleTuples periods, that the rules allow", by=CSMS)
 
 
 pytestmark = case("K15", block="Smart charging", roles=("csms", "cs"), protocols=OCPP2,
@@ -40,7 +38,7 @@ NEEDS = {
 
 
 @pytest.mark.parametrize("kind", list(NEEDS))
-@checks(ChargingProfiles.transaction, K15.needs, K15.schedule, ChargingProfiles.accepted,
+@checks(ChargingProfiles.transaction, K15.needs, ChargingProfiles.needs_schedule, ChargingProfiles.accepted,
         csms=TC("TC_K_53_CSMS", "ocpp2.0.1"))
 async def test_charging_needs_lead_to_a_schedule(ocpp, profile, kind):
     """During a transaction the EV states its needs; after Processing the TxProfile for that transaction
@@ -56,9 +54,10 @@ async def test_charging_needs_lead_to_a_schedule(ocpp, profile, kind):
                     notified.request["chargingNeeds"], notified.request.get("maxScheduleTuples")), same=same(ocpp.version))
     if notified.result["status"] != "Processing":
         return
-    sent = await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=K15.schedule)
+    sent = await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=ChargingProfiles.needs_schedule)
     if ocpp.is_sut(CS):
         check_equal(ChargingProfiles.accepted, "SetChargingProfileResponse status", "Accepted",
                     sent.result["status"])
         return
-    judge_needs_schedule(ocpp, sent.request, evse_id, transaction_id, MAX_SCHEDULE_TUPLES, K15.schedule)
+    judge_needs_schedule(ocpp, sent.request, evse_id, transaction_id, MAX_SCHEDULE_TUPLES,
+                         ChargingProfiles.needs_schedule)

@@ -106,10 +106,12 @@ class StationPassesOnlyTheFirstNeeds(ReferenceStation):
 
 
 class CsmsIgnoresRenegotiation(ReferenceCsms):
-    """K17 rule 13: new needs of an EV it already scheduled are answered Processing, and no TxProfile follows."""
+    """K17 rule 13: new needs of an EV whose transaction it already scheduled are answered Processing, and no
+    TxProfile follows."""
 
     def on_NotifyEVChargingNeeds(self, session, payload):
-        if self._needs_profiles:
+        running = [t for t in session.transactions.values() if t.evse_id == payload["evseId"] and not t.ended]
+        if running and (session.identity, running[-1].id) in self._needs_profiles:
             return {"status": "Processing"}
         return super().on_NotifyEVChargingNeeds(session, payload)
 
@@ -172,7 +174,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("station-silent-on-rate-changes", "K11.rate_changed", StationSilentOnRateChanges,
           (cs_test(K11, "test_external_limit_changes_the_rate_of_a_transaction", "station"),),
           "the SUT did not send TransactionEvent within"),
-    Fault("csms-exceeds-max-schedule-tuples", "K15.schedule", CsmsExceedsMaxScheduleTuples,
+    Fault("csms-exceeds-max-schedule-tuples", "chargingprofile.needs_schedule", CsmsExceedsMaxScheduleTuples,
           (csms_test(K15, "test_charging_needs_lead_to_a_schedule", "ac"),),
           "the TxProfile has 1 schedules of [3] periods"),
     Fault("station-drops-max-schedule-tuples", "K15.needs", StationDropsMaxScheduleTuples,
