@@ -29,7 +29,8 @@ def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
 
 
 K01, K08 = "ocpp2/smartcharging/test_K01.py", "ocpp2/smartcharging/test_K08.py"
-K15, K17 = "ocpp2/smartcharging/test_K15.py", "ocpp2/smartcharging/test_K17.py"
+K15, K16 = "ocpp2/smartcharging/test_K15.py", "ocpp2/smartcharging/test_K16.py"
+K17 = "ocpp2/smartcharging/test_K17.py"
 C01, C05 = "ocpp2/authorization/test_C01.py", "ocpp2/authorization/test_C05.py"
 TX16, OFFLINE16 = "ocpp16/transactions/test_TX16.py", "ocpp16/transactions/test_OFFLINE16.py"
 RESET16, BOOT16 = "ocpp16/reset/test_RESET16.py", "ocpp16/boot/test_BOOT16.py"
@@ -145,15 +146,17 @@ CHECKS = (
                 ("prerequisite failed: [ocpi.headers.echo_ids]", "during the registration", "OCPI_CREDENTIALS")),
         Verdict(node(OCPI_FORMAT, "test_answer_is_an_envelope_with_the_request_ids", "cpo", OCPI, "unknown_object"),
                 "failed", ("[ocpi.headers.echo_ids]",)))),
-    # 8. ... and in OCPP: K17's renegotiation starts from K15's first negotiation, which the CSMS breaks; a CSMS
-    # that stays silent there is failed by K15, and K17 is not applicable (not broken: the harness's station
-    # waited for a schedule the CSMS never sent).
+    # 8. ... and in OCPP: K16's and K17's renegotiations start from K15's first negotiation, which the CSMS breaks;
+    # a CSMS that stays silent there is failed by K15 alone, and K16 and K17 are not applicable (K17 was broken:
+    # the harness's station waited for a schedule the CSMS never sent).
     Check("8-prerequisite-violation-reported-by-its-owner-ocpp", "verdict_variants:CsmsProcessingWithoutASchedule", (
         Verdict(node(K15, "test_charging_needs_lead_to_a_schedule", "csms", V201, "ac"), "failed",
                 ("[chargingprofile.needs_schedule]", "did not send SetChargingProfile")),
         Verdict(node(K17, "test_ev_renegotiates_its_schedule", "csms", V201), "skipped",
                 ("prerequisite failed: [chargingprofile.needs_schedule]", "during the first negotiation",
-                 "the tests of K15")))),
+                 "the tests of K15")),
+        Verdict(node(K16, "test_ev_schedule_beyond_the_limits_is_acknowledged", "csms", V201), "skipped",
+                ("prerequisite failed: [chargingprofile.needs_schedule]", "the tests of K15")))),
     # 9. What a SUT is set up for is asked: a station set up for security profile 3 alone is asked for its check
     # of the server's certificate, at profile 3, judged by the TLS handshake's outcome.
     Check("9-station-of-profile-3-alone-is-asked", None, (

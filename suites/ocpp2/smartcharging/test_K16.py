@@ -43,12 +43,13 @@ AC_NEEDS = {"requestedEnergyTransfer": "AC_three_phase",
 async def _renegotiated(ocpp, evse_id: int) -> tuple[str, Exchange]:
     """A transaction whose EV stated its needs, then the CSMS's updated TxProfile (the id of its first one
     when it sent one: a replacement, rule 6), Accepted, and the EV's schedule that follows: the transaction's
-    id and the NotifyEVChargingSchedule exchange."""
+    id and the NotifyEVChargingSchedule exchange. The first negotiation is K15's prerequisite (K17 the same)."""
     transaction_id = await charging(ocpp, evse_id)
     mark = ocpp.mark()
-    needs = await ev_charging_needs(ocpp, evse_id, AC_NEEDS, None, K16.reported)
-    first = (await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=K16.update)
-             if needs.result["status"] == "Processing" else None)
+    async with ocpp.prerequisite("first negotiation of the EV's schedule", owner="K15"):
+        needs = await ev_charging_needs(ocpp, evse_id, AC_NEEDS, None, K16.reported)
+        first = (await ocpp.expect("SetChargingProfile", sender=CSMS, after=mark, rule=ChargingProfiles.needs_schedule)
+                 if needs.result["status"] == "Processing" else None)
     profile_id, stack_level = (first.request["chargingProfile"]["id"], first.request["chargingProfile"]["stackLevel"]) \
         if first else (new_id(), 1)
     updated = charging_profile(profile_id, [(0, "10.0"), (1800, "16.0")], purpose="TxProfile", duration=None,
