@@ -94,6 +94,10 @@ FREEDOMS: tuple[Freedom, ...] = (
     Freedom("ocpp.unsolicited_heartbeat", OCPP, "spec 002 Heartbeat (a charge point may send a heartbeat at any "
             "time once accepted); OCPP 2.0.1 B05", "a Heartbeat between a test's steps, once the station "
             "is accepted"),
+    Freedom("ocpp.unsolicited_read", OCPP, "spec 002 Core (GetConfiguration, CS to CP) and RegistrationStatus "
+            "(the CS may query the CP); OCPP 2.0.1 B06 (GetVariables: the CSMS reads a variable when it likes)",
+            "a GetConfiguration (1.6) or GetVariables (2.x) of the heartbeat interval between a test's steps, "
+            "once the station is accepted"),
     Freedom("ocpp.transaction_id", OCPP, "OCPP 2.0.1/2.1 TransactionType (transactionId: any string of at most "
             "36 characters); spec 002 StartTransaction.conf (transactionId: any integer)",
             "2.x transaction ids as UUIDs, counters or other text; 1.6 ids as any integer"),
@@ -425,6 +429,19 @@ class Variance:
     def pause(self) -> float:
         """Seconds until the next unsolicited message."""
         return self.rng.uniform(2.0, 90.0)
+
+    @_own_draws
+    def read_first(self) -> bool:
+        """Whether a CSMS reads a setting of the station before an action its operator asked for."""
+        return self.allows("ocpp.unsolicited_read") and self.draw(0.3)
+
+    @_own_draws
+    def read_after_boot(self) -> float | None:
+        """Whether a CSMS reads a setting of a station soon after accepting its boot (``ocpp.unsolicited_read``):
+        None, or the seconds it waits first (0: at once, behind its answer to the boot)."""
+        if not self.allows("ocpp.unsolicited_read") or not self.draw():
+            return None
+        return 0.0 if self.draw() else self.rng.uniform(0.05, 1.0)
 
     @_own_draws
     def refuses_action(self, action: str) -> bool:

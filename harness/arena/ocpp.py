@@ -20,6 +20,7 @@ import asyncio
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -254,17 +255,18 @@ class OcppArena(Arena, TlsVerbs):
 
     async def exchange(self, initiator: str, action: str, payload: dict[str, Any] | None = None, *,
                        trigger: Trigger | None = None, rule: Rule | None = None,
-                       timeout: float | None = None) -> Exchange:
+                       timeout: float | None = None, asked: Callable[[dict], bool] | None = None) -> Exchange:
         """One request/answer of ``action`` started by ``initiator`` (``"cs"`` or ``"csms"``): the harness
         sends ``payload`` itself, or the actuator performs ``trigger`` and the SUT's CALL is awaited
-        (its silence breaks ``rule``)."""
+        (its silence breaks ``rule``). ``asked``: the check the test makes of the SUT's request, so that a
+        CALL of the same action the SUT sends on its own meanwhile is passed over (see ``expect``'s ``prefer``)."""
         async def send() -> Exchange:
             if payload is None:
                 raise HarnessError(f"the harness sends {action}: give its payload")
             return await self.call_sut(action, payload)
 
         return await self.initiated(initiator, action, send=send, trigger=trigger, await_sut=lambda start: self.expect(
-            action, sender=initiator, after=start, rule=rule, timeout=timeout,
+            action, sender=initiator, after=start, rule=rule, timeout=timeout, prefer=asked,
             why=f"after the actuator action {trigger[0]}"))
 
     async def call_sut(self, action: str, payload: dict[str, Any], *, validate: bool | None = None) -> Exchange:
@@ -301,24 +303,33 @@ class OcppArena(Arena, TlsVerbs):
         await super().tidy()
 
     async def expect(self, action: str, *, sender: str, after: int, rule: Rule | None = None,
-                     timeout: float | None = None, where=None, why: str = "") -> Exchange | None:
+                     timeout: float | None = None, where=None, prefer=None, why: str = "") -> Exchange | None:
         """The answered ``action`` CALL that ``sender`` (``"cs"`` or ``"csms"``) sent from ``after`` on.
 
         The direction is read off the wire log: only a CALL the sender put on the link counts (a station
         under test that reboots is followed onto its new connection, see ``_watch``). When
         the SUT is the sender its silence breaks ``rule`` (None comes back only when that row is a
         SHOULD); when the harness is, its silence is a harness bug and no rule is needed.
+        ``prefer``: what the test will require of the request. A SUT may send CALLs of the same action on its own
+        (a CSMS reads a setting when it likes): the first whose request ``prefer`` accepts is the one, else, once the
+        wait is over, the first sent, for the test to judge.
         """
         from_sut = self.is_sut(sender)
         if from_sut and rule is None:
             raise HarnessError(f"expect({action!r}) from the SUT: name the rule its silence breaks")
         wait = timeout or self.timeouts.action
+        deadline = clock.now() + wait
         hung_up: list[tuple[str, str]] = []
 
         def matches(e: Exchange) -> bool:
             return e.action == action and e.incoming == from_sut and (where is None or where(e.request))
 
+        watched = self.link
         exchange = await self._watch(matches, wait, after, hung_up=hung_up)
+        if exchange is not None and prefer is not None and not prefer(exchange.request):
+            preferred = await self._watch(lambda e: matches(e) and prefer(e.request), max(0.0, deadline - clock.now()),
+                                          after if self.link is watched else 0)
+            exchange = preferred or exchange
         if exchange is None and not from_sut:
             exchange = await self._behind_our_calls(matches, after)
         if exchange is None:

@@ -69,7 +69,8 @@ class StationBase(Dispatcher, Actions):
         """Stand in with legal variance (``harness.variance``): on every connection from now on, and with
         a Heartbeat now and then once the CSMS accepted the station."""
         self.variance = variance
-        self.background.spawn(self._unsolicited_heartbeats())
+        if variance.allows("ocpp.unsolicited_heartbeat"):
+            self.background.spawn(self._unsolicited_heartbeats())
 
     async def _unsolicited_heartbeats(self) -> None:
         while True:

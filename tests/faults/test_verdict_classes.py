@@ -36,6 +36,7 @@ TX16, OFFLINE16 = "ocpp16/transactions/test_TX16.py", "ocpp16/transactions/test_
 RESET16, BOOT16 = "ocpp16/reset/test_RESET16.py", "ocpp16/boot/test_BOOT16.py"
 AUTH16, REMOTE16 = "ocpp16/authorization/test_AUTH16.py", "ocpp16/remote/test_REMOTE16.py"
 CONFIG16 = "ocpp16/configuration/test_CONFIG16.py"
+B06 = "ocpp2/provisioning/test_B06.py"
 CONN, RPC = "ocpp/transport/test_CONN.py", "ocpp/transport/test_RPC.py"
 SP2 = "ocpp/security/test_SP2.py"
 SERVER_CHECKED = "test_station_refuses_a_server_certificate_it_cannot_verify"
@@ -122,6 +123,11 @@ CHECKS = (
                 ("no idToken that must get status Blocked",)),
         Verdict(node(C01, "test_presented_token_gets_its_status", "csms", V201, "Expired"), "skipped",
                 ("no idToken that must get status Expired",))), profile="unregistered-without-tokens"),
+    # 5. ... nor is a CALL of the CSMS's own of the same action, sent before the one its operator asked for.
+    Check("5-a-read-of-its-own-before-the-one-asked-for-16", "verdict_variants:CentralSystemReadsBeforeItActs", (
+        Verdict(node(CONFIG16, "test_writable_key_is_changed", "csms", V16), "passed"),)),
+    Check("5-a-read-of-its-own-before-the-one-asked-for-2x", "verdict_variants:CsmsReadsBeforeItActs", (
+        Verdict(node(B06, "test_get_two_variables", "csms", V201), "passed"),)),
     Check("5-reboot-required-to-apply-a-value", "verdict_variants:ChargePointNeedsARebootForIntervals", (
         Verdict(node(CONFIG16, "test_writable_key_is_changed", "cs", V16), "skipped", ("RebootRequired",)),)),
     # 6. Severity from the version's text: 1.6 words ProtocolError for an incomplete payload.

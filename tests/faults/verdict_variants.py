@@ -109,6 +109,24 @@ class CsmsKeepsStationsPending(ReferenceCsms):
         return super().on_BootNotification(session, payload) | {"status": "Pending", "interval": 1}
 
 
+class ReadsBeforeItActs:
+    """A CSMS that reads the station's heartbeat interval (GetConfiguration, GetVariables) before every action its
+    operator asks for: a CALL of the same action as the one asked for may come first (``ocpp.unsolicited_read``)."""
+
+    async def perform(self, action: str, body: dict[str, Any]) -> None:
+        session = self.session(body.get("station"))
+        self.background.spawn(session.connection.call(*self.own_read))
+        await super().perform(action, body)
+
+
+class CentralSystemReadsBeforeItActs(ReadsBeforeItActs, ReferenceCsms16):
+    """1.6: GetConfiguration of HeartbeatInterval first."""
+
+
+class CsmsReadsBeforeItActs(ReadsBeforeItActs, ReferenceCsms):
+    """2.x: GetVariables of OCPPCommCtrlr.HeartbeatInterval first."""
+
+
 class ChargePointNeedsARebootForIntervals(ReferenceStation16):
     """MeterValueSampleInterval is changed but applied only after a reboot: RebootRequired (ConfigurationStatus)."""
 

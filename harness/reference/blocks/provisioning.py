@@ -36,6 +36,7 @@ registered, with its transactions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from harness.errors import HarnessError, PeerViolation
@@ -48,6 +49,7 @@ from harness.reference.model import Connector, EvseState
 from harness.rules import RuleTable, should
 from harness.ocpp.framing import Call
 from harness.transport.ws import CallErrorReply, CallFailed, Handshake, OcppConnection
+from harness.variance import Variance
 
 MAIN_CONTROLLER = 0
 REGISTRATION_STATUSES = ("Accepted", "Pending", "Rejected")
@@ -434,11 +436,50 @@ class RegistrationCsms(Block):
     registration_of: dict[str, str] = store(dict)   # a station's own answer (set_registration with "station")
     retry_interval = 1          # the interval of a Pending or Rejected answer: the wait before the next boot
 
+    accepted: set[str] = store(set)   # the stations whose last boot was answered Accepted
+    own_read: tuple[str, dict] = ("", {})   # a CALL that reads a setting of the station (its version's)
+
     def on_BootNotification(self, session: StationSession, payload: dict) -> dict:
         status = self.boot_status(session, self.registration_of.get(session.identity, self.registration))
         self.registration_answered(session, status)
+        (self.accepted.add if status == "Accepted" else self.accepted.discard)(session.identity)
+        variance = self.server.variance
+        soon = variance.read_after_boot() if status == "Accepted" and variance is not None else None
+        if soon is not None:
+            self.background.spawn(self._read(session.identity, variance, after=soon))
         interval = self.heartbeat_interval if status == "Accepted" else self.retry_interval
         return {"currentTime": now_iso(), "interval": interval, "status": status}
+
+    def vary(self, variance: Variance) -> None:
+        """Under variance, also a read of its own (``own_read``) now and then of each accepted station, and at
+        random one soon after its boot is accepted, as many CSMSs do."""
+        super().vary(variance)
+        if variance.allows("ocpp.unsolicited_read"):
+            self.background.spawn(self._unsolicited_reads(variance))
+
+    async def perform(self, action: str, body: dict[str, Any]) -> None:
+        """Under variance, at random a read of its own first, as a CSMS that looks before it changes something."""
+        variance = self.server.variance
+        if variance is not None and variance.read_first():
+            self.background.spawn(self._read(body.get("station") or self.profile.identity, variance))
+        await super().perform(action, body)
+
+    async def _unsolicited_reads(self, variance: Variance) -> None:
+        while True:
+            await asyncio.sleep(variance.pause())
+            for identity in list(self.accepted):
+                await self._read(identity, variance)
+
+    async def _read(self, identity: str, variance: Variance, *, after: float = 0) -> None:
+        """A CSMS may query an accepted station whenever it likes (variance row ``ocpp.unsolicited_read``); what
+        the station answers is no test's to judge here."""
+        await asyncio.sleep(after)
+        session = self.sessions.get(identity)
+        if identity not in self.accepted or session is None or session.connection is None or session.connection.closed:
+            return
+        variance.took("ocpp.unsolicited_read")
+        with contextlib.suppress(Exception):
+            await session.connection.call(*self.own_read)
 
     def registration_answered(self, session: StationSession, status: str) -> None:
         """The station's boot was answered ``status`` (a hook: 2.x keeps it to refuse what may not follow)."""
@@ -463,6 +504,9 @@ class ProvisioningCsms2x(RegistrationCsms):
     """B02.FR.09, B03.FR.07: a CALL from a station whose last boot was answered Pending (but a report it was asked
     for) or Rejected (but its next boot) is answered CALLERROR SecurityError."""
     versions = V2X
+
+    own_read = ("GetVariables", {"getVariableData": [{"component": {"name": "OCPPCommCtrlr"},
+                                                       "variable": {"name": "HeartbeatInterval"}}]})
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -489,3 +533,4 @@ class ProvisioningCsms2x(RegistrationCsms):
 class ProvisioningCsms16(RegistrationCsms):
     versions = V16
     resumes_sessions = True
+    own_read = ("GetConfiguration", {"key": ["HeartbeatInterval"]})

@@ -56,8 +56,12 @@ async def _get(ocpp, keys=None):
     """GetConfiguration from either side; the answer as {key: KeyValue} and the unknown keys, key names
     case-folded (CiString(50): a charge point may spell them in any case)."""
     body = {"keys": keys} if keys else {}
+
+    def keys_asked(request: dict) -> bool:
+        return SAME({"key": keys}, {"key": request.get("key") or None})
+
     exchange = await ocpp.exchange(CSMS, "GetConfiguration", {"key": keys} if keys else {},
-                                   trigger=("get_configuration", body), rule=CONFIG16.sent_as_asked)
+                                   trigger=("get_configuration", body), rule=CONFIG16.sent_as_asked, asked=keys_asked)
     if ocpp.is_sut(CSMS):
         check_equal(CONFIG16.sent_as_asked, "GetConfiguration.req key", {"key": keys},
                     {"key": exchange.request.get("key") or None}, same=SAME)
@@ -68,7 +72,8 @@ async def _get(ocpp, keys=None):
 async def _change(ocpp, key, value):
     exchange = await ocpp.exchange(CSMS, "ChangeConfiguration", {"key": key, "value": value},
                                    trigger=("change_configuration", {"key": key, "value": value}),
-                                   rule=CONFIG16.sent_as_asked)
+                                   rule=CONFIG16.sent_as_asked,
+                                   asked=lambda request: SAME({"key": key, "value": value}, request))
     if ocpp.is_sut(CSMS):
         check_equal(CONFIG16.sent_as_asked, "ChangeConfiguration.req", {"key": key, "value": value}, exchange.request,
                     same=SAME)
