@@ -296,10 +296,12 @@ class OcpiArena(Arena):
         """The SUT's requests the harness's server served from ``mark`` on."""
         return self.harness.served[mark:]
 
-    async def expect_no_request(self, method: str, module: str, *, after: int, rule: Rule,
+    async def expect_no_request(self, method: str, module: str, ids: tuple[str, ...] = (), *, after: int, rule: Rule,
                                 within: float | None = None) -> None:
-        """The SUT must NOT send ``method`` to the harness's ``module`` while we watch for ``within`` seconds."""
-        served = await self.harness.wait_served(_addressed(method, module, ()), within or self.timeouts.quiet,
+        """The SUT must NOT send ``method`` to the harness's ``module`` object ``ids`` (any object: none given) while
+        we watch for ``within`` seconds. A platform pushes what changes as it happens, other drivers' Sessions too:
+        a rule about one object names it."""
+        served = await self.harness.wait_served(_addressed(method, module, ids), within or self.timeouts.quiet,
                                                 start=after)
         if served is not None:
             self.unwanted(rule, f"a {module} {method}", f"{served.method} {served.exchange.url}")

@@ -136,4 +136,4 @@ async def no_update(arena: OcpiArena, session_id: str) -> None:
     """A local limit at the EVSE of a Session the eMSP never set a profile on: no PUT (a CPO under test)."""
     mark = arena.mark()
     await arena.act(CPO, "change_active_profile", session_id=session_id)
-    await arena.expect_no_request(PUT, CHARGINGPROFILES, after=mark, rule=Rules.no_update_unset)
+    await arena.expect_no_request(PUT, CHARGINGPROFILES, (session_id,), after=mark, rule=Rules.no_update_unset)

@@ -18,6 +18,8 @@ from catalog_ocpi import Answers403ForAnUnknownToken, ForgetsTheRequestId
 
 from harness.ocpp.errors import OCCURRENCE
 from harness.reference import ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16
+from harness.reference.ocpi import OcpiPeer
+from harness.reference.ocpi.sessions import SessionsSender
 from harness.reference.tokens import token_key
 
 
@@ -181,3 +183,18 @@ class ForgetsTheRequestIdOfCredentials(ForgetsTheRequestId):
     def _answer_headers(self, request, module):
         return super()._answer_headers(request, module) if module == "credentials" else \
             super(ForgetsTheRequestId, self)._answer_headers(request, module)
+
+
+class _BusySessions(SessionsSender):
+    async def act_update_session(self, session_id, kwh=None, status=None, authorization_reference=None):
+        other = (await self.act_start_session()).request_json()["id"]
+        await super().act_update_session(other, kwh=1.0)
+        return await super().act_update_session(session_id, kwh=kwh, status=status,
+                                                authorization_reference=authorization_reference)
+
+
+class BusyCpo(OcpiPeer):
+    """Whenever a Session of the test changes, another driver's Session starts and changes too (a platform pushes
+    what changes as it happens): a rule about one Session is judged on that Session's pushes alone."""
+
+    modules = OcpiPeer.modules.with_handler(_BusySessions)

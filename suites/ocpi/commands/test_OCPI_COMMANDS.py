@@ -19,7 +19,7 @@ from harness.ocpi.commands import (
     ACCEPTED, CANCEL_RESERVATION, COMMANDS, RESERVE_NOW, START_SESSION, STOP_SESSION, UNKNOWN_RESERVATION,
     UNKNOWN_SESSION, UNLOCK_CONNECTOR, CommandRules as Cmd)
 from harness.ocpi.envelope import StatusCode, outcome
-from harness.ocpi.tokens import TOKENS
+from harness.ocpi.tokens import AUTHORIZE, TOKENS
 from harness.roles import CPO, EMSP
 from harness.suite import OCPI, case, checks
 from harness.usecases import ocpi_commands as cmd
@@ -133,7 +133,8 @@ async def test_app_token_start_is_neither_checked_nor_authorized(ocpi):
     result = cmd.response(command)["result"]
     require(result != "REJECTED", Cmd.no_token_check, "a START_SESSION with a Token the CPO never got is "
             "REJECTED", expected="ACCEPTED (or NOT_SUPPORTED)", actual=result)
-    await ocpi.expect_no_request("POST", TOKENS, after=command.mark, rule=Cmd.no_realtime)
+    await ocpi.expect_no_request("POST", TOKENS, (command.sent["token"]["uid"], AUTHORIZE), after=command.mark,
+                                 rule=Cmd.no_realtime)
 
 
 @pytest.mark.sut_roles("cpo")

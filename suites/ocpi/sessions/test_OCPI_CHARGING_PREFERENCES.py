@@ -17,7 +17,7 @@ import pytest
 
 from harness.clock import utcnow
 from harness.ocpi.envelope import StatusCode, expect_success
-from harness.ocpi.sessions import PREFERENCES_RESPONSES, SESSIONS, SessionRules as Ses
+from harness.ocpi.sessions import CHARGING_PREFERENCES, PREFERENCES_RESPONSES, SESSIONS, SessionRules as Ses
 from harness.ocpi.timestamps import format_datetime
 from harness.arena.ocpi import check_answer
 from harness.roles import CPO, EMSP
@@ -80,7 +80,8 @@ async def test_no_preferences_without_the_capability(ocpi):
     if ocpi.is_sut(EMSP):
         mark = ocpi.mark()
         await ocpi.act(EMSP, "set_charging_preferences", session_id=session["id"], **preferences)
-        await ocpi.expect_no_request("PUT", SESSIONS, after=mark, rule=Ses.preferences_only_capable)
+        await ocpi.expect_no_request("PUT", SESSIONS, (session["id"], CHARGING_PREFERENCES), after=mark,
+                                     rule=Ses.preferences_only_capable)
     else:
         answer = await ses.set_preferences(ocpi, session["id"], preferences, rule=Ses.preferences_sent)
         check_answer(answer, Ses.preferences_not_capable, "preferences at an EVSE without the capability",

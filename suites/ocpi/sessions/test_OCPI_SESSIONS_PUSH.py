@@ -107,7 +107,7 @@ async def test_completed_is_final(ocpi):
     if ocpi.is_sut(CPO):
         mark = ocpi.mark()
         await ocpi.act(CPO, "update_session", session_id=sent["id"], kwh=99.0)
-        await ocpi.expect_no_request("PATCH", SESSIONS, after=mark, rule=Ses.final)
+        await ocpi.expect_no_request("PATCH", SESSIONS, (sent["id"],), after=mark, rule=Ses.final)
     else:
         change = {"status": ACTIVE, "last_updated": ses.seconds_later(stopped["last_updated"], 1)}
         await ocpi.exchange(CPO, "PATCH", SESSIONS, (sent["id"],), change, rule=Ses.completed_kept)

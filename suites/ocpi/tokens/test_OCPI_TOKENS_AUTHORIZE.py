@@ -212,5 +212,5 @@ async def test_always_token_is_let_in_without_asking(ocpi):
     await creds.registered(ocpi)
     token = await tok.issue(ocpi, type=RFID, whitelist=ALWAYS)
     mark = await _presented(ocpi, token)
-    await ocpi.expect_no_request("POST", TOKENS, after=mark, rule=Tok.always_local)
+    await ocpi.expect_no_request("POST", TOKENS, (token["uid"], AUTHORIZE), after=mark, rule=Tok.always_local)
 
