@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from harness import clock
 from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
 from harness.arena.base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.arena.ocpi_sides import SPENT_TOKENS_A, HarnessCpoSide, HarnessEmspSide
@@ -308,12 +309,22 @@ class OcpiArena(Arena):
 
     async def expect_request(self, method: str, module: str, *, after: int, rule: Rule,
                              where: Callable[[Served], bool] = lambda served: True, what: str = "",
-                             timeout: float | None = None) -> Served:
+                             timeout: float | None = None,
+                             prefer: Callable[[Served], bool] | None = None) -> Served:
         """The SUT's ``method`` request to the harness's ``module`` from ``after`` on, matching ``where``
-        (``what`` names it); its silence breaks ``rule``."""
+        (``what`` names it); its silence breaks ``rule``. ``prefer``: what the test will require of it. A platform
+        sends requests of its own meanwhile (another driver's): the first ``prefer`` accepts is the one, else, once
+        the wait is over, the first, for the test to judge."""
         addressed = _addressed(method, module, ())
-        return await self._expect_request(lambda served: addressed(served) and where(served), after=after, rule=rule,
-                                          what=what or f"a {module} {method}", timeout=timeout, why="")
+        wait = timeout or self.timeouts.action
+        deadline = clock.now() + wait
+        served = await self._expect_request(lambda s: addressed(s) and where(s), after=after, rule=rule,
+                                            what=what or f"a {module} {method}", timeout=wait, why="")
+        if prefer is not None and not prefer(served):
+            preferred = await self.harness.wait_served(lambda s: addressed(s) and where(s) and prefer(s),
+                                                       max(0.0, deadline - clock.now()), start=after)
+            served = preferred or served
+        return served
     async def expect_fetch(self, url: str, *, after: int, rule: Rule, why: str = "") -> Served:
         """The SUT's GET of ``url``, a URL the harness serves (a canned one too), from ``after`` on: the
         proof that a dialogue the test asked for began; its silence breaks ``rule``."""

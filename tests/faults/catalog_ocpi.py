@@ -632,12 +632,9 @@ class PushesAppTokensWithoutType(OcpiPeer):
 
 class _Unknown200(TokensSender):
     def _authorize(self, uid, kind, where):
-        try:
-            return super()._authorize(uid, kind, where)
-        except StatusError as error:
-            if error.status_code != StatusCode.UNKNOWN_TOKEN:
-                raise
+        if self.store.owned(uid, kind) is None:
             return Reply(200, build(status_code=StatusCode.UNKNOWN_TOKEN, status_message="unknown Token"))
+        return super()._authorize(uid, kind, where)
 
 
 class AnswersAnUnknownTokenWithHttp200(OcpiPeer):

@@ -44,6 +44,7 @@ OCPI_AUTH = "ocpi/transport/test_OCPI_AUTH.py"
 OCPI_CREDS, OCPI_PULL = "ocpi/credentials/test_OCPI_CREDENTIALS.py", "ocpi/locations/test_OCPI_LOCATIONS_PULL.py"
 OCPI_FORMAT = "ocpi/transport/test_OCPI_FORMAT.py"
 OCPI_SESSIONS_PUSH = "ocpi/sessions/test_OCPI_SESSIONS_PUSH.py"
+OCPI_TOKENS_AUTHORIZE = "ocpi/tokens/test_OCPI_TOKENS_AUTHORIZE.py"
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,10 @@ CHECKS = (
     Check("5-reboot-required-to-apply-a-value", "verdict_variants:ChargePointNeedsARebootForIntervals", (
         Verdict(node(CONFIG16, "test_writable_key_is_changed", "cs", V16), "skipped", ("RebootRequired",)),)),
     Check("5-another-session-changes-meanwhile", "verdict_variants:BusyCpo", (
-        Verdict(node(OCPI_SESSIONS_PUSH, "test_completed_is_final", "cpo", OCPI), "passed"),)),
+        Verdict(node(OCPI_SESSIONS_PUSH, "test_completed_is_final", "cpo", OCPI), "passed"),
+        Verdict(node(OCPI_TOKENS_AUTHORIZE, "test_token_needing_realtime_is_authorized_at_the_emsp", "cpo", OCPI,
+                     "valid", "NEVER"), "passed"),
+        Verdict(node(OCPI_TOKENS_AUTHORIZE, "test_always_token_is_let_in_without_asking", "cpo", OCPI), "passed"))),
     # 6. Severity from the version's text: 1.6 words ProtocolError for an incomplete payload.
     Check("6-protocol-error-names-a-missing-field-in-16", "verdict_variants:ChargePointSaysProtocolErrorForAMissingField", (
         Verdict(node(RPC, "test_malformed_call_is_refused_with_the_code_for_its_fault", "cs", V16, "missing"), "passed",

@@ -20,6 +20,7 @@ from harness.ocpp.errors import OCCURRENCE
 from harness.reference import ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16
 from harness.reference.ocpi import OcpiPeer
 from harness.reference.ocpi.sessions import SessionsSender
+from harness.reference.ocpi.tokens import TokensReceiver
 from harness.reference.tokens import token_key
 
 
@@ -193,8 +194,15 @@ class _BusySessions(SessionsSender):
                                                 authorization_reference=authorization_reference)
 
 
-class BusyCpo(OcpiPeer):
-    """Whenever a Session of the test changes, another driver's Session starts and changes too (a platform pushes
-    what changes as it happens): a rule about one Session is judged on that Session's pushes alone."""
+class _BusyTokens(TokensReceiver):
+    async def act_present_token(self, uid, type="RFID", location_id=None, evse_uid=None):
+        await super().act_present_token("OTHER-DRIVER-01", type, location_id, evse_uid)
+        return await super().act_present_token(uid, type, location_id, evse_uid)
 
-    modules = OcpiPeer.modules.with_handler(_BusySessions)
+
+class BusyCpo(OcpiPeer):
+    """Whenever a Session of the test changes, another driver's Session starts and changes too, and another driver
+    presents a Token it does not know before the test's Token (a platform sends what happens as it happens): a rule
+    about one object is judged on that object's requests alone."""
+
+    modules = OcpiPeer.modules.with_handler(_BusySessions).with_handler(_BusyTokens)

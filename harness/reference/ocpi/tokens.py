@@ -137,8 +137,9 @@ class TokensSender(ModuleHandler):
     # -------------------------------------------------------------- real-time authorization
     def _authorize(self, uid: str, kind: str, where: Any) -> Reply:
         token = self.store.owned(uid, kind)
-        if token is None:
-            raise unknown_token((uid,), kind, TokenRules.authorize_url)
+        if token is None:   # a CPO may ask about a Token it does not hold (another eMSP's): 2004, nobody's fault
+            return Reply(404, build(status_code=StatusCode.UNKNOWN_TOKEN, status_message=f"unknown Token {uid} of "
+                                    f"type {kind}"))
         if where is not None:
             where = checked("location_references", where)
         info: dict[str, Any] = {"allowed": self.allowed(token, where), "token": token}
