@@ -270,18 +270,20 @@ class OcpiArena(Arena):
 
     async def exchange(self, initiator: str, method: str, module: str, ids: tuple[str, ...] = (),
                        body: Any = None, *, trigger: Trigger | None = None, rule: Rule,
-                       timeout: float | None = None) -> HttpExchange:
+                       timeout: float | None = None, asked: Callable[[Served], bool] | None = None) -> HttpExchange:
         """One request of ``method`` to the ``module`` object ``ids``, started by ``initiator``
         (``"cpo"`` or ``"emsp"``). The harness's peer sends ``body`` to the SUT's endpoint when the
         harness initiates; otherwise the actuator performs ``trigger`` and the SUT's request is
         awaited on the harness's server, which must have served it with success (else the fault it
-        found in it fails ``rule``, as does the SUT's silence)."""
+        found in it fails ``rule``, as does the SUT's silence). ``asked``: what the test will require of the
+        SUT's request (see ``expect_request``'s ``prefer``)."""
         what = f"a {module} {method}" + (f" of {'/'.join(ids)}" if ids else "")
         since = self._faults()
 
         async def await_sut(start: int) -> HttpExchange:
             served = await self._expect_request(_addressed(method, module, ids), after=start, rule=rule, what=what,
-                                                timeout=timeout, why=f"after the actuator action {trigger[0]}")
+                                                timeout=timeout, why=f"after the actuator action {trigger[0]}",
+                                                prefer=asked)
             self._check_served(served, since=since, rule=rule, what=f"the SUT's {module} {method}")
             return served.exchange
 
@@ -316,15 +318,8 @@ class OcpiArena(Arena):
         sends requests of its own meanwhile (another driver's): the first ``prefer`` accepts is the one, else, once
         the wait is over, the first, for the test to judge."""
         addressed = _addressed(method, module, ())
-        wait = timeout or self.timeouts.action
-        deadline = clock.now() + wait
-        served = await self._expect_request(lambda s: addressed(s) and where(s), after=after, rule=rule,
-                                            what=what or f"a {module} {method}", timeout=wait, why="")
-        if prefer is not None and not prefer(served):
-            preferred = await self.harness.wait_served(lambda s: addressed(s) and where(s) and prefer(s),
-                                                       max(0.0, deadline - clock.now()), start=after)
-            served = preferred or served
-        return served
+        return await self._expect_request(lambda served: addressed(served) and where(served), after=after, rule=rule,
+                                          what=what or f"a {module} {method}", timeout=timeout, why="", prefer=prefer)
     async def expect_fetch(self, url: str, *, after: int, rule: Rule, why: str = "") -> Served:
         """The SUT's GET of ``url``, a URL the harness serves (a canned one too), from ``after`` on: the
         proof that a dialogue the test asked for began; its silence breaks ``rule``."""
@@ -333,12 +328,19 @@ class OcpiArena(Arena):
                                           after=after, rule=rule, what=f"a GET of {url}", timeout=None, why=why)
 
     async def _expect_request(self, where: Callable[[Served], bool], *, after: int, rule: Rule, what: str,
-                              timeout: float | None, why: str) -> Served | None:
-        """The SUT's request matching ``where`` from ``after`` on; its silence breaks ``rule``."""
+                              timeout: float | None, why: str,
+                              prefer: Callable[[Served], bool] | None = None) -> Served | None:
+        """The SUT's request matching ``where`` from ``after`` on (the first ``prefer`` accepts, when one comes
+        within the wait); its silence breaks ``rule``."""
         wait = timeout or self.timeouts.action
+        deadline = clock.now() + wait
         served = await self.harness.wait_served(where, wait, start=after)
         if served is None:
             self.silent(rule, what, wait, why)
+        elif prefer is not None and not prefer(served):
+            preferred = await self.harness.wait_served(lambda s: where(s) and prefer(s), max(0.0, deadline - clock.now()),
+                                                       start=after)
+            served = preferred or served
         return served
 
     def _faults(self) -> int:

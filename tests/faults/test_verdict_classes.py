@@ -45,6 +45,7 @@ OCPI_CREDS, OCPI_PULL = "ocpi/credentials/test_OCPI_CREDENTIALS.py", "ocpi/locat
 OCPI_FORMAT = "ocpi/transport/test_OCPI_FORMAT.py"
 OCPI_SESSIONS_PUSH = "ocpi/sessions/test_OCPI_SESSIONS_PUSH.py"
 OCPI_TOKENS_AUTHORIZE = "ocpi/tokens/test_OCPI_TOKENS_AUTHORIZE.py"
+OCPI_TOKENS_PUSH = "ocpi/tokens/test_OCPI_TOKENS_PUSH.py"
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,10 @@ CHECKS = (
         Verdict(node(OCPI_TOKENS_AUTHORIZE, "test_token_needing_realtime_is_authorized_at_the_emsp", "cpo", OCPI,
                      "valid", "NEVER"), "passed"),
         Verdict(node(OCPI_TOKENS_AUTHORIZE, "test_always_token_is_let_in_without_asking", "cpo", OCPI), "passed"))),
+    Check("5-another-driver-s-token-meanwhile", "verdict_variants:BusyEmsp", (
+        Verdict(node(OCPI_TOKENS_PUSH, "test_new_token_is_put_and_held", "emsp", OCPI, "in_process"), "passed"),
+        Verdict(node(OCPI_TOKENS_PUSH, "test_invalidated_token_is_patched_valid_false", "emsp", OCPI), "passed"),
+        Verdict(node(OCPI_TOKENS_PUSH, "test_whitelist_change_is_patched", "emsp", OCPI), "passed"))),
     # 6. Severity from the version's text: 1.6 words ProtocolError for an incomplete payload.
     Check("6-protocol-error-names-a-missing-field-in-16", "verdict_variants:ChargePointSaysProtocolErrorForAMissingField", (
         Verdict(node(RPC, "test_malformed_call_is_refused_with_the_code_for_its_fault", "cs", V16, "missing"), "passed",

@@ -20,7 +20,7 @@ from harness.ocpp.errors import OCCURRENCE
 from harness.reference import ReferenceCsms, ReferenceCsms16, ReferenceStation, ReferenceStation16
 from harness.reference.ocpi import OcpiPeer
 from harness.reference.ocpi.sessions import SessionsSender
-from harness.reference.ocpi.tokens import TokensReceiver
+from harness.reference.ocpi.tokens import TokensReceiver, TokensSender
 from harness.reference.tokens import token_key
 
 
@@ -206,3 +206,24 @@ class BusyCpo(OcpiPeer):
     about one object is judged on that object's requests alone."""
 
     modules = OcpiPeer.modules.with_handler(_BusySessions).with_handler(_BusyTokens)
+
+
+class _BusyTokenIssuer(TokensSender):
+    async def _another_driver(self) -> None:
+        other = (await super().act_push_token(type="APP_USER")).request_json()
+        await super().act_update_token(other["uid"], "APP_USER", valid=False)
+
+    async def act_push_token(self, uid=None, type="RFID", whitelist=None, valid=True):
+        await self._another_driver()
+        return await super().act_push_token(uid, type, whitelist, valid)
+
+    async def act_update_token(self, uid, type="RFID", valid=None, whitelist=None, language=None):
+        await self._another_driver()
+        return await super().act_update_token(uid, type, valid, whitelist, language)
+
+
+class BusyEmsp(OcpiPeer):
+    """Before every Token it is asked to push or change, another driver's app Token is pushed and changed (new
+    customers sign up as they like): the Token asked for is the one judged."""
+
+    modules = OcpiPeer.modules.with_handler(_BusyTokenIssuer)
