@@ -24,7 +24,7 @@ from harness import clock
 from harness.actuators import ActionUnsupported, Actuator, InProcessActuator
 from harness.arena.base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.arena.ocpi_sides import SPENT_TOKENS_A, HarnessCpoSide, HarnessEmspSide
-from harness.cistring import id_key
+from harness.cistring import id_key, same_id
 from harness.errors import HarnessError, NotApplicable
 from harness.ocpi.envelope import Outcome, StatusError, expect_success, is_success, meaning, outcome
 from harness.ocpi.versions import CREDENTIALS, VersionDetails, negotiate, read_details, read_versions
@@ -76,6 +76,20 @@ def _addressed(method: str, module: str, ids: tuple[str, ...]) -> Callable[[Serv
         return served.module == module and served.method == method and parts[len(parts) - len(wanted):] == wanted
 
     return match
+
+
+def carrying(fields: dict[str, Any]) -> Callable[[Served], bool]:
+    """A request whose JSON object holds each of ``fields`` that is not None (texts compared ignoring case): the
+    one a test asked the SUT for, told from those a busy platform sends of its own meanwhile (``exchange``'s
+    ``asked``). Only a preference: the test judges the request it gets."""
+    wanted = {name: value for name, value in fields.items() if value is not None}
+
+    def carries(served: Served) -> bool:
+        body = served.exchange.request_json()
+        return isinstance(body, dict) and all(
+            same_id(body.get(name), value) if isinstance(value, str) else body.get(name) == value
+            for name, value in wanted.items())
+    return carries
 
 
 @dataclass

@@ -25,7 +25,7 @@ from harness.ocpi.locations import LOCATIONS
 from harness.ocpi.envelope import expect_success
 from harness.ocpi.sessions import COMPLETED
 from harness.ocpi.timestamps import parse_datetime
-from harness.arena.ocpi import OcpiArena, check_answer
+from harness.arena.ocpi import OcpiArena, carrying, check_answer
 from harness.roles import CPO, EMSP
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
@@ -85,9 +85,11 @@ def _excerpt(cdr: dict[str, Any]) -> dict[str, Any]:
                                              "total_time", "total_cost", "currency", "auth_method")}
 
 
-async def _cpo_posts(arena: OcpiArena, action: str, rule: Rule, **body: Any) -> HttpExchange:
+async def _cpo_posts(arena: OcpiArena, action: str, rule: Rule, carries: dict[str, Any], **body: Any) -> HttpExchange:
+    """The CDR POST ``action`` makes (a CPO under test's: the one that ``carries`` what was asked, not another
+    driver's)."""
     if arena.is_sut(CPO):
-        push = await arena.exchange(CPO, "POST", CDRS, (), trigger=(action, body), rule=rule)
+        push = await arena.exchange(CPO, "POST", CDRS, (), trigger=(action, body), rule=rule, asked=carrying(carries))
         mine = urlsplit(arena.harness_peer.module_url(CDRS)).path.rstrip("/")
         require(urlsplit(push.url).path.rstrip("/") == mine, CdrRules.post_url, "the CDR was POSTed below the "
                 "cdrs endpoint", expected=mine, actual=urlsplit(push.url).path)
@@ -101,19 +103,20 @@ async def post(arena: OcpiArena, session: dict[str, Any], *, rule: Rule = CdrRul
     with success and a Location."""
     if arena.is_sut(CPO):
         ended = ses.held_by_harness(arena, session["id"]).get("status")
-        push = await _cpo_posts(arena, "send_cdr", rule, session_id=session["id"])
+        push = await _cpo_posts(arena, "send_cdr", rule, {"session_id": session["id"]}, session_id=session["id"])
         cdr = _body(push, rule)
         require(ended == COMPLETED, CdrRules.after_session, "the CDR was posted before its Session ended",
                 expected=COMPLETED, actual=ended)
         judge(cdr, session)
         return Posted(cdr, None, push)
-    push = await _cpo_posts(arena, "send_cdr", rule, session_id=session["id"])
+    push = await _cpo_posts(arena, "send_cdr", rule, {"session_id": session["id"]}, session_id=session["id"])
     return Posted(_body(push, rule), location_of(push), push)
 
 
 async def credit(arena: OcpiArena, original: Posted, *, rule: Rule = CdrRules.credit_reference) -> Posted:
     """The CPO credits the CDR ``original``: the Credit CDR it POSTed, judged from a CPO under test."""
-    push = await _cpo_posts(arena, "credit_cdr", rule, cdr_id=original.cdr["id"])
+    push = await _cpo_posts(arena, "credit_cdr", rule, {"credit_reference_id": original.cdr["id"]},
+                            cdr_id=original.cdr["id"])
     cdr = _body(push, rule)
     if arena.is_sut(CPO):
         judge(cdr)

@@ -21,9 +21,10 @@ from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
 from harness.ocpi.locations import LOCATIONS
 from harness.ocpi.sessions import (
-    CHARGING_PREFERENCES, PREFERENCES_CAPABLE, SESSIONS, SessionRules, repeated_periods, unchanged_fields)
+    ACTIVE, CHARGING_PREFERENCES, PREFERENCES_CAPABLE, RESERVATION, SESSIONS, SessionRules, repeated_periods,
+    unchanged_fields)
 from harness.ocpi.timestamps import format_datetime, parse_datetime
-from harness.arena.ocpi import OcpiArena, check_answer
+from harness.arena.ocpi import OcpiArena, carrying, check_answer
 from harness.roles import CPO, EMSP
 from harness.rules import Rule
 from harness.transport.http import HttpExchange
@@ -42,12 +43,13 @@ def _pushed(push: HttpExchange | None, rule: Rule, what: str) -> dict[str, Any]:
 
 
 async def _cpo_does(arena: OcpiArena, action: str, method: str, ids: tuple[str, ...], *, rule: Rule,
-                    accepted: Rule, **body: Any) -> HttpExchange | None:
+                    accepted: Rule, carries: dict[str, Any] | None = None, **body: Any) -> HttpExchange | None:
     """The CPO performs ``action``: a CPO under test through its actuator (its ``method`` request
-    awaited), the harness's own CPO directly (the request it sent, which the eMSP under test must
-    have accepted: ``accepted``)."""
+    awaited: the one that ``carries`` what was asked, when given, not another driver's), the harness's own CPO
+    directly (the request it sent, which the eMSP under test must have accepted: ``accepted``)."""
     if arena.is_sut(CPO):
-        return await arena.exchange(CPO, method, SESSIONS, ids, trigger=(action, body), rule=rule)
+        return await arena.exchange(CPO, method, SESSIONS, ids, trigger=(action, body), rule=rule,
+                                    asked=None if carries is None else carrying(carries))
     push = await arena.act(CPO, action, **body)
     if push is not None:
         check_answer(push, accepted, f"the Session {method} ({action})", success=True)
@@ -63,7 +65,7 @@ async def start(arena: OcpiArena, *, rule: Rule = SessionRules.pushed, **body: A
     """The CPO starts a Session (``body``: status, authorization_reference, location_id, ...) and
     PUTs it: the Session it pushed."""
     session = _pushed(await _cpo_does(arena, "start_session", "PUT", (), rule=rule, accepted=SessionRules.put_stored,
-                                      **body), rule, "PUT")
+                                      carries={"status": ACTIVE, **body}, **body), rule, "PUT")
     _stop_at_end(arena, session["id"])
     return session
 
@@ -71,7 +73,8 @@ async def start(arena: OcpiArena, *, rule: Rule = SessionRules.pushed, **body: A
 async def reserve(arena: OcpiArena, *, rule: Rule = SessionRules.reservation, accepted: Rule = SessionRules.put_stored,
                   **body: Any) -> dict[str, Any]:
     """A driver reserves (``body``: location_id, evse_uid): the RESERVATION Session the CPO PUT."""
-    session = _pushed(await _cpo_does(arena, "reserve", "PUT", (), rule=rule, accepted=accepted, **body), rule, "PUT")
+    session = _pushed(await _cpo_does(arena, "reserve", "PUT", (), rule=rule, accepted=accepted,
+                                      carries={"status": RESERVATION, **body}, **body), rule, "PUT")
     _stop_at_end(arena, session["id"])
     return session
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -22,10 +21,10 @@ from harness.errors import NotApplicable
 from harness.ocpi import schemas
 from harness.ocpi.envelope import expect_success
 from harness.ocpi.tokens import AUTHORIZE, RFID, TOKENS, TokenRules, push_problems, unchanged_fields
-from harness.arena.ocpi import OcpiArena, check_answer
+from harness.arena.ocpi import OcpiArena, carrying, check_answer
 from harness.roles import CPO, EMSP
 from harness.rules import Rule
-from harness.transport.http import HttpExchange, Served
+from harness.transport.http import HttpExchange
 from harness.usecases import ocpi_credentials
 from harness.usecases import ocpi_locations as loc
 from harness.verdict import require, violated
@@ -54,20 +53,10 @@ async def _emsp_does(arena: OcpiArena, action: str, method: str, *, rule: Rule, 
     if arena.is_sut(EMSP):   # a busy eMSP pushes other drivers' Tokens meanwhile: the one asked for is taken
         uid = body.get("uid")
         return await arena.exchange(EMSP, method, TOKENS, (uid,) if method == "PATCH" else (), trigger=(action, body),
-                                    rule=rule, asked=None if method == "PATCH" else _as_asked(body))
+                                    rule=rule, asked=None if method == "PATCH" else carrying({"type": RFID, **body}))
     push = await arena.act(EMSP, action, **body)
     check_answer(push, accepted, f"the Token {method} ({action})", success=True)
     return push
-
-
-def _as_asked(body: dict[str, Any]) -> Callable[[Served], bool]:
-    """A Token PUT that carries what the eMSP was asked to issue (``push_token``'s uid, type, whitelist, valid)."""
-    def carries(served: Served) -> bool:
-        token = served.exchange.request_json()
-        return isinstance(token, dict) and all(
-            same_id(token.get(name), value) if name == "uid" else token.get(name) == value
-            for name, value in {"type": RFID, **body}.items() if value is not None)
-    return carries
 
 
 def _check_type_parameter(push: HttpExchange, token: dict[str, Any]) -> None:

@@ -135,6 +135,9 @@ CHECKS = (
         Verdict(node(CONFIG16, "test_writable_key_is_changed", "cs", V16), "skipped", ("RebootRequired",)),)),
     Check("5-another-session-changes-meanwhile", "verdict_variants:BusyCpo", (
         Verdict(node(OCPI_SESSIONS_PUSH, "test_completed_is_final", "cpo", OCPI), "passed"),
+        Verdict(node(OCPI_SESSIONS_PUSH, "test_new_session_is_put_and_held", "cpo", OCPI, "in_process"), "passed"),
+        Verdict(node(OCPI_SESSIONS_PUSH, "test_pending_becomes_active_at_the_moment_of_activation", "cpo", OCPI),
+                "passed"),
         Verdict(node(OCPI_TOKENS_AUTHORIZE, "test_token_needing_realtime_is_authorized_at_the_emsp", "cpo", OCPI,
                      "valid", "NEVER"), "passed"),
         Verdict(node(OCPI_TOKENS_AUTHORIZE, "test_always_token_is_let_in_without_asking", "cpo", OCPI), "passed"))),

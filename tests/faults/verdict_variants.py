@@ -187,6 +187,10 @@ class ForgetsTheRequestIdOfCredentials(ForgetsTheRequestId):
 
 
 class _BusySessions(SessionsSender):
+    async def act_start_session(self, *args, **kwargs):
+        await self.act_reserve()   # another driver reserves first
+        return await super().act_start_session(*args, **kwargs)
+
     async def act_update_session(self, session_id, kwh=None, status=None, authorization_reference=None):
         other = (await self.act_start_session()).request_json()["id"]
         await super().act_update_session(other, kwh=1.0)
