@@ -13,8 +13,8 @@ bench/reverse_order.py); the second and third runs' verdicts must be the first's
 CSMS changed, or depends on what another left, shows as a difference). Exit 1 on any difference.
 
 Each run gets a reference CSMS of its own (``python -m harness.reference.csms``, the profile
-``builtin:standalone``, which lists four identities), started fresh because a CSMS under test keeps what a run
-left (a rotated AuthorizationKey). ``--workers 0`` is the serial run, the one the others are compared with.
+``builtin:standalone``, which lists four identities), so that the figures are each run's from a CSMS's start
+(``--again`` plays three runs against one). ``--workers 0`` is the serial run, the one the others are compared with.
 Exit 1 when a parallel run's verdicts differ from the serial run's (each difference printed).
 
 The runs write byte code, as a lab machine's do (Python's default), in a cache of the bench's own (``PYCACHE``,
