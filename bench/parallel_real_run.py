@@ -5,10 +5,16 @@ parallel", bench/PARALLEL.md).
     python bench/parallel_real_run.py --version ocpp1.6 --workers 0,2,4
     python bench/parallel_real_run.py --version ocpp2.0.1 --workers 4,2 --history <serial>/conformance.json
     python bench/parallel_real_run.py --compare serial/conformance.json parallel/conformance.json
+    python bench/parallel_real_run.py --version ocpp1.6 --again --workers 4
+
+``--again``: one reference CSMS for three runs, not restarted between them: the suite at ``--workers`` (the first
+worker count), the same again, then once more serially in the reverse order (``-p reverse_order``,
+bench/reverse_order.py); the second and third runs' verdicts must be the first's, test by test (a test that left the
+CSMS changed, or depends on what another left, shows as a difference). Exit 1 on any difference.
 
 Each run gets a reference CSMS of its own (``python -m harness.reference.csms``, the profile
-``builtin:standalone``, which lists four identities), started fresh because a CSMS under test keeps what a run
-left (a rotated AuthorizationKey). ``--workers 0`` is the serial run, the one the others are compared with.
+``builtin:standalone``, which lists four identities), so that the figures are each run's from a CSMS's start
+(``--again`` plays three runs against one). ``--workers 0`` is the serial run, the one the others are compared with.
 Exit 1 when a parallel run's verdicts differ from the serial run's (each difference printed).
 
 The runs write byte code, as a lab machine's do (Python's default), in a cache of the bench's own (``PYCACHE``,
@@ -46,9 +52,10 @@ def verdicts(path: Path) -> dict[str, str]:
     return {r["nodeid"]: r["verdict"] for r in json.loads(path.read_text())["results"]}
 
 
-def differences(serial: dict[str, str], parallel: dict[str, str]) -> list[str]:
-    """Each test whose verdict differs between two runs, or that only one of them played."""
-    return [f"{nodeid}: {serial.get(nodeid, 'not run')} serially, {parallel.get(nodeid, 'not run')} in parallel"
+def differences(serial: dict[str, str], parallel: dict[str, str],
+                names: tuple[str, str] = ("serially", "in parallel")) -> list[str]:
+    """Each test whose verdict differs between two runs, or that only one of them played (``names``: the runs')."""
+    return [f"{nodeid}: {serial.get(nodeid, 'not run')} {names[0]}, {parallel.get(nodeid, 'not run')} {names[1]}"
             for nodeid in sorted(serial.keys() | parallel.keys()) if serial.get(nodeid) != parallel.get(nodeid)]
 
 
@@ -112,13 +119,48 @@ def warm(suites: str, env: dict[str, str]) -> None:
                    check=True)
 
 
-def pytest_command(version: str, workers: int, suites: str, reports: Path, urls: dict[str, str]) -> list[str]:
-    """The run against the CSMS at ``urls``: its reports in ``reports``, its temporary files beside them."""
+def pytest_command(version: str, workers: int, suites: str, reports: Path, urls: dict[str, str],
+                   reverse: bool = False) -> list[str]:
+    """The run against the CSMS at ``urls``: its reports in ``reports``, its temporary files beside them;
+    ``reverse``: the tests in the reverse order (bench/reverse_order.py, which must be importable)."""
     command = [sys.executable, "-m", "pytest", *suites.split(), "-q", "-p", "no:cacheprovider", "--sut", "csms",
                "--sut-url", urls["OCPP URL"], "--protocol", version, "--sut-profile", PROFILE,
                "--actuator", "http", "--actuator-url", urls["actuator URL"], "--reports-dir", str(reports),
                "--basetemp", str(reports.with_name(f"{reports.name}-tmp"))]
-    return command + (["-n", str(workers)] if workers else [])
+    return command + (["-n", str(workers)] if workers else []) + (["-p", "reverse_order"] if reverse else [])
+
+
+def again(version: str, workers: int, suites: str, out: Path, bytecode: str = "written") -> list[list[str]]:
+    """Three runs against ONE reference CSMS, not restarted: at ``workers``, again, then serially reversed. The
+    differences of the second and of the third from the first (bench/PARALLEL.md "Running twice")."""
+    env = environment(bytecode)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "bench"), env.get("PYTHONPATH")]))
+    runs = [("first", workers, False), ("again", workers, False), ("reversed", 0, True)]
+    out.mkdir(parents=True, exist_ok=True)
+    csms, urls = start_csms(version, env)
+    found: list[list[str]] = []
+    try:
+        for name, count, reverse in runs:
+            reports = out / f"{version}-{name}"
+            shutil.rmtree(reports, ignore_errors=True)
+            started = time.monotonic()
+            completed = subprocess.run(pytest_command(version, count, suites, reports, urls, reverse), cwd=REPO,
+                                       env=env, capture_output=True, text=True, timeout=3600)
+            if not (reports / "conformance.json").exists():
+                raise SystemExit(f"the {name} run wrote no report (exit {completed.returncode}):\n"
+                                 f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+            report = json.loads((reports / "conformance.json").read_text())
+            line = f"{name} (-n {count}): {time.monotonic() - started:.1f} s, exit {completed.returncode}, {report['counts']}"
+            if name != "first":
+                found.append(differences(verdicts(out / f"{version}-first" / "conformance.json"),
+                                         verdicts(reports / "conformance.json"), ("first", name)))
+                line += (f", {len(found[-1])} verdicts differ from the first run's:\n  " + "\n  ".join(found[-1])
+                         if found[-1] else ", same verdicts as the first run")
+            print(line, flush=True)
+    finally:
+        csms.send_signal(signal.SIGTERM)
+        csms.wait(timeout=30)
+    return found
 
 
 def play(version: str, workers: int, suites: str, reports: Path, history: Path | None = None,
@@ -166,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
                              "setting (PYTHONDONTWRITEBYTECODE=1 here: every pytest process compiles every module)")
     parser.add_argument("--timeline", action="store_true",
                         help="each run's pytest processes write a timeline (bench/timeline.py) beside its reports")
+    parser.add_argument("--again", action="store_true",
+                        help="one CSMS for three runs: at the first --workers count, again, then serially reversed; "
+                             "exit 1 when a later run's verdicts differ from the first's")
     parser.add_argument("--compare", nargs=2, metavar=("SERIAL", "PARALLEL"),
                         help="only compare two conformance.json files")
     args = parser.parse_args(argv)
@@ -178,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     suites = args.suites or SUITES[args.version]
     if args.bytecode == "written":
         warm(suites, environment(args.bytecode))
+    if args.again:
+        return 1 if any(again(args.version, int(args.workers.split(",")[0]), suites, out, args.bytecode)) else 0
     for workers in (int(w) for w in args.workers.split(",")):
         run = play(args.version, workers, suites, out / f"{args.version}-n{workers}", args.history, args.bytecode,
                    args.timeline)

@@ -104,9 +104,14 @@ class HarnessStationSide:
             if not self._station.password:
                 return (f"the CSMS asks station {identity} for a password (HTTP {handshake.status}) and the "
                         f"profile gives none; add [station] {key} to the profile")
-            rotated = " (the key a rotation earlier in this run set)" if identity in arena.profile.rotated_key else ""
-            return (f"the CSMS refused the password from [station] {identity}{rotated} (HTTP {handshake.status}); "
-                    f"check [station] {key} in the profile")
+            if identity in arena.profile.rotated_key or identity in arena.profile.rotated_password:
+                return (f"the CSMS refused the password from [station] {identity} (the one a rotation earlier in "
+                        f"this run set, HTTP {handshake.status})")
+            undo = "set_authorization_key" if key == "authorization_key" else "set_basic_auth_password"
+            return (f"the CSMS refused the password from [station] {identity} (HTTP {handshake.status}); check "
+                    f"[station] {key} in the profile. A run before this one may have rotated it (SECURITY16, A01) "
+                    f"without putting it back, which takes the actuator action {undo} (docs/actuators.md): give "
+                    f"the station that {key} again at the CSMS")
         if handshake.status == 404:
             return (f"the CSMS does not know station {identity} at {url} (HTTP 404); check [station] identity in "
                     f"the profile, that the CSMS has this station registered, and the path of --sut-url")

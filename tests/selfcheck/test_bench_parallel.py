@@ -71,3 +71,21 @@ def test_a_worker_of_a_1_6_run_against_a_csms_imports_neither_faker_nor_jinja2(p
         f"--rootdir={repo}", "--confcutdir", str(pytester.path), "-p", "conftest", "--sut", "csms", "--sut-url",
         "ws://127.0.0.1:9/ocpp", "--protocol", "ocpp1.6", "--sut-profile", "builtin:standalone")
     assert "LOADED []" in result.stdout.str(), result.stdout.str()[-3000:] + result.stderr.str()[-2000:]
+
+
+def test_the_reversed_run_plays_the_collected_tests_last_first(pytester, monkeypatch):
+    """bench/reverse_order.py (``--again``'s third run): the order after every other plugin's, reversed."""
+    pytester.makepyfile("ORDER = []\n\ndef test_a():\n    assert ORDER == ['c', 'b']\n\n"
+                        "def test_b():\n    ORDER.append('b')\n\ndef test_c():\n    ORDER.append('c')\n")
+    monkeypatch.setenv("PYTHONPATH", str(BENCH))
+    pytester.runpytest_subprocess("-p", "reverse_order", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2, failed=1)   # as collected
+    urls = {"OCPP URL": "ws://127.0.0.1:9/ocpp", "actuator URL": "http://127.0.0.1:9/actuator"}
+    command = parallel_real_run.pytest_command("ocpp1.6", 0, "suites/ocpp16", pytester.path / "r", urls, reverse=True)
+    assert command[-2:] == ["-p", "reverse_order"] and "-n" not in command
+
+
+def test_differences_name_the_runs():
+    assert parallel_real_run.differences({"t": "passed"}, {"t": "broken"}, ("first", "again")) == \
+        ["t: passed first, broken again"]
+    assert parallel_real_run.differences({"t": "passed"}, {}) == ["t: passed serially, not run in parallel"]

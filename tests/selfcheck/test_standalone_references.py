@@ -86,3 +86,25 @@ def test_security_profile_3_passes_against_the_standalone_reference(role, versio
     verdicts = {r["nodeid"]: r["verdict"] for r in results}
     passed = [nodeid for nodeid, verdict in verdicts.items() if verdict == "passed"]
     assert len(passed) == (11 if role == "csms" else 2) and set(verdicts.values()) <= {"passed", "skipped"}, verdicts
+
+
+# (version, the test that rotates the station's Basic-auth password at the CSMS)
+ROTATIONS = [("ocpp1.6", "suites/ocpp16/security/test_SECURITY16.py::"
+                         "test_central_system_rotates_the_authorization_key[csms-ocpp1.6]"),
+             ("ocpp2.0.1", "suites/ocpp2/security/test_A01.py::test_password_updated[csms-ocpp2.0.1]")]
+
+
+@pytest.mark.parametrize("version, test", ROTATIONS, ids=[v for v, _ in ROTATIONS])
+def test_a_second_run_finds_the_password_the_first_found(version, test, standalone, tmp_path):
+    """Leave the SUT as you found it: a test that rotates the station's password at a CSMS run on its own puts it
+    back when it ends (the actuator's set_authorization_key, set_basic_auth_password), so a second run against the
+    same process connects with the profile's password and passes again, where it was refused at its first
+    connection (bench/PARALLEL.md "Running twice")."""
+    with standalone("harness.reference.csms", "--version", version) as urls:
+        for run in ("first", "second"):
+            play(tmp_path / run, [str(REPO / test), "--sut", "csms", "--sut-url", urls["OCPP URL"], "--protocol",
+                                  version, "--sut-profile", "builtin:standalone", "--actuator", "http",
+                                  "--actuator-url", urls["actuator URL"], "--reports-dir", str(tmp_path / run)],
+                 timeout=120)
+            results = json.loads((tmp_path / run / "conformance.json").read_text())["results"]
+            assert [(r["nodeid"], r["verdict"]) for r in results] == [(test, "passed")], run

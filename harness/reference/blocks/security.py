@@ -23,7 +23,7 @@ from harness.transport.tls import TlsEnd
 from harness.reference.base import StationSession
 from harness.wire import REDACTOR
 from harness.reference.common import V2X, V16, Block
-from harness.ocpp.v16 import AUTHORIZATION_KEY
+from harness.ocpp.v16 import AUTHORIZATION_KEY, register_key
 from harness.reference.v16.config import new_authorization_key
 from harness.transport.ws import CallFailed, Handshake
 
@@ -94,6 +94,15 @@ class SecurityCsms16(Block):
             self.rotate_on_boot = True
         else:
             self.rotate_for.add(station)
+
+    async def act_set_authorization_key(self, station: str, key: str) -> None:
+        """The operator sets ``station``'s AuthorizationKey (``key``, hex) in the central system, as when it was
+        provisioned: from now on that key opens its connections (a rotation's undoing: SECURITY16)."""
+        value = bytes.fromhex(key)
+        register_key(value)
+        self.keys[station] = value
+        if station in self.profile.known_identities():
+            self.profile.rotated_key[station] = value
 
 
 PASSWORD_LENGTH = (16, 64)   # facts ocpp-j.md: 16-40 characters, up to the configured maximum (40-64) by errata
@@ -254,3 +263,9 @@ class SecurityCsms2x(Block):
         if answer["setVariableResult"][0]["attributeStatus"] == "Accepted" \
                 and session.identity in self.profile.known_identities():
             self.profile.rotated_password[session.identity] = password
+
+    async def act_set_basic_auth_password(self, station: str, password: str) -> None:
+        """The operator sets ``station``'s BasicAuthPassword in the CSMS, as when it was provisioned: from now on
+        that password opens its connections (a rotation's undoing: A01)."""
+        REDACTOR.register(password, identity=station)
+        self.profile.rotated_password[station] = password

@@ -72,6 +72,14 @@ def _harness_answered(boot, status: str) -> None:
                            f"not {status!r}, in the key rotation")
 
 
+async def _key_back(arena, profile, key: bytes) -> None:
+    """The test leaves the central system as it found it: the operator sets the station's key before the rotation
+    (the actuator's set_authorization_key), and the harness's station uses it again."""
+    register_key(key)
+    await arena.act(CSMS, "set_authorization_key", station=profile.identity, key=key.hex())
+    profile.rotated_key[profile.identity] = key
+
+
 def _with_a_key(given):
     if not given.profile.authorization_key:
         raise NotApplicable("the profile sets no [station] authorization_key (1.6 Basic auth)")
@@ -87,6 +95,7 @@ async def test_central_system_rotates_the_authorization_key(ocpp_unlinked, profi
     arena, old = ocpp_unlinked, profile.authorization_key
     arena.configure(reconnects=False)
     await arena.act(CSMS, "rotate_authorization_key")
+    arena.undo("give the station its AuthorizationKey back", lambda: _key_back(arena, profile, old))
     handshake = await harness_station.open_connection(boot=False)
     require(handshake.connection is not None, SECURITY16.current_key_admitted,
             "the central system refused the current key", expected="an upgraded connection",

@@ -61,6 +61,14 @@ def _new_password(change) -> str:
     return items[0]["attributeValue"]
 
 
+async def _password_back(ocpp, profile, password: str) -> None:
+    """The test leaves the CSMS under test as it found it: the operator sets the station's password before the
+    rotation (the actuator's set_basic_auth_password), and the harness's station uses it again."""
+    REDACTOR.register(password, identity=profile.identity)
+    await ocpp.act(CSMS, "set_basic_auth_password", station=profile.identity, password=password)
+    profile.rotated_password[profile.identity] = password
+
+
 @checks(A01.request, A01.password_length, A01.accepted, A01.reconnects, A01.new_admitted, A01.old_refused,
         csms=TC("TC_A_09_CSMS", "ocpp2.0.1"))
 @needs(_with_a_password)
@@ -69,6 +77,8 @@ async def test_password_updated(ocpp, profile):
     admits; the old one it refuses."""
     old, before, mark = profile.password, ocpp.connections(), ocpp.mark()
     await ocpp.act(CSMS, "rotate_basic_auth_password")
+    if ocpp.is_sut(CSMS):
+        ocpp.undo("give the station its BasicAuthPassword back", lambda: _password_back(ocpp, profile, old))
     change = await ocpp.expect("SetVariables", sender=CSMS, after=mark, rule=A01.request)
     password = _new_password(change)
     REDACTOR.register(password, identity=profile.identity)
