@@ -46,9 +46,10 @@ def verdicts(path: Path) -> dict[str, str]:
     return {r["nodeid"]: r["verdict"] for r in json.loads(path.read_text())["results"]}
 
 
-def differences(serial: dict[str, str], parallel: dict[str, str]) -> list[str]:
-    """Each test whose verdict differs between two runs, or that only one of them played."""
-    return [f"{nodeid}: {serial.get(nodeid, 'not run')} serially, {parallel.get(nodeid, 'not run')} in parallel"
+def differences(serial: dict[str, str], parallel: dict[str, str],
+                names: tuple[str, str] = ("serially", "in parallel")) -> list[str]:
+    """Each test whose verdict differs between two runs, or that only one of them played (``names``: the runs')."""
+    return [f"{nodeid}: {serial.get(nodeid, 'not run')} {names[0]}, {parallel.get(nodeid, 'not run')} {names[1]}"
             for nodeid in sorted(serial.keys() | parallel.keys()) if serial.get(nodeid) != parallel.get(nodeid)]
 
 

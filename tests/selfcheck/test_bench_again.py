@@ -1,0 +1,42 @@
+"""bench/again_real_run.py: a role's runs against ONE standalone reference process, the last one in reverse order,
+give the first run's verdicts ("Leave the SUT as you found it", bench/PARALLEL.md "Running twice against one SUT")."""
+
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import again_real_run  # noqa: E402
+
+AUTH16_ACCEPTED = "suites/ocpp16/authorization/test_AUTH16.py::test_presented_tag_gets_its_status[cs-ocpp1.6-Accepted]"
+
+
+def test_a_reversed_run_loads_the_plugin_that_reverses_the_order(tmp_path):
+    urls = {"actuator URL": "http://127.0.0.1:9/actuator"}
+    forward, backward = (again_real_run.pytest_command("cs", "ocpp1.6", "suites/ocpp16", tmp_path / "r", urls,
+                                                       "127.0.0.1:9", reverse) for reverse in (False, True))
+    assert "reverse_order" not in forward and backward[-2:] == ["-p", "reverse_order"]
+    assert forward[forward.index("--listen") + 1] == "127.0.0.1:9"
+
+
+def test_the_reverse_order_plugin_plays_the_tests_backwards(pytester, monkeypatch):
+    pytester.makepyfile("ORDER = []\n\ndef test_a():\n    ORDER.append('a')\n\ndef test_b():\n    ORDER.append('b')\n\n"
+                        "def test_c():\n    assert ORDER == ['a', 'b'], ORDER\n")
+    monkeypatch.setenv("PYTHONPATH", str(BENCH))
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    result = pytester.runpytest_subprocess("-p", "reverse_order", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)   # test_c ran first, before a and b
+
+
+def test_a_second_run_against_the_same_station_is_admitted_after_the_key_rotation(tmp_path, capsys):
+    """SECURITY16 rotates the charge point's AuthorizationKey, which a real one keeps: before the test put the key
+    back, the next run's first test was refused (HTTP 401, "its Basic-auth password is not the profile's")."""
+    suites = f"suites/ocpp16/security/test_SECURITY16.py {AUTH16_ACCEPTED}"
+    code = again_real_run.main(["--sut", "cs", "--version", "ocpp1.6", "--runs", "forward,forward", "--suites", suites,
+                                "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "run 2 (forward) against run 1: same verdicts" in printed
+    assert "'passed': 2" in printed.splitlines()[1], printed   # the rotation and the next run's first test
