@@ -243,6 +243,9 @@ class HarnessCsmsSide:
             why = f"its Basic-auth username {last.username!r} is not its identity"
         else:
             why = f"its Basic-auth password is not the profile's [station] {key}"
+            if key == "authorization_key":   # SECURITY16 puts the key back when it ends; a run cut short does not
+                why += (" (a run stopped during SECURITY16's rotation leaves the charge point with the rotated key: "
+                        "set its AuthorizationKey back to the profile's)")
         return (f"the harness refused station {identity} {times} (HTTP {status}): {why}; give the station and "
                 f"[station] {key} in the profile the same {'AuthorizationKey' if key == 'authorization_key' else 'password'}")
 

@@ -3,6 +3,11 @@ give the first run's verdicts ("Leave the SUT as you found it", bench/PARALLEL.m
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+
+from harness.arena.ocpp_sides import HarnessCsmsSide
+from harness.ocpp.versions import OcppVersion
+from harness.transport.ws import HandshakeSeen
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 if str(BENCH) not in sys.path:
@@ -40,3 +45,11 @@ def test_a_second_run_against_the_same_station_is_admitted_after_the_key_rotatio
     assert code == 0, printed
     assert "run 2 (forward) against run 1: same verdicts" in printed
     assert "'passed': 2" in printed.splitlines()[1], printed   # the rotation and the next run's first test
+
+
+def test_a_charge_point_refused_for_its_key_is_told_how_a_rotation_may_have_left_it():
+    arena = SimpleNamespace(timeouts=SimpleNamespace(connect=5), profile=SimpleNamespace(identity="CS001"),
+                            version=OcppVersion.V16)
+    seen = [HandshakeSeen("CS001", ("ocpp1.6",), "CS001", False, None)]
+    why = HarnessCsmsSide(arena)._station_refused([("CS001", 401)], seen)   # type: ignore[arg-type]
+    assert "not the profile's [station] authorization_key (a run stopped during SECURITY16's rotation" in why
