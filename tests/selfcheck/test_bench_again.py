@@ -53,3 +53,20 @@ def test_a_charge_point_refused_for_its_key_is_told_how_a_rotation_may_have_left
     seen = [HandshakeSeen("CS001", ("ocpp1.6",), "CS001", False, None)]
     why = HarnessCsmsSide(arena)._station_refused([("CS001", 401)], seen)   # type: ignore[arg-type]
     assert "not the profile's [station] authorization_key (a run stopped during SECURITY16's rotation" in why
+
+
+C01 = "suites/ocpp2/authorization/test_C01.py"
+
+
+def test_a_second_run_against_the_same_2x_station_is_admitted_and_asked_about_its_tokens_again(tmp_path, capsys):
+    """A01 sets the station's BasicAuthPassword (refused with HTTP 401 in the next run, before the test put it back),
+    and an Accepted token the harness answered stays in the station's authorization cache, which then starts the
+    next test's transaction without the AuthorizeRequest it waits for (LocalPreAuthorize): the cache is emptied."""
+    suites = (f"suites/ocpp2/security/test_A01.py::test_password_updated "
+              f"{C01}::test_presented_token_gets_its_status[cs-ocpp2.0.1-Accepted] "
+              f"{C01}::test_station_starts_only_for_an_accepted_token[cs-ocpp2.0.1-Accepted]")
+    code = again_real_run.main(["--sut", "cs", "--version", "ocpp2.0.1", "--runs", "forward,forward", "--suites",
+                                suites, "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert all("'passed': 3, 'failed': 0" in line for line in printed.splitlines()[:2]), printed

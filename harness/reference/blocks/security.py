@@ -258,6 +258,19 @@ class SecurityCsms2x(Block):
         session = self.session(station)
         self.background.spawn(self._rotate_password(session))
 
+    async def password_put_back(self, connection: Any, identity: str, password: str) -> None:
+        """Undo of an update at a station under test, which keeps its password beyond the run: SetVariables
+        BasicAuthPassword back to ``password``, the one the run started with; once Accepted it is the profile's
+        password again (the station reconnects with it, A01)."""
+        item = {"attributeValue": password, "component": {"name": PASSWORD[0]}, "variable": {"name": PASSWORD[1]}}
+        answer = await connection.call("SetVariables", {"setVariableData": [item]})
+        status = answer["setVariableResult"][0]["attributeStatus"]
+        if status != "Accepted":
+            raise HarnessError(f"the station answered {status!r} to its BasicAuthPassword from before the update: "
+                               f"it keeps the new one, and the next run's connections are refused until the "
+                               f"station's password is [station] password again")
+        self.profile.rotated_password.pop(identity, None)
+
     async def _rotate_password(self, session: StationSession) -> None:
         password = new_password(session.identity, self.password_length)
         item = {"attributeValue": password, "component": {"name": PASSWORD[0]}, "variable": {"name": PASSWORD[1]}}
