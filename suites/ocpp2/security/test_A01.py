@@ -77,7 +77,7 @@ async def test_password_updated(ocpp, profile):
                 expected="16 to 64 characters", actual=f"{len(password)} characters")
     status = change.result["setVariableResult"][0]["attributeStatus"]
     if ocpp.is_sut(CS) and status == "Accepted":
-        _put_back_after(ocpp, profile.identity, old)
+        ocpp.harness_csms.password_put_back(old)   # a station keeps it beyond the run
     if ocpp.is_sut(CS):
         check_equal(A01.accepted, "SetVariablesResult attributeStatus (BasicAuthPassword)", "Accepted", status)
     if status != "Accepted":
@@ -93,12 +93,6 @@ async def test_password_updated(ocpp, profile):
                          rule=A01.old_refused)
 
 
-def _put_back_after(ocpp, identity: str, password: str) -> None:
-    """A station under test keeps a new password beyond this run: whatever the outcome, ``password`` goes back."""
-    ocpp.undo("set the BasicAuthPassword from before the update again",
-              lambda: ocpp.harness.password_put_back(ocpp.link, identity, password))
-
-
 async def not_taken(ocpp, profile, password: str, rule) -> None:
     """SetVariables BasicAuthPassword ``password``: the station does not answer Accepted. One that does has that
     password from now on: it becomes the profile's, so that the run goes on."""
@@ -108,7 +102,7 @@ async def not_taken(ocpp, profile, password: str, rule) -> None:
     status = exchange.result["setVariableResult"][0]["attributeStatus"]
     if status == "Accepted":
         profile.password_rotated(password)
-        _put_back_after(ocpp, profile.identity, old)
+        ocpp.harness_csms.password_put_back(old)   # a station keeps it beyond the run
     require(status != "Accepted", rule, f"the station accepted a password of {len(password)} characters",
             expected="Rejected", actual=status)
 
