@@ -70,3 +70,14 @@ def test_a_second_run_against_the_same_2x_station_is_admitted_and_asked_about_it
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert all("'passed': 3, 'failed': 0" in line for line in printed.splitlines()[:2]), printed
+
+
+def test_a_pin_accepted_without_a_cable_does_not_start_the_next_test_s_transaction(tmp_path, capsys):
+    """C04 presents a PIN and plugs in no cable: the station keeps the authorization waiting for one (the
+    reference's TxCtrlr.EVConnectionTimeOut 0: for ever), and C08's EV, plugged in next, started a transaction on
+    the PIN instead of the token C08 presents. The authorization is used up when C04 ends (a cable in and out)."""
+    suites = "suites/ocpp2/authorization/test_C04.py suites/ocpp2/authorization/test_C08.py"
+    code = again_real_run.main(["--sut", "cs", "--version", "ocpp2.0.1", "--runs", "forward", "--suites", suites,
+                                "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert code == 0 and "'passed': 4, 'failed': 0" in printed, printed
