@@ -166,6 +166,7 @@ class OcppArena(Arena, TlsVerbs):
         # the security profile the test plays: a real SUT's from the profile; the embedded stand-ins' 1 until
         # a TLS test asks for another (``secure``)
         self.security_profile: int = 1 if options.embedded else profile.security_profile
+        self.cache_filled = False   # the harness's CSMS answered a station under test about a token (``tidy``)
 
     @property
     def embedded(self) -> bool:
@@ -251,7 +252,13 @@ class OcppArena(Arena, TlsVerbs):
         (``CsmsBase.note_transactions``)."""
         csms = self.references[0](self.profile, [self.version], wirelog=self.wirelog)
         csms.note_transactions(self.harness.open_transactions() if isinstance(self.harness, CsmsBase) else ())
+        csms.server.on_answered.append(self._noted_answer)
         return csms
+
+    def _noted_answer(self, exchange: Exchange) -> None:
+        """An answer about a token (idTokenInfo, 1.6 idTagInfo) goes into the station's authorization cache."""
+        if exchange.error is None and {"idTokenInfo", "idTagInfo"} & set(exchange.result or ()):
+            self.cache_filled = True
 
     async def exchange(self, initiator: str, action: str, payload: dict[str, Any] | None = None, *,
                        trigger: Trigger | None = None, rule: Rule | None = None,
@@ -297,10 +304,22 @@ class OcppArena(Arena, TlsVerbs):
         if self.is_sut(CS) and self.harness is not None:
             self.harness.restore()
             # more than the step that ends the transactions, or a transaction to end
-            left = len(self._undo) > 1 or self.harness.open_transactions()
+            left = len(self._undo) > 1 or self.harness.open_transactions() or self.cache_filled
             if self.link is not None and self.link.closed and left:
                 self.link = await self._following(self.link, self.timeouts.connect) or self.link
         await super().tidy()
+        if self.is_sut(CS) and self.cache_filled and self.link is not None:
+            await self._cache_emptied()
+
+    async def _cache_emptied(self) -> None:
+        """The tokens the harness's answers put in a station under test's authorization cache (C10; 1.6 the
+        Authorization Cache) go last, after the transactions' ends: a cached Accepted token would start the next
+        test's (or the next run's) transaction without the AuthorizeRequest it waits for (LocalPreAuthorize).
+        ClearCache empties all of it; a station whose cache is off answers Rejected, which changes nothing."""
+        try:
+            await asyncio.wait_for(self.link.call("ClearCache", {}), CLEANUP_TIMEOUT)
+        except Exception as error:   # cleanup never changes the verdict
+            self.wirelog.event(f"cleanup {self.sut_role}", f"could not empty the authorization cache: {error!r}")
 
     async def expect(self, action: str, *, sender: str, after: int, rule: Rule | None = None,
                      timeout: float | None = None, where=None, prefer=None, why: str = "") -> Exchange | None:

@@ -213,6 +213,19 @@ class HarnessCsmsSide:
         """Where the harness's CSMS listens (what a station is told to connect to)."""
         return self._csms.url
 
+    def key_put_back(self, key: bytes) -> None:
+        """When the test ends, whatever its outcome, the station's 1.6 AuthorizationKey goes back to ``key`` (a
+        station keeps a rotated key beyond the run: the next run's connections would be refused)."""
+        arena = self._arena
+        arena.undo("set the AuthorizationKey from before the rotation again",
+                   lambda: self._csms.key_put_back(arena.link, arena.profile.identity, key))
+
+    def password_put_back(self, password: str) -> None:
+        """When the test ends, whatever its outcome, the station's 2.x BasicAuthPassword goes back to ``password``."""
+        arena = self._arena
+        arena.undo("set the BasicAuthPassword from before the update again",
+                   lambda: self._csms.password_put_back(arena.link, arena.profile.identity, password))
+
     async def await_station(self) -> None:
         """The station under test connects (the stand-in is told to; a real station is awaited for the connect
         timeout): its connection becomes the link. None that connects breaks the test with the fix: why the
@@ -248,6 +261,9 @@ class HarnessCsmsSide:
             why = f"its Basic-auth username {last.username!r} is not its identity"
         else:
             why = f"its Basic-auth password is not the profile's [station] {key}"
+            if key == "authorization_key":   # SECURITY16 puts the key back when it ends; a run cut short does not
+                why += (" (a run stopped during SECURITY16's rotation leaves the charge point with the rotated key: "
+                        "set its AuthorizationKey back to the profile's)")
         return (f"the harness refused station {identity} {times} (HTTP {status}): {why}; give the station and "
                 f"[station] {key} in the profile the same {'AuthorizationKey' if key == 'authorization_key' else 'password'}")
 

@@ -55,6 +55,35 @@ class AuthorizationStation2x(Block):
 
     cache: dict[tuple[str, str], dict] = store(dict)   # the authorization cache: token key → idTokenInfo
 
+    @classmethod
+    def acted(cls, action: str, body: dict[str, Any], sut: AtTheSut) -> None:
+        """A token Accepted at an EVSE without a cable waits there for one for TxCtrlr.EVConnectionTimeOut (the
+        reference's 0: for ever), so the next test's cable (C08's EV) would start a transaction on it: as for a 1.6
+        idTag (``AuthorizationStation16.acted``), a cable plugged in and out uses it up when the test ends, unless
+        the test plugged one in there itself."""
+        super().acted(action, body, sut)
+        evse_id = body.get("evse_id") or 1
+        cabled: set[int] = sut.notes.setdefault("cabled", set())
+        waiting = f"use up the authorization waiting at EVSE {evse_id}"
+        if action in ("plug_in", "plug_in_hlc"):
+            cabled.add(evse_id)
+            sut.undone(waiting)
+        elif action in ("unplug", "unplug_ev"):
+            cabled.discard(evse_id)
+        elif action == "present_id_token" and evse_id not in cabled:
+            sut.undo(waiting, lambda: cls._cable_in_and_out(sut, evse_id))
+
+    @staticmethod
+    async def _cable_in_and_out(sut: AtTheSut, evse_id: int) -> None:
+        """Plugged in, the transaction the waiting token starts (its TransactionEvent), and unplugged; one the
+        station keeps running is stopped with the others the test left. No token waiting: the cable starts
+        nothing, and the wait is the quiet timeout."""
+        mark = sut.mark()
+        await sut.perform("plug_in", {"evse_id": evse_id})
+        await sut.call_from_sut("TransactionEvent", within=sut.quiet, after=mark,
+                                where=lambda p: p.get("idToken") is not None)
+        await sut.perform("unplug", {"evse_id": evse_id})
+
     async def authorize(self, id_token: dict) -> dict:
         info = (await self.call("Authorize", {"idToken": id_token}))["idTokenInfo"]
         self.id_token_answered(id_token, info)

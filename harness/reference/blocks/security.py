@@ -5,7 +5,8 @@ SecurityCtrlr.BasicAuthPassword. Certificates and security events are the certif
 Rotation (Authentication 4): the next boot is answered Pending, ChangeConfiguration sets
 AuthorizationKey to a new key in hex, and after Accepted the central system closes the connection;
 from then on only the new key opens a connection. The charge point uses an accepted new key as the
-password of its next connection; a key the SUT accepted is the profile's key for every later test.
+password of its next connection; a key the SUT accepted is the profile's key for every later test, until
+the test that rotated it at a station under test puts the run's first key back (``key_put_back``).
 """
 
 from __future__ import annotations
@@ -87,6 +88,19 @@ class SecurityCsms16(Block):
             if session.identity in self.profile.known_identities():
                 self.profile.rotated_key[session.identity] = new
             await session.connection.close()
+
+    async def key_put_back(self, connection: Any, identity: str, key: bytes) -> None:
+        """Undo of a rotation at a station under test, which keeps its key beyond the run: ChangeConfiguration
+        AuthorizationKey back to ``key``, the one the run started with. Once Accepted it is the station's key here
+        and in the profile again, and the connection closes (Authentication 4): the station's next one uses it."""
+        answer = await connection.call("ChangeConfiguration", {"key": AUTHORIZATION_KEY, "value": key.hex()})
+        if answer["status"] != "Accepted":
+            raise HarnessError(f"the station answered {answer['status']!r} to its AuthorizationKey from before the "
+                               f"rotation: it keeps the rotated key, and the next run's connections are refused "
+                               f"until the station's key is [station] authorization_key again")
+        self.keys[identity] = key
+        self.profile.rotated_key.pop(identity, None)
+        await connection.close()
 
     async def act_rotate_authorization_key(self, station: str | None = None) -> None:
         """Rotate the station's key at its next boot (Authentication 4): ``station``'s, else the next to boot."""
@@ -252,6 +266,19 @@ class SecurityCsms2x(Block):
         it is the only password the CSMS admits for the station (the old one no longer)."""
         session = self.session(station)
         self.background.spawn(self._rotate_password(session))
+
+    async def password_put_back(self, connection: Any, identity: str, password: str) -> None:
+        """Undo of an update at a station under test, which keeps its password beyond the run: SetVariables
+        BasicAuthPassword back to ``password``, the one the run started with; once Accepted it is the profile's
+        password again (the station reconnects with it, A01)."""
+        item = {"attributeValue": password, "component": {"name": PASSWORD[0]}, "variable": {"name": PASSWORD[1]}}
+        answer = await connection.call("SetVariables", {"setVariableData": [item]})
+        status = answer["setVariableResult"][0]["attributeStatus"]
+        if status != "Accepted":
+            raise HarnessError(f"the station answered {status!r} to its BasicAuthPassword from before the update: "
+                               f"it keeps the new one, and the next run's connections are refused until the "
+                               f"station's password is [station] password again")
+        self.profile.rotated_password.pop(identity, None)
 
     async def _rotate_password(self, session: StationSession) -> None:
         password = new_password(session.identity, self.password_length)

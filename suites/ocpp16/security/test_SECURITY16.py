@@ -120,6 +120,7 @@ async def test_central_system_rotates_the_authorization_key(ocpp_unlinked, profi
 async def test_authorization_key_is_rotated(ocpp_unlinked, harness_csms):
     """Pending, ChangeConfiguration AuthorizationKey: the charge point accepts it and reconnects with the new key."""
     arena = ocpp_unlinked
+    first = arena.profile.authorization_key
     arena.configure(rotate_on_boot=True)
     await harness_csms.await_station()
     _harness_answered(await harness_csms.station_boot(), "Pending")
@@ -127,6 +128,8 @@ async def test_authorization_key_is_rotated(ocpp_unlinked, harness_csms):
     change = await arena.expect("ChangeConfiguration", sender=CSMS, after=0, rule=SECURITY16.new_key_sent)
     check_equal(SECURITY16.key_accepted, "ChangeConfiguration.conf status (TC_073_CS step 2)", "Accepted",
                 (change.result or {}).get("status"))
+    # the station keeps the new key beyond this run: whatever the outcome, the key it had goes back
+    harness_csms.key_put_back(first)
     connection = await arena.reconnected(before)
     require(connection is not None, SECURITY16.reconnects_with_new_key, "no connection with the new key",
             expected="an upgraded connection", actual=f"refused handshakes: {harness_csms.refused()[-3:]}")

@@ -86,6 +86,8 @@ async def test_password_updated(ocpp, profile):
         require(16 <= len(password) <= 64, A01.password_length, "the new password's length is outside the limits",
                 expected="16 to 64 characters", actual=f"{len(password)} characters")
     status = change.result["setVariableResult"][0]["attributeStatus"]
+    if ocpp.is_sut(CS) and status == "Accepted":
+        ocpp.harness_csms.password_put_back(old)   # a station keeps it beyond the run
     if ocpp.is_sut(CS):
         check_equal(A01.accepted, "SetVariablesResult attributeStatus (BasicAuthPassword)", "Accepted", status)
     if status != "Accepted":
@@ -105,10 +107,12 @@ async def not_taken(ocpp, profile, password: str, rule) -> None:
     """SetVariables BasicAuthPassword ``password``: the station does not answer Accepted. One that does has that
     password from now on: it becomes the profile's, so that the run goes on."""
     REDACTOR.register(password, identity=profile.identity)
+    old = profile.password
     exchange = await ocpp.exchange(CSMS, "SetVariables", {"setVariableData": [PASSWORD | {"attributeValue": password}]})
     status = exchange.result["setVariableResult"][0]["attributeStatus"]
     if status == "Accepted":
         profile.password_rotated(password)
+        ocpp.harness_csms.password_put_back(old)   # a station keeps it beyond the run
     require(status != "Accepted", rule, f"the station accepted a password of {len(password)} characters",
             expected="Rejected", actual=status)
 
