@@ -28,7 +28,8 @@ in 1.6 at StartTransaction (AuthorizationStatus) — both by the transactions bl
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -44,6 +45,50 @@ UNCACHED_TYPES = ("Central", "NoAuthorization")   # never in the authorization c
 
 
 # -------------------------------------------------------------------------------------- the station
+@dataclass(frozen=True)
+class WaitingAuthorization:
+    """An identifier presented where no cable is in waits there for one, so the next test's cable would start a
+    transaction on it. Its using up is registered as the test's undo, and dropped when the test plugs a cable in
+    there itself: a cable plugged in and out again, the transaction the waiting identifier starts (``started``)
+    and unplugging ends it (one the station keeps running is stopped with the others the test left); with none
+    waiting the cable starts nothing, and the wait is the quiet timeout. Waiting out the station's connection
+    timeout instead would take as long as it is configured to wait."""
+    place: str                                   # the body's key: connector_id (1.6), evse_id (2.x)
+    named: str                                   # how the undo names the place
+    present: str                                 # the actuator action that presents the identifier
+    plugs: tuple[str, ...]
+    unplugs: tuple[str, ...]
+    started: str                                 # the CALL the waiting identifier's transaction starts with
+    starts: Callable[[dict[str, Any], int], bool]   # that CALL's payload is the one at this place
+
+    def acted(self, action: str, body: dict[str, Any], sut: AtTheSut) -> None:
+        place = body.get(self.place) or 1
+        cabled: set[int] = sut.notes.setdefault("cabled", set())
+        waiting = f"use up the authorization waiting at {self.named} {place}"
+        if action in self.plugs:
+            cabled.add(place)
+            sut.undone(waiting)
+        elif action in self.unplugs:
+            cabled.discard(place)
+        elif action == self.present and place not in cabled:
+            sut.undo(waiting, lambda: self._use_up(sut, place))
+
+    async def _use_up(self, sut: AtTheSut, place: int) -> None:
+        body = {self.place: place}
+        mark = sut.mark()
+        await sut.perform("plug_in", body)
+        await sut.call_from_sut(self.started, within=sut.quiet, after=mark,
+                                where=lambda payload: self.starts(payload, place))
+        await sut.perform("unplug", body)
+
+
+WAITING_16 = WaitingAuthorization("connector_id", "connector", "present_id_tag", ("plug_in",), ("unplug",),
+                                  "StartTransaction", lambda payload, place: payload.get("connectorId") == place)
+WAITING_2X = WaitingAuthorization("evse_id", "EVSE", "present_id_token", ("plug_in", "plug_in_hlc"),
+                                  ("unplug", "unplug_ev"), "TransactionEvent",
+                                  lambda payload, place: payload.get("idToken") is not None)
+
+
 class AuthorizationStation2x(Block):
     versions = V2X
     undone_by = {"plug_in_hlc": lambda body: ("unplug", body)}
@@ -58,31 +103,10 @@ class AuthorizationStation2x(Block):
     @classmethod
     def acted(cls, action: str, body: dict[str, Any], sut: AtTheSut) -> None:
         """A token Accepted at an EVSE without a cable waits there for one for TxCtrlr.EVConnectionTimeOut (the
-        reference's 0: for ever), so the next test's cable (C08's EV) would start a transaction on it: as for a 1.6
-        idTag (``AuthorizationStation16.acted``), a cable plugged in and out uses it up when the test ends, unless
-        the test plugged one in there itself."""
+        reference's 0: for ever), so the next test's cable (C08's EV) would start a transaction on it: used up when
+        the test ends (``WAITING_2X``)."""
         super().acted(action, body, sut)
-        evse_id = body.get("evse_id") or 1
-        cabled: set[int] = sut.notes.setdefault("cabled", set())
-        waiting = f"use up the authorization waiting at EVSE {evse_id}"
-        if action in ("plug_in", "plug_in_hlc"):
-            cabled.add(evse_id)
-            sut.undone(waiting)
-        elif action in ("unplug", "unplug_ev"):
-            cabled.discard(evse_id)
-        elif action == "present_id_token" and evse_id not in cabled:
-            sut.undo(waiting, lambda: cls._cable_in_and_out(sut, evse_id))
-
-    @staticmethod
-    async def _cable_in_and_out(sut: AtTheSut, evse_id: int) -> None:
-        """Plugged in, the transaction the waiting token starts (its TransactionEvent), and unplugged; one the
-        station keeps running is stopped with the others the test left. No token waiting: the cable starts
-        nothing, and the wait is the quiet timeout."""
-        mark = sut.mark()
-        await sut.perform("plug_in", {"evse_id": evse_id})
-        await sut.call_from_sut("TransactionEvent", within=sut.quiet, after=mark,
-                                where=lambda p: p.get("idToken") is not None)
-        await sut.perform("unplug", {"evse_id": evse_id})
+        WAITING_2X.acted(action, body, sut)
 
     async def authorize(self, id_token: dict) -> dict:
         info = (await self.call("Authorize", {"idToken": id_token}))["idTokenInfo"]
@@ -211,31 +235,9 @@ class AuthorizationStation16(Block):
         """An idTag presented at a connector without a cable is authorized and waits there for one (spec 002
         ChargePointStatus Preparing: tag presented, no transaction yet) until the charge point's configuration
         key ConnectionTimeOut (OCPP 1.6, not shown in spec 002) ends it, so the next test's cable would start a
-        transaction on it: its using up is registered, and dropped when the test plugs a cable in there itself."""
+        transaction on it: used up when the test ends (``WAITING_16``)."""
         super().acted(action, body, sut)
-        connector_id = body.get("connector_id") or 1
-        plugged: set[int] = sut.notes.setdefault("plugged", set())
-        pending = f"use up the authorization waiting at connector {connector_id}"
-        if action == "plug_in":
-            plugged.add(connector_id)
-            sut.undone(pending)
-        elif action == "unplug":
-            plugged.discard(connector_id)
-        elif action == "present_id_tag" and connector_id not in plugged:
-            sut.undo(pending, lambda: cls._use_up_authorization(sut, connector_id))
-
-    @staticmethod
-    async def _use_up_authorization(sut: AtTheSut, connector_id: int) -> None:
-        """A cable plugged in and out again: the authorization waiting at ``connector_id`` starts its transaction
-        and unplugging ends it (one the charge point keeps running is stopped remotely with the others the test
-        left); a charge point that no longer holds one goes from Preparing to Available. Waiting out
-        ConnectionTimeOut instead would take as long as the charge point is configured to wait."""
-        body = {"connector_id": connector_id}
-        mark = sut.mark()
-        await sut.perform("plug_in", body)
-        await sut.call_from_sut("StartTransaction", within=sut.quiet, after=mark,
-                                where=lambda p: p.get("connectorId") == connector_id)
-        await sut.perform("unplug", body)
+        WAITING_16.acted(action, body, sut)
 
     async def authorize(self, id_tag: str) -> dict:
         """The IdTagInfo the charge point goes by: its own local decision, else Authorize's answer."""
