@@ -20,6 +20,7 @@ not serve.
 
 from __future__ import annotations
 
+import atexit
 import socket
 from dataclasses import dataclass
 from datetime import timedelta
@@ -125,6 +126,10 @@ class ContractPki:
                                id(self.mo_ca): set()}
         self._contracts: dict[tuple[str, str], Contract] = {}
 
+    def close(self) -> None:
+        """The responder's port let go (the run's PKI keeps it until the process ends)."""
+        self.reservation.close()
+
     def contract(self, emaid: str, kind: str = "valid") -> Contract:
         """The contract certificate of ``kind`` for ``emaid`` (issued once per run)."""
         if kind not in KINDS:
@@ -202,6 +207,7 @@ def for_run(profile: Profile) -> ContractPki:
         base = Path(profile.source).parent
         _RUN = ContractPki(root=load_root(base / section["root_certificate"], base / section["root_key"])
                            if section else None)
+        atexit.register(_RUN.close)
     return _RUN
 
 

@@ -12,11 +12,18 @@ from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.profile import Token
 from harness.roles import CS, CSMS
-from harness.rules import Rule
+from harness.rules import Rule, RuleTable, must
 from harness.transport.ws import Exchange
 from harness.usecases.authorization import Authorization
 from harness.usecases.operations import operate
 from harness.verdict import check_equal, dig, require
+
+
+class RemoteStart(RuleTable, namespace="remote_start"):
+    """What every remote start asks of the CSMS (F01's row, shared with the tests that start a transaction
+    remotely on their way to what they judge)."""
+    request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
+                   "the CSMS sends RequestStartTransaction for the EVSE its operator chose", by=CSMS)
 
 
 def central_token() -> dict:

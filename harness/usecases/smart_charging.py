@@ -24,6 +24,7 @@ from harness.rules import Rule, RuleTable, must
 from harness.smartcharging.wire import iso
 from harness.transport.ws import Exchange
 from harness.usecases.operations import operate
+from harness.usecases.remote_control import RemoteStart
 from harness.verdict import check_equal, check_in, dig, require, violated
 
 ENGINE = OcppVersion.V201   # the engine's rules for 2.0.1 and 2.1 alike (see the module's docstring)
@@ -48,6 +49,9 @@ class ChargingProfiles(RuleTable, namespace="chargingprofile"):
     notified = must("spec 001 Smart charging messages: NotifyChargingLimitRequest; Events",
                     "a station tells the CSMS of an external limit in NotifyChargingLimit, with the limit's source "
                     "(EMS, Other or SO, never CSO) and EVSE", by=CS)
+    external_held = must("spec 001 Purposes; Smart charging messages: GetChargingProfilesRequest (chargingLimitSource)",
+                         "the external limit is held as a ChargingStationExternalConstraints profile, reported under "
+                         "its source", by=CS)
     needs_schedule = must("spec 001 SetChargingProfile rule 13; Limits",
                           "after Processing the CSMS sends the EVSE's transaction a TxProfile of at most 3 schedules, "
                           "each of at most maxScheduleTuples periods, that the rules allow", by=CSMS)
@@ -123,18 +127,22 @@ def unit_supported(arena: OcppArena, wire: dict) -> None:
 async def install(arena: OcppArena, installed: Installed, evse_id: int, wire: dict,
                   judged: Rule | None = None) -> Exchange:
     """SetChargingProfile of a profile the rules accept (checked first: else the test data is wrong);
-    the station must accept it, and the engine installs it too. With ``judged``, a CSMS under test is
-    judged first on what it sent (``judge_sent_profile``: as asked, and allowed by ``judged``)."""
+    the station must accept it, and the engine installs it too. A CSMS under test is judged first on what
+    it sent (as asked; with ``judged``, also allowed by that rule): a profile it changed would be the
+    harness's station's to refuse, and the refusal no fault of the harness. Installing is K01's: what the
+    SUT breaks here fails the tests of K01 and of those that declare the rule, and leaves the others not
+    applicable."""
     unit_supported(arena, wire)
     decision = installed.decide(evse_id, wire)
     if not decision.accepted:
         raise HarnessError(f"test data error: the rules refuse profile {wire['id']} at EVSE {evse_id}: "
                             f"{decision.detail}")
-    exchange = await set_profile(arena, evse_id, wire)
-    if judged is not None and arena.is_sut(CSMS):
-        judge_sent_profile(exchange, evse_id, wire, installed.station, judged)
-    check_equal(ChargingProfiles.accepted, f"SetChargingProfileResponse status for profile {wire['id']}",
-                "Accepted", exchange.result["status"])
+    async with arena.prerequisite(f"installation of charging profile {wire['id']}", owner="K01"):
+        exchange = await set_profile(arena, evse_id, wire)
+        if arena.is_sut(CSMS):
+            judge_sent_profile(exchange, evse_id, wire, installed.station, judged)
+        check_equal(ChargingProfiles.accepted, f"SetChargingProfileResponse status for profile {wire['id']}",
+                    "Accepted", exchange.result["status"])
     installed.add(evse_id, wire)
     return exchange
 
@@ -154,13 +162,15 @@ def judge_empty_answer(rule: Rule, action: str, exchange: Exchange) -> None:
 
 
 def judge_sent_profile(exchange: Exchange, evse_id: int, asked: dict, station: sc.Station,
-                       rule: Rule) -> None:
-    """A CSMS under test sent what its operator asked for (the actuator body), and the rules accept it."""
+                       rule: Rule | None) -> None:
+    """A CSMS under test sent what its operator asked for (the actuator body), and (with ``rule``) the
+    rules accept it."""
     sent = exchange.request
     check_equal(ChargingProfiles.sent, "SetChargingProfileRequest evseId", evse_id, sent["evseId"])
     check_equal(ChargingProfiles.sent, "SetChargingProfileRequest chargingProfile (as a model)",
                 sc.from_v201(asked), sc.from_v201(sent["chargingProfile"]))
-    judge_allowed(station, sent["evseId"], sent["chargingProfile"], rule)
+    if rule is not None:
+        judge_allowed(station, sent["evseId"], sent["chargingProfile"], rule)
 
 
 def judge_allowed(station: sc.Station, evse_id: int, wire: dict, rule: Rule) -> None:
@@ -227,18 +237,22 @@ def judge_tbc(reports: list[dict]) -> None:
 
 
 async def charging(arena: OcppArena, evse_id: int) -> str:
-    """A transaction running on ``evse_id``, started by the CSMS: its id."""
-    exchange, transaction_id = await start_transaction(arena, evse_id)
-    require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
-            expected="Accepted", actual=exchange.result)
+    """A transaction running on ``evse_id``, started by the CSMS: its id. The remote start is F01's: what
+    the SUT breaks in it fails the tests of F01 and of those that declare the rule, and leaves the others
+    not applicable."""
+    async with arena.prerequisite(f"remote start of a transaction on EVSE {evse_id}", owner="F01"):
+        exchange, transaction_id = await start_transaction(arena, evse_id, None, RemoteStart.request)
+        require(transaction_id is not None, ChargingProfiles.transaction, "the remote start was not Accepted",
+                expected="Accepted", actual=exchange.result)
     return transaction_id
 
 
-async def start_transaction(arena: OcppArena, evse_id: int, charging_profile: dict | None = None,
-                            rule: Rule = ChargingProfiles.transaction) -> tuple[Exchange, str | None]:
+async def start_transaction(arena: OcppArena, evse_id: int, charging_profile: dict | None,
+                            rule: Rule) -> tuple[Exchange, str | None]:
     """A transaction on ``evse_id`` started by the CSMS (RequestStartTransaction, optionally with a
     profile): (the request's exchange, the transactionId of the Started event; None when it was not
-    Accepted). Ended by the arena when the test ends."""
+    Accepted). A CSMS under test must send it for ``evse_id`` (``rule``). Ended by the arena when the
+    test ends."""
     token = {"idToken": "APP-" + secrets.token_hex(6).upper(), "type": "Central"}
     payload: dict[str, Any] = {"idToken": token, "remoteStartId": secrets.randbelow(10**6) + 1, "evseId": evse_id}
     action, body = "request_start_transaction", {"evse_id": evse_id}
@@ -246,7 +260,10 @@ async def start_transaction(arena: OcppArena, evse_id: int, charging_profile: di
         action = "request_start_transaction_with_profile"
         payload["chargingProfile"] = body["charging_profile"] = charging_profile
     mark = arena.mark()
-    exchange = await arena.exchange(CSMS, "RequestStartTransaction", payload, trigger=(action, body), rule=rule)
+    exchange = await arena.exchange(CSMS, "RequestStartTransaction", payload, trigger=(action, body), rule=rule,
+                                    asked=lambda p: p.get("evseId") == evse_id)
+    if arena.is_sut(CSMS):
+        check_equal(rule, "RequestStartTransactionRequest evseId", evse_id, exchange.request.get("evseId"))
     if exchange.result.get("status") != "Accepted":
         return exchange, None
     started = await arena.expect("TransactionEvent", sender=CS, after=mark, rule=ChargingProfiles.transaction,
@@ -314,6 +331,19 @@ async def held_external_limit(arena: OcppArena, evse_id: int, source: str, limit
     mark = arena.mark()
     await arena.act(CS, "set_external_limit", evse_id=evse_id, source=source, limit=limit)
     return await arena.expect("NotifyChargingLimit", sender=CS, after=mark, rule=ChargingProfiles.notified)
+
+
+async def held_external_ids(arena: OcppArena, evse_id: int, source: str) -> list[int]:
+    """The ids of the ChargingStationExternalConstraints profiles reported for ``evse_id`` under ``source``
+    (GetChargingProfiles with that chargingLimitSource); a report without one breaks ``external_held``."""
+    _, reports = await get_profiles(arena, {"requestId": new_id(), "evseId": evse_id,
+                                            "chargingProfile": {"chargingLimitSource": [source]}})
+    held = {(r["evseId"], r["chargingLimitSource"], p["chargingProfilePurpose"]) for r in reports
+            for p in r["chargingProfile"]}
+    check_in(ChargingProfiles.external_held, "reported (evseId, chargingLimitSource, purpose)", held,
+             (evse_id, source, "ChargingStationExternalConstraints"))
+    return [p["id"] for r in reports for p in r["chargingProfile"]
+            if p["chargingProfilePurpose"] == "ChargingStationExternalConstraints"]
 
 
 async def release_external_limit(arena: OcppArena, installed: Installed, evse_id: int, source: str,

@@ -6,17 +6,15 @@ names it in the answer's transactionId. A Central token is not authorized again 
 requirements, in our words: docs/requirements/remote_control.md. C05 judges the rest of a remote start
 (the CSMS's Central token, its own answer, the stop)."""
 
-from harness.roles import CS, CSMS
+from harness.roles import CS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
-from harness.usecases.remote_control import authorizes, carries_remote_start, remote_start
+from harness.usecases.remote_control import RemoteStart, authorizes, carries_remote_start, remote_start
 from harness.verdict import check_equal, dig, require
 
 
 class F01(RuleTable):
     """The rules of F01 (OCPP 2.0.1 part 2, F01; the same in 2.1)."""
-    request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
-                   "the CSMS sends RequestStartTransaction for the EVSE its operator chose", by=CSMS)
     accepted = must("spec 001 Moves: Transaction started by app; Remote start rule 2",
                     "a station accepts a remote start on its free, known EVSE where an EV is plugged in", by=CS)
     remote_start_id = must("spec 001 Remote start rule 1; OCPP 2.0.1 F02.FR.01",
@@ -36,7 +34,7 @@ class F01(RuleTable):
 pytestmark = case("F01", block="Remote control", roles=("csms", "cs"), protocols=OCPP2, requires=["remote_start"])
 
 
-@checks(F01.connected, F01.request, F01.accepted, F01.remote_start_id, F01.trigger_reason, F01.transaction_id,
+@checks(F01.connected, RemoteStart.request, F01.accepted, F01.remote_start_id, F01.trigger_reason, F01.transaction_id,
         F01.central_not_authorized, csms=TC("TC_F_01_CSMS", "ocpp2.0.1"))
 async def test_remote_start_after_the_cable(ocpp, profile):
     """The cable in first, then the remote start: Accepted, and the transaction carries its remoteStartId."""
@@ -49,7 +47,7 @@ async def test_remote_start_after_the_cable(ocpp, profile):
     await ocpp.next_call("TransactionEvent", sender=CS, within=ocpp.timeouts.quiet, after=plugged,
                          where=lambda p: dig(p, "evse.id", evse) == evse)
     mark = ocpp.mark()
-    exchange = await remote_start(ocpp, evse, F01.request)
+    exchange = await remote_start(ocpp, evse, RemoteStart.request)
     check_equal(F01.accepted, "RequestStartTransactionResponse status", "Accepted", exchange.result["status"])
     remote_start_id = exchange.request["remoteStartId"]
     event = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=carries_remote_start(remote_start_id),

@@ -30,7 +30,7 @@ class E16(RuleTable):
     """The rules of E16 (OCPP 2.1 part 2 E16: FR.02, FR.03, FR.05, FR.06 as public implementations cite them)."""
     limit_sent = must("OCPP 2.1 TransactionEventResponse transactionLimit; E16.FR.02 (as public implementations "
                       "cite it)", "the CSMS answers the transaction's next TransactionEvent with the "
-                      "transactionLimit.maxEnergy its operator asked for", by=CSMS)
+                      "transactionLimit (maxEnergy, maxTime) its operator asked for", by=CSMS)
     confirmed = should("OCPP 2.1 part 2 E16.FR.03 (as public implementations cite it); TriggerReasonEnumType "
                        "LimitSet", "the station confirms the limit in force: Updated, triggerReason LimitSet, "
                        "transactionInfo.transactionLimit.maxEnergy", by=CS)

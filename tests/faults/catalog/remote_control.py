@@ -207,7 +207,7 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(F01, CABLE_FIRST),), "AuthorizeRequest for the Central token"),
     Fault("F01-station-drops-remote-start-id", "F01.remote_start_id", StationDropsRemoteStartId,
           (cs_test(F01, CABLE_FIRST),), "TransactionEvent"),
-    Fault("F01-csms-starts-on-the-next-evse", "F01.request", CsmsStartsOnTheNextEvse,
+    Fault("F01-csms-starts-on-the-next-evse", "remote_start.request", CsmsStartsOnTheNextEvse,
           (csms_test(F01, CABLE_FIRST),), "RequestStartTransactionRequest"),
     Fault("F02-station-never-authorizes-remote-starts", "F02.authorized_first", StationNeverAuthorizesRemoteStarts,
           (cs_test(F02, START_FIRST, "true"),), "Authorize"),

@@ -295,7 +295,7 @@ class StationForgetsEventsWaitingForRetry(ReferenceStation):
 class CsmsIgnoresTransactionLimits(ReferenceCsms):
     """E16: the operator's energy limit never reaches the station (no transactionLimit in any answer)."""
 
-    async def act_set_transaction_limit(self, transaction_id, max_energy, station=None):
+    async def act_set_transaction_limit(self, transaction_id, max_energy=None, max_time=None, station=None):
         return None
 
 

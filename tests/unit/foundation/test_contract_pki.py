@@ -22,7 +22,9 @@ EMAID = "NLTST0000000001"
 
 @pytest.fixture(scope="module")
 def run():
-    return contract_pki.ContractPki()
+    pki_of_the_module = contract_pki.ContractPki()
+    yield pki_of_the_module
+    pki_of_the_module.close()
 
 
 @pytest.mark.parametrize("algorithm", ["SHA256", "SHA384", "SHA512"])
@@ -143,6 +145,7 @@ def test_a_root_the_sut_trusts_is_loaded_from_the_profile_files(tmp_path):
     root = pki.Authority.root("Operator V2G Root")
     cert_path, key_path = root.issued.write(tmp_path, "v2g-root")
     loaded = contract_pki.ContractPki(root=contract_pki.load_root(cert_path, key_path))
+    loaded.close()   # its responder's port is not needed here
     chain = contract_pki.load_chain(loaded.contract(EMAID).chain_pem())
     assert contract_pki.chain_problem(chain, [root.certificate]) is None
     other = pki.Authority.root("Another Root")
