@@ -508,13 +508,15 @@ class OcppArena(Arena, TlsVerbs):
         else:
             self.harness.restore()
 
-    def hold(self, action: str) -> None:
-        """The harness's side leaves the SUT's ``action`` CALLs unanswered until the test answers them
-        (``answer_held``): on the link, and on every connection the station under test opens from now on."""
+    def hold(self, action: str, where: Callable[[dict[str, Any]], bool] | None = None) -> None:
+        """The harness's side leaves the SUT's ``action`` CALLs (those whose payload ``where`` picks) unanswered
+        until the test answers them (``answer_held``): on the link, and on every connection the station under
+        test opens from now on. The others are answered as usual: a station may send them before the one the
+        test waits for, and one held without need would keep it from sending the next (one CALL at a time)."""
         if self.link is not None:
-            self.link.held.add(action)
+            self.link.held[action] = where
         if self.sut_role == CS:
-            self.harness.server.hold.add(action)
+            self.harness.server.hold[action] = where
 
     async def answer_held(self, exchange: Exchange, payload: dict[str, Any] | None = None, *,
                           error: CallErrorReply | None = None) -> None:

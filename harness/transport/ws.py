@@ -120,6 +120,16 @@ class ConnectionLost(PeerViolation):
 
 
 Handler = Callable[[Call], Awaitable[dict[str, Any]]]
+# the CALLs of the peer a connection leaves for the test to answer: by action, those whose payload the predicate
+# picks (None: every one)
+Held = dict[str, Callable[[dict[str, Any]], bool] | None]
+
+
+def holds(held: Held, call: Call) -> bool:
+    if call.action not in held:
+        return False
+    where = held[call.action]
+    return where is None or where(call.payload)
 
 
 @dataclass
@@ -194,7 +204,7 @@ class OcppConnection:
         self._awaiting: dict[str, Exchange] = {}   # our CALLs not answered yet, by id
         self.violations = Violations(VIOLATIONS_KEPT)
         self.harness_errors: list[BaseException] = []
-        self.held: set[str] = set()
+        self.held: Held = {}
         # told of each CALL of the peer as this end answers it (a server shares one list with all its connections)
         self.on_answered: list[Callable[[Exchange], None]] = []
         self._waiters: dict[str, asyncio.Future] = {}
@@ -452,7 +462,7 @@ class OcppConnection:
             if isinstance(event, CallReceived):
                 exchange = Exchange(event.call, incoming=True, version=self.version)
                 self.history.append(exchange)
-                if self.handler is not None and event.call.action not in self.held:
+                if self.handler is not None and not holds(self.held, event.call):
                     self._spawn(self._handle(exchange))
             elif isinstance(event, (ResultReceived, ErrorReceived)):
                 self._strays, self._garbage = [], 0
@@ -578,7 +588,7 @@ class OcppServer:
         self.wirelog = wirelog
         self.history_kept = history_kept
         self.connections: Ledger[OcppConnection] = Ledger()
-        self.hold: set[str] = set()   # actions new connections leave for the test to answer
+        self.hold: Held = {}   # the CALLs new connections leave for the test to answer
         # told of each CALL a station sends, as it is answered, on every connection, open or closed since
         self.on_answered: list[Callable[[Exchange], None]] = []
         self.refused: Ledger[tuple[str, int]] = Ledger(HANDSHAKES_KEPT)

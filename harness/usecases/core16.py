@@ -35,6 +35,8 @@ class Core16(RuleTable, namespace="core16"):
                  "the idTag that started a transaction stops it when presented again (StopTransaction.req)", by=CS)
     stop_answered = must("spec 002 Messages StopTransaction",
                          "the central system answers a StopTransaction.req with StopTransaction.conf", by=CSMS)
+    group = must("spec 002 What the service does 8",
+                 "the members of a group are answered with the group, their common parentIdTag", by=CSMS)
     status_answered = must("spec 002 Operations by direction (StatusNotification, CP to CS); Messages "
                            "StatusNotification", "the central system answers every StatusNotification.req, a fault "
                            "report too (Faulted, ConnectorLockFailure), with an empty StatusNotification.conf",
@@ -103,6 +105,14 @@ async def authorize(arena: OcppArena, token: Token, connector_id: int | None = N
     check_equal(Core16.authorize, "Authorize.req idTag", token.id.casefold(),
                 str(exchange.request.get("idTag", "")).casefold())
     return exchange
+
+
+def judge_group(exchange: Exchange, token: Token) -> None:
+    """A central system under test answered the Authorize of a group member with its group as parentIdTag."""
+    parent = dig(exchange.result, "idTagInfo.parentIdTag")
+    require(parent is not None and same_tag(parent, token.group), Core16.group,
+            f"Authorize.conf for the {token.name} idTag lacks its group as parentIdTag",
+            expected=token.group, actual=dig(exchange.result, "idTagInfo"))
 
 
 def same_tag(sent: str | None, id_tag: str) -> bool:

@@ -95,6 +95,20 @@ def carries(token: Token, event_type: str | None = None):
                       and same_id(p.get("idToken", {}).get("idToken", ""), token.id))
 
 
+async def started_with(arena: OcppArena, token: Token, after: int, rule: Rule) -> Exchange:
+    """The Started event of the transaction ``token`` took part in (its silence breaks ``rule``). The token may
+    come in a later event than the Started one: a station whose TxStartPoint is EVConnected starts the
+    transaction when the cable goes in, and the token presented after it is carried by an Updated event (a legal
+    reading, OCPP 2.0.1 part 2 E01 and the TxStartPoint values)."""
+    carrying = await arena.expect("TransactionEvent", sender=CS, after=after, where=carries(token), rule=rule)
+    if carrying.request["eventType"] == "Started":
+        return carrying
+    tx = dig(carrying.request, "transactionInfo.transactionId")
+    return await arena.expect("TransactionEvent", sender=CS, after=after, rule=rule,
+                              where=lambda p: p["eventType"] == "Started"
+                              and dig(p, "transactionInfo.transactionId") == tx)
+
+
 def asks_about(token: Token):
     """An AuthorizeRequest payload filter: ``token`` in it (case-insensitive)."""
     return lambda p: same_id(p.get("idToken", {}).get("idToken", ""), token.id)

@@ -738,7 +738,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("cs-keeps-the-old-key", "SECURITY16.old_key_refused",
             CentralSystemKeepsTheOldKey, (node(SECURITY, "test_central_system_rotates_the_authorization_key", "csms"),),
             "the server upgraded the old AuthorizationKey"),
-    Fault("cs-drops-parent-id-tag", "AUTH16.group",
+    Fault("cs-drops-parent-id-tag", "core16.group",
             CentralSystemDropsParentIdTag, (node(AUTH, "test_group_members_share_the_parent_tag", "csms"),),
             "lacks its group as parentIdTag"),
     Fault("cs-refuses-started-id-tags", "core16.accepted", CentralSystemRefusesStartedIdTags,

@@ -31,7 +31,9 @@ def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
     return f"suites/{path}::{test}[{'-'.join((role, protocol, *params))}]"
 
 
-C25 = "ocpp2/authorization/test_C25.py"
+C25, C15 = "ocpp2/authorization/test_C25.py", "ocpp2/authorization/test_C15.py"
+E04, E13 = "ocpp2/transactions/test_E04.py", "ocpp2/transactions/test_E13.py"
+E14 = "ocpp2/transactions/test_E14.py"
 K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
 CACHE16 = "ocpp16/authorization/test_CACHE16.py"
 AUTH16 = "ocpp16/authorization/test_AUTH16.py"
@@ -325,9 +327,23 @@ VARIANTS: tuple[LegalVariant, ...] = (
     LegalVariant("station-starting-at-the-cable", StationStartingAtTheCable,
                  "TxStartPoint EVConnected: the transaction starts when the cable comes in, and a remote start names "
                  "it in RequestStartTransactionResponse.transactionId (its schema description: the transaction the "
-                 "station had started before the request) and goes on with an Updated event",
+                 "station had started before the request) and goes on with an Updated event; a token presented "
+                 "after the cable (offline too) comes in an Updated event, and the Authorized Updated event follows "
+                 "the Started one at once (the harness holds only the event its test refuses)",
                  (node("ocpp2/remotecontrol/test_F01.py", "test_remote_start_after_the_cable", "cs", V201),
-                  node("ocpp2/remotecontrol/test_F01.py", "test_remote_start_after_the_cable", "cs", V21))),
+                  node("ocpp2/remotecontrol/test_F01.py", "test_remote_start_after_the_cable", "cs", V21),
+                  node(E13, "test_refused_event_is_sent_again", "cs", V201),
+                  node(E13, "test_event_discarded_after_the_last_attempt", "cs", V201),
+                  node(E14, "test_status_of_an_ended_transaction_with_its_event_queued", "cs", V201),
+                  node(E04, "test_transaction_started_offline", "cs", V201),
+                  node(E04, "test_transaction_started_and_ended_offline", "cs", V201),
+                  node("ocpp2/authorization/test_C14.py", "test_listed_token_starts_offline", "cs", V201),
+                  node(C15, "test_unknown_token_offline", "cs", V201),
+                  node(C15, "test_refused_offline_transaction_moves_as_configured", "cs", V201),
+                  node(C15, "test_refused_offline_start_from_the_cache_moves_as_configured", "cs", V201,
+                       "StopTxOnInvalidId"),
+                  node("ocpp2/smartcharging/test_K07.py", "test_default_applies_to_a_transaction_started_offline",
+                       "cs", V201))),
     LegalVariant("station-keeps-its-transactions-through-an-outage", StationThatKeepsItsState,
                  "a transaction started before an outage runs on after it until it is stopped (spec 001 Moves: "
                  "TxProfile, the station goes offline during a transaction), and a remote start on an occupied "
@@ -401,7 +417,8 @@ VARIANTS: tuple[LegalVariant, ...] = (
     LegalVariant("central-system-answering-late", CentralSystemAnsweringLate,
                  "every CALL answered within the call timeout but late (spec 002 Framing 4: an answer before the "
                  "CALL times out), so the harness's own messages queue behind the answers they wait for",
-                 (node(METER16, "test_empty_stop_lists_send_no_meter_values", "csms", V16),
+                 (node(METER16, "test_sampled_values_during_a_transaction", "csms", V16),
+                  node(METER16, "test_empty_stop_lists_send_no_meter_values", "csms", V16),
                   node(METER16, "test_stop_transaction_carries_its_meter_data", "csms", V16),
                   node(RESET16, "test_reset_stops_the_running_transaction", "csms", V16, "Hard"))),
     LegalVariant("central-system-allowing-concurrent-transactions", CentralSystemAllowingConcurrentTransactions,

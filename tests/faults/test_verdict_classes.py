@@ -36,6 +36,7 @@ TX16, OFFLINE16 = "ocpp16/transactions/test_TX16.py", "ocpp16/transactions/test_
 RESET16, BOOT16 = "ocpp16/reset/test_RESET16.py", "ocpp16/boot/test_BOOT16.py"
 AUTH16, REMOTE16 = "ocpp16/authorization/test_AUTH16.py", "ocpp16/remote/test_REMOTE16.py"
 CONFIG16 = "ocpp16/configuration/test_CONFIG16.py"
+RESERVE16 = "ocpp16/reservation/test_RESERVE16.py"
 B06, B12 = "ocpp2/provisioning/test_B06.py", "ocpp2/provisioning/test_B12.py"
 K09, F05 = "ocpp2/smartcharging/test_K09.py", "ocpp2/remotecontrol/test_F05.py"
 E14 = "ocpp2/transactions/test_E14.py"
@@ -182,7 +183,8 @@ CHECKS = (
                 ("prerequisite failed: [chargingprofile.needs_schedule]", "the tests of K15")))),
     # 8. ... and where a test reaches what it judges through another use case's steps (bench/broken_sweep.py found
     # each of these broken: the harness's own side blamed for what the SUT sent): K09's profiles are K01's to
-    # install, F05's and F06's remote start F01's, E14's delivered Ended event E01's, K01's external limit K12's.
+    # install, F05's and F06's remote start F01's, E14's delivered Ended event E01's, K01's external limit K12's,
+    # RESERVE16's group member authorized with its parentIdTag AUTH16's.
     Check("8-prerequisite-installation-is-k01-s", "catalog.smart_charging:CsmsSendsStationMaxPerEvse", (
         Verdict(node(K09, "test_csms_asks_for_the_profiles_it_was_asked_for", "csms", V201, "station-level"),
                 "skipped", ("prerequisite failed: [chargingprofile.sent]", "installation of charging profile",
@@ -196,6 +198,9 @@ CHECKS = (
     Check("8-prerequisite-external-limit-is-k12-s", "catalog.smart_charging_limits:StationIgnoresExternalLimit", (
         Verdict(node(K01, "test_external_profile_cannot_be_replaced_by_id", "cs", V201), "skipped",
                 ("prerequisite failed: [chargingprofile.external_held]", "the tests of K12")),)),
+    Check("8-prerequisite-group-authorization-is-auth16-s", "catalog16:CentralSystemDropsParentIdTag", (
+        Verdict(node(RESERVE16, "test_group_member_uses_the_reservation", "csms", V16), "skipped",
+                ("prerequisite failed: [core16.group]", "the tests of AUTH16")),)),
     # 8. A SHOULD row the station breaks is a finding, and the test goes on without what it did not send (B12
     # read the missing Ended event's stoppedReason and crashed).
     Check("8-should-row-silence-leaves-a-finding", "catalog.provisioning:StationAcceptsResetsAndStays", (

@@ -105,8 +105,11 @@ async def _transaction_meter_values(ocpp, profile, settings: dict[str, str], wai
     token, connector = tag16(profile, "Accepted"), connectors(profile)[0]
     await configure_charge_point(ocpp, settings)
     started = await start(ocpp, token, connector)
+    # the harness's charge point sends one CALL at a time: a central system under test may take up to the call
+    # timeout to answer each (legal), and the next sample waits for it
+    answering = ocpp.timeouts.call * SAMPLES if ocpp.is_sut(CSMS) else 0
     found = await collect(ocpp, "MeterValues", sender=CS, after=ocpp.mark_after(started), count=SAMPLES,
-                          timeout=wait * SAMPLES + ocpp.timeouts.action,
+                          timeout=wait * SAMPLES + ocpp.timeouts.action + answering,
                           where=lambda p: p.get("connectorId") == connector and (
                               clock_aligned or all(_context(value) != CLOCK for value in p.get("meterValue", []))))
     require(len(found) == SAMPLES, rule, f"{len(found)} MeterValues came in {SAMPLES} intervals of {wait} s",

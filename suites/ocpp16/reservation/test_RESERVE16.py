@@ -27,7 +27,7 @@ from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.rules import RuleTable, must
 from harness.suite import OCPP16, TC, case, checks, needs
 from harness.usecases.core16 import (
-    Core16, connectors, group16, grouped, id_tag_status, same_tag, start, tag16, tagged, usable16,
+    Core16, connectors, group16, grouped, id_tag_status, judge_group, same_tag, start, tag16, tagged, usable16,
 )
 from harness.usecases.operations import ASKED16, operate, status_of
 from harness.verdict import check_equal
@@ -246,6 +246,10 @@ async def test_group_member_uses_the_reservation(ocpp, profile):
     reservation_id = await _reserve(ocpp, connector, holder.id, parent=holder.group)
     mark = ocpp.mark()
     await ocpp.act(CS, "present_id_tag", id_tag=member.id, connector_id=connector)
+    if ocpp.is_sut(CSMS):   # the charge point learns that the member is of the group only from the answer
+        async with ocpp.prerequisite("authorization of the group's other member", owner="AUTH16"):
+            judge_group(await ocpp.expect("Authorize", sender=CS, after=mark,
+                                          where=lambda p: same_tag(p.get("idTag"), member.id)), member)
     await ocpp.act(CS, "plug_in", connector_id=connector)
     await _used(ocpp, member.id, connector, reservation_id, mark)
 

@@ -16,7 +16,7 @@ import pytest
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs
-from harness.usecases.local_list import asks_about, carries, install_list, plain_token, present_offline
+from harness.usecases.local_list import asks_about, install_list, plain_token, present_offline, started_with
 from harness.verdict import check_equal, dig
 
 
@@ -61,7 +61,7 @@ async def _listed_start(ocpp, profile, token, *, offline=False):
         start = ocpp.mark()
         await ocpp.act(CS, "present_id_token", id_token=token.wire(), evse_id=evse)
         await ocpp.act(CS, "plug_in", evse_id=evse)
-    event = await ocpp.expect("TransactionEvent", sender=CS, after=start, where=carries(token, "Started"), rule=rule)
+    event = await started_with(ocpp, token, start, rule)
     return start, event
 
 

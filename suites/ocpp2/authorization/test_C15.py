@@ -22,7 +22,7 @@ from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import charge_once, station_cache_on, token_with
-from harness.usecases.local_list import carries, present_offline
+from harness.usecases.local_list import carries, present_offline, started_with
 from harness.verdict import check_equal, dig
 
 STOPPED_WHEN_DEAUTHORIZED = {"Authorized", "PowerPathClosed", "EnergyTransfer"}
@@ -78,8 +78,7 @@ async def _offline_start(ocpp, profile, token):
     """The token is presented while the station is offline; returns its Started event, reported after the outage
     (the harness's own station starts for an unknown token offline)."""
     await present_offline(ocpp, token, profile.evses[0].id, C15.unknown_started)
-    return await ocpp.expect("TransactionEvent", sender=CS, after=0, where=carries(token, "Started"),
-                             rule=C15.unknown_started)
+    return await started_with(ocpp, token, 0, C15.unknown_started)
 
 
 @checks(C15.unknown_started, C15.reported_offline, C15.unknown_refused, C15.rejected,
@@ -126,17 +125,22 @@ async def test_refused_offline_transaction_moves_as_configured(ocpp, profile):
                             "([authorization] offline_tx_for_unknown_id = false)")
     token = _unknown(profile)
     started = await _offline_start(ocpp, profile, token)
-    await _moves_as_configured(ocpp, profile, started.request["transactionInfo"]["transactionId"])
+    await _moves_as_configured(ocpp, profile, token, started.request["transactionInfo"]["transactionId"])
 
 
-async def _moves_as_configured(ocpp, profile, transaction_id):
-    """The refused offline transaction ends, is suspended or goes on as the station's declared settings say."""
-    ours = lambda p: p["transactionInfo"]["transactionId"] == transaction_id and p["eventType"] != "Started"
+async def _moves_as_configured(ocpp, profile, token, transaction_id):
+    """The refused offline transaction ends, is suspended or goes on as the station's declared settings say,
+    after the answer to the event that carried ``token`` (the Started one, or an Updated one after it when the
+    station started the transaction at the cable)."""
+    ours = lambda p: p["transactionInfo"]["transactionId"] == transaction_id
+    refused = ocpp.sent("TransactionEvent", sender=CS, after=0, where=lambda p: ours(p) and carries(token)(p))[0]
+    after = ocpp.mark_after(refused)
     rule = _move(profile)
     if rule is C15.continues:   # energy may stop at the limit (how soon depends on the EV): only an end is wrong
-        await ocpp.expect_none("TransactionEvent", after=0, rule=rule, where=lambda p: ours(p) and p["eventType"] == "Ended")
+        await ocpp.expect_none("TransactionEvent", after=after, rule=rule,
+                               where=lambda p: ours(p) and p["eventType"] == "Ended")
         return
-    moved = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=ours, rule=rule)
+    moved = await ocpp.expect("TransactionEvent", sender=CS, after=after, where=ours, rule=rule)
     if rule is C15.ended:
         check_equal(rule, "TransactionEvent eventType", "Ended", moved.request["eventType"])
         check_equal(rule, "TransactionEvent transactionInfo.stoppedReason", "DeAuthorized",
@@ -186,7 +190,6 @@ async def test_refused_offline_start_from_the_cache_moves_as_configured(ocpp, pr
     await charge_once(ocpp, token, evse, C15.cached_started)
     ocpp.configure(token_status={token.id: "Invalid"})
     await present_offline(ocpp, token, evse, C15.cached_started)
-    started = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=carries(token, "Started"),
-                                rule=C15.cached_started)
+    started = await started_with(ocpp, token, 0, C15.cached_started)
     check_equal(C15.reported_offline, "TransactionEvent offline", True, started.request.get("offline", False))
-    await _moves_as_configured(ocpp, profile, started.request["transactionInfo"]["transactionId"])
+    await _moves_as_configured(ocpp, profile, token, started.request["transactionInfo"]["transactionId"])

@@ -11,7 +11,7 @@ from harness.roles import CS
 from harness.errors import NotApplicable
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs
-from harness.usecases.local_list import carries, plain_token, present_offline
+from harness.usecases.local_list import plain_token, present_offline, started_with
 from harness.usecases.smart_charging import (ChargingProfiles, Installed, charging_profile, composite, install,
                                              judge_composite, new_id, oracle_station)
 from harness import clock, smartcharging as sc
@@ -43,8 +43,7 @@ async def test_default_applies_to_a_transaction_started_offline(ocpp, profile):
     await install(ocpp, installed, evse_id, charging_profile(new_id(), [(0, "12.0"), (1800, "7.0")]))
     token = plain_token(profile, "Accepted")
     await present_offline(ocpp, token, evse_id, K07.applied)
-    started = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=carries(token, "Started"),
-                                rule=K07.applied)
+    started = await started_with(ocpp, token, 0, K07.applied)
     installed.station.transactions[evse_id] = sc.Transaction(started.request["transactionInfo"]["transactionId"],
                                                              clock.utcnow())
     judge_composite(installed, await composite(ocpp, evse_id, 3600, "A", K07.applied), "A", K07.applied,

@@ -12,7 +12,7 @@ from harness.roles import CS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks
 from harness.usecases.authorization import charge_once, station_cache_on, station_variable
-from harness.usecases.local_list import carries, outage
+from harness.usecases.local_list import outage, started_with
 from harness.usecases.transactions import (Transaction, check_answers, check_seq_no, driver, of, transaction_id,
                                            tx_points)
 from harness.verdict import check_equal, require
@@ -58,11 +58,10 @@ async def test_transaction_started_offline(ocpp, profile):
     token = await _known_offline(ocpp, evse)
     await outage(ocpp, E04.reported, ("plug_in", {"evse_id": evse}),
                  ("present_id_token", {"id_token": token.wire(), "evse_id": evse}))
-    started = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=carries(token, "Started"),
-                                rule=E04.reported)
+    started = await started_with(ocpp, token, 0, E04.reported)
     check_equal(E04.offline, "offline of the Started event of a transaction started during the outage", True,
                 started.request.get("offline", False))
-    check_answers(ocpp, [started], token)
+    check_answers(ocpp, ocpp.sent("TransactionEvent", sender=CS, after=0, where=of(transaction_id(started))), token)
 
 
 @checks(E04.reported, E04.offline, E04.in_order, E04.ended_offline, Transaction.seq_no, Transaction.answered)
@@ -73,8 +72,7 @@ async def test_transaction_started_and_ended_offline(ocpp, profile):
     token = await _known_offline(ocpp, evse)
     await outage(ocpp, E04.reported, ("plug_in", {"evse_id": evse}),
                  ("present_id_token", {"id_token": token.wire(), "evse_id": evse}), ("unplug", {"evse_id": evse}))
-    started = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=carries(token, "Started"),
-                                rule=E04.reported)
+    started = await started_with(ocpp, token, 0, E04.reported)
     tx = transaction_id(started)
     ended = await ocpp.expect("TransactionEvent", sender=CS, after=0, where=of(tx, "Ended"), rule=E04.in_order)
     events = ocpp.sent("TransactionEvent", sender=CS, after=0, where=of(tx))

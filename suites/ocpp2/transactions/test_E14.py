@@ -94,7 +94,7 @@ async def _ended_event_waiting(ocpp, profile):
     keeps it to send again in RETRY_INTERVAL seconds. Returns the transaction id and the refused event."""
     await message_attempts(ocpp, 2, RETRY_INTERVAL)
     tx = await _running(ocpp, profile)
-    ocpp.hold("TransactionEvent")
+    ocpp.hold("TransactionEvent", where=of(tx, "Ended"))
     stop = ocpp.mark()
     await ocpp.act(CS, "unplug", evse_id=profile.evses[0].id)
     ended = await ocpp.next_call("TransactionEvent", sender=CS, within=ocpp.timeouts.action, after=stop,
@@ -161,7 +161,7 @@ async def test_status_of_an_ongoing_transaction_with_an_event_queued(ocpp, profi
     await present(ocpp, driver(ocpp), evse)
     started = await ocpp.expect("TransactionEvent", sender=CS, after=start, where=started_on(evse), rule=E14.ongoing)
     tx = transaction_id(started)
-    ocpp.hold("TransactionEvent")
+    ocpp.hold("TransactionEvent", where=of(tx, "Updated"))
     cable = ocpp.mark()
     await plug(ocpp, evse)
     updated = await ocpp.next_call("TransactionEvent", sender=CS, within=ocpp.timeouts.action, after=cable,
