@@ -44,6 +44,20 @@ def of(tx: str, event_type: str | None = None):
     return lambda p: dig(p, "transactionInfo.transactionId") == tx and event_type in (None, p.get("eventType"))
 
 
+def one_event(where):
+    """``where`` narrowed to the first TransactionEvent it picks and that event sent again (its seqNo): what a
+    test holds to refuse one event, while the station's other events (a MeterValuePeriodic Updated one) are
+    answered as usual."""
+    first: dict[str, object] = {}
+
+    def picks(payload: dict) -> bool:
+        if not where(payload) or first.get("seqNo", payload.get("seqNo")) != payload.get("seqNo"):
+            return False
+        first.setdefault("seqNo", payload.get("seqNo"))
+        return True
+    return picks
+
+
 def started_on(evse: int):
     return lambda p: p.get("eventType") == "Started" and dig(p, "evse.id", evse) == evse
 

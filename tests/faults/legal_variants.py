@@ -222,6 +222,12 @@ class CsmsWithAnActuatorFromBeforeK05(ReferenceCsms):
         return super().supported_actions() - {"request_start_transaction_with_profile"}
 
 
+class StationSamplingItsTransactions(ReferenceStation):
+    """SampledDataCtrlr.TxUpdatedInterval 7 s out of the box: every running transaction sends a TransactionEvent
+    Updated (MeterValuePeriodic) with the energy register every 7 s, between the test's steps."""
+    tx_updated_interval = 7
+
+
 class StationStartingAtTheCable(ReferenceStation):
     """TxStartPoint EVConnected: the cable starts a transaction (triggerReason CablePluggedIn, no idToken yet);
     a remote start for that EVSE is Accepted with the running transaction's transactionId, and the transaction
@@ -344,6 +350,13 @@ VARIANTS: tuple[LegalVariant, ...] = (
                        "StopTxOnInvalidId"),
                   node("ocpp2/smartcharging/test_K07.py", "test_default_applies_to_a_transaction_started_offline",
                        "cs", V201))),
+    LegalVariant("station-sampling-its-transactions", StationSamplingItsTransactions,
+                 "TransactionEvent Updated (MeterValuePeriodic) every SampledDataCtrlr.TxUpdatedInterval seconds of a "
+                 "transaction, 7 s here (spec 001 J02; the interval is the station's setting): a test that refuses one "
+                 "event holds that event alone",
+                 (node(E14, "test_status_of_an_ongoing_transaction_with_an_event_queued", "cs", V201),
+                  node(E13, "test_refused_event_is_sent_again", "cs", V201),
+                  node(E04, "test_transaction_started_and_ended_offline", "cs", V201))),
     LegalVariant("station-keeps-its-transactions-through-an-outage", StationThatKeepsItsState,
                  "a transaction started before an outage runs on after it until it is stopped (spec 001 Moves: "
                  "TxProfile, the station goes offline during a transaction), and a remote start on an occupied "

@@ -12,8 +12,8 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.operations import operate
-from harness.usecases.transactions import (Transaction, check_answers, driver, local_start, message_attempts, of, plug, present,
-                                           started_on, transaction_id, tx_points)
+from harness.usecases.transactions import (Transaction, check_answers, driver, local_start, message_attempts, of,
+                                           one_event, plug, present, started_on, transaction_id, tx_points)
 from harness.usecases.transport import failing
 from harness.verdict import check_equal, require
 
@@ -161,7 +161,7 @@ async def test_status_of_an_ongoing_transaction_with_an_event_queued(ocpp, profi
     await present(ocpp, driver(ocpp), evse)
     started = await ocpp.expect("TransactionEvent", sender=CS, after=start, where=started_on(evse), rule=E14.ongoing)
     tx = transaction_id(started)
-    ocpp.hold("TransactionEvent", where=of(tx, "Updated"))
+    ocpp.hold("TransactionEvent", where=one_event(of(tx, "Updated")))
     cable = ocpp.mark()
     await plug(ocpp, evse)
     updated = await ocpp.next_call("TransactionEvent", sender=CS, within=ocpp.timeouts.action, after=cable,
