@@ -123,13 +123,13 @@ class Arena:
         try:
             yield
         except PeerViolation as violation:
-            violation.prerequisite = step
+            violation.prerequisite = violation.prerequisite or step   # a step within a step: the inner one's
             raise
         finally:
             for connection in self.wirelog.connections:
                 for violation in connection.violations:
                     if id(violation) not in before:
-                        violation.prerequisite = step
+                        violation.prerequisite = violation.prerequisite or step
 
     # ------------------------------------------------------------------ leaving the SUT as it was
     def undo(self, what: str, step: Callable[[], Awaitable[Any]]) -> None:

@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 from harness.arena.ocpp import OcppArena
-from harness.roles import CS
+from harness.roles import CS, CSMS
 from harness.cistring import same_id
 from harness.errors import NotApplicable
 from harness.profile import Profile, Token
 from harness.rules import Rule, RuleTable, must
 from harness.transport.ws import Exchange
-from harness.verdict import check_equal, dig
+from harness.verdict import check_equal, dig, require
 
 
 class Authorization(RuleTable, namespace="authorize"):
     """The rule of the dialogue itself; what the answer must say is the calling use case's."""
     sent = must("spec 001 Events: AuthorizeRequest", "a station sends AuthorizeRequest when a driver presents a token",
                 by=CS)
+    group = must("spec 001 Authorization rule 5 (C09)",
+                 "a token's groupIdToken is in the AuthorizeResponse and the TransactionEventResponse", by=CSMS)
+
+
+def judge_group(exchange: Exchange, token: Token) -> None:
+    """A CSMS under test answered ``token``'s Authorize or TransactionEvent with its groupIdToken (case-insensitive):
+    the station knows a member of the reservation's or the transaction's group only from it."""
+    group = dig(exchange.result, "idTokenInfo.groupIdToken.idToken")
+    require(group is not None and str(group).casefold() == str(token.group).casefold(), Authorization.group,
+            f"{exchange.action}Response lacks the token's groupIdToken",
+            expected=token.group, actual=dig(exchange.result, "idTokenInfo"))
 
 
 async def authorize(arena: OcppArena, token: Token | dict, evse_id: int | None = None) -> Exchange:

@@ -24,6 +24,8 @@ class RemoteStart(RuleTable, namespace="remote_start"):
     remotely on their way to what they judge)."""
     request = must("OCPP 2.0.1 part 2 RequestStartTransactionRequest (evseId, idToken, remoteStartId)",
                    "the CSMS sends RequestStartTransaction for the EVSE its operator chose", by=CSMS)
+    own_token = must("spec 001 Remote start rule 1; Authorization rule 7",
+                     "the CSMS answers the Central token it issued Accepted in the TransactionEvent", by=CSMS)
 
 
 def central_token() -> dict:
@@ -48,6 +50,22 @@ async def start_refused(arena: OcppArena, evse_id: int, rule: Rule, refused: Rul
     check_equal(refused, f"RequestStartTransactionResponse status for EVSE {evse_id}", "Rejected",
                 exchange.result["status"])
     return exchange
+
+
+def judge_own_token(arena: OcppArena, event: Exchange) -> None:
+    """A CSMS under test answers the Central token it issued Accepted: only a refusing status fails here, an
+    answer without idTokenInfo is judged once, by the E suites' Transaction.token_checked; a station under test
+    is judged on what it sends, not on the harness's answer."""
+    if arena.is_sut(CSMS):
+        status = dig(event.result, "idTokenInfo.status", "Accepted")
+        check_equal(RemoteStart.own_token, "TransactionEventResponse idTokenInfo.status", "Accepted", status)
+
+
+async def own_token_on_the_way(arena: OcppArena, event: Exchange) -> None:
+    """``judge_own_token`` in a test of another use case, which needs the transaction the refusal would end:
+    C05's tests fail the CSMS, the others do not apply."""
+    async with arena.prerequisite("answer to the Central token of the remote start", owner="C05"):
+        judge_own_token(arena, event)
 
 
 def carries_remote_start(remote_start_id: int):

@@ -24,7 +24,7 @@ from harness.rules import Rule, RuleTable, must
 from harness.smartcharging.wire import iso
 from harness.transport.ws import Exchange
 from harness.usecases.operations import operate
-from harness.usecases.remote_control import RemoteStart
+from harness.usecases.remote_control import RemoteStart, own_token_on_the_way
 from harness.verdict import check_equal, check_in, dig, require, violated
 
 ENGINE = OcppVersion.V201   # the engine's rules for 2.0.1 and 2.1 alike (see the module's docstring)
@@ -269,6 +269,7 @@ async def start_transaction(arena: OcppArena, evse_id: int, charging_profile: di
     started = await arena.expect("TransactionEvent", sender=CS, after=mark, rule=ChargingProfiles.transaction,
                                  where=lambda p: p.get("eventType") == "Started"
                                  and dig(p, "evse.id", evse_id) == evse_id)
+    await own_token_on_the_way(arena, started)
     return exchange, started.request["transactionInfo"]["transactionId"]
 
 

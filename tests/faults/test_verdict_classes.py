@@ -40,6 +40,8 @@ RESERVE16 = "ocpp16/reservation/test_RESERVE16.py"
 B06, B12 = "ocpp2/provisioning/test_B06.py", "ocpp2/provisioning/test_B12.py"
 K09, F05 = "ocpp2/smartcharging/test_K09.py", "ocpp2/remotecontrol/test_F05.py"
 E14 = "ocpp2/transactions/test_E14.py"
+F02, H03 = "ocpp2/remotecontrol/test_F02.py", "ocpp2/reservation/test_H03.py"
+J02 = "ocpp2/metervalues/test_J02.py"
 CONN, RPC = "ocpp/transport/test_CONN.py", "ocpp/transport/test_RPC.py"
 SP2 = "ocpp/security/test_SP2.py"
 SERVER_CHECKED = "test_station_refuses_a_server_certificate_it_cannot_verify"
@@ -201,6 +203,18 @@ CHECKS = (
     Check("8-prerequisite-group-authorization-is-auth16-s", "catalog16:CentralSystemDropsParentIdTag", (
         Verdict(node(RESERVE16, "test_group_member_uses_the_reservation", "csms", V16), "skipped",
                 ("prerequisite failed: [core16.group]", "the tests of AUTH16")),)),
+    Check("8-prerequisite-own-central-token-is-c05-s", "catalog.authorization:CsmsRefusesItsOwnCentralToken", (
+        Verdict(node(B12, "test_reset_on_idle_waits_for_the_transaction", "csms", V201, "evse"), "skipped",
+                ("prerequisite failed: [remote_start.own_token]", "the tests of C05")),
+        Verdict(node(F02, "test_no_cable_within_the_connection_timeout", "csms", V201), "skipped",
+                ("prerequisite failed: [remote_start.own_token]", "the tests of C05")))),
+    Check("8-prerequisite-group-member-is-c01-s", "catalog.authorization:CsmsDropsGroupIdToken", (
+        Verdict(node(H03, "test_a_group_member_uses_the_reservation", "csms", V201), "skipped",
+                ("prerequisite failed: [authorize.group]", "the tests of C01")),)),
+    # 8. A transaction that never starts fails the MUST it needs, not the harness (J02 read the Started event it
+    # did not get).
+    Check("8-missing-start-fails-its-must", "catalog.authorization:StationHangsUpOnATokenInsteadOfAuthorizing", (
+        Verdict(node(J02, "test_periodic_samples_during_a_transaction", "cs", V201), "failed", ("[tx.started]",)),)),
     # 8. A SHOULD row the station breaks is a finding, and the test goes on without what it did not send (B12
     # read the missing Ended event's stoppedReason and crashed).
     Check("8-should-row-silence-leaves-a-finding", "catalog.provisioning:StationAcceptsResetsAndStays", (

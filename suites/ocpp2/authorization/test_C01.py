@@ -28,7 +28,7 @@ from harness.profile import TOKEN_STATUSES
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import (Authorization, authorize, cached_start, check_presented_token,
-                                            never_starts_with, starts_with, token_with)
+                                            judge_group, never_starts_with, starts_with, token_with)
 from harness.verdict import check_equal, check_in, dig, require
 
 
@@ -45,8 +45,6 @@ class C01(RuleTable):
     concurrent = must("spec 001 Order of checks, step 4; OCPP 2.0.1 AuthorizationStatusEnumType (ConcurrentTx)",
                       "the TransactionEvent Started of a second transaction with a valid token already in an "
                       "active transaction is answered ConcurrentTx", by=CSMS)
-    group = must("spec 001 Authorization rule 5 (C09)",
-                 "a token's groupIdToken is in the AuthorizeResponse and the TransactionEventResponse", by=CSMS)
     event_token = must("spec 001 Authorization rule 7 (C12, C14)",
                        "the CSMS checks the token of a TransactionEvent again and answers its status", by=CSMS)
     accepted_starts = must("spec 001 Authorization status values (Accepted allows charging)",
@@ -171,22 +169,15 @@ async def test_token_in_a_transaction_is_concurrent(ocpp, profile):
                 "ConcurrentTx", dig(second.result, "idTokenInfo.status"))
 
 
-@checks(C01.group)
+@checks(Authorization.group)
 @pytest.mark.sut_roles("csms")
 @needs(lambda given: _grouped(given.profile))
 async def test_group_token_is_answered_with_its_group(ocpp, profile):
     """AuthorizeResponse and TransactionEventResponse carry the token's groupIdToken (rule 5)."""
     token = _grouped(profile)
-    exchange = await authorize(ocpp, token)
-    group = dig(exchange.result, "idTokenInfo.groupIdToken.idToken")
-    require(group is not None and group.casefold() == token.group.casefold(),
-            C01.group, "AuthorizeResponse lacks the token's groupIdToken",
-            expected=token.group, actual=dig(exchange.result, "idTokenInfo.groupIdToken"))
-    _, event = await cached_start(ocpp, token, C01.group)
-    group = dig(event.result, "idTokenInfo.groupIdToken.idToken")
-    require(group is not None and group.casefold() == token.group.casefold(),
-            C01.group, "TransactionEventResponse lacks the token's groupIdToken",
-            expected=token.group, actual=dig(event.result, "idTokenInfo"))
+    judge_group(await authorize(ocpp, token), token)
+    _, event = await cached_start(ocpp, token, Authorization.group)
+    judge_group(event, token)
 
 
 @checks(C01.event_token)

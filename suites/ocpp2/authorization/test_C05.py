@@ -14,6 +14,7 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
 from harness.usecases.operations import operate
+from harness.usecases.remote_control import RemoteStart, judge_own_token
 from harness.verdict import check_equal, dig, require
 
 
@@ -31,8 +32,6 @@ class C05(RuleTable):
                            "the remoteStartId appears in a TransactionEvent of the transaction it started", by=CS)
     trigger_reason = must("spec 001 Moves: Transaction started by app",
                           "the transaction's TransactionEvent carries triggerReason RemoteStart", by=CS)
-    own_token = must("spec 001 Remote start rule 1; Authorization rule 7",
-                     "the CSMS answers the Central token it issued Accepted in the TransactionEvent", by=CSMS)
     refused = must("spec 001 Remote start rule 2",
                    "a station answers Rejected to a remote start it cannot serve, and starts nothing", by=CS)
     keeps_serving = must("spec 001 Remote start rule 2; spec 002 Messages: Heartbeat",
@@ -72,7 +71,7 @@ def _carries(remote_start_id):
 
 
 @checks(C05.start_request, C05.central_token, C05.start_accepted, C05.remote_start_id, C05.trigger_reason,
-        C05.own_token)
+        RemoteStart.own_token)
 async def test_remote_start_is_correlated_by_remote_start_id(ocpp, profile):
     """The transaction that follows an accepted remote start carries its remoteStartId."""
     evse = profile.evses[0].id
@@ -86,20 +85,11 @@ async def test_remote_start_is_correlated_by_remote_start_id(ocpp, profile):
     event = await ocpp.expect("TransactionEvent", sender="cs", after=start, where=_carries(remote_start_id),
                               rule=C05.remote_start_id)
     check_equal(C05.trigger_reason, "TransactionEvent triggerReason", "RemoteStart", event.request["triggerReason"])
-    _check_own_token(ocpp, event)
+    judge_own_token(ocpp, event)
 
 
-def _check_own_token(ocpp, event):
-    """A CSMS answers the Central token it issued Accepted: only a refusing status fails here, an answer
-    without idTokenInfo is judged once, by the E suites' Transaction.token_checked; a station under test is
-    judged on what it sends, not on the harness's answer."""
-    if ocpp.is_sut(CSMS):
-        status = dig(event.result, "idTokenInfo.status", "Accepted")
-        check_equal(C05.own_token, "TransactionEventResponse idTokenInfo.status", "Accepted", status)
-
-
-@checks(C05.start_request, C05.remote_start_id, C05.own_token, C05.stop_request, C05.stop_accepted, C05.stop_ends,
-        C05.seq_no)
+@checks(C05.start_request, C05.remote_start_id, RemoteStart.own_token, C05.stop_request, C05.stop_accepted,
+        C05.stop_ends, C05.seq_no)
 async def test_remote_stop_ends_the_transaction(ocpp, profile):
     """RequestStopTransaction for the running transaction is Accepted and ends it (RemoteStop). A CSMS
     must have accepted its own Central token first: a station whose transaction the CSMS refused ends it
@@ -109,7 +99,7 @@ async def test_remote_stop_ends_the_transaction(ocpp, profile):
     exchange = await _remote_start(ocpp, evse)
     event = await ocpp.expect("TransactionEvent", sender="cs", after=start,
                               where=_carries(exchange.request["remoteStartId"]), rule=C05.remote_start_id)
-    _check_own_token(ocpp, event)
+    judge_own_token(ocpp, event)
     transaction_id = event.request["transactionInfo"]["transactionId"]
     stop_mark = ocpp.mark()
     stop = await operate(ocpp, "RequestStopTransaction", {"transactionId": transaction_id}, C05.stop_request)

@@ -87,7 +87,7 @@ async def _clocked_report(ocpp, profile):
     started and its MeterValueClock event (None: none, a finding of J01.aligned_in_transaction)."""
     await station_variable(ocpp, "AlignedDataCtrlr", "Interval", str(INTERVAL))
     mark = ocpp.mark()
-    _, started = await local_start(ocpp, profile.evses[0].id, J01.aligned_in_transaction)
+    _, started = await local_start(ocpp, profile.evses[0].id, Transaction.started)
     tx = transaction_id(started)
     await ocpp.elapse(INTERVAL)
     report = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_clocked(tx),
@@ -95,7 +95,7 @@ async def _clocked_report(ocpp, profile):
     return tx, mark, report
 
 
-@checks(J01.aligned_in_transaction, J01.context, Transaction.answered, csms=TC("TC_J_02_CSMS", "ocpp2.0.1"))
+@checks(J01.aligned_in_transaction, Transaction.started, J01.context, Transaction.answered, csms=TC("TC_J_02_CSMS", "ocpp2.0.1"))
 async def test_clock_aligned_meter_values_during_a_transaction(ocpp, profile):
     """AlignedDataCtrlr.Interval 30 s and a driver's transaction: its clock-aligned samples come in a
     TransactionEvent Updated with triggerReason MeterValueClock and Sample.Clock; a CSMS answers it."""
@@ -116,7 +116,7 @@ async def test_signed_clock_aligned_meter_values(ocpp, profile):
         check_signed([report], J01.signed)
 
 
-@checks(J01.signed, J01.aligned_in_transaction, Signed.form, Signed.signature, Transaction.answered)
+@checks(J01.signed, J01.aligned_in_transaction, Transaction.started, Signed.form, Signed.signature, Transaction.answered)
 async def test_signed_clock_aligned_values_during_a_transaction(ocpp, profile):
     """AlignedDataCtrlr.Interval 30 s and SignReadings true, a driver's transaction: the clock-aligned samples of
     its MeterValueClock event carry a signedMeterValue whose OCMF signature verifies; a CSMS answers."""

@@ -60,14 +60,14 @@ async def _sampled_transaction(ocpp, profile):
     started and its first periodic sample (None: none, a finding of J02.periodic)."""
     await station_variable(ocpp, "SampledDataCtrlr", "TxUpdatedInterval", str(INTERVAL))
     mark = ocpp.mark()
-    _, started = await local_start(ocpp, profile.evses[0].id, J02.periodic)
+    _, started = await local_start(ocpp, profile.evses[0].id, Transaction.started)
     tx = transaction_id(started)
     await ocpp.elapse(2 * INTERVAL)
     sample = await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=_periodic(tx), rule=J02.periodic)
     return tx, mark, sample
 
 
-@checks(J02.periodic, J02.context, Transaction.seq_no, Transaction.answered,
+@checks(J02.periodic, Transaction.started, J02.context, Transaction.seq_no, Transaction.answered,
         csms=TC("TC_J_09_CSMS", "ocpp2.0.1"))
 async def test_periodic_samples_during_a_transaction(ocpp, profile):
     """TxUpdatedInterval 10 s; a driver's transaction runs for two intervals: Updated events with
@@ -119,7 +119,7 @@ async def test_started_and_ended_carry_the_configured_measurands(ocpp, profile):
     check_answers(ocpp, events_of(ocpp, tx, mark))
 
 
-@checks(J02.signed, J02.periodic, Signed.form, Signed.signature, Transaction.answered)
+@checks(J02.signed, J02.periodic, Transaction.started, Signed.form, Signed.signature, Transaction.answered)
 async def test_signed_periodic_samples(ocpp, profile):
     """TxUpdatedInterval 10 s and SampledDataCtrlr.SignReadings true; a driver's transaction runs for two
     intervals: each periodic sampledValue carries a signedMeterValue whose OCMF signature verifies; a CSMS
@@ -164,7 +164,7 @@ def _registers(events) -> list[float]:
             if dig(v, "measurand", ENERGY) == ENERGY and dig(v, "phase") is None]
 
 
-@checks(J02.periodic, J02.register, Transaction.answered)
+@checks(J02.periodic, Transaction.started, J02.register, Transaction.answered)
 async def test_the_register_never_goes_down(ocpp, profile):
     """TxUpdatedInterval 10 s; a driver's transaction runs for four intervals: the energy register its periodic
     samples carry rises or stays, never falls."""
@@ -178,7 +178,7 @@ async def test_the_register_never_goes_down(ocpp, profile):
     check_answers(ocpp, events_of(ocpp, tx, mark))
 
 
-@checks(J02.periodic, J02.after_end, Transaction.answered)
+@checks(J02.periodic, Transaction.started, J02.after_end, Transaction.answered)
 async def test_samples_stop_with_the_transaction(ocpp, profile):
     """TxUpdatedInterval 10 s, TxStopPoint EVConnected; a driver's transaction samples, then the cable is pulled:
     after its Ended event no event of that transaction follows for two intervals."""

@@ -21,7 +21,8 @@ from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.authorization import station_variable, token_with
 from harness.usecases.smart_charging import ChargingProfiles, charging
-from harness.usecases.remote_control import authorizes, carries_remote_start, central_token, remote_start, start_refused
+from harness.usecases.remote_control import (authorizes, carries_remote_start, central_token, own_token_on_the_way,
+                                             remote_start, start_refused)
 from harness.verdict import check_equal, dig, require
 
 
@@ -121,6 +122,11 @@ async def test_no_cable_within_the_connection_timeout(ocpp, profile):
     mark = ocpp.mark()
     exchange = await remote_start(ocpp, evse, F02.request)
     check_equal(F02.accepted, "RequestStartTransactionResponse status", "Accepted", exchange.result["status"])
+    if ocpp.is_sut(CSMS):   # the harness's station began the transaction at once: a refused token would end it
+        begun = await ocpp.next_call("TransactionEvent", sender=CS, within=ocpp.timeouts.quiet, after=mark,
+                                     where=carries_remote_start(exchange.request["remoteStartId"]))
+        if begun is not None:
+            await own_token_on_the_way(ocpp, begun)
     await ocpp.expect("TransactionEvent", sender=CS, after=mark, rule=F02.ev_connect_timeout,
                       timeout=TIMEOUT + ocpp.timeouts.action,
                       where=lambda p: p["triggerReason"] == "EVConnectTimeout" and dig(p, "evse.id", evse) == evse)

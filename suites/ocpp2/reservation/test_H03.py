@@ -13,9 +13,9 @@ from harness.errors import NotApplicable
 from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, case, checks
-from harness.usecases.authorization import carries, never_starts_with, token_with
+from harness.usecases.authorization import carries, judge_group, never_starts_with, token_with
 from harness.usecases.operations import operate
-from harness.usecases.remote_control import remote_start, start_refused
+from harness.usecases.remote_control import authorizes, remote_start, start_refused
 from harness.usecases.reservation import reports, reserve
 from harness.verdict import check_equal, dig
 
@@ -95,6 +95,10 @@ async def test_a_group_member_uses_the_reservation(ocpp, profile):
     mark = ocpp.mark()
     await ocpp.act(CS, "plug_in", evse_id=evse)
     await ocpp.act(CS, "present_id_token", id_token=member.wire(), evse_id=evse)
+    if ocpp.is_sut(CSMS):   # the station learns that the member is of the group only from the answer
+        async with ocpp.prerequisite("authorization of the group's other member", owner="C01"):
+            judge_group(await ocpp.expect("Authorize", sender=CS, after=mark, where=authorizes(member.wire())),
+                        member)
     await _used(ocpp, member, evse, reservation_id, mark)
 
 
