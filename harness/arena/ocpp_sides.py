@@ -15,7 +15,9 @@ from __future__ import annotations
 import ssl
 from typing import TYPE_CHECKING
 
+from harness import clock
 from harness.errors import HarnessError, Refused, clip
+from harness.ocpp.v16 import interval_of
 from harness.ocpp.versions import OcppVersion
 from harness.pki import VALID
 from harness.roles import CS, CSMS
@@ -74,7 +76,22 @@ class HarnessStationSide:
             raise HarnessError(f"prerequisite failed: {self._refusal(handshake)}")
         arena.link = self._station.connection
         if boot:
-            self.boot_answered((self._station.boot_response or {}).get("status"))
+            self.boot_answered(await self._past_pending())
+
+    async def _past_pending(self) -> str | None:
+        """The status the CSMS under test answers the station's boot with, once past Pending: a CSMS may answer
+        Pending first and prepare the station meanwhile (OCPP 2.0.1 B02; 1.6 RegistrationStatus), which boots
+        again after the interval it was given. Waited on for up to the connect timeout: a CSMS that keeps the
+        station Pending longer has answered Pending."""
+        arena = self._arena
+        status = (self._station.boot_response or {}).get("status")
+        deadline = clock.now() + arena.timeouts.connect
+        while status == "Pending" and (left := deadline - clock.now()) > 0:
+            again = await arena.next_call("BootNotification", sender=CS, within=left, after=arena.mark())
+            if again is None or again.response is None:
+                break
+            status = again.response.get("status")
+        return status
 
     def boot_answered(self, status: str | None) -> None:
         """The CSMS under test answered the station's BootNotification ``status``; the test goes on when it is
@@ -161,6 +178,19 @@ class HarnessStationSide:
     async def boot(self) -> Exchange:
         """Sends the station's own BootNotification on the link: the exchange, with its answer."""
         return await self._arena.link.call_exchange("BootNotification", self._station.boot_payload())
+
+    async def settled_boot(self) -> Exchange:
+        """``boot``, sent again after each Pending answer's interval, as a station does (OCPP 2.0.1 B02; 1.6
+        RegistrationStatus), until the CSMS under test answers otherwise, for up to the connect timeout: the last
+        exchange. A CSMS may answer Pending first and prepare the station meanwhile."""
+        arena = self._arena
+        boot = await self.boot()
+        deadline = clock.now() + arena.timeouts.connect
+        while (boot.response or {}).get("status") == "Pending" and \
+                clock.now() + (wait := interval_of(boot.response)) < deadline:
+            await arena.elapse(wait)
+            boot = await self.boot()
+        return boot
 
     async def send_boot(self) -> dict:
         """Sends one BootNotification on the link and returns the answer of the CSMS under test (a 1.6

@@ -222,6 +222,31 @@ class CsmsWithAnActuatorFromBeforeK05(ReferenceCsms):
         return super().supported_actions() - {"request_start_transaction_with_profile"}
 
 
+class _PendingFirst:
+    """The first boot on each connection answered Pending (unless its operator set how boots are answered), the
+    next Accepted."""
+    operator_set = False
+
+    async def act_set_registration(self, status, station=None):
+        self.operator_set = True
+        await super().act_set_registration(status, station)
+
+    def boot_status(self, session, status):
+        status = super().boot_status(session, status)
+        if status == "Accepted" and not self.operator_set and not getattr(session, "pended", False):
+            session.pended = True
+            return "Pending"
+        return status
+
+
+class CsmsPendingFirst(_PendingFirst, ReferenceCsms):
+    pass
+
+
+class CentralSystemPendingFirst(_PendingFirst, ReferenceCsms16):
+    pass
+
+
 class StationSamplingItsTransactions(ReferenceStation):
     """SampledDataCtrlr.TxUpdatedInterval 7 s out of the box: every running transaction sends a TransactionEvent
     Updated (MeterValuePeriodic) with the energy register every 7 s, between the test's steps."""
@@ -350,6 +375,24 @@ VARIANTS: tuple[LegalVariant, ...] = (
                        "StopTxOnInvalidId"),
                   node("ocpp2/smartcharging/test_K07.py", "test_default_applies_to_a_transaction_started_offline",
                        "cs", V201))),
+    LegalVariant("csms-pending-first", CsmsPendingFirst,
+                 "every station's first boot on a connection answered Pending, the next one (after the interval) "
+                 "Accepted: a CSMS may answer Pending and prepare the station first, a registered one too (OCPP "
+                 "2.0.1 B02; RegistrationStatusEnumType); the harness's station sends nothing else until accepted, "
+                 "a transaction it resumes after a power loss neither (E17)",
+                 (node("ocpp/transport/test_CONN.py", "test_boot_is_accepted", "csms", V201),
+                  node(SP2, "test_csms_serves_tls_with_a_valid_certificate", "csms", V201),
+                  node("ocpp2/authorization/test_C01.py", "test_presented_token_gets_its_status", "csms", V201,
+                       "Accepted"),
+                  node("ocpp2/smartcharging/test_K01.py", "test_several_profiles_during_a_transaction", "csms",
+                       V201),
+                  node("ocpp2/transactions/test_E17.py", "test_power_loss_within_the_timeout_resumes", "csms", V21,
+                       "energy"))),
+    LegalVariant("central-system-pending-first", CentralSystemPendingFirst,
+                 "every charge point's first boot on a connection answered Pending, the next one Accepted (spec 002 "
+                 "Enumerations RegistrationStatus: Pending, the central system not yet ready)",
+                 (node("ocpp16/boot/test_BOOT16.py", "test_boot_is_accepted", "csms", V16),
+                  node(AUTH16, "test_presented_tag_gets_its_status", "csms", V16, "Accepted"))),
     LegalVariant("station-sampling-its-transactions", StationSamplingItsTransactions,
                  "TransactionEvent Updated (MeterValuePeriodic) every SampledDataCtrlr.TxUpdatedInterval seconds of a "
                  "transaction, 7 s here (spec 001 J02; the interval is the station's setting): a test that refuses one "

@@ -77,6 +77,7 @@ class ProvisioningStation2x(Block):
     provisioning_network_profile_status = "Accepted"   # B09: how a valid SetNetworkProfile is answered (TC_B_44)
     heartbeats = True   # False: no Heartbeat of its own (G02); a load runner beats for it at its plan's times
     boot_retry = 5   # own wait before the next boot when a Pending or Rejected answer's interval is 0
+    accepted_wait = 60   # seconds a restarted station waits to be accepted before it gives up what it owed
 
     boot_reason: str = store(default="PowerUp")
     station_operative: bool = store(default=True)   # ChangeAvailability of the whole station (G04)
@@ -185,6 +186,18 @@ class ProvisioningStation2x(Block):
     async def _boot_again(self, connection: OcppConnection, interval: int) -> None:
         if not await connection.wait_closed(interval or self.boot_retry) and connection is self.connection:
             await self.boot()
+
+    async def boot_accepted(self) -> bool:
+        """Whether the CSMS accepts the boot of the current connection, awaited for ``accepted_wait`` seconds: a
+        station answered Pending sends nothing but its next boots until then (B02), what it owes the CSMS after
+        a restart (a resumed transaction) too."""
+        connection = self.connection
+        if connection is None:
+            return False
+        accepted = await connection.wait_for(
+            lambda e: e.action == "BootNotification" and not e.incoming and (e.response or {}).get("status") ==
+            "Accepted", self.accepted_wait)
+        return accepted is not None and connection is self.connection
 
     async def boot_once(self) -> dict:
         """One BootNotification and nothing after it, whatever the answer: the harness's station booting by hand

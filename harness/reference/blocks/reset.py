@@ -97,6 +97,8 @@ class ResetStation2x(Block):
         self.boot_reason = reason
         await self.connection.close()
         await self.connect_by_priority()
+        if not await self.boot_accepted():
+            return
         for state in resumed:
             if state.transaction is not None:
                 await self.call("TransactionEvent", self._event(state, "Updated", "TxResumed",
@@ -124,6 +126,8 @@ class ResetStation2x(Block):
             await asyncio.sleep(off_for)
         self.reconnects = reconnects
         await self.connect_by_priority()
+        if not await self.boot_accepted():
+            return
         for state in running:
             if state.transaction is None:
                 continue

@@ -87,7 +87,7 @@ async def test_csms_serves_tls_with_a_valid_certificate(ocpp_unlinked, harness_s
             expected="101", actual=f"HTTP {handshake.status}")
     judge_version(handshake.connection, SP2.server_tls)
     await judge_rsa_server(arena, handshake.connection)
-    boot = await harness_station.boot()
+    boot = await harness_station.settled_boot()
     harness_station.boot_answered((boot.result or {}).get("status"))
 
 

@@ -80,7 +80,7 @@ async def test_csms_accepts_a_valid_client_certificate(ocpp_unlinked, harness_st
     handshake = await harness_station.over_tls()
     require(handshake.connection is not None, SP3.client_accepted, "the CSMS refused a valid client certificate",
             expected="an upgraded connection", actual=handshake.tls_refused or f"HTTP {handshake.status}")
-    boot = await harness_station.boot()
+    boot = await harness_station.settled_boot()
     harness_station.boot_answered((boot.result or {}).get("status"))
 
 

@@ -74,7 +74,7 @@ async def test_boot_is_accepted(ocpp_unlinked, harness_station):
     handshake = await harness_station.open_connection(boot=False)
     require(handshake.connection is not None, Ws.known_station, "the CSMS refused the configured station",
             expected="an upgraded connection", actual=f"HTTP {handshake.status}")
-    boot = await harness_station.boot()
+    boot = await harness_station.settled_boot()
     require(boot.error is None, CONN.answered, "the CSMS answered the BootNotification with a CALLERROR",
             expected="a BootNotification answer", actual=boot.error)
     harness_station.boot_answered(boot.result["status"])

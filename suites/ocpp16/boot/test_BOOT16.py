@@ -79,7 +79,7 @@ async def test_boot_is_accepted(ocpp_unlinked, harness_station, profile):
     Heartbeat are answered."""
     arena, station = ocpp_unlinked, harness_station
     await station.connect(boot=False)
-    response = await station.send_boot()
+    response = (await station.settled_boot()).result
     station.boot_answered(response["status"])
     require(interval_of(response) > 0, BOOT16.interval, "BootNotification.conf interval is not positive",
             expected="> 0", actual=interval_of(response))

@@ -109,7 +109,7 @@ async def test_central_system_rotates_the_authorization_key(ocpp_unlinked, profi
     require(handshake.connection is not None, SECURITY16.new_key_admitted,
             "the central system refused the new key", expected="101", actual=f"HTTP {handshake.status}")
     check_equal(SECURITY16.new_key_admitted, "BootNotification.conf status", "Accepted",
-                (await harness_station.send_boot())["status"])
+                (await harness_station.settled_boot()).result["status"])
     await expect_refused(arena, profile.identity, old, status=401, what="the old AuthorizationKey",
                          rule=SECURITY16.old_key_refused)
 
