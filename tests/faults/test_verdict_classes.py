@@ -215,10 +215,22 @@ CHECKS = (
     # did not get).
     Check("8-missing-start-fails-its-must", "catalog.authorization:StationHangsUpOnATokenInsteadOfAuthorizing", (
         Verdict(node(J02, "test_periodic_samples_during_a_transaction", "cs", V201), "failed", ("[tx.started]",)),)),
+    # 8. A station goes on after a StatusNotification the CSMS refused (a SHOULD, G01's): the harness's station
+    # stopped there and the test blamed it for the TransactionEvent it never sent.
+    Check("8-refused-status-report-is-no-dead-end", "catalog.availability:CsmsRefusesOccupied", (
+        Verdict(node("ocpp2/authorization/test_C02.py", "test_start_button_starts_without_authorization", "csms", V201,
+                     "button_first"), "passed"),)),
     # 8. A SHOULD row the station breaks is a finding, and the test goes on without what it did not send (B12
     # read the missing Ended event's stoppedReason and crashed).
     Check("8-should-row-silence-leaves-a-finding", "catalog.provisioning:StationAcceptsResetsAndStays", (
         Verdict(node(B12, "test_immediate_reset_ends_the_transaction", "cs", V201, "evse"), "passed"),)),
+    Check("8-should-row-silence-leaves-a-finding-f04", "catalog.authorization:StationAcceptsRemoteStopButKeepsCharging",
+          (Verdict(node("ocpp2/remotecontrol/test_F04.py", "test_remote_stop_of_an_iso15118_transaction", "cs", V201),
+                   "passed"),)),
+    # 1. A CALLERROR the test's own rule forbids is its failure (C05 called it "cannot be judged", broken).
+    Check("1-refused-heartbeat-fails-keeps-serving", "catalog.availability:CsmsRefusesHeartbeats", (
+        Verdict(node(C05, "test_csms_survives_a_rejected_remote_start", "csms", V201), "failed",
+                ("[C05.keeps_serving]", "CALLERROR")),)),
     # 9. What a SUT is set up for is asked: a station set up for security profile 3 alone is asked for its check
     # of the server's certificate, at profile 3, judged by the TLS handshake's outcome.
     Check("9-station-of-profile-3-alone-is-asked", None, (

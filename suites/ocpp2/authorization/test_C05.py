@@ -146,6 +146,9 @@ async def test_csms_survives_a_rejected_remote_start(ocpp, profile):
     check_equal(C05.start_request, "RequestStartTransactionRequest evseId", unknown_evse,
                 exchange.request.get("evseId"))
     check_equal(C05.refused, "RequestStartTransactionResponse status", "Rejected", exchange.result["status"])
-    heartbeat = (await ocpp.call_sut("Heartbeat", {})).result
+    beat = await ocpp.call_sut("Heartbeat", {})
+    require(beat.error is None, C05.keeps_serving, "the CSMS answered a Heartbeat with a CALLERROR after the refused "
+            "remote start", expected="HeartbeatResponse", actual=beat.error)
+    heartbeat = beat.result
     require("currentTime" in heartbeat, C05.keeps_serving, "HeartbeatResponse lacks currentTime",
             expected="currentTime", actual=heartbeat)
