@@ -130,12 +130,12 @@ class StationBase(Dispatcher, Actions):
             raise HarnessError("the station is not connected")
         return await self.connection.call(action, payload)
 
-    async def report_status(self, payload: dict[str, Any]) -> None:
-        """A StatusNotification the station sends and goes on after, whatever the answer: a CSMS that refuses it
-        (a SHOULD of the 2.x texts: G01) is judged from the wire by the tests that own the rule, and the station
-        does what comes next all the same."""
+    async def send_and_go_on(self, action: str, payload: dict[str, Any]) -> None:
+        """A report the station sends and goes on after, whatever the answer: a CSMS that refuses it (a
+        StatusNotification, a SHOULD of G01; a triggered MeterValues) is judged from the wire by the tests that
+        own the rule, and the station does what comes next all the same."""
         try:
-            await self.call("StatusNotification", payload)
+            await self.call(action, payload)
         except CallFailed:
             pass
 

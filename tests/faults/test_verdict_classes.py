@@ -227,6 +227,9 @@ CHECKS = (
     Check("8-should-row-silence-leaves-a-finding-f04", "catalog.authorization:StationAcceptsRemoteStopButKeepsCharging",
           (Verdict(node("ocpp2/remotecontrol/test_F04.py", "test_remote_stop_of_an_iso15118_transaction", "cs", V201),
                    "passed"),)),
+    Check("1-refused-triggered-meter-values-fail-answered", "catalog.meter_values:CsmsRefusesMeterValues", (
+        Verdict(node("ocpp2/remotecontrol/test_F06.py", "test_triggered_meter_values_of_every_evse", "csms", V201),
+                "failed", ("[F06.answered]", "CALLERROR")),)),
     # 1. A CALLERROR the test's own rule forbids is its failure (C05 called it "cannot be judged", broken).
     Check("1-refused-heartbeat-fails-keeps-serving", "catalog.availability:CsmsRefusesHeartbeats", (
         Verdict(node(C05, "test_csms_survives_a_rejected_remote_start", "csms", V201), "failed",

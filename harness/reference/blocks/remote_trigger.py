@@ -165,11 +165,12 @@ class RemoteTriggerStation2x(Block):
         elif message in ("LogStatusNotification", "FirmwareStatusNotification", "PublishFirmwareStatusNotification"):
             await self.call(message, IDLE)
         for state in chosen if message in PER_EVSE else ():
-            if message == "MeterValues":
-                await self.call("MeterValues", {"evseId": state.evse.id, "meterValue": [self._reading(state)]})
+            if message == "MeterValues":   # one EVSE's refused report does not keep the next from going out
+                await self.send_and_go_on("MeterValues", {"evseId": state.evse.id,
+                                                          "meterValue": [self._reading(state)]})
             elif message == "StatusNotification":
                 for number in [connector] if connector is not None else state.evse.connectors:
-                    await self.call("StatusNotification", self.status_payload(
+                    await self.send_and_go_on("StatusNotification", self.status_payload(
                         state.evse.id, number, self.connector_state(state)))
             elif state.transaction is not None:
                 event = self._event(state, "Updated", "Trigger",

@@ -451,7 +451,7 @@ class TransactionsStation2x(Block):
 
         async def plug() -> None:
             state.plugged = True
-            await self.report_status(self.status_payload(
+            await self.send_and_go_on("StatusNotification", self.status_payload(
                 evse_id, connector_id or state.evse.connectors[0], "Occupied"))
             if state.transaction is None and self.starts_now(state):
                 await self.start_transaction(state, "CablePluggedIn", state.authorized)
@@ -474,7 +474,7 @@ class TransactionsStation2x(Block):
                                                                 chargingState="Idle"))
             else:
                 await self.end_transaction(state, "EVCommunicationLost", "EVDisconnected")
-            await self.report_status(self.status_payload(
+            await self.send_and_go_on("StatusNotification", self.status_payload(
                 evse_id, connector_id or state.evse.connectors[0], "Available"))
 
         self.background.spawn(unplug())

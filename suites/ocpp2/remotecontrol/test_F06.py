@@ -158,8 +158,10 @@ async def test_triggered_meter_values_of_every_evse(ocpp, profile):
     exchange, mark = await trigger(ocpp, "MeterValues")
     if accepted_or_refused(ocpp, exchange, "MeterValues"):
         for evse in profile.evses:
-            await ocpp.expect("MeterValues", sender=CS, after=mark, rule=F06.follows,
-                              where=lambda p, evse=evse: p["evseId"] == evse.id)
+            sent = await ocpp.expect("MeterValues", sender=CS, after=mark, rule=F06.follows,
+                                     where=lambda p, evse=evse: p["evseId"] == evse.id)
+            require(sent.error is None, F06.answered, f"the triggered MeterValues of EVSE {evse.id} was answered "
+                    f"with a CALLERROR", expected="MeterValuesResponse", actual=sent.error)
 
 
 @pytest.mark.requires("remote_start")
