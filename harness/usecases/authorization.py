@@ -20,12 +20,13 @@ class Authorization(RuleTable, namespace="authorize"):
                  "a token's groupIdToken is in the AuthorizeResponse and the TransactionEventResponse", by=CSMS)
 
 
-def judge_group(exchange: Exchange, token: Token) -> None:
+def judge_group(exchange: Exchange, token: Token, rule: Rule = Authorization.group) -> None:
     """A CSMS under test answered ``token``'s Authorize or TransactionEvent with its groupIdToken (case-insensitive):
-    the station knows a member of the reservation's or the transaction's group only from it."""
+    the station knows a member of the reservation's or the transaction's group only from it (``rule``: the row
+    that answer serves, when it is another than the group's own)."""
     group = dig(exchange.result, "idTokenInfo.groupIdToken.idToken")
-    require(group is not None and str(group).casefold() == str(token.group).casefold(), Authorization.group,
-            f"{exchange.action}Response lacks the token's groupIdToken",
+    require(group is not None and str(group).casefold() == str(token.group).casefold(), rule,
+            f"{exchange.action}Response for {token.name} lacks its groupIdToken",
             expected=token.group, actual=dig(exchange.result, "idTokenInfo"))
 
 

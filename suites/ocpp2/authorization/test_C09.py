@@ -16,14 +16,12 @@ from harness.errors import NotApplicable
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import (Authorization, authorize, cached_start, carries, charge_once,
-                                            present_again, starts_with, station_cache_on)
-from harness.verdict import check_equal, dig, require
+                                            judge_group, present_again, starts_with, station_cache_on)
+from harness.verdict import check_equal, dig
 
 
 class C09(RuleTable):
     """The rules of C09 (spec 001 Authorization rule 5, IdTokenInfoType groupIdToken)."""
-    group = must("spec 001 Authorization rule 5; Endpoints: AuthorizeRequest",
-                 "every member of a group is answered with the group's groupIdToken", by=CSMS)
     central = should("spec 001 IdTokenInfoType groupIdToken (type SHOULD be Central)",
                      "a groupIdToken is of type Central", by=CSMS)
     member_accepted = must("spec 001 Authorization rule 5; Order of checks",
@@ -53,31 +51,20 @@ def _members(profile):
     return pair[0], pair[1]
 
 
-def _group_of(response):
-    return dig(response, "idTokenInfo.groupIdToken.idToken")
-
-
-def _check_group(rule, what, token, response):
-    group = _group_of(response)
-    require(group is not None and group.casefold() == token.group.casefold(), rule,
-            f"{what} for {token.name} lacks its groupIdToken", expected=token.group,
-            actual=dig(response, "idTokenInfo"))
-
-
-@checks(C09.group, C09.central)
+@checks(Authorization.group, C09.central)
 @pytest.mark.sut_roles("csms")
 @needs(lambda given: _members(given.profile))
 async def test_members_are_answered_with_their_group(ocpp, profile):
     """Both members get the group's groupIdToken, of type Central (SHOULD)."""
     for token in _members(profile):
         exchange = await authorize(ocpp, token)
-        _check_group(C09.group, "AuthorizeResponse", token, exchange.result)
+        judge_group(exchange, token)
         check_equal(C09.central, f"groupIdToken.type for {token.name}", "Central",
                     dig(exchange.result, "idTokenInfo.groupIdToken.type"))
 
 
 @pytest.mark.parametrize("starter", [0, 1], ids=["a_then_b", "b_then_a"])
-@checks(C09.member_accepted, C09.group, Authorization.sent, C09.member_stops,
+@checks(C09.member_accepted, Authorization.group, Authorization.sent, C09.member_stops,
         csms=(TC("TC_C_39_CSMS", "ocpp2.0.1"), TC("TC_C_43_CSMS", "ocpp2.0.1")), cs=TC("TC_C_39_CS", "ocpp2.0.1"))
 @needs(lambda given: _members(given.profile))
 async def test_member_stops_another_members_transaction(ocpp, profile, starter):
@@ -96,8 +83,8 @@ async def test_member_stops_another_members_transaction(ocpp, profile, starter):
         await ocpp.act(CS, "plug_in", evse_id=evse)
         await starts_with(ocpp, first, start, C09.member_stops)
     else:
-        _, event = await cached_start(ocpp, first, C09.group, evse)
-        _check_group(C09.group, "TransactionEventResponse", first, event.result)
+        _, event = await cached_start(ocpp, first, Authorization.group, evse)
+        judge_group(event, first)
     stop = ocpp.mark()
     if ocpp.is_sut(CSMS):   # the harness's station asks about the second token, and stops with it when Accepted
         ocpp.configure(local_authorization=False)
@@ -105,12 +92,12 @@ async def test_member_stops_another_members_transaction(ocpp, profile, starter):
         exchange = await ocpp.expect("Authorize", sender=CS, after=stop)
         check_equal(C09.member_accepted, f"AuthorizeResponse idTokenInfo.status for {second.name}", "Accepted",
                     dig(exchange.result, "idTokenInfo.status"))
-        _check_group(C09.member_accepted, "AuthorizeResponse", second, exchange.result)
+        judge_group(exchange, second, C09.member_accepted)
         ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop,
                                   where=lambda p: same_id(dig(p, "idToken.idToken", ""), second.id))
         check_equal(C09.member_accepted, f"TransactionEventResponse idTokenInfo.status for {second.name}",
                     "Accepted", dig(ended.result, "idTokenInfo.status"))
-        _check_group(C09.group, "TransactionEventResponse", second, ended.result)
+        judge_group(ended, second)
         return
     await authorize(ocpp, second, evse_id=evse)
     ended = await ocpp.expect("TransactionEvent", sender=CS, after=stop, rule=C09.member_stops,
