@@ -220,6 +220,9 @@ CHECKS = (
     Check("8-refused-status-report-is-no-dead-end", "catalog.availability:CsmsRefusesOccupied", (
         Verdict(node("ocpp2/authorization/test_C02.py", "test_start_button_starts_without_authorization", "csms", V201,
                      "button_first"), "passed"),)),
+    Check("8-refused-status-reports-are-no-dead-end", "catalog.provisioning:CsmsRefusesReportsAfterTheBoot", (
+        Verdict(node("ocpp2/availability/test_G04.py", "test_station_made_inoperative_and_operative", "csms", V201),
+                "passed"),)),
     # 8. A SHOULD row the station breaks is a finding, and the test goes on without what it did not send (B12
     # read the missing Ended event's stoppedReason and crashed).
     Check("8-should-row-silence-leaves-a-finding", "catalog.provisioning:StationAcceptsResetsAndStays", (

@@ -100,7 +100,7 @@ class AvailabilityStation2x(Block):
         state = self.evses[evse_id]
         state.faulted = False
         for connector in state.evse.connectors:
-            await self.call("StatusNotification", self.status_payload(evse_id, connector, self.shown_status(
+            await self.send_and_go_on("StatusNotification", self.status_payload(evse_id, connector, self.shown_status(
                 evse_id, connector)))
 
     def evse_faulted(self, state: EvseState) -> None:
@@ -116,8 +116,8 @@ class AvailabilityStation2x(Block):
             "variable": {"name": "Problem"}}]})
 
     async def _report(self, changed: list[tuple[int, int]]) -> None:
-        for evse_id, connector in self.in_any_order(changed):
-            await self.call("StatusNotification", self.status_payload(evse_id, connector, "Available"))
+        for evse_id, connector in self.in_any_order(changed):   # one refused report does not keep back the next
+            await self.send_and_go_on("StatusNotification", self.status_payload(evse_id, connector, "Available"))
 
 
 class AvailabilityCsms2x(Block):
