@@ -92,14 +92,20 @@ async def present(arena: OcppArena, token: Token, evse: int) -> None:
 
 
 async def local_start(arena: OcppArena, evse: int, rule: Rule, *, cable_first: bool = True) -> tuple[Token, Exchange]:
-    """A driver's transaction on ``evse``: the cable in and an accepted token presented (in that order, or
-    the token first); returns the token and the transaction's Started event."""
+    """A driver's transaction on ``evse``: the cable in, then an accepted token presented; or (``cable_first``
+    False, TxStartPoint Authorized) the token, the transaction it starts, and then the cable, as a driver plugs in
+    once the station took the token (at once, the cable could come before a station slower to authorize started
+    the transaction). Returns the token and the transaction's Started event."""
     token = driver(arena)
     start = arena.mark()
-    for step in ((plug, present) if cable_first else (present, plug)):
-        await (step(arena, evse) if step is plug else step(arena, token, evse))
-    started = await arena.expect("TransactionEvent", sender=CS, after=start, where=started_on(evse), rule=rule)
-    return token, started
+    if not cable_first:
+        await present(arena, token, evse)
+        started = await arena.expect("TransactionEvent", sender=CS, after=start, where=started_on(evse), rule=rule)
+        await plug(arena, evse)
+        return token, started
+    await plug(arena, evse)
+    await present(arena, token, evse)
+    return token, await arena.expect("TransactionEvent", sender=CS, after=start, where=started_on(evse), rule=rule)
 
 
 def events_of(arena: OcppArena, tx: str, after: int) -> list[Exchange]:

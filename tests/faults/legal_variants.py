@@ -33,7 +33,7 @@ def node(path: str, test: str, role: str, protocol: str, *params: str) -> str:
 
 C25, C15 = "ocpp2/authorization/test_C25.py", "ocpp2/authorization/test_C15.py"
 E04, E13 = "ocpp2/transactions/test_E04.py", "ocpp2/transactions/test_E13.py"
-E14 = "ocpp2/transactions/test_E14.py"
+E14, E03 = "ocpp2/transactions/test_E14.py", "ocpp2/transactions/test_E03.py"
 K06, K11 = "ocpp2/smartcharging/test_K06.py", "ocpp2/smartcharging/test_K11.py"
 CACHE16 = "ocpp16/authorization/test_CACHE16.py"
 AUTH16 = "ocpp16/authorization/test_AUTH16.py"
@@ -247,6 +247,25 @@ class CentralSystemPendingFirst(_PendingFirst, ReferenceCsms16):
     pass
 
 
+class StationReportingTheCableAfterItsEvent(ReferenceStation):
+    """A cable plugged in: the TransactionEvent it causes first, the StatusNotification Occupied after it."""
+
+    async def act_plug_in(self, evse_id=1, connector_id=None):
+        state = self.evses[evse_id]
+
+        async def plug():
+            state.plugged = True
+            if state.transaction is None and self.starts_now(state):
+                await self.start_transaction(state, "CablePluggedIn", state.authorized)
+            elif state.transaction is not None and state.transaction.id_token is not None:
+                await self.call("TransactionEvent", self._event(state, "Updated", "CablePluggedIn",
+                                                                chargingState="Charging"))
+            await self.send_and_go_on("StatusNotification", self.status_payload(
+                evse_id, connector_id or state.evse.connectors[0], "Occupied"))
+
+        self.background.spawn(plug())
+
+
 class StationSamplingItsTransactions(ReferenceStation):
     """SampledDataCtrlr.TxUpdatedInterval 7 s out of the box: every running transaction sends a TransactionEvent
     Updated (MeterValuePeriodic) with the energy register every 7 s, between the test's steps."""
@@ -393,6 +412,12 @@ VARIANTS: tuple[LegalVariant, ...] = (
                  "Enumerations RegistrationStatus: Pending, the central system not yet ready)",
                  (node("ocpp16/boot/test_BOOT16.py", "test_boot_is_accepted", "csms", V16),
                   node(AUTH16, "test_presented_tag_gets_its_status", "csms", V16, "Accepted"))),
+    LegalVariant("station-reporting-the-cable-after-its-event", StationReportingTheCableAfterItsEvent,
+                 "the TransactionEvent a cable causes before the StatusNotification Occupied (the texts order neither "
+                 "report; spec 001 Events, OCPP 2.0.1 G01 and E01); the harness plugs in after the station took "
+                 "the token, as a driver does",
+                 (node(E03, "test_authorization_first_then_cable", "cs", V21),
+                  node(E03, "test_authorization_first_then_cable", "cs", V201))),
     LegalVariant("station-sampling-its-transactions", StationSamplingItsTransactions,
                  "TransactionEvent Updated (MeterValuePeriodic) every SampledDataCtrlr.TxUpdatedInterval seconds of a "
                  "transaction, 7 s here (spec 001 J02; the interval is the station's setting): a test that refuses one "
