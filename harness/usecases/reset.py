@@ -21,6 +21,9 @@ class Resets(RuleTable, namespace="reset2"):
     request = must("OCPP 2.0.1 part 2 ResetRequest (type required; evseId optional)",
                    "the CSMS sends the Reset its operator asked for: its type, and the EVSE only when one was named",
                    by=CSMS)
+    idle = must("OCPP 2.0.1 part 2 ResetStatusEnumType (Scheduled: the reset waits for transactions to end); "
+                "B12.FR.01", "an idle station (or EVSE) does not answer a Reset Scheduled: nothing runs to wait for",
+                by=CS)
     reason = should("OCPP 2.0.1 part 2 BootReasonEnumType (RemoteReset, ScheduledReset)",
                     "a station restarted by a Reset boots with reason RemoteReset, after an OnIdle reset it had "
                     "to wait for ScheduledReset", by=CS)

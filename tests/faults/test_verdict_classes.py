@@ -212,6 +212,9 @@ CHECKS = (
                 ("prerequisite failed: [remote_start.own_token]", "the tests of C05")),
         Verdict(node(F02, "test_no_cable_within_the_connection_timeout", "csms", V201), "skipped",
                 ("prerequisite failed: [remote_start.own_token]", "the tests of C05")))),
+    Check("8-prerequisite-idle-reset-is-b11-s", "catalog.provisioning:StationSchedulesIdleResets", (
+        Verdict(node("ocpp2/security/test_A05.py", "test_upgrade_used_after_reboot", "cs", V201), "skipped",
+                ("prerequisite failed: [reset2.idle]", "the tests of B11")),)),
     Check("8-prerequisite-group-member-is-c01-s", "catalog.authorization:CsmsDropsGroupIdToken", (
         Verdict(node(H03, "test_a_group_member_uses_the_reservation", "csms", V201), "skipped",
                 ("prerequisite failed: [authorize.group]", "the tests of C01")),)),

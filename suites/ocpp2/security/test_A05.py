@@ -184,7 +184,8 @@ async def test_upgrade_used_after_reboot(ocpp, harness_csms):
     before = await priority(ocpp)
     await upgrade(ocpp, 2, url, before[0])
     connections = ocpp.connections()
-    accepted(await reset(ocpp, "Immediate"), "Accepted", Resets.request)
+    async with ocpp.prerequisite("reset of the idle station", owner="B11"):
+        accepted(await reset(ocpp, "Immediate"), "Accepted", Resets.idle)
     await rebooted(ocpp, connections, "RemoteReset")
     check_equal(A05.reconnected, "TLS version of the station's connection after the reboot",
                 "TLSv1.2 or later", "TLSv1.2 or later" if ocpp.link_tls_version() else "plain ws")

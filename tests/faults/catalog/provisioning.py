@@ -487,7 +487,7 @@ FAULTS: tuple[Fault, ...] = (
           (cs_test(B10, FALLBACK),), "did not connect with the next entry"),
     Fault("B10-station-skips-the-boot-on-fallback", "B10.boots", StationSkipsTheBootOnFallback,
           (cs_test(B10, FALLBACK),), "BootNotification"),
-    Fault("B11-station-schedules-idle-resets", "B11.idle", StationSchedulesIdleResets,
+    Fault("B11-station-schedules-idle-resets", "reset2.idle", StationSchedulesIdleResets,
           (cs_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "ResetResponse status to"),
     Fault("B11-station-accepts-resets-and-stays", "restart.boots", StationAcceptsResetsAndStays,
           (cs_test(B11, "test_reset_of_the_idle_station", "Immediate"),), "BootNotification"),
