@@ -240,6 +240,9 @@ CHECKS = (
     Check("1-refused-triggered-meter-values-fail-answered", "catalog.meter_values:CsmsRefusesMeterValues", (
         Verdict(node("ocpp2/remotecontrol/test_F06.py", "test_triggered_meter_values_of_every_evse", "csms", V201),
                 "failed", ("[F06.answered]", "CALLERROR")),)),
+    Check("1-refused-offline-event-fails-the-test-s-rule", "catalog.transactions:CsmsRefusesOfflineEvents", (
+        Verdict(node("ocpp2/authorization/test_C14.py", "test_listed_token_starts_offline", "csms", V201), "failed",
+                ("[C14.offline_checked]", "CALLERROR")),)),
     # 1. A CALLERROR the test's own rule forbids is its failure (C05 called it "cannot be judged", broken).
     Check("1-refused-heartbeat-fails-keeps-serving", "catalog.availability:CsmsRefusesHeartbeats", (
         Verdict(node(C05, "test_csms_survives_a_rejected_remote_start", "csms", V201), "failed",

@@ -17,7 +17,7 @@ from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must
 from harness.suite import OCPP2, case, checks, needs
 from harness.usecases.local_list import asks_about, install_list, plain_token, present_offline, started_with
-from harness.verdict import check_equal, dig
+from harness.verdict import check_equal, dig, require
 
 
 class C14(RuleTable):
@@ -103,6 +103,8 @@ async def test_listed_token_starts_offline(ocpp, profile):
     token = plain_token(profile, "Accepted")
     _, event = await _listed_start(ocpp, profile, token, offline=True)
     if ocpp.is_sut(CSMS):
+        require(event.error is None, C14.offline_checked, "the CSMS answered the offline TransactionEvent with a "
+                "CALLERROR", expected="TransactionEventResponse", actual=event.error)
         check_equal(C14.offline_checked, "TransactionEventResponse idTokenInfo.status of an offline event",
                     "Accepted", dig(event.result, "idTokenInfo.status"))
         return

@@ -23,7 +23,7 @@ from harness.rules import RuleTable, must
 from harness.suite import OCPP2, TC, case, checks, needs
 from harness.usecases.authorization import charge_once, station_cache_on, token_with
 from harness.usecases.local_list import carries, present_offline, started_with
-from harness.verdict import check_equal, dig
+from harness.verdict import check_equal, dig, require
 
 STOPPED_WHEN_DEAUTHORIZED = {"Authorized", "PowerPathClosed", "EnergyTransfer"}
 
@@ -99,6 +99,8 @@ async def test_unknown_token_offline(ocpp, profile):
         return
     event = await _offline_start(ocpp, profile, token)
     if ocpp.is_sut(CSMS):
+        require(event.error is None, C15.rejected, "the CSMS answered the offline TransactionEvent with a CALLERROR",
+                expected="TransactionEventResponse", actual=event.error)
         check_equal(C15.rejected, "TransactionEventResponse idTokenInfo.status of an offline event with an "
                     "unknown token", "Invalid", dig(event.result, "idTokenInfo.status"))
         return
