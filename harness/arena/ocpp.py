@@ -30,6 +30,7 @@ from harness.arena.base import CLEANUP_TIMEOUT, Arena, Trigger
 from harness.arena.ocpp_sides import HarnessCsmsSide, HarnessStationSide
 from harness.errors import ConfigError, HarnessError
 from harness.pki import EC, VALID, HarnessPki, harness_pki
+from harness.ocpp.rpc import Rpc
 from harness.ocpp.versions import OcppVersion
 from harness.profile import Profile
 from harness.reference import references_for
@@ -40,6 +41,7 @@ from harness.transport.ws import CallErrorReply, Exchange, OcppConnection
 from harness.roles import CS, CSMS, OCPP_ROLES
 from harness.rules import Rule
 from harness.variance import Variance
+from harness.verdict import violated
 from harness.wire import WireLog
 
 QUEUE_PATIENCE = 20   # call timeouts a harness's own CALL may wait behind its earlier ones (see _behind_our_calls)
@@ -353,6 +355,10 @@ class OcppArena(Arena, TlsVerbs):
             exchange = await self._behind_our_calls(matches, after)
         if exchange is None:
             if not from_sut:
+                if await self.link.wait_for(matches, 0, start=after, answered=False) is not None:
+                    violated(Rpc.answered, f"the SUT did not answer the harness's {action} within the call timeout "
+                             f"({self.link.endpoint.call_timeout:g} s)", expected="a CALLRESULT or CALLERROR",
+                             actual="no answer")
                 raise HarnessError(f"the harness's own side did not send {action} within {wait:g} s")
             ended = self.link.ended or (hung_up[0] if hung_up else None)
             if ended is not None and not self.link.closed:   # it opened another connection and stayed silent there

@@ -243,6 +243,14 @@ CHECKS = (
     Check("1-refused-offline-event-fails-the-test-s-rule", "catalog.transactions:CsmsRefusesOfflineEvents", (
         Verdict(node("ocpp2/authorization/test_C14.py", "test_listed_token_starts_offline", "csms", V201), "failed",
                 ("[C14.offline_checked]", "CALLERROR")),)),
+    # 1. A CALL of the harness's side the SUT never answers is the SUT's silence, not the harness's (F06 said its
+    # own side sent no Heartbeat).
+    Check("1-unanswered-harness-call-is-the-sut-s-silence", "catalog.transport:CsmsNeverAnswersHeartbeat", (
+        Verdict(node("ocpp2/remotecontrol/test_F06.py", "test_triggered_message_follows", "csms", V201, "Heartbeat"),
+                "failed", ("[rpc.answered]", "did not answer the harness's Heartbeat")),)),
+    Check("8-prerequisite-ended-event-before-the-restart-is-e01-s", "catalog.transactions:CsmsRefusesTransactionEvents",
+          (Verdict(node(B12, "test_immediate_reset_ends_the_transaction", "csms", V201, "station"), "skipped",
+                   ("prerequisite failed: [tx.answered]", "the tests of E01")),)),
     # 1. A CALLERROR the test's own rule forbids is its failure (C05 called it "cannot be judged", broken).
     Check("1-refused-heartbeat-fails-keeps-serving", "catalog.availability:CsmsRefusesHeartbeats", (
         Verdict(node(C05, "test_csms_survives_a_rejected_remote_start", "csms", V201), "failed",

@@ -14,12 +14,13 @@ import pytest
 from harness.errors import NotApplicable
 
 from harness.arena.ocpp_sides import Restart
-from harness.roles import CS
+from harness.roles import CS, CSMS
 from harness.rules import RuleTable, must, should
 from harness.suite import OCPP2, TC, case, checks
 from harness.usecases.availability import OperatorStop, stop
 from harness.usecases.reset import Resets, accepted, rebooted, reset
 from harness.usecases.smart_charging import ChargingProfiles, charging
+from harness.usecases.transactions import check_answers
 from harness.verdict import check_equal, require
 
 
@@ -85,6 +86,9 @@ async def test_immediate_reset_ends_the_transaction(ocpp, profile, whole):
         return p["eventType"] == "Ended" and p["transactionInfo"]["transactionId"] == transaction_id
 
     if whole == "station":
+        if ocpp.is_sut(CSMS):   # the harness's station restarts once its Ended event is delivered: refused, it waits
+            async with ocpp.prerequisite("delivery of the Ended event before the restart", owner="E01"):
+                check_answers(ocpp, [await ocpp.expect("TransactionEvent", sender=CS, after=mark, where=ends)])
         await rebooted(ocpp, connections, "RemoteReset")   # the Ended event: on the link it left, or after the boot
         ended = ocpp.sent("TransactionEvent", sender=CS, after=mark, on=link, where=ends) or [
             await ocpp.expect("TransactionEvent", sender=CS, after=0, rule=B12.immediate, where=ends)]
