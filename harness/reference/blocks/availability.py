@@ -13,7 +13,8 @@ The actions ``fail_lock`` and ``repair_lock`` (G05) report a connector's cable l
 (its connectors report Faulted; a reservation it held is removed: ``evse_faulted``, the reservation block's) and
 ``clear_evse_fault`` well again (its connectors report what they show).
 
-Central system 2.x: ChangeAvailability as an actuator action; an Inoperative change is undone with Operative.
+Central system 2.x: ChangeAvailability as an actuator action; an Inoperative change is undone with Operative,
+and the undoing waits for the station to report its connectors out of Unavailable (``operative_again``).
 
 Availability (1.6 Core): the central system makes a connector, or the whole charge point, operative
 or inoperative with ChangeAvailability.
@@ -28,16 +29,55 @@ transaction. ``availability_refused`` makes every request Rejected (a charge poi
 its availability now). The actions ``fault_connector`` and ``clear_fault`` make an idle connector
 Faulted (StatusNotification Faulted, errorCode OtherError) and well again (its idle status).
 
-Central system 1.6: ChangeAvailability as an actuator action.
+Central system 1.6: ChangeAvailability as an actuator action; an Inoperative change undone as in 2.x.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.ocpp.v16 import WHOLE_CHARGE_POINT
 from harness.reference.common import V2X, V16, Block, Undo, now_iso, store
 from harness.reference.model import EvseState
+
+
+REPORTED_WITHIN = 4.0   # seconds an undo waits for the station's reports (the arena bounds one step at 5)
+# what a StatusNotification is about (a connector) and the status it reports, per version
+STATUS_16 = (lambda p: p.get("connectorId"), "status")
+STATUS_2X = (lambda p: (p.get("evseId"), p.get("connectorId")), "connectorStatus")
+
+
+async def operative_again(link: Any, operative: dict, shape: tuple[Callable[[dict], Any], str],
+                          addressed: Callable[[Any], bool]) -> Any:
+    """The undoing of an Inoperative change at a station under test: ChangeAvailability ``operative`` on ``link``,
+    then, once Accepted, the StatusNotification (answered) of every ``addressed`` connector the station last
+    reported Unavailable on the link, in another status. The test ends only then: its end closed the connection
+    while the station was still reporting, and the reference charge point (a real one may do the same) kept the
+    status it had last reported for the connectors it had not reached yet (Unavailable), so a later Inoperative
+    changed nothing there and reported nothing (AVAIL16 played in reverse twice against one charge point)."""
+    about, field = shape
+
+    def status_notification(exchange: Any) -> bool:
+        return exchange.incoming and exchange.action == "StatusNotification"
+    last = {about(e.request): e.request.get(field) for e in link.history if status_notification(e)}
+    waiting = sorted((key for key, status in last.items() if status == "Unavailable" and addressed(key)), key=str)
+    start = len(link.history)
+    exchange = await link.call_exchange("ChangeAvailability", operative)
+    if exchange.error is not None or (exchange.response or {}).get("status") != "Accepted" or not waiting:
+        return exchange   # Scheduled: a transaction runs there, and its connector reports what it shows
+
+    async def reported_back(key: Any) -> bool:
+        return await link.wait_for(lambda e: status_notification(e) and about(e.request) == key
+                                   and e.request.get(field) != "Unavailable", REPORTED_WITHIN, start=start) is not None
+    silent = [key for key, back in zip(waiting, await asyncio.gather(*map(reported_back, waiting))) if not back]
+    if silent:
+        raise HarnessError(f"the station accepted ChangeAvailability {operative} but reported no other status than "
+                           f"Unavailable within {REPORTED_WITHIN:g} s for {', '.join(map(str, silent))}, which it "
+                           f"had reported Unavailable: the next test may find it so")
+    return exchange
 
 
 # -------------------------------------------------------------------------------------------- 2.x
@@ -128,8 +168,12 @@ class AvailabilityCsms2x(Block):
         if payload["operationalStatus"] != "Inoperative":
             return None
         operative = {k: v for k, v in payload.items() if k == "evse"} | {"operationalStatus": "Operative"}
+        evse = payload.get("evse") or {}
+
+        def addressed(key: tuple[int, int]) -> bool:   # (evseId, connectorId) of a StatusNotificationRequest
+            return all(want is None or want == got for want, got in zip((evse.get("id"), evse.get("connectorId")), key))
         return Undo(f"make {payload.get('evse', 'the station')} operative",
-                    lambda now: now.call_exchange("ChangeAvailability", operative))
+                    lambda now: operative_again(now, operative, STATUS_2X, addressed))
 
     async def act_change_availability(self, operational_status: str, evse: dict | None = None,
                                       station: str | None = None) -> None:
@@ -187,9 +231,10 @@ class AvailabilityCsms16(Block):
         """A connector made Inoperative is made Operative again."""
         if payload["type"] != "Inoperative":
             return None
-        operative = {"connectorId": payload["connectorId"], "type": "Operative"}
-        return Undo(f"make connector {payload['connectorId']} operative",
-                    lambda now: now.call_exchange("ChangeAvailability", operative))
+        connector_id = payload["connectorId"]
+        operative = {"connectorId": connector_id, "type": "Operative"}
+        return Undo(f"make connector {connector_id} operative", lambda now: operative_again(
+            now, operative, STATUS_16, lambda key: connector_id in (WHOLE_CHARGE_POINT, key)))
 
     async def act_change_availability(self, connector_id: int, type: str, station: str | None = None) -> None:
         self.send(station, "ChangeAvailability", {"connectorId": connector_id, "type": type})
