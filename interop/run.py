@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import IO
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -145,32 +146,54 @@ def joined(target: Target, played: list[dict], out: Path) -> dict:
     return summary
 
 
-def play_shard(target: Target, suites: tuple[str, ...], folder: Path) -> dict:
-    """One run of ``suites`` against an instance of the target of its own."""
-    folder.mkdir(parents=True, exist_ok=True)
-    port, actuator, listen = free_ports(3)
-    profile = REPO / "profiles" / target.profile
+# a port picked free may be taken by another process before the SUT binds it (runs side by side, CI's workers
+# beside them): a SUT that exits on "address already in use" is started again on other ports
+START_ATTEMPTS = 3
+
+
+def start_sut(target: Target, folder: Path, profile: Path) -> tuple[subprocess.Popen, IO[str], list[str], int, int]:
+    """The target's SUT started with its adapter and its ports open: the process, its open log, the harness's
+    options to reach it, the actuator's port and the port the harness listens on."""
     station = target.role == "cs"     # it connects to the harness's central system, which listens
-    if station:
-        started, sut = ["--csms-url", f"ws://127.0.0.1:{listen}/"], []
-    else:
-        started = ["--port", str(port)]
-        sut = ["--sut-url", f"{'http' if target.ocpi else 'ws'}://127.0.0.1:{port}{target.path}"]
-    with open(folder / "sut.log", "w") as log:
+    attempt = 0
+    while True:
+        attempt += 1
+        port, actuator, listen = free_ports(3)
+        if station:
+            started, sut = ["--csms-url", f"ws://127.0.0.1:{listen}/"], []
+        else:
+            started = ["--port", str(port)]
+            sut = ["--sut-url", f"{'http' if target.ocpi else 'ws'}://127.0.0.1:{port}{target.path}"]
+        log = open(folder / "sut.log", "w")
         process = subprocess.Popen([sys.executable, str(HERE / target.adapter), target.role, *started,
                                     "--actuator-port", str(actuator), "--profile", str(profile)],
                                    cwd=folder, stdout=log, stderr=subprocess.STDOUT)
         try:
             for each in (actuator,) if station else (port, actuator):
                 wait_for_port(each, process)
-            harness = subprocess.run(
-                [sys.executable, "-m", "pytest", *(str(REPO / "suites" / s) for s in suites), "-q",
-                 "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=line", "--sut-profile", str(profile), *sut,
-                 *(("--listen", f"127.0.0.1:{listen}") if target.ocpi or station else ()),
-                 "--actuator-url", f"http://127.0.0.1:{actuator}", "--reports-dir", str(folder / "reports")],
-                cwd=REPO, capture_output=True, text=True, timeout=RUN_LIMIT)
-        finally:
+            return process, log, sut, actuator, listen
+        except RuntimeError:
             stop(process)
+            log.close()
+            if attempt == START_ATTEMPTS or "address already in use" not in (folder / "sut.log").read_text():
+                raise
+
+
+def play_shard(target: Target, suites: tuple[str, ...], folder: Path) -> dict:
+    """One run of ``suites`` against an instance of the target of its own."""
+    folder.mkdir(parents=True, exist_ok=True)
+    profile = REPO / "profiles" / target.profile
+    process, log, sut, actuator, listen = start_sut(target, folder, profile)
+    try:
+        harness = subprocess.run(
+            [sys.executable, "-m", "pytest", *(str(REPO / "suites" / s) for s in suites), "-q",
+             "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=line", "--sut-profile", str(profile), *sut,
+             *(("--listen", f"127.0.0.1:{listen}") if target.ocpi or target.role == "cs" else ()),
+             "--actuator-url", f"http://127.0.0.1:{actuator}", "--reports-dir", str(folder / "reports")],
+            cwd=REPO, capture_output=True, text=True, timeout=RUN_LIMIT)
+    finally:
+        stop(process)
+        log.close()
     (folder / "harness.log").write_text(harness.stdout + harness.stderr)
     summary = folder / "reports" / "conformance.json"
     if not summary.exists():
